@@ -1,0 +1,155 @@
+//! [`Board`]: a grid with its exits and (optional) starts resolved to free
+//! cell ids, from a [`Map`] and the user's [`Placement`] overrides.
+
+use bitvec::vec::BitVec;
+
+use crate::error::{Error, Result};
+use crate::format::{Coord, Map};
+use crate::Grid;
+
+/// A rule that adds exits without naming each cell.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExitRule {
+    /// Every free cell on the map's outer border.
+    Border,
+    /// `count` distinct free cells drawn with a seeded generator (the same
+    /// seed gives the same cells on the same map), never a start cell.
+    Random {
+        /// How many exits.
+        count: usize,
+        /// Generator seed.
+        seed: u64,
+    },
+}
+
+/// Starts and exits given by the user, overriding the map's own.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Placement {
+    /// The cop's start, replacing the map's.
+    pub cop: Option<Coord>,
+    /// The thief's start, replacing the map's.
+    pub thief: Option<Coord>,
+    /// Exit cells. When this or `exit_rules` is non-empty, the map's own
+    /// exits are ignored.
+    pub exits: Vec<Coord>,
+    /// Exit rules, applied together with `exits` (their union).
+    pub exit_rules: Vec<ExitRule>,
+}
+
+/// A grid with exits and starts as free cell ids.
+#[derive(Clone, Debug)]
+pub struct Board {
+    /// The map's cells.
+    pub grid: Grid,
+    /// `exits[cell]` is true for exit cells (indexed by free cell id).
+    pub exits: BitVec,
+    /// The cop's start cell, if known.
+    pub cop: Option<u32>,
+    /// The thief's start cell, if known.
+    pub thief: Option<u32>,
+}
+
+impl Board {
+    /// Resolves a map plus user overrides into a board.
+    ///
+    /// # Errors
+    /// [`Error::Placement`] when a coordinate is outside the map or on a
+    /// wall, or a random exit count exceeds the free cells.
+    ///
+    /// # Example
+    /// ```
+    /// use retrograde::{parse_map, Board, ExitRule, Placement};
+    /// let map = parse_map(b"3 3\nC..\n...\n..T\n", "inline").unwrap();
+    /// let placement = Placement { exit_rules: vec![ExitRule::Border], ..Placement::default() };
+    /// let board = Board::new(&map, &placement).unwrap();
+    /// assert_eq!(board.exits.count_ones(), 8);
+    /// ```
+    pub fn new(map: &Map, placement: &Placement) -> Result<Board> {
+        let grid = &map.grid;
+        let cell = |what: &str, coord: Coord| -> Result<u32> {
+            let label = format!("{what} {},{}", coord.0, coord.1);
+            if coord.0 >= grid.height() || coord.1 >= grid.width() {
+                return Err(Error::Placement {
+                    what: label,
+                    message: format!(
+                        "outside the map: rows are 0..={}, columns 0..={}",
+                        grid.height() - 1,
+                        grid.width() - 1
+                    ),
+                });
+            }
+            grid.cell_at(coord.0, coord.1).ok_or(Error::Placement {
+                what: label,
+                message: "is a wall: expected a free cell".to_string(),
+            })
+        };
+        let cop = match (placement.cop, map.cop) {
+            (Some(c), _) => Some(cell("--cop", c)?),
+            (None, Some(c)) => Some(cell("the map's cop start", c)?),
+            (None, None) => None,
+        };
+        let thief = match (placement.thief, map.thief) {
+            (Some(c), _) => Some(cell("--thief", c)?),
+            (None, Some(c)) => Some(cell("the map's thief start", c)?),
+            (None, None) => None,
+        };
+        let mut exits = BitVec::repeat(false, grid.cells());
+        if placement.exits.is_empty() && placement.exit_rules.is_empty() {
+            for &coord in &map.exits {
+                exits.set(cell("the map's exit", coord)? as usize, true);
+            }
+        }
+        for &coord in &placement.exits {
+            exits.set(cell("--exit", coord)? as usize, true);
+        }
+        for rule in &placement.exit_rules {
+            match *rule {
+                ExitRule::Border => {
+                    for id in 0..grid.cells() as u32 {
+                        let (r, c) = grid.coords(id);
+                        if r == 0 || c == 0 || r + 1 == grid.height() || c + 1 == grid.width() {
+                            exits.set(id as usize, true);
+                        }
+                    }
+                }
+                ExitRule::Random { count, seed } => {
+                    let mut pool: Vec<u32> = (0..grid.cells() as u32)
+                        .filter(|&id| Some(id) != cop && Some(id) != thief)
+                        .collect();
+                    if count > pool.len() {
+                        return Err(Error::Placement {
+                            what: format!("--exits random:{count}:{seed}"),
+                            message: format!(
+                                "asks for {count} exits but only {} free cells are not starts",
+                                pool.len()
+                            ),
+                        });
+                    }
+                    // Partial Fisher-Yates with SplitMix64: deterministic and
+                    // independent of any external generator's versioning.
+                    let mut state = seed;
+                    for k in 0..count {
+                        let j = k + (splitmix64(&mut state) % (pool.len() - k) as u64) as usize;
+                        pool.swap(k, j);
+                        exits.set(pool[k] as usize, true);
+                    }
+                }
+            }
+        }
+        Ok(Board {
+            grid: grid.clone(),
+            exits,
+            cop,
+            thief,
+        })
+    }
+}
+
+/// SplitMix64 step (Steele, Lea and Flood), a small seeded generator.
+pub(crate) fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}

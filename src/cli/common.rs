@@ -1,0 +1,210 @@
+//! Flags shared by the map commands (`solve`, `batch`, `bench`): starts,
+//! exits, rule variants, engine and storage; parsed once into a validated
+//! configuration.
+
+use std::path::PathBuf;
+
+use clap::{Args as ClapArgs, ValueEnum};
+use retrograde::{Backing, Coord, Engine, ExitRule, Placement, Rules};
+
+/// A usage error found after clap (a flag value that clap cannot check).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct UsageError(pub(crate) String);
+
+/// Engine names on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum EngineArg {
+    /// One thread, plain updates.
+    Sequential,
+    /// rayon workers, atomic updates (the default with more than one core).
+    Parallel,
+}
+
+/// Start, exit and rule flags.
+#[derive(ClapArgs, Debug, Clone)]
+pub(crate) struct GameArgs {
+    /// The cop's start as ROW,COL (0-based); overrides the map's.
+    #[arg(long, value_name = "ROW,COL", value_parser = parse_coord)]
+    pub(crate) cop: Option<Coord>,
+    /// The thief's start as ROW,COL (0-based); overrides the map's.
+    #[arg(long, value_name = "ROW,COL", value_parser = parse_coord)]
+    pub(crate) thief: Option<Coord>,
+    /// An exit cell ROW,COL (repeatable); replaces the map's exits.
+    #[arg(long = "exit", value_name = "ROW,COL", value_parser = parse_coord)]
+    pub(crate) exit: Vec<Coord>,
+    /// Exit rule: `border` (every free border cell) or `random:K:SEED`
+    /// (K random free cells); repeatable, replaces the map's exits.
+    #[arg(long = "exits", value_name = "RULE", value_parser = parse_exit_rule)]
+    pub(crate) exits: Vec<ExitRule>,
+    /// The thief moves in 8 directions (default 4).
+    #[arg(long)]
+    pub(crate) thief_diagonal: bool,
+    /// The cop moves in 4 directions (default 8).
+    #[arg(long)]
+    pub(crate) cop_orthogonal: bool,
+    /// The cop may not pass.
+    #[arg(long)]
+    pub(crate) no_cop_pass: bool,
+    /// The thief may not pass.
+    #[arg(long)]
+    pub(crate) no_thief_pass: bool,
+    /// Neither side may pass.
+    #[arg(long)]
+    pub(crate) no_pass: bool,
+    /// A diagonal step needs both orthogonal neighbours free (octile rule).
+    #[arg(long)]
+    pub(crate) no_corner_cutting: bool,
+    /// The thief moves first.
+    #[arg(long)]
+    pub(crate) thief_first: bool,
+}
+
+impl GameArgs {
+    /// The placement overrides.
+    pub(crate) fn placement(&self) -> Placement {
+        Placement {
+            cop: self.cop,
+            thief: self.thief,
+            exits: self.exit.clone(),
+            exit_rules: self.exits.clone(),
+        }
+    }
+
+    /// The rule variant.
+    pub(crate) fn rules(&self) -> Rules {
+        Rules {
+            cop_diagonal: !self.cop_orthogonal,
+            thief_diagonal: self.thief_diagonal,
+            cop_passes: !(self.no_cop_pass || self.no_pass),
+            thief_passes: !(self.no_thief_pass || self.no_pass),
+            corner_cutting: !self.no_corner_cutting,
+            thief_first: self.thief_first,
+        }
+    }
+}
+
+/// Engine, thread and storage flags.
+#[derive(ClapArgs, Debug, Clone)]
+pub(crate) struct EngineFlags {
+    /// Solver engine [default: parallel with more than one core, else sequential].
+    #[arg(long, value_enum)]
+    pub(crate) engine: Option<EngineArg>,
+    /// Worker threads for the parallel engine [default: all cores].
+    #[arg(long, value_name = "N")]
+    pub(crate) threads: Option<usize>,
+    /// Put the state arrays in files under DIR (solves larger than RAM).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) scratch: Option<PathBuf>,
+}
+
+/// Resolved engine configuration.
+#[derive(Clone, Debug)]
+pub(crate) struct EngineConfig {
+    pub(crate) engine: Engine,
+    pub(crate) threads: usize,
+    pub(crate) backing: Backing,
+}
+
+impl EngineFlags {
+    /// Validates the flags.
+    pub(crate) fn resolve(&self) -> Result<EngineConfig, UsageError> {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let threads = match self.threads {
+            Some(0) => return Err(UsageError("--threads must be at least 1".into())),
+            Some(t) => t,
+            None => cores,
+        };
+        let engine = match self.engine {
+            Some(EngineArg::Sequential) => Engine::Sequential,
+            Some(EngineArg::Parallel) => Engine::Parallel,
+            None if threads > 1 => Engine::Parallel,
+            None => Engine::Sequential,
+        };
+        if engine == Engine::Sequential && self.threads.is_some_and(|t| t > 1) {
+            return Err(UsageError(
+                "--threads > 1 needs --engine parallel (the sequential engine uses one thread)"
+                    .into(),
+            ));
+        }
+        let backing = match &self.scratch {
+            None => Backing::Memory,
+            Some(dir) => {
+                if !dir.is_dir() {
+                    return Err(UsageError(format!(
+                        "--scratch {}: not a directory",
+                        dir.display()
+                    )));
+                }
+                Backing::Scratch(dir.clone())
+            }
+        };
+        Ok(EngineConfig {
+            engine,
+            threads: if engine == Engine::Sequential {
+                1
+            } else {
+                threads
+            },
+            backing,
+        })
+    }
+}
+
+/// Parses `ROW,COL`.
+pub(crate) fn parse_coord(text: &str) -> Result<Coord, String> {
+    let (r, c) = text
+        .split_once(',')
+        .ok_or_else(|| format!("expected ROW,COL (two 0-based integers), found `{text}`"))?;
+    let number = |s: &str| {
+        s.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("expected ROW,COL (two 0-based integers), found `{text}`"))
+    };
+    Ok((number(r)?, number(c)?))
+}
+
+/// Parses `border` or `random:K:SEED`.
+pub(crate) fn parse_exit_rule(text: &str) -> Result<ExitRule, String> {
+    if text == "border" {
+        return Ok(ExitRule::Border);
+    }
+    let parts: Vec<&str> = text.split(':').collect();
+    match parts.as_slice() {
+        ["random", k, seed] => Ok(ExitRule::Random {
+            count: k
+                .parse()
+                .map_err(|_| format!("random:K:SEED: K must be a count, found `{k}`"))?,
+            seed: seed
+                .parse()
+                .map_err(|_| format!("random:K:SEED: SEED must be an integer, found `{seed}`"))?,
+        }),
+        _ => Err(format!(
+            "expected `border` or `random:K:SEED`, found `{text}`"
+        )),
+    }
+}
+
+/// Peak resident memory of this process in bytes (VmHWM), if the OS tells.
+pub(crate) fn peak_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Human-readable byte size.
+pub(crate) fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}

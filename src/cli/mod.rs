@@ -1,0 +1,67 @@
+//! Command-line interface: clap-derive [`Args`] are parsed once, validated
+//! into per-command configurations, then run. Only this module tree knows
+//! clap, serde, anyhow and the terminal.
+//!
+//! Exit status: 0 success, 1 failure (some map of a batch failed, or a
+//! resource error), 2 usage or input error (clap's own status for bad flags).
+
+mod common;
+mod output;
+mod progress;
+mod solve;
+
+use clap::{Parser, Subcommand};
+
+/// Exit status for usage and input errors.
+pub(crate) const EXIT_INPUT: i32 = 2;
+
+/// Retrograde analysis of two-player games: labels every state WIN / LOSS /
+/// DRAW with its distance to end.
+#[derive(Parser, Debug)]
+#[command(name = "retrograde", version, about, long_about = None)]
+struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Solve a policeman-and-thief map (seed text or MovingAI .map).
+    Solve(solve::SolveArgs),
+}
+
+/// An error with the exit status it should produce.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub(crate) status: i32,
+    pub(crate) error: anyhow::Error,
+}
+
+impl<E: Into<anyhow::Error>> From<E> for Failure {
+    fn from(error: E) -> Failure {
+        let error = error.into();
+        let input = error
+            .chain()
+            .any(|e| matches!(e.downcast_ref::<retrograde::Error>(), Some(e) if e.is_input_error()))
+            || error.downcast_ref::<common::UsageError>().is_some();
+        Failure {
+            status: if input { EXIT_INPUT } else { 1 },
+            error,
+        }
+    }
+}
+
+/// Runs the tool and returns the process exit status.
+pub(crate) fn main() -> i32 {
+    let args = Args::parse();
+    let result = match args.command {
+        Command::Solve(a) => solve::run(a),
+    };
+    match result {
+        Ok(status) => status,
+        Err(failure) => {
+            eprintln!("error: {:#}", failure.error);
+            failure.status
+        }
+    }
+}

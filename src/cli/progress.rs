@@ -1,0 +1,82 @@
+//! Progress reporting: an indicatif bar on a terminal, a plain line every
+//! few seconds when stderr is not a terminal, nothing with `--quiet`.
+
+use std::io::IsTerminal;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use retrograde::Progress;
+
+/// How often plain progress lines are printed when not on a terminal.
+const PLAIN_INTERVAL: Duration = Duration::from_secs(10);
+
+/// Reports solve progress per level.
+pub(crate) enum Reporter {
+    /// Nothing is shown.
+    Quiet,
+    /// A progress bar over decided states.
+    Bar(ProgressBar),
+    /// Occasional plain lines on stderr.
+    Plain {
+        start: Instant,
+        last: Mutex<Instant>,
+    },
+}
+
+impl Reporter {
+    /// Picks the reporter for stderr; `label` prefixes the bar.
+    pub(crate) fn new(quiet: bool, label: &str) -> Reporter {
+        if quiet {
+            Reporter::Quiet
+        } else if std::io::stderr().is_terminal() {
+            let bar = ProgressBar::new(0);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{prefix} {bar:30} {pos}/{len} states decided, level {msg} ({per_sec}, {elapsed})",
+                )
+                .expect("valid template"),
+            );
+            bar.set_prefix(label.to_string());
+            Reporter::Bar(bar)
+        } else {
+            let now = Instant::now();
+            Reporter::Plain {
+                start: now,
+                last: Mutex::new(now),
+            }
+        }
+    }
+
+    /// Called by the engine after each level.
+    pub(crate) fn observe(&self, p: &Progress) {
+        match self {
+            Reporter::Quiet => {}
+            Reporter::Bar(bar) => {
+                bar.set_length(p.states);
+                bar.set_position(p.decided);
+                bar.set_message(p.level.to_string());
+            }
+            Reporter::Plain { start, last } => {
+                let mut last = last.lock().expect("progress lock");
+                if last.elapsed() >= PLAIN_INTERVAL {
+                    *last = Instant::now();
+                    eprintln!(
+                        "level {}: {} of {} states decided ({:.0} s)",
+                        p.level,
+                        p.decided,
+                        p.states,
+                        start.elapsed().as_secs_f64()
+                    );
+                }
+            }
+        }
+    }
+
+    /// Removes the bar.
+    pub(crate) fn finish(&self) {
+        if let Reporter::Bar(bar) = self {
+            bar.finish_and_clear();
+        }
+    }
+}

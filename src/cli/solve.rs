@@ -1,0 +1,163 @@
+//! `retrograde solve MAP`: solve one policeman-and-thief map and report the
+//! start's verdict, its distance to end and the counts over all states.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::Args as ClapArgs;
+use retrograde::{load_map, solve, Board, CopsAndThief, Game, Outcome, SolveOptions, Turn};
+
+use super::common::{human_bytes, peak_memory, EngineFlags, GameArgs};
+use super::output::{write_atomically, SolveReport};
+use super::progress::Reporter;
+use super::Failure;
+
+/// Flags of `solve`.
+#[derive(ClapArgs, Debug)]
+pub(crate) struct SolveArgs {
+    /// Map file (seed text or MovingAI .map, detected from content); `-` reads stdin.
+    map: PathBuf,
+    #[command(flatten)]
+    game: GameArgs,
+    #[command(flatten)]
+    engine: EngineFlags,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Write every state as CSV: cop_row,cop_col,thief_row,thief_col,turn,value,dte.
+    #[arg(long, value_name = "FILE")]
+    dump: Option<PathBuf>,
+    /// Keep every state's distance to end (2 bytes per state; implied by --dump).
+    #[arg(long)]
+    dte_table: bool,
+    /// No progress output.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Runs `solve`; returns the exit status.
+pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
+    let config = args.engine.resolve()?;
+    let map = load_map(&args.map)?;
+    let board = Board::new(&map, &args.game.placement())?;
+    let started = Instant::now();
+    let game = CopsAndThief::new(board, args.game.rules());
+    let start = game.start();
+    let reporter = Reporter::new(args.quiet, "solving");
+    let observe = |p: &retrograde::Progress| reporter.observe(p);
+    let options = SolveOptions::new(config.engine)
+        .with_threads(config.threads)
+        .with_backing(config.backing.clone())
+        .with_dte_table(args.dte_table || args.dump.is_some())
+        .with_tracked_state(start)
+        .with_observer(&observe);
+    let solution = solve(&game, &options).context("solve failed")?;
+    reporter.finish();
+    let counts = solution.counts();
+    let seconds = started.elapsed().as_secs_f64();
+    if let Some(path) = &args.dump {
+        write_atomically(path, |out| dump(&game, &solution, out))?;
+    }
+    let (result, dte) = match start {
+        Some(s) => {
+            let value = solution.outcome(s);
+            (
+                Some(game.verdict(value).as_str()),
+                solution.dte(s).map(|d| d.plies()),
+            )
+        }
+        None => (None, None),
+    };
+    let grid = &game.board().grid;
+    let report = SolveReport {
+        map: args.map.display().to_string(),
+        format: map.format.as_str(),
+        width: grid.width(),
+        height: grid.height(),
+        result,
+        dte,
+        cells: game.cells(),
+        exits: game.board().exits.count_ones() as u64,
+        states: game.state_count(),
+        counts: counts.into(),
+        levels: solution.levels(),
+        engine: config.engine.as_str(),
+        threads: config.threads,
+        seconds,
+        peak_memory_bytes: peak_memory(),
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        serde_json::to_writer(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        print_text(&mut out, &report)?;
+    }
+    Ok(0)
+}
+
+fn print_text(out: &mut impl Write, r: &SolveReport) -> std::io::Result<()> {
+    match (r.result, r.dte) {
+        (Some(result), Some(dte)) => writeln!(out, "result: {result} in {dte} plies")?,
+        (Some(result), None) => writeln!(out, "result: {result}")?,
+        (None, _) => writeln!(
+            out,
+            "result: none (the map has no cop and thief start; give --cop and --thief)"
+        )?,
+    }
+    writeln!(
+        out,
+        "map: {} ({}, {} x {}, {} free cells, {} exits)",
+        r.map, r.format, r.height, r.width, r.cells, r.exits
+    )?;
+    writeln!(
+        out,
+        "states: {} (win {}, loss {}, draw {}; values for the player to move)",
+        r.states, r.counts.win, r.counts.loss, r.counts.draw
+    )?;
+    writeln!(
+        out,
+        "engine: {} ({} thread{}), {} levels",
+        r.engine,
+        r.threads,
+        if r.threads == 1 { "" } else { "s" },
+        r.levels
+    )?;
+    writeln!(
+        out,
+        "time: {:.3} s, peak memory: {}",
+        r.seconds,
+        r.peak_memory_bytes
+            .map_or_else(|| "unknown".to_string(), human_bytes)
+    )
+}
+
+/// Writes every state as a CSV row, in state-index order.
+fn dump(
+    game: &CopsAndThief,
+    solution: &retrograde::Solution,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    writeln!(out, "cop_row,cop_col,thief_row,thief_col,turn,value,dte")?;
+    let grid = &game.board().grid;
+    for s in 0..game.state_count() {
+        let (cop, thief, turn) = game.decode(s);
+        let (cr, cc) = grid.coords(cop);
+        let (tr, tc) = grid.coords(thief);
+        let turn = match turn {
+            Turn::Cop => "cop",
+            Turn::Thief => "thief",
+        };
+        let value = solution.outcome(s);
+        match solution.dte(s) {
+            Some(d) if value != Outcome::Draw => {
+                writeln!(out, "{cr},{cc},{tr},{tc},{turn},{value},{d}")?;
+            }
+            _ => writeln!(out, "{cr},{cc},{tr},{tc},{turn},{value},")?,
+        }
+    }
+    Ok(())
+}

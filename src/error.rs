@@ -1,0 +1,75 @@
+//! The library's error type. Only parsing, placement of starts and exits,
+//! and storage allocation can fail; solving itself never does.
+
+use std::io;
+use std::path::PathBuf;
+
+/// Everything that can go wrong in the library.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A map or graph file is malformed. `line` and `column` are 1-based;
+    /// column counts characters.
+    #[error("{path}:{line}:{column}: {message}")]
+    Parse {
+        /// The file as the user named it (`-` for standard input).
+        path: String,
+        /// 1-based line number.
+        line: usize,
+        /// 1-based column number.
+        column: usize,
+        /// What was expected and what was found.
+        message: String,
+    },
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file involved.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+    /// A start or exit (from a flag or the map) is not a usable cell.
+    #[error("{what}: {message}")]
+    Placement {
+        /// Which flag or map feature, e.g. `--cop 3,4`.
+        what: String,
+        /// Why it cannot be used.
+        message: String,
+    },
+    /// The solve would need more memory or disk than allowed or available.
+    #[error("{what} needs {needed} bytes but only {available} are available; {hint}")]
+    TooLarge {
+        /// What was being sized.
+        what: String,
+        /// Bytes required.
+        needed: u64,
+        /// Bytes available under the current limits.
+        available: u64,
+        /// How to get past it.
+        hint: String,
+    },
+    /// The operating system refused to map memory or a scratch file.
+    #[error("cannot allocate {bytes} bytes for {what}: {source}")]
+    Alloc {
+        /// What the allocation was for.
+        what: String,
+        /// Its size.
+        bytes: u64,
+        /// The OS error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl Error {
+    /// True for errors caused by the user's input (bad map, bad placement),
+    /// as opposed to resources; the CLI exits with status 2 for these.
+    #[must_use]
+    pub fn is_input_error(&self) -> bool {
+        matches!(self, Error::Parse { .. } | Error::Placement { .. })
+    }
+}
+
+/// Shorthand for results of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

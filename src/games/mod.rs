@@ -1,0 +1,3 @@
+//! Games behind the [`Game`](crate::Game) trait, one file each.
+
+pub mod cops;

@@ -1,0 +1,43 @@
+//! # retrograde
+//!
+//! Retrograde analysis of two-player games on huge implicit state graphs:
+//! every state is labelled WIN / LOSS / DRAW for the player to move, with its
+//! exact distance to end, in O(states + edges).
+//!
+//! The flagship game is policeman and thief on grid maps ([`CopsAndThief`]),
+//! whose successors and predecessors are generated on the fly from the grid.
+//! Any game implementing [`Game`] can be solved by the same engines.
+//!
+//! ```
+//! use retrograde::{parse_map, solve, Board, CopsAndThief, Engine, Placement, Rules, SolveOptions, Verdict};
+//! let map = parse_map(b"3 4\nC..E\n.**.\n...T\n", "example.txt").unwrap();
+//! let board = Board::new(&map, &Placement::default()).unwrap();
+//! let game = CopsAndThief::new(board, Rules::default());
+//! let start = game.start().unwrap();
+//! let options = SolveOptions::new(Engine::Parallel).with_tracked_state(Some(start));
+//! let solution = solve(&game, &options).unwrap();
+//! assert_eq!(game.verdict(solution.outcome(start)), Verdict::ThiefEscapes);
+//! assert_eq!(solution.dte(start).unwrap().plies(), 4);
+//! ```
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs, clippy::undocumented_unsafe_blocks)]
+
+mod board;
+mod error;
+mod format;
+mod game;
+mod games;
+mod grid;
+mod outcome;
+mod solve;
+mod storage;
+
+pub use board::{Board, ExitRule, Placement};
+pub use error::{Error, Result};
+pub use format::{load_map, parse_map, Coord, Map, MapFormat};
+pub use game::{Game, Initial};
+pub use games::cops::{CopsAndThief, Rules, Turn};
+pub use grid::Grid;
+pub use outcome::{Dte, Outcome, Verdict};
+pub use solve::{estimate, solve, Counts, Engine, Estimate, Progress, SolveOptions, Solution};
+pub use storage::Backing;

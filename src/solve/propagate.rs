@@ -1,0 +1,164 @@
+//! Level-synchronous retrograde propagation, shared by the sequential and
+//! the parallel engine.
+//!
+//! Level 0 holds the decided states of initialisation. Draining level k, each
+//! state's predecessors are visited: from a LOSS state an undecided
+//! predecessor becomes WIN, from a WIN state the predecessor loses one move
+//! and becomes LOSS when none is left; either way it joins level k + 1. A
+//! WIN decided at level k + 1 has no LOSS successor below level k and one at
+//! level k, so k + 1 is 1 + its nearest LOSS successor's distance; a LOSS
+//! decided at level k + 1 saw its last successor turn WIN at level k, so
+//! k + 1 is 1 + its farthest successor's distance: the level is exactly the
+//! distance to end, whatever order states are drained in within a level.
+//! That is why the parallel engine reproduces the sequential one bit for bit.
+
+use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
+use super::{Engine, Progress};
+use crate::game::{Game, Initial};
+use crate::storage::cells::Cells;
+use crate::storage::frontier::{Frontier, STATES_PER_SUMMARY_WORD};
+use crate::{Dte, Outcome};
+
+/// States initialised per task: a multiple of the states covered by 64
+/// summary words, so tasks never share a frontier word.
+const INIT_CHUNK: u64 = STATES_PER_SUMMARY_WORD * 64;
+
+/// Everything a propagation needs besides the cell array.
+pub(super) struct Work<'a, G> {
+    pub(super) game: &'a G,
+    pub(super) dte: Option<&'a [AtomicU16]>,
+    pub(super) frontiers: [Frontier; 2],
+    pub(super) track: Option<u64>,
+    pub(super) observer: Option<&'a (dyn Fn(&Progress) + Sync)>,
+}
+
+/// What propagation found besides the labels.
+pub(super) struct Outcomes {
+    pub(super) levels: u32,
+    pub(super) tracked_dte: Option<Dte>,
+}
+
+impl<G: Game> Work<'_, G> {
+    pub(super) fn run<C: Cells + ?Sized>(&self, cells: &C, engine: Engine) -> Outcomes {
+        match engine {
+            Engine::Sequential => self.run_with::<C, false>(cells),
+            Engine::Parallel => self.run_with::<C, true>(cells),
+        }
+    }
+
+    fn run_with<C: Cells + ?Sized, const SHARED: bool>(&self, cells: &C) -> Outcomes {
+        let n = self.game.state_count();
+        let chunks = n.div_ceil(INIT_CHUNK);
+        let init = |k: u64| -> u64 {
+            let mut decided = 0;
+            let range = k * INIT_CHUNK..((k + 1) * INIT_CHUNK).min(n);
+            self.game.for_each_initial(range, |s, initial| {
+                cells.init(s as usize, initial);
+                if let Initial::Decided(_) = initial {
+                    self.frontiers[0].insert::<SHARED>(s);
+                    decided += 1;
+                }
+            });
+            decided
+        };
+        let mut in_level = if SHARED {
+            (0..chunks).into_par_iter().map(init).sum()
+        } else {
+            (0..chunks).map(init).sum()
+        };
+        let mut decided = in_level;
+        let mut level = 0u32;
+        let mut tracked_dte = None;
+        let mut current = 0;
+        loop {
+            if let Some(t) = self.track {
+                if tracked_dte.is_none() && cells.outcome(t as usize) != Outcome::Draw {
+                    tracked_dte = Some(Dte(level));
+                }
+            }
+            if let Some(observe) = self.observer {
+                observe(&Progress {
+                    level,
+                    decided_in_level: in_level,
+                    decided,
+                    states: n,
+                });
+            }
+            if in_level == 0 {
+                break;
+            }
+            let (cur, next) = (&self.frontiers[current], &self.frontiers[1 - current]);
+            in_level = if SHARED {
+                self.level_parallel::<C>(cells, cur, next, level)
+            } else {
+                self.drain::<C, false>(cells, cur, next, level, 0..cur.summary_len())
+            };
+            decided += in_level;
+            level += 1;
+            current = 1 - current;
+        }
+        Outcomes {
+            // The last level decided nothing.
+            levels: level.saturating_sub(1),
+            tracked_dte,
+        }
+    }
+
+    fn level_parallel<C: Cells + ?Sized>(
+        &self,
+        cells: &C,
+        cur: &Frontier,
+        next: &Frontier,
+        level: u32,
+    ) -> u64 {
+        let len = cur.summary_len();
+        // Enough tasks for load balance (work per region varies a lot), few
+        // enough that empty tasks cost little; contiguous ranges keep each
+        // worker's updates local.
+        let threads = rayon::current_num_threads().max(1);
+        let per_task = (len / (threads * 16)).clamp(1, 256);
+        (0..len.div_ceil(per_task))
+            .into_par_iter()
+            .map(|t| {
+                let range = t * per_task..((t + 1) * per_task).min(len);
+                self.drain::<C, true>(cells, cur, next, level, range)
+            })
+            .sum()
+    }
+
+    /// Drains `cur` over `range` (summary words) and decides predecessors
+    /// into `next`; returns how many states it decided.
+    #[inline]
+    fn drain<C: Cells + ?Sized, const SHARED: bool>(
+        &self,
+        cells: &C,
+        cur: &Frontier,
+        next: &Frontier,
+        level: u32,
+        range: std::ops::Range<usize>,
+    ) -> u64 {
+        let mut decided = 0;
+        let dte = (level + 1).min(u32::from(u16::MAX)) as u16;
+        cur.drain(range, |s| {
+            let loss = cells.outcome(s as usize) == Outcome::Loss;
+            self.game.for_each_predecessor(s, |u| {
+                let now = if loss {
+                    cells.try_win::<SHARED>(u as usize)
+                } else {
+                    cells.try_refute::<SHARED>(u as usize)
+                };
+                if now {
+                    next.insert::<SHARED>(u);
+                    if let Some(table) = self.dte {
+                        table[u as usize].store(dte, Relaxed);
+                    }
+                    decided += 1;
+                }
+            });
+        });
+        decided
+    }
+}
