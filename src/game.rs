@@ -71,6 +71,18 @@ pub trait Game: Sync {
     /// Calls `f` with every predecessor of `s`: each state with a move to `s`.
     fn for_each_predecessor(&self, s: u64, f: impl FnMut(u64));
 
+    /// A bound on how far predecessors lie from a state: every predecessor
+    /// `u` of `s` satisfies `|u - s| <= radius`. `None` (the default) means
+    /// no useful bound.
+    ///
+    /// The parallel engine uses it to give workers disjoint stripes of the
+    /// state array whose updates cannot collide, so they need no atomic
+    /// read-modify-write instructions (which cost more than the rest of the
+    /// update on large arrays).
+    fn predecessor_radius(&self) -> Option<u64> {
+        None
+    }
+
     /// Calls `f(s, initial(s))` for every `s` in `range`, in increasing order.
     ///
     /// Games override this when walking a range is much cheaper than decoding

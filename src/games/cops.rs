@@ -93,6 +93,8 @@ pub struct CopsAndThief {
     exit: Vec<bool>,
     cop_moves: Vec<Moves>,
     thief_moves: Vec<Moves>,
+    /// Largest difference between a cell id and a cop move target's id.
+    cop_reach: u64,
 }
 
 impl CopsAndThief {
@@ -136,10 +138,18 @@ impl CopsAndThief {
                 })
                 .collect()
         };
+        let cop_moves = table(rules.cop_diagonal, rules.cop_passes);
+        let cop_reach = cop_moves
+            .iter()
+            .enumerate()
+            .flat_map(|(cell, m)| m.as_slice().iter().map(move |&to| (cell as u64).abs_diff(u64::from(to))))
+            .max()
+            .unwrap_or(0);
         CopsAndThief {
             cells: grid.cells() as u64,
             exit: board.exits.iter().map(|b| *b).collect(),
-            cop_moves: table(rules.cop_diagonal, rules.cop_passes),
+            cop_moves,
+            cop_reach,
             thief_moves: table(rules.thief_diagonal, rules.thief_passes),
             board,
             rules,
@@ -303,6 +313,13 @@ impl Game for CopsAndThief {
                 }
             }
         }
+    }
+
+    fn predecessor_radius(&self) -> Option<u64> {
+        // A thief-to-move predecessor differs in the cop cell by at most
+        // `cop_reach` ids (2C states per id); a cop-to-move one only in the
+        // thief cell, within the same block of 2C states.
+        Some((self.cop_reach + 1) * 2 * self.cells)
     }
 
     fn for_each_initial(&self, range: Range<u64>, mut f: impl FnMut(u64, Initial)) {

@@ -43,32 +43,29 @@ pub(super) struct Outcomes {
 
 impl<G: Game> Work<'_, G> {
     pub(super) fn run<C: Cells + ?Sized>(&self, cells: &C, engine: Engine) -> Outcomes {
-        match engine {
-            Engine::Sequential => self.run_with::<C, false>(cells),
-            Engine::Parallel => self.run_with::<C, true>(cells),
-        }
-    }
-
-    fn run_with<C: Cells + ?Sized, const SHARED: bool>(&self, cells: &C) -> Outcomes {
+        let parallel = engine == Engine::Parallel;
         let n = self.game.state_count();
         let chunks = n.div_ceil(INIT_CHUNK);
+        // Init chunks cover whole summary words, so no two tasks share a
+        // frontier word and plain updates are enough even in parallel.
         let init = |k: u64| -> u64 {
             let mut decided = 0;
             let range = k * INIT_CHUNK..((k + 1) * INIT_CHUNK).min(n);
             self.game.for_each_initial(range, |s, initial| {
                 cells.init(s as usize, initial);
                 if let Initial::Decided(_) = initial {
-                    self.frontiers[0].insert::<SHARED>(s);
+                    self.frontiers[0].insert::<false>(s);
                     decided += 1;
                 }
             });
             decided
         };
-        let mut in_level = if SHARED {
+        let mut in_level = if parallel {
             (0..chunks).into_par_iter().map(init).sum()
         } else {
             (0..chunks).map(init).sum()
         };
+        let stripe = if parallel { self.stripe_len() } else { None };
         let mut decided = in_level;
         let mut level = 0u32;
         let mut tracked_dte = None;
@@ -91,10 +88,10 @@ impl<G: Game> Work<'_, G> {
                 break;
             }
             let (cur, next) = (&self.frontiers[current], &self.frontiers[1 - current]);
-            in_level = if SHARED {
-                self.level_parallel::<C>(cells, cur, next, level)
-            } else {
-                self.drain::<C, false>(cells, cur, next, level, 0..cur.summary_len())
+            in_level = match (parallel, stripe) {
+                (false, _) => self.drain::<C, false>(cells, cur, next, level, 0..cur.summary_len()),
+                (true, Some(stripe)) => self.level_striped::<C>(cells, cur, next, level, stripe),
+                (true, None) => self.level_shared::<C>(cells, cur, next, level),
             };
             decided += in_level;
             level += 1;
@@ -107,7 +104,49 @@ impl<G: Game> Work<'_, G> {
         }
     }
 
-    fn level_parallel<C: Cells + ?Sized>(
+    /// Stripe length in summary words for striped parallel levels, when the
+    /// game bounds its predecessor distance and the array holds at least
+    /// three stripes.
+    fn stripe_len(&self) -> Option<usize> {
+        let radius = self.game.predecessor_radius()?;
+        // A stripe at least as long as the radius can only update itself and
+        // its two neighbours; whole summary words keep frontier words
+        // exclusive too.
+        let words = radius.div_ceil(STATES_PER_SUMMARY_WORD).max(1) as usize;
+        let total = self.frontiers[0].summary_len();
+        (total >= 3 * words).then_some(words)
+    }
+
+    /// One level in three phases: stripes `i` with `i % 3 == phase` run in
+    /// parallel. Their update zones (the stripe and its two neighbours) are
+    /// disjoint, so every update is a plain load and store.
+    fn level_striped<C: Cells + ?Sized>(
+        &self,
+        cells: &C,
+        cur: &Frontier,
+        next: &Frontier,
+        level: u32,
+        stripe: usize,
+    ) -> u64 {
+        let len = cur.summary_len();
+        let stripes = len.div_ceil(stripe);
+        (0..3)
+            .map(|phase| {
+                (phase..stripes)
+                    .into_par_iter()
+                    .step_by(3)
+                    .map(|i| {
+                        let range = i * stripe..((i + 1) * stripe).min(len);
+                        self.drain::<C, false>(cells, cur, next, level, range)
+                    })
+                    .sum::<u64>()
+            })
+            .sum()
+    }
+
+    /// One level for games without a locality bound: workers take small
+    /// ranges of the frontier and update shared cells atomically.
+    fn level_shared<C: Cells + ?Sized>(
         &self,
         cells: &C,
         cur: &Frontier,
@@ -116,8 +155,7 @@ impl<G: Game> Work<'_, G> {
     ) -> u64 {
         let len = cur.summary_len();
         // Enough tasks for load balance (work per region varies a lot), few
-        // enough that empty tasks cost little; contiguous ranges keep each
-        // worker's updates local.
+        // enough that empty tasks cost little.
         let threads = rayon::current_num_threads().max(1);
         let per_task = (len / (threads * 16)).clamp(1, 256);
         (0..len.div_ceil(per_task))
