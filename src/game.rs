@@ -71,6 +71,14 @@ pub trait Game: Sync {
     /// Calls `f` with every predecessor of `s`: each state with a move to `s`.
     fn for_each_predecessor(&self, s: u64, f: impl FnMut(u64));
 
+    /// The player to move in state `s`, 0 or 1. Engines use it only to
+    /// report the deepest state of each side; the default says every state
+    /// belongs to player 0.
+    fn side(&self, s: u64) -> usize {
+        let _ = s;
+        0
+    }
+
     /// A bound on how far predecessors lie from a state: every predecessor
     /// `u` of `s` satisfies `|u - s| <= radius`. `None` (the default) means
     /// no useful bound.

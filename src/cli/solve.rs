@@ -2,14 +2,16 @@
 //! start's verdict, its distance to end and the counts over all states.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
-use retrograde::{load_map, solve, Board, CopsAndThief, Game, Outcome, SolveOptions, Turn};
+use retrograde::{
+    load_map, solve, Board, CopsAndThief, Game, Outcome, SolveOptions, Solution, Turn,
+};
 
-use super::common::{human_bytes, peak_memory, EngineFlags, GameArgs};
+use super::common::{human_bytes, peak_memory, EngineConfig, EngineFlags, GameArgs};
 use super::output::{write_atomically, SolveReport};
 use super::progress::Reporter;
 use super::Failure;
@@ -40,39 +42,69 @@ pub(crate) struct SolveArgs {
 /// Runs `solve`; returns the exit status.
 pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
     let config = args.engine.resolve()?;
-    let map = load_map(&args.map)?;
-    let board = Board::new(&map, &args.game.placement())?;
-    let started = Instant::now();
-    let game = CopsAndThief::new(board, args.game.rules());
-    let start = game.start();
     let reporter = Reporter::new(args.quiet, "solving");
+    let solved = solve_map(
+        &args.map,
+        &args.game,
+        &config,
+        args.dte_table || args.dump.is_some(),
+        &reporter,
+    )?;
+    if let Some(path) = &args.dump {
+        write_atomically(path, |out| dump(&solved.game, &solved.solution, out))?;
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        serde_json::to_writer(&mut out, &solved.report)?;
+        writeln!(out)?;
+    } else {
+        print_text(&mut out, &solved.report)?;
+    }
+    Ok(0)
+}
+
+/// A solved map: the game, its solution and the report.
+pub(crate) struct Solved {
+    pub(crate) game: CopsAndThief,
+    pub(crate) solution: Solution,
+    pub(crate) report: SolveReport,
+}
+
+/// Loads, places and solves one map; shared by `solve`, `batch` and `bench`.
+pub(crate) fn solve_map(
+    path: &Path,
+    game_args: &GameArgs,
+    config: &EngineConfig,
+    dte_table: bool,
+    reporter: &Reporter,
+) -> Result<Solved> {
+    let map = load_map(path)?;
+    let board = Board::new(&map, &game_args.placement())?;
+    let started = Instant::now();
+    let game = CopsAndThief::new(board, game_args.rules());
+    let start = game.start();
     let observe = |p: &retrograde::Progress| reporter.observe(p);
     let options = SolveOptions::new(config.engine)
         .with_threads(config.threads)
         .with_backing(config.backing.clone())
-        .with_dte_table(args.dte_table || args.dump.is_some())
+        .with_dte_table(dte_table)
         .with_tracked_state(start)
         .with_observer(&observe);
     let solution = solve(&game, &options).context("solve failed")?;
     reporter.finish();
     let counts = solution.counts();
     let seconds = started.elapsed().as_secs_f64();
-    if let Some(path) = &args.dump {
-        write_atomically(path, |out| dump(&game, &solution, out))?;
-    }
     let (result, dte) = match start {
-        Some(s) => {
-            let value = solution.outcome(s);
-            (
-                Some(game.verdict(value).as_str()),
-                solution.dte(s).map(|d| d.plies()),
-            )
-        }
+        Some(s) => (
+            Some(game.verdict(solution.outcome(s)).as_str()),
+            solution.dte(s).map(|d| d.plies()),
+        ),
         None => (None, None),
     };
     let grid = &game.board().grid;
     let report = SolveReport {
-        map: args.map.display().to_string(),
+        map: path.display().to_string(),
         format: map.format.as_str(),
         width: grid.width(),
         height: grid.height(),
@@ -88,15 +120,11 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
         seconds,
         peak_memory_bytes: peak_memory(),
     };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    if args.json {
-        serde_json::to_writer(&mut out, &report)?;
-        writeln!(out)?;
-    } else {
-        print_text(&mut out, &report)?;
-    }
-    Ok(0)
+    Ok(Solved {
+        game,
+        solution,
+        report,
+    })
 }
 
 fn print_text(out: &mut impl Write, r: &SolveReport) -> std::io::Result<()> {
@@ -138,7 +166,7 @@ fn print_text(out: &mut impl Write, r: &SolveReport) -> std::io::Result<()> {
 /// Writes every state as a CSV row, in state-index order.
 fn dump(
     game: &CopsAndThief,
-    solution: &retrograde::Solution,
+    solution: &Solution,
     out: &mut impl Write,
 ) -> std::io::Result<()> {
     writeln!(out, "cop_row,cop_col,thief_row,thief_col,turn,value,dte")?;

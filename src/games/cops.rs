@@ -315,6 +315,10 @@ impl Game for CopsAndThief {
         }
     }
 
+    fn side(&self, s: u64) -> usize {
+        (s & 1) as usize
+    }
+
     fn predecessor_radius(&self) -> Option<u64> {
         // A thief-to-move predecessor differs in the cop cell by at most
         // `cop_reach` ids (2C states per id); a cop-to-move one only in the

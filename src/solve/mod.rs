@@ -189,6 +189,7 @@ pub struct Solution {
     states: u64,
     levels: u32,
     tracked: Option<(u64, Option<Dte>)>,
+    deepest: [Option<(Dte, u64)>; 2],
     bytes: u64,
 }
 
@@ -238,6 +239,14 @@ impl Solution {
     #[must_use]
     pub fn levels(&self) -> u32 {
         self.levels
+    }
+
+    /// For the player `side` (see [`Game::side`]): the largest distance to
+    /// end of any decided state with that player to move, and the smallest
+    /// state index that has it. Needs no distance table.
+    #[must_use]
+    pub fn deepest(&self, side: usize) -> Option<(Dte, u64)> {
+        self.deepest.get(side).copied().flatten()
     }
 
     /// Bytes of per-state arrays the solve allocated.
@@ -341,6 +350,7 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
         states: n,
         levels: result.levels,
         tracked: options.track.map(|s| (s, result.tracked_dte)),
+        deepest: result.deepest,
         bytes,
     })
 }

@@ -39,6 +39,40 @@ pub(super) struct Work<'a, G> {
 pub(super) struct Outcomes {
     pub(super) levels: u32,
     pub(super) tracked_dte: Option<Dte>,
+    /// Per side: the last level at which a state of that side was decided
+    /// and the smallest such state.
+    pub(super) deepest: [Option<(Dte, u64)>; 2],
+}
+
+/// What one pass over (part of) a level decided.
+#[derive(Clone, Copy)]
+struct Decided {
+    count: u64,
+    /// Smallest state decided, per side (`u64::MAX` when none).
+    witness: [u64; 2],
+}
+
+impl Decided {
+    const NONE: Decided = Decided {
+        count: 0,
+        witness: [u64::MAX; 2],
+    };
+
+    fn merge(self, other: Decided) -> Decided {
+        Decided {
+            count: self.count + other.count,
+            witness: [
+                self.witness[0].min(other.witness[0]),
+                self.witness[1].min(other.witness[1]),
+            ],
+        }
+    }
+
+    #[inline]
+    fn add(&mut self, side: usize, s: u64) {
+        self.count += 1;
+        self.witness[side] = self.witness[side].min(s);
+    }
 }
 
 impl<G: Game> Work<'_, G> {
@@ -48,25 +82,29 @@ impl<G: Game> Work<'_, G> {
         let chunks = n.div_ceil(INIT_CHUNK);
         // Init chunks cover whole summary words, so no two tasks share a
         // frontier word and plain updates are enough even in parallel.
-        let init = |k: u64| -> u64 {
-            let mut decided = 0;
+        let init = |k: u64| -> Decided {
+            let mut decided = Decided::NONE;
             let range = k * INIT_CHUNK..((k + 1) * INIT_CHUNK).min(n);
             self.game.for_each_initial(range, |s, initial| {
                 cells.init(s as usize, initial);
                 if let Initial::Decided(_) = initial {
                     self.frontiers[0].insert::<false>(s);
-                    decided += 1;
+                    decided.add(self.game.side(s), s);
                 }
             });
             decided
         };
         let mut in_level = if parallel {
-            (0..chunks).into_par_iter().map(init).sum()
+            (0..chunks)
+                .into_par_iter()
+                .map(init)
+                .reduce(|| Decided::NONE, Decided::merge)
         } else {
-            (0..chunks).map(init).sum()
+            (0..chunks).map(init).fold(Decided::NONE, Decided::merge)
         };
+        let mut deepest = [None; 2];
         let stripe = if parallel { self.stripe_len() } else { None };
-        let mut decided = in_level;
+        let mut decided = 0;
         let mut level = 0u32;
         let mut tracked_dte = None;
         let mut current = 0;
@@ -76,15 +114,21 @@ impl<G: Game> Work<'_, G> {
                     tracked_dte = Some(Dte(level));
                 }
             }
+            decided += in_level.count;
+            for side in 0..2 {
+                if in_level.witness[side] != u64::MAX {
+                    deepest[side] = Some((Dte(level), in_level.witness[side]));
+                }
+            }
             if let Some(observe) = self.observer {
                 observe(&Progress {
                     level,
-                    decided_in_level: in_level,
+                    decided_in_level: in_level.count,
                     decided,
                     states: n,
                 });
             }
-            if in_level == 0 {
+            if in_level.count == 0 {
                 break;
             }
             let (cur, next) = (&self.frontiers[current], &self.frontiers[1 - current]);
@@ -93,7 +137,6 @@ impl<G: Game> Work<'_, G> {
                 (true, Some(stripe)) => self.level_striped::<C>(cells, cur, next, level, stripe),
                 (true, None) => self.level_shared::<C>(cells, cur, next, level),
             };
-            decided += in_level;
             level += 1;
             current = 1 - current;
         }
@@ -101,6 +144,7 @@ impl<G: Game> Work<'_, G> {
             // The last level decided nothing.
             levels: level.saturating_sub(1),
             tracked_dte,
+            deepest,
         }
     }
 
@@ -127,7 +171,7 @@ impl<G: Game> Work<'_, G> {
         next: &Frontier,
         level: u32,
         stripe: usize,
-    ) -> u64 {
+    ) -> Decided {
         let len = cur.summary_len();
         let stripes = len.div_ceil(stripe);
         (0..3)
@@ -139,9 +183,9 @@ impl<G: Game> Work<'_, G> {
                         let range = i * stripe..((i + 1) * stripe).min(len);
                         self.drain::<C, false>(cells, cur, next, level, range)
                     })
-                    .sum::<u64>()
+                    .reduce(|| Decided::NONE, Decided::merge)
             })
-            .sum()
+            .fold(Decided::NONE, Decided::merge)
     }
 
     /// One level for games without a locality bound: workers take small
@@ -152,7 +196,7 @@ impl<G: Game> Work<'_, G> {
         cur: &Frontier,
         next: &Frontier,
         level: u32,
-    ) -> u64 {
+    ) -> Decided {
         let len = cur.summary_len();
         // Enough tasks for load balance (work per region varies a lot), few
         // enough that empty tasks cost little.
@@ -164,11 +208,11 @@ impl<G: Game> Work<'_, G> {
                 let range = t * per_task..((t + 1) * per_task).min(len);
                 self.drain::<C, true>(cells, cur, next, level, range)
             })
-            .sum()
+            .reduce(|| Decided::NONE, Decided::merge)
     }
 
     /// Drains `cur` over `range` (summary words) and decides predecessors
-    /// into `next`; returns how many states it decided.
+    /// into `next`; returns what it decided.
     #[inline]
     fn drain<C: Cells + ?Sized, const SHARED: bool>(
         &self,
@@ -177,8 +221,8 @@ impl<G: Game> Work<'_, G> {
         next: &Frontier,
         level: u32,
         range: std::ops::Range<usize>,
-    ) -> u64 {
-        let mut decided = 0;
+    ) -> Decided {
+        let mut decided = Decided::NONE;
         let dte = (level + 1).min(u32::from(u16::MAX)) as u16;
         cur.drain(range, |s| {
             let loss = cells.outcome(s as usize) == Outcome::Loss;
@@ -193,7 +237,7 @@ impl<G: Game> Work<'_, G> {
                     if let Some(table) = self.dte {
                         table[u as usize].store(dte, Relaxed);
                     }
-                    decided += 1;
+                    decided.add(self.game.side(u), u);
                 }
             });
         });
