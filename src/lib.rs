@@ -23,6 +23,7 @@
 #![warn(missing_docs, clippy::undocumented_unsafe_blocks)]
 
 mod board;
+mod csr;
 mod error;
 mod format;
 mod game;
@@ -31,13 +32,16 @@ mod grid;
 mod outcome;
 mod solve;
 mod storage;
+pub mod theory;
 
 pub use board::{Board, ExitRule, Placement};
+pub use csr::{explicit_estimate, Csr, ExplicitGraph, Neighbors};
 pub use error::{Error, Result};
 pub use format::{load_map, parse_map, Coord, Map, MapFormat};
 pub use game::{Game, Initial};
 pub use games::cops::{CopsAndThief, Rules, Turn};
+pub use games::graph::{load_graph, parse_graph, Convention};
 pub use grid::Grid;
 pub use outcome::{Dte, Outcome, Verdict};
-pub use solve::{estimate, solve, Counts, Engine, Estimate, Progress, SolveOptions, Solution};
-pub use storage::Backing;
+pub use solve::{best_moves, estimate, solve, Counts, Engine, Estimate, Progress, SolveOptions, Solution};
+pub use storage::{available_memory, free_disk, Backing};

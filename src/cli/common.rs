@@ -19,6 +19,9 @@ pub(crate) enum EngineArg {
     Sequential,
     /// rayon workers, atomic updates (the default with more than one core).
     Parallel,
+    /// Store the whole graph (forward and reverse CSR, built on --threads
+    /// workers), then propagate sequentially: the classic baseline.
+    Explicit,
 }
 
 /// Start, exit and rule flags.
@@ -90,12 +93,20 @@ pub(crate) struct EngineFlags {
     /// Solver engine [default: parallel with more than one core, else sequential].
     #[arg(long, value_enum)]
     pub(crate) engine: Option<EngineArg>,
-    /// Worker threads for the parallel engine [default: all cores].
+    /// Worker threads for the parallel engine and the explicit engine's
+    /// graph build [default: all cores].
     #[arg(long, value_name = "N")]
     pub(crate) threads: Option<usize>,
-    /// Put the state arrays in files under DIR (solves larger than RAM).
+    /// Put the state arrays in files under DIR (solves larger than RAM);
+    /// with --memory, only when they do not fit in that cap.
     #[arg(long, value_name = "DIR")]
     pub(crate) scratch: Option<PathBuf>,
+    /// Cap on the memory a solve may use, in bytes or with a K/M/G/T suffix
+    /// (powers of 1024), e.g. 256M or 16G [default: available memory]. A
+    /// solve that needs more runs from --scratch files (resident memory
+    /// kept under the cap) or is refused before it starts.
+    #[arg(long, alias = "memory-limit", value_name = "SIZE", value_parser = parse_size)]
+    pub(crate) memory: Option<u64>,
 }
 
 /// Resolved engine configuration.
@@ -103,7 +114,57 @@ pub(crate) struct EngineFlags {
 pub(crate) struct EngineConfig {
     pub(crate) engine: Engine,
     pub(crate) threads: usize,
+    /// Files under `--scratch` if given, else memory; `plan` decides per
+    /// solve.
     pub(crate) backing: Backing,
+    /// The user's memory cap (`--memory`).
+    pub(crate) memory_limit: Option<u64>,
+}
+
+/// Where a solve's arrays go and how much memory it may use.
+#[derive(Clone, Debug)]
+pub(crate) struct StoragePlan {
+    pub(crate) backing: Backing,
+    pub(crate) memory_limit: u64,
+}
+
+impl EngineConfig {
+    /// Decides memory or scratch files for a solve that needs `needed`
+    /// bytes of arrays, or refuses it before anything is allocated.
+    pub(crate) fn plan(&self, needed: u64) -> Result<StoragePlan, retrograde::Error> {
+        let limit = self
+            .memory_limit
+            .unwrap_or_else(retrograde::available_memory);
+        let backing = match &self.backing {
+            // --scratch alone is a request for files; with --memory, files
+            // only when the arrays do not fit the cap.
+            Backing::Scratch(dir) if self.memory_limit.is_none() || needed > limit => {
+                let free = retrograde::free_disk(dir)?;
+                if needed > free {
+                    return Err(retrograde::Error::TooLarge {
+                        what: format!("the scratch files under {}", dir.display()),
+                        needed,
+                        available: free,
+                        hint: "free disk space or point --scratch at a larger disk".into(),
+                    });
+                }
+                self.backing.clone()
+            }
+            _ if needed > limit => {
+                return Err(retrograde::Error::TooLarge {
+                    what: "the state arrays".into(),
+                    needed,
+                    available: limit,
+                    hint: "give --scratch DIR to keep them in files on disk".into(),
+                })
+            }
+            _ => Backing::Memory,
+        };
+        Ok(StoragePlan {
+            backing,
+            memory_limit: limit,
+        })
+    }
 }
 
 impl EngineFlags {
@@ -118,27 +179,24 @@ impl EngineFlags {
         let engine = match self.engine {
             Some(EngineArg::Sequential) => Engine::Sequential,
             Some(EngineArg::Parallel) => Engine::Parallel,
+            Some(EngineArg::Explicit) => Engine::Explicit,
             None if threads > 1 => Engine::Parallel,
             None => Engine::Sequential,
         };
         if engine == Engine::Sequential && self.threads.is_some_and(|t| t > 1) {
             return Err(UsageError(
-                "--threads > 1 needs --engine parallel (the sequential engine uses one thread)"
+                "--threads > 1 needs --engine parallel or explicit (the sequential engine uses one thread)"
                     .into(),
             ));
         }
-        let backing = match &self.scratch {
-            None => Backing::Memory,
-            Some(dir) => {
-                if !dir.is_dir() {
-                    return Err(UsageError(format!(
-                        "--scratch {}: not a directory",
-                        dir.display()
-                    )));
-                }
-                Backing::Scratch(dir.clone())
+        if let Some(dir) = &self.scratch {
+            if !dir.is_dir() {
+                return Err(UsageError(format!(
+                    "--scratch {}: not a directory",
+                    dir.display()
+                )));
             }
-        };
+        }
         Ok(EngineConfig {
             engine,
             threads: if engine == Engine::Sequential {
@@ -146,9 +204,33 @@ impl EngineFlags {
             } else {
                 threads
             },
-            backing,
+            backing: self
+                .scratch
+                .clone()
+                .map_or(Backing::Memory, Backing::Scratch),
+            memory_limit: self.memory,
         })
     }
+}
+
+/// Parses a byte size: digits with an optional K, M, G or T suffix (powers
+/// of 1024, an optional trailing `B` or `iB`).
+pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
+    let upper = text.trim().to_ascii_uppercase();
+    let number = upper.trim_end_matches("IB").trim_end_matches('B');
+    let (digits, shift) = match number.chars().last() {
+        Some('K') => (&number[..number.len() - 1], 10),
+        Some('M') => (&number[..number.len() - 1], 20),
+        Some('G') => (&number[..number.len() - 1], 30),
+        Some('T') => (&number[..number.len() - 1], 40),
+        _ => (number, 0),
+    };
+    digits
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .ok_or_else(|| format!("expected a size such as 512M or 2G, found `{text}`"))
 }
 
 /// Parses `ROW,COL`.

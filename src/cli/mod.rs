@@ -5,10 +5,13 @@
 //! Exit status: 0 success, 1 failure (some map of a batch failed, or a
 //! resource error), 2 usage or input error (clap's own status for bad flags).
 
+mod batch;
 mod common;
+mod graph;
 mod output;
 mod progress;
 mod solve;
+mod toolkit;
 
 use clap::{Parser, Subcommand};
 
@@ -28,6 +31,13 @@ struct Args {
 enum Command {
     /// Solve a policeman-and-thief map (seed text or MovingAI .map).
     Solve(solve::SolveArgs),
+    /// Solve every map under some directories with the same flags; one
+    /// result row per map (JSON Lines or CSV), resumable.
+    Batch(batch::BatchArgs),
+    /// Solve a directed game graph given as an edge list (`u v` per line).
+    Graph(graph::GraphArgs),
+    #[command(flatten)]
+    Toolkit(toolkit::ToolkitCommand),
 }
 
 /// An error with the exit status it should produce.
@@ -56,6 +66,9 @@ pub(crate) fn main() -> i32 {
     let args = Args::parse();
     let result = match args.command {
         Command::Solve(a) => solve::run(a),
+        Command::Batch(a) => batch::run(a),
+        Command::Graph(a) => graph::run(a),
+        Command::Toolkit(c) => toolkit::run(c),
     };
     match result {
         Ok(status) => status,

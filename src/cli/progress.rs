@@ -73,6 +73,15 @@ impl Reporter {
         }
     }
 
+    /// A one-line note on stderr (the estimate before a solve), unless quiet.
+    pub(crate) fn note(&self, text: &str) {
+        match self {
+            Reporter::Quiet => {}
+            Reporter::Bar(bar) => bar.println(text),
+            Reporter::Plain { .. } => eprintln!("{text}"),
+        }
+    }
+
     /// Removes the bar.
     pub(crate) fn finish(&self) {
         if let Reporter::Bar(bar) = self {

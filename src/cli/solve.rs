@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
-    load_map, solve, Board, CopsAndThief, Game, Outcome, SolveOptions, Solution, Turn,
+    load_map, solve, Backing, Board, CopsAndThief, Game, Outcome, SolveOptions, Solution, Turn,
 };
 
 use super::common::{human_bytes, peak_memory, EngineConfig, EngineFlags, GameArgs};
@@ -87,9 +87,29 @@ pub(crate) fn solve_map(
     let observe = |p: &retrograde::Progress| reporter.observe(p);
     let options = SolveOptions::new(config.engine)
         .with_threads(config.threads)
-        .with_backing(config.backing.clone())
         .with_dte_table(dte_table)
-        .with_tracked_state(start)
+        .with_tracked_state(start);
+    // The explicit engine sizes (and refuses) its graph itself; here only
+    // the per-state arrays decide between memory and scratch files.
+    let estimate = retrograde::estimate(&game, &options);
+    let arrays = estimate.total() - estimate.graph;
+    let plan = config.plan(arrays)?;
+    reporter.note(&format!(
+        "{} states: {} of arrays {}",
+        game.state_count(),
+        human_bytes(arrays),
+        match &plan.backing {
+            Backing::Memory => "in memory".to_string(),
+            Backing::Scratch(dir) => format!(
+                "in files under {}, at most {} resident",
+                dir.display(),
+                human_bytes(plan.memory_limit)
+            ),
+        }
+    ));
+    let options = options
+        .with_backing(plan.backing)
+        .with_memory_limit(Some(plan.memory_limit))
         .with_observer(&observe);
     let solution = solve(&game, &options).context("solve failed")?;
     reporter.finish();

@@ -3,6 +3,8 @@
 //! Engines never do I/O and never see a grid or a file format; a dense state
 //! index is the only currency. The only failure is allocation.
 
+mod best;
+mod explicit;
 mod propagate;
 
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
@@ -16,6 +18,8 @@ use crate::storage::frontier::Frontier;
 use crate::storage::{Backing, Region};
 use crate::{Dte, Outcome};
 
+pub use best::best_moves;
+
 /// Which algorithm solves the game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
@@ -26,6 +30,13 @@ pub enum Engine {
     /// with atomic updates; identical values and distances at any thread
     /// count.
     Parallel,
+    /// The classic baseline: materialise the game into an
+    /// [`ExplicitGraph`](crate::ExplicitGraph) (forward and reverse CSR,
+    /// built in parallel), then run the sequential propagation over the
+    /// stored edges. Same values and distances; refuses with
+    /// [`Error::TooLarge`] when the graph would not fit (see
+    /// [`SolveOptions::with_memory_limit`]).
+    Explicit,
 }
 
 impl Engine {
@@ -35,6 +46,7 @@ impl Engine {
         match self {
             Engine::Sequential => "sequential",
             Engine::Parallel => "parallel",
+            Engine::Explicit => "explicit",
         }
     }
 }
@@ -61,6 +73,7 @@ pub struct SolveOptions<'a> {
     track: Option<u64>,
     backing: Backing,
     observer: Option<&'a (dyn Fn(&Progress) + Sync)>,
+    memory_limit: Option<u64>,
 }
 
 impl<'a> SolveOptions<'a> {
@@ -75,6 +88,7 @@ impl<'a> SolveOptions<'a> {
             track: None,
             backing: Backing::Memory,
             observer: None,
+            memory_limit: None,
         }
     }
 
@@ -114,6 +128,15 @@ impl<'a> SolveOptions<'a> {
         self
     }
 
+    /// Bytes of memory the explicit engine may use for its graph and
+    /// arrays; `None` (the default) means what the system has available
+    /// (MemAvailable, capped by a cgroup limit) when the solve starts.
+    #[must_use]
+    pub fn with_memory_limit(mut self, bytes: Option<u64>) -> Self {
+        self.memory_limit = bytes;
+        self
+    }
+
     /// The chosen engine.
     #[must_use]
     pub fn engine(&self) -> Engine {
@@ -130,17 +153,21 @@ pub struct Estimate {
     pub frontiers: u64,
     /// The distance table, if requested.
     pub dte: u64,
+    /// The stored graph of the explicit engine (0 for the others).
+    pub graph: u64,
 }
 
 impl Estimate {
     /// Sum of all arrays.
     #[must_use]
     pub fn total(&self) -> u64 {
-        self.cells + self.frontiers + self.dte
+        self.cells + self.frontiers + self.dte + self.graph
     }
 }
 
 /// Sizes the arrays `solve` would allocate for `game` with `options`.
+/// For [`Engine::Explicit`] this includes the stored graph, whose edge
+/// count takes one parallel pass over the game's move counts.
 #[must_use]
 pub fn estimate(game: &impl Game, options: &SolveOptions<'_>) -> Estimate {
     let n = game.state_count();
@@ -154,8 +181,17 @@ pub fn estimate(game: &impl Game, options: &SolveOptions<'_>) -> Estimate {
         cells: n * cell,
         frontiers: 2 * 8 * (words + words.div_ceil(64)),
         dte: if options.dte_table { 2 * n } else { 0 },
+        // Needs the edge count: one pass over the move counts.
+        graph: if options.engine == Engine::Explicit {
+            crate::csr::explicit_estimate(game)
+        } else {
+            0
+        },
     }
 }
+
+/// Resident bytes an out-of-core solve aims for when no memory limit is set.
+const DEFAULT_WINDOW_BYTES: u64 = 1 << 30;
 
 /// Counts of states by value for the player to move.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -178,6 +214,14 @@ impl CellStore {
         match self {
             CellStore::Narrow(r) => r.atomics::<AtomicU8>().outcome(s),
             CellStore::Wide(r) => r.atomics::<AtomicU32>().outcome(s),
+        }
+    }
+
+    /// Drops resident pages of states `range` (scratch backing only).
+    fn release(&self, range: std::ops::Range<u64>) {
+        match self {
+            CellStore::Narrow(r) => r.release(range, 1),
+            CellStore::Wide(r) => r.release(range, 4),
         }
     }
 }
@@ -263,13 +307,17 @@ impl Solution {
             .into_par_iter()
             .map(|k| {
                 let mut c = Counts::default();
-                for s in k * CHUNK..((k + 1) * CHUNK).min(self.states) {
+                let range = k * CHUNK..((k + 1) * CHUNK).min(self.states);
+                for s in range.clone() {
                     match self.outcome(s) {
                         Outcome::Win => c.win += 1,
                         Outcome::Loss => c.loss += 1,
                         Outcome::Draw => c.draw += 1,
                     }
                 }
+                // Out of core, keep the sweep from pulling the whole array
+                // into memory.
+                self.cells.release(range);
                 c
             })
             .reduce(Counts::default, |a, b| Counts {
@@ -290,6 +338,9 @@ impl Solution {
 /// # Example
 /// See [`Game`].
 pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
+    if options.engine == Engine::Explicit {
+        return explicit::solve(game, options);
+    }
     let n = game.state_count();
     let backing = &options.backing;
     let next = Frontier::new(n, backing)?;
@@ -319,19 +370,37 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
         + match &cells {
             CellStore::Narrow(r) | CellStore::Wide(r) => r.bytes(),
         }) as u64;
+    // Out of core, work proceeds in bands of states and drops the pages
+    // behind each band, so resident memory stays near the window.
+    let per_state = bytes.div_ceil(n.max(1)).max(1);
+    let window_bytes = options.memory_limit.unwrap_or(DEFAULT_WINDOW_BYTES) / 2;
+    let release_pages = |range: std::ops::Range<u64>| {
+        cells.release(range.clone());
+        if let Some(table) = &dte {
+            table.release(range, 2);
+        }
+    };
+    let window = match &options.backing {
+        Backing::Scratch(_) => Some((
+            window_bytes / per_state,
+            &release_pages as &propagate::Release<'_>,
+        )),
+        Backing::Memory => None,
+    };
     let work = propagate::Work {
         game,
         dte: dte.as_ref().map(|r| r.atomics::<AtomicU16>()),
         frontiers: [cur, next],
         track: options.track,
         observer: options.observer,
+        window,
     };
     let run = |work: &propagate::Work<'_, _>| match &cells {
         CellStore::Narrow(r) => work.run(r.atomics::<AtomicU8>(), options.engine),
         CellStore::Wide(r) => work.run(r.atomics::<AtomicU32>(), options.engine),
     };
     let result = match options.engine {
-        Engine::Sequential => run(&work),
+        Engine::Sequential | Engine::Explicit => run(&work),
         Engine::Parallel => {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(options.threads)

@@ -12,6 +12,7 @@
 //! distance to end, whatever order states are drained in within a level.
 //! That is why the parallel engine reproduces the sequential one bit for bit.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
 use rayon::prelude::*;
@@ -26,6 +27,9 @@ use crate::{Dte, Outcome};
 /// summary words, so tasks never share a frontier word.
 const INIT_CHUNK: u64 = STATES_PER_SUMMARY_WORD * 64;
 
+/// Drops the resident pages of a range of states from the solve's arrays.
+pub(super) type Release<'a> = dyn Fn(Range<u64>) + Sync + 'a;
+
 /// Everything a propagation needs besides the cell array.
 pub(super) struct Work<'a, G> {
     pub(super) game: &'a G,
@@ -33,6 +37,10 @@ pub(super) struct Work<'a, G> {
     pub(super) frontiers: [Frontier; 2],
     pub(super) track: Option<u64>,
     pub(super) observer: Option<&'a (dyn Fn(&Progress) + Sync)>,
+    /// Out-of-core mode: how many states to work on before dropping the
+    /// pages behind them, and the function that drops the pages of a state
+    /// range from every array.
+    pub(super) window: Option<(u64, &'a Release<'a>)>,
 }
 
 /// What propagation found besides the labels.
@@ -92,6 +100,7 @@ impl<G: Game> Work<'_, G> {
                     decided.add(self.game.side(s), s);
                 }
             });
+            self.release(k * INIT_CHUNK..((k + 1) * INIT_CHUNK).min(n));
             decided
         };
         let mut in_level = if parallel {
@@ -103,7 +112,8 @@ impl<G: Game> Work<'_, G> {
             (0..chunks).map(init).fold(Decided::NONE, Decided::merge)
         };
         let mut deepest = [None; 2];
-        let stripe = if parallel { self.stripe_len() } else { None };
+        let stripe = self.stripe_len();
+        let band = self.band_len(stripe);
         let mut decided = 0;
         let mut level = 0u32;
         let mut tracked_dte = None;
@@ -115,9 +125,9 @@ impl<G: Game> Work<'_, G> {
                 }
             }
             decided += in_level.count;
-            for side in 0..2 {
-                if in_level.witness[side] != u64::MAX {
-                    deepest[side] = Some((Dte(level), in_level.witness[side]));
+            for (deepest, &witness) in deepest.iter_mut().zip(&in_level.witness) {
+                if witness != u64::MAX {
+                    *deepest = Some((Dte(level), witness));
                 }
             }
             if let Some(observe) = self.observer {
@@ -132,10 +142,18 @@ impl<G: Game> Work<'_, G> {
                 break;
             }
             let (cur, next) = (&self.frontiers[current], &self.frontiers[1 - current]);
-            in_level = match (parallel, stripe) {
-                (false, _) => self.drain::<C, false>(cells, cur, next, level, 0..cur.summary_len()),
-                (true, Some(stripe)) => self.level_striped::<C>(cells, cur, next, level, stripe),
-                (true, None) => self.level_shared::<C>(cells, cur, next, level),
+            in_level = match (parallel, stripe, band) {
+                (_, Some(stripe), Some(band)) => {
+                    self.level_banded::<C>(cells, [cur, next], level, stripe, band, parallel)
+                }
+                (false, _, _) => {
+                    self.drain::<C, false>(cells, cur, next, level, 0..cur.summary_len())
+                }
+                (true, Some(stripe), None) => {
+                    let all = cur.summary_len();
+                    self.level_banded::<C>(cells, [cur, next], level, stripe, all, true)
+                }
+                (true, None, _) => self.level_shared::<C>(cells, cur, next, level),
             };
             level += 1;
             current = 1 - current;
@@ -148,9 +166,20 @@ impl<G: Game> Work<'_, G> {
         }
     }
 
-    /// Stripe length in summary words for striped parallel levels, when the
-    /// game bounds its predecessor distance and the array holds at least
-    /// three stripes.
+    /// Out-of-core mode: drops the resident pages of states `range` from
+    /// every array (they stay on disk).
+    fn release(&self, range: Range<u64>) {
+        if let Some((_, release)) = self.window {
+            release(range.clone());
+            for frontier in &self.frontiers {
+                frontier.release(range.clone());
+            }
+        }
+    }
+
+    /// Stripe length in summary words for striped levels, when the game
+    /// bounds its predecessor distance and the array holds at least three
+    /// stripes.
     fn stripe_len(&self) -> Option<usize> {
         let radius = self.game.predecessor_radius()?;
         // A stripe at least as long as the radius can only update itself and
@@ -161,31 +190,69 @@ impl<G: Game> Work<'_, G> {
         (total >= 3 * words).then_some(words)
     }
 
-    /// One level in three phases: stripes `i` with `i % 3 == phase` run in
-    /// parallel. Their update zones (the stripe and its two neighbours) are
-    /// disjoint, so every update is a plain load and store.
-    fn level_striped<C: Cells + ?Sized>(
+    /// Band length in summary words for out-of-core levels: a whole number
+    /// of stripes that fits the window.
+    fn band_len(&self, stripe: Option<usize>) -> Option<usize> {
+        let (window, _) = self.window?;
+        let stripe = stripe?;
+        let stripes = (window / STATES_PER_SUMMARY_WORD) as usize / stripe;
+        Some(stripe * stripes.max(1))
+    }
+
+    /// One level, band after band in state order; within a band, stripes
+    /// `i` with the same `i % 3` run concurrently in three phases (when
+    /// `parallel`). Concurrent stripes' update zones (the stripe and its
+    /// two neighbours) are disjoint, so every update is a plain load and
+    /// store. In out-of-core mode, pages that no later band can touch are
+    /// dropped after each band, which bounds resident memory by about one
+    /// band plus two radii.
+    fn level_banded<C: Cells + ?Sized>(
         &self,
         cells: &C,
-        cur: &Frontier,
-        next: &Frontier,
+        [cur, next]: [&Frontier; 2],
         level: u32,
         stripe: usize,
+        band: usize,
+        parallel: bool,
     ) -> Decided {
         let len = cur.summary_len();
-        let stripes = len.div_ceil(stripe);
-        (0..3)
-            .map(|phase| {
-                (phase..stripes)
-                    .into_par_iter()
-                    .step_by(3)
-                    .map(|i| {
-                        let range = i * stripe..((i + 1) * stripe).min(len);
-                        self.drain::<C, false>(cells, cur, next, level, range)
+        let n = self.game.state_count();
+        let radius = self.game.predecessor_radius().unwrap_or(n);
+        let mut decided = Decided::NONE;
+        let mut released = 0;
+        for b0 in (0..len).step_by(band) {
+            let b1 = (b0 + band).min(len);
+            let stripes = (b1 - b0).div_ceil(stripe);
+            let run = |i: usize| {
+                let range = b0 + i * stripe..(b0 + (i + 1) * stripe).min(b1);
+                self.drain::<C, false>(cells, cur, next, level, range)
+            };
+            let in_band = if parallel {
+                (0..3)
+                    .map(|phase| {
+                        (phase..stripes)
+                            .into_par_iter()
+                            .step_by(3)
+                            .map(run)
+                            .reduce(|| Decided::NONE, Decided::merge)
                     })
-                    .reduce(|| Decided::NONE, Decided::merge)
-            })
-            .fold(Decided::NONE, Decided::merge)
+                    .fold(Decided::NONE, Decided::merge)
+            } else {
+                (0..stripes).map(run).fold(Decided::NONE, Decided::merge)
+            };
+            decided = decided.merge(in_band);
+            if self.window.is_some() {
+                let safe = (b1 as u64 * STATES_PER_SUMMARY_WORD)
+                    .saturating_sub(radius)
+                    .min(n);
+                if safe > released {
+                    self.release(released..safe);
+                    released = safe;
+                }
+            }
+        }
+        self.release(released..n);
+        decided
     }
 
     /// One level for games without a locality bound: workers take small

@@ -61,7 +61,7 @@ macro_rules! impl_cells {
                     // knows; games never produce it (the `Game` contract).
                     Initial::Decided(Outcome::Draw) => unreachable!("terminal draw"),
                     Initial::Moves(k) => {
-                        debug_assert!(k >= 1 && k <= Self::MAX_MOVES);
+                        debug_assert!((1..=Self::MAX_MOVES).contains(&k));
                         k as $int
                     }
                 };

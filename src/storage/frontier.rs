@@ -99,6 +99,15 @@ impl Frontier {
         }
     }
 
+    /// Drops resident pages of the bitmap for states in `range` (scratch
+    /// backing only; see [`Region::release`]).
+    pub(crate) fn release(&self, range: std::ops::Range<u64>) {
+        // Whole words only: a word's page is kept if it is shared with
+        // states outside the range.
+        self.words
+            .release(range.start.div_ceil(64)..range.end / 64, 8);
+    }
+
     /// Bytes of memory and disk used.
     pub(crate) fn bytes(&self) -> usize {
         self.words.bytes() + self.summary.bytes()

@@ -12,7 +12,7 @@ use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
-use memmap2::{Advice, MmapMut, MmapOptions};
+use memmap2::{Advice, MmapMut, MmapOptions, UncheckedAdvice};
 
 use crate::error::{Error, Result};
 
@@ -33,6 +33,9 @@ pub enum Backing {
 pub(crate) struct Region {
     map: MmapMut,
     len: usize,
+    /// Whether the region is a scratch file mapping (pages can be released
+    /// from memory without losing their contents).
+    file_backed: bool,
 }
 
 /// Element types a [`Region`] can be viewed as.
@@ -102,7 +105,41 @@ impl Region {
                 map
             }
         };
-        Ok(Region { map, len })
+        Ok(Region {
+            map,
+            len,
+            file_backed: matches!(backing, Backing::Scratch(_)),
+        })
+    }
+
+    /// Drops the resident pages that lie entirely inside elements
+    /// `range` of a scratch-file region (of element size `elem` bytes); they
+    /// stay in the file and come back on the next access. A no-op for
+    /// anonymous memory, where it would lose the data.
+    pub(crate) fn release(&self, range: std::ops::Range<u64>, elem: u64) {
+        if !self.file_backed {
+            return;
+        }
+        const PAGE: u64 = 4096;
+        let start = (range.start * elem).div_ceil(PAGE) * PAGE;
+        let end = ((range.end * elem).min(self.len as u64) / PAGE) * PAGE;
+        if end <= start {
+            return;
+        }
+        // SAFETY: the mapping is a MAP_SHARED mapping of a file private to
+        // this process (see `zeroed`). For shared file mappings
+        // MADV_DONTNEED only unmaps the pages: dirty contents are kept in the
+        // page cache and written back to the file, and the next access faults
+        // them in again with the same bytes. No reference into the range is
+        // invalidated, since the virtual mapping stays in place. Failure is
+        // harmless (the pages simply stay resident).
+        let _ = unsafe {
+            self.map.unchecked_advise_range(
+                UncheckedAdvice::DontNeed,
+                start as usize,
+                (end - start) as usize,
+            )
+        };
     }
 
     /// Views the region as a slice of atomics.
@@ -123,6 +160,56 @@ impl Region {
     pub(crate) fn bytes(&self) -> usize {
         self.len
     }
+}
+
+/// Bytes of memory this process can still use: `MemAvailable`, capped by
+/// the cgroup limit when there is one; `u64::MAX` when neither is known.
+#[must_use]
+pub fn available_memory() -> u64 {
+    fn read_u64(path: &str) -> Option<u64> {
+        std::fs::read_to_string(path).ok()?.trim().parse().ok()
+    }
+    let meminfo = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(kib * 1024)
+        });
+    let cgroup = read_u64("/sys/fs/cgroup/memory.max")
+        .map(|max| max.saturating_sub(read_u64("/sys/fs/cgroup/memory.current").unwrap_or(0)));
+    match (meminfo, cgroup) {
+        (Some(a), Some(b)) => a.min(b),
+        (Some(a), None) | (None, Some(a)) => a,
+        (None, None) => u64::MAX,
+    }
+}
+
+/// Free bytes on the file system holding `dir` (for unprivileged users).
+///
+/// # Errors
+/// [`Error::Io`] when the file system cannot be queried.
+pub fn free_disk(dir: &Path) -> Result<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let io_error = |source| Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes())
+        .map_err(|e| io_error(std::io::Error::other(e)))?;
+    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `path` is a NUL-terminated string that outlives the call and
+    // `stat` points to writable memory of the right type; statvfs only
+    // writes into it and we read it only when the call succeeded.
+    let stat = unsafe {
+        if libc::statvfs(path.as_ptr(), stat.as_mut_ptr()) != 0 {
+            return Err(io_error(std::io::Error::last_os_error()));
+        }
+        stat.assume_init()
+    };
+    // The field types differ between platforms (u32 on some), hence `as`.
+    #[allow(clippy::unnecessary_cast)]
+    Ok(stat.f_bavail as u64 * stat.f_frsize as u64)
 }
 
 /// Creates, sizes and immediately unlinks a private scratch file in `dir`.

@@ -1,0 +1,244 @@
+//! `retrograde graph FILE`: solve a directed game graph given as an edge
+//! list, and report the counts, optionally one vertex's value, distance and
+//! best moves, and a CSV dump of every vertex.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::Args as ClapArgs;
+use retrograde::{
+    best_moves, load_graph, solve, Convention, Engine, ExplicitGraph, Outcome, Solution,
+    SolveOptions,
+};
+use serde::Serialize;
+
+use super::common::{human_bytes, peak_memory, EngineFlags, UsageError};
+use super::output::{write_atomically, CountsJson};
+use super::progress::Reporter;
+use super::Failure;
+
+/// Flags of `graph`.
+#[derive(ClapArgs, Debug)]
+pub(crate) struct GraphArgs {
+    /// Edge-list file: `u v` edges (0-based), `win v` / `loss v` fixed
+    /// vertices, `#` comments, optional first line `p N M`; `-` reads stdin.
+    file: PathBuf,
+    /// A vertex without moves is a WIN for the player to move (misère play)
+    /// instead of a LOSS.
+    #[arg(long)]
+    no_move_wins: bool,
+    #[command(flatten)]
+    engine: EngineFlags,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Write every vertex as CSV: vertex,value,dte (dte empty for draws).
+    #[arg(long, value_name = "FILE")]
+    dump: Option<PathBuf>,
+    /// Print vertex V's value, distance to end and best moves.
+    #[arg(long, value_name = "V")]
+    query: Option<u64>,
+    /// No progress output.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// The result of solving one graph.
+#[derive(Serialize, Debug)]
+struct GraphReport {
+    /// The file as given.
+    graph: String,
+    /// Number of vertices.
+    vertices: u64,
+    /// Number of edges, with multiplicity.
+    edges: u64,
+    /// `normal` (no move loses) or `misere` (no move wins).
+    convention: &'static str,
+    /// Counts of vertices by value for the player to move.
+    counts: CountsJson,
+    /// Propagation levels (the largest distance to end).
+    levels: u32,
+    /// Engine name.
+    engine: &'static str,
+    /// Worker threads.
+    threads: usize,
+    /// Seconds to read and parse the file into the graph.
+    parse_seconds: f64,
+    /// Seconds to solve.
+    solve_seconds: f64,
+    /// Bytes of the stored graph (both CSRs).
+    graph_bytes: u64,
+    /// Peak resident memory of the process in bytes, if known.
+    peak_memory_bytes: Option<u64>,
+    /// The queried vertex, with `--query`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    query: Option<QueryReport>,
+}
+
+/// One vertex's value and best moves.
+#[derive(Serialize, Debug)]
+struct QueryReport {
+    /// The vertex id.
+    vertex: u64,
+    /// `win`, `loss` or `draw` for the player to move.
+    value: &'static str,
+    /// Distance to end in plies (null for a draw).
+    dte: Option<u32>,
+    /// Successors that realise the value: for a win the losing successors
+    /// nearest to the end, for a loss the successors farthest from it, for
+    /// a draw the drawing successors.
+    best_moves: Vec<u64>,
+}
+
+/// Runs `graph`; returns the exit status.
+pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
+    let config = args.engine.resolve()?;
+    let convention = if args.no_move_wins {
+        Convention::Misere
+    } else {
+        Convention::Normal
+    };
+    // Parsing and building are parallel whatever the engine; --threads
+    // bounds them too.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(if config.engine == Engine::Sequential {
+            0
+        } else {
+            config.threads
+        })
+        .build()
+        .context("cannot start worker threads")?;
+    let started = Instant::now();
+    let graph = pool.install(|| load_graph(&args.file, convention))?;
+    let parse_seconds = started.elapsed().as_secs_f64();
+    if let Some(v) = args.query {
+        if v >= graph.state_count() {
+            return Err(UsageError(format!(
+                "--query {v}: the graph has {} vertices (ids 0 to {})",
+                graph.state_count(),
+                graph.state_count().saturating_sub(1)
+            ))
+            .into());
+        }
+    }
+    // The graph is explicit already: the explicit engine is the sequential
+    // propagation over its stored edges, without a second copy.
+    let engine = match config.engine {
+        Engine::Explicit => Engine::Sequential,
+        e => e,
+    };
+    let reporter = Reporter::new(args.quiet, "solving");
+    let observe = |p: &retrograde::Progress| reporter.observe(p);
+    let options = SolveOptions::new(engine)
+        .with_threads(config.threads)
+        .with_backing(config.backing.clone())
+        .with_memory_limit(config.memory_limit)
+        .with_dte_table(args.dump.is_some() || args.query.is_some())
+        .with_observer(&observe);
+    let started = Instant::now();
+    let solution = solve(&graph, &options).context("solve failed")?;
+    reporter.finish();
+    let solve_seconds = started.elapsed().as_secs_f64();
+    if let Some(path) = &args.dump {
+        write_atomically(path, |out| dump(&solution, graph.state_count(), out))?;
+    }
+    let query = args.query.map(|v| query(&graph, &solution, v));
+    let report = GraphReport {
+        graph: args.file.display().to_string(),
+        vertices: graph.state_count(),
+        edges: graph.edge_count(),
+        convention: convention.as_str(),
+        counts: solution.counts().into(),
+        levels: solution.levels(),
+        engine: config.engine.as_str(),
+        threads: config.threads,
+        parse_seconds,
+        solve_seconds,
+        graph_bytes: graph.bytes(),
+        peak_memory_bytes: peak_memory(),
+        query,
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        serde_json::to_writer(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        print_text(&mut out, &report)?;
+    }
+    Ok(0)
+}
+
+fn query(graph: &ExplicitGraph, solution: &Solution, v: u64) -> QueryReport {
+    let value = solution.outcome(v);
+    QueryReport {
+        vertex: v,
+        value: value.as_str(),
+        dte: solution.dte(v).map(|d| d.plies()),
+        best_moves: best_moves(graph, solution, v).expect("the solve kept a distance table"),
+    }
+}
+
+fn print_text(out: &mut impl Write, r: &GraphReport) -> std::io::Result<()> {
+    if let Some(q) = &r.query {
+        match q.dte {
+            Some(dte) => writeln!(out, "vertex {}: {} in {dte} plies", q.vertex, q.value)?,
+            None => writeln!(out, "vertex {}: {}", q.vertex, q.value)?,
+        }
+        if q.best_moves.is_empty() {
+            writeln!(out, "best moves: none (no move realises the value)")?;
+        } else {
+            let moves: Vec<String> = q.best_moves.iter().map(u64::to_string).collect();
+            writeln!(out, "best moves: {}", moves.join(" "))?;
+        }
+    }
+    writeln!(
+        out,
+        "graph: {} ({} vertices, {} edges; no move {})",
+        r.graph,
+        r.vertices,
+        r.edges,
+        if r.convention == "normal" {
+            "loses"
+        } else {
+            "wins"
+        }
+    )?;
+    writeln!(
+        out,
+        "vertices: win {}, loss {}, draw {} (values for the player to move)",
+        r.counts.win, r.counts.loss, r.counts.draw
+    )?;
+    writeln!(
+        out,
+        "engine: {} ({} thread{}), {} levels",
+        r.engine,
+        r.threads,
+        if r.threads == 1 { "" } else { "s" },
+        r.levels
+    )?;
+    writeln!(
+        out,
+        "time: parse {:.3} s, solve {:.3} s; graph {}, peak memory: {}",
+        r.parse_seconds,
+        r.solve_seconds,
+        human_bytes(r.graph_bytes),
+        r.peak_memory_bytes
+            .map_or_else(|| "unknown".to_string(), human_bytes)
+    )
+}
+
+/// Writes every vertex as a CSV row, in id order.
+fn dump(solution: &Solution, vertices: u64, out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, "vertex,value,dte")?;
+    for v in 0..vertices {
+        let value = solution.outcome(v);
+        match solution.dte(v) {
+            Some(d) if value != Outcome::Draw => writeln!(out, "{v},{value},{d}")?,
+            _ => writeln!(out, "{v},{value},")?,
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,749 @@
+//! Explicit game graphs: every edge stored, forward and reverse, in
+//! compressed sparse row (CSR) form, the classic baseline that the on-the-fly
+//! engines are measured against.
+//!
+//! Layout (petgraph's): a [`Csr`] over `n` vertices has `n + 1` offsets
+//! (`u64`), the last equal to the edge count, and one target per edge, `u32`
+//! while every vertex id fits (`n <= 2^32`), `u64` beyond. The neighbours of
+//! `v` are `targets[offsets[v]..offsets[v + 1]]`. An [`ExplicitGraph`] holds
+//! the forward CSR (successors), its transpose (predecessors) and one bit per
+//! vertex for the value of a vertex without moves, and implements [`Game`],
+//! so the very same propagation that solves a game on the fly solves its
+//! materialised graph.
+//!
+//! Building is count, prefix sum, fill, each pass parallel over vertex
+//! ranges. The transpose gives each worker a range of *target* vertices: it
+//! scans every forward edge and keeps those landing in its range. Reading
+//! the edges once per worker costs sequential bandwidth only, and in
+//! exchange no two workers ever write the same word (plain stores, no atomic
+//! read-modify-writes) and every predecessor list comes out sorted, so the
+//! graph is identical at any thread count.
+//!
+//! The arrays are storage regions (anonymous memory or scratch files), so a
+//! refused allocation is an [`Error::Alloc`], not an abort; callers size the
+//! whole graph first ([`explicit_estimate`]) and refuse with
+//! [`Error::TooLarge`] before allocating anything.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use crate::error::Result;
+use crate::game::{Game, Initial};
+use crate::storage::{Atomic, Backing, Region};
+use crate::Outcome;
+
+/// Vertex counts up to this have all ids in `u32`.
+const NARROW_VERTICES: u64 = 1 << 32;
+
+/// States per task in the passes over a game; a multiple of 64 so a task
+/// owns whole words of the terminal-value bitmap.
+const CHUNK: u64 = 1 << 16;
+
+/// Element types of a target array.
+pub(crate) trait Target: Atomic {
+    /// Reads a vertex id.
+    fn get(&self) -> u64;
+    /// Writes a vertex id (which fits, by the narrow/wide choice).
+    fn put(&self, v: u64);
+}
+
+impl Target for AtomicU32 {
+    #[inline]
+    fn get(&self) -> u64 {
+        u64::from(self.load(Relaxed))
+    }
+    #[inline]
+    fn put(&self, v: u64) {
+        debug_assert!(v < NARROW_VERTICES);
+        self.store(v as u32, Relaxed);
+    }
+}
+
+impl Target for AtomicU64 {
+    #[inline]
+    fn get(&self) -> u64 {
+        self.load(Relaxed)
+    }
+    #[inline]
+    fn put(&self, v: u64) {
+        self.store(v, Relaxed);
+    }
+}
+
+/// A directed graph in compressed sparse row form: `n + 1` offsets and one
+/// target per edge (see the module docs for the layout).
+///
+/// # Example
+/// ```
+/// use retrograde::{parse_graph, Convention};
+/// let graph = parse_graph(b"0 1\n0 2\n2 0\n", "inline", Convention::Normal).unwrap();
+/// let forward = graph.forward();
+/// assert_eq!(forward.vertex_count(), 3);
+/// assert_eq!(forward.edge_count(), 3);
+/// assert_eq!(forward.neighbors(0).collect::<Vec<_>>(), vec![1, 2]);
+/// assert_eq!(graph.reverse().neighbors(0).collect::<Vec<_>>(), vec![2]);
+/// ```
+#[derive(Debug)]
+pub struct Csr {
+    offsets: Region,
+    targets: Region,
+    wide: bool,
+    vertices: u64,
+    edges: u64,
+}
+
+impl Csr {
+    /// Bytes of a CSR with `vertices` vertices and `edges` edges.
+    #[must_use]
+    pub fn bytes_for(vertices: u64, edges: u64) -> u64 {
+        let target = if vertices > NARROW_VERTICES { 8 } else { 4 };
+        vertices
+            .saturating_add(1)
+            .saturating_mul(8)
+            .saturating_add(edges.saturating_mul(target))
+    }
+
+    /// Zero offsets for `vertices` vertices, without targets yet.
+    fn offsets_for(vertices: u64, backing: &Backing, what: &str) -> Result<Region> {
+        Region::zeroed::<AtomicU64>(vertices + 1, backing, &format!("{what} offsets"))
+    }
+
+    /// Completes `offsets` (already final) with a zeroed target array.
+    fn with_targets(
+        offsets: Region,
+        vertices: u64,
+        edges: u64,
+        backing: &Backing,
+        what: &str,
+    ) -> Result<Csr> {
+        let wide = vertices > NARROW_VERTICES;
+        let what = format!("{what} targets");
+        let targets = if wide {
+            Region::zeroed::<AtomicU64>(edges, backing, &what)?
+        } else {
+            Region::zeroed::<AtomicU32>(edges, backing, &what)?
+        };
+        Ok(Csr {
+            offsets,
+            targets,
+            wide,
+            vertices,
+            edges,
+        })
+    }
+
+    #[inline]
+    fn offsets(&self) -> &[AtomicU64] {
+        self.offsets.atomics()
+    }
+
+    /// Number of vertices `n`.
+    #[must_use]
+    pub fn vertex_count(&self) -> u64 {
+        self.vertices
+    }
+
+    /// Number of edges (with multiplicity).
+    #[must_use]
+    pub fn edge_count(&self) -> u64 {
+        self.edges
+    }
+
+    /// Whether targets are stored as `u64` (more than 2^32 vertices).
+    #[must_use]
+    pub fn has_wide_targets(&self) -> bool {
+        self.wide
+    }
+
+    /// Bytes of the offsets and targets.
+    #[must_use]
+    pub fn bytes(&self) -> u64 {
+        (self.offsets.bytes() + self.targets.bytes()) as u64
+    }
+
+    /// The `v`-th offset, `v` in `0..=n`: where `v`'s neighbours start.
+    ///
+    /// # Panics
+    /// If `v > n`.
+    #[must_use]
+    pub fn offset(&self, v: u64) -> u64 {
+        self.offsets()[v as usize].load(Relaxed)
+    }
+
+    /// Number of neighbours of `v` (with multiplicity).
+    ///
+    /// # Panics
+    /// If `v >= n`.
+    #[inline]
+    #[must_use]
+    pub fn degree(&self, v: u64) -> u64 {
+        let offsets = self.offsets();
+        offsets[v as usize + 1].load(Relaxed) - offsets[v as usize].load(Relaxed)
+    }
+
+    /// The neighbours of `v`, in storage order.
+    ///
+    /// # Panics
+    /// If `v >= n`.
+    #[must_use]
+    pub fn neighbors(&self, v: u64) -> Neighbors<'_> {
+        let range = self.range(v);
+        Neighbors(if self.wide {
+            NeighborsInner::Wide(self.targets.atomics::<AtomicU64>()[range].iter())
+        } else {
+            NeighborsInner::Narrow(self.targets.atomics::<AtomicU32>()[range].iter())
+        })
+    }
+
+    /// Calls `f` with every neighbour of `v`, in storage order.
+    ///
+    /// # Panics
+    /// If `v >= n`.
+    #[inline]
+    pub fn for_each_neighbor(&self, v: u64, mut f: impl FnMut(u64)) {
+        let range = self.range(v);
+        if self.wide {
+            self.targets.atomics::<AtomicU64>()[range]
+                .iter()
+                .for_each(|t| f(t.get()));
+        } else {
+            self.targets.atomics::<AtomicU32>()[range]
+                .iter()
+                .for_each(|t| f(t.get()));
+        }
+    }
+
+    #[inline]
+    fn range(&self, v: u64) -> Range<usize> {
+        let offsets = self.offsets();
+        offsets[v as usize].load(Relaxed) as usize..offsets[v as usize + 1].load(Relaxed) as usize
+    }
+
+    /// The largest degree, saturated to `u32::MAX` (a parallel sweep).
+    fn max_degree(&self) -> u32 {
+        let offsets = self.offsets();
+        (0..self.vertices.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|k| {
+                let range = k * CHUNK..((k + 1) * CHUNK).min(self.vertices);
+                range
+                    .map(|v| offsets[v as usize + 1].load(Relaxed) - offsets[v as usize].load(Relaxed))
+                    .max()
+                    .unwrap_or(0)
+            })
+            .max()
+            .unwrap_or(0)
+            .min(u64::from(u32::MAX)) as u32
+    }
+
+    /// The reverse graph: an edge `v -> u` for every edge `u -> v`, each
+    /// predecessor list sorted (see the module docs).
+    fn transpose(&self, backing: &Backing, what: &str) -> Result<Csr> {
+        bucket(&Transposed(self), self.vertices, self.edges, backing, what)
+    }
+}
+
+/// Iterator over the neighbours of one vertex ([`Csr::neighbors`]).
+#[derive(Debug)]
+pub struct Neighbors<'a>(NeighborsInner<'a>);
+
+#[derive(Debug)]
+enum NeighborsInner<'a> {
+    Narrow(std::slice::Iter<'a, AtomicU32>),
+    Wide(std::slice::Iter<'a, AtomicU64>),
+}
+
+impl Iterator for Neighbors<'_> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        match &mut self.0 {
+            NeighborsInner::Narrow(it) => it.next().map(Target::get),
+            NeighborsInner::Wide(it) => it.next().map(Target::get),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match &self.0 {
+            NeighborsInner::Narrow(it) => it.size_hint(),
+            NeighborsInner::Wide(it) => it.size_hint(),
+        }
+    }
+}
+
+impl ExactSizeIterator for Neighbors<'_> {}
+
+/// Edges that can be replayed as `(key, value)` pairs, the same sequence
+/// every time: the input of [`bucket`].
+pub(crate) trait EdgeScan: Sync {
+    /// Calls `f(key, value)` for every edge, always in the same order.
+    fn scan(&self, f: impl FnMut(u64, u64));
+}
+
+/// The edges of a CSR turned around: `(target, source)`, sources increasing.
+struct Transposed<'a>(&'a Csr);
+
+impl EdgeScan for Transposed<'_> {
+    fn scan(&self, mut f: impl FnMut(u64, u64)) {
+        fn walk<T: Target>(offsets: &[AtomicU64], targets: &[T], f: &mut impl FnMut(u64, u64)) {
+            let mut start = 0;
+            for (u, end) in offsets[1..].iter().enumerate() {
+                let end = end.load(Relaxed) as usize;
+                for t in &targets[start..end] {
+                    f(t.get(), u as u64);
+                }
+                start = end;
+            }
+        }
+        let csr = self.0;
+        if csr.wide {
+            walk(csr.offsets(), csr.targets.atomics::<AtomicU64>(), &mut f);
+        } else {
+            walk(csr.offsets(), csr.targets.atomics::<AtomicU32>(), &mut f);
+        }
+    }
+}
+
+/// Contiguous vertex ranges, one per worker of the current rayon pool (one
+/// for small graphs, where a second scan would cost more than it saves).
+fn vertex_parts(vertices: u64) -> Vec<Range<u64>> {
+    let workers = rayon::current_num_threads() as u64;
+    let parts = workers.min(vertices.div_ceil(1 << 16)).max(1);
+    let per = vertices.div_ceil(parts).max(1);
+    (0..parts)
+        .map(|p| (p * per).min(vertices)..((p + 1) * per).min(vertices))
+        .collect()
+}
+
+/// Builds the CSR of the `(key, value)` edges of `input` grouped by key:
+/// count per key, prefix sum, fill. Each part of the key range is handled
+/// by one worker that scans all edges (module docs), so values keep their
+/// scan order within a key.
+///
+/// # Panics
+/// If `input` yields a key `>= vertices`, or not exactly `edges` edges.
+pub(crate) fn bucket<S: EdgeScan + ?Sized>(
+    input: &S,
+    vertices: u64,
+    edges: u64,
+    backing: &Backing,
+    what: &str,
+) -> Result<Csr> {
+    let offsets = Csr::offsets_for(vertices, backing, what)?;
+    let csr = Csr::with_targets(offsets, vertices, edges, backing, what)?;
+    let parts = vertex_parts(vertices);
+    let offsets = csr.offsets();
+    // Count: the degree of key k goes to offsets[k + 1].
+    let scanned: u64 = parts
+        .par_iter()
+        .map(|part| {
+            let mut seen = 0u64;
+            input.scan(|k, _| {
+                seen += 1;
+                if part.contains(&k) {
+                    let c = &offsets[k as usize + 1];
+                    c.store(c.load(Relaxed) + 1, Relaxed);
+                }
+            });
+            seen
+        })
+        .max()
+        .unwrap_or(0);
+    // Exclusive prefix sum: offsets[k + 1] becomes the start of k, and the
+    // fill below advances it to the end of k, which is the start of k + 1.
+    let sums: Vec<u64> = parts
+        .par_iter()
+        .map(|part| {
+            part.clone()
+                .map(|k| offsets[k as usize + 1].load(Relaxed))
+                .sum()
+        })
+        .collect();
+    let total: u64 = sums.iter().sum();
+    assert!(
+        total == edges && scanned == edges,
+        "{what}: expected {edges} edges with keys below {vertices}, found {total} of {scanned}"
+    );
+    let bases = sums.iter().scan(0, |acc, &s| {
+        let base = *acc;
+        *acc += s;
+        Some(base)
+    });
+    parts
+        .par_iter()
+        .zip(bases.collect::<Vec<_>>())
+        .for_each(|(part, base)| {
+            let mut run = base;
+            for k in part.clone() {
+                let c = &offsets[k as usize + 1];
+                let degree = c.load(Relaxed);
+                c.store(run, Relaxed);
+                run += degree;
+            }
+        });
+    fn fill<T: Target, S: EdgeScan + ?Sized>(
+        input: &S,
+        parts: &[Range<u64>],
+        offsets: &[AtomicU64],
+        targets: &[T],
+    ) {
+        parts.par_iter().for_each(|part| {
+            input.scan(|k, v| {
+                if part.contains(&k) {
+                    let c = &offsets[k as usize + 1];
+                    let at = c.load(Relaxed);
+                    targets[at as usize].put(v);
+                    c.store(at + 1, Relaxed);
+                }
+            });
+        });
+    }
+    if csr.wide {
+        fill(input, &parts, offsets, csr.targets.atomics::<AtomicU64>());
+    } else {
+        fill(input, &parts, offsets, csr.targets.atomics::<AtomicU32>());
+    }
+    Ok(csr)
+}
+
+/// A game with all its edges stored: forward and reverse [`Csr`] plus the
+/// value of every vertex without moves. It implements [`Game`] by reading
+/// the stored edges, so any engine solves it.
+///
+/// A vertex has moves exactly when its forward degree is positive; a vertex
+/// without moves is decided at distance 0, as WIN or LOSS for the player to
+/// move according to its stored bit.
+///
+/// # Example
+/// Materialise a game and solve the copy: the values are the game's.
+/// ```
+/// use retrograde::{parse_map, solve, Backing, Board, CopsAndThief, Engine, ExplicitGraph, Placement, Rules, SolveOptions};
+/// let map = parse_map(b"2 3\nC.T\n..E\n", "inline").unwrap();
+/// let game = CopsAndThief::new(Board::new(&map, &Placement::default()).unwrap(), Rules::default());
+/// let graph = ExplicitGraph::from_game(&game, &Backing::Memory).unwrap();
+/// assert_eq!(graph.state_count(), 2 * 6 * 6);
+/// let options = SolveOptions::new(Engine::Sequential).with_dte_table(true);
+/// let (a, b) = (solve(&game, &options).unwrap(), solve(&graph, &options).unwrap());
+/// assert!((0..72).all(|s| a.outcome(s) == b.outcome(s) && a.dte(s) == b.dte(s)));
+/// ```
+#[derive(Debug)]
+pub struct ExplicitGraph {
+    forward: Csr,
+    reverse: Csr,
+    /// One bit per vertex: a vertex without moves is a WIN (else a LOSS).
+    terminal_wins: Region,
+    max_moves: u32,
+    build_time: Duration,
+}
+
+impl ExplicitGraph {
+    /// Materialises `game`: asks every state for its moves once and stores
+    /// them, then transposes them. Runs on the current rayon pool (call it
+    /// inside `ThreadPool::install` to choose the thread count).
+    ///
+    /// Check [`explicit_estimate`] against the memory you have first: this
+    /// allocates that much.
+    ///
+    /// # Errors
+    /// [`Error::Alloc`](crate::Error::Alloc) when an array cannot be mapped.
+    ///
+    /// # Panics
+    /// If the game breaks the [`Game`] contract: a state decided as a draw
+    /// (which has no stored representation), a move count that differs from
+    /// the successors it yields, or a successor out of range.
+    pub fn from_game(game: &impl Game, backing: &Backing) -> Result<ExplicitGraph> {
+        let started = Instant::now();
+        let n = game.state_count();
+        let terminal_wins =
+            Region::zeroed::<AtomicU64>(n.div_ceil(64), backing, "terminal values")?;
+        let offsets = Csr::offsets_for(n, backing, "forward")?;
+        let (edges, max_moves) = {
+            let offsets = offsets.atomics::<AtomicU64>();
+            let wins = terminal_wins.atomics::<AtomicU64>();
+            let chunks = n.div_ceil(CHUNK);
+            // Count: the move count of s goes to offsets[s + 1].
+            let counted: Vec<(u64, u32)> = (0..chunks)
+                .into_par_iter()
+                .map(|k| {
+                    let (mut sum, mut max) = (0u64, 0u32);
+                    game.for_each_initial(k * CHUNK..((k + 1) * CHUNK).min(n), |s, initial| {
+                        match initial {
+                            Initial::Moves(m) => {
+                                debug_assert!(m >= 1, "state {s}: Initial::Moves(0)");
+                                offsets[s as usize + 1].store(u64::from(m), Relaxed);
+                                sum += u64::from(m);
+                                max = max.max(m);
+                            }
+                            Initial::Decided(Outcome::Win) => {
+                                let word = &wins[(s / 64) as usize];
+                                word.store(word.load(Relaxed) | 1 << (s % 64), Relaxed);
+                            }
+                            Initial::Decided(Outcome::Loss) => {}
+                            Initial::Decided(Outcome::Draw) => {
+                                panic!("state {s} is decided as a draw: the Game contract allows only WIN or LOSS terminals")
+                            }
+                        }
+                    });
+                    (sum, max)
+                })
+                .collect();
+            // Inclusive prefix sum per chunk from the chunk's base.
+            let mut base = 0;
+            let bases: Vec<u64> = counted
+                .iter()
+                .map(|&(sum, _)| {
+                    base += sum;
+                    base - sum
+                })
+                .collect();
+            bases.into_par_iter().enumerate().for_each(|(k, base)| {
+                let mut run = base;
+                for s in k as u64 * CHUNK..((k as u64 + 1) * CHUNK).min(n) {
+                    let c = &offsets[s as usize + 1];
+                    run += c.load(Relaxed);
+                    c.store(run, Relaxed);
+                }
+            });
+            (base, counted.iter().map(|c| c.1).max().unwrap_or(0))
+        };
+        let forward = Csr::with_targets(offsets, n, edges, backing, "forward")?;
+        fn fill<T: Target>(game: &impl Game, offsets: &[AtomicU64], targets: &[T]) {
+            let n = offsets.len() as u64 - 1;
+            (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|k| {
+                let range = k * CHUNK..((k + 1) * CHUNK).min(n);
+                let mut at = offsets[range.start as usize].load(Relaxed);
+                for s in range {
+                    let end = offsets[s as usize + 1].load(Relaxed);
+                    if end == at {
+                        continue;
+                    }
+                    game.for_each_successor(s, |t| {
+                        assert!(
+                            at < end && t < n,
+                            "state {s}: more successors than its move count, or one out of range"
+                        );
+                        targets[at as usize].put(t);
+                        at += 1;
+                    });
+                    assert_eq!(at, end, "state {s}: fewer successors than its move count");
+                }
+            });
+        }
+        if forward.wide {
+            fill(game, forward.offsets(), forward.targets.atomics::<AtomicU64>());
+        } else {
+            fill(game, forward.offsets(), forward.targets.atomics::<AtomicU32>());
+        }
+        let reverse = forward.transpose(backing, "reverse")?;
+        Ok(ExplicitGraph {
+            forward,
+            reverse,
+            terminal_wins,
+            max_moves,
+            build_time: started.elapsed(),
+        })
+    }
+
+    /// Completes a graph from its forward CSR and terminal-value bits
+    /// (`ceil(n / 64)` words): computes the largest degree and the reverse.
+    pub(crate) fn from_forward(
+        forward: Csr,
+        terminal_wins: Region,
+        backing: &Backing,
+        started: Instant,
+    ) -> Result<ExplicitGraph> {
+        let reverse = forward.transpose(backing, "reverse")?;
+        Ok(ExplicitGraph {
+            max_moves: forward.max_degree(),
+            forward,
+            reverse,
+            terminal_wins,
+            build_time: started.elapsed(),
+        })
+    }
+
+    /// Number of states (vertices).
+    #[must_use]
+    pub fn state_count(&self) -> u64 {
+        self.forward.vertices
+    }
+
+    /// Number of edges (moves, with multiplicity).
+    #[must_use]
+    pub fn edge_count(&self) -> u64 {
+        self.forward.edges
+    }
+
+    /// The successor lists.
+    #[must_use]
+    pub fn forward(&self) -> &Csr {
+        &self.forward
+    }
+
+    /// The predecessor lists: the transpose of [`forward`](Self::forward),
+    /// each list sorted.
+    #[must_use]
+    pub fn reverse(&self) -> &Csr {
+        &self.reverse
+    }
+
+    /// Bytes of all stored arrays; equals [`explicit_estimate`] of the game
+    /// it was built from.
+    #[must_use]
+    pub fn bytes(&self) -> u64 {
+        self.forward.bytes() + self.reverse.bytes() + self.terminal_wins.bytes() as u64
+    }
+
+    /// Wall-clock time the build took (for a parsed edge list: from the
+    /// parsed edges to the finished graph).
+    #[must_use]
+    pub fn build_time(&self) -> Duration {
+        self.build_time
+    }
+
+    #[inline]
+    fn terminal_value(&self, s: u64) -> Outcome {
+        let word = self.terminal_wins.atomics::<AtomicU64>()[(s / 64) as usize].load(Relaxed);
+        if word >> (s % 64) & 1 == 1 {
+            Outcome::Win
+        } else {
+            Outcome::Loss
+        }
+    }
+}
+
+impl Game for ExplicitGraph {
+    fn state_count(&self) -> u64 {
+        self.forward.vertices
+    }
+
+    fn max_moves(&self) -> u32 {
+        self.max_moves
+    }
+
+    #[inline]
+    fn initial(&self, s: u64) -> Initial {
+        match self.forward.degree(s) {
+            0 => Initial::Decided(self.terminal_value(s)),
+            d => Initial::Moves(d.min(u64::from(u32::MAX)) as u32),
+        }
+    }
+
+    #[inline]
+    fn for_each_successor(&self, s: u64, f: impl FnMut(u64)) {
+        self.forward.for_each_neighbor(s, f);
+    }
+
+    #[inline]
+    fn for_each_predecessor(&self, s: u64, f: impl FnMut(u64)) {
+        self.reverse.for_each_neighbor(s, f);
+    }
+}
+
+/// Bytes an [`ExplicitGraph`] of `vertices` vertices and `edges` edges
+/// takes: two CSRs and the terminal-value bits.
+#[must_use]
+pub(crate) fn graph_bytes(vertices: u64, edges: u64) -> u64 {
+    Csr::bytes_for(vertices, edges)
+        .saturating_mul(2)
+        .saturating_add(8 * vertices.div_ceil(64))
+}
+
+/// Number of edges of `game`: the sum of its move counts (equal by the
+/// [`Game`] contract), from one parallel pass over
+/// [`Game::for_each_initial`] that allocates nothing.
+pub(crate) fn count_edges(game: &impl Game) -> u64 {
+    let n = game.state_count();
+    (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|k| {
+            let mut sum = 0u64;
+            game.for_each_initial(k * CHUNK..((k + 1) * CHUNK).min(n), |_, initial| {
+                if let Initial::Moves(m) = initial {
+                    sum += u64::from(m);
+                }
+            });
+            sum
+        })
+        .sum()
+}
+
+/// Bytes [`ExplicitGraph::from_game`] would allocate for `game`, computed
+/// without building it: the state count, and the edge count from a cheap
+/// parallel pass over the move counts.
+///
+/// # Example
+/// ```
+/// use retrograde::{explicit_estimate, parse_map, Backing, Board, CopsAndThief, ExplicitGraph, Placement, Rules};
+/// let map = parse_map(b"2 3\nC.T\n..E\n", "inline").unwrap();
+/// let game = CopsAndThief::new(Board::new(&map, &Placement::default()).unwrap(), Rules::default());
+/// let graph = ExplicitGraph::from_game(&game, &Backing::Memory).unwrap();
+/// assert_eq!(explicit_estimate(&game), graph.bytes());
+/// ```
+#[must_use]
+pub fn explicit_estimate(game: &impl Game) -> u64 {
+    graph_bytes(game.state_count(), count_edges(game))
+}
+
+/// Memory this process may still use, in bytes: the kernel's MemAvailable,
+/// lowered to the room left under a cgroup v2 memory limit when there is
+/// one; `u64::MAX` when neither can be read.
+pub(crate) fn available_memory() -> u64 {
+    fn read_u64(path: &str) -> Option<u64> {
+        std::fs::read_to_string(path).ok()?.trim().parse().ok()
+    }
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok().and_then(|text| {
+        let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024)
+    });
+    let cgroup = read_u64("/sys/fs/cgroup/memory.max")
+        .map(|max| max.saturating_sub(read_u64("/sys/fs/cgroup/memory.current").unwrap_or(0)));
+    match (meminfo, cgroup) {
+        (Some(a), Some(b)) => a.min(b),
+        (Some(a), None) | (None, Some(a)) => a,
+        (None, None) => u64::MAX,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pairs in a plain vector, for the bucketing tests.
+    struct Pairs(Vec<(u64, u64)>);
+
+    impl EdgeScan for Pairs {
+        fn scan(&self, mut f: impl FnMut(u64, u64)) {
+            for &(k, v) in &self.0 {
+                f(k, v);
+            }
+        }
+    }
+
+    #[test]
+    fn bucket_groups_by_key_in_scan_order() {
+        let pairs = Pairs(vec![(2, 7), (0, 1), (2, 3), (2, 7), (0, 0)]);
+        let csr = bucket(&pairs, 8, 5, &Backing::Memory, "test").unwrap();
+        let lists: Vec<Vec<u64>> = (0..4).map(|v| csr.neighbors(v).collect()).collect();
+        assert_eq!(lists, vec![vec![1, 0], vec![], vec![7, 3, 7], vec![]]);
+        assert_eq!(csr.offset(8), 5);
+        assert_eq!(csr.max_degree(), 3);
+        let reverse = csr.transpose(&Backing::Memory, "reverse").unwrap();
+        assert_eq!(reverse.neighbors(7).collect::<Vec<_>>(), vec![2, 2]);
+        assert_eq!(reverse.neighbors(0).collect::<Vec<_>>(), vec![0]);
+        assert_eq!(reverse.degree(1), 1);
+    }
+
+    #[test]
+    fn empty_graph() {
+        let csr = bucket(&Pairs(vec![]), 0, 0, &Backing::Memory, "test").unwrap();
+        assert_eq!(csr.vertex_count(), 0);
+        assert_eq!(csr.max_degree(), 0);
+        assert_eq!(Csr::bytes_for(0, 0), 8);
+    }
+}

@@ -1,0 +1,781 @@
+//! Edge-list games: a directed game graph read from text, stored as an
+//! [`ExplicitGraph`] (it *is* one), solved by any engine.
+//!
+//! Format, one item per line:
+//! - `# ...` comments, anywhere (also after an item), and blank lines;
+//! - an optional first line `p N M` (DIMACS style): N vertices `0..N`, M
+//!   edges; when present both are checked, and vertices without edges exist;
+//!   without it there are `largest id + 1` vertices;
+//! - `u v`: an edge (a move) from `u` to `v`, 0-based ids; self-loops and
+//!   duplicates are allowed (a duplicate is one more move to the same state);
+//! - `win v` / `loss v`: `v` is decided, with this value for the player to
+//!   move; such a vertex must have no outgoing edges.
+//!
+//! Every other vertex without moves is a LOSS for the player to move
+//! ([`Convention::Normal`]) or a WIN ([`Convention::Misere`]).
+//!
+//! The parser works on bytes and never allocates per line: files are read
+//! in large blocks, each block is split at line ends among rayon workers,
+//! and each worker appends `(u, v)` pairs to its own vector (`u32` pairs
+//! while ids fit, so 10^8 edges take 800 MB before the CSR is built). Line
+//! numbers are per chunk and made global only to report an error, so the
+//! parallel parse reports the same first error as a sequential one.
+
+use std::io::Read;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::csr::{available_memory, bucket, graph_bytes, EdgeScan, ExplicitGraph};
+use crate::error::{Error, Result};
+use crate::storage::{Backing, Region};
+use crate::Outcome;
+
+/// What a vertex without moves (and not fixed by `win`/`loss`) is worth to
+/// the player to move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Convention {
+    /// Normal play: a player who cannot move loses.
+    #[default]
+    Normal,
+    /// Misère play: a player who cannot move wins.
+    Misere,
+}
+
+impl Convention {
+    /// `normal` or `misere`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Convention::Normal => "normal",
+            Convention::Misere => "misere",
+        }
+    }
+
+    /// The value of a vertex without moves for the player to move.
+    #[must_use]
+    pub fn no_move_value(self) -> Outcome {
+        match self {
+            Convention::Normal => Outcome::Loss,
+            Convention::Misere => Outcome::Win,
+        }
+    }
+}
+
+/// Parses an edge list (format in the module docs) into a graph. `path` is
+/// only used in error messages.
+///
+/// # Errors
+/// [`Error::Parse`] with the line and column of the first problem;
+/// [`Error::TooLarge`] when the graph would not fit in available memory
+/// (vertex ids index arrays: they should be dense).
+///
+/// # Example
+/// A vertex that can only move to a dead end wins in one ply:
+/// ```
+/// use retrograde::{parse_graph, solve, Convention, Engine, Outcome, SolveOptions};
+/// let text = b"# a path 0 -> 1 -> 2, and 3 fixed as a win\np 4 2\n0 1\n1 2\nwin 3\n";
+/// let graph = parse_graph(text, "path.txt", Convention::Normal).unwrap();
+/// let solution = solve(&graph, &SolveOptions::new(Engine::Sequential).with_dte_table(true)).unwrap();
+/// assert_eq!(solution.outcome(2), Outcome::Loss);
+/// assert_eq!(solution.outcome(1), Outcome::Win);
+/// assert_eq!(solution.outcome(0), Outcome::Loss);
+/// assert_eq!(solution.dte(0).unwrap().plies(), 2);
+/// assert_eq!(solution.outcome(3), Outcome::Win);
+///
+/// let bad = parse_graph(b"0 1\n1 x\n", "bad.txt", Convention::Normal).unwrap_err();
+/// assert_eq!(bad.to_string(), "bad.txt:2:3: expected a target vertex (a 0-based integer), found `x`");
+/// ```
+pub fn parse_graph(bytes: &[u8], path: &str, convention: Convention) -> Result<ExplicitGraph> {
+    let mut parser = Parser::new(path);
+    parser.feed(bytes)?;
+    parser.finish(convention)
+}
+
+/// Reads and parses an edge-list file in blocks (the file is never held in
+/// memory whole); `-` reads standard input.
+///
+/// # Errors
+/// [`Error::Io`] when the file cannot be read; otherwise as [`parse_graph`].
+pub fn load_graph(path: &Path, convention: Convention) -> Result<ExplicitGraph> {
+    let io_error = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let name = path.display().to_string();
+    let mut parser = Parser::new(&name);
+    let block = (rayon::current_num_threads() << 23).max(64 << 20);
+    if path == Path::new("-") {
+        read_blocks(std::io::stdin().lock(), block, &mut parser, io_error)?;
+    } else {
+        let file = std::fs::File::open(path).map_err(io_error)?;
+        read_blocks(file, block, &mut parser, io_error)?;
+    }
+    parser.finish(convention)
+}
+
+/// Feeds `reader` to `parser` in blocks that end at a line end.
+fn read_blocks(
+    mut reader: impl Read,
+    block: usize,
+    parser: &mut Parser<'_>,
+    io_error: impl Fn(std::io::Error) -> Error,
+) -> Result<()> {
+    let mut buf = vec![0u8; block];
+    let mut filled = 0;
+    loop {
+        let mut eof = false;
+        while filled < buf.len() {
+            match reader.read(&mut buf[filled..]) {
+                Ok(0) => {
+                    eof = true;
+                    break;
+                }
+                Ok(k) => filled += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(io_error(e)),
+            }
+        }
+        if eof {
+            return parser.feed(&buf[..filled]);
+        }
+        match buf[..filled].iter().rposition(|&b| b == b'\n') {
+            Some(end) => {
+                parser.feed(&buf[..=end])?;
+                buf.copy_within(end + 1..filled, 0);
+                filled -= end + 1;
+            }
+            // One line longer than the block: grow it.
+            None => buf.resize(buf.len() * 2, 0),
+        }
+    }
+}
+
+/// The `p N M` line.
+struct Header {
+    vertices: u64,
+    edges: u64,
+    /// Position of M, for a count mismatch.
+    line: usize,
+    column: usize,
+}
+
+/// A `win v` or `loss v` line.
+#[derive(Clone, Copy)]
+struct Fixed {
+    vertex: u64,
+    value: Outcome,
+    line: usize,
+    column: usize,
+}
+
+/// Edges of one chunk, `u32` pairs until an id does not fit.
+enum Pairs {
+    Narrow(Vec<[u32; 2]>),
+    Wide(Vec<[u64; 2]>),
+}
+
+impl Pairs {
+    #[inline]
+    fn push(&mut self, u: u64, v: u64) {
+        match self {
+            Pairs::Narrow(pairs) if (u | v) >> 32 == 0 => pairs.push([u as u32, v as u32]),
+            Pairs::Narrow(pairs) => {
+                let mut wide: Vec<[u64; 2]> = pairs
+                    .iter()
+                    .map(|&[a, b]| [u64::from(a), u64::from(b)])
+                    .collect();
+                wide.push([u, v]);
+                *self = Pairs::Wide(wide);
+            }
+            Pairs::Wide(pairs) => pairs.push([u, v]),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Pairs::Narrow(p) => p.len(),
+            Pairs::Wide(p) => p.len(),
+        }
+    }
+}
+
+impl EdgeScan for [Pairs] {
+    fn scan(&self, mut f: impl FnMut(u64, u64)) {
+        for pairs in self {
+            match pairs {
+                Pairs::Narrow(p) => p
+                    .iter()
+                    .for_each(|&[u, v]| f(u64::from(u), u64::from(v))),
+                Pairs::Wide(p) => p.iter().for_each(|&[u, v]| f(u, v)),
+            }
+        }
+    }
+}
+
+/// What one chunk of lines holds.
+struct Chunk {
+    pairs: Pairs,
+    fixed: Vec<Fixed>,
+    /// Line ends consumed.
+    lines: usize,
+    max_id: Option<u64>,
+}
+
+/// A problem at a line counted from the start of its chunk (0-based).
+struct LocalError {
+    line: usize,
+    column: usize,
+    message: String,
+}
+
+/// Accumulates blocks of complete lines.
+struct Parser<'p> {
+    path: &'p str,
+    header: Option<Header>,
+    /// Whether the first item line has been seen (a `p` line may only be it).
+    started: bool,
+    lines: usize,
+    chunks: Vec<Pairs>,
+    fixed: Vec<Fixed>,
+    edges: u64,
+    max_id: Option<u64>,
+}
+
+impl<'p> Parser<'p> {
+    fn new(path: &'p str) -> Parser<'p> {
+        Parser {
+            path,
+            header: None,
+            started: false,
+            lines: 0,
+            chunks: Vec::new(),
+            fixed: Vec::new(),
+            edges: 0,
+            max_id: None,
+        }
+    }
+
+    fn error(&self, line: usize, column: usize, message: impl Into<String>) -> Error {
+        Error::Parse {
+            path: self.path.to_string(),
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+
+    fn local_error(&self, base: usize, e: LocalError) -> Error {
+        self.error(base + e.line + 1, e.column, e.message)
+    }
+
+    /// Parses `bytes`, which ends at a line end unless it is the last block.
+    fn feed(&mut self, mut bytes: &[u8]) -> Result<()> {
+        if !self.started {
+            let consumed = self.read_header(bytes)?;
+            bytes = &bytes[consumed..];
+            if !self.started {
+                return Ok(());
+            }
+        }
+        let bound = self.header.as_ref().map(|h| h.vertices);
+        let workers = rayon::current_num_threads();
+        let target = (bytes.len() / (workers * 4)).max(1 << 20);
+        let mut pieces = Vec::new();
+        let mut start = 0;
+        while start < bytes.len() {
+            let mut end = (start + target).min(bytes.len());
+            if end < bytes.len() {
+                end = bytes[end..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(bytes.len(), |k| end + k + 1);
+            }
+            pieces.push(&bytes[start..end]);
+            start = end;
+        }
+        let parsed: Vec<std::result::Result<Chunk, LocalError>> = pieces
+            .into_par_iter()
+            .map(|piece| parse_chunk(piece, bound))
+            .collect();
+        for chunk in parsed {
+            let chunk = chunk.map_err(|e| self.local_error(self.lines, e))?;
+            self.fixed.extend(chunk.fixed.into_iter().map(|f| Fixed {
+                line: self.lines + f.line + 1,
+                ..f
+            }));
+            self.lines += chunk.lines;
+            self.edges += chunk.pairs.len() as u64;
+            self.max_id = self.max_id.max(chunk.max_id);
+            self.chunks.push(chunk.pairs);
+        }
+        Ok(())
+    }
+
+    /// Skips leading comment and blank lines and reads a `p N M` line if it
+    /// is the first item; returns the bytes consumed.
+    fn read_header(&mut self, bytes: &[u8]) -> Result<usize> {
+        let mut scan = Scan::new(bytes);
+        loop {
+            scan.skip_blank();
+            match scan.peek() {
+                None => {
+                    self.lines += scan.line;
+                    return Ok(bytes.len());
+                }
+                Some(b'\n') => scan.newline(),
+                Some(b'#') => scan.skip_comment(),
+                Some(_) => break,
+            }
+        }
+        self.started = true;
+        self.lines += scan.line;
+        if scan.word() != b"p" {
+            // Not a header: the chunk parser reads this line.
+            return Ok(scan.line_start);
+        }
+        let parse = |scan: &mut Scan<'_>| -> std::result::Result<Header, LocalError> {
+            scan.skip_blank();
+            let vertices = scan.number("the vertex count N of `p N M`", None)?;
+            scan.skip_blank();
+            let column = scan.column(scan.i);
+            let edges = scan.number("the edge count M of `p N M`", None)?;
+            scan.end_of_line("`p N M`")?;
+            Ok(Header {
+                vertices,
+                edges,
+                line: 0,
+                column,
+            })
+        };
+        let base = self.lines - scan.line;
+        let header = parse(&mut scan).map_err(|e| self.local_error(base, e))?;
+        self.header = Some(Header {
+            line: self.lines + 1,
+            ..header
+        });
+        self.lines += 1;
+        Ok(scan.i)
+    }
+
+    /// Checks the counts and fixed vertices and builds the graph.
+    fn finish(self, convention: Convention) -> Result<ExplicitGraph> {
+        let started = Instant::now();
+        let edges = self.edges;
+        let vertices = match &self.header {
+            Some(h) => {
+                if h.edges != edges {
+                    return Err(self.error(
+                        h.line,
+                        h.column,
+                        format!(
+                            "the `p` line declares {} edges but the file has {edges} edge lines",
+                            h.edges
+                        ),
+                    ));
+                }
+                h.vertices
+            }
+            None => self.max_id.map_or(0, |m| m + 1),
+        };
+        let needed = graph_bytes(vertices, edges);
+        let available = available_memory();
+        if needed > available {
+            return Err(Error::TooLarge {
+                what: format!("the graph of {} ({vertices} vertices, {edges} edges)", self.path),
+                needed,
+                available,
+                hint: "vertex ids index arrays, so they should be dense: renumber them 0..N-1"
+                    .to_string(),
+            });
+        }
+        let forward = bucket(
+            self.chunks.as_slice(),
+            vertices,
+            edges,
+            &Backing::Memory,
+            "forward",
+        )?;
+        drop(self.chunks);
+        let mut fixed = self.fixed;
+        fixed.sort_unstable_by_key(|f| (f.vertex, f.line));
+        let mut first_error: Option<(usize, usize, String)> = None;
+        let mut report = |line: usize, column: usize, message: String| {
+            if first_error.as_ref().map_or(true, |e| line < e.0) {
+                first_error = Some((line, column, message));
+            }
+        };
+        for (k, f) in fixed.iter().enumerate() {
+            let value = f.value.as_str();
+            match k.checked_sub(1).map(|p| fixed[p]) {
+                Some(first) if first.vertex == f.vertex => {
+                    if first.value != f.value {
+                        report(
+                            f.line,
+                            f.column,
+                            format!(
+                                "vertex {} is fixed as {value} here but as {} at line {}",
+                                f.vertex,
+                                first.value.as_str(),
+                                first.line
+                            ),
+                        );
+                    }
+                }
+                _ => {
+                    let degree = forward.degree(f.vertex);
+                    if degree > 0 {
+                        report(
+                            f.line,
+                            f.column,
+                            format!(
+                                "vertex {} is fixed by `{value} {}` but has {degree} outgoing \
+                                 edge{}: a vertex with a fixed value must have no moves",
+                                f.vertex,
+                                f.vertex,
+                                if degree == 1 { "" } else { "s" }
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        if let Some((line, column, message)) = first_error {
+            return Err(Error::Parse {
+                path: self.path.to_string(),
+                line,
+                column,
+                message,
+            });
+        }
+        let terminal_wins =
+            Region::zeroed::<AtomicU64>(vertices.div_ceil(64), &Backing::Memory, "terminal values")?;
+        let words = terminal_wins.atomics::<AtomicU64>();
+        if convention.no_move_value() == Outcome::Win {
+            words.par_iter().for_each(|w| w.store(u64::MAX, Relaxed));
+        }
+        for f in &fixed {
+            let (word, bit) = (&words[(f.vertex / 64) as usize], 1u64 << (f.vertex % 64));
+            match f.value {
+                Outcome::Win => word.fetch_or(bit, Relaxed),
+                _ => word.fetch_and(!bit, Relaxed),
+            };
+        }
+        ExplicitGraph::from_forward(forward, terminal_wins, &Backing::Memory, started)
+    }
+}
+
+/// Parses a chunk of whole lines (the last may lack its line end).
+fn parse_chunk(bytes: &[u8], bound: Option<u64>) -> std::result::Result<Chunk, LocalError> {
+    let mut scan = Scan::new(bytes);
+    let mut pairs = Pairs::Narrow(Vec::new());
+    let mut fixed = Vec::new();
+    let mut max_id: Option<u64> = None;
+    let (mut max_edge_id, mut any_edge) = (0, false);
+    let limit = bound.unwrap_or(u64::MAX);
+    loop {
+        if let Some((u, v)) = scan.plain_edge(limit) {
+            pairs.push(u, v);
+            max_edge_id = max_edge_id.max(u.max(v));
+            any_edge = true;
+            continue;
+        }
+        scan.skip_blank();
+        let Some(c) = scan.peek() else { break };
+        if c.is_ascii_digit() {
+            let u = scan.number("a source vertex", bound)?;
+            scan.skip_blank();
+            let v = scan.number("a target vertex", bound)?;
+            scan.end_of_line("the edge `u v`")?;
+            pairs.push(u, v);
+            max_id = max_id.max(Some(u.max(v)));
+            continue;
+        }
+        match c {
+            b'\n' => {
+                scan.newline();
+                continue;
+            }
+            b'#' => {
+                scan.skip_comment();
+                continue;
+            }
+            _ => {}
+        }
+        let at = scan.i;
+        let value = match scan.word() {
+            b"win" => Outcome::Win,
+            b"loss" => Outcome::Loss,
+            b"p" => {
+                return Err(scan.error(
+                    at,
+                    "a `p N M` line must be the first line of the file, before any edge, \
+                     win or loss line",
+                ))
+            }
+            _ => {
+                return Err(scan.error(
+                    at,
+                    format!(
+                        "expected an edge `u v`, `win v` or `loss v`, found `{}`",
+                        scan.token(at)
+                    ),
+                ))
+            }
+        };
+        scan.skip_blank();
+        let (line, column) = (scan.line, scan.column(scan.i));
+        let vertex = scan.number("a vertex", bound)?;
+        scan.end_of_line(if value == Outcome::Win {
+            "`win v`"
+        } else {
+            "`loss v`"
+        })?;
+        max_id = max_id.max(Some(vertex));
+        fixed.push(Fixed {
+            vertex,
+            value,
+            line,
+            column,
+        });
+    }
+    if any_edge {
+        max_id = max_id.max(Some(max_edge_id));
+    }
+    Ok(Chunk {
+        pairs,
+        fixed,
+        lines: scan.line,
+        max_id,
+    })
+}
+
+/// A cursor over bytes that tracks the line (0-based) and its start.
+struct Scan<'a> {
+    bytes: &'a [u8],
+    i: usize,
+    line: usize,
+    line_start: usize,
+}
+
+impl<'a> Scan<'a> {
+    fn new(bytes: &'a [u8]) -> Scan<'a> {
+        Scan {
+            bytes,
+            i: 0,
+            line: 0,
+            line_start: 0,
+        }
+    }
+
+    /// The fast path: a plain edge line `u v` at the cursor (ids of at most
+    /// 19 digits, below `limit`, blanks between, nothing else), stepped
+    /// over with its line end. Works on locals and commits only at the end;
+    /// anything else returns `None` without moving, and the careful path
+    /// reads the line (and reports what is wrong with it).
+    #[inline(always)]
+    fn plain_edge(&mut self, limit: u64) -> Option<(u64, u64)> {
+        #[inline(always)]
+        fn digits(bytes: &[u8], mut i: usize) -> Option<(u64, usize)> {
+            let start = i;
+            let mut value = 0u64;
+            while let Some(&c) = bytes.get(i) {
+                let digit = c.wrapping_sub(b'0');
+                if digit > 9 {
+                    break;
+                }
+                // 19 digits cannot overflow; longer numbers take the careful path.
+                value = value.wrapping_mul(10).wrapping_add(u64::from(digit));
+                i += 1;
+            }
+            (i > start && i - start <= 19).then_some((value, i))
+        }
+        let bytes = self.bytes;
+        let (u, mut i) = digits(bytes, self.i)?;
+        if !matches!(bytes.get(i), Some(b' ' | b'\t')) {
+            return None;
+        }
+        while let Some(b' ' | b'\t') = bytes.get(i) {
+            i += 1;
+        }
+        let (v, mut i) = digits(bytes, i)?;
+        while let Some(b' ' | b'\t' | b'\r') = bytes.get(i) {
+            i += 1;
+        }
+        let newline = match bytes.get(i) {
+            Some(b'\n') => true,
+            None => false,
+            Some(_) => return None,
+        };
+        if u >= limit || v >= limit {
+            return None;
+        }
+        if newline {
+            self.i = i + 1;
+            self.line += 1;
+            self.line_start = self.i;
+        } else {
+            self.i = i;
+        }
+        Some((u, v))
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.i).copied()
+    }
+
+    #[inline]
+    fn skip_blank(&mut self) {
+        while let Some(b' ' | b'\t' | b'\r') = self.peek() {
+            self.i += 1;
+        }
+    }
+
+    /// Steps over a line end.
+    #[inline]
+    fn newline(&mut self) {
+        self.i += 1;
+        self.line += 1;
+        self.line_start = self.i;
+    }
+
+    /// Skips to the end of the line and over its line end.
+    fn skip_comment(&mut self) {
+        match self.bytes[self.i..].iter().position(|&b| b == b'\n') {
+            Some(k) => {
+                self.i += k;
+                self.newline();
+            }
+            None => self.i = self.bytes.len(),
+        }
+    }
+
+    /// True at a byte that ends a token.
+    #[inline]
+    fn at_token_end(&self) -> bool {
+        matches!(
+            self.peek(),
+            None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'#')
+        )
+    }
+
+    /// Reads a token up to white space, `#` or the line end.
+    fn word(&mut self) -> &'a [u8] {
+        let start = self.i;
+        while !self.at_token_end() {
+            self.i += 1;
+        }
+        &self.bytes[start..self.i]
+    }
+
+    /// Reads a vertex id (or count) below `bound`, if any.
+    #[inline]
+    fn number(&mut self, what: &str, bound: Option<u64>) -> std::result::Result<u64, LocalError> {
+        let start = self.i;
+        let mut value: u64 = 0;
+        let mut overflow = false;
+        while let Some(c) = self.peek() {
+            let digit = c.wrapping_sub(b'0');
+            if digit > 9 {
+                break;
+            }
+            match value.checked_mul(10).and_then(|v| v.checked_add(u64::from(digit))) {
+                Some(v) => value = v,
+                None => overflow = true,
+            }
+            self.i += 1;
+        }
+        if self.i == start || !self.at_token_end() {
+            return Err(self.error(
+                start,
+                format!(
+                    "expected {what} (a 0-based integer), found `{}`",
+                    self.token(start)
+                ),
+            ));
+        }
+        if overflow || value == u64::MAX {
+            return Err(self.error(
+                start,
+                format!("{what} `{}` is too large", self.token(start)),
+            ));
+        }
+        if let Some(n) = bound {
+            if value >= n {
+                return Err(self.error(
+                    start,
+                    format!(
+                        "vertex {value} is out of range: the `p` line declares {n} vertices{}",
+                        if n == 0 {
+                            String::new()
+                        } else {
+                            format!(" (ids 0 to {})", n - 1)
+                        }
+                    ),
+                ));
+            }
+        }
+        Ok(value)
+    }
+
+    /// Expects the end of the line (maybe after a comment) and steps over it.
+    #[inline]
+    fn end_of_line(&mut self, after: &str) -> std::result::Result<(), LocalError> {
+        self.skip_blank();
+        match self.peek() {
+            None => Ok(()),
+            Some(b'\n') => {
+                self.newline();
+                Ok(())
+            }
+            Some(b'#') => {
+                self.skip_comment();
+                Ok(())
+            }
+            Some(_) => Err(self.error(
+                self.i,
+                format!(
+                    "expected the end of the line after {after}, found `{}`",
+                    self.token(self.i)
+                ),
+            )),
+        }
+    }
+
+    /// 1-based column of byte `at` in the current line, in characters.
+    fn column(&self, at: usize) -> usize {
+        1 + self.bytes[self.line_start..at]
+            .iter()
+            .filter(|&&b| b & 0xC0 != 0x80)
+            .count()
+    }
+
+    /// The token at byte `at`, for messages.
+    fn token(&self, at: usize) -> String {
+        let rest = &self.bytes[at..];
+        let end = rest
+            .iter()
+            .position(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+            .unwrap_or(rest.len());
+        if end == 0 {
+            return "end of line".to_string();
+        }
+        let text = String::from_utf8_lossy(&rest[..end.min(40)]);
+        if end > 40 {
+            format!("{text}...")
+        } else {
+            text.into_owned()
+        }
+    }
+
+    fn error(&self, at: usize, message: impl Into<String>) -> LocalError {
+        LocalError {
+            line: self.line,
+            column: self.column(at),
+            message: message.into(),
+        }
+    }
+}

@@ -1,0 +1,64 @@
+//! The explicit engine: materialise the game into an [`ExplicitGraph`], then
+//! run the sequential propagation over its stored edges.
+//!
+//! This is the textbook method (store every state's predecessor list, then
+//! propagate) and the baseline the on-the-fly engines are compared with. The
+//! propagation is the same code, so values and distances are identical; only
+//! where successors and predecessors come from differs. The whole graph is
+//! sized before anything is allocated, and a graph that would not fit is
+//! refused rather than left to the OOM killer.
+
+use super::{estimate, solve as solve_game, Engine, SolveOptions, Solution};
+use crate::csr::{available_memory, count_edges, graph_bytes, ExplicitGraph};
+use crate::error::{Error, Result};
+use crate::game::Game;
+use crate::storage::Backing;
+
+/// Solves `game` with [`Engine::Explicit`]: size, refuse or build (on
+/// `options.threads` workers), then propagate sequentially.
+pub(super) fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
+    let sequential = SolveOptions {
+        engine: Engine::Sequential,
+        ..options.clone()
+    };
+    // Scratch-backed arrays live on disk; only in-memory solves are sized
+    // against memory.
+    if options.backing == Backing::Memory {
+        let states = game.state_count();
+        let edges = count_edges(game);
+        let graph = graph_bytes(states, edges);
+        let arrays = estimate(game, &sequential).total();
+        let needed = graph.saturating_add(arrays);
+        let available = options.memory_limit.unwrap_or_else(available_memory);
+        if needed > available {
+            return Err(Error::TooLarge {
+                what: format!(
+                    "the explicit graph ({states} states, {edges} edges: {graph} bytes) \
+                     plus the solve arrays ({arrays} bytes)"
+                ),
+                needed,
+                available,
+                hint: "solve on the fly instead (engine sequential or parallel), which \
+                       stores no edges"
+                    .to_string(),
+            });
+        }
+    }
+    let build = || ExplicitGraph::from_game(game, &options.backing);
+    let graph = if options.threads == 0 {
+        build()?
+    } else {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(options.threads)
+            .build()
+            .map_err(|e| Error::Alloc {
+                what: "worker threads".to_string(),
+                bytes: 0,
+                source: std::io::Error::other(e.to_string()),
+            })?
+            .install(build)?
+    };
+    let mut solution = solve_game(&graph, &sequential)?;
+    solution.bytes += graph.bytes();
+    Ok(solution)
+}

@@ -1,0 +1,406 @@
+//! Subtraction games: a heap of tokens, a move removes `m` tokens for some
+//! `m` in a fixed finite set `S`, and the player who cannot move loses.
+//!
+//! The Grundy sequence `g(n) = mex { g(n - m) : m in S, m <= n }` is
+//! computed by dynamic programming, and its period is found by a proven
+//! method rather than guessed. Let `k = max S`. For every `i >= 0`, the value
+//! `g(i + k)` depends only on the window `W(i) = g(i), ..., g(i + k - 1)`
+//! (every move is available from a heap of at least `k`), so the windows
+//! follow a deterministic map `W(i + 1) = F(W(i))`. The first index `j` whose
+//! window equals an earlier window `W(i)` therefore gives the exact shape of
+//! the sequence: it is periodic from `i` with period `j - i`, and no smaller
+//! preperiod or period works (a sequence is periodic with period `T` from `p`
+//! iff its windows are). The same argument on windows of win/loss bits gives
+//! the win/loss pattern's own preperiod and period, which may be shorter.
+
+use std::collections::HashMap;
+
+/// A preperiod and a period: `x(n + period) == x(n)` for every
+/// `n >= preperiod`, both as small as possible.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Periodicity {
+    /// The first heap size from which the sequence repeats.
+    pub preperiod: u64,
+    /// The length of the repeating block (at least 1).
+    pub period: u64,
+}
+
+impl Periodicity {
+    /// The index in `0..preperiod + period` holding the same value as `n`.
+    ///
+    /// # Example
+    /// ```
+    /// use retrograde::theory::subtraction::Periodicity;
+    /// let p = Periodicity { preperiod: 2, period: 3 };
+    /// assert_eq!(p.reduce(1), 1);
+    /// assert_eq!(p.reduce(5), 2);
+    /// assert_eq!(p.reduce(u64::MAX), 2 + (u64::MAX - 2) % 3);
+    /// ```
+    #[must_use]
+    pub fn reduce(self, n: u64) -> u64 {
+        if n < self.preperiod {
+            n
+        } else {
+            self.preperiod + (n - self.preperiod) % self.period
+        }
+    }
+}
+
+/// Why a subtraction set cannot be analysed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SubtractionError {
+    /// The set of moves is empty.
+    #[error("the subtraction set is empty: give at least one move, e.g. 1,3,4")]
+    NoMoves,
+    /// Zero is not a move: taking nothing would let play go on forever.
+    #[error("0 is not a valid move (taking nothing allows endless play); every move must be at least 1")]
+    ZeroMove,
+    /// The repetition was not found within the search limit.
+    #[error("no period found among the first {limit} heap sizes; raise the search limit")]
+    NoPeriodWithin {
+        /// How many heap sizes were computed.
+        limit: u64,
+    },
+}
+
+/// A subtraction game given by its set of moves.
+///
+/// # Example
+/// ```
+/// use retrograde::theory::subtraction::SubtractionGame;
+/// let game = SubtractionGame::new(&[1, 3, 4]).unwrap();
+/// assert_eq!(game.grundy_values(9), vec![0, 1, 0, 1, 2, 3, 2, 0, 1, 0]);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubtractionGame {
+    moves: Vec<u64>,
+}
+
+impl SubtractionGame {
+    /// The game with these moves (any order, repeats ignored).
+    ///
+    /// # Errors
+    /// [`SubtractionError::NoMoves`] for an empty set and
+    /// [`SubtractionError::ZeroMove`] when 0 is among the moves.
+    pub fn new(moves: &[u64]) -> Result<SubtractionGame, SubtractionError> {
+        let mut moves = moves.to_vec();
+        moves.sort_unstable();
+        moves.dedup();
+        match moves.first() {
+            None => Err(SubtractionError::NoMoves),
+            Some(0) => Err(SubtractionError::ZeroMove),
+            Some(_) => Ok(SubtractionGame { moves }),
+        }
+    }
+
+    /// The moves, sorted and without repeats.
+    #[must_use]
+    pub fn moves(&self) -> &[u64] {
+        &self.moves
+    }
+
+    /// The largest move `k`, the window length of the period argument.
+    #[must_use]
+    pub fn max_move(&self) -> u64 {
+        *self.moves.last().expect("a subtraction set is never empty")
+    }
+
+    /// Grundy values of the heap sizes `0..=upto` by direct dynamic
+    /// programming (no period used).
+    ///
+    /// # Panics
+    /// If `upto + 1` values do not fit in memory.
+    ///
+    /// # Example
+    /// See [`SubtractionGame`].
+    #[must_use]
+    pub fn grundy_values(&self, upto: u64) -> Vec<u32> {
+        let len = usize::try_from(upto).expect("upto fits in memory") + 1;
+        let mut values = Vec::with_capacity(len);
+        let mut seen = vec![false; self.moves.len() + 1];
+        for n in 0..len {
+            values.push(self.next_value(&values, n, &mut seen));
+        }
+        values
+    }
+
+    /// `g(n)` from the values `0..n`; `seen` is scratch of length `|S| + 1`,
+    /// all false on entry and on exit.
+    fn next_value(&self, values: &[u32], n: usize, seen: &mut [bool]) -> u32 {
+        for &m in &self.moves {
+            if m as usize > n {
+                break;
+            }
+            let v = values[n - m as usize] as usize;
+            if v < seen.len() {
+                seen[v] = true;
+            }
+        }
+        let mex = seen.iter().position(|&s| !s).unwrap_or(seen.len());
+        for &m in &self.moves {
+            if m as usize > n {
+                break;
+            }
+            let v = values[n - m as usize] as usize;
+            if v < seen.len() {
+                seen[v] = false;
+            }
+        }
+        mex as u32
+    }
+
+    /// Computes Grundy values until both the Grundy sequence and the win/loss
+    /// pattern are proven periodic (see the module docs), looking at no more
+    /// than `limit` heap sizes.
+    ///
+    /// # Errors
+    /// [`SubtractionError::NoPeriodWithin`] when the Grundy windows do not
+    /// repeat among the first `limit` heap sizes.
+    ///
+    /// # Example
+    /// ```
+    /// use retrograde::theory::subtraction::{Periodicity, SubtractionGame};
+    /// let analysis = SubtractionGame::new(&[1, 3, 4]).unwrap().analyse(1 << 20).unwrap();
+    /// assert_eq!(analysis.outcome_periodicity(), Periodicity { preperiod: 0, period: 7 });
+    /// // Heaps 0, 2, 7, 9, 14, 16, ... lose for the player to move.
+    /// assert!(!analysis.wins(1_000_000_000_000_000_002)); // = 2 (mod 7)
+    /// assert_eq!(analysis.winning_move(1_000_000_000_000_000_000), Some(1));
+    /// ```
+    pub fn analyse(&self, limit: u64) -> Result<Analysis, SubtractionError> {
+        let k = self.max_move();
+        if k > limit {
+            return Err(SubtractionError::NoPeriodWithin { limit });
+        }
+        let k = k as usize;
+        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+        let mut values: Vec<u32> = Vec::new();
+        let mut seen = vec![false; self.moves.len() + 1];
+        let mut grundy = WindowRepeats::new(k);
+        let mut outcome = WindowRepeats::new(k);
+        let mut grundy_found = None;
+        let mut outcome_found = None;
+        let mut n = 0;
+        while grundy_found.is_none() {
+            if n >= limit {
+                return Err(SubtractionError::NoPeriodWithin {
+                    limit: limit as u64,
+                });
+            }
+            values.push(self.next_value(&values, n, &mut seen));
+            n += 1;
+            if grundy_found.is_none() {
+                grundy_found = grundy.push(&values, |v| u64::from(v) + 1);
+            }
+            if outcome_found.is_none() {
+                outcome_found = outcome.push(&values, |v| u64::from(v != 0) + 1);
+            }
+        }
+        let grundy_periodicity = grundy_found.expect("loop exits once found");
+        // The win/loss windows are a function of the Grundy windows, so they
+        // repeat no later; the loop has seen their first repetition too.
+        let outcome_periodicity = outcome_found.expect("win/loss repeats no later than Grundy");
+        values.truncate((grundy_periodicity.preperiod + grundy_periodicity.period) as usize);
+        Ok(Analysis {
+            moves: self.moves.clone(),
+            values,
+            grundy_periodicity,
+            outcome_periodicity,
+        })
+    }
+}
+
+/// Finds the first repeated window of length `k` in a growing sequence,
+/// through a rolling polynomial hash checked against the values themselves.
+struct WindowRepeats {
+    k: usize,
+    hash: u64,
+    top_power: u64,
+    first_seen: HashMap<u64, Vec<usize>>,
+}
+
+const HASH_BASE: u64 = 0x9E37_79B9_7F4A_7C15;
+
+impl WindowRepeats {
+    fn new(k: usize) -> WindowRepeats {
+        WindowRepeats {
+            k,
+            hash: 0,
+            top_power: (1..k).fold(1u64, |p, _| p.wrapping_mul(HASH_BASE)),
+            first_seen: HashMap::new(),
+        }
+    }
+
+    /// Called after each new value with the whole sequence so far; returns
+    /// the periodicity once the newest complete window repeats an earlier one.
+    fn push(&mut self, values: &[u32], key: impl Fn(u32) -> u64) -> Option<Periodicity> {
+        let n = values.len();
+        if n > self.k {
+            let old = key(values[n - 1 - self.k]);
+            self.hash = self.hash.wrapping_sub(old.wrapping_mul(self.top_power));
+        }
+        self.hash = self
+            .hash
+            .wrapping_mul(HASH_BASE)
+            .wrapping_add(key(values[n - 1]));
+        if n < self.k {
+            return None;
+        }
+        let start = n - self.k;
+        let window = &values[start..];
+        let same = |i: usize| {
+            values[i..i + self.k]
+                .iter()
+                .zip(window)
+                .all(|(&a, &b)| key(a) == key(b))
+        };
+        let earlier = self.first_seen.entry(self.hash).or_default();
+        if let Some(&i) = earlier.iter().find(|&&i| same(i)) {
+            return Some(Periodicity {
+                preperiod: i as u64,
+                period: (start - i) as u64,
+            });
+        }
+        earlier.push(start);
+        None
+    }
+}
+
+/// A subtraction game solved for every heap size through its period.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    moves: Vec<u64>,
+    values: Vec<u32>,
+    grundy_periodicity: Periodicity,
+    outcome_periodicity: Periodicity,
+}
+
+impl Analysis {
+    /// Preperiod and period of the Grundy sequence.
+    #[must_use]
+    pub fn grundy_periodicity(&self) -> Periodicity {
+        self.grundy_periodicity
+    }
+
+    /// Preperiod and period of the win/loss pattern (its period divides the
+    /// Grundy period and its preperiod is no longer).
+    #[must_use]
+    pub fn outcome_periodicity(&self) -> Periodicity {
+        self.outcome_periodicity
+    }
+
+    /// Grundy value of a heap of any size.
+    ///
+    /// # Example
+    /// ```
+    /// use retrograde::theory::subtraction::SubtractionGame;
+    /// let analysis = SubtractionGame::new(&[1, 2]).unwrap().analyse(100).unwrap();
+    /// assert_eq!(analysis.grundy(u64::MAX), (u64::MAX % 3) as u32);
+    /// ```
+    #[must_use]
+    pub fn grundy(&self, heap: u64) -> u32 {
+        self.values[self.grundy_periodicity.reduce(heap) as usize]
+    }
+
+    /// Whether the player to move from a heap of this size wins.
+    #[must_use]
+    pub fn wins(&self, heap: u64) -> bool {
+        self.grundy(heap) != 0
+    }
+
+    /// The smallest winning move (how many to take) from a heap of this
+    /// size, or `None` when every move loses.
+    ///
+    /// # Example
+    /// See [`SubtractionGame::analyse`].
+    #[must_use]
+    pub fn winning_move(&self, heap: u64) -> Option<u64> {
+        self.moves
+            .iter()
+            .copied()
+            .take_while(|&m| m <= heap)
+            .find(|&m| !self.wins(heap - m))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Direct win/loss DP, independent of Grundy values.
+    fn wins_direct(moves: &[u64], upto: usize) -> Vec<bool> {
+        let mut wins = vec![false; upto + 1];
+        for n in 0..=upto {
+            wins[n] = moves
+                .iter()
+                .any(|&m| m as usize <= n && !wins[n - m as usize]);
+        }
+        wins
+    }
+
+    /// Smallest (preperiod, period) of `seq` judged on the whole prefix,
+    /// by trying every period.
+    fn brute_periodicity<T: PartialEq>(seq: &[T], max_period: usize) -> (usize, usize) {
+        let mut best = None;
+        for period in 1..=max_period {
+            // The smallest preperiod for this period on the prefix.
+            let mut pre = seq.len() - period;
+            while pre > 0 && seq[pre - 1] == seq[pre - 1 + period] {
+                pre -= 1;
+            }
+            if best.map_or(true, |(p, _)| pre < p) {
+                best = Some((pre, period));
+            }
+        }
+        best.unwrap()
+    }
+
+    #[test]
+    fn known_sets() {
+        let a = SubtractionGame::new(&[1, 3, 4]).unwrap().analyse(1000).unwrap();
+        assert_eq!(a.grundy_periodicity(), Periodicity { preperiod: 0, period: 7 });
+        let a = SubtractionGame::new(&[2, 3]).unwrap().analyse(1000).unwrap();
+        assert_eq!(a.outcome_periodicity(), Periodicity { preperiod: 0, period: 5 });
+        assert!(SubtractionGame::new(&[]).is_err());
+        assert_eq!(SubtractionGame::new(&[0, 1]), Err(SubtractionError::ZeroMove));
+    }
+
+    #[test]
+    fn limit_is_reported() {
+        let game = SubtractionGame::new(&[1, 3, 4]).unwrap();
+        assert_eq!(
+            game.analyse(8).unwrap_err(),
+            SubtractionError::NoPeriodWithin { limit: 8 }
+        );
+    }
+
+    #[test]
+    fn random_sets_match_direct_dp() {
+        let mut seed = 0x1234_5678_9abc_def0_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        const N: usize = 20_000;
+        for _ in 0..150 {
+            let size = 1 + next() % 4;
+            let moves: Vec<u64> = (0..size).map(|_| 1 + next() % 9).collect();
+            let game = SubtractionGame::new(&moves).unwrap();
+            let analysis = game.analyse(1 << 20).unwrap();
+            let direct = game.grundy_values(N as u64);
+            let wins = wins_direct(game.moves(), N);
+            for n in 0..=N {
+                assert_eq!(analysis.grundy(n as u64), direct[n], "{moves:?} heap {n}");
+                assert_eq!(analysis.wins(n as u64), wins[n], "{moves:?} heap {n}");
+            }
+            let g = analysis.grundy_periodicity();
+            assert!(g.preperiod + g.period + 20 < N as u64 / 4, "{moves:?} {g:?}");
+            let (pre, per) = brute_periodicity(&direct, N / 4);
+            assert_eq!((g.preperiod, g.period), (pre as u64, per as u64), "{moves:?}");
+            let o = analysis.outcome_periodicity();
+            let (pre, per) = brute_periodicity(&wins, N / 4);
+            assert_eq!((o.preperiod, o.period), (pre as u64, per as u64), "{moves:?}");
+        }
+    }
+}
