@@ -25,7 +25,7 @@
 //! [`Error::TooLarge`] before allocating anything.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -242,7 +242,7 @@ impl Csr {
     /// The reverse graph: an edge `v -> u` for every edge `u -> v`, each
     /// predecessor list sorted (see the module docs).
     fn transpose(&self, backing: &Backing, what: &str) -> Result<Csr> {
-        bucket(&Transposed(self), self.vertices, self.edges, backing, what)
+        bucket(&Transposed::new(self), self.vertices, self.edges, backing, what)
     }
 }
 
@@ -277,52 +277,87 @@ impl Iterator for Neighbors<'_> {
 
 impl ExactSizeIterator for Neighbors<'_> {}
 
-/// Edges that can be replayed as `(key, value)` pairs, the same sequence
-/// every time: the input of [`bucket`].
+/// Edges that can be replayed as `(key, value)` pairs, split into pieces
+/// that are scanned independently (in parallel), each always in the same
+/// order: the input of [`bucket`].
 pub(crate) trait EdgeScan: Sync {
-    /// Calls `f(key, value)` for every edge, always in the same order.
-    fn scan(&self, f: impl FnMut(u64, u64));
+    /// Number of pieces.
+    fn pieces(&self) -> usize;
+
+    /// Calls `f(key, value)` for every edge of piece `p`, in order.
+    fn scan_piece(&self, p: usize, f: impl FnMut(u64, u64));
 }
 
-/// The edges of a CSR turned around: `(target, source)`, sources increasing.
-struct Transposed<'a>(&'a Csr);
+/// The edges of a CSR turned around: `(target, source)`, one piece per
+/// range of sources.
+struct Transposed<'a> {
+    csr: &'a Csr,
+    per_piece: u64,
+}
 
-impl EdgeScan for Transposed<'_> {
-    fn scan(&self, mut f: impl FnMut(u64, u64)) {
-        fn walk<T: Target>(offsets: &[AtomicU64], targets: &[T], f: &mut impl FnMut(u64, u64)) {
-            let mut start = 0;
-            for (u, end) in offsets[1..].iter().enumerate() {
-                let end = end.load(Relaxed) as usize;
-                for t in &targets[start..end] {
-                    f(t.get(), u as u64);
-                }
-                start = end;
-            }
-        }
-        let csr = self.0;
-        if csr.wide {
-            walk(csr.offsets(), csr.targets.atomics::<AtomicU64>(), &mut f);
-        } else {
-            walk(csr.offsets(), csr.targets.atomics::<AtomicU32>(), &mut f);
+impl<'a> Transposed<'a> {
+    fn new(csr: &'a Csr) -> Transposed<'a> {
+        let pieces = (rayon::current_num_threads() as u64 * 4).min(csr.vertices.div_ceil(1 << 12));
+        Transposed {
+            csr,
+            per_piece: csr.vertices.div_ceil(pieces.max(1)).max(1),
         }
     }
 }
 
-/// Contiguous vertex ranges, one per worker of the current rayon pool (one
-/// for small graphs, where a second scan would cost more than it saves).
-fn vertex_parts(vertices: u64) -> Vec<Range<u64>> {
-    let workers = rayon::current_num_threads() as u64;
-    let parts = workers.min(vertices.div_ceil(1 << 16)).max(1);
-    let per = vertices.div_ceil(parts).max(1);
-    (0..parts)
-        .map(|p| (p * per).min(vertices)..((p + 1) * per).min(vertices))
-        .collect()
+impl EdgeScan for Transposed<'_> {
+    fn pieces(&self) -> usize {
+        self.csr.vertices.div_ceil(self.per_piece) as usize
+    }
+
+    fn scan_piece(&self, p: usize, mut f: impl FnMut(u64, u64)) {
+        fn walk<T: Target>(
+            offsets: &[AtomicU64],
+            targets: &[T],
+            sources: Range<u64>,
+            f: &mut impl FnMut(u64, u64),
+        ) {
+            let mut start = offsets[sources.start as usize].load(Relaxed) as usize;
+            for u in sources {
+                let end = offsets[u as usize + 1].load(Relaxed) as usize;
+                for t in &targets[start..end] {
+                    f(t.get(), u);
+                }
+                start = end;
+            }
+        }
+        let csr = self.csr;
+        let sources = p as u64 * self.per_piece..((p as u64 + 1) * self.per_piece).min(csr.vertices);
+        if csr.wide {
+            walk(csr.offsets(), csr.targets.atomics::<AtomicU64>(), sources, &mut f);
+        } else {
+            walk(csr.offsets(), csr.targets.atomics::<AtomicU32>(), sources, &mut f);
+        }
+    }
 }
 
-/// Builds the CSR of the `(key, value)` edges of `input` grouped by key:
-/// count per key, prefix sum, fill. Each part of the key range is handled
-/// by one worker that scans all edges (module docs), so values keep their
-/// scan order within a key.
+/// Keys per bucket of [`bucket`]'s first level, as a power of two: the
+/// per-key counters of one bucket (128 KiB) stay in a core's cache, and the
+/// low bits of a key fit the `u16` scratch array.
+const BUCKET_SHIFT: u32 = 15;
+
+/// Transient bytes [`bucket`] needs besides the CSR it returns: the low key
+/// bits (2 bytes per edge) and per-worker scratch for one bucket.
+pub(crate) fn bucket_scratch_bytes(edges: u64) -> u64 {
+    2 * edges
+}
+
+/// Builds the CSR of the `(key, value)` edges of `input` grouped by key,
+/// values in scan order (pieces in order) within each key.
+///
+/// A plain counting sort writes every edge to a random place in arrays far
+/// larger than the caches, one cache miss per edge per pass. This is a
+/// two-level radix sort instead: first every piece counts, then scatters,
+/// its edges into buckets of 2^15 consecutive keys (a few hundred
+/// sequential write streams), keeping each edge's value in its final bucket
+/// segment of the target array and its key's low bits in a `u16` array;
+/// then each bucket, in parallel, counts its keys and permutes its segment
+/// stably with counters that fit in cache.
 ///
 /// # Panics
 /// If `input` yields a key `>= vertices`, or not exactly `edges` edges.
@@ -335,77 +370,93 @@ pub(crate) fn bucket<S: EdgeScan + ?Sized>(
 ) -> Result<Csr> {
     let offsets = Csr::offsets_for(vertices, backing, what)?;
     let csr = Csr::with_targets(offsets, vertices, edges, backing, what)?;
-    let parts = vertex_parts(vertices);
-    let offsets = csr.offsets();
-    // Count: the degree of key k goes to offsets[k + 1].
-    let scanned: u64 = parts
-        .par_iter()
-        .map(|part| {
-            let mut seen = 0u64;
-            input.scan(|k, _| {
-                seen += 1;
-                if part.contains(&k) {
-                    let c = &offsets[k as usize + 1];
-                    c.store(c.load(Relaxed) + 1, Relaxed);
-                }
+    let buckets = (vertices >> BUCKET_SHIFT) as usize + 1;
+    // Level 1, count: edges per (piece, bucket).
+    let counts: Vec<Vec<u64>> = (0..input.pieces())
+        .into_par_iter()
+        .map(|p| {
+            let mut counts = vec![0u64; buckets];
+            input.scan_piece(p, |k, _| {
+                assert!(k < vertices, "{what}: key {k} is not below {vertices}");
+                counts[(k >> BUCKET_SHIFT) as usize] += 1;
             });
-            seen
-        })
-        .max()
-        .unwrap_or(0);
-    // Exclusive prefix sum: offsets[k + 1] becomes the start of k, and the
-    // fill below advances it to the end of k, which is the start of k + 1.
-    let sums: Vec<u64> = parts
-        .par_iter()
-        .map(|part| {
-            part.clone()
-                .map(|k| offsets[k as usize + 1].load(Relaxed))
-                .sum()
+            counts
         })
         .collect();
-    let total: u64 = sums.iter().sum();
-    assert!(
-        total == edges && scanned == edges,
-        "{what}: expected {edges} edges with keys below {vertices}, found {total} of {scanned}"
-    );
-    let bases = sums.iter().scan(0, |acc, &s| {
-        let base = *acc;
-        *acc += s;
-        Some(base)
-    });
-    parts
-        .par_iter()
-        .zip(bases.collect::<Vec<_>>())
-        .for_each(|(part, base)| {
-            let mut run = base;
-            for k in part.clone() {
-                let c = &offsets[k as usize + 1];
-                let degree = c.load(Relaxed);
-                c.store(run, Relaxed);
-                run += degree;
-            }
-        });
-    fn fill<T: Target, S: EdgeScan + ?Sized>(
+    // Where each (piece, bucket) run starts: buckets in key order, pieces in
+    // scan order within a bucket.
+    let mut starts = vec![vec![0u64; buckets]; counts.len()];
+    let mut bucket_starts = Vec::with_capacity(buckets + 1);
+    let mut at = 0u64;
+    for b in 0..buckets {
+        bucket_starts.push(at);
+        for (p, c) in counts.iter().enumerate() {
+            starts[p][b] = at;
+            at += c[b];
+        }
+    }
+    bucket_starts.push(at);
+    assert_eq!(at, edges, "{what}: expected {edges} edges, found {at}");
+    let low = Region::zeroed::<AtomicU16>(edges, backing, &format!("{what} key scratch"))?;
+    let low = low.atomics::<AtomicU16>();
+    let offsets = csr.offsets();
+    fn sort<T: Target, S: EdgeScan + ?Sized>(
         input: &S,
-        parts: &[Range<u64>],
+        starts: Vec<Vec<u64>>,
+        bucket_starts: &[u64],
+        low: &[AtomicU16],
         offsets: &[AtomicU64],
         targets: &[T],
     ) {
-        parts.par_iter().for_each(|part| {
-            input.scan(|k, v| {
-                if part.contains(&k) {
-                    let c = &offsets[k as usize + 1];
-                    let at = c.load(Relaxed);
-                    targets[at as usize].put(v);
-                    c.store(at + 1, Relaxed);
-                }
+        let mask = (1u64 << BUCKET_SHIFT) - 1;
+        // Level 1, scatter: each piece writes its own runs, so no two
+        // workers touch the same element.
+        starts
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(p, mut cursor)| {
+                input.scan_piece(p, |k, v| {
+                    let c = &mut cursor[(k >> BUCKET_SHIFT) as usize];
+                    targets[*c as usize].put(v);
+                    low[*c as usize].store((k & mask) as u16, Relaxed);
+                    *c += 1;
+                });
             });
-        });
+        // Level 2: a stable counting sort inside each bucket's segment.
+        let vertices = offsets.len() as u64 - 1;
+        (0..bucket_starts.len() - 1).into_par_iter().for_each_init(
+            || (vec![0u64; 1 << BUCKET_SHIFT], Vec::<u64>::new()),
+            |(count, values), b| {
+                let segment = bucket_starts[b] as usize..bucket_starts[b + 1] as usize;
+                let first = (b as u64) << BUCKET_SHIFT;
+                let keys = ((1u64 << BUCKET_SHIFT).min(vertices - first)) as usize;
+                count[..keys].fill(0);
+                for l in &low[segment.clone()] {
+                    count[l.load(Relaxed) as usize] += 1;
+                }
+                let mut run = segment.start as u64;
+                for (j, c) in count[..keys].iter_mut().enumerate() {
+                    let degree = *c;
+                    *c = run;
+                    run += degree;
+                    offsets[first as usize + j + 1].store(run, Relaxed);
+                }
+                values.clear();
+                values.extend(targets[segment.clone()].iter().map(Target::get));
+                for (i, &v) in segment.clone().zip(values.iter()) {
+                    let c = &mut count[low[i].load(Relaxed) as usize];
+                    targets[*c as usize].put(v);
+                    *c += 1;
+                }
+            },
+        );
     }
     if csr.wide {
-        fill(input, &parts, offsets, csr.targets.atomics::<AtomicU64>());
+        let targets = csr.targets.atomics::<AtomicU64>();
+        sort(input, starts, &bucket_starts, low, offsets, targets);
     } else {
-        fill(input, &parts, offsets, csr.targets.atomics::<AtomicU32>());
+        let targets = csr.targets.atomics::<AtomicU32>();
+        sort(input, starts, &bucket_starts, low, offsets, targets);
     }
     Ok(csr)
 }
@@ -718,8 +769,13 @@ mod tests {
     struct Pairs(Vec<(u64, u64)>);
 
     impl EdgeScan for Pairs {
-        fn scan(&self, mut f: impl FnMut(u64, u64)) {
-            for &(k, v) in &self.0 {
+        fn pieces(&self) -> usize {
+            2
+        }
+        fn scan_piece(&self, p: usize, mut f: impl FnMut(u64, u64)) {
+            let half = self.0.len() / 2;
+            let piece = if p == 0 { &self.0[..half] } else { &self.0[half..] };
+            for &(k, v) in piece {
                 f(k, v);
             }
         }

@@ -417,7 +417,10 @@ fn previous_from_csv(line: &str) -> Option<(Previous, String)> {
         return None;
     }
     let column = |name: &str| {
-        let k = CSV_COLUMNS.iter().position(|c| *c == name).expect("known column");
+        let k = CSV_COLUMNS
+            .iter()
+            .position(|c| *c == name)
+            .expect("known column");
         Some(fields[k].as_str()).filter(|f| !f.is_empty())
     };
     Some((
@@ -510,7 +513,9 @@ fn walk(dir: &Path, visited: &mut HashSet<PathBuf>, found: &mut Found) {
     let canonical = match std::fs::canonicalize(dir) {
         Ok(c) => c,
         Err(e) => {
-            found.broken.push((dir.to_path_buf(), format!("{}: {e}", dir.display())));
+            found
+                .broken
+                .push((dir.to_path_buf(), format!("{}: {e}", dir.display())));
             return;
         }
     };
@@ -561,8 +566,8 @@ fn is_map_file(path: &Path) -> bool {
     if read.is_err() {
         return is_map;
     }
-    let binary = head.contains(&0)
-        || std::str::from_utf8(&head).is_err_and(|e| e.error_len().is_some());
+    let binary =
+        head.contains(&0) || std::str::from_utf8(&head).is_err_and(|e| e.error_len().is_some());
     if head.iter().all(u8::is_ascii_whitespace) || binary {
         return is_map;
     }
@@ -770,7 +775,9 @@ impl MapsProgress {
                     (Some(result), None) => result.to_string(),
                     (None, _) => "solved (no start)".to_string(),
                 };
-                let seconds = row.seconds.map_or_else(String::new, |s| format!(" ({s:.2} s)"));
+                let seconds = row
+                    .seconds
+                    .map_or_else(String::new, |s| format!(" ({s:.2} s)"));
                 eprintln!("[{done}/{total}] {}: {what}{seconds}", row.path);
             }
         }

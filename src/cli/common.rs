@@ -19,6 +19,8 @@ pub(crate) enum EngineArg {
     Sequential,
     /// rayon workers, atomic updates (the default with more than one core).
     Parallel,
+    /// Value-only sweeps for maps larger than memory (no distances).
+    Sweep,
     /// Store the whole graph (forward and reverse CSR, built on --threads
     /// workers), then propagate sequentially: the classic baseline.
     Explicit,
@@ -180,6 +182,7 @@ impl EngineFlags {
             Some(EngineArg::Sequential) => Engine::Sequential,
             Some(EngineArg::Parallel) => Engine::Parallel,
             Some(EngineArg::Explicit) => Engine::Explicit,
+            Some(EngineArg::Sweep) => Engine::Sweep,
             None if threads > 1 => Engine::Parallel,
             None => Engine::Sequential,
         };

@@ -6,6 +6,7 @@
 //! resource error), 2 usage or input error (clap's own status for bad flags).
 
 mod batch;
+mod bench;
 mod common;
 mod graph;
 mod output;
@@ -34,6 +35,9 @@ enum Command {
     /// Solve every map under some directories with the same flags; one
     /// result row per map (JSON Lines or CSV), resumable.
     Batch(batch::BatchArgs),
+    /// Compare engines (explicit graph vs on the fly) on the same maps:
+    /// build and solve time, states/s, edges, peak memory; checks agreement.
+    Bench(bench::BenchArgs),
     /// Solve a directed game graph given as an edge list (`u v` per line).
     Graph(graph::GraphArgs),
     #[command(flatten)]
@@ -67,6 +71,7 @@ pub(crate) fn main() -> i32 {
     let result = match args.command {
         Command::Solve(a) => solve::run(a),
         Command::Batch(a) => batch::run(a),
+        Command::Bench(a) => bench::run(a),
         Command::Graph(a) => graph::run(a),
         Command::Toolkit(c) => toolkit::run(c),
     };

@@ -54,6 +54,8 @@ pub(crate) struct SolveReport {
     pub(crate) counts: CountsJson,
     /// Propagation levels (the largest distance to end of a decided state).
     pub(crate) levels: u32,
+    /// Sweeps of the sweep engine (0 for the level engines).
+    pub(crate) sweeps: u32,
     /// Engine name.
     pub(crate) engine: &'static str,
     /// Worker threads.

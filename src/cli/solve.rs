@@ -8,10 +8,10 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
-    load_map, solve, Backing, Board, CopsAndThief, Game, Outcome, SolveOptions, Solution, Turn,
+    load_map, solve, Backing, Board, Engine, CopsAndThief, Game, Outcome, SolveOptions, Solution, Turn,
 };
 
-use super::common::{human_bytes, peak_memory, EngineConfig, EngineFlags, GameArgs};
+use super::common::{human_bytes, peak_memory, EngineConfig, EngineFlags, GameArgs, UsageError};
 use super::output::{write_atomically, SolveReport};
 use super::progress::Reporter;
 use super::Failure;
@@ -42,6 +42,12 @@ pub(crate) struct SolveArgs {
 /// Runs `solve`; returns the exit status.
 pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
     let config = args.engine.resolve()?;
+    if config.engine == Engine::Sweep && (args.dte_table || args.dump.is_some()) {
+        return Err(UsageError(
+            "--engine sweep computes values only: --dte-table and --dump need a level engine (sequential or parallel)".into(),
+        )
+        .into());
+    }
     let reporter = Reporter::new(args.quiet, "solving");
     let solved = solve_map(
         &args.map,
@@ -135,6 +141,7 @@ pub(crate) fn solve_map(
         states: game.state_count(),
         counts: counts.into(),
         levels: solution.levels(),
+        sweeps: solution.sweeps(),
         engine: config.engine.as_str(),
         threads: config.threads,
         seconds,
@@ -168,11 +175,15 @@ fn print_text(out: &mut impl Write, r: &SolveReport) -> std::io::Result<()> {
     )?;
     writeln!(
         out,
-        "engine: {} ({} thread{}), {} levels",
+        "engine: {} ({} thread{}), {}",
         r.engine,
         r.threads,
         if r.threads == 1 { "" } else { "s" },
-        r.levels
+        if r.sweeps > 0 {
+            format!("{} sweeps (values only, no distances)", r.sweeps)
+        } else {
+            format!("{} levels", r.levels)
+        }
     )?;
     writeln!(
         out,

@@ -11,7 +11,6 @@ use retrograde::theory::compound::{
     conjunctive, disjunctive, remoteness, selective, CompoundMove, ConjunctiveGame,
 };
 use retrograde::theory::empty_cell::parse_contest;
-use retrograde::theory::grundy::grundy_of_acyclic;
 use retrograde::theory::nim::{nim_sum, winning_moves};
 use retrograde::theory::piece::PieceGame;
 use retrograde::theory::subtraction::SubtractionGame;
@@ -432,7 +431,7 @@ fn grundy(args: &GrundyArgs, out: &mut impl Write) -> Result<()> {
         )));
     }
     let game = PieceGame::new(args.rows, args.cols, &args.moves.0).map_err(|e| usage(e.to_string()))?;
-    let values = grundy_of_acyclic(&game).map_err(|e| match e {
+    let values = game.grundy_values().map_err(|e| match e {
         retrograde::theory::grundy::GrundyError::Cycle { state } => {
             let (r, c) = game.coord(state);
             usage(format!(

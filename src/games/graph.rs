@@ -28,7 +28,9 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::csr::{available_memory, bucket, graph_bytes, EdgeScan, ExplicitGraph};
+use crate::csr::{
+    available_memory, bucket, bucket_scratch_bytes, graph_bytes, EdgeScan, ExplicitGraph,
+};
 use crate::error::{Error, Result};
 use crate::storage::{Backing, Region};
 use crate::Outcome;
@@ -203,14 +205,16 @@ impl Pairs {
 }
 
 impl EdgeScan for [Pairs] {
-    fn scan(&self, mut f: impl FnMut(u64, u64)) {
-        for pairs in self {
-            match pairs {
-                Pairs::Narrow(p) => p
-                    .iter()
-                    .for_each(|&[u, v]| f(u64::from(u), u64::from(v))),
-                Pairs::Wide(p) => p.iter().for_each(|&[u, v]| f(u, v)),
-            }
+    fn pieces(&self) -> usize {
+        self.len()
+    }
+
+    fn scan_piece(&self, p: usize, mut f: impl FnMut(u64, u64)) {
+        match &self[p] {
+            Pairs::Narrow(pairs) => pairs
+                .iter()
+                .for_each(|&[u, v]| f(u64::from(u), u64::from(v))),
+            Pairs::Wide(pairs) => pairs.iter().for_each(|&[u, v]| f(u, v)),
         }
     }
 }
@@ -371,7 +375,7 @@ impl<'p> Parser<'p> {
                         h.line,
                         h.column,
                         format!(
-                            "the `p` line declares {} edges but the file has {edges} edge lines",
+                            "the `p` line declares {} edges but the file has {edges}",
                             h.edges
                         ),
                     ));
@@ -380,7 +384,7 @@ impl<'p> Parser<'p> {
             }
             None => self.max_id.map_or(0, |m| m + 1),
         };
-        let needed = graph_bytes(vertices, edges);
+        let needed = graph_bytes(vertices, edges).saturating_add(bucket_scratch_bytes(edges));
         let available = available_memory();
         if needed > available {
             return Err(Error::TooLarge {
@@ -407,19 +411,23 @@ impl<'p> Parser<'p> {
                 first_error = Some((line, column, message));
             }
         };
+        let mut first = 0;
         for (k, f) in fixed.iter().enumerate() {
             let value = f.value.as_str();
-            match k.checked_sub(1).map(|p| fixed[p]) {
-                Some(first) if first.vertex == f.vertex => {
-                    if first.value != f.value {
+            if fixed[first].vertex != f.vertex {
+                first = k;
+            }
+            match fixed[first] {
+                head if head.line != f.line => {
+                    if head.value != f.value {
                         report(
                             f.line,
                             f.column,
                             format!(
                                 "vertex {} is fixed as {value} here but as {} at line {}",
                                 f.vertex,
-                                first.value.as_str(),
-                                first.line
+                                head.value.as_str(),
+                                head.line
                             ),
                         );
                     }
@@ -777,5 +785,55 @@ impl<'a> Scan<'a> {
             column: self.column(at),
             message: message.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Game;
+
+    /// Parses through `read_blocks` with a tiny block, so lines, the header
+    /// and comments fall on block boundaries.
+    fn parse_in_blocks(text: &str, block: usize) -> Result<ExplicitGraph> {
+        let mut parser = Parser::new("blocks");
+        read_blocks(text.as_bytes(), block, &mut parser, |source| Error::Io {
+            path: "blocks".into(),
+            source,
+        })?;
+        parser.finish(Convention::Normal)
+    }
+
+    #[test]
+    fn blocks_give_the_same_graph_and_error_positions() {
+        let text = "# a comment longer than a block\n\n# another\np 5 6\n0 1\n1 2 # c\n2 0\n\
+                    3 3\n3 4\n10000 1\nwin 4\n";
+        let whole = parse_graph(text.as_bytes(), "blocks", Convention::Normal);
+        let expected = whole.unwrap_err().to_string();
+        assert_eq!(expected, "blocks:10:1: vertex 10000 is out of range: the `p` line declares 5 vertices (ids 0 to 4)");
+        let good = text.replace("10000 1\n", "").replace("p 5 6", "p 5 5");
+        let reference = parse_graph(good.as_bytes(), "blocks", Convention::Normal).unwrap();
+        for block in [1, 2, 3, 5, 8, 13, 64] {
+            assert_eq!(parse_in_blocks(text, block).unwrap_err().to_string(), expected);
+            let graph = parse_in_blocks(&good, block).unwrap();
+            assert_eq!(graph.edge_count(), 5);
+            for v in 0..5 {
+                assert_eq!(graph.initial(v), reference.initial(v));
+                assert_eq!(
+                    graph.forward().neighbors(v).collect::<Vec<_>>(),
+                    reference.forward().neighbors(v).collect::<Vec<_>>()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn wide_ids_are_kept_whole() {
+        let mut pairs = Pairs::Narrow(Vec::new());
+        pairs.push(1, 2);
+        pairs.push(1 << 40, 3);
+        let mut seen = Vec::new();
+        [pairs].scan_piece(0, |u, v| seen.push((u, v)));
+        assert_eq!(seen, vec![(1, 2), (1 << 40, 3)]);
     }
 }

@@ -9,7 +9,7 @@
 //! refused rather than left to the OOM killer.
 
 use super::{estimate, solve as solve_game, Engine, SolveOptions, Solution};
-use crate::csr::{available_memory, count_edges, graph_bytes, ExplicitGraph};
+use crate::csr::{available_memory, bucket_scratch_bytes, count_edges, graph_bytes, ExplicitGraph};
 use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::storage::Backing;
@@ -27,14 +27,17 @@ pub(super) fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solu
         let states = game.state_count();
         let edges = count_edges(game);
         let graph = graph_bytes(states, edges);
-        let arrays = estimate(game, &sequential).total();
+        // The build's scratch is freed before the solve arrays exist.
+        let arrays = estimate(game, &sequential)
+            .total()
+            .max(bucket_scratch_bytes(edges));
         let needed = graph.saturating_add(arrays);
         let available = options.memory_limit.unwrap_or_else(available_memory);
         if needed > available {
             return Err(Error::TooLarge {
                 what: format!(
                     "the explicit graph ({states} states, {edges} edges: {graph} bytes) \
-                     plus the solve arrays ({arrays} bytes)"
+                     plus the build scratch or solve arrays ({arrays} bytes)"
                 ),
                 needed,
                 available,

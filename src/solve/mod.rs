@@ -37,6 +37,11 @@ pub enum Engine {
     /// [`Error::TooLarge`] when the graph would not fit (see
     /// [`SolveOptions::with_memory_limit`]).
     Explicit,
+    /// Value-only sweeps for arrays larger than memory: bands of the state
+    /// array are drained to completion in alternating forward and backward
+    /// sweeps, in parallel stripes. Same values as the level engines; no
+    /// distances (the start's distance is not reported).
+    Sweep,
 }
 
 impl Engine {
@@ -47,6 +52,7 @@ impl Engine {
             Engine::Sequential => "sequential",
             Engine::Parallel => "parallel",
             Engine::Explicit => "explicit",
+            Engine::Sweep => "sweep",
         }
     }
 }
@@ -99,7 +105,8 @@ impl<'a> SolveOptions<'a> {
         self
     }
 
-    /// Store every state's distance to end (a u16 per state).
+    /// Store every state's distance to end (a u16 per state). Ignored by
+    /// [`Engine::Sweep`], which computes no distances.
     #[must_use]
     pub fn with_dte_table(mut self, yes: bool) -> Self {
         self.dte_table = yes;
@@ -179,8 +186,14 @@ pub fn estimate(game: &impl Game, options: &SolveOptions<'_>) -> Estimate {
     let words = n.div_ceil(64);
     Estimate {
         cells: n * cell,
-        frontiers: 2 * 8 * (words + words.div_ceil(64)),
-        dte: if options.dte_table { 2 * n } else { 0 },
+        frontiers: if options.engine == Engine::Sweep { 1 } else { 2 }
+            * 8
+            * (words + words.div_ceil(64)),
+        dte: if options.dte_table && options.engine != Engine::Sweep {
+            2 * n
+        } else {
+            0
+        },
         // Needs the edge count: one pass over the move counts.
         graph: if options.engine == Engine::Explicit {
             crate::csr::explicit_estimate(game)
@@ -234,6 +247,7 @@ pub struct Solution {
     levels: u32,
     tracked: Option<(u64, Option<Dte>)>,
     deepest: [Option<(Dte, u64)>; 2],
+    sweeps: u32,
     bytes: u64,
 }
 
@@ -293,6 +307,12 @@ impl Solution {
         self.deepest.get(side).copied().flatten()
     }
 
+    /// Sweeps made by [`Engine::Sweep`] (0 for the other engines).
+    #[must_use]
+    pub fn sweeps(&self) -> u32 {
+        self.sweeps
+    }
+
     /// Bytes of per-state arrays the solve allocated.
     #[must_use]
     pub fn bytes(&self) -> u64 {
@@ -343,9 +363,11 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
     }
     let n = game.state_count();
     let backing = &options.backing;
-    let next = Frontier::new(n, backing)?;
+    // The sweep engine keeps one pending set and no distances.
+    let sweep = options.engine == Engine::Sweep;
+    let next = Frontier::new(if sweep { 0 } else { n }, backing)?;
     let cur = Frontier::new(n, backing)?;
-    let dte = if options.dte_table {
+    let dte = if options.dte_table && !sweep {
         Some(Region::zeroed::<AtomicU16>(n, backing, "distance table")?)
     } else {
         None
@@ -401,7 +423,7 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
     };
     let result = match options.engine {
         Engine::Sequential | Engine::Explicit => run(&work),
-        Engine::Parallel => {
+        Engine::Parallel | Engine::Sweep => {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(options.threads)
                 .build()
@@ -420,6 +442,7 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
         levels: result.levels,
         tracked: options.track.map(|s| (s, result.tracked_dte)),
         deepest: result.deepest,
+        sweeps: result.sweeps,
         bytes,
     })
 }

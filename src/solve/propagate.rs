@@ -50,6 +50,8 @@ pub(super) struct Outcomes {
     /// Per side: the last level at which a state of that side was decided
     /// and the smallest such state.
     pub(super) deepest: [Option<(Dte, u64)>; 2],
+    /// Sweeps of the sweep engine (0 for the level engines).
+    pub(super) sweeps: u32,
 }
 
 /// What one pass over (part of) a level decided.
@@ -85,7 +87,7 @@ impl Decided {
 
 impl<G: Game> Work<'_, G> {
     pub(super) fn run<C: Cells + ?Sized>(&self, cells: &C, engine: Engine) -> Outcomes {
-        let parallel = engine == Engine::Parallel;
+        let parallel = matches!(engine, Engine::Parallel | Engine::Sweep);
         let n = self.game.state_count();
         let chunks = n.div_ceil(INIT_CHUNK);
         // Init chunks cover whole summary words, so no two tasks share a
@@ -114,6 +116,9 @@ impl<G: Game> Work<'_, G> {
         let mut deepest = [None; 2];
         let stripe = self.stripe_len();
         let band = self.band_len(stripe);
+        if engine == Engine::Sweep {
+            return self.run_sweeps(cells, in_level, parallel, stripe, band);
+        }
         let mut decided = 0;
         let mut level = 0u32;
         let mut tracked_dte = None;
@@ -163,6 +168,117 @@ impl<G: Game> Work<'_, G> {
             levels: level.saturating_sub(1),
             tracked_dte,
             deepest,
+            sweeps: 0,
+        }
+    }
+
+    /// The value-only engine: instead of one pass over the whole array per
+    /// level, sweeps bands of the array alternately forwards and backwards
+    /// and drains, inside each band, every pending state before moving on
+    /// (states decided ahead of the sweep are handled later in the same
+    /// sweep, those behind it in the next one). Values are the unique
+    /// fixpoint whatever the order; distances are not computed. Out of core
+    /// this turns hundreds of whole-array passes into a few sequential ones.
+    fn run_sweeps<C: Cells + ?Sized>(
+        &self,
+        cells: &C,
+        initial: Decided,
+        parallel: bool,
+        stripe: Option<usize>,
+        band: Option<usize>,
+    ) -> Outcomes {
+        let pending = &self.frontiers[0];
+        let n = self.game.state_count();
+        let len = pending.summary_len();
+        let radius = self.game.predecessor_radius().unwrap_or(n);
+        let band = band.or(stripe.map(|_| len)).unwrap_or(len).max(1);
+        let bands: Vec<Range<usize>> = (0..len)
+            .step_by(band)
+            .map(|b0| b0..(b0 + band).min(len))
+            .collect();
+        let mut decided = initial.count;
+        let mut sweeps = 0u32;
+        while pending.any(0..len) {
+            let forward = sweeps % 2 == 0;
+            // Pages outside [low, high) have been released in this sweep.
+            let (mut low, mut high) = (0, n);
+            let order: Vec<&Range<usize>> = if forward {
+                bands.iter().collect()
+            } else {
+                bands.iter().rev().collect()
+            };
+            for b in order {
+                while pending.any(b.clone()) {
+                    let got = match stripe {
+                        Some(stripe) => self.band_pass::<C>(cells, pending, b.clone(), stripe, parallel),
+                        None => self.drain::<C, false>(cells, pending, pending, 0, b.clone()),
+                    };
+                    decided += got.count;
+                }
+                if self.window.is_some() {
+                    let start = b.start as u64 * STATES_PER_SUMMARY_WORD;
+                    let end = (b.end as u64 * STATES_PER_SUMMARY_WORD).min(n);
+                    if forward {
+                        let safe = end.saturating_sub(radius);
+                        if safe > low {
+                            self.release(low..safe);
+                            low = safe;
+                        }
+                    } else {
+                        let safe = start.saturating_add(radius).min(n);
+                        if safe < high {
+                            self.release(safe..high);
+                            high = safe;
+                        }
+                    }
+                }
+            }
+            self.release(low..high);
+            sweeps += 1;
+            if let Some(observe) = self.observer {
+                observe(&Progress {
+                    level: sweeps,
+                    decided_in_level: 0,
+                    decided,
+                    states: n,
+                });
+            }
+        }
+        Outcomes {
+            levels: 0,
+            tracked_dte: None,
+            deepest: [None; 2],
+            sweeps,
+        }
+    }
+
+    /// One pass over band `b` of the pending set, in three phases of
+    /// stripes (see `level_banded`); states it decides join the same set.
+    fn band_pass<C: Cells + ?Sized>(
+        &self,
+        cells: &C,
+        pending: &Frontier,
+        b: Range<usize>,
+        stripe: usize,
+        parallel: bool,
+    ) -> Decided {
+        let stripes = (b.end - b.start).div_ceil(stripe);
+        let run = |i: usize| {
+            let range = b.start + i * stripe..(b.start + (i + 1) * stripe).min(b.end);
+            self.drain::<C, false>(cells, pending, pending, 0, range)
+        };
+        if parallel {
+            (0..3)
+                .map(|phase| {
+                    (phase..stripes)
+                        .into_par_iter()
+                        .step_by(3)
+                        .map(run)
+                        .reduce(|| Decided::NONE, Decided::merge)
+                })
+                .fold(Decided::NONE, Decided::merge)
+        } else {
+            (0..stripes).map(run).fold(Decided::NONE, Decided::merge)
         }
     }
 

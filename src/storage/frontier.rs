@@ -99,6 +99,13 @@ impl Frontier {
         }
     }
 
+    /// Whether any state whose summary word lies in `range` is present.
+    pub(crate) fn any(&self, range: Range<usize>) -> bool {
+        self.summary.atomics::<AtomicU64>()[range]
+            .iter()
+            .any(|w| w.load(Relaxed) != 0)
+    }
+
     /// Drops resident pages of the bitmap for states in `range` (scratch
     /// backing only; see [`Region::release`]).
     pub(crate) fn release(&self, range: std::ops::Range<u64>) {

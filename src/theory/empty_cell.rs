@@ -86,10 +86,13 @@ pub struct IllegalMove {
 /// # Example
 /// ```
 /// use retrograde::theory::empty_cell::EmptyCellGame;
-/// // The first player pulls in the O; then X has no piece next to the hole.
-/// let game = EmptyCellGame::parse_board(&[".O", "OX"]).unwrap();
-/// assert_eq!(game.verdicts(&[(0, 1), (1, 1)]).unwrap_err().index, 1);
-/// assert_eq!(game.verdicts(&[(0, 1)]).unwrap(), vec![true]);
+/// // The empty cell walks the path X O . O X O; the player to move wins iff
+/// // its cell is in every maximum matching of the unvisited rest.
+/// let game = EmptyCellGame::parse_board(&["XO.OXO"]).unwrap();
+/// assert_eq!(game.verdicts(&[(0, 1), (0, 0)]).unwrap(), vec![true, true]);
+/// assert_eq!(game.verdicts(&[(0, 3), (0, 4)]).unwrap(), vec![true, false]);
+/// // After O slides left, the cell right of the hole holds that O: X may not move it.
+/// assert_eq!(game.verdicts(&[(0, 1), (0, 2)]).unwrap_err().index, 1);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EmptyCellGame {
@@ -235,11 +238,11 @@ impl EmptyCellGame {
     /// # Example
     /// ```
     /// use retrograde::theory::empty_cell::EmptyCellGame;
-    /// // O can win by pulling in (0, 1), after which X has no move; pulling
-    /// // in (1, 0) instead lets X reply and leaves O stuck.
-    /// let game = EmptyCellGame::parse_board(&[".O", "OX"]).unwrap();
-    /// assert_eq!(game.verdicts(&[(1, 0), (1, 1)]).unwrap(), vec![true, true]);
-    /// assert_eq!(game.mistakes(&[(1, 0), (1, 1)]).unwrap(), vec![1]);
+    /// // O wins by sliding in the right-hand O (X must answer from the
+    /// // right and O takes the last move); sliding in the left one loses.
+    /// let game = EmptyCellGame::parse_board(&["XO.OXO"]).unwrap();
+    /// assert_eq!(game.mistakes(&[(0, 1), (0, 0)]).unwrap(), vec![1]);
+    /// assert_eq!(game.mistakes(&[(0, 3), (0, 4)]).unwrap(), Vec::<usize>::new());
     /// ```
     pub fn mistakes(&self, record: &[(usize, usize)]) -> Result<Vec<usize>, IllegalMove> {
         let verdicts = self.verdicts(record)?;
@@ -328,9 +331,10 @@ impl ContestInput {
     /// # Example
     /// ```
     /// use retrograde::theory::empty_cell::parse_contest;
-    /// let input = parse_contest("2 2\n.O\nOX\n1\n2 1\n2 2\n", "game.txt").unwrap();
+    /// let input = parse_contest("1 6\nXO.OXO\n1\n1 2\n1 1\n", "game.txt").unwrap();
     /// assert_eq!(input.mistakes().unwrap(), vec![1]);
-    /// let bad = parse_contest("2 2\n.O\nOX\n1\n2 2\n1 1\n", "game.txt").unwrap();
+    /// // The second move names the O that just moved.
+    /// let bad = parse_contest("1 6\nXO.OXO\n1\n1 2\n1 3\n", "game.txt").unwrap();
     /// assert!(bad.mistakes().unwrap_err().to_string().starts_with("game.txt:5:1:"));
     /// ```
     pub fn mistakes(&self) -> Result<Vec<usize>, Error> {

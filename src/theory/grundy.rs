@@ -52,7 +52,7 @@ pub enum GrundyError {
 /// use retrograde::theory::grundy::mex;
 /// assert_eq!(mex(&mut vec![0, 1, 3]), 2);
 /// assert_eq!(mex(&mut vec![]), 0);
-/// assert_eq!(mex(&mut (0..100).collect()), 100);
+/// assert_eq!(mex(&mut (0..100).collect::<Vec<u32>>()), 100);
 /// ```
 #[must_use]
 pub fn mex(values: &mut [u32]) -> u32 {

@@ -7,6 +7,7 @@
 //! [`grundy_of_acyclic`](super::grundy::grundy_of_acyclic).
 
 use crate::game::{Game, Initial};
+use crate::theory::grundy::{grundy_of_acyclic, mex, GrundyError};
 use crate::Outcome;
 
 /// Why a board cannot be built.
@@ -121,6 +122,91 @@ impl PieceGame {
         let c = (col as i64).checked_add(dc)?;
         (r >= 0 && c >= 0 && (r as u64) < self.rows as u64 && (c as u64) < self.cols as u64)
             .then_some((r as usize, c as usize))
+    }
+
+    /// A linear potential `(a, b)`: every offset that fits on the board
+    /// lowers `a * row + b * col`, so sorting cells by it is a topological
+    /// order. The search tries small weights and keeps the one with the
+    /// fewest distinct values on the board. `None` when no small potential
+    /// exists (the offsets may then allow a cycle, or be acyclic only
+    /// because of the board's edges).
+    #[must_use]
+    pub fn potential(&self) -> Option<(i64, i64)> {
+        const REACH: i64 = 16;
+        let fitting: Vec<(i64, i64)> = self
+            .offsets
+            .iter()
+            .copied()
+            .filter(|&(dr, dc)| dr.unsigned_abs() < self.rows as u64 && dc.unsigned_abs() < self.cols as u64)
+            .collect();
+        let span = |a: i64, b: i64| {
+            a.unsigned_abs() as u128 * (self.rows as u128 - 1) + b.unsigned_abs() as u128 * (self.cols as u128 - 1)
+        };
+        (-REACH..=REACH)
+            .flat_map(|a| (-REACH..=REACH).map(move |b| (a, b)))
+            .filter(|&(a, b)| fitting.iter().all(|&(dr, dc)| a * dr + b * dc < 0))
+            .min_by_key(|&(a, b)| (span(a, b), a.unsigned_abs() + b.unsigned_abs()))
+    }
+
+    /// Grundy value of every cell (indexed by state), computed in the order
+    /// of a linear [`potential`](PieceGame::potential) when there is one (a
+    /// cache-friendly sweep), else by
+    /// [`grundy_of_acyclic`](super::grundy::grundy_of_acyclic).
+    ///
+    /// # Errors
+    /// [`GrundyError::Cycle`] naming a cell on a cycle when the moves allow
+    /// endless play.
+    ///
+    /// # Example
+    /// ```
+    /// use retrograde::theory::piece::PieceGame;
+    /// let game = PieceGame::new(8, 8, &[(-2, 1), (-2, -1), (1, -2), (-1, -2)]).unwrap();
+    /// assert_eq!(game.potential(), Some((1, 1)));
+    /// assert_eq!(&game.grundy_values().unwrap()[..8], &[0, 0, 1, 1, 0, 0, 1, 1]);
+    /// ```
+    pub fn grundy_values(&self) -> Result<Vec<u32>, GrundyError> {
+        let Some((a, b)) = self.potential() else {
+            return grundy_of_acyclic(self);
+        };
+        let n = self.rows * self.cols;
+        // Counting sort of the cells by potential, shifted to start at 0.
+        let low = a.min(0) * (self.rows as i64 - 1) + b.min(0) * (self.cols as i64 - 1);
+        let key = |r: usize, c: usize| (a * r as i64 + b * c as i64 - low) as usize;
+        let buckets = key(
+            if a > 0 { self.rows - 1 } else { 0 },
+            if b > 0 { self.cols - 1 } else { 0 },
+        ) + 1;
+        let mut start = vec![0u32; buckets + 1];
+        for r in 0..self.rows {
+            for c in 0..self.cols {
+                start[key(r, c) + 1] += 1;
+            }
+        }
+        for i in 0..buckets {
+            start[i + 1] += start[i];
+        }
+        let mut order = vec![0u32; n];
+        for r in 0..self.rows {
+            for c in 0..self.cols {
+                let slot = &mut start[key(r, c)];
+                order[*slot as usize] = (r * self.cols + c) as u32;
+                *slot += 1;
+            }
+        }
+        drop(start);
+        let mut values = vec![0u32; n];
+        let mut options: Vec<u32> = Vec::with_capacity(self.offsets.len());
+        for &s in &order {
+            let at = (s as usize / self.cols, s as usize % self.cols);
+            options.clear();
+            for &d in &self.offsets {
+                if let Some((r, c)) = self.step(at, d) {
+                    options.push(values[r * self.cols + c]);
+                }
+            }
+            values[s as usize] = mex(&mut options);
+        }
+        Ok(values)
     }
 }
 
