@@ -147,4 +147,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except BrokenPipeError:
+        # `| head` closed stdout: not an error worth a traceback.
+        sys.stderr.close()

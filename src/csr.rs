@@ -230,7 +230,9 @@ impl Csr {
             .map(|k| {
                 let range = k * CHUNK..((k + 1) * CHUNK).min(self.vertices);
                 range
-                    .map(|v| offsets[v as usize + 1].load(Relaxed) - offsets[v as usize].load(Relaxed))
+                    .map(|v| {
+                        offsets[v as usize + 1].load(Relaxed) - offsets[v as usize].load(Relaxed)
+                    })
                     .max()
                     .unwrap_or(0)
             })
@@ -242,7 +244,13 @@ impl Csr {
     /// The reverse graph: an edge `v -> u` for every edge `u -> v`, each
     /// predecessor list sorted (see the module docs).
     fn transpose(&self, backing: &Backing, what: &str) -> Result<Csr> {
-        bucket(&Transposed::new(self), self.vertices, self.edges, backing, what)
+        bucket(
+            &Transposed::new(self),
+            self.vertices,
+            self.edges,
+            backing,
+            what,
+        )
     }
 }
 
@@ -327,11 +335,22 @@ impl EdgeScan for Transposed<'_> {
             }
         }
         let csr = self.csr;
-        let sources = p as u64 * self.per_piece..((p as u64 + 1) * self.per_piece).min(csr.vertices);
+        let sources =
+            p as u64 * self.per_piece..((p as u64 + 1) * self.per_piece).min(csr.vertices);
         if csr.wide {
-            walk(csr.offsets(), csr.targets.atomics::<AtomicU64>(), sources, &mut f);
+            walk(
+                csr.offsets(),
+                csr.targets.atomics::<AtomicU64>(),
+                sources,
+                &mut f,
+            );
         } else {
-            walk(csr.offsets(), csr.targets.atomics::<AtomicU32>(), sources, &mut f);
+            walk(
+                csr.offsets(),
+                csr.targets.atomics::<AtomicU32>(),
+                sources,
+                &mut f,
+            );
         }
     }
 }
@@ -585,9 +604,17 @@ impl ExplicitGraph {
             });
         }
         if forward.wide {
-            fill(game, forward.offsets(), forward.targets.atomics::<AtomicU64>());
+            fill(
+                game,
+                forward.offsets(),
+                forward.targets.atomics::<AtomicU64>(),
+            );
         } else {
-            fill(game, forward.offsets(), forward.targets.atomics::<AtomicU32>());
+            fill(
+                game,
+                forward.offsets(),
+                forward.targets.atomics::<AtomicU32>(),
+            );
         }
         let reverse = forward.transpose(backing, "reverse")?;
         Ok(ExplicitGraph {
@@ -740,27 +767,6 @@ pub fn explicit_estimate(game: &impl Game) -> u64 {
     graph_bytes(game.state_count(), count_edges(game))
 }
 
-/// Memory this process may still use, in bytes: the kernel's MemAvailable,
-/// lowered to the room left under a cgroup v2 memory limit when there is
-/// one; `u64::MAX` when neither can be read.
-pub(crate) fn available_memory() -> u64 {
-    fn read_u64(path: &str) -> Option<u64> {
-        std::fs::read_to_string(path).ok()?.trim().parse().ok()
-    }
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok().and_then(|text| {
-        let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-        Some(kib * 1024)
-    });
-    let cgroup = read_u64("/sys/fs/cgroup/memory.max")
-        .map(|max| max.saturating_sub(read_u64("/sys/fs/cgroup/memory.current").unwrap_or(0)));
-    match (meminfo, cgroup) {
-        (Some(a), Some(b)) => a.min(b),
-        (Some(a), None) | (None, Some(a)) => a,
-        (None, None) => u64::MAX,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -774,7 +780,11 @@ mod tests {
         }
         fn scan_piece(&self, p: usize, mut f: impl FnMut(u64, u64)) {
             let half = self.0.len() / 2;
-            let piece = if p == 0 { &self.0[..half] } else { &self.0[half..] };
+            let piece = if p == 0 {
+                &self.0[..half]
+            } else {
+                &self.0[half..]
+            };
             for &(k, v) in piece {
                 f(k, v);
             }

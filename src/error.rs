@@ -21,7 +21,7 @@ pub enum Error {
         message: String,
     },
     /// A file could not be read or written.
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io {
         /// The file involved.
         path: PathBuf,
@@ -50,7 +50,7 @@ pub enum Error {
         hint: String,
     },
     /// The operating system refused to map memory or a scratch file.
-    #[error("cannot allocate {bytes} bytes for {what}: {source}")]
+    #[error("cannot allocate {bytes} bytes for {what}")]
     Alloc {
         /// What the allocation was for.
         what: String,
@@ -63,11 +63,15 @@ pub enum Error {
 }
 
 impl Error {
-    /// True for errors caused by the user's input (bad map, bad placement),
-    /// as opposed to resources; the CLI exits with status 2 for these.
+    /// True for errors caused by the user's input (a bad or unreadable
+    /// file, a bad placement), as opposed to resources; the CLI exits with
+    /// status 2 for these.
     #[must_use]
     pub fn is_input_error(&self) -> bool {
-        matches!(self, Error::Parse { .. } | Error::Placement { .. })
+        matches!(
+            self,
+            Error::Parse { .. } | Error::Placement { .. } | Error::Io { .. }
+        )
     }
 }
 

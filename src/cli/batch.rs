@@ -802,6 +802,7 @@ struct Collector<'a> {
 }
 
 impl Collector<'_> {
+    /// Takes one finished row.
     fn add(&self, row: Row) {
         if let Err(e) = self.sink.append(&row) {
             self.stop.store(true, Ordering::Relaxed);
@@ -812,6 +813,7 @@ impl Collector<'_> {
         self.rows.lock().expect("rows lock").push(row);
     }
 
+    /// Whether a write failed and no more maps should start.
     fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }

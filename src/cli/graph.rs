@@ -95,6 +95,13 @@ struct QueryReport {
 /// Runs `graph`; returns the exit status.
 pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
     let config = args.engine.resolve()?;
+    if config.engine == Engine::Sweep && (args.query.is_some() || args.dump.is_some()) {
+        return Err(UsageError(
+            "--query and --dump need distances to end, which --engine sweep does not compute"
+                .into(),
+        )
+        .into());
+    }
     let convention = if args.no_move_wins {
         Convention::Misere
     } else {
@@ -133,9 +140,12 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
     let observe = |p: &retrograde::Progress| reporter.observe(p);
     let options = SolveOptions::new(engine)
         .with_threads(config.threads)
-        .with_backing(config.backing.clone())
-        .with_memory_limit(config.memory_limit)
-        .with_dte_table(args.dump.is_some() || args.query.is_some())
+        .with_dte_table(args.dump.is_some() || args.query.is_some());
+    // The per-state arrays go to memory or scratch files as for `solve`.
+    let plan = config.plan(retrograde::estimate(&graph, &options).total())?;
+    let options = options
+        .with_backing(plan.backing)
+        .with_memory_limit(Some(plan.memory_limit))
         .with_observer(&observe);
     let started = Instant::now();
     let solution = solve(&graph, &options).context("solve failed")?;

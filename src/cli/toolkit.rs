@@ -145,7 +145,11 @@ fn subtraction(args: &SubtractionArgs, out: &mut impl Write) -> Result<()> {
             usize::try_from(n)
                 .ok()
                 .filter(|&n| n < 1 << 32)
-                .ok_or_else(|| usage(format!("--upto {n} lists too many heaps; use --heap for one huge heap")))
+                .ok_or_else(|| {
+                    usage(format!(
+                        "--upto {n} lists too many heaps; use --heap for one huge heap"
+                    ))
+                })
         })
         .transpose()?;
     let moves = game.moves().to_vec();
@@ -280,10 +284,7 @@ fn nim(args: &NimArgs, out: &mut impl Write) -> Result<()> {
         writeln!(
             out,
             "  heap {}: take {} ({} -> {})",
-            m.heap,
-            m.take,
-            args.heaps[m.heap],
-            m.leaves
+            m.heap, m.take, args.heaps[m.heap], m.leaves
         )?;
     }
     Ok(())
@@ -356,7 +357,7 @@ fn parse_offsets(text: &str) -> Result<Offsets, String> {
 
 fn parse_cells(text: &str) -> Result<Vec<(usize, usize)>, String> {
     text.split_whitespace()
-        .map(|pair| super::common::parse_coord(pair))
+        .map(super::common::parse_coord)
         .collect()
 }
 
@@ -424,13 +425,18 @@ struct GrundyReport {
 }
 
 fn grundy(args: &GrundyArgs, out: &mut impl Write) -> Result<()> {
-    if args.rows.checked_mul(args.cols).map_or(true, |cells| cells > MAX_CELLS) {
+    if args
+        .rows
+        .checked_mul(args.cols)
+        .map_or(true, |cells| cells > MAX_CELLS)
+    {
         return Err(usage(format!(
             "a {} x {} board is too large: at most {MAX_CELLS} cells (e.g. 4096 x 4096)",
             args.rows, args.cols
         )));
     }
-    let game = PieceGame::new(args.rows, args.cols, &args.moves.0).map_err(|e| usage(e.to_string()))?;
+    let game =
+        PieceGame::new(args.rows, args.cols, &args.moves.0).map_err(|e| usage(e.to_string()))?;
     let values = game.grundy_values().map_err(|e| match e {
         retrograde::theory::grundy::GrundyError::Cycle { state } => {
             let (r, c) = game.coord(state);
@@ -602,7 +608,10 @@ fn write_compound(out: &mut impl Write, r: &GrundyReport) -> io::Result<()> {
     let listed: Vec<String> = pieces
         .iter()
         .map(|p| match p.remoteness {
-            Some(rem) => format!("{},{} (grundy {}, remoteness {rem})", p.row, p.col, p.grundy),
+            Some(rem) => format!(
+                "{},{} (grundy {}, remoteness {rem})",
+                p.row, p.col, p.grundy
+            ),
             None => format!("{},{} (grundy {})", p.row, p.col, p.grundy),
         })
         .collect();

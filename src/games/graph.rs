@@ -28,11 +28,9 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::csr::{
-    available_memory, bucket, bucket_scratch_bytes, graph_bytes, EdgeScan, ExplicitGraph,
-};
+use crate::csr::{bucket, bucket_scratch_bytes, graph_bytes, EdgeScan, ExplicitGraph};
 use crate::error::{Error, Result};
-use crate::storage::{Backing, Region};
+use crate::storage::{available_memory, Backing, Region};
 use crate::Outcome;
 
 /// What a vertex without moves (and not fixed by `win`/`loss`) is worth to
@@ -388,7 +386,10 @@ impl<'p> Parser<'p> {
         let available = available_memory();
         if needed > available {
             return Err(Error::TooLarge {
-                what: format!("the graph of {} ({vertices} vertices, {edges} edges)", self.path),
+                what: format!(
+                    "the graph of {} ({vertices} vertices, {edges} edges)",
+                    self.path
+                ),
                 needed,
                 available,
                 hint: "vertex ids index arrays, so they should be dense: renumber them 0..N-1"
@@ -458,8 +459,11 @@ impl<'p> Parser<'p> {
                 message,
             });
         }
-        let terminal_wins =
-            Region::zeroed::<AtomicU64>(vertices.div_ceil(64), &Backing::Memory, "terminal values")?;
+        let terminal_wins = Region::zeroed::<AtomicU64>(
+            vertices.div_ceil(64),
+            &Backing::Memory,
+            "terminal values",
+        )?;
         let words = terminal_wins.atomics::<AtomicU64>();
         if convention.no_move_value() == Outcome::Win {
             words.par_iter().for_each(|w| w.store(u64::MAX, Relaxed));
@@ -690,7 +694,10 @@ impl<'a> Scan<'a> {
             if digit > 9 {
                 break;
             }
-            match value.checked_mul(10).and_then(|v| v.checked_add(u64::from(digit))) {
+            match value
+                .checked_mul(10)
+                .and_then(|v| v.checked_add(u64::from(digit)))
+            {
                 Some(v) => value = v,
                 None => overflow = true,
             }
@@ -814,7 +821,10 @@ mod tests {
         let good = text.replace("10000 1\n", "").replace("p 5 6", "p 5 5");
         let reference = parse_graph(good.as_bytes(), "blocks", Convention::Normal).unwrap();
         for block in [1, 2, 3, 5, 8, 13, 64] {
-            assert_eq!(parse_in_blocks(text, block).unwrap_err().to_string(), expected);
+            assert_eq!(
+                parse_in_blocks(text, block).unwrap_err().to_string(),
+                expected
+            );
             let graph = parse_in_blocks(&good, block).unwrap();
             assert_eq!(graph.edge_count(), 5);
             for v in 0..5 {

@@ -8,11 +8,11 @@
 //! sized before anything is allocated, and a graph that would not fit is
 //! refused rather than left to the OOM killer.
 
-use super::{estimate, solve as solve_game, Engine, SolveOptions, Solution};
-use crate::csr::{available_memory, bucket_scratch_bytes, count_edges, graph_bytes, ExplicitGraph};
+use super::{estimate, solve as solve_game, Engine, Solution, SolveOptions};
+use crate::csr::{bucket_scratch_bytes, count_edges, graph_bytes, ExplicitGraph};
 use crate::error::{Error, Result};
 use crate::game::Game;
-use crate::storage::Backing;
+use crate::storage::{available_memory, Backing};
 
 /// Solves `game` with [`Engine::Explicit`]: size, refuse or build (on
 /// `options.threads` workers), then propagate sequentially.

@@ -153,7 +153,9 @@ pub fn remoteness(game: &impl Game, engine: Engine) -> Result<Vec<u32>, Compound
     (0..game.state_count())
         .map(|s| match solution.dte(s) {
             None => Err(CompoundError::Draw { state: s }),
-            Some(d) if d.plies() >= u32::from(u16::MAX) => Err(CompoundError::TooRemote { state: s }),
+            Some(d) if d.plies() >= u32::from(u16::MAX) => {
+                Err(CompoundError::TooRemote { state: s })
+            }
             Some(d) => Ok(d.plies()),
         })
         .collect()
@@ -314,12 +316,29 @@ impl<'g, G: Game> ConjunctiveGame<'g, G> {
     /// Calls `f` with every tuple whose piece `i..` states are neighbours
     /// (successors when `forward`) of `digits[i..]`, the lower pieces fixed
     /// in `acc`.
-    fn product(&self, digits: &[u64], i: usize, acc: u64, place: u64, forward: bool, f: &mut dyn FnMut(u64)) {
+    fn product(
+        &self,
+        digits: &[u64],
+        i: usize,
+        acc: u64,
+        place: u64,
+        forward: bool,
+        f: &mut dyn FnMut(u64),
+    ) {
         if i == digits.len() {
             f(acc);
             return;
         }
-        let mut next = |t: u64| self.product(digits, i + 1, acc + t * place, place * self.base, forward, &mut *f);
+        let mut next = |t: u64| {
+            self.product(
+                digits,
+                i + 1,
+                acc + t * place,
+                place * self.base,
+                forward,
+                &mut *f,
+            )
+        };
         if forward {
             self.game.for_each_successor(digits[i], &mut next);
         } else {

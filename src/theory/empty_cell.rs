@@ -108,7 +108,11 @@ impl EmptyCellGame {
     /// # Errors
     /// [`BoardError`] when the count is wrong or there is not exactly one
     /// empty cell.
-    pub fn new(rows: usize, cols: usize, squares: Vec<Square>) -> Result<EmptyCellGame, BoardError> {
+    pub fn new(
+        rows: usize,
+        cols: usize,
+        squares: Vec<Square>,
+    ) -> Result<EmptyCellGame, BoardError> {
         if rows.checked_mul(cols) != Some(squares.len()) || squares.is_empty() {
             return Err(BoardError::Size {
                 rows,
@@ -120,7 +124,10 @@ impl EmptyCellGame {
         if count != 1 {
             return Err(BoardError::EmptyCells { count });
         }
-        let empty = squares.iter().position(|&s| s == Square::Empty).unwrap_or(0);
+        let empty = squares
+            .iter()
+            .position(|&s| s == Square::Empty)
+            .unwrap_or(0);
         Ok(EmptyCellGame {
             rows,
             cols,
@@ -414,9 +421,10 @@ pub fn parse_contest(text: &str, path: &str) -> Result<ContestInput, Error> {
     }
     let game = EmptyCellGame::new(rows, cols, squares).expect("size and empty cell checked");
     let rounds = tokens.number("the number of rounds k")?;
-    let moves = rounds.checked_mul(2).filter(|&m| m <= 1 << 26).ok_or_else(|| {
-        tokens.error_at_last(format!("{rounds} rounds is too many"))
-    })?;
+    let moves = rounds
+        .checked_mul(2)
+        .filter(|&m| m <= 1 << 26)
+        .ok_or_else(|| tokens.error_at_last(format!("{rounds} rounds is too many")))?;
     let mut record = Vec::with_capacity(moves);
     let mut positions = Vec::with_capacity(moves);
     for index in 0..moves {
@@ -508,18 +516,26 @@ impl<'a> Tokens<'a> {
     }
 
     fn next(&mut self, what: &str) -> Result<(&'a str, usize, usize), Error> {
-        let item = self
-            .peek()
-            .ok_or_else(|| self.error(self.end.0, self.end.1, format!("expected {what}, found the end of the file")))?;
+        let item = self.peek().ok_or_else(|| {
+            self.error(
+                self.end.0,
+                self.end.1,
+                format!("expected {what}, found the end of the file"),
+            )
+        })?;
         self.next += 1;
         Ok(item)
     }
 
     fn number(&mut self, what: &str) -> Result<usize, Error> {
         let (token, line, column) = self.next(what)?;
-        token
-            .parse()
-            .map_err(|_| self.error(line, column, format!("expected {what} (a non-negative integer), found `{token}`")))
+        token.parse().map_err(|_| {
+            self.error(
+                line,
+                column,
+                format!("expected {what} (a non-negative integer), found `{token}`"),
+            )
+        })
     }
 }
 
@@ -530,9 +546,18 @@ mod tests {
     #[test]
     fn parse_errors_name_the_place() {
         let err = |text: &str| parse_contest(text, "f").unwrap_err().to_string();
-        assert_eq!(err("2 2\n.O\nOXX\n0\n"), "f:3:1: row 2 has 3 cells, expected 2");
-        assert_eq!(err("2 2\n.O\nO.\n0\n"), "f:3:2: a second empty cell `.`: the board needs exactly one");
-        assert_eq!(err("1 2\n.Q\n0\n"), "f:2:2: unexpected `Q`: cells are `O`, `X` or `.`");
+        assert_eq!(
+            err("2 2\n.O\nOXX\n0\n"),
+            "f:3:1: row 2 has 3 cells, expected 2"
+        );
+        assert_eq!(
+            err("2 2\n.O\nO.\n0\n"),
+            "f:3:2: a second empty cell `.`: the board needs exactly one"
+        );
+        assert_eq!(
+            err("1 2\n.Q\n0\n"),
+            "f:2:2: unexpected `Q`: cells are `O`, `X` or `.`"
+        );
         assert!(err("1 2\n.O\n1\n1 2\n").starts_with("f:4:1: expected the row of move 2"));
         assert!(err("1 2\n.O\n0\n5\n").starts_with("f:4:1: unexpected `5`"));
         assert!(err("1 2\nOO\n0\n").starts_with("f:2:1: the board has no empty cell"));
@@ -548,6 +573,8 @@ mod tests {
         assert!(e.reason.contains("not the mover's piece"), "{e}");
         let e = game.verdicts(&[(0, 1), (5, 0)]).unwrap_err();
         assert_eq!(e.index, 1);
-        assert!(e.to_string().starts_with("move 2 (second player, round 1) at (6, 1): off the"));
+        assert!(e
+            .to_string()
+            .starts_with("move 2 (second player, round 1) at (6, 1): off the"));
     }
 }

@@ -289,7 +289,10 @@ mod tests {
                         stack.extend(&game.succ[t as usize]);
                     }
                 }
-                assert!(seen[state as usize], "{state} is not on a cycle of {cyclic:?}");
+                assert!(
+                    seen[state as usize],
+                    "{state} is not on a cycle of {cyclic:?}"
+                );
             }
         }
     }

@@ -144,7 +144,10 @@ impl Matching {
             Vertex::Left(a) => self.left_mate[a as usize],
             Vertex::Right(b) => self.right_mate[b as usize],
         };
-        (m != NONE).then(|| match v {
+        if m == NONE {
+            return None;
+        }
+        Some(match v {
             Vertex::Left(_) => Vertex::Right(m),
             Vertex::Right(_) => Vertex::Left(m),
         })
@@ -176,12 +179,12 @@ pub fn maximum_matching(graph: &BipartiteGraph) -> Matching {
     loop {
         // Layers of the alternating BFS from every free left vertex.
         queue.clear();
-        for a in 0..left {
-            if matching.left_mate[a] == NONE {
-                dist[a] = 0;
+        for (a, (d, &mate)) in dist.iter_mut().zip(&matching.left_mate).enumerate() {
+            if mate == NONE {
+                *d = 0;
                 queue.push_back(a as u32);
             } else {
-                dist[a] = NONE;
+                *d = NONE;
             }
         }
         let mut reaches_free = false;
@@ -423,7 +426,14 @@ mod tests {
     /// Maximum matching size by exhaustive search over left vertices with a
     /// bitmask of used right vertices, skipping removed vertices.
     fn brute(left: usize, edges: &[(u32, u32)], gone_l: &[bool], gone_r: &[bool]) -> usize {
-        fn go(a: usize, used: u32, left: usize, e: &[(u32, u32)], gl: &[bool], gr: &[bool]) -> usize {
+        fn go(
+            a: usize,
+            used: u32,
+            left: usize,
+            e: &[(u32, u32)],
+            gl: &[bool],
+            gr: &[bool],
+        ) -> usize {
             if a == left {
                 return 0;
             }
@@ -459,7 +469,12 @@ mod tests {
             let right = 1 + (rng.next() % 7) as usize;
             let count = rng.next() % 16;
             let edges: Vec<(u32, u32)> = (0..count)
-                .map(|_| ((rng.next() % left as u64) as u32, (rng.next() % right as u64) as u32))
+                .map(|_| {
+                    (
+                        (rng.next() % left as u64) as u32,
+                        (rng.next() % right as u64) as u32,
+                    )
+                })
                 .collect();
             let graph = BipartiteGraph::new(left, right, &edges);
             let mut gl = vec![false; left];

@@ -104,7 +104,10 @@ impl PieceGame {
     /// If the cell is off the board.
     #[must_use]
     pub fn cell(&self, row: usize, col: usize) -> u64 {
-        assert!(row < self.rows && col < self.cols, "({row}, {col}) is off the board");
+        assert!(
+            row < self.rows && col < self.cols,
+            "({row}, {col}) is off the board"
+        );
         (row * self.cols + col) as u64
     }
 
@@ -137,10 +140,13 @@ impl PieceGame {
             .offsets
             .iter()
             .copied()
-            .filter(|&(dr, dc)| dr.unsigned_abs() < self.rows as u64 && dc.unsigned_abs() < self.cols as u64)
+            .filter(|&(dr, dc)| {
+                dr.unsigned_abs() < self.rows as u64 && dc.unsigned_abs() < self.cols as u64
+            })
             .collect();
         let span = |a: i64, b: i64| {
-            a.unsigned_abs() as u128 * (self.rows as u128 - 1) + b.unsigned_abs() as u128 * (self.cols as u128 - 1)
+            a.unsigned_abs() as u128 * (self.rows as u128 - 1)
+                + b.unsigned_abs() as u128 * (self.cols as u128 - 1)
         };
         (-REACH..=REACH)
             .flat_map(|a| (-REACH..=REACH).map(move |b| (a, b)))
@@ -221,7 +227,12 @@ impl Game for PieceGame {
 
     fn initial(&self, s: u64) -> Initial {
         let at = self.coord(s);
-        match self.offsets.iter().filter(|&&d| self.step(at, d).is_some()).count() {
+        match self
+            .offsets
+            .iter()
+            .filter(|&&d| self.step(at, d).is_some())
+            .count()
+        {
             0 => Initial::Decided(Outcome::Loss),
             k => Initial::Moves(k as u32),
         }
@@ -305,7 +316,10 @@ mod tests {
         }
         let mut walked = Vec::new();
         game.for_each_initial(3..n, |s, i| walked.push((s, i)));
-        assert_eq!(walked, (3..n).map(|s| (s, game.initial(s))).collect::<Vec<_>>());
+        assert_eq!(
+            walked,
+            (3..n).map(|s| (s, game.initial(s))).collect::<Vec<_>>()
+        );
         forward.sort_unstable();
         backward.sort_unstable();
         assert_eq!(forward, backward);

@@ -10,8 +10,10 @@
 //! window equals an earlier window `W(i)` therefore gives the exact shape of
 //! the sequence: it is periodic from `i` with period `j - i`, and no smaller
 //! preperiod or period works (a sequence is periodic with period `T` from `p`
-//! iff its windows are). The same argument on windows of win/loss bits gives
-//! the win/loss pattern's own preperiod and period, which may be shorter.
+//! iff its windows are). The win/loss pattern `g(n) != 0` is then periodic
+//! from the same point with the same period; its own least period is the
+//! least divisor of the Grundy period that holds over one block, and its
+//! least preperiod is found by walking back from the Grundy preperiod.
 
 use std::collections::HashMap;
 
@@ -53,7 +55,9 @@ pub enum SubtractionError {
     #[error("the subtraction set is empty: give at least one move, e.g. 1,3,4")]
     NoMoves,
     /// Zero is not a move: taking nothing would let play go on forever.
-    #[error("0 is not a valid move (taking nothing allows endless play); every move must be at least 1")]
+    #[error(
+        "0 is not a valid move (taking nothing allows endless play); every move must be at least 1"
+    )]
     ZeroMove,
     /// The repetition was not found within the search limit.
     #[error("no period found among the first {limit} heap sizes; raise the search limit")]
@@ -173,33 +177,24 @@ impl SubtractionGame {
             return Err(SubtractionError::NoPeriodWithin { limit });
         }
         let k = k as usize;
-        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+        // Window starts are stored as u32.
+        let limit = usize::try_from(limit.min(u64::from(u32::MAX))).unwrap_or(usize::MAX);
         let mut values: Vec<u32> = Vec::new();
         let mut seen = vec![false; self.moves.len() + 1];
-        let mut grundy = WindowRepeats::new(k);
-        let mut outcome = WindowRepeats::new(k);
-        let mut grundy_found = None;
-        let mut outcome_found = None;
-        let mut n = 0;
-        while grundy_found.is_none() {
+        let mut windows = WindowRepeats::new(k);
+        let grundy_periodicity = loop {
+            let n = values.len();
             if n >= limit {
                 return Err(SubtractionError::NoPeriodWithin {
                     limit: limit as u64,
                 });
             }
             values.push(self.next_value(&values, n, &mut seen));
-            n += 1;
-            if grundy_found.is_none() {
-                grundy_found = grundy.push(&values, |v| u64::from(v) + 1);
+            if let Some(found) = windows.push(&values) {
+                break found;
             }
-            if outcome_found.is_none() {
-                outcome_found = outcome.push(&values, |v| u64::from(v != 0) + 1);
-            }
-        }
-        let grundy_periodicity = grundy_found.expect("loop exits once found");
-        // The win/loss windows are a function of the Grundy windows, so they
-        // repeat no later; the loop has seen their first repetition too.
-        let outcome_periodicity = outcome_found.expect("win/loss repeats no later than Grundy");
+        };
+        let outcome_periodicity = outcome_periodicity(&values, grundy_periodicity);
         values.truncate((grundy_periodicity.preperiod + grundy_periodicity.period) as usize);
         Ok(Analysis {
             moves: self.moves.clone(),
@@ -210,13 +205,46 @@ impl SubtractionGame {
     }
 }
 
+/// The win/loss pattern's own periodicity, from the Grundy sequence's
+/// `(mu, lambda)` and at least `mu + lambda` values. The pattern has period
+/// `lambda` from `mu`, so its least period `d` divides `lambda` and is the
+/// least divisor that holds over one block `mu..mu + lambda`; its least
+/// preperiod is found by walking back from `mu` while `d` still holds (the
+/// least preperiod does not depend on which period is used).
+fn outcome_periodicity(values: &[u32], grundy: Periodicity) -> Periodicity {
+    let (mu, lambda) = (grundy.preperiod as usize, grundy.period as usize);
+    let wins = |n: usize| {
+        let n = if n < mu + lambda {
+            n
+        } else {
+            mu + (n - mu) % lambda
+        };
+        values[n] != 0
+    };
+    let period = (1..=lambda)
+        .filter(|d| lambda % d == 0)
+        .find(|&d| (mu..mu + lambda).all(|n| wins(n) == wins(n + d)))
+        .unwrap_or(lambda);
+    let mut preperiod = mu;
+    while preperiod > 0 && wins(preperiod - 1) == wins(preperiod - 1 + period) {
+        preperiod -= 1;
+    }
+    Periodicity {
+        preperiod: preperiod as u64,
+        period: period as u64,
+    }
+}
+
 /// Finds the first repeated window of length `k` in a growing sequence,
 /// through a rolling polynomial hash checked against the values themselves.
+/// Memory: one map entry per window seen; hash collisions between different
+/// windows (astronomically rare) go to a side list.
 struct WindowRepeats {
     k: usize,
     hash: u64,
     top_power: u64,
-    first_seen: HashMap<u64, Vec<usize>>,
+    first_seen: HashMap<u64, u32>,
+    collisions: Vec<(u64, u32)>,
 }
 
 const HASH_BASE: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -228,12 +256,14 @@ impl WindowRepeats {
             hash: 0,
             top_power: (1..k).fold(1u64, |p, _| p.wrapping_mul(HASH_BASE)),
             first_seen: HashMap::new(),
+            collisions: Vec::new(),
         }
     }
 
     /// Called after each new value with the whole sequence so far; returns
     /// the periodicity once the newest complete window repeats an earlier one.
-    fn push(&mut self, values: &[u32], key: impl Fn(u32) -> u64) -> Option<Periodicity> {
+    fn push(&mut self, values: &[u32]) -> Option<Periodicity> {
+        let key = |v: u32| u64::from(v) + 1;
         let n = values.len();
         if n > self.k {
             let old = key(values[n - 1 - self.k]);
@@ -247,22 +277,27 @@ impl WindowRepeats {
             return None;
         }
         let start = n - self.k;
-        let window = &values[start..];
-        let same = |i: usize| {
-            values[i..i + self.k]
-                .iter()
-                .zip(window)
-                .all(|(&a, &b)| key(a) == key(b))
+        let same = |i: u32| values[i as usize..i as usize + self.k] == values[start..];
+        let found = |i: u32| Periodicity {
+            preperiod: u64::from(i),
+            period: (start - i as usize) as u64,
         };
-        let earlier = self.first_seen.entry(self.hash).or_default();
-        if let Some(&i) = earlier.iter().find(|&&i| same(i)) {
-            return Some(Periodicity {
-                preperiod: i as u64,
-                period: (start - i) as u64,
-            });
+        match self.first_seen.get(&self.hash) {
+            None => {
+                self.first_seen.insert(self.hash, start as u32);
+                None
+            }
+            Some(&i) if same(i) => Some(found(i)),
+            Some(_) => {
+                let hash = self.hash;
+                if let Some(&(_, i)) = self.collisions.iter().find(|&&(h, i)| h == hash && same(i))
+                {
+                    return Some(found(i));
+                }
+                self.collisions.push((hash, start as u32));
+                None
+            }
         }
-        earlier.push(start);
-        None
     }
 }
 
@@ -355,12 +390,33 @@ mod tests {
 
     #[test]
     fn known_sets() {
-        let a = SubtractionGame::new(&[1, 3, 4]).unwrap().analyse(1000).unwrap();
-        assert_eq!(a.grundy_periodicity(), Periodicity { preperiod: 0, period: 7 });
-        let a = SubtractionGame::new(&[2, 3]).unwrap().analyse(1000).unwrap();
-        assert_eq!(a.outcome_periodicity(), Periodicity { preperiod: 0, period: 5 });
+        let a = SubtractionGame::new(&[1, 3, 4])
+            .unwrap()
+            .analyse(1000)
+            .unwrap();
+        assert_eq!(
+            a.grundy_periodicity(),
+            Periodicity {
+                preperiod: 0,
+                period: 7
+            }
+        );
+        let a = SubtractionGame::new(&[2, 3])
+            .unwrap()
+            .analyse(1000)
+            .unwrap();
+        assert_eq!(
+            a.outcome_periodicity(),
+            Periodicity {
+                preperiod: 0,
+                period: 5
+            }
+        );
         assert!(SubtractionGame::new(&[]).is_err());
-        assert_eq!(SubtractionGame::new(&[0, 1]), Err(SubtractionError::ZeroMove));
+        assert_eq!(
+            SubtractionGame::new(&[0, 1]),
+            Err(SubtractionError::ZeroMove)
+        );
     }
 
     #[test]
@@ -394,12 +450,23 @@ mod tests {
                 assert_eq!(analysis.wins(n as u64), wins[n], "{moves:?} heap {n}");
             }
             let g = analysis.grundy_periodicity();
-            assert!(g.preperiod + g.period + 20 < N as u64 / 4, "{moves:?} {g:?}");
+            assert!(
+                g.preperiod + g.period + 20 < N as u64 / 4,
+                "{moves:?} {g:?}"
+            );
             let (pre, per) = brute_periodicity(&direct);
-            assert_eq!((g.preperiod, g.period), (pre as u64, per as u64), "{moves:?}");
+            assert_eq!(
+                (g.preperiod, g.period),
+                (pre as u64, per as u64),
+                "{moves:?}"
+            );
             let o = analysis.outcome_periodicity();
             let (pre, per) = brute_periodicity(&wins);
-            assert_eq!((o.preperiod, o.period), (pre as u64, per as u64), "{moves:?}");
+            assert_eq!(
+                (o.preperiod, o.period),
+                (pre as u64, per as u64),
+                "{moves:?}"
+            );
         }
     }
 }
