@@ -18,7 +18,10 @@ fn check(game: &CopsAndThief, engine: Engine, threads: usize) -> Verdict {
 fn engines(c: &mut Criterion) {
     let mut maps = vec![
         ("open-40x40".to_string(), common::open_map(40, 40, 0.0, 1)),
-        ("walls20-48x48".to_string(), common::open_map(48, 48, 0.2, 7)),
+        (
+            "walls20-48x48".to_string(),
+            common::open_map(48, 48, 0.2, 7),
+        ),
     ];
     if let Some(game) = common::movingai("den312d.map") {
         maps.push(("den312d".to_string(), game));

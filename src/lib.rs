@@ -43,5 +43,7 @@ pub use games::cops::{CopsAndThief, Rules, Turn};
 pub use games::graph::{load_graph, parse_graph, Convention};
 pub use grid::Grid;
 pub use outcome::{Dte, Outcome, Verdict};
-pub use solve::{best_moves, estimate, solve, Counts, Engine, Estimate, Progress, SolveOptions, Solution};
+pub use solve::{
+    best_moves, estimate, solve, Counts, Engine, Estimate, Progress, Solution, SolveOptions,
+};
 pub use storage::{available_memory, free_disk, Backing};

@@ -586,9 +586,9 @@ struct Job {
 
 /// Loads a map to learn its size; returns the job, or the finished row
 /// when it cannot be loaded or placed or exceeds `max_states`.
-fn plan(path: &Path, game: &GameArgs, max_states: Option<u64>) -> Result<Job, Row> {
+fn plan(path: &Path, game: &GameArgs, max_states: Option<u64>) -> Result<Job, Box<Row>> {
     let name = path.display().to_string();
-    let failed = |e: retrograde::Error| Row::failed(&name, &anyhow::Error::from(e));
+    let failed = |e: retrograde::Error| Box::new(Row::failed(&name, &anyhow::Error::from(e)));
     let map = load_map(path).map_err(failed)?;
     // Placement errors (a --cop outside this map) are found here, before
     // any map is solved.
@@ -596,7 +596,7 @@ fn plan(path: &Path, game: &GameArgs, max_states: Option<u64>) -> Result<Job, Ro
     let cells = map.grid.cells() as u64;
     let states = 2 * cells * cells;
     if max_states.is_some_and(|max| states > max) {
-        return Err(Row {
+        return Err(Box::new(Row {
             path: name,
             format: Some(map.format.as_str()),
             width: Some(map.grid.width()),
@@ -605,7 +605,7 @@ fn plan(path: &Path, game: &GameArgs, max_states: Option<u64>) -> Result<Job, Ro
             states: Some(states),
             status: TOO_LARGE.to_string(),
             ..Row::default()
-        });
+        }));
     }
     Ok(Job {
         path: path.to_path_buf(),
@@ -871,7 +871,7 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
     };
     // Sizing parses every map once; it runs on all workers since parsing a
     // large MovingAI map is not free.
-    let plans: Vec<Result<Job, Row>> = pool(workers)?.install(|| {
+    let plans: Vec<Result<Job, Box<Row>>> = pool(workers)?.install(|| {
         todo.par_iter()
             .map(|path| plan(path, &args.game, args.max_states))
             .collect()
@@ -880,7 +880,7 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
     let mut large = Vec::new();
     for planned in plans {
         match planned {
-            Err(row) => collector.add(row),
+            Err(row) => collector.add(*row),
             Ok(job) if job.states > args.large_states && workers > 1 => large.push(job),
             Ok(job) => small.push(job),
         }

@@ -12,8 +12,8 @@ use anyhow::{anyhow, Context, Result};
 use clap::Args as ClapArgs;
 use rayon::prelude::*;
 use retrograde::{
-    load_map, solve, Board, CopsAndThief, Engine, ExplicitGraph, Game, Initial, Outcome,
-    SolveOptions, Solution,
+    load_map, solve, Board, CopsAndThief, Engine, ExplicitGraph, Game, Initial, Outcome, Solution,
+    SolveOptions,
 };
 use serde::Serialize;
 
@@ -30,7 +30,11 @@ pub(crate) struct BenchArgs {
     #[command(flatten)]
     game: GameArgs,
     /// Engines to compare, comma-separated: explicit, sequential, parallel.
-    #[arg(long, value_delimiter = ',', default_value = "explicit,sequential,parallel")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "explicit,sequential,parallel"
+    )]
     engines: Vec<String>,
     /// Worker threads for the parallel engine and the explicit build
     /// [default: all cores].
@@ -113,7 +117,11 @@ pub(crate) fn run(args: BenchArgs) -> Result<i32, Failure> {
         let rules = args.game.rules();
         let mut reference: Option<(u64, Option<u32>)> = None;
         for &engine in &engines {
-            let threads = if engine == Engine::Sequential { 1 } else { threads };
+            let threads = if engine == Engine::Sequential {
+                1
+            } else {
+                threads
+            };
             let record = bench_one(path, &board, rules, engine, threads, &args, &mut reference)?;
             records.push(record);
         }
@@ -285,9 +293,9 @@ fn fingerprint(solution: &Solution) -> u64 {
             h
         })
         .collect();
-    hashes
-        .iter()
-        .fold(0u64, |acc, &h| (acc ^ h).wrapping_mul(0x100_0000_01b3).rotate_left(7))
+    hashes.iter().fold(0u64, |acc, &h| {
+        (acc ^ h).wrapping_mul(0x100_0000_01b3).rotate_left(7)
+    })
 }
 
 fn median(values: &mut [f64]) -> f64 {
@@ -306,7 +314,10 @@ fn reset_peak_memory() {
 
 fn row(r: &BenchRecord) -> String {
     match &r.error {
-        Some(e) => format!("{:<28} {:<10} {:>3}  refused: {e}", r.map, r.engine, r.threads),
+        Some(e) => format!(
+            "{:<28} {:<10} {:>3}  refused: {e}",
+            r.map, r.engine, r.threads
+        ),
         None => format!(
             "{:<28} {:<10} {:>3} {:>14} {:>15} {:>9.3} {:>9.3} {:>12.3e} {:>11} {:>14} {:>5} {}",
             r.map,
@@ -336,7 +347,17 @@ fn print_table(records: &[BenchRecord]) -> std::io::Result<()> {
     writeln!(
         out,
         "{:<28} {:<10} {:>3} {:>14} {:>15} {:>9} {:>9} {:>12} {:>11} {:>14} {:>5} check",
-        "map", "engine", "thr", "states", "edges", "build s", "solve s", "states/s", "peak mem", "result", "dte"
+        "map",
+        "engine",
+        "thr",
+        "states",
+        "edges",
+        "build s",
+        "solve s",
+        "states/s",
+        "peak mem",
+        "result",
+        "dte"
     )?;
     for r in records {
         writeln!(out, "{}", row(r))?;

@@ -40,6 +40,11 @@ pub(crate) struct GraphArgs {
     /// Print vertex V's value, distance to end and best moves.
     #[arg(long, value_name = "V")]
     query: Option<u64>,
+    /// Also compute Grundy values (acyclic graphs under the normal rule
+    /// only; otherwise says why they do not exist). They are added to JSON
+    /// (`grundy`) and, with --dump, as a `grundy` column.
+    #[arg(long)]
+    grundy: bool,
     /// No progress output.
     #[arg(long, short)]
     quiet: bool,
@@ -75,6 +80,25 @@ struct GraphReport {
     /// The queried vertex, with `--query`.
     #[serde(skip_serializing_if = "Option::is_none")]
     query: Option<QueryReport>,
+    /// Grundy values, with `--grundy`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    grundy: Option<GrundyReport>,
+}
+
+/// Grundy values of an acyclic graph, or why there are none.
+#[derive(Serialize, Debug)]
+struct GrundyReport {
+    /// Whether Grundy values exist (acyclic, normal play).
+    defined: bool,
+    /// Why they do not exist.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    /// The largest value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max: Option<u32>,
+    /// Every vertex's value, in id order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    values: Option<Vec<u32>>,
 }
 
 /// One vertex's value and best moves.
@@ -151,8 +175,27 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
     let solution = solve(&graph, &options).context("solve failed")?;
     reporter.finish();
     let solve_seconds = started.elapsed().as_secs_f64();
+    let grundy = args.grundy.then(|| {
+        match pool.install(|| retrograde::theory::grundy::grundy_of_acyclic(&graph)) {
+            Ok(values) => GrundyReport {
+                defined: true,
+                reason: None,
+                max: values.iter().copied().max(),
+                values: Some(values),
+            },
+            Err(e) => GrundyReport {
+                defined: false,
+                reason: Some(e.to_string()),
+                max: None,
+                values: None,
+            },
+        }
+    });
     if let Some(path) = &args.dump {
-        write_atomically(path, |out| dump(&solution, graph.state_count(), out))?;
+        let values = grundy.as_ref().and_then(|g| g.values.as_deref());
+        write_atomically(path, |out| {
+            dump(&solution, graph.state_count(), values, out)
+        })?;
     }
     let query = args.query.map(|v| query(&graph, &solution, v));
     let report = GraphReport {
@@ -169,6 +212,7 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
         graph_bytes: graph.bytes(),
         peak_memory_bytes: peak_memory(),
         query,
+        grundy,
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -237,17 +281,57 @@ fn print_text(out: &mut impl Write, r: &GraphReport) -> std::io::Result<()> {
         human_bytes(r.graph_bytes),
         r.peak_memory_bytes
             .map_or_else(|| "unknown".to_string(), human_bytes)
-    )
+    )?;
+    match &r.grundy {
+        None => Ok(()),
+        Some(GrundyReport {
+            values: Some(values),
+            max,
+            ..
+        }) => {
+            let shown: Vec<String> = values.iter().take(64).map(u32::to_string).collect();
+            writeln!(
+                out,
+                "grundy: largest {}; vertices 0..: {}{}",
+                max.unwrap_or(0),
+                shown.join(" "),
+                if values.len() > 64 {
+                    " ... (all in --json or --dump)"
+                } else {
+                    ""
+                }
+            )
+        }
+        Some(g) => writeln!(
+            out,
+            "grundy: not defined: {}",
+            g.reason.as_deref().unwrap_or("unknown")
+        ),
+    }
 }
 
-/// Writes every vertex as a CSV row, in id order.
-fn dump(solution: &Solution, vertices: u64, out: &mut impl Write) -> std::io::Result<()> {
-    writeln!(out, "vertex,value,dte")?;
+/// Writes every vertex as a CSV row, in id order, with a `grundy` column
+/// when Grundy values were computed.
+fn dump(
+    solution: &Solution,
+    vertices: u64,
+    grundy: Option<&[u32]>,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "vertex,value,dte{}",
+        if grundy.is_some() { ",grundy" } else { "" }
+    )?;
     for v in 0..vertices {
         let value = solution.outcome(v);
-        match solution.dte(v) {
-            Some(d) if value != Outcome::Draw => writeln!(out, "{v},{value},{d}")?,
-            _ => writeln!(out, "{v},{value},")?,
+        let dte = match solution.dte(v) {
+            Some(d) if value != Outcome::Draw => d.to_string(),
+            _ => String::new(),
+        };
+        match grundy {
+            Some(g) => writeln!(out, "{v},{value},{dte},{}", g[v as usize])?,
+            None => writeln!(out, "{v},{value},{dte}")?,
         }
     }
     Ok(())

@@ -54,10 +54,9 @@ pub(crate) struct Failure {
 impl<E: Into<anyhow::Error>> From<E> for Failure {
     fn from(error: E) -> Failure {
         let error = error.into();
-        let input = error
-            .chain()
-            .any(|e| matches!(e.downcast_ref::<retrograde::Error>(), Some(e) if e.is_input_error()))
-            || error.downcast_ref::<common::UsageError>().is_some();
+        let input = error.chain().any(
+            |e| matches!(e.downcast_ref::<retrograde::Error>(), Some(e) if e.is_input_error()),
+        ) || error.downcast_ref::<common::UsageError>().is_some();
         Failure {
             status: if input { EXIT_INPUT } else { 1 },
             error,

@@ -8,7 +8,8 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
-    load_map, solve, Backing, Board, Engine, CopsAndThief, Game, Outcome, SolveOptions, Solution, Turn,
+    load_map, solve, Backing, Board, CopsAndThief, Engine, Game, Outcome, Solution, SolveOptions,
+    Turn,
 };
 
 use super::common::{human_bytes, peak_memory, EngineConfig, EngineFlags, GameArgs, UsageError};
@@ -195,11 +196,7 @@ fn print_text(out: &mut impl Write, r: &SolveReport) -> std::io::Result<()> {
 }
 
 /// Writes every state as a CSV row, in state-index order.
-fn dump(
-    game: &CopsAndThief,
-    solution: &Solution,
-    out: &mut impl Write,
-) -> std::io::Result<()> {
+fn dump(game: &CopsAndThief, solution: &Solution, out: &mut impl Write) -> std::io::Result<()> {
     writeln!(out, "cop_row,cop_col,thief_row,thief_col,turn,value,dte")?;
     let grid = &game.board().grid;
     for s in 0..game.state_count() {

@@ -118,7 +118,10 @@ impl<'a> Text<'a> {
             let line = std::str::from_utf8(raw).map_err(|e| Error::Parse {
                 path: path.to_string(),
                 line: number + 1,
-                column: String::from_utf8_lossy(&raw[..e.valid_up_to()]).chars().count() + 1,
+                column: String::from_utf8_lossy(&raw[..e.valid_up_to()])
+                    .chars()
+                    .count()
+                    + 1,
                 message: "invalid UTF-8: this looks like a binary file, expected map text"
                     .to_string(),
             })?;

@@ -11,7 +11,9 @@ use crate::Grid;
 pub(super) fn parse(text: &Text<'_>) -> Result<Map> {
     let header = tokens(text.lines[0]);
     if header.len() != 2 {
-        let column = header.get(2).map_or(text.lines[0].chars().count() + 1, |t| t.0);
+        let column = header
+            .get(2)
+            .map_or(text.lines[0].chars().count() + 1, |t| t.0);
         return Err(text.error(
             1,
             column,

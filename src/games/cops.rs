@@ -107,10 +107,7 @@ impl CopsAndThief {
                 .map(|cell| {
                     let (r, c) = grid.coords(cell);
                     let (r, c) = (r as i64, c as i64);
-                    let mut moves = Moves {
-                        len: 0,
-                        to: [0; 9],
-                    };
+                    let mut moves = Moves { len: 0, to: [0; 9] };
                     let mut push = |to: u32| {
                         moves.to[moves.len as usize] = to;
                         moves.len += 1;
@@ -142,7 +139,11 @@ impl CopsAndThief {
         let cop_reach = cop_moves
             .iter()
             .enumerate()
-            .flat_map(|(cell, m)| m.as_slice().iter().map(move |&to| (cell as u64).abs_diff(u64::from(to))))
+            .flat_map(|(cell, m)| {
+                m.as_slice()
+                    .iter()
+                    .map(move |&to| (cell as u64).abs_diff(u64::from(to)))
+            })
             .max()
             .unwrap_or(0);
         CopsAndThief {

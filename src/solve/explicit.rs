@@ -11,7 +11,7 @@
 use super::{estimate, solve as solve_game, Engine, Solution, SolveOptions};
 use crate::csr::{bucket_scratch_bytes, count_edges, graph_bytes, ExplicitGraph};
 use crate::error::{Error, Result};
-use crate::game::Game;
+use crate::game::{Game, Initial};
 use crate::storage::{available_memory, Backing};
 
 /// Solves `game` with [`Engine::Explicit`]: size, refuse or build (on
@@ -61,7 +61,57 @@ pub(super) fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solu
             })?
             .install(build)?
     };
-    let mut solution = solve_game(&graph, &sequential)?;
+    let side = |s: u64| game.side(s);
+    let mut solution = solve_game(
+        &WithSides {
+            graph: &graph,
+            side: &side,
+        },
+        &sequential,
+    )?;
     solution.bytes += graph.bytes();
     Ok(solution)
+}
+
+/// The stored graph with the original game's sides: the graph keeps no side
+/// per state, and [`Solution::deepest`] must name the same states as the
+/// on-the-fly engines do. The side is a `dyn` closure, not a type parameter,
+/// so that `solve` is not instantiated for ever deeper wrapper types.
+struct WithSides<'a> {
+    graph: &'a ExplicitGraph,
+    side: &'a (dyn Fn(u64) -> usize + Sync),
+}
+
+impl Game for WithSides<'_> {
+    fn state_count(&self) -> u64 {
+        self.graph.state_count()
+    }
+
+    fn max_moves(&self) -> u32 {
+        self.graph.max_moves()
+    }
+
+    fn initial(&self, s: u64) -> Initial {
+        self.graph.initial(s)
+    }
+
+    fn for_each_successor(&self, s: u64, f: impl FnMut(u64)) {
+        self.graph.for_each_successor(s, f);
+    }
+
+    fn for_each_predecessor(&self, s: u64, f: impl FnMut(u64)) {
+        self.graph.for_each_predecessor(s, f);
+    }
+
+    fn side(&self, s: u64) -> usize {
+        (self.side)(s)
+    }
+
+    fn predecessor_radius(&self) -> Option<u64> {
+        self.graph.predecessor_radius()
+    }
+
+    fn for_each_initial(&self, range: std::ops::Range<u64>, f: impl FnMut(u64, Initial)) {
+        self.graph.for_each_initial(range, f);
+    }
 }

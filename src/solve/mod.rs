@@ -186,8 +186,11 @@ pub fn estimate(game: &impl Game, options: &SolveOptions<'_>) -> Estimate {
     let words = n.div_ceil(64);
     Estimate {
         cells: n * cell,
-        frontiers: if options.engine == Engine::Sweep { 1 } else { 2 }
-            * 8
+        frontiers: if options.engine == Engine::Sweep {
+            1
+        } else {
+            2
+        } * 8
             * (words + words.div_ceil(64)),
         dte: if options.dte_table && options.engine != Engine::Sweep {
             2 * n

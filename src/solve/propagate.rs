@@ -210,7 +210,9 @@ impl<G: Game> Work<'_, G> {
             for b in order {
                 while pending.any(b.clone()) {
                     let got = match stripe {
-                        Some(stripe) => self.band_pass::<C>(cells, pending, b.clone(), stripe, parallel),
+                        Some(stripe) => {
+                            self.band_pass::<C>(cells, pending, b.clone(), stripe, parallel)
+                        }
                         None => self.drain::<C, false>(cells, pending, pending, 0, b.clone()),
                     };
                     decided += got.count;

@@ -4,7 +4,7 @@
 //! State `s` is the cell `row * cols + col`. Successors and predecessors are
 //! generated on the fly from the offsets, so the game costs no memory beyond
 //! the offset list and plugs into both the retrograde engine and
-//! [`grundy_of_acyclic`](super::grundy::grundy_of_acyclic).
+//! [`grundy_of_acyclic`].
 
 use crate::game::{Game, Initial};
 use crate::theory::grundy::{grundy_of_acyclic, mex, GrundyError};
@@ -157,7 +157,7 @@ impl PieceGame {
     /// Grundy value of every cell (indexed by state), computed in the order
     /// of a linear [`potential`](PieceGame::potential) when there is one (a
     /// cache-friendly sweep), else by
-    /// [`grundy_of_acyclic`](super::grundy::grundy_of_acyclic).
+    /// [`grundy_of_acyclic`].
     ///
     /// # Errors
     /// [`GrundyError::Cycle`] naming a cell on a cycle when the moves allow
@@ -323,6 +323,36 @@ mod tests {
         forward.sort_unstable();
         backward.sort_unstable();
         assert_eq!(forward, backward);
+    }
+
+    #[test]
+    fn acyclic_without_potential_falls_back() {
+        // 0 -> 3 -> 1 and 2 -> 0: acyclic on four columns, but 2 * (0, 3) +
+        // 3 * (0, -2) = 0, so no linear potential exists.
+        let game = PieceGame::new(1, 4, &[(0, 3), (0, -2)]).unwrap();
+        assert_eq!(game.potential(), None);
+        // 1 is stuck; 3 -> 1, 0 -> 3, 2 -> 0.
+        assert_eq!(game.grundy_values().unwrap(), vec![0, 0, 1, 1]);
+        let wider = PieceGame::new(1, 6, &[(0, 3), (0, -2)]).unwrap();
+        assert!(matches!(
+            wider.grundy_values(),
+            Err(GrundyError::Cycle { .. })
+        ));
+    }
+
+    #[test]
+    fn potential_ignores_offsets_that_never_fit() {
+        let game = PieceGame::new(3, 3, &[(0, 1), (0, -1), (-1, 0), (0, 3)]).unwrap();
+        assert!(matches!(
+            game.grundy_values(),
+            Err(GrundyError::Cycle { .. })
+        ));
+        let game = PieceGame::new(3, 3, &[(-1, 0), (0, 3), (0, -3)]).unwrap();
+        assert_eq!(game.potential(), Some((1, 0)));
+        assert_eq!(
+            game.grundy_values().unwrap(),
+            grundy_of_acyclic(&game).unwrap()
+        );
     }
 
     #[test]

@@ -1,0 +1,716 @@
+//! Every engine (sequential; explicit; parallel at 1, 2 and 3 threads;
+//! memory and scratch-file storage) against the oracle, state by state, on thousands of
+//! small random maps of every shape and every rule variant; plus property
+//! tests of the `Game` contract (predecessors invert successors, move counts).
+
+use std::collections::HashSet;
+
+use proptest::prelude::*;
+use retrograde::{
+    parse_map, solve, Backing, Board, CopsAndThief, Engine, Game, Initial, Outcome, Placement,
+    Rules, Solution, SolveOptions, Turn, Verdict,
+};
+
+use crate::oracle::{Arena, Oracle, Side, Value, Variant};
+
+/// The crate's rules for an oracle variant.
+pub fn rules(variant: Variant) -> Rules {
+    Rules {
+        cop_diagonal: variant.cop_diagonal,
+        thief_diagonal: variant.thief_diagonal,
+        cop_passes: variant.cop_passes,
+        thief_passes: variant.thief_passes,
+        corner_cutting: variant.corner_cutting,
+        thief_first: variant.thief_first,
+    }
+}
+
+/// The crate's game for `arena`, read through the seed parser; starts are
+/// passed as placement overrides so that they may stand on exits.
+pub fn crate_game(arena: &Arena, variant: Variant) -> CopsAndThief {
+    let walls_and_exits = Arena {
+        cop: None,
+        thief: None,
+        ..arena.clone()
+    };
+    let map = parse_map(walls_and_exits.to_seed_text().as_bytes(), "random.txt")
+        .unwrap_or_else(|e| panic!("{e}\n{}", walls_and_exits.to_seed_text()));
+    let placement = Placement {
+        cop: arena.cop,
+        thief: arena.thief,
+        ..Placement::default()
+    };
+    let board = Board::new(&map, &placement).expect("placement");
+    CopsAndThief::new(board, rules(variant))
+}
+
+/// One way to solve: an engine with its options, and whether it computes
+/// distances to end (the sweep engine gives values only).
+pub struct Config {
+    pub name: String,
+    pub options: SolveOptions<'static>,
+    pub distances: bool,
+}
+
+fn config(name: impl Into<String>, options: SolveOptions<'static>, distances: bool) -> Config {
+    Config {
+        name: name.into(),
+        options: options.with_dte_table(true),
+        distances,
+    }
+}
+
+/// The engine configurations every map is solved with: every engine, the
+/// parallel one at 1, 2 and 3 threads.
+pub fn engine_configs() -> Vec<Config> {
+    let mut configs = vec![
+        config("sequential", SolveOptions::new(Engine::Sequential), true),
+        config("explicit", SolveOptions::new(Engine::Explicit), true),
+        config(
+            "sweep",
+            SolveOptions::new(Engine::Sweep).with_threads(2),
+            false,
+        ),
+    ];
+    for threads in [1, 2, 3] {
+        configs.push(config(
+            format!("parallel/{threads}"),
+            SolveOptions::new(Engine::Parallel).with_threads(threads),
+            true,
+        ));
+    }
+    configs
+}
+
+/// Memory limit for the out-of-core configurations: small enough that a
+/// solve of a few thousand states already works in several bands.
+const TINY_MEMORY: u64 = 64 << 10;
+
+/// The scratch-file (out-of-core) configurations, with files in `dir`.
+pub fn scratch_configs(dir: &std::path::Path) -> Vec<Config> {
+    let scratch = |engine| {
+        SolveOptions::new(engine)
+            .with_backing(Backing::Scratch(dir.to_path_buf()))
+            .with_memory_limit(Some(TINY_MEMORY))
+    };
+    vec![
+        config("scratch/sequential", scratch(Engine::Sequential), true),
+        config(
+            "scratch/parallel",
+            scratch(Engine::Parallel).with_threads(2),
+            true,
+        ),
+        config(
+            "scratch/sweep",
+            scratch(Engine::Sweep).with_threads(2),
+            false,
+        ),
+        config(
+            "scratch/explicit",
+            scratch(Engine::Explicit).with_threads(2),
+            true,
+        ),
+    ]
+}
+
+fn outcome(value: Value) -> Outcome {
+    match value {
+        Value::Win => Outcome::Win,
+        Value::Loss => Outcome::Loss,
+        Value::Draw => Outcome::Draw,
+    }
+}
+
+fn turn(side: Side) -> Turn {
+    match side {
+        Side::Cop => Turn::Cop,
+        Side::Thief => Turn::Thief,
+    }
+}
+
+/// Index of the oracle state `(cop, thief, side)` in the crate's game.
+pub fn crate_state(
+    game: &CopsAndThief,
+    cop: (usize, usize),
+    thief: (usize, usize),
+    side: Side,
+) -> u64 {
+    let grid = &game.board().grid;
+    let p = grid.cell_at(cop.0, cop.1).expect("cop cell");
+    let t = grid.cell_at(thief.0, thief.1).expect("thief cell");
+    game.state(p, t, turn(side))
+}
+
+/// Asserts that a solution equals the oracle on every state (values, and
+/// distances when `config.distances`), with the same counts, level count and
+/// deepest state of each side.
+pub fn assert_solution_matches(
+    label: &str,
+    oracle: &Oracle,
+    game: &CopsAndThief,
+    solution: &Solution,
+    config: &Config,
+) {
+    let label = format!("{label} {}", config.name);
+    let n = oracle.cells().len() as u64;
+    assert_eq!(game.cells(), n, "{label}: free cells");
+    assert_eq!(game.state_count(), 2 * n * n, "{label}: state count");
+    assert_eq!(solution.states(), 2 * n * n, "{label}: solution states");
+    let mut seen = vec![false; (2 * n * n) as usize];
+    // Per side: the largest distance and the smallest state index with it.
+    let mut deepest: [Option<(u32, u64)>; 2] = [None; 2];
+    for (cop, thief, side, value, dte) in oracle.states() {
+        let s = crate_state(game, cop, thief, side);
+        assert!(!seen[s as usize], "{label}: two states map to index {s}");
+        seen[s as usize] = true;
+        let expected_dte = if config.distances { dte } else { None };
+        let got = (solution.outcome(s), solution.dte(s).map(|d| d.plies()));
+        assert_eq!(
+            got,
+            (outcome(value), expected_dte),
+            "{label}: state cop {cop:?} thief {thief:?} {side:?} to move"
+        );
+        if let Some(d) = dte {
+            let slot = &mut deepest[side as usize];
+            *slot = match *slot {
+                Some((best, at)) if best > d || (best == d && at < s) => Some((best, at)),
+                _ => Some((d, s)),
+            };
+        }
+    }
+    let [win, loss, draw] = oracle.counts();
+    let counts = solution.counts();
+    assert_eq!(
+        (counts.win, counts.loss, counts.draw),
+        (win, loss, draw),
+        "{label}: counts"
+    );
+    if config.distances {
+        assert_eq!(solution.levels(), oracle.max_dte(), "{label}: levels");
+        for (side, expected) in deepest.into_iter().enumerate() {
+            let got = solution.deepest(side).map(|(d, s)| (d.plies(), s));
+            assert_eq!(
+                got, expected,
+                "{label}: deepest state with side {side} to move"
+            );
+        }
+    }
+}
+
+/// The crate's verdict for the arena's start, checked against the oracle;
+/// also checks `game.start()` and the tracked distance of a solve without
+/// a distance table.
+fn assert_start_matches(
+    label: &str,
+    arena: &Arena,
+    variant: Variant,
+    oracle: &Oracle,
+    game: &CopsAndThief,
+) {
+    let (Some(cop), Some(thief)) = (arena.cop, arena.thief) else {
+        assert_eq!(game.start(), None, "{label}: start without starts");
+        return;
+    };
+    let side = if variant.thief_first {
+        Side::Thief
+    } else {
+        Side::Cop
+    };
+    let start = game.start().expect("start");
+    assert_eq!(
+        start,
+        crate_state(game, cop, thief, side),
+        "{label}: start state"
+    );
+    let options = SolveOptions::new(Engine::Parallel)
+        .with_threads(2)
+        .with_tracked_state(Some(start));
+    let solution = solve(game, &options).expect("solve");
+    assert!(!solution.has_dte_table());
+    let answer = oracle.answer(cop, thief);
+    let verdict = game.verdict(solution.outcome(start));
+    let expected = match answer.result {
+        "cop-wins" => Verdict::CopWins,
+        "thief-escapes" => Verdict::ThiefEscapes,
+        _ => Verdict::Draw,
+    };
+    assert_eq!(verdict, expected, "{label}: verdict");
+    assert_eq!(verdict.as_str(), answer.result, "{label}: verdict name");
+    assert_eq!(
+        solution.dte(start).map(|d| d.plies()),
+        answer.dte,
+        "{label}: tracked dte"
+    );
+}
+
+/// Solves with every engine configuration (and the out-of-core ones when
+/// `scratch` names a folder) and compares with the oracle.
+pub fn check_arena(
+    label: &str,
+    arena: &Arena,
+    variant: Variant,
+    scratch: Option<&std::path::Path>,
+) -> Oracle {
+    let oracle = Oracle::solve(arena, variant);
+    let game = crate_game(arena, variant);
+    let label = format!("{label} [{variant}]");
+    let mut configs = engine_configs();
+    if let Some(dir) = scratch {
+        configs.extend(scratch_configs(dir));
+    }
+    for config in &configs {
+        let solution = solve(&game, &config.options)
+            .unwrap_or_else(|e| panic!("{label} {}: {e}", config.name));
+        assert_solution_matches(&label, &oracle, &game, &solution, config);
+    }
+    assert_start_matches(&label, arena, variant, &oracle, &game);
+    oracle
+}
+
+/// SplitMix64: a small deterministic generator for the random maps.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (n > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// Uniform in `lo..=hi`.
+    pub fn range(&mut self, lo: usize, hi: usize) -> usize {
+        lo + self.below(hi - lo + 1)
+    }
+
+    /// True with probability `percent` / 100.
+    pub fn percent(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// Families of random maps.
+#[derive(Clone, Copy, Debug)]
+pub enum Shape {
+    /// No walls.
+    Open,
+    /// Independent random walls.
+    Walls,
+    /// A random spanning-tree maze on the even cells, a few extra openings.
+    Maze,
+    /// Wall rows with one gap each: a winding corridor.
+    Corridors,
+    /// A single row or column.
+    Line,
+    /// A single cell, free or (rarely) a wall.
+    Single,
+}
+
+const SHAPES: [Shape; 6] = [
+    Shape::Open,
+    Shape::Walls,
+    Shape::Maze,
+    Shape::Corridors,
+    Shape::Line,
+    Shape::Single,
+];
+
+/// A random grid of `shape` with walls only (no exits, no starts); sides
+/// of two-dimensional shapes are at most `side`.
+pub fn random_grid(rng: &mut Rng, shape: Shape, side: usize) -> Arena {
+    let (height, width) = match shape {
+        Shape::Line => {
+            let n = rng.range(1, 9);
+            if rng.percent(50) {
+                (1, n)
+            } else {
+                (n, 1)
+            }
+        }
+        Shape::Single => (1, 1),
+        _ => (rng.range(1, side), rng.range(1, side)),
+    };
+    let mut free = vec![true; height * width];
+    match shape {
+        Shape::Open | Shape::Line => {}
+        Shape::Single => free[0] = !rng.percent(5),
+        Shape::Walls => {
+            let density = rng.range(5, 50);
+            for f in &mut free {
+                *f = !rng.percent(density);
+            }
+        }
+        Shape::Maze => {
+            free.fill(false);
+            let mut stack = vec![(0usize, 0usize)];
+            free[0] = true;
+            while let Some(&(r, c)) = stack.last() {
+                let mut options = Vec::new();
+                for (dr, dc) in [(-2i64, 0i64), (2, 0), (0, -2), (0, 2)] {
+                    let (nr, nc) = (r as i64 + dr, c as i64 + dc);
+                    if nr >= 0 && nc >= 0 && (nr as usize) < height && (nc as usize) < width {
+                        let (nr, nc) = (nr as usize, nc as usize);
+                        if !free[nr * width + nc] {
+                            options.push((nr, nc));
+                        }
+                    }
+                }
+                if options.is_empty() {
+                    stack.pop();
+                    continue;
+                }
+                let (nr, nc) = options[rng.below(options.len())];
+                free[nr * width + nc] = true;
+                free[(r + nr) / 2 * width + (c + nc) / 2] = true;
+                stack.push((nr, nc));
+            }
+            for f in &mut free {
+                if !*f && rng.percent(15) {
+                    *f = true;
+                }
+            }
+        }
+        Shape::Corridors => {
+            let vertical = rng.percent(50);
+            let (outer, inner) = if vertical {
+                (width, height)
+            } else {
+                (height, width)
+            };
+            for k in (1..outer).step_by(2) {
+                let gap = if rng.percent(50) { 0 } else { inner - 1 };
+                for j in 0..inner {
+                    if j != gap {
+                        let (r, c) = if vertical { (j, k) } else { (k, j) };
+                        free[r * width + c] = false;
+                    }
+                }
+            }
+        }
+    }
+    Arena {
+        height,
+        width,
+        exit: vec![false; height * width],
+        free,
+        cop: None,
+        thief: None,
+    }
+}
+
+/// Adds exits by a random rule: none, one, a few, the border, or every free
+/// cell.
+pub fn add_random_exits(rng: &mut Rng, mut arena: Arena) -> Arena {
+    let cells = arena.free_cells();
+    match rng.below(6) {
+        0 => {}
+        1 => arena = arena.with_border_exits(),
+        2 => {
+            for (r, c) in cells {
+                arena.exit[r * arena.width + c] = true;
+            }
+        }
+        3 if !cells.is_empty() => {
+            let (r, c) = cells[rng.below(cells.len())];
+            arena.exit[r * arena.width + c] = true;
+        }
+        _ => {
+            for (r, c) in cells {
+                if rng.percent(15) {
+                    arena.exit[r * arena.width + c] = true;
+                }
+            }
+        }
+    }
+    arena
+}
+
+/// Picks random starts (possibly equal, possibly on exits), or none.
+pub fn add_random_starts(rng: &mut Rng, mut arena: Arena) -> Arena {
+    let cells = arena.free_cells();
+    if !cells.is_empty() && rng.percent(90) {
+        arena.cop = Some(cells[rng.below(cells.len())]);
+        arena.thief = Some(cells[rng.below(cells.len())]);
+    }
+    arena
+}
+
+/// A temporary directory unique to this process and `name`, emptied first.
+pub fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("retrograde-it-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// Maps checked per shape family by the `random_*_agree_with_oracle`
+/// tests: 6,000 in all under `--release`, fewer in an unoptimised build.
+const MAPS_PER_SHAPE: usize = if cfg!(debug_assertions) { 150 } else { 1000 };
+
+fn random_maps_of(shape_index: usize) {
+    let shape = SHAPES[shape_index];
+    let scratch = temp_dir(&format!("scratch-{shape_index}"));
+    let mut seen_values = HashSet::new();
+    for k in 0..MAPS_PER_SHAPE {
+        let seed = (shape_index * 1_000_000 + k) as u64;
+        let mut rng = Rng::new(seed);
+        let arena = random_grid(&mut rng, shape, 6);
+        let arena = add_random_exits(&mut rng, arena);
+        let arena = add_random_starts(&mut rng, arena);
+        let variant = Variant::from_bits(rng.below(64) as u32);
+        let label = format!("{shape:?} seed {seed}: {:?}", arena.to_rows());
+        let with_scratch = (k % 40 == 0).then_some(scratch.as_path());
+        let oracle = check_arena(&label, &arena, variant, with_scratch);
+        let [win, loss, draw] = oracle.counts();
+        seen_values.insert((win > 0, loss > 0, draw > 0));
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    // The family must not be degenerate: some map has each kind of value
+    // (a line has no cycle to evade on, so no draws).
+    let kinds = match shape {
+        Shape::Single => 0,
+        Shape::Line => 2,
+        _ => 3,
+    };
+    for k in 0..kinds {
+        assert!(
+            seen_values.iter().any(|v| [v.0, v.1, v.2][k]),
+            "{shape:?}: no map with value kind {k}"
+        );
+    }
+    eprintln!("{shape:?}: {MAPS_PER_SHAPE} random maps agree with the oracle");
+}
+
+#[test]
+fn random_open_maps_agree_with_oracle() {
+    random_maps_of(0);
+}
+
+#[test]
+fn random_wall_maps_agree_with_oracle() {
+    random_maps_of(1);
+}
+
+#[test]
+fn random_mazes_agree_with_oracle() {
+    random_maps_of(2);
+}
+
+#[test]
+fn random_corridors_agree_with_oracle() {
+    random_maps_of(3);
+}
+
+#[test]
+fn random_lines_agree_with_oracle() {
+    random_maps_of(4);
+}
+
+#[test]
+fn single_cells_agree_with_oracle() {
+    random_maps_of(5);
+}
+
+/// Maps of a few hundred cells: large enough for the engines' striped
+/// parallel levels and for several out-of-core bands, small enough for the
+/// oracle.
+const MEDIUM_MAPS: usize = if cfg!(debug_assertions) { 4 } else { 60 };
+
+#[test]
+fn medium_maps_agree_with_oracle() {
+    let scratch = temp_dir("medium");
+    let shapes = [Shape::Open, Shape::Walls, Shape::Maze, Shape::Corridors];
+    for k in 0..MEDIUM_MAPS {
+        let seed = 9_000_000 + k as u64;
+        let mut rng = Rng::new(seed);
+        let shape = shapes[k % shapes.len()];
+        let mut arena = random_grid(&mut rng, shape, 18);
+        // At least 12 x 12 so that the state array spans many bands.
+        while arena.free_cells().len() < 100 {
+            arena = random_grid(&mut rng, shape, 18);
+        }
+        let arena = add_random_exits(&mut rng, arena);
+        let arena = add_random_starts(&mut rng, arena);
+        let variant = Variant::from_bits(rng.below(64) as u32);
+        let label = format!("medium {shape:?} seed {seed}: {:?}", arena.to_rows());
+        let _ = check_arena(&label, &arena, variant, Some(&scratch));
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
+#[test]
+fn every_variant_on_fixed_maps() {
+    let maps: [&[&str]; 5] = [
+        &["C..", ".*.", "..T"],
+        &["C.T"],
+        &["C", ".", "E", "T"],
+        &["C*E", ".*.", "..T"],
+        &["E.*.", "C*.T", "..*E"],
+    ];
+    for rows in maps {
+        let arena = Arena::from_rows(rows);
+        for variant in Variant::all() {
+            let _ = check_arena(&format!("{rows:?}"), &arena, variant, None);
+        }
+    }
+}
+
+#[test]
+fn map_without_free_cells_has_no_states() {
+    let map = parse_map(b"2 2\n**\n#*\n", "walls.txt").expect("parse");
+    let game = CopsAndThief::new(
+        Board::new(&map, &Placement::default()).unwrap(),
+        Rules::default(),
+    );
+    assert_eq!(game.state_count(), 0);
+    assert_eq!(game.start(), None);
+    let dir = temp_dir("no-cells");
+    let mut configs = engine_configs();
+    configs.extend(scratch_configs(&dir));
+    for config in configs {
+        let name = &config.name;
+        let solution = solve(&game, &config.options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(solution.states(), 0);
+        assert_eq!(solution.levels(), 0, "{name}");
+        assert_eq!(solution.counts(), retrograde::Counts::default(), "{name}");
+        assert_eq!(solution.deepest(0), None, "{name}");
+        assert_eq!(solution.deepest(1), None, "{name}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn thief_first_start_is_the_thief_to_move_state() {
+    let arena = Arena::from_rows(&["C..E", "...T"]);
+    for variant in [Variant::default(), Variant::parse("thief-first")] {
+        let game = crate_game(&arena, variant);
+        let side = if variant.thief_first {
+            Side::Thief
+        } else {
+            Side::Cop
+        };
+        assert_eq!(game.start(), Some(crate_state(&game, (0, 0), (1, 3), side)));
+        let solution = solve(
+            &game,
+            &SolveOptions::new(Engine::Sequential).with_dte_table(true),
+        )
+        .unwrap();
+        let answer = Oracle::solve(&arena, variant).answer((0, 0), (1, 3));
+        let verdict = game.verdict(solution.outcome(game.start().unwrap()));
+        assert_eq!(verdict.as_str(), answer.result, "{variant}");
+    }
+    // Thief next to an exit escapes when it moves first, not when the king
+    // cop moves first and stands next to it.
+    let arena = Arena::from_rows(&["..E", ".CT"]);
+    let first = Oracle::solve(&arena, Variant::parse("thief-first")).answer((1, 1), (1, 2));
+    assert_eq!(first.result, "thief-escapes");
+    let second = Oracle::solve(&arena, Variant::default()).answer((1, 1), (1, 2));
+    assert_eq!(second.result, "cop-wins");
+}
+
+// Property tests on tiny random grids.
+
+fn arena_strategy() -> impl Strategy<Value = Arena> {
+    (1usize..=5, 1usize..=5).prop_flat_map(|(height, width)| {
+        proptest::collection::vec(0u8..10, height * width).prop_map(move |kinds| {
+            let rows: Vec<String> = kinds
+                .chunks(width)
+                .map(|row| {
+                    row.iter()
+                        .map(|k| match k {
+                            0..=2 => '*',
+                            3 => 'E',
+                            _ => '.',
+                        })
+                        .collect()
+                })
+                .collect();
+            Arena::from_rows(&rows)
+        })
+    })
+}
+
+fn variant_strategy() -> impl Strategy<Value = Variant> {
+    (0u32..64).prop_map(Variant::from_bits)
+}
+
+fn successors(game: &CopsAndThief, s: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    game.for_each_successor(s, |v| out.push(v));
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn predecessors_are_the_inverse_of_successors(arena in arena_strategy(), variant in variant_strategy()) {
+        let game = crate_game(&arena, variant);
+        let n = game.state_count();
+        let mut forward = Vec::new();
+        let mut backward = Vec::new();
+        for s in 0..n {
+            for v in successors(&game, s) {
+                prop_assert!(v < n, "successor {} of {} out of range", v, s);
+                forward.push((s, v));
+            }
+            game.for_each_predecessor(s, |u| backward.push((u, s)));
+        }
+        forward.sort_unstable();
+        backward.sort_unstable();
+        prop_assert_eq!(forward, backward);
+    }
+
+    #[test]
+    fn initial_matches_successors_and_oracle(arena in arena_strategy(), variant in variant_strategy()) {
+        let game = crate_game(&arena, variant);
+        let oracle = Oracle::solve(&arena, variant);
+        for (cop, thief, side, value, dte) in oracle.states() {
+            let s = crate_state(&game, cop, thief, side);
+            let count = successors(&game, s).len() as u32;
+            match game.initial(s) {
+                Initial::Decided(o) => {
+                    prop_assert_eq!(count, 0, "decided state {} has successors", s);
+                    prop_assert_eq!((o, dte), (outcome(value), Some(0)));
+                }
+                Initial::Moves(k) => {
+                    prop_assert_eq!(k, count);
+                    prop_assert!(k >= 1 && k <= game.max_moves());
+                    prop_assert_ne!(dte, Some(0));
+                }
+            }
+        }
+        // The range walk gives the same as one state at a time, from any start.
+        let n = game.state_count();
+        let from = n / 3;
+        let mut walked = Vec::new();
+        game.for_each_initial(from..n, |s, i| walked.push((s, i)));
+        let direct: Vec<_> = (from..n).map(|s| (s, game.initial(s))).collect();
+        prop_assert_eq!(walked, direct);
+    }
+
+    #[test]
+    fn all_engines_agree_with_each_other_and_oracle(
+        arena in arena_strategy(),
+        variant in variant_strategy(),
+        starts in (0usize..64, 0usize..64),
+    ) {
+        let cells = arena.free_cells();
+        let mut arena = arena;
+        if !cells.is_empty() {
+            arena.cop = Some(cells[starts.0 % cells.len()]);
+            arena.thief = Some(cells[starts.1 % cells.len()]);
+        }
+        let _ = check_arena("proptest", &arena, variant, None);
+    }
+}

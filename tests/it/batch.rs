@@ -1,0 +1,423 @@
+//! `retrograde batch` run as a process over temporary directories built from
+//! committed data/ maps and maps written by the tests: rows for good and bad
+//! files, exit status, `--resume` (also after a SIGKILL), CSV output, and
+//! agreement of every row with `retrograde solve` on the same map.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value as Json;
+
+/// A temporary directory unique to this process and `name`, emptied first.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("retrograde-batch-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// The committed map folder `data/maps/<sub>`.
+fn data_maps(sub: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/maps")
+        .join(sub)
+}
+
+/// The binary, run in `dir`.
+fn command(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_retrograde"));
+    command
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// Runs the binary in `dir` to completion.
+fn run(dir: &Path, args: &[&str]) -> Output {
+    command(dir, args)
+        .output()
+        .expect("run the retrograde binary")
+}
+
+/// The rows of a JSON Lines results file.
+fn rows(path: &Path) -> Vec<Json> {
+    std::fs::read_to_string(path)
+        .expect("results file")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON row"))
+        .collect()
+}
+
+/// Rows by path, without the fields that vary from run to run (time and
+/// memory), for comparing runs.
+fn stable_rows(path: &Path) -> BTreeMap<String, Json> {
+    let mut by_path = BTreeMap::new();
+    for mut row in rows(path) {
+        let object = row.as_object_mut().expect("row object");
+        object.remove("seconds");
+        object.remove("peak_memory_bytes");
+        let key = object["path"].as_str().expect("path").to_string();
+        assert!(
+            by_path.insert(key.clone(), row).is_none(),
+            "{key} has two rows"
+        );
+    }
+    by_path
+}
+
+/// Copies every file of `from` into `to`.
+fn copy_all(from: &Path, to: &Path) -> usize {
+    std::fs::create_dir_all(to).unwrap();
+    let mut copied = 0;
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
+            copied += 1;
+        }
+    }
+    copied
+}
+
+/// A seed map of `rows` x `cols` with about one wall in eight (from
+/// `seed`), every free border cell an exit, the cop near the top left and
+/// the thief near the centre.
+fn open_map(rows: usize, cols: usize, seed: u64) -> String {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut grid: Vec<Vec<char>> = (0..rows)
+        .map(|r| {
+            (0..cols)
+                .map(|c| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    let border = r == 0 || c == 0 || r + 1 == rows || c + 1 == cols;
+                    match (state % 8 == 0, border) {
+                        (true, _) => '*',
+                        (false, true) => 'E',
+                        (false, false) => '.',
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    grid[1][1] = 'C';
+    grid[rows / 2][cols / 2] = 'T';
+    let mut text = format!("{rows} {cols}\n");
+    for row in grid {
+        text.extend(row);
+        text.push('\n');
+    }
+    text
+}
+
+/// A directory of seed maps, MovingAI maps and bad files; returns the
+/// number of map files (good and bad) batch should report.
+fn mixed_directory(dir: &Path) -> usize {
+    let mut maps = copy_all(&data_maps("seed"), &dir.join("seed"));
+    maps += copy_all(&data_maps("movingai"), &dir.join("nested/movingai"));
+    std::fs::write(dir.join("empty.map"), b"").unwrap();
+    std::fs::write(dir.join("binary.map"), b"\x7fELF\x00\x01\xff\xfe").unwrap();
+    std::fs::write(dir.join("ragged.txt"), b"3 4\nC..E\n..\n...T\n").unwrap();
+    maps += 3;
+    // Not maps: ignored without a row.
+    std::fs::write(dir.join("notes.txt"), b"maps for the batch test\n").unwrap();
+    std::fs::write(dir.join("results.csv"), b"a,b\n").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("../..", dir.join("nested/movingai/loop")).unwrap();
+    maps
+}
+
+#[test]
+fn mixed_directory_gives_a_row_per_map_and_resume_solves_nothing_again() {
+    let dir = temp_dir("mixed");
+    let maps = mixed_directory(&dir.join("maps"));
+    let out = run(&dir, &["batch", "maps", "--out", "results.jsonl"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a bad map makes the exit status 1"
+    );
+    let results = dir.join("results.jsonl");
+    let first = rows(&results);
+    assert_eq!(first.len(), maps, "one row per map, none for notes.txt");
+    let status = |path: &str| {
+        first
+            .iter()
+            .find(|r| r["path"] == path)
+            .unwrap_or_else(|| panic!("no row for {path}"))["status"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(status("maps/empty.map").starts_with("maps/empty.map:1:1: empty file"));
+    assert!(status("maps/binary.map").starts_with("maps/binary.map:1:"));
+    assert!(status("maps/binary.map").contains("binary"));
+    assert!(status("maps/ragged.txt").starts_with("maps/ragged.txt:3:3: "));
+    let ok = first.iter().filter(|r| r["status"] == "ok").count();
+    assert_eq!(ok, maps - 3);
+    let no_start = &first
+        .iter()
+        .find(|r| r["path"] == "maps/nested/movingai/maze-32-32-2.map")
+        .unwrap();
+    assert!(no_start["result"].is_null());
+    assert!(no_start["share"]["cop_wins"].is_number());
+    assert!(no_start["longest"]["dte"].as_u64().unwrap() > 0);
+    // The summary on stdout is sorted by path and names every map.
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let listed: Vec<&str> = stdout
+        .lines()
+        .skip(1)
+        .take(maps)
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    let mut sorted = listed.clone();
+    sorted.sort();
+    assert_eq!(listed, sorted);
+    assert!(
+        stdout.contains(&format!("{} solved, 3 failed", maps - 3)),
+        "{stdout}"
+    );
+
+    let again = run(
+        &dir,
+        &["batch", "maps", "--out", "results.jsonl", "--resume"],
+    );
+    assert_eq!(again.status.code(), Some(1), "the bad maps fail again");
+    let stdout = String::from_utf8(again.stdout).unwrap();
+    assert!(
+        stdout.contains(&format!(
+            "0 solved, 3 failed, 0 skipped (too large), {} already done",
+            maps - 3
+        )),
+        "{stdout}"
+    );
+    let second = rows(&results);
+    assert_eq!(second.len(), maps, "no map gets a second row");
+    // The ok rows are kept byte for byte, timings included: not re-solved.
+    for row in first.iter().filter(|r| r["status"] == "ok") {
+        assert!(second.contains(row), "row changed on resume: {row}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn every_row_equals_solve_on_that_map() {
+    let dir = temp_dir("agree");
+    mixed_directory(&dir.join("maps"));
+    std::fs::write(dir.join("maps/open.txt"), open_map(9, 11, 5)).unwrap();
+    for flags in [
+        &[][..],
+        &[
+            "--thief-diagonal",
+            "--no-corner-cutting",
+            "--exits",
+            "random:3:7",
+        ][..],
+    ] {
+        let mut args = vec!["batch", "maps", "--out", "results.jsonl", "--quiet"];
+        args.extend(flags);
+        assert_eq!(run(&dir, &args).status.code(), Some(1));
+        for row in rows(&dir.join("results.jsonl")) {
+            let path = row["path"].as_str().unwrap();
+            let mut args = vec!["solve", "--json", path];
+            args.extend(flags);
+            let solve = run(&dir, &args);
+            if row["status"] != "ok" {
+                assert_eq!(solve.status.code(), Some(2), "{path} fails in solve too");
+                continue;
+            }
+            assert!(solve.status.success(), "{path}: {solve:?}");
+            let report: Json = serde_json::from_slice(&solve.stdout).unwrap();
+            for field in [
+                "format", "width", "height", "cells", "exits", "states", "result", "dte", "counts",
+            ] {
+                assert_eq!(row[field], report[field], "{path} {flags:?}: {field}");
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn start_pair_share_and_longest_match_the_state_dump() {
+    let dir = temp_dir("dump");
+    std::fs::copy(
+        data_maps("movingai").join("empty-8-8.map"),
+        dir.join("empty.map"),
+    )
+    .unwrap();
+    let flags = ["--exits", "random:4:11"];
+    let mut args = vec!["batch", "empty.map", "--out", "r.jsonl", "-q"];
+    args.extend(flags);
+    assert_eq!(run(&dir, &args).status.code(), Some(0));
+    let row = rows(&dir.join("r.jsonl")).remove(0);
+    let mut args = vec!["solve", "empty.map", "--dump", "dump.csv"];
+    args.extend(flags);
+    assert!(run(&dir, &args).status.success());
+    // Independent tally from the dump: cop to move, cop != thief; the
+    // cop's verdict is the mover's value.
+    let dump = std::fs::read_to_string(dir.join("dump.csv")).unwrap();
+    let mut tally = BTreeMap::new();
+    let mut deepest = 0;
+    let mut dte_of = BTreeMap::new();
+    for line in dump.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        if f[4] != "cop" {
+            continue;
+        }
+        let dte: Option<u64> = f[6].parse().ok();
+        deepest = deepest.max(dte.unwrap_or(0));
+        dte_of.insert((f[0], f[1], f[2], f[3]), dte);
+        if (f[0], f[1]) != (f[2], f[3]) {
+            *tally.entry(f[5]).or_insert(0u64) += 1;
+        }
+    }
+    let pairs: u64 = tally.values().sum();
+    assert_eq!(row["pairs"], pairs);
+    for (key, value) in [
+        ("cop_wins", "win"),
+        ("thief_escapes", "loss"),
+        ("draw", "draw"),
+    ] {
+        let share = row["share"][key].as_f64().unwrap();
+        let count = tally.get(value).copied().unwrap_or(0);
+        assert!((share * pairs as f64 - count as f64).abs() < 1e-6, "{key}");
+    }
+    let longest = &row["longest"];
+    assert_eq!(longest["dte"], deepest);
+    let at = |k: &str, i: usize| longest[k][i].to_string();
+    let (cr, cc, tr, tc) = (at("cop", 0), at("cop", 1), at("thief", 0), at("thief", 1));
+    assert_eq!(
+        dte_of[&(cr.as_str(), cc.as_str(), tr.as_str(), tc.as_str())],
+        Some(deepest),
+        "the reported pair reaches the longest distance"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_killed_batch_resumes_to_the_rows_of_an_uninterrupted_one() {
+    let dir = temp_dir("kill");
+    let maps = dir.join("maps");
+    std::fs::create_dir_all(&maps).unwrap();
+    // Enough work (~0.1-0.3 s a map on one core) that the kill lands mid-run.
+    let count = 20;
+    for k in 0..count {
+        let side = 30 + k % 4 * 5;
+        std::fs::write(
+            maps.join(format!("open-{k:02}.txt")),
+            open_map(side, side + 3, k as u64),
+        )
+        .unwrap();
+    }
+    let whole = run(&dir, &["batch", "maps", "--out", "whole.jsonl", "-q"]);
+    assert_eq!(whole.status.code(), Some(0), "{whole:?}");
+    let expected = stable_rows(&dir.join("whole.jsonl"));
+    assert_eq!(expected.len(), count);
+
+    let out = dir.join("killed.jsonl");
+    let mut child = command(&dir, &["batch", "maps", "--out", "killed.jsonl", "-q"])
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let written = loop {
+        let lines = std::fs::read_to_string(&out).map_or(0, |t| t.matches('\n').count());
+        if lines >= 1 {
+            break lines;
+        }
+        assert!(Instant::now() < deadline, "no row written within a minute");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let kept = rows(&out).len();
+    assert!(
+        written >= 1 && kept < count,
+        "the kill should land mid-run ({kept} of {count} rows)"
+    );
+    // What a kill in the middle of a write leaves: a line without its end.
+    let mut torn = std::fs::read(&out).unwrap();
+    torn.extend_from_slice(b"{\"path\":\"maps/open-0");
+    std::fs::write(&out, torn).unwrap();
+
+    let resumed = run(
+        &dir,
+        &["batch", "maps", "--out", "killed.jsonl", "--resume", "-q"],
+    );
+    assert_eq!(resumed.status.code(), Some(0), "{resumed:?}");
+    let stdout = String::from_utf8(resumed.stdout).unwrap();
+    assert!(
+        stdout.contains(&format!("{} solved", count - kept)),
+        "only the missing maps are solved: {stdout}"
+    );
+    assert_eq!(stable_rows(&out), expected);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn csv_output_skips_and_usage_errors() {
+    let dir = temp_dir("csv");
+    copy_all(&data_maps("seed"), &dir.join("maps"));
+    std::fs::write(dir.join("maps/big.txt"), open_map(12, 12, 3)).unwrap();
+    let seeds = copy_all(&data_maps("seed"), &dir.join("unused"));
+
+    let bad = run(&dir, &["batch", "maps", "--out", "results.txt"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains(".jsonl"));
+    assert!(!dir.join("results.txt").exists());
+    let empty = dir.join("nothing");
+    std::fs::create_dir_all(&empty).unwrap();
+    assert_eq!(
+        run(&dir, &["batch", "nothing", "--out", "r.csv"])
+            .status
+            .code(),
+        Some(2)
+    );
+
+    let out = run(
+        &dir,
+        &[
+            "batch",
+            "maps",
+            "--out",
+            "results.csv",
+            "--max-states",
+            "20000",
+            "-q",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "a skipped map is not a failure");
+    let text = std::fs::read_to_string(dir.join("results.csv")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("path,format,width,height,cells,exits,states,result,dte,"));
+    assert!(lines[0].ends_with(",status"));
+    assert_eq!(lines.len(), 1 + seeds + 1);
+    let big = lines
+        .iter()
+        .find(|l| l.starts_with("maps/big.txt,"))
+        .unwrap();
+    assert!(big.ends_with(",skipped: too large"), "{big}");
+    assert!(big.contains(",seed,12,12,"), "{big}");
+
+    // Resuming re-checks the skipped map; with a larger limit it is solved.
+    let again = run(
+        &dir,
+        &["batch", "maps", "--out", "results.csv", "--resume", "-q"],
+    );
+    assert_eq!(again.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&again.stdout).contains("1 solved"));
+    let text = std::fs::read_to_string(dir.join("results.csv")).unwrap();
+    assert_eq!(text.lines().count(), 1 + seeds + 1);
+    let big = text
+        .lines()
+        .find(|l| l.starts_with("maps/big.txt,"))
+        .unwrap();
+    assert!(big.ends_with(",ok"), "{big}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,665 @@
+//! The `retrograde` binary run as a process: `solve` on data/ maps in text
+//! and JSON, the `--dump` CSV, stdin, placement and rule flags, and bad input
+//! (exit status 2, file:line:column on stderr, no partial output file).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use retrograde::{parse_map, Board, ExitRule, Placement};
+use serde_json::Value as Json;
+
+use crate::agree::temp_dir;
+use crate::golden::{data_dir, expected_rows, Row};
+use crate::oracle::{Arena, Oracle, Side, Value, Variant};
+
+/// Runs the binary in the crate root with `args`, feeding `stdin`.
+fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retrograde"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the retrograde binary");
+    if let Some(bytes) = stdin {
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(bytes)
+            .expect("write stdin");
+    }
+    child.wait_with_output().expect("wait")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("utf-8 stdout")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Runs `solve ... --json` and returns the parsed object, asserting success.
+fn solve_json(args: &[&str], stdin: Option<&[u8]>) -> Json {
+    let mut all = vec!["solve", "--json", "--quiet"];
+    all.extend_from_slice(args);
+    let output = run(&all, stdin);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{all:?}: {}",
+        stderr(&output)
+    );
+    serde_json::from_str(stdout(&output).trim()).unwrap_or_else(|e| panic!("{all:?}: {e}"))
+}
+
+/// Asserts that the report's answer and counts are the oracle's.
+#[track_caller]
+fn assert_report(
+    report: &Json,
+    result: Option<&str>,
+    dte: Option<u32>,
+    oracle: &Oracle,
+    label: &str,
+) {
+    let n = oracle.cells().len() as u64;
+    assert_eq!(report["result"].as_str(), result, "{label}: result");
+    assert_eq!(report["dte"].as_u64(), dte.map(u64::from), "{label}: dte");
+    assert_eq!(report["cells"].as_u64(), Some(n), "{label}: cells");
+    assert_eq!(
+        report["states"].as_u64(),
+        Some(2 * n * n),
+        "{label}: states"
+    );
+    let [win, loss, draw] = oracle.counts();
+    let counts = &report["counts"];
+    assert_eq!(
+        [
+            counts["win"].as_u64(),
+            counts["loss"].as_u64(),
+            counts["draw"].as_u64()
+        ],
+        [Some(win), Some(loss), Some(draw)],
+        "{label}: counts"
+    );
+}
+
+fn data_path(relative: &str) -> String {
+    format!("data/{relative}")
+}
+
+#[test]
+fn json_matches_every_golden_row() {
+    for row in expected_rows() {
+        let map = data_path(&row.map);
+        let flags = row.cli_flags();
+        let mut args = vec![map.as_str()];
+        args.extend(flags.iter().map(String::as_str));
+        let report = solve_json(&args, None);
+        let oracle_counts = row.counts;
+        assert_eq!(
+            report["result"].as_str(),
+            Some(row.result.as_str()),
+            "{}",
+            row.label()
+        );
+        assert_eq!(
+            report["dte"].as_u64(),
+            row.dte.map(u64::from),
+            "{}",
+            row.label()
+        );
+        let counts = &report["counts"];
+        assert_eq!(
+            [
+                counts["win"].as_u64(),
+                counts["loss"].as_u64(),
+                counts["draw"].as_u64()
+            ],
+            oracle_counts.map(Some),
+            "{}",
+            row.label()
+        );
+        let n = row.arena().free_cells().len() as u64;
+        assert_eq!(report["cells"].as_u64(), Some(n), "{}", row.label());
+        assert_eq!(
+            report["states"].as_u64(),
+            Some(2 * n * n),
+            "{}",
+            row.label()
+        );
+        let format = if row.map.ends_with(".map") {
+            "movingai"
+        } else {
+            "seed"
+        };
+        assert_eq!(report["format"].as_str(), Some(format));
+        assert_eq!(report["map"].as_str(), Some(map.as_str()));
+    }
+}
+
+#[test]
+fn text_output_states_the_result_and_counts() {
+    let output = run(&["solve", "data/maps/seed/escape.txt"], None);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    let arena = Arena::from_rows(&["C..E", ".**.", "...T"]);
+    let oracle = Oracle::solve(&arena, Variant::default());
+    let answer = oracle.answer((0, 0), (2, 3));
+    assert_eq!(answer.result, "thief-escapes");
+    let first = text.lines().next().unwrap_or_default();
+    assert_eq!(
+        first,
+        format!("result: {} in {} plies", answer.result, answer.dte.unwrap())
+    );
+    let [win, loss, draw] = oracle.counts();
+    assert!(
+        text.contains(&format!(
+            "states: {} (win {win}, loss {loss}, draw {draw}",
+            2 * 10 * 10
+        )),
+        "{text}"
+    );
+    // A draw has no distance.
+    let output = run(
+        &["solve", "-q", "data/maps/seed/ring.txt", "--cop-orthogonal"],
+        None,
+    );
+    assert_eq!(stdout(&output).lines().next(), Some("result: draw"));
+}
+
+#[test]
+fn engines_and_threads_give_the_same_report() {
+    let row = &expected_rows()
+        .into_iter()
+        .find(|r| r.map.ends_with("maze-32-32-2.map"))
+        .expect("a maze row");
+    let map = data_path(&row.map);
+    let flags = row.cli_flags();
+    let mut reports = Vec::new();
+    for engine in [
+        &["--engine", "sequential"][..],
+        &["--engine", "parallel", "--threads", "1"],
+        &["--engine", "parallel", "--threads", "3"],
+        &["--engine", "explicit"],
+    ] {
+        let mut args = vec![map.as_str()];
+        args.extend(flags.iter().map(String::as_str));
+        args.extend_from_slice(engine);
+        let report = solve_json(&args, None);
+        assert_eq!(report["engine"].as_str(), Some(engine[1]));
+        reports.push(report);
+    }
+    assert_eq!(reports[1]["threads"].as_u64(), Some(1));
+    assert_eq!(reports[2]["threads"].as_u64(), Some(3));
+    for report in &reports {
+        assert_eq!(report["result"].as_str(), Some(row.result.as_str()));
+        assert_eq!(report["dte"].as_u64(), row.dte.map(u64::from));
+        for key in ["counts", "levels", "cells", "states", "exits"] {
+            assert_eq!(report[key], reports[0][key], "{key}");
+        }
+    }
+}
+
+/// Parses a dump and checks it state by state against the oracle.
+fn assert_dump_matches(dump: &Path, oracle: &Oracle) {
+    let text = std::fs::read_to_string(dump).expect("dump file");
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("cop_row,cop_col,thief_row,thief_col,turn,value,dte")
+    );
+    let mut rows = 0;
+    let mut seen = std::collections::HashSet::new();
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        assert_eq!(f.len(), 7, "`{line}`");
+        let at = |k: usize| -> usize { f[k].parse().unwrap_or_else(|_| panic!("`{line}`")) };
+        let (cop, thief) = ((at(0), at(1)), (at(2), at(3)));
+        let side = match f[4] {
+            "cop" => Side::Cop,
+            "thief" => Side::Thief,
+            other => panic!("turn `{other}`"),
+        };
+        assert!(
+            seen.insert((cop, thief, f[4].to_string())),
+            "`{line}` twice"
+        );
+        let (value, dte) = oracle.lookup(cop, thief, side);
+        assert_eq!(f[5], value.name(), "`{line}`");
+        let expected_dte = dte.map_or(String::new(), |d| d.to_string());
+        assert_eq!(f[6], expected_dte, "`{line}`");
+        rows += 1;
+    }
+    let n = oracle.cells().len();
+    assert_eq!(rows, 2 * n * n);
+}
+
+#[test]
+fn dump_lists_every_state_as_the_oracle_does() {
+    let dir = temp_dir("dump");
+    for (map, flags, arena) in [
+        (
+            "data/maps/seed/ring.txt",
+            vec![],
+            Arena::from_rows(&["C...", ".**.", ".**.", "...T"]),
+        ),
+        (
+            "data/maps/seed/ring.txt",
+            vec!["--no-corner-cutting", "--thief-first"],
+            Arena::from_rows(&["C...", ".**.", ".**.", "...T"]),
+        ),
+        (
+            "data/maps/seed/islands.txt",
+            vec![],
+            Arena::from_rows(&["C.*..", "..*..", "..*.T"]),
+        ),
+        (
+            "data/maps/seed/escape.txt",
+            vec!["--thief-diagonal"],
+            Arena::from_rows(&["C..E", ".**.", "...T"]),
+        ),
+    ] {
+        let out = dir.join("states.csv");
+        let out_text = out.to_str().unwrap().to_string();
+        let mut args = vec!["solve", "-q", map, "--dump", &out_text];
+        args.extend(&flags);
+        let output = run(&args, None);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let variant = Variant::parse(
+            if flags.is_empty() {
+                "default".to_string()
+            } else {
+                flags
+                    .iter()
+                    .map(|f| f.trim_start_matches("--"))
+                    .collect::<Vec<_>>()
+                    .join("+")
+            }
+            .as_str(),
+        );
+        let oracle = Oracle::solve(&arena, variant);
+        assert_dump_matches(&out, &oracle);
+        let values: std::collections::HashSet<Value> = oracle.states().map(|s| s.3).collect();
+        assert!(
+            values.len() >= 2,
+            "{map}: a dump with one kind of value proves little"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn stdin_map_is_read_with_dash() {
+    let report = solve_json(&["-"], Some(b"1 3\nC.T\n"));
+    let arena = Arena::from_rows(&["C.T"]);
+    let oracle = Oracle::solve(&arena, Variant::default());
+    let answer = oracle.answer((0, 0), (0, 2));
+    assert_report(&report, Some(answer.result), answer.dte, &oracle, "stdin");
+    assert_eq!(report["map"].as_str(), Some("-"));
+    // A bad map on stdin is reported as `-:line:column`.
+    let output = run(&["solve", "-"], Some(b"2 3\n...\n..\n"));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("-:3:3:"), "{}", stderr(&output));
+}
+
+#[test]
+fn movingai_with_start_and_exit_flags() {
+    let map = "data/maps/movingai/empty-8-8.map";
+    let text = std::fs::read_to_string(data_dir().join("maps/movingai/empty-8-8.map")).unwrap();
+    let arena = Arena::from_movingai_text(&text);
+    // Without starts there is no answer, but every state is solved.
+    let report = solve_json(&[map], None);
+    let oracle = Oracle::solve(&arena, Variant::default());
+    assert_report(&report, None, None, &oracle, "no starts");
+    assert_eq!(report["exits"].as_u64(), Some(0));
+    // Explicit exits, repeated.
+    let report = solve_json(
+        &[
+            map, "--cop", "0,0", "--thief", "5,5", "--exit", "7,7", "--exit", "2,6",
+        ],
+        None,
+    );
+    let mut with_exits = arena.clone();
+    with_exits.exit[7 * 8 + 7] = true;
+    with_exits.exit[2 * 8 + 6] = true;
+    let oracle = Oracle::solve(&with_exits, Variant::default());
+    let answer = oracle.answer((0, 0), (5, 5));
+    assert_report(
+        &report,
+        Some(answer.result),
+        answer.dte,
+        &oracle,
+        "explicit exits",
+    );
+    assert_eq!(report["exits"].as_u64(), Some(2));
+    // Border exits and an octile variant.
+    let report = solve_json(
+        &[
+            map,
+            "--cop",
+            "2,3",
+            "--thief",
+            "5,4",
+            "--exits",
+            "border",
+            "--no-corner-cutting",
+            "--thief-diagonal",
+        ],
+        None,
+    );
+    let border = arena.with_border_exits();
+    let variant = Variant::parse("no-corner-cutting+thief-diagonal");
+    let oracle = Oracle::solve(&border, variant);
+    let answer = oracle.answer((2, 3), (5, 4));
+    assert_report(&report, Some(answer.result), answer.dte, &oracle, "border");
+    assert_eq!(report["exits"].as_u64(), Some(28));
+}
+
+#[test]
+fn random_exits_flag_uses_the_seeded_placement() {
+    let map_file = "data/maps/seed/no-exit.txt";
+    let bytes = std::fs::read(data_dir().join("maps/seed/no-exit.txt")).unwrap();
+    let map = parse_map(&bytes, map_file).unwrap();
+    let board = Board::new(
+        &map,
+        &Placement {
+            exit_rules: vec![ExitRule::Random { count: 3, seed: 7 }],
+            ..Placement::default()
+        },
+    )
+    .unwrap();
+    let mut arena = Arena::from_seed_text(std::str::from_utf8(&bytes).unwrap());
+    let mut exits = 0;
+    for id in board.exits.iter_ones() {
+        let (r, c) = map.grid.coords(id as u32);
+        arena.exit[r * arena.width + c] = true;
+        exits += 1;
+    }
+    assert_eq!(exits, 3);
+    let oracle = Oracle::solve(&arena, Variant::default());
+    let answer = oracle.answer(arena.cop.unwrap(), arena.thief.unwrap());
+    let report = solve_json(&[map_file, "--exits", "random:3:7"], None);
+    assert_report(
+        &report,
+        Some(answer.result),
+        answer.dte,
+        &oracle,
+        "random:3:7",
+    );
+    assert_eq!(report["exits"].as_u64(), Some(3));
+}
+
+#[test]
+fn every_rule_flag_reaches_the_solver() {
+    // Each flag is run on two maps, checked state by state through the dump;
+    // and the oracle's tables must differ from the default rules' on one of
+    // them, so that a flag dropped or swapped by the CLI is caught.
+    let dir = temp_dir("flags");
+    let dump = dir.join("states.csv");
+    let maps = [
+        (
+            "data/maps/seed/escape.txt",
+            ["C..E", ".**.", "...T"].as_slice(),
+            (0, 0),
+            (2, 3),
+        ),
+        (
+            "data/maps/seed/isolated.txt",
+            ["C*T"].as_slice(),
+            (0, 0),
+            (0, 2),
+        ),
+    ];
+    let table = |oracle: &Oracle| -> Vec<(Value, Option<u32>)> {
+        oracle.states().map(|s| (s.3, s.4)).collect()
+    };
+    for (flags, variant) in [
+        (vec![], "default"),
+        (vec!["--thief-diagonal"], "thief-diagonal"),
+        (vec!["--cop-orthogonal"], "cop-orthogonal"),
+        (vec!["--no-cop-pass"], "no-cop-pass"),
+        (vec!["--no-thief-pass"], "no-thief-pass"),
+        (vec!["--no-pass"], "no-cop-pass+no-thief-pass"),
+        (vec!["--no-corner-cutting"], "no-corner-cutting"),
+        (vec!["--thief-first"], "thief-first"),
+        (
+            vec!["--thief-first", "--no-pass", "--cop-orthogonal"],
+            "thief-first+no-pass+cop-orthogonal",
+        ),
+    ] {
+        let variant = Variant::parse(variant);
+        let mut discriminated = variant == Variant::default();
+        for (map, rows, cop, thief) in maps {
+            let mut args = vec![map, "--dump", dump.to_str().unwrap()];
+            args.extend(&flags);
+            let report = solve_json(&args, None);
+            let arena = Arena::from_rows(rows);
+            let oracle = Oracle::solve(&arena, variant);
+            let answer = oracle.answer(cop, thief);
+            assert_report(
+                &report,
+                Some(answer.result),
+                answer.dte,
+                &oracle,
+                &format!("{map} {flags:?}"),
+            );
+            assert_dump_matches(&dump, &oracle);
+            let default = Oracle::solve(&arena, Variant::default());
+            discriminated |=
+                table(&oracle) != table(&default) || answer != default.answer(cop, thief);
+        }
+        assert!(
+            discriminated,
+            "{flags:?} changes nothing on the fixture maps"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Files in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn bad_maps_exit_2_with_position_and_leave_no_dump() {
+    let dir = temp_dir("bad");
+    let cases: [(&str, &[u8], &str, &str); 6] = [
+        (
+            "ragged.txt",
+            b"2 3\n...\n..\n",
+            "ragged.txt:3:3:",
+            "expected 3",
+        ),
+        (
+            "header.txt",
+            b"2 x\n...\n...\n",
+            "header.txt:1:3:",
+            "expected",
+        ),
+        (
+            "binary.txt",
+            b"1 3\nC\0T\n",
+            "binary.txt:2:2:",
+            "expected map text",
+        ),
+        ("empty.txt", b"", "empty.txt:1:1:", "expected"),
+        ("twocops.txt", b"1 3\nCCT\n", "twocops.txt:2:2:", "only one"),
+        (
+            "terrain.map",
+            b"type octile\nheight 1\nwidth 2\nmap\n.?\n",
+            "terrain.map:5:2:",
+            "expected",
+        ),
+    ];
+    for (name, bytes, position, expected) in cases {
+        let map = dir.join(name);
+        std::fs::write(&map, bytes).unwrap();
+        let out = dir.join("out.csv");
+        let before = listing(&dir);
+        let output = run(
+            &[
+                "solve",
+                map.to_str().unwrap(),
+                "--dump",
+                out.to_str().unwrap(),
+            ],
+            None,
+        );
+        assert_eq!(output.status.code(), Some(2), "{name}: {}", stderr(&output));
+        let err = stderr(&output);
+        assert!(
+            err.contains(position),
+            "{name}: stderr `{err}` lacks `{position}`"
+        );
+        assert!(
+            err.contains(expected),
+            "{name}: stderr `{err}` lacks `{expected}`"
+        );
+        assert!(
+            stdout(&output).is_empty(),
+            "{name}: stdout `{}`",
+            stdout(&output)
+        );
+        assert!(!out.exists(), "{name}: a dump file was left behind");
+        assert_eq!(listing(&dir), before, "{name}: stray files");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_placement_exits_2_and_keeps_an_old_dump() {
+    let dir = temp_dir("placement");
+    let out = dir.join("out.csv");
+    std::fs::write(&out, "previous contents\n").unwrap();
+    let out_text = out.to_str().unwrap();
+    for (flags, fragment) in [
+        (&["--cop", "9,0"][..], "--cop 9,0"),
+        (&["--thief", "1,1"], "--thief 1,1"),
+        (&["--exit", "1,2"], "--exit 1,2"),
+        (&["--exits", "random:99:1"], "random:99:1"),
+    ] {
+        let mut args = vec!["solve", "data/maps/seed/escape.txt", "--dump", out_text];
+        args.extend_from_slice(flags);
+        let output = run(&args, None);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{flags:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains(fragment),
+            "{flags:?}: {}",
+            stderr(&output)
+        );
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            "previous contents\n"
+        );
+        assert_eq!(listing(&dir), vec![out.clone()], "{flags:?}: stray files");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn failed_dump_write_leaves_nothing() {
+    let dir = temp_dir("unwritable");
+    // The dump target is an existing directory: the rename must fail.
+    let target = dir.join("taken");
+    std::fs::create_dir(&target).unwrap();
+    let output = run(
+        &[
+            "solve",
+            "-q",
+            "data/maps/seed/line.txt",
+            "--dump",
+            target.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_ne!(output.status.code(), Some(0));
+    assert!(stderr(&output).contains("taken"), "{}", stderr(&output));
+    assert_eq!(listing(&dir), vec![target.clone()], "stray temp file");
+    assert!(listing(&target).is_empty());
+    // The dump's folder does not exist.
+    let missing = dir.join("no-such-dir").join("out.csv");
+    let output = run(
+        &[
+            "solve",
+            "-q",
+            "data/maps/seed/line.txt",
+            "--dump",
+            missing.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_ne!(output.status.code(), Some(0));
+    assert!(!missing.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &["solve", "data/maps/seed/line.txt", "--threads", "0"][..],
+        &["solve", "data/maps/seed/line.txt", "--cop", "1-2"],
+        &["solve", "data/maps/seed/line.txt", "--exits", "random:x:1"],
+        &["solve", "data/maps/seed/line.txt", "--exits", "everywhere"],
+        &["solve", "data/maps/seed/line.txt", "--no-such-flag"],
+        &["solve"],
+    ] {
+        let output = run(args, None);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(!stderr(&output).is_empty());
+    }
+}
+
+#[test]
+fn missing_map_file_is_an_input_error_naming_it_once() {
+    let output = run(&["solve", "data/maps/seed/no-such-map.txt"], None);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let err = stderr(&output);
+    assert!(err.contains("no-such-map.txt"), "{err}");
+    // The cause is printed once, not once per layer of the error chain.
+    assert_eq!(err.matches("No such file").count(), 1, "{err}");
+}
+
+#[test]
+fn golden_rows_use_the_cli_syntax() {
+    // `Row::cli_flags` is what the JSON test relies on: check its shape once.
+    let row = Row::parse("maps/x.map,1;2,3;4,0;7 7;0,thief-first+no-cop-pass,draw,,1,2,3");
+    assert_eq!(
+        row.cli_flags(),
+        [
+            "--cop",
+            "1,2",
+            "--thief",
+            "3,4",
+            "--exit",
+            "0,7",
+            "--exit",
+            "7,0",
+            "--no-cop-pass",
+            "--thief-first"
+        ]
+    );
+}

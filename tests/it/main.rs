@@ -1,0 +1,19 @@
+//! The single integration-test binary: each module below holds one kind of
+//! test. Run with `cargo test --release --test it`.
+
+/// Engines against the oracle on random maps; `Game` contract properties.
+mod agree;
+/// The batch subcommand over directories of maps: rows, errors, resume.
+mod batch;
+/// The command-line tool, run as a process on data/ maps and bad input.
+mod cli;
+/// Map parser and placement errors: line, column and message.
+mod formats;
+/// data/expected.csv against the engines; `regenerate_golden` rewrites it.
+mod golden;
+/// Edge-list games and the explicit CSR engine: reference, parser, CLI.
+mod graph;
+/// The brute-force reference solver written from docs/rules.md.
+mod oracle;
+/// The game-theory toolkit: subtraction, nim, grundy, empty-cell.
+mod toolkit;
