@@ -154,7 +154,7 @@ impl EngineConfig {
             }
             _ if needed > limit => {
                 return Err(retrograde::Error::TooLarge {
-                    what: "the state arrays".into(),
+                    what: "this solve (state arrays and frontiers)".into(),
                     needed,
                     available: limit,
                     hint: "give --scratch DIR to keep them in files on disk".into(),

@@ -191,7 +191,12 @@ impl<G: Game> Work<'_, G> {
         let n = self.game.state_count();
         let len = pending.summary_len();
         let radius = self.game.predecessor_radius().unwrap_or(n);
-        let band = band.or(stripe.map(|_| len)).unwrap_or(len).max(1);
+        // Windows span two bands, so a band gets half the memory window.
+        let band = match (band, stripe) {
+            (Some(band), Some(stripe)) => (band / 2).div_ceil(stripe).max(1) * stripe,
+            _ => len,
+        }
+        .max(1);
         let bands: Vec<Range<usize>> = (0..len)
             .step_by(band)
             .map(|b0| b0..(b0 + band).min(len))
@@ -207,27 +212,40 @@ impl<G: Game> Work<'_, G> {
             } else {
                 bands.iter().rev().collect()
             };
+            let mut previous: Option<&Range<usize>> = None;
             for b in order {
-                while pending.any(b.clone()) {
+                // The window is this band and the one before it in sweep
+                // order: dependencies that cross a band boundary back and
+                // forth are settled here instead of costing a sweep each.
+                let window = match previous {
+                    Some(p) => p.start.min(b.start)..p.end.max(b.end),
+                    None => b.clone(),
+                };
+                previous = Some(b);
+                while pending.any(window.clone()) {
                     let got = match stripe {
                         Some(stripe) => {
-                            self.band_pass::<C>(cells, pending, b.clone(), stripe, parallel)
+                            self.band_pass::<C>(cells, pending, window.clone(), stripe, parallel)
                         }
-                        None => self.drain::<C, false>(cells, pending, pending, 0, b.clone()),
+                        None => {
+                            self.drain::<C, false>(cells, pending, pending, 0, window.clone())
+                        }
                     };
                     decided += got.count;
                 }
                 if self.window.is_some() {
+                    // Band `b` stays resident for the next window; what lies
+                    // behind it (beyond a radius) is done for this sweep.
                     let start = b.start as u64 * STATES_PER_SUMMARY_WORD;
                     let end = (b.end as u64 * STATES_PER_SUMMARY_WORD).min(n);
                     if forward {
-                        let safe = end.saturating_sub(radius);
+                        let safe = start.saturating_sub(radius);
                         if safe > low {
                             self.release(low..safe);
                             low = safe;
                         }
                     } else {
-                        let safe = start.saturating_add(radius).min(n);
+                        let safe = end.saturating_add(radius).min(n);
                         if safe < high {
                             self.release(safe..high);
                             high = safe;
