@@ -227,9 +227,7 @@ impl<G: Game> Work<'_, G> {
                         Some(stripe) => {
                             self.band_pass::<C>(cells, pending, window.clone(), stripe, parallel)
                         }
-                        None => {
-                            self.drain::<C, false>(cells, pending, pending, 0, window.clone())
-                        }
+                        None => self.drain::<C, false>(cells, pending, pending, 0, window.clone()),
                     };
                     decided += got.count;
                 }
