@@ -51,15 +51,7 @@ pub(super) fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solu
     let graph = if options.threads == 0 {
         build()?
     } else {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(options.threads)
-            .build()
-            .map_err(|e| Error::Alloc {
-                what: "worker threads".to_string(),
-                bytes: 0,
-                source: std::io::Error::other(e.to_string()),
-            })?
-            .install(build)?
+        super::thread_pool(options.threads)?.install(build)?
     };
     let side = |s: u64| game.side(s);
     let mut solution = solve_game(

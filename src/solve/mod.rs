@@ -426,17 +426,7 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
     };
     let result = match options.engine {
         Engine::Sequential | Engine::Explicit => run(&work),
-        Engine::Parallel | Engine::Sweep => {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(options.threads)
-                .build()
-                .map_err(|e| Error::Alloc {
-                    what: "worker threads".to_string(),
-                    bytes: 0,
-                    source: std::io::Error::other(e.to_string()),
-                })?;
-            pool.install(|| run(&work))
-        }
+        Engine::Parallel | Engine::Sweep => thread_pool(options.threads)?.install(|| run(&work)),
     };
     Ok(Solution {
         cells,
@@ -448,4 +438,16 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
         sweeps: result.sweeps,
         bytes,
     })
+}
+
+/// A rayon pool of `threads` workers (0: one per core).
+pub(crate) fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::Alloc {
+            what: "worker threads".to_string(),
+            bytes: 0,
+            source: std::io::Error::other(e.to_string()),
+        })
 }

@@ -280,24 +280,9 @@ impl<G: Game> Work<'_, G> {
         stripe: usize,
         parallel: bool,
     ) -> Decided {
-        let stripes = (b.end - b.start).div_ceil(stripe);
-        let run = |i: usize| {
-            let range = b.start + i * stripe..(b.start + (i + 1) * stripe).min(b.end);
+        striped(b, stripe, parallel, |range| {
             self.drain::<C, false>(cells, pending, pending, 0, range)
-        };
-        if parallel {
-            (0..3)
-                .map(|phase| {
-                    (phase..stripes)
-                        .into_par_iter()
-                        .step_by(3)
-                        .map(run)
-                        .reduce(|| Decided::NONE, Decided::merge)
-                })
-                .fold(Decided::NONE, Decided::merge)
-        } else {
-            (0..stripes).map(run).fold(Decided::NONE, Decided::merge)
-        }
+        })
     }
 
     /// Out-of-core mode: drops the resident pages of states `range` from
@@ -356,24 +341,9 @@ impl<G: Game> Work<'_, G> {
         let mut released = 0;
         for b0 in (0..len).step_by(band) {
             let b1 = (b0 + band).min(len);
-            let stripes = (b1 - b0).div_ceil(stripe);
-            let run = |i: usize| {
-                let range = b0 + i * stripe..(b0 + (i + 1) * stripe).min(b1);
+            let in_band = striped(b0..b1, stripe, parallel, |range| {
                 self.drain::<C, false>(cells, cur, next, level, range)
-            };
-            let in_band = if parallel {
-                (0..3)
-                    .map(|phase| {
-                        (phase..stripes)
-                            .into_par_iter()
-                            .step_by(3)
-                            .map(run)
-                            .reduce(|| Decided::NONE, Decided::merge)
-                    })
-                    .fold(Decided::NONE, Decided::merge)
-            } else {
-                (0..stripes).map(run).fold(Decided::NONE, Decided::merge)
-            };
+            });
             decided = decided.merge(in_band);
             if self.window.is_some() {
                 let safe = (b1 as u64 * STATES_PER_SUMMARY_WORD)
@@ -443,5 +413,34 @@ impl<G: Game> Work<'_, G> {
             });
         });
         decided
+    }
+}
+
+/// Runs `drain` over `range` (summary words) cut into stripes of `stripe`
+/// words. In parallel, stripes `i` with the same `i % 3` run concurrently,
+/// one phase after another: a stripe at least one predecessor radius long
+/// only updates itself and its two neighbours, so concurrent stripes never
+/// touch the same cell or frontier word and `drain` may use plain updates.
+fn striped(
+    range: Range<usize>,
+    stripe: usize,
+    parallel: bool,
+    drain: impl Fn(Range<usize>) -> Decided + Sync,
+) -> Decided {
+    let stripes = (range.end - range.start).div_ceil(stripe);
+    let run =
+        |i: usize| drain(range.start + i * stripe..(range.start + (i + 1) * stripe).min(range.end));
+    if parallel {
+        (0..3)
+            .map(|phase| {
+                (phase..stripes)
+                    .into_par_iter()
+                    .step_by(3)
+                    .map(run)
+                    .reduce(|| Decided::NONE, Decided::merge)
+            })
+            .fold(Decided::NONE, Decided::merge)
+    } else {
+        (0..stripes).map(run).fold(Decided::NONE, Decided::merge)
     }
 }
