@@ -23,6 +23,9 @@ use crate::storage::cells::Cells;
 use crate::storage::frontier::{Frontier, STATES_PER_SUMMARY_WORD};
 use crate::{Dte, Outcome};
 
+/// Stripes per worker in each phase of a striped level (see `stripe_len`).
+const STRIPES_PER_WORKER: usize = 4;
+
 /// States initialised per task: a multiple of the states covered by 64
 /// summary words, so tasks never share a frontier word.
 const INIT_CHUNK: u64 = STATES_PER_SUMMARY_WORD * 64;
@@ -304,9 +307,18 @@ impl<G: Game> Work<'_, G> {
         // A stripe at least as long as the radius can only update itself and
         // its two neighbours; whole summary words keep frontier words
         // exclusive too.
-        let words = radius.div_ceil(STATES_PER_SUMMARY_WORD).max(1) as usize;
+        let radius_words = radius.div_ceil(STATES_PER_SUMMARY_WORD).max(1) as usize;
         let total = self.frontiers[0].summary_len();
-        (total >= 3 * words).then_some(words)
+        if total < 3 * radius_words {
+            return None;
+        }
+        // Longer stripes than the radius pay: a stripe's updates reach one
+        // radius beyond each end, so a stripe of one radius touches three
+        // radii of memory that is cold when it starts. Aim at a few stripes
+        // per worker and phase (for load balance), each several radii long.
+        let threads = rayon::current_num_threads().max(1);
+        let balanced = total / (3 * threads * STRIPES_PER_WORKER);
+        Some(balanced.max(radius_words))
     }
 
     /// Band length in summary words for out-of-core levels: a whole number
