@@ -317,12 +317,12 @@ impl<G: Game> Work<'_, G> {
         // radii of memory that is cold when it starts. Aim at a few stripes
         // per worker and phase (for load balance), each several radii long.
         let threads = rayon::current_num_threads().max(1);
-        let mut stripe = total / (3 * threads * STRIPES_PER_WORKER);
-        if let Some((window, _)) = self.window {
-            // Out of core a band must hold a few stripes within the window.
-            stripe = stripe.min((window / STATES_PER_SUMMARY_WORD) as usize / 3);
-        }
-        Some(stripe.max(radius_words))
+        // Out of core the same balance applies within one band (the window).
+        let span = match self.window {
+            Some((window, _)) => total.min((window / STATES_PER_SUMMARY_WORD) as usize),
+            None => total,
+        };
+        Some((span / (3 * threads * STRIPES_PER_WORKER)).max(radius_words))
     }
 
     /// Band length in summary words for out-of-core levels: a whole number
