@@ -207,28 +207,30 @@ fn bench_one(
         board.grid.cells() as u64,
         2 * (board.grid.cells() as u64).pow(2),
     );
+    // A refused engine reports its sizes and the reason, and no times.
+    let mut record = BenchRecord {
+        map: path.display().to_string(),
+        engine: engine.as_str(),
+        threads,
+        cells,
+        states,
+        edges,
+        build_seconds: 0.0,
+        solve_seconds: 0.0,
+        states_per_second: 0.0,
+        peak_memory_bytes: None,
+        result: None,
+        dte: None,
+        agrees: None,
+        error,
+    };
     let Some((game, solution)) = last else {
-        return Ok(BenchRecord {
-            map: path.display().to_string(),
-            engine: engine.as_str(),
-            threads,
-            cells,
-            states,
-            edges,
-            build_seconds: 0.0,
-            solve_seconds: 0.0,
-            states_per_second: 0.0,
-            peak_memory_bytes: None,
-            result: None,
-            dte: None,
-            agrees: None,
-            error,
-        });
+        return Ok(record);
     };
     let start = game.start();
     let dte = start.and_then(|s| solution.dte(s)).map(|d| d.plies());
     let print = (fingerprint(&solution), dte);
-    let agrees = match reference {
+    record.agrees = match reference {
         None => {
             *reference = Some(print);
             None
@@ -236,22 +238,13 @@ fn bench_one(
         Some(r) => Some(*r == print),
     };
     let (build, solve) = (median(&mut builds), median(&mut solves));
-    Ok(BenchRecord {
-        map: path.display().to_string(),
-        engine: engine.as_str(),
-        threads,
-        cells,
-        states,
-        edges,
-        build_seconds: build,
-        solve_seconds: solve,
-        states_per_second: states as f64 / (build + solve).max(1e-9),
-        peak_memory_bytes: peak,
-        result: start.map(|s| game.verdict(solution.outcome(s)).as_str()),
-        dte,
-        agrees,
-        error,
-    })
+    record.build_seconds = build;
+    record.solve_seconds = solve;
+    record.states_per_second = states as f64 / (build + solve).max(1e-9);
+    record.peak_memory_bytes = peak;
+    record.result = start.map(|s| game.verdict(solution.outcome(s)).as_str());
+    record.dte = dte;
+    Ok(record)
 }
 
 /// Number of moves over all states.

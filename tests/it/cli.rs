@@ -663,3 +663,80 @@ fn golden_rows_use_the_cli_syntax() {
         ]
     );
 }
+
+#[test]
+fn bench_compares_engines_and_exports_records() {
+    let dir = temp_dir("bench");
+    let json_path = dir.join("bench.json");
+    let csv_path = dir.join("bench.csv");
+    let maps = [
+        data_path("maps/seed/ring.txt"),
+        data_path("maps/sample.txt"),
+    ];
+    let out = run(
+        &[
+            "bench",
+            &maps[0],
+            &maps[1],
+            "--engines",
+            "explicit,sequential,parallel",
+            "--repeat",
+            "2",
+            "--export-json",
+            json_path.to_str().unwrap(),
+            "--export-csv",
+            csv_path.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let records: Json =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    let records = records.as_array().unwrap();
+    assert_eq!(records.len(), 6);
+    for (i, r) in records.iter().enumerate() {
+        // The first engine on each map is the reference; the others agree.
+        let expected = if i % 3 == 0 {
+            Json::Null
+        } else {
+            Json::Bool(true)
+        };
+        assert_eq!(r["agrees"], expected, "{r}");
+        let cells = r["cells"].as_u64().unwrap();
+        assert_eq!(r["states"].as_u64().unwrap(), 2 * cells * cells);
+        assert!(r["edges"].as_u64().unwrap() > 0);
+        assert!(r["error"].is_null());
+    }
+    // Same map, same verdict and distance from every engine.
+    for map in records.chunks(3) {
+        assert!(map
+            .iter()
+            .all(|r| r["result"] == map[0]["result"] && r["dte"] == map[0]["dte"]));
+    }
+    let csv = std::fs::read_to_string(&csv_path).unwrap();
+    assert!(csv.starts_with("map,engine,threads,cells,states,edges,"));
+    assert_eq!(csv.lines().count(), 7);
+    let bad = run(&["bench", &maps[0], "--engines", "fast"], None);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("unknown engine `fast`"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn explicit_engine_refuses_a_graph_over_the_memory_cap() {
+    let out = run(
+        &[
+            "bench",
+            &data_path("maps/sample.txt"),
+            "--engines",
+            "explicit,sequential",
+            "--memory",
+            "16K",
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("refused: explicit graph needs"), "{text}");
+    assert!(text.contains("sequential"), "{text}");
+}
