@@ -734,7 +734,16 @@ pub(crate) fn graph_bytes(vertices: u64, edges: u64) -> u64 {
 /// Number of edges of `game`: the sum of its move counts (equal by the
 /// [`Game`] contract), from one parallel pass over
 /// [`Game::for_each_initial`] that allocates nothing.
-pub(crate) fn count_edges(game: &impl Game) -> u64 {
+///
+/// # Example
+/// ```
+/// use retrograde::{count_edges, parse_map, Board, CopsAndThief, Placement, Rules};
+/// let map = parse_map(b"1 2\nCT\n", "inline").unwrap();
+/// let game = CopsAndThief::new(Board::new(&map, &Placement::default()).unwrap(), Rules::default());
+/// // Only (cop, thief) = (0, 1) and (1, 0) are not terminal: 2 moves each turn.
+/// assert_eq!(count_edges(&game), 8);
+/// ```
+pub fn count_edges(game: &impl Game) -> u64 {
     let n = game.state_count();
     (0..n.div_ceil(CHUNK))
         .into_par_iter()

@@ -35,7 +35,7 @@ mod storage;
 pub mod theory;
 
 pub use board::{Board, ExitRule, Placement};
-pub use csr::{explicit_estimate, Csr, ExplicitGraph, Neighbors};
+pub use csr::{count_edges, explicit_estimate, Csr, ExplicitGraph, Neighbors};
 pub use error::{Error, Result};
 pub use format::{load_map, parse_map, Coord, Map, MapFormat};
 pub use game::{Game, Initial};

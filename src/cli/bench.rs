@@ -12,7 +12,7 @@ use anyhow::{anyhow, Context, Result};
 use clap::Args as ClapArgs;
 use rayon::prelude::*;
 use retrograde::{
-    load_map, solve, Board, CopsAndThief, Engine, ExplicitGraph, Game, Initial, Outcome, Solution,
+    count_edges, load_map, solve, Board, CopsAndThief, Engine, ExplicitGraph, Outcome, Solution,
     SolveOptions,
 };
 use serde::Serialize;
@@ -154,14 +154,30 @@ fn bench_one(
     let mut builds = Vec::new();
     let mut solves = Vec::new();
     let mut last = None;
-    let mut edges = 0;
     let mut error = None;
+    // Sizes and the explicit engine's fit are known before any timed run.
+    let probe = CopsAndThief::new(board.clone(), rules);
+    let edges = count_edges(&probe);
+    if engine == Engine::Explicit {
+        let arrays = SolveOptions::new(Engine::Sequential);
+        let needed =
+            retrograde::explicit_estimate(&probe) + retrograde::estimate(&probe, &arrays).total();
+        let available = args.memory.unwrap_or_else(retrograde::available_memory);
+        if needed > available {
+            error = Some(format!(
+                "explicit graph needs {} but {} are available",
+                human_bytes(needed),
+                human_bytes(available)
+            ));
+        }
+    }
+    drop(probe);
     reset_peak_memory();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .context("cannot start worker threads")?;
-    for _ in 0..args.repeat {
+    for _ in 0..if error.is_some() { 0 } else { args.repeat } {
         let started = Instant::now();
         let game = CopsAndThief::new(board.clone(), rules);
         let start = game.start();
@@ -173,21 +189,8 @@ fn bench_one(
         .with_threads(threads)
         .with_tracked_state(start);
         let solved = if engine == Engine::Explicit {
-            let needed = retrograde::explicit_estimate(&game)
-                + retrograde::estimate(&game, &options).total();
-            let available = args.memory.unwrap_or_else(retrograde::available_memory);
-            if needed > available {
-                error = Some(format!(
-                    "explicit graph needs {} but {} are available",
-                    human_bytes(needed),
-                    human_bytes(available)
-                ));
-                edges = count_edges(&game);
-                break;
-            }
             let graph = pool.install(|| ExplicitGraph::from_game(&game, &Default::default()))?;
             builds.push(started.elapsed().as_secs_f64());
-            edges = graph.edge_count();
             let t = Instant::now();
             let solution = solve(&graph, &options)?;
             solves.push(t.elapsed().as_secs_f64());
@@ -197,7 +200,6 @@ fn bench_one(
             let t = Instant::now();
             let solution = solve(&game, &options)?;
             solves.push(t.elapsed().as_secs_f64());
-            edges = count_edges(&game);
             (game, solution)
         };
         last = Some(solved);
@@ -245,24 +247,6 @@ fn bench_one(
     record.result = start.map(|s| game.verdict(solution.outcome(s)).as_str());
     record.dte = dte;
     Ok(record)
-}
-
-/// Number of moves over all states.
-fn count_edges(game: &impl Game) -> u64 {
-    let n = game.state_count();
-    const CHUNK: u64 = 1 << 20;
-    (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|k| {
-            let mut edges = 0;
-            game.for_each_initial(k * CHUNK..((k + 1) * CHUNK).min(n), |_, i| {
-                if let Initial::Moves(m) = i {
-                    edges += u64::from(m);
-                }
-            });
-            edges
-        })
-        .sum()
 }
 
 /// A hash of every state's value in state order (FNV-1a per chunk, chunks

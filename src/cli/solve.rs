@@ -97,9 +97,20 @@ pub(crate) fn solve_map(
         .with_dte_table(dte_table)
         .with_tracked_state(start);
     // The explicit engine sizes (and refuses) its graph itself; here only
-    // the per-state arrays decide between memory and scratch files.
-    let estimate = retrograde::estimate(&game, &options);
-    let arrays = estimate.total() - estimate.graph;
+    // the per-state arrays, the same for every engine but the sweep's,
+    // decide between memory and scratch files. Sizing them as the
+    // sequential engine's skips the edge-counting pass the explicit
+    // engine's estimate makes and its solve repeats.
+    let arrays_of = if config.engine == Engine::Explicit {
+        Engine::Sequential
+    } else {
+        config.engine
+    };
+    let arrays = retrograde::estimate(
+        &game,
+        &SolveOptions::new(arrays_of).with_dte_table(dte_table),
+    )
+    .total();
     let plan = config.plan(arrays)?;
     reporter.note(&format!(
         "{} states: {} of arrays {}",
