@@ -233,11 +233,43 @@ impl CellStore {
         }
     }
 
+    fn region(&self) -> &Region {
+        match self {
+            CellStore::Narrow(r) | CellStore::Wide(r) => r,
+        }
+    }
+
     /// Drops resident pages of states `range` (scratch backing only).
     fn release(&self, range: std::ops::Range<u64>) {
         match self {
             CellStore::Narrow(r) => r.release(range, 1),
             CellStore::Wide(r) => r.release(range, 4),
+        }
+    }
+}
+
+/// The arrays of a solve as the propagation pages them out of core.
+struct Pager<'a> {
+    cells: &'a CellStore,
+    dte: Option<&'a Region>,
+}
+
+impl propagate::Pager for Pager<'_> {
+    fn release(&self, range: std::ops::Range<u64>) {
+        self.cells.release(range.clone());
+        if let Some(table) = self.dte {
+            table.release(range, 2);
+        }
+    }
+
+    fn prefault(&self, range: std::ops::Range<u64>) {
+        let elem = match self.cells {
+            CellStore::Narrow(_) => 1,
+            CellStore::Wide(_) => 4,
+        };
+        self.cells.region().prefault(range.clone(), elem);
+        if let Some(table) = self.dte {
+            table.prefault(range, 2);
         }
     }
 }
@@ -397,19 +429,17 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
         }) as u64;
     // Out of core, work proceeds in bands of states and drops the pages
     // behind each band, so resident memory stays near the window.
-    let per_state = bytes.div_ceil(n.max(1)).max(1);
-    let window_bytes = options.memory_limit.unwrap_or(DEFAULT_WINDOW_BYTES) / 2;
-    let release_pages = |range: std::ops::Range<u64>| {
-        cells.release(range.clone());
-        if let Some(table) = &dte {
-            table.release(range, 2);
-        }
+    // Three quarters of the limit go to the window; the rest covers the
+    // radius of pages kept on each side of it, the summaries and the heap.
+    let window_bytes = options.memory_limit.unwrap_or(DEFAULT_WINDOW_BYTES) / 4 * 3;
+    let window_states = (u128::from(window_bytes) * u128::from(n) / u128::from(bytes.max(1)))
+        .clamp(1, u128::from(u64::MAX)) as u64;
+    let pager = Pager {
+        cells: &cells,
+        dte: dte.as_ref(),
     };
     let window = match &options.backing {
-        Backing::Scratch(_) => Some((
-            window_bytes / per_state,
-            &release_pages as &propagate::Release<'_>,
-        )),
+        Backing::Scratch(_) => Some((window_states, &pager as &dyn propagate::Pager)),
         Backing::Memory => None,
     };
     let work = propagate::Work {
@@ -428,6 +458,20 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
         Engine::Sequential | Engine::Explicit => run(&work),
         Engine::Parallel | Engine::Sweep => thread_pool(options.threads)?.install(|| run(&work)),
     };
+    // Out of core, a failed write-back kept its pages resident (no state
+    // was lost) but the solve cannot vouch for its limits: report it.
+    let write_error = work
+        .frontiers
+        .iter()
+        .find_map(Frontier::take_write_error)
+        .or_else(|| dte.as_ref().and_then(Region::take_write_error))
+        .or_else(|| cells.region().take_write_error());
+    if let (Some(source), Backing::Scratch(dir)) = (write_error, &options.backing) {
+        return Err(Error::Io {
+            path: dir.clone(),
+            source,
+        });
+    }
     Ok(Solution {
         cells,
         dte,

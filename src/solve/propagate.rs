@@ -30,8 +30,16 @@ const STRIPES_PER_WORKER: usize = 4;
 /// summary words, so tasks never share a frontier word.
 const INIT_CHUNK: u64 = STATES_PER_SUMMARY_WORD * 64;
 
-/// Drops the resident pages of a range of states from the solve's arrays.
-pub(super) type Release<'a> = dyn Fn(Range<u64>) + Sync + 'a;
+/// Out-of-core paging of the solve's per-state arrays, by state range.
+pub(super) trait Pager: Sync {
+    /// Drops the resident pages of states `range` from every array, after
+    /// writing the modified ones to their scratch files.
+    fn release(&self, range: Range<u64>);
+    /// Maps the pages of states `range` writable ahead of use: one fault
+    /// per page instead of a read fault and then a copy-on-write fault with
+    /// its TLB shootdown.
+    fn prefault(&self, range: Range<u64>);
+}
 
 /// Everything a propagation needs besides the cell array.
 pub(super) struct Work<'a, G> {
@@ -41,9 +49,8 @@ pub(super) struct Work<'a, G> {
     pub(super) track: Option<u64>,
     pub(super) observer: Option<&'a (dyn Fn(&Progress) + Sync)>,
     /// Out-of-core mode: how many states to work on before dropping the
-    /// pages behind them, and the function that drops the pages of a state
-    /// range from every array.
-    pub(super) window: Option<(u64, &'a Release<'a>)>,
+    /// pages behind them, and the pager of the arrays.
+    pub(super) window: Option<(u64, &'a dyn Pager)>,
 }
 
 /// What propagation found besides the labels.
@@ -216,6 +223,8 @@ impl<G: Game> Work<'_, G> {
                 bands.iter().rev().collect()
             };
             let mut previous: Option<&Range<usize>> = None;
+            // States whose pages were prefaulted in this sweep.
+            let mut ready = if forward { 0..0 } else { n..n };
             for b in order {
                 // The window is this band and the one before it in sweep
                 // order: dependencies that cross a band boundary back and
@@ -225,6 +234,27 @@ impl<G: Game> Work<'_, G> {
                     None => b.clone(),
                 };
                 previous = Some(b);
+                if self.window.is_some() && pending.any(window.clone()) {
+                    // Everything a drain of this band can touch: the band
+                    // and a radius on each side; the part behind is ready.
+                    let start = (b.start as u64 * STATES_PER_SUMMARY_WORD).saturating_sub(radius);
+                    let end = (b.end as u64 * STATES_PER_SUMMARY_WORD)
+                        .saturating_add(radius)
+                        .min(n);
+                    let (start, end) = if forward {
+                        (start.max(ready.end), end)
+                    } else {
+                        (start, end.min(ready.start))
+                    };
+                    if start < end {
+                        self.prefault(start..end);
+                        ready = if forward {
+                            ready.start.min(start)..end
+                        } else {
+                            start..ready.end.max(end)
+                        };
+                    }
+                }
                 while pending.any(window.clone()) {
                     let got = match stripe {
                         Some(stripe) => {
@@ -291,10 +321,21 @@ impl<G: Game> Work<'_, G> {
     /// Out-of-core mode: drops the resident pages of states `range` from
     /// every array (they stay on disk).
     fn release(&self, range: Range<u64>) {
-        if let Some((_, release)) = self.window {
-            release(range.clone());
+        if let Some((_, pager)) = self.window {
+            pager.release(range.clone());
             for frontier in &self.frontiers {
                 frontier.release(range.clone());
+            }
+        }
+    }
+
+    /// Out-of-core mode: maps the pages of states `range` writable in every
+    /// array ahead of use.
+    fn prefault(&self, range: Range<u64>) {
+        if let Some((_, pager)) = self.window {
+            pager.prefault(range.clone());
+            for frontier in &self.frontiers {
+                frontier.prefault(range.clone());
             }
         }
     }

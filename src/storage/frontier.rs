@@ -115,6 +115,18 @@ impl Frontier {
             .release(range.start.div_ceil(64)..range.end / 64, 8);
     }
 
+    /// Maps the bitmap's pages for states in `range` writable ahead of use
+    /// (scratch backing only; see [`Region::prefault`]).
+    pub(crate) fn prefault(&self, range: std::ops::Range<u64>) {
+        self.words
+            .prefault(range.start / 64..range.end.div_ceil(64), 8);
+    }
+
+    /// The first error met writing the bitmap back to its scratch file.
+    pub(crate) fn take_write_error(&self) -> Option<std::io::Error> {
+        self.words.take_write_error()
+    }
+
     /// Bytes of memory and disk used.
     pub(crate) fn bytes(&self) -> usize {
         self.words.bytes() + self.summary.bytes()
