@@ -1,5 +1,6 @@
 //! The library's error type. Only parsing, placement of starts and exits,
-//! and storage allocation can fail; solving itself never does.
+//! storage allocation and, out of core, writing scratch files can fail;
+//! propagation itself never does.
 
 use std::io;
 use std::path::PathBuf;

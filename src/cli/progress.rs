@@ -33,7 +33,7 @@ impl Reporter {
             let bar = ProgressBar::new(0);
             bar.set_style(
                 ProgressStyle::with_template(
-                    "{prefix} {bar:30} {pos}/{len} states decided, level {msg} ({per_sec}, {elapsed})",
+                    "{prefix} {bar:30} {pos}/{len} states decided, {msg} ({per_sec}, {elapsed})",
                 )
                 .expect("valid template"),
             );
@@ -48,22 +48,22 @@ impl Reporter {
         }
     }
 
-    /// Called by the engine after each level.
+    /// Called by the engine after each level (or band of a sweep).
     pub(crate) fn observe(&self, p: &Progress) {
         match self {
             Reporter::Quiet => {}
             Reporter::Bar(bar) => {
                 bar.set_length(p.states);
                 bar.set_position(p.decided);
-                bar.set_message(p.level.to_string());
+                bar.set_message(stage(p));
             }
             Reporter::Plain { start, last } => {
                 let mut last = last.lock().expect("progress lock");
                 if last.elapsed() >= PLAIN_INTERVAL {
                     *last = Instant::now();
                     eprintln!(
-                        "level {}: {} of {} states decided ({:.0} s)",
-                        p.level,
+                        "{}: {} of {} states decided ({:.0} s)",
+                        stage(p),
                         p.decided,
                         p.states,
                         start.elapsed().as_secs_f64()
@@ -87,5 +87,14 @@ impl Reporter {
         if let Reporter::Bar(bar) = self {
             bar.finish_and_clear();
         }
+    }
+}
+
+/// "level 12" or "sweep 3".
+fn stage(p: &Progress) -> String {
+    if p.sweeping {
+        format!("sweep {}", p.level)
+    } else {
+        format!("level {}", p.level)
     }
 }

@@ -57,12 +57,17 @@ impl Engine {
     }
 }
 
-/// Per-level progress report passed to an observer.
+/// Progress report passed to an observer: after each level of the level
+/// engines, after each band of the sweep engine.
 #[derive(Clone, Copy, Debug)]
 pub struct Progress {
-    /// Levels finished so far (level 0 is initialisation).
+    /// Level engines: levels finished so far (level 0 is initialisation).
+    /// Sweep engine: the sweep in progress, from 1 (0 after
+    /// initialisation).
     pub level: u32,
-    /// States decided in that level.
+    /// Whether `level` counts sweeps of [`Engine::Sweep`].
+    pub sweeping: bool,
+    /// States decided in that level (0 for sweeps).
     pub decided_in_level: u64,
     /// States decided so far in all.
     pub decided: u64,
@@ -388,7 +393,9 @@ impl Solution {
 /// state is decided is its exact distance to end.
 ///
 /// # Errors
-/// Only allocation can fail ([`Error::Alloc`], [`Error::TooLarge`]).
+/// Allocation ([`Error::Alloc`], [`Error::TooLarge`]) and, with
+/// [`Backing::Scratch`], writing the scratch files ([`Error::Io`], naming
+/// the scratch folder).
 ///
 /// # Example
 /// See [`Game`].

@@ -148,6 +148,7 @@ impl<G: Game> Work<'_, G> {
             if let Some(observe) = self.observer {
                 observe(&Progress {
                     level,
+                    sweeping: false,
                     decided_in_level: in_level.count,
                     decided,
                     states: n,
@@ -212,6 +213,18 @@ impl<G: Game> Work<'_, G> {
             .map(|b0| b0..(b0 + band).min(len))
             .collect();
         let mut decided = initial.count;
+        let observe = |sweep: u32, decided: u64| {
+            if let Some(observe) = self.observer {
+                observe(&Progress {
+                    level: sweep,
+                    sweeping: true,
+                    decided_in_level: 0,
+                    decided,
+                    states: n,
+                });
+            }
+        };
+        observe(0, decided);
         let mut sweeps = 0u32;
         while pending.any(0..len) {
             let forward = sweeps % 2 == 0;
@@ -264,6 +277,7 @@ impl<G: Game> Work<'_, G> {
                     };
                     decided += got.count;
                 }
+                observe(sweeps + 1, decided);
                 if self.window.is_some() {
                     // Band `b` stays resident for the next window; what lies
                     // behind it (beyond a radius) is done for this sweep.
@@ -286,14 +300,6 @@ impl<G: Game> Work<'_, G> {
             }
             self.release(low..high);
             sweeps += 1;
-            if let Some(observe) = self.observer {
-                observe(&Progress {
-                    level: sweeps,
-                    decided_in_level: 0,
-                    decided,
-                    states: n,
-                });
-            }
         }
         Outcomes {
             levels: 0,

@@ -429,3 +429,82 @@ fn pagemap() -> Option<&'static File> {
         })
         .as_ref()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::FileExt;
+    use std::sync::atomic::Ordering::Relaxed;
+
+    fn scratch_region(pages: u64) -> Region {
+        let backing = Backing::Scratch(std::env::temp_dir());
+        Region::zeroed::<AtomicU8>(pages * page_size(), &backing, "test").expect("region")
+    }
+
+    /// Modified pages reach the file on release and come back from it.
+    #[test]
+    fn release_writes_modified_pages_back() {
+        let page = page_size() as usize;
+        let region = scratch_region(4);
+        let bytes = region.atomics::<AtomicU8>();
+        bytes[7].store(1, Relaxed);
+        bytes[2 * page + 5].store(2, Relaxed);
+        bytes[3 * page - 1].store(3, Relaxed);
+        assert_eq!(bytes[page + 9].load(Relaxed), 0);
+        region.release(0..4 * page as u64, 1);
+        assert!(region.take_write_error().is_none());
+        let file = region.file.as_ref().expect("scratch file");
+        let mut on_disk = vec![0u8; 4 * page];
+        file.read_exact_at(&mut on_disk, 0).expect("read back");
+        assert_eq!(
+            (on_disk[7], on_disk[2 * page + 5], on_disk[3 * page - 1]),
+            (1, 2, 3)
+        );
+        assert_eq!(on_disk.iter().map(|&b| u32::from(b)).sum::<u32>(), 6);
+        // Dropped pages fault back in with the written contents, and can
+        // be modified and released again.
+        assert_eq!(bytes[2 * page + 5].load(Relaxed), 2);
+        bytes[2 * page + 5].store(9, Relaxed);
+        region.release(0..4 * page as u64, 1);
+        assert_eq!(bytes[2 * page + 5].load(Relaxed), 9);
+        assert_eq!(bytes[7].load(Relaxed), 1);
+    }
+
+    /// Prefaulted pages hold the file's contents and are written back like
+    /// any other private copy.
+    #[test]
+    fn prefault_keeps_contents() {
+        let page = page_size() as usize;
+        let region = scratch_region(3);
+        let bytes = region.atomics::<AtomicU8>();
+        bytes[page + 1].store(5, Relaxed);
+        region.release(0..3 * page as u64, 1);
+        region.prefault(0..3 * page as u64, 1);
+        assert_eq!(bytes[page + 1].load(Relaxed), 5);
+        bytes[1].store(4, Relaxed);
+        region.release(0..3 * page as u64, 1);
+        assert_eq!(
+            (bytes[1].load(Relaxed), bytes[page + 1].load(Relaxed)),
+            (4, 5)
+        );
+    }
+
+    /// On Linux with a readable pagemap, the self-check accepts it and a
+    /// written page reads as a private copy.
+    #[test]
+    fn pagemap_tells_private_copies() {
+        if File::open("/proc/self/pagemap").is_err() {
+            return;
+        }
+        let Some(pagemap) = pagemap() else {
+            return;
+        };
+        let region = scratch_region(2);
+        region.atomics::<AtomicU8>()[0].store(1, Relaxed);
+        let first = region.map.as_ptr() as u64 / page_size();
+        let mut entries = [0u64; 2];
+        read_pagemap(pagemap, first, &mut entries).expect("pagemap");
+        assert!(is_private_copy(entries[0]));
+        assert!(!is_private_copy(entries[1]));
+    }
+}
