@@ -64,6 +64,22 @@ pub(crate) struct SolveReport {
     pub(crate) seconds: f64,
     /// Peak resident memory of the process in bytes, if known.
     pub(crate) peak_memory_bytes: Option<u64>,
+    /// The check of `solve --verify` (absent without it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) verified: Option<VerifyReport>,
+}
+
+/// What `solve --verify` checked.
+#[derive(Serialize, Debug, Clone)]
+pub(crate) struct VerifyReport {
+    /// States checked.
+    pub(crate) states: u64,
+    /// Whether distances were checked too.
+    pub(crate) distances: bool,
+    /// States whose stored value or distance disagrees with their moves.
+    pub(crate) inconsistent: u64,
+    /// Wall-clock seconds of the check.
+    pub(crate) seconds: f64,
 }
 
 /// Writes a file through a temporary sibling that is renamed into place only

@@ -8,12 +8,12 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
-    load_map, solve, Backing, Board, CopsAndThief, Engine, Game, Outcome, Solution, SolveOptions,
-    Turn,
+    load_map, solve, verify, Backing, Board, CopsAndThief, Engine, Game, Outcome, Solution,
+    SolveOptions, Turn,
 };
 
 use super::common::{human_bytes, peak_memory, EngineConfig, EngineFlags, GameArgs, UsageError};
-use super::output::{write_atomically, SolveReport};
+use super::output::{write_atomically, SolveReport, VerifyReport};
 use super::progress::Reporter;
 use super::Failure;
 
@@ -35,6 +35,10 @@ pub(crate) struct SolveArgs {
     /// Keep every state's distance to end (2 bytes per state; implied by --dump).
     #[arg(long)]
     dte_table: bool,
+    /// After solving, check every state against its moves (values, and
+    /// distances when a table is kept); exit status 1 if any disagrees.
+    #[arg(long)]
+    verify: bool,
     /// No progress output.
     #[arg(long, short)]
     quiet: bool,
@@ -57,6 +61,25 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
         args.dte_table || args.dump.is_some(),
         &reporter,
     )?;
+    let mut solved = solved;
+    let check = if args.verify {
+        reporter.note("verifying every state against its moves");
+        let started = Instant::now();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(config.threads)
+            .build()
+            .context("cannot start worker threads")?;
+        let check = pool.install(|| verify(&solved.game, &solved.solution));
+        solved.report.verified = Some(VerifyReport {
+            states: check.states,
+            distances: check.distances,
+            inconsistent: check.inconsistent,
+            seconds: started.elapsed().as_secs_f64(),
+        });
+        Some(check)
+    } else {
+        None
+    };
     if let Some(path) = &args.dump {
         write_atomically(path, |out| dump(&solved.game, &solved.solution, out))?;
     }
@@ -68,7 +91,27 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
     } else {
         print_text(&mut out, &solved.report)?;
     }
-    Ok(0)
+    match check.and_then(|c| c.first) {
+        Some(bad) => {
+            let (cop, thief, turn) = solved.game.decode(bad.state);
+            let grid = &solved.game.board().grid;
+            let show = |(value, dte): (Outcome, Option<u32>)| match dte {
+                Some(d) => format!("{value} in {d}"),
+                None => value.to_string(),
+            };
+            eprintln!(
+                "error: verification failed: state {} (cop {:?}, thief {:?}, {:?} to move) is stored as {} but its moves give {}",
+                bad.state,
+                grid.coords(cop),
+                grid.coords(thief),
+                turn,
+                show(bad.found),
+                show(bad.expected)
+            );
+            Ok(1)
+        }
+        None => Ok(0),
+    }
 }
 
 /// A solved map: the game, its solution and the report.
@@ -158,6 +201,7 @@ pub(crate) fn solve_map(
         threads: config.threads,
         seconds,
         peak_memory_bytes: peak_memory(),
+        verified: None,
     };
     Ok(Solved {
         game,
@@ -203,7 +247,22 @@ fn print_text(out: &mut impl Write, r: &SolveReport) -> std::io::Result<()> {
         r.seconds,
         r.peak_memory_bytes
             .map_or_else(|| "unknown".to_string(), human_bytes)
-    )
+    )?;
+    if let Some(v) = &r.verified {
+        writeln!(
+            out,
+            "verified: {} of {} states consistent with their moves ({}) in {:.3} s",
+            v.states - v.inconsistent,
+            v.states,
+            if v.distances {
+                "values and distances"
+            } else {
+                "values"
+            },
+            v.seconds
+        )?;
+    }
+    Ok(())
 }
 
 /// Writes every state as a CSV row, in state-index order.

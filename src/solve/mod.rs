@@ -6,6 +6,7 @@
 mod best;
 mod explicit;
 mod propagate;
+mod verify;
 
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
 
@@ -19,6 +20,7 @@ use crate::storage::{Backing, Region};
 use crate::{Dte, Outcome};
 
 pub use best::best_moves;
+pub use verify::{verify, Inconsistency, Verification};
 
 /// Which algorithm solves the game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -357,6 +359,15 @@ impl Solution {
     #[must_use]
     pub fn bytes(&self) -> u64 {
         self.bytes
+    }
+
+    /// Out of core: drops the resident pages of states `range` (written
+    /// back to the scratch files first). A no-op in memory.
+    pub(crate) fn release(&self, range: std::ops::Range<u64>) {
+        self.cells.release(range.clone());
+        if let Some(table) = &self.dte {
+            table.release(range, 2);
+        }
     }
 
     /// WIN / LOSS / DRAW counts over all states (a parallel sweep).

@@ -7,8 +7,8 @@ use std::collections::HashSet;
 
 use proptest::prelude::*;
 use retrograde::{
-    parse_map, solve, Backing, Board, CopsAndThief, Engine, Game, Initial, Outcome, Placement,
-    Rules, Solution, SolveOptions, Turn, Verdict,
+    parse_map, solve, verify, Backing, Board, CopsAndThief, Engine, Game, Initial, Outcome,
+    Placement, Rules, Solution, SolveOptions, Turn, Verdict,
 };
 
 use crate::oracle::{Arena, Oracle, Side, Value, Variant};
@@ -262,6 +262,15 @@ pub fn check_arena(
         let solution = solve(&game, &config.options)
             .unwrap_or_else(|e| panic!("{label} {}: {e}", config.name));
         assert_solution_matches(&label, &oracle, &game, &solution, config);
+        // A correct solution passes its own certificate check.
+        let check = verify(&game, &solution);
+        assert_eq!(
+            (check.inconsistent, check.distances),
+            (0, config.distances),
+            "{label} {}: verify {:?}",
+            config.name,
+            check.first
+        );
     }
     assert_start_matches(&label, arena, variant, &oracle, &game);
     oracle

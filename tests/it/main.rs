@@ -17,3 +17,5 @@ mod graph;
 mod oracle;
 /// The game-theory toolkit: subtraction, nim, grundy, empty-cell.
 mod toolkit;
+/// `verify` rejects the solutions of other games.
+mod verify;
