@@ -4,7 +4,11 @@
 # forced out-of-core run checked against the in-memory values. Prints a
 # markdown table; numbers come from /usr/bin/time (wall seconds, peak RSS).
 #
-#   scripts/scale-table.sh [--quick]      --quick skips the 2e9-state map
+#   scripts/scale-table.sh [--quick|--record]
+#     --quick   skips the 2e9-state map
+#     --record  adds the 3.8e10-state record: a 400 x 400 map with 14% walls,
+#               sweep engine, --scratch with --memory 16G, then --verify
+#               (about an hour here; needs 45 GB free under $TMPDIR)
 # Needs g++, python3, /usr/bin/time and ../shared (maps and peer source).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +20,7 @@ bin=$PWD/target/release/retrograde
 scripts/make-map.py open 150 150 --walls 0.2 > "$work/open150.txt"
 scripts/make-map.py open 200 200 --walls 0.2 > "$work/open200.txt"
 scripts/make-map.py open 170 170 --walls 0.2 > "$work/open170.txt"
+[ "$quick" = --record ] && scripts/make-map.py open 400 400 --walls 0.14 > "$work/open400.txt"
 scripts/make-map.py convert ../shared/data/movingai/Berlin_1_256.map > "$work/berlin.txt"
 
 row() { # label, command...; prints "| label | states | seconds | peak | bytes/state | result |"
@@ -49,3 +54,6 @@ row "Berlin_1_256, border exits: parallel" "$bin" solve "$work/berlin.txt" --eng
 row "open170 in memory: parallel" "$bin" solve "$work/open170.txt" --json -q
 row "open170 --scratch --memory 256M: parallel" "$bin" solve "$work/open170.txt" --json -q --scratch "$work/scratch" --memory 256M
 row "open170 --scratch --memory 256M: sweep" "$bin" solve "$work/open170.txt" --engine sweep --json -q --scratch "$work/scratch" --memory 256M
+if [ "$quick" = --record ]; then
+  row "open400 (3.8e10 states) --scratch --memory 16G --verify: sweep" "$bin" solve "$work/open400.txt" --engine sweep --json -q --verify --scratch "$work/scratch" --memory 16G
+fi

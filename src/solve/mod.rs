@@ -60,7 +60,7 @@ impl Engine {
 }
 
 /// Progress report passed to an observer: after each level of the level
-/// engines, after each band of the sweep engine.
+/// engines, after each pass over a window of the sweep engine.
 #[derive(Clone, Copy, Debug)]
 pub struct Progress {
     /// Level engines: levels finished so far (level 0 is initialisation).

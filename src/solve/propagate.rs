@@ -276,8 +276,8 @@ impl<G: Game> Work<'_, G> {
                         None => self.drain::<C, false>(cells, pending, pending, 0, window.clone()),
                     };
                     decided += got.count;
+                    observe(sweeps + 1, decided);
                 }
-                observe(sweeps + 1, decided);
                 if self.window.is_some() {
                     // Band `b` stays resident for the next window; what lies
                     // behind it (beyond a radius) is done for this sweep.
