@@ -152,13 +152,24 @@ impl EngineConfig {
                 }
                 self.backing.clone()
             }
+            // Too big for memory and no --scratch: go out of core in the
+            // temporary folder rather than give up, when its disk can hold
+            // the arrays (the estimate line names the folder).
             _ if needed > limit => {
-                return Err(retrograde::Error::TooLarge {
-                    what: "this solve (state arrays and frontiers)".into(),
-                    needed,
-                    available: limit,
-                    hint: "give --scratch DIR to keep them in files on disk".into(),
-                })
+                let dir = std::env::temp_dir();
+                let free = retrograde::free_disk(&dir).unwrap_or(0);
+                if needed > free {
+                    return Err(retrograde::Error::TooLarge {
+                        what: "this solve (state arrays and frontiers)".into(),
+                        needed,
+                        available: limit,
+                        hint: format!(
+                            "the temporary folder {} has only {free} bytes free: give --scratch DIR on a disk with room",
+                            dir.display()
+                        ),
+                    });
+                }
+                Backing::Scratch(dir)
             }
             _ => Backing::Memory,
         };

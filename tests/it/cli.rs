@@ -740,3 +740,95 @@ fn explicit_engine_refuses_a_graph_over_the_memory_cap() {
     assert!(text.contains("refused: explicit graph needs"), "{text}");
     assert!(text.contains("sequential"), "{text}");
 }
+
+/// Runs `solve --json --quiet ARGS` with `TMPDIR` set to `tmp`; returns the
+/// report and stderr.
+fn solve_json_in(tmp: &Path, args: &[&str]) -> (Json, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_retrograde"))
+        .args(["solve", "--json"])
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("TMPDIR", tmp)
+        .output()
+        .expect("run the retrograde binary");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        stderr(&output)
+    );
+    let report = serde_json::from_str(stdout(&output).trim()).expect("json");
+    (report, stderr(&output))
+}
+
+/// Out of core from the command line: `--scratch` with a small `--memory`,
+/// and a cap alone (files in the temporary folder), give the in-memory
+/// answer, pass `--verify`, and leave no file behind.
+#[test]
+fn out_of_core_solves_match_memory_and_leave_nothing() {
+    let tmp = temp_dir("cli-out-of-core");
+    let scratch = tmp.join("scratch");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let map = "data/maps/movingai/maze-32-32-2.map";
+    let place = ["--cop", "1,1", "--thief", "2,20", "--exits", "border"];
+    let key = |r: &Json| {
+        (
+            r["result"].clone(),
+            r["dte"].clone(),
+            r["counts"].clone(),
+            r["levels"].clone(),
+        )
+    };
+    let (memory, _) = solve_json_in(&tmp, &[&[map, "-q"][..], &place].concat());
+    let scratch_arg = scratch.to_str().unwrap();
+    let runs: [&[&str]; 3] = [
+        &["--scratch", scratch_arg, "--memory", "64K", "--verify"],
+        &[
+            "--scratch",
+            scratch_arg,
+            "--memory",
+            "64K",
+            "--engine",
+            "sequential",
+        ],
+        // No --scratch: the cap alone sends the arrays to $TMPDIR.
+        &["--memory", "64K", "--verify"],
+    ];
+    for extra in runs {
+        let (report, err) = solve_json_in(&tmp, &[&[map][..], &place, extra].concat());
+        assert_eq!(key(&report), key(&memory), "{extra:?}");
+        assert!(err.contains("in files under"), "{extra:?}: {err}");
+        if extra.contains(&"--verify") {
+            assert_eq!(report["verified"]["inconsistent"], 0, "{extra:?}");
+            assert_eq!(report["verified"]["states"], memory["states"]);
+        }
+    }
+    // Sweep: the same values.
+    let (sweep, _) = solve_json_in(
+        &tmp,
+        &[
+            &[map, "-q"][..],
+            &place,
+            &[
+                "--engine",
+                "sweep",
+                "--scratch",
+                scratch_arg,
+                "--memory",
+                "64K",
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(sweep["counts"], memory["counts"]);
+    assert_eq!(sweep["result"], memory["result"]);
+    let left: Vec<_> = std::fs::read_dir(&scratch).unwrap().collect();
+    assert!(left.is_empty(), "scratch files left: {left:?}");
+    let left: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".scratch"))
+        .collect();
+    assert!(left.is_empty(), "temporary scratch files left: {left:?}");
+    let _ = std::fs::remove_dir_all(&tmp);
+}
