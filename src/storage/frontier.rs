@@ -13,7 +13,7 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use super::{Backing, Region};
+use super::{Backing, Paging, Region};
 use crate::error::Result;
 
 /// Number of states covered by one summary word (64 words of 64 bits).
@@ -26,11 +26,12 @@ pub(crate) struct Frontier {
 }
 
 impl Frontier {
-    /// An empty frontier over `states` state indices.
-    pub(crate) fn new(states: u64, backing: &Backing) -> Result<Frontier> {
+    /// An empty frontier over `states` state indices (`paging` applies to
+    /// a scratch-file bitmap).
+    pub(crate) fn new(states: u64, backing: &Backing, paging: Paging) -> Result<Frontier> {
         let words = states.div_ceil(64);
         Ok(Frontier {
-            words: Region::zeroed::<AtomicU64>(words, backing, "frontier bitmap")?,
+            words: Region::zeroed_paged::<AtomicU64>(words, backing, "frontier bitmap", paging)?,
             // The summary is small (1/4096 of the states) and read at every
             // level: always keep it in memory.
             summary: Region::zeroed::<AtomicU64>(

@@ -28,16 +28,34 @@ pub enum Backing {
     Scratch(PathBuf),
 }
 
+/// How the pages of a scratch-file region get back to their file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Paging {
+    /// A shared mapping: the kernel writes modified pages back by itself.
+    /// No copies, but a page modified over a long time is written again
+    /// every few seconds. Best for arrays written in one pass (graphs) and
+    /// for the level engines, which modify each band in one short pass per
+    /// level.
+    #[default]
+    Kernel,
+    /// A private (copy-on-write) mapping written back by
+    /// [`Region::release`] only: each page costs a copy on first write and
+    /// a `pwrite`, but reaches the disk once per release however often it
+    /// was modified. For the sweep engine, whose window stays resident for
+    /// many passes.
+    Explicit,
+}
+
 /// A zero-filled, page-aligned mapped array of bytes.
 ///
-/// A scratch region is a *private* (copy-on-write) mapping of its file: the
-/// kernel never writes modified pages back by itself, so a page that is
-/// updated again and again while it stays resident costs no disk traffic.
-/// [`Region::release`] writes the modified pages of a range to the file
-/// once, with `pwrite`, and only then drops them; the next access faults the
-/// new contents back in from the file. (A shared mapping let the kernel
-/// flush the same hot pages over and over: 322 GB written for a 43 GB
-/// array in 20 minutes.)
+/// A scratch region with [`Paging::Explicit`] is a *private* mapping of
+/// its file: the kernel never writes modified pages back by itself, so a
+/// page that is updated again and again while it stays resident costs no
+/// disk traffic. [`Region::release`] writes the modified pages of a range
+/// to the file once, with `pwrite`, and only then drops them; the next
+/// access faults the new contents back in from the file. (A shared mapping
+/// let the kernel flush the same hot pages of the sweep engine's window
+/// over and over: 322 GB written for a 43 GB array in 20 minutes.)
 #[derive(Debug)]
 pub(crate) struct Region {
     map: MmapMut,
@@ -45,6 +63,7 @@ pub(crate) struct Region {
     /// The scratch file behind a file-backed region (pages can be released
     /// from memory without losing their contents).
     file: Option<File>,
+    paging: Paging,
     /// The first error met writing pages back (they then stay resident).
     write_error: std::sync::Mutex<Option<std::io::Error>>,
 }
@@ -72,6 +91,16 @@ impl Region {
     /// A zero-filled region of `count` elements of `T`, mapped according to
     /// `backing`. `what` names the array in error messages.
     pub(crate) fn zeroed<T: Atomic>(count: u64, backing: &Backing, what: &str) -> Result<Region> {
+        Region::zeroed_paged::<T>(count, backing, what, Paging::Kernel)
+    }
+
+    /// As [`Region::zeroed`], with the given paging for a scratch file.
+    pub(crate) fn zeroed_paged<T: Atomic>(
+        count: u64,
+        backing: &Backing,
+        what: &str,
+        paging: Paging,
+    ) -> Result<Region> {
         let bytes = count
             .checked_mul(std::mem::size_of::<T>() as u64)
             .filter(|&b| b <= isize::MAX as u64)
@@ -99,21 +128,26 @@ impl Region {
             }
             Backing::Scratch(dir) => {
                 let file = scratch_file(dir, map_len as u64).map_err(alloc_error)?;
+                let mut options = MmapOptions::new();
+                options.len(map_len);
                 // SAFETY: the file was created by this process with
                 // `create_new` and mode 0600, and is unlinked right after
                 // creation (inside `scratch_file`, before it returns the
                 // handle), so no other process can open it by name and
-                // modify it under us. The mapping is private, so pages are
-                // only ever written to the file by `release`, with `pwrite`,
-                // whose errors are reported instead of raising SIGBUS.
-                // No swap reservation: a private writable mapping larger
-                // than RAM is otherwise refused, and `release` keeps the
+                // modify it under us. A shared mapping carries the usual
+                // risk of any file mapping: if the disk fills up while the
+                // kernel writes pages back, the process gets SIGBUS (sizes
+                // are checked against free disk before a solve starts). A
+                // private mapping's pages are only ever written by
+                // `release`, with `pwrite`, whose errors are reported; it
+                // reserves no swap, since a private writable mapping larger
+                // than RAM is otherwise refused and `release` keeps the
                 // private copies to a window anyway.
                 let map = unsafe {
-                    MmapOptions::new()
-                        .len(map_len)
-                        .no_reserve_swap()
-                        .map_copy(&file)
+                    match paging {
+                        Paging::Kernel => options.map_mut(&file),
+                        Paging::Explicit => options.no_reserve_swap().map_copy(&file),
+                    }
                 };
                 let map = map.map_err(alloc_error)?;
                 // Work on scratch arrays is ordered by state index, so the
@@ -124,6 +158,7 @@ impl Region {
                     map,
                     len,
                     file: Some(file),
+                    paging,
                     write_error: std::sync::Mutex::new(None),
                 });
             }
@@ -132,16 +167,18 @@ impl Region {
             map,
             len,
             file: None,
+            paging,
             write_error: std::sync::Mutex::new(None),
         })
     }
 
     /// Drops the resident pages that lie entirely inside elements
     /// `range` of a scratch-file region (of element size `elem` bytes),
-    /// after writing the modified ones to the file; they come back with the
-    /// same contents on the next access. A no-op for anonymous memory, where
-    /// it would lose the data. Callers must not touch the range while this
-    /// runs.
+    /// after writing the modified ones to the file (with
+    /// [`Paging::Explicit`]; the kernel does it for [`Paging::Kernel`]);
+    /// they come back with the same contents on the next access. A no-op
+    /// for anonymous memory, where it would lose the data. Callers must not
+    /// modify the range while this runs.
     pub(crate) fn release(&self, range: std::ops::Range<u64>, elem: u64) {
         let Some(file) = &self.file else {
             return;
@@ -152,19 +189,23 @@ impl Region {
         if end <= start {
             return;
         }
-        if let Err(e) = self.write_back(file, start, end) {
-            // Keep the pages (and the data): the solve reports the error
-            // when it ends instead of losing states.
-            let mut first = self.write_error.lock().unwrap_or_else(|p| p.into_inner());
-            first.get_or_insert(e);
-            return;
+        if self.paging == Paging::Explicit {
+            if let Err(e) = self.write_back(file, start, end) {
+                // Keep the pages (and the data): the solve reports the error
+                // when it ends instead of losing states.
+                let mut first = self.write_error.lock().unwrap_or_else(|p| p.into_inner());
+                first.get_or_insert(e);
+                return;
+            }
         }
-        // SAFETY: the mapping is a private mapping of a file private to this
-        // process (see `zeroed`). MADV_DONTNEED drops its pages; the next
-        // access faults in the file's contents, which `write_back` has just
-        // brought up to date for every page this process modified. No
-        // reference into the range is invalidated, since the virtual mapping
-        // stays in place. Failure is harmless (the pages stay resident).
+        // SAFETY: the mapping maps a file private to this process (see
+        // `zeroed_paged`). For a shared mapping MADV_DONTNEED only unmaps
+        // the pages: dirty contents stay in the page cache and reach the
+        // file. For a private one it drops the private copies, which
+        // `write_back` has just written to the file. Either way the next
+        // access faults the same bytes back in, and no reference into the
+        // range is invalidated, since the virtual mapping stays in place.
+        // Failure is harmless (the pages stay resident).
         let _ = unsafe {
             self.map.unchecked_advise_range(
                 UncheckedAdvice::DontNeed,
@@ -174,11 +215,13 @@ impl Region {
         };
     }
 
-    /// Maps the pages of elements `range` (of `elem` bytes) of a
+    /// Maps the pages of elements `range` (of `elem` bytes) of a private
     /// scratch-file region writable ahead of use. Pages already private
     /// copies are left alone; best effort (a refusal only costs speed).
     pub(crate) fn prefault(&self, range: std::ops::Range<u64>, elem: u64) {
-        if self.file.is_none() {
+        // Only private mappings pay for a read fault followed by a write:
+        // the copy-on-write fault's TLB shootdown.
+        if self.file.is_none() || self.paging == Paging::Kernel {
             return;
         }
         let page = page_size();
@@ -438,7 +481,8 @@ mod tests {
 
     fn scratch_region(pages: u64) -> Region {
         let backing = Backing::Scratch(std::env::temp_dir());
-        Region::zeroed::<AtomicU8>(pages * page_size(), &backing, "test").expect("region")
+        Region::zeroed_paged::<AtomicU8>(pages * page_size(), &backing, "test", Paging::Explicit)
+            .expect("region")
     }
 
     /// Modified pages reach the file on release and come back from it.
