@@ -44,7 +44,7 @@ pub use games::graph::{load_graph, parse_graph, Convention};
 pub use grid::Grid;
 pub use outcome::{Dte, Outcome, Verdict};
 pub use solve::{
-    best_moves, estimate, solve, verify, Counts, Engine, Estimate, Inconsistency, Progress,
-    Solution, SolveOptions, Verification,
+    best_moves, estimate, solve, verify, verify_observed, Counts, Engine, Estimate, Inconsistency,
+    Progress, Solution, SolveOptions, Verification,
 };
 pub use storage::{available_memory, free_disk, Backing};

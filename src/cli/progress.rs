@@ -33,9 +33,17 @@ impl Reporter {
             let bar = ProgressBar::new(0);
             bar.set_style(
                 ProgressStyle::with_template(
-                    "{prefix} {bar:30} {pos}/{len} states decided, {msg} ({per_sec}, {elapsed})",
+                    "{prefix} {bar:30} {pos}/{len} states {msg} ({rate}, {elapsed})",
                 )
-                .expect("valid template"),
+                .expect("valid template")
+                // indicatif's own {per_sec} prints four decimals of a
+                // count in the billions.
+                .with_key(
+                    "rate",
+                    |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{:.3e}/s", state.per_sec());
+                    },
+                ),
             );
             bar.set_prefix(label.to_string());
             Reporter::Bar(bar)
@@ -55,7 +63,7 @@ impl Reporter {
             Reporter::Bar(bar) => {
                 bar.set_length(p.states);
                 bar.set_position(p.decided);
-                bar.set_message(stage(p));
+                bar.set_message(format!("decided, {}", stage(p)));
             }
             Reporter::Plain { start, last } => {
                 let mut last = last.lock().expect("progress lock");
@@ -66,6 +74,34 @@ impl Reporter {
                         stage(p),
                         p.decided,
                         p.states,
+                        start.elapsed().as_secs_f64()
+                    );
+                }
+            }
+        }
+    }
+
+    /// Called by `--verify` after each band: `done` of `total` states
+    /// checked.
+    pub(crate) fn checked(&self, done: u64, total: u64) {
+        match self {
+            Reporter::Quiet => {}
+            Reporter::Bar(bar) => {
+                // The solve finished the bar; start it over for the check.
+                if bar.is_finished() {
+                    bar.set_prefix("verifying");
+                    bar.set_message("checked");
+                    bar.set_length(total);
+                    bar.reset();
+                }
+                bar.set_position(done);
+            }
+            Reporter::Plain { start, last } => {
+                let mut last = last.lock().expect("progress lock");
+                if last.elapsed() >= PLAIN_INTERVAL {
+                    *last = Instant::now();
+                    eprintln!(
+                        "verify: {done} of {total} states checked ({:.0} s)",
                         start.elapsed().as_secs_f64()
                     );
                 }

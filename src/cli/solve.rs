@@ -8,8 +8,8 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
-    load_map, solve, verify, Backing, Board, CopsAndThief, Engine, Game, Outcome, Solution,
-    SolveOptions, Turn,
+    load_map, solve, verify_observed, Backing, Board, CopsAndThief, Engine, Game, Outcome,
+    Solution, SolveOptions, Turn,
 };
 
 use super::common::{human_bytes, peak_memory, EngineConfig, EngineFlags, GameArgs, UsageError};
@@ -69,7 +69,9 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
             .num_threads(config.threads)
             .build()
             .context("cannot start worker threads")?;
-        let check = pool.install(|| verify(&solved.game, &solved.solution));
+        let observe = |done: u64, total: u64| reporter.checked(done, total);
+        let check = pool.install(|| verify_observed(&solved.game, &solved.solution, &observe));
+        reporter.finish();
         solved.report.verified = Some(VerifyReport {
             states: check.states,
             distances: check.distances,

@@ -20,7 +20,7 @@ use crate::storage::{Backing, Paging, Region};
 use crate::{Dte, Outcome};
 
 pub use best::best_moves;
-pub use verify::{verify, Inconsistency, Verification};
+pub use verify::{verify, verify_observed, Inconsistency, Verification};
 
 /// Which algorithm solves the game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -73,6 +73,17 @@ pub struct Inconsistency {
 /// ```
 #[must_use]
 pub fn verify(game: &impl Game, solution: &Solution) -> Verification {
+    verify_observed(game, solution, &|_, _| {})
+}
+
+/// [`verify`], calling `observe(checked, states)` after each band of states
+/// (for progress reports).
+#[must_use]
+pub fn verify_observed(
+    game: &impl Game,
+    solution: &Solution,
+    observe: &(dyn Fn(u64, u64) + Sync),
+) -> Verification {
     let n = game.state_count();
     let distances = solution.has_dte_table();
     let radius = game.predecessor_radius().unwrap_or(n);
@@ -96,6 +107,7 @@ pub fn verify(game: &impl Game, solution: &Solution) -> Verification {
             .map(|c| check_range(game, solution, distances, c..(c + CHUNK).min(end)))
             .reduce(|| (0, None), merge);
         (total.inconsistent, total.first) = merge((total.inconsistent, total.first), found);
+        observe(end, n);
         let safe = end.saturating_sub(radius);
         if safe > released {
             solution.release(released..safe);
