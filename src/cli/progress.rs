@@ -65,19 +65,9 @@ impl Reporter {
                 bar.set_position(p.decided);
                 bar.set_message(format!("decided, {}", stage(p)));
             }
-            Reporter::Plain { start, last } => {
-                let mut last = last.lock().expect("progress lock");
-                if last.elapsed() >= PLAIN_INTERVAL {
-                    *last = Instant::now();
-                    eprintln!(
-                        "{}: {} of {} states decided ({:.0} s)",
-                        stage(p),
-                        p.decided,
-                        p.states,
-                        start.elapsed().as_secs_f64()
-                    );
-                }
-            }
+            Reporter::Plain { .. } => self.plain_line(|| {
+                format!("{}: {} of {} states decided", stage(p), p.decided, p.states)
+            }),
         }
     }
 
@@ -96,15 +86,20 @@ impl Reporter {
                 }
                 bar.set_position(done);
             }
-            Reporter::Plain { start, last } => {
-                let mut last = last.lock().expect("progress lock");
-                if last.elapsed() >= PLAIN_INTERVAL {
-                    *last = Instant::now();
-                    eprintln!(
-                        "verify: {done} of {total} states checked ({:.0} s)",
-                        start.elapsed().as_secs_f64()
-                    );
-                }
+            Reporter::Plain { .. } => {
+                self.plain_line(|| format!("verify: {done} of {total} states checked"));
+            }
+        }
+    }
+
+    /// Plain mode: prints `line` and the elapsed time, at most once per
+    /// [`PLAIN_INTERVAL`].
+    fn plain_line(&self, line: impl FnOnce() -> String) {
+        if let Reporter::Plain { start, last } = self {
+            let mut last = last.lock().expect("progress lock");
+            if last.elapsed() >= PLAIN_INTERVAL {
+                *last = Instant::now();
+                eprintln!("{} ({:.0} s)", line(), start.elapsed().as_secs_f64());
             }
         }
     }

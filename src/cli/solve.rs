@@ -54,14 +54,13 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
         .into());
     }
     let reporter = Reporter::new(args.quiet, "solving");
-    let solved = solve_map(
+    let mut solved = solve_map(
         &args.map,
         &args.game,
         &config,
         args.dte_table || args.dump.is_some(),
         &reporter,
     )?;
-    let mut solved = solved;
     let check = if args.verify {
         reporter.note("verifying every state against its moves");
         let started = Instant::now();

@@ -246,12 +246,17 @@ impl CellStore {
         }
     }
 
+    /// Bytes per cell.
+    fn elem(&self) -> u64 {
+        match self {
+            CellStore::Narrow(_) => 1,
+            CellStore::Wide(_) => 4,
+        }
+    }
+
     /// Drops resident pages of states `range` (scratch backing only).
     fn release(&self, range: std::ops::Range<u64>) {
-        match self {
-            CellStore::Narrow(r) => r.release(range, 1),
-            CellStore::Wide(r) => r.release(range, 4),
-        }
+        self.region().release(range, self.elem());
     }
 }
 
@@ -270,11 +275,9 @@ impl propagate::Pager for Pager<'_> {
     }
 
     fn prefault(&self, range: std::ops::Range<u64>) {
-        let elem = match self.cells {
-            CellStore::Narrow(_) => 1,
-            CellStore::Wide(_) => 4,
-        };
-        self.cells.region().prefault(range.clone(), elem);
+        self.cells
+            .region()
+            .prefault(range.clone(), self.cells.elem());
         if let Some(table) = self.dte {
             table.prefault(range, 2);
         }
@@ -372,10 +375,12 @@ impl Solution {
     /// Out of core: drops the resident pages of states `range` (written
     /// back to the scratch files first). A no-op in memory.
     pub(crate) fn release(&self, range: std::ops::Range<u64>) {
-        self.cells.release(range.clone());
-        if let Some(table) = &self.dte {
-            table.release(range, 2);
+        use propagate::Pager as _;
+        Pager {
+            cells: &self.cells,
+            dte: self.dte.as_ref(),
         }
+        .release(range);
     }
 
     /// WIN / LOSS / DRAW counts over all states (a parallel sweep).
@@ -478,17 +483,15 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
     // Three quarters of the limit go to the window; the rest covers the
     // radius of pages kept on each side of it, the summaries and the heap.
     let window_bytes = options.memory_limit.unwrap_or(DEFAULT_WINDOW_BYTES) / 4 * 3;
-    let window_states = (u128::from(window_bytes) * u128::from(n) / u128::from(bytes.max(1)))
-        .clamp(1, u128::from(u64::MAX)) as u64;
+    let window_states = matches!(options.backing, Backing::Scratch(_)).then(|| {
+        (u128::from(window_bytes) * u128::from(n) / u128::from(bytes.max(1)))
+            .clamp(1, u128::from(u64::MAX)) as u64
+    });
     let pager = Pager {
         cells: &cells,
         dte: dte.as_ref(),
     };
-    let window = match &options.backing {
-        Backing::Scratch(_) => Some((window_states, &pager as &dyn propagate::Pager)),
-        Backing::Memory => None,
-    };
-    let window_states = window.map(|(states, _)| states);
+    let window = window_states.map(|states| (states, &pager as &dyn propagate::Pager));
     let work = propagate::Work {
         game,
         dte: dte.as_ref().map(|r| r.atomics::<AtomicU16>()),

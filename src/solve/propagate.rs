@@ -236,8 +236,9 @@ impl<G: Game> Work<'_, G> {
                 bands.iter().rev().collect()
             };
             let mut previous: Option<&Range<usize>> = None;
-            // States whose pages were prefaulted in this sweep.
-            let mut ready = if forward { 0..0 } else { n..n };
+            // Pages of states before (forward) or from (backward) this
+            // edge were prefaulted in this sweep.
+            let mut ready = if forward { 0 } else { n };
             for b in order {
                 // The window is this band and the one before it in sweep
                 // order: dependencies that cross a band boundary back and
@@ -255,17 +256,13 @@ impl<G: Game> Work<'_, G> {
                         .saturating_add(radius)
                         .min(n);
                     let (start, end) = if forward {
-                        (start.max(ready.end), end)
+                        (start.max(ready), end)
                     } else {
-                        (start, end.min(ready.start))
+                        (start, end.min(ready))
                     };
                     if start < end {
                         self.prefault(start..end);
-                        ready = if forward {
-                            ready.start.min(start)..end
-                        } else {
-                            start..ready.end.max(end)
-                        };
+                        ready = if forward { end } else { start };
                     }
                 }
                 while pending.any(window.clone()) {

@@ -100,11 +100,12 @@ pub fn verify_observed(
         .map_or(BAND, |w| (w / 2).clamp(CHUNK, BAND));
     for band in (0..n).step_by(step as usize) {
         let end = (band + step).min(n);
-        let found = (band..end)
-            .step_by(CHUNK as usize)
-            .collect::<Vec<_>>()
+        let found = (0..(end - band).div_ceil(CHUNK))
             .into_par_iter()
-            .map(|c| check_range(game, solution, distances, c..(c + CHUNK).min(end)))
+            .map(|k| {
+                let c = band + k * CHUNK;
+                check_range(game, solution, distances, c..(c + CHUNK).min(end))
+            })
             .reduce(|| (0, None), merge);
         (total.inconsistent, total.first) = merge((total.inconsistent, total.first), found);
         observe(end, n);

@@ -29,14 +29,13 @@ pub enum Backing {
 }
 
 /// How the pages of a scratch-file region get back to their file.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Paging {
     /// A shared mapping: the kernel writes modified pages back by itself.
     /// No copies, but a page modified over a long time is written again
     /// every few seconds. Best for arrays written in one pass (graphs) and
     /// for the level engines, which modify each band in one short pass per
     /// level.
-    #[default]
     Kernel,
     /// A private (copy-on-write) mapping written back by
     /// [`Region::release`] only: each page costs a copy on first write and
@@ -117,14 +116,14 @@ impl Region {
         let len = bytes as usize;
         // A zero-length mapping is an error for mmap; map one page instead.
         let map_len = len.max(1);
-        let map = match backing {
+        let (map, file) = match backing {
             Backing::Memory => {
                 let map = MmapMut::map_anon(map_len).map_err(alloc_error)?;
                 // Transparent huge pages cut the cost of a random byte update
                 // by about a third on the big arrays (fewer TLB misses); the
                 // hint is best effort, so a refusal is not an error.
                 let _ = map.advise(Advice::HugePage);
-                map
+                (map, None)
             }
             Backing::Scratch(dir) => {
                 let file = scratch_file(dir, map_len as u64).map_err(alloc_error)?;
@@ -154,19 +153,13 @@ impl Region {
                 // kernel's default read-ahead helps; random access hints
                 // would hurt.
                 let _ = map.advise(Advice::Sequential);
-                return Ok(Region {
-                    map,
-                    len,
-                    file: Some(file),
-                    paging,
-                    write_error: std::sync::Mutex::new(None),
-                });
+                (map, Some(file))
             }
         };
         Ok(Region {
             map,
             len,
-            file: None,
+            file,
             paging,
             write_error: std::sync::Mutex::new(None),
         })
@@ -248,14 +241,16 @@ impl Region {
         };
         let first_page = (self.map.as_ptr() as u64 + start) / page;
         let pages = (end - start) / page;
-        let mut entries = vec![0u64; 8192];
+        // Pagemap entries of up to 8192 pages at a time (64 KiB).
+        let mut entries = vec![0u8; 8 * pages.min(8192) as usize];
         // A run of consecutive modified pages, written with one call.
         let mut run: Option<(u64, u64)> = None;
         let mut done = 0;
         while done < pages {
-            let batch = (pages - done).min(entries.len() as u64) as usize;
-            read_pagemap(pagemap, first_page + done, &mut entries[..batch])?;
-            for (i, &entry) in entries[..batch].iter().enumerate() {
+            let batch = (pages - done).min(entries.len() as u64 / 8) as usize;
+            let batch_entries =
+                read_pagemap(pagemap, first_page + done, &mut entries[..8 * batch])?;
+            for (i, entry) in batch_entries.enumerate() {
                 let at = start + (done + i as u64) * page;
                 if is_private_copy(entry) {
                     run = match run {
@@ -424,26 +419,31 @@ fn page_size() -> u64 {
     })
 }
 
+/// Pagemap entry bit: the page is in memory.
+const PAGEMAP_PRESENT: u64 = 1 << 63;
+
 /// Whether a pagemap entry is a page this process modified in a private
 /// file mapping: present and anonymous (a copy-on-write copy), or swapped
 /// out (only private copies can be).
 fn is_private_copy(entry: u64) -> bool {
-    const PRESENT: u64 = 1 << 63;
     const SWAPPED: u64 = 1 << 62;
     const FILE_OR_SHARED: u64 = 1 << 61;
-    entry & SWAPPED != 0 || (entry & PRESENT != 0 && entry & FILE_OR_SHARED == 0)
+    entry & SWAPPED != 0 || (entry & PAGEMAP_PRESENT != 0 && entry & FILE_OR_SHARED == 0)
 }
 
-/// Reads the pagemap entries of `entries.len()` pages from virtual page
-/// number `first`.
-fn read_pagemap(pagemap: &File, first: u64, entries: &mut [u64]) -> std::io::Result<()> {
+/// Reads into `buffer` the pagemap entries (8 bytes each) of
+/// `buffer.len() / 8` pages from virtual page number `first`, and returns
+/// them.
+fn read_pagemap<'a>(
+    pagemap: &File,
+    first: u64,
+    buffer: &'a mut [u8],
+) -> std::io::Result<impl Iterator<Item = u64> + 'a> {
     use std::os::unix::fs::FileExt;
-    let mut bytes = vec![0u8; entries.len() * 8];
-    pagemap.read_exact_at(&mut bytes, first * 8)?;
-    for (entry, b) in entries.iter_mut().zip(bytes.chunks_exact(8)) {
-        *entry = u64::from_ne_bytes(b.try_into().expect("8 bytes"));
-    }
-    Ok(())
+    pagemap.read_exact_at(buffer, first * 8)?;
+    Ok(buffer
+        .chunks_exact(8)
+        .map(|b| u64::from_ne_bytes(b.try_into().expect("8 bytes"))))
 }
 
 /// `/proc/self/pagemap`, when it is readable and tells private copies from
@@ -465,9 +465,10 @@ fn pagemap() -> Option<&'static File> {
             let written = map.as_ptr() as u64 / page;
             map[0] = 1;
             std::hint::black_box(map[page as usize]);
-            let mut entries = [0u64; 2];
-            read_pagemap(&pagemap, written, &mut entries).ok()?;
-            (is_private_copy(entries[0]) && !is_private_copy(entries[1]) && entries[1] >> 63 == 1)
+            let mut buffer = [0u8; 16];
+            let mut entries = read_pagemap(&pagemap, written, &mut buffer).ok()?;
+            let (written, read) = (entries.next()?, entries.next()?);
+            (is_private_copy(written) && !is_private_copy(read) && read & PAGEMAP_PRESENT != 0)
                 .then_some(pagemap)
         })
         .as_ref()
@@ -546,8 +547,10 @@ mod tests {
         let region = scratch_region(2);
         region.atomics::<AtomicU8>()[0].store(1, Relaxed);
         let first = region.map.as_ptr() as u64 / page_size();
-        let mut entries = [0u64; 2];
-        read_pagemap(pagemap, first, &mut entries).expect("pagemap");
+        let mut buffer = [0u8; 16];
+        let entries: Vec<u64> = read_pagemap(pagemap, first, &mut buffer)
+            .expect("pagemap")
+            .collect();
         assert!(is_private_copy(entries[0]));
         assert!(!is_private_copy(entries[1]));
     }

@@ -14,7 +14,7 @@ use crate::golden::{data_dir, expected_rows, Row};
 use crate::oracle::{Arena, Oracle, Side, Value, Variant};
 
 /// Runs the binary in the crate root with `args`, feeding `stdin`.
-fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
+pub fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_retrograde"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))

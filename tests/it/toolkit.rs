@@ -4,8 +4,6 @@
 //! written in this file, never from the code under test.
 
 use std::collections::HashMap;
-use std::io::Write;
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use retrograde::theory::compound::{
@@ -20,20 +18,17 @@ use retrograde::{solve, Engine, Game, Outcome, SolveOptions};
 
 // ------------------------------------------------------------------ helpers
 
-struct Rng(u64);
+/// The shared SplitMix64 generator with the u64 / i64 draws these tests
+/// use.
+struct Rng(crate::agree::Rng);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        // splitmix64
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+    fn new(seed: u64) -> Rng {
+        Rng(crate::agree::Rng::new(seed))
     }
 
     fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.0.next() % n
     }
 
     fn range(&mut self, lo: i64, hi: i64) -> i64 {
@@ -43,23 +38,7 @@ impl Rng {
 
 /// Runs the built binary; returns (exit status, stdout, stderr).
 fn run(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_retrograde"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    if let Some(text) = stdin {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-    }
-    drop(child.stdin.take());
-    let output = child.wait_with_output().unwrap();
+    let output = crate::cli::run(args, stdin.map(str::as_bytes));
     (
         output.status.code().unwrap_or(-1),
         String::from_utf8(output.stdout).unwrap(),
@@ -127,7 +106,7 @@ fn random_set(rng: &mut Rng) -> Vec<u64> {
 #[test]
 fn subtraction_periods_match_direct_computation_to_100000() {
     const N: usize = 100_000;
-    let mut rng = Rng(1);
+    let mut rng = Rng::new(1);
     for _ in 0..60 {
         let moves = random_set(&mut rng);
         let analysis = SubtractionGame::new(&moves)
@@ -171,7 +150,7 @@ fn subtraction_periods_match_direct_computation_to_100000() {
 
 #[test]
 fn subtraction_cli_lists_heaps_and_period() {
-    let mut rng = Rng(2);
+    let mut rng = Rng::new(2);
     for _ in 0..8 {
         let moves = random_set(&mut rng);
         let list: Vec<String> = moves.iter().map(u64::to_string).collect();
@@ -288,7 +267,7 @@ fn nim_wins(heaps: &[u64], memo: &mut HashMap<Vec<u64>, bool>) -> bool {
 
 #[test]
 fn nim_matches_exhaustive_search() {
-    let mut rng = Rng(3);
+    let mut rng = Rng::new(3);
     let mut memo = HashMap::new();
     for _ in 0..300 {
         let count = 1 + rng.below(4) as usize;
@@ -436,7 +415,7 @@ fn on_cycle(game: &PieceGame, s: u64) -> bool {
 
 #[test]
 fn grundy_boards_match_naive_recursion() {
-    let mut rng = Rng(4);
+    let mut rng = Rng::new(4);
     let (mut acyclic, mut cyclic) = (0, 0);
     for _ in 0..600 {
         let rows = 1 + rng.below(7) as usize;
@@ -503,7 +482,7 @@ fn grundy_cli_table_and_the_issue_example() {
         let row: Vec<String> = row.iter().map(u32::to_string).collect();
         assert_eq!(*line, row.join(" "));
     }
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     for _ in 0..10 {
         let (rows, cols) = (1 + rng.below(9) as usize, 1 + rng.below(9) as usize);
         let offsets = random_offsets(&mut rng, 2);
@@ -707,7 +686,7 @@ fn conjunctive_remoteness(
 
 #[test]
 fn compounds_match_search_on_the_product_game() {
-    let mut rng = Rng(6);
+    let mut rng = Rng::new(6);
     for round in 0..120 {
         let (game, table) = random_acyclic_board(&mut rng, 4);
         let grundy = grundy_of_acyclic(&game).unwrap();
@@ -790,7 +769,7 @@ fn compounds_match_search_on_the_product_game() {
 
 #[test]
 fn compound_cli_reports_the_winner() {
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     for _ in 0..12 {
         let (game, _) = random_acyclic_board(&mut rng, 5);
         let pieces: Vec<u64> = (0..1 + rng.below(3))
@@ -940,7 +919,7 @@ fn expected_mistakes(board: &[u8], cols: usize, record: &[usize]) -> Vec<usize> 
 
 #[test]
 fn empty_cell_matches_exhaustive_search() {
-    let mut rng = Rng(8);
+    let mut rng = Rng::new(8);
     let mut with_mistakes = 0;
     for _ in 0..400 {
         let rows = 1 + rng.below(4) as usize;
@@ -973,7 +952,7 @@ fn empty_cell_matches_exhaustive_search() {
 
 #[test]
 fn empty_cell_cli_prints_the_contest_output() {
-    let mut rng = Rng(9);
+    let mut rng = Rng::new(9);
     for _ in 0..15 {
         let (board, record) = random_empty_cell_game(&mut rng, 3, 4);
         let text = contest_text(&board, 4, &record);
