@@ -12,10 +12,7 @@ use serde_json::Value as Json;
 
 /// A temporary directory unique to this process and `name`, emptied first.
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("retrograde-batch-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+    crate::agree::temp_dir(&format!("batch-{name}"))
 }
 
 /// The committed map folder `data/maps/<sub>`.

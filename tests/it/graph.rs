@@ -5,7 +5,7 @@
 //! positions; the refusal of graphs that do not fit; the `graph` command.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use proptest::prelude::*;
 use retrograde::{
@@ -564,22 +564,14 @@ fn explicit_engine_refuses_a_graph_over_the_memory_limit() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// A fresh empty directory for one test.
+/// A fresh empty directory for one test (names prefixed apart from the
+/// other modules' directories).
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "retrograde-graph-test-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    crate::agree::temp_dir(&format!("graph-{name}"))
 }
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_retrograde"))
-        .args(args)
-        .output()
-        .expect("run retrograde")
+    crate::cli::run(args, None)
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -700,20 +692,7 @@ fn cli_bad_input_exits_2_and_leaves_no_dump() {
 
 #[test]
 fn cli_reads_stdin_and_solves_maps_with_the_explicit_engine() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_retrograde"))
-        .args(["graph", "-", "--json"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(GRAPH.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = crate::cli::run(&["graph", "-", "--json"], Some(GRAPH.as_bytes()));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["vertices"], 6);
 
