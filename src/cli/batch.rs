@@ -29,7 +29,7 @@ use rayon::prelude::*;
 use retrograde::{load_map, Board, CopsAndThief, Engine, Solution, Turn, Verdict};
 use serde::Serialize;
 
-use super::common::{peak_memory, EngineConfig, EngineFlags, GameArgs, UsageError};
+use super::common::{peak_memory, worker_pool, EngineConfig, EngineFlags, GameArgs, UsageError};
 use super::output::{write_atomically, CountsJson};
 use super::progress::Reporter;
 use super::solve::solve_map;
@@ -863,15 +863,9 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
     }
 
     let workers = config.threads.max(1);
-    let pool = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .context("cannot start worker threads")
-    };
     // Sizing parses every map once; it runs on all workers since parsing a
     // large MovingAI map is not free.
-    let plans: Vec<Result<Job, Box<Row>>> = pool(workers)?.install(|| {
+    let plans: Vec<Result<Job, Box<Row>>> = worker_pool(workers)?.install(|| {
         todo.par_iter()
             .map(|path| plan(path, &args.game, args.max_states))
             .collect()
@@ -907,7 +901,7 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
             // One-thread pools: any rayon call inside a solve (the sweeps)
             // stays on this worker instead of stealing work from, or being
             // stolen by, the other maps.
-            let own = pool(1)?;
+            let own = worker_pool(1)?;
             scope.spawn(move || {
                 own.install(|| loop {
                     let k = next.fetch_add(1, Ordering::Relaxed);
@@ -922,7 +916,7 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
         Ok(())
     })?;
 
-    let all = pool(workers)?;
+    let all = worker_pool(workers)?;
     for job in &large {
         if collector.stopped() {
             break;

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, Result};
 use clap::Args as ClapArgs;
 use rayon::prelude::*;
 use retrograde::{
@@ -17,7 +17,7 @@ use retrograde::{
 };
 use serde::Serialize;
 
-use super::common::{human_bytes, parse_size, GameArgs, UsageError};
+use super::common::{human_bytes, parse_size, worker_pool, GameArgs, UsageError};
 use super::output::write_atomically;
 use super::Failure;
 
@@ -173,10 +173,7 @@ fn bench_one(
     }
     drop(probe);
     reset_peak_memory();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .context("cannot start worker threads")?;
+    let pool = worker_pool(threads)?;
     for _ in 0..if error.is_some() { 0 } else { args.repeat } {
         let started = Instant::now();
         let game = CopsAndThief::new(board.clone(), rules);

@@ -304,3 +304,12 @@ pub(crate) fn human_bytes(bytes: u64) -> String {
         format!("{value:.1} {}", UNITS[unit])
     }
 }
+
+/// A rayon pool of `threads` workers (0: one per core).
+pub(crate) fn worker_pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
+    use anyhow::Context;
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("cannot start worker threads")
+}

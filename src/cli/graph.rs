@@ -14,7 +14,7 @@ use retrograde::{
 };
 use serde::Serialize;
 
-use super::common::{human_bytes, peak_memory, EngineFlags, UsageError};
+use super::common::{human_bytes, peak_memory, worker_pool, EngineFlags, UsageError};
 use super::output::{write_atomically, CountsJson};
 use super::progress::Reporter;
 use super::Failure;
@@ -133,14 +133,11 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
     };
     // Parsing and building are parallel whatever the engine; --threads
     // bounds them too.
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(if config.engine == Engine::Sequential {
-            0
-        } else {
-            config.threads
-        })
-        .build()
-        .context("cannot start worker threads")?;
+    let pool = worker_pool(if config.engine == Engine::Sequential {
+        0
+    } else {
+        config.threads
+    })?;
     let started = Instant::now();
     let graph = pool.install(|| load_graph(&args.file, convention))?;
     let parse_seconds = started.elapsed().as_secs_f64();

@@ -12,7 +12,9 @@ use retrograde::{
     Solution, SolveOptions, Turn,
 };
 
-use super::common::{human_bytes, peak_memory, EngineConfig, EngineFlags, GameArgs, UsageError};
+use super::common::{
+    human_bytes, peak_memory, worker_pool, EngineConfig, EngineFlags, GameArgs, UsageError,
+};
 use super::output::{write_atomically, SolveReport, VerifyReport};
 use super::progress::Reporter;
 use super::Failure;
@@ -64,10 +66,7 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
     let check = if args.verify {
         reporter.note("verifying every state against its moves");
         let started = Instant::now();
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(config.threads)
-            .build()
-            .context("cannot start worker threads")?;
+        let pool = worker_pool(config.threads)?;
         let observe = |done: u64, total: u64| reporter.checked(done, total);
         let check = pool.install(|| verify_observed(&solved.game, &solved.solution, &observe));
         reporter.finish();
