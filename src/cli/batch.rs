@@ -30,7 +30,7 @@ use retrograde::{load_map, Board, CopsAndThief, Engine, Solution, Turn, Verdict}
 use serde::Serialize;
 
 use super::common::{peak_memory, worker_pool, EngineConfig, EngineFlags, GameArgs, UsageError};
-use super::output::{write_atomically, CountsJson};
+use super::output::{write_atomically, CountsJson, OutputTarget};
 use super::progress::Reporter;
 use super::solve::solve_map;
 use super::Failure;
@@ -758,7 +758,7 @@ impl MapsProgress {
     /// Records a finished map.
     fn finished(&self, row: &Row) {
         match self {
-            MapsProgress::Quiet if row.is_failure() => eprintln!("error: {}", row.status),
+            MapsProgress::Quiet if row.is_failure() => say!("error: {}", row.status),
             MapsProgress::Quiet => {}
             MapsProgress::Bar { maps, .. } => {
                 if row.is_failure() {
@@ -778,7 +778,7 @@ impl MapsProgress {
                 let seconds = row
                     .seconds
                     .map_or_else(String::new, |s| format!(" ({s:.2} s)"));
-                eprintln!("[{done}/{total}] {}: {what}{seconds}", row.path);
+                say!("[{done}/{total}] {}: {what}{seconds}", row.path);
             }
         }
     }
@@ -823,6 +823,17 @@ impl Collector<'_> {
 pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
     let format = OutFormat::from_path(&args.out)?;
     let config = args.engine.resolve()?;
+    // Checked (and dropped) before any map is solved: rows are appended to
+    // the file and --resume reads it back, so it must be a regular file.
+    let target = OutputTarget::check("--out", &args.out)?;
+    if !target.is_file() {
+        return Err(UsageError(format!(
+            "--out {}: expected a regular file (rows are appended to it and --resume reads it back)",
+            target.path().display()
+        ))
+        .into());
+    }
+    drop(target);
     let batch_started = Instant::now();
 
     let found = discover(&args.paths);

@@ -99,7 +99,7 @@ impl Reporter {
             let mut last = last.lock().expect("progress lock");
             if last.elapsed() >= PLAIN_INTERVAL {
                 *last = Instant::now();
-                eprintln!("{} ({:.0} s)", line(), start.elapsed().as_secs_f64());
+                say!("{} ({:.0} s)", line(), start.elapsed().as_secs_f64());
             }
         }
     }
@@ -109,7 +109,7 @@ impl Reporter {
         match self {
             Reporter::Quiet => {}
             Reporter::Bar(bar) => bar.println(text),
-            Reporter::Plain { .. } => eprintln!("{text}"),
+            Reporter::Plain { .. } => say!("{text}"),
         }
     }
 

@@ -15,7 +15,7 @@ use retrograde::{
 use super::common::{
     human_bytes, peak_memory, worker_pool, EngineConfig, EngineFlags, GameArgs, UsageError,
 };
-use super::output::{write_atomically, SolveReport, VerifyReport};
+use super::output::{OutputTarget, SolveReport, VerifyReport};
 use super::progress::Reporter;
 use super::Failure;
 
@@ -55,6 +55,12 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
         )
         .into());
     }
+    // The dump's path is checked before the solve, not after it.
+    let dump_target = args
+        .dump
+        .as_deref()
+        .map(|p| OutputTarget::check("--dump", p))
+        .transpose()?;
     let reporter = Reporter::new(args.quiet, "solving");
     let mut solved = solve_map(
         &args.map,
@@ -80,8 +86,8 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
     } else {
         None
     };
-    if let Some(path) = &args.dump {
-        write_atomically(path, |out| dump(&solved.game, &solved.solution, out))?;
+    if let Some(target) = dump_target {
+        target.write_with(|out| dump(&solved.game, &solved.solution, out))?;
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -99,7 +105,7 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
                 Some(d) => format!("{value} in {d}"),
                 None => value.to_string(),
             };
-            eprintln!(
+            say!(
                 "error: verification failed: state {} (cop {:?}, thief {:?}, {:?} to move) is stored as {} but its moves give {}",
                 bad.state,
                 grid.coords(cop),
