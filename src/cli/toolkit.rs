@@ -10,7 +10,7 @@ use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use retrograde::theory::compound::{
     conjunctive, disjunctive, remoteness, selective, CompoundMove, ConjunctiveGame,
 };
-use retrograde::theory::empty_cell::parse_contest;
+use retrograde::theory::empty_cell::read_contest;
 use retrograde::theory::nim::{nim_sum, winning_moves};
 use retrograde::theory::piece::PieceGame;
 use retrograde::theory::subtraction::SubtractionGame;
@@ -691,16 +691,17 @@ struct EmptyCellReport {
 }
 
 fn empty_cell(args: &EmptyCellArgs, out: &mut impl Write) -> Result<()> {
-    let name = args.file.display().to_string();
-    let text = if name == "-" {
-        io::read_to_string(io::stdin()).context("reading standard input")?
+    // Read a token at a time: a bad input is rejected at its first bad
+    // token, not after reading it all.
+    let input = if args.file.as_os_str() == "-" {
+        read_contest(io::stdin().lock(), &args.file)?
     } else {
-        std::fs::read_to_string(&args.file).map_err(|source| retrograde::Error::Io {
+        let file = std::fs::File::open(&args.file).map_err(|source| retrograde::Error::Io {
             path: args.file.clone(),
             source,
-        })?
+        })?;
+        read_contest(io::BufReader::with_capacity(1 << 16, file), &args.file)?
     };
-    let input = parse_contest(&text, &name)?;
     let rounds = input.mistakes()?;
     if args.json {
         serde_json::to_writer(
