@@ -283,15 +283,14 @@ fn existing(path: &Path, meta: &std::fs::Metadata) -> Result<Target, String> {
     if same(2) {
         return Ok(Target::Stderr);
     }
-    if kind.is_fifo() || kind.is_char_device() {
-        // Opened without waiting for a reader, only to learn about
-        // permission: a FIFO without a reader says ENXIO, which is fine.
-        use std::os::unix::fs::OpenOptionsExt;
-        return match std::fs::OpenOptions::new()
-            .write(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(path)
-        {
+    if kind.is_fifo() {
+        // Not opened here: that would wait for a reader, or hand a waiting
+        // reader an empty stream. A permission problem shows at the write.
+        return Ok(Target::Direct);
+    }
+    if kind.is_char_device() {
+        // Opened only to learn about permission.
+        return match std::fs::OpenOptions::new().write(true).open(path) {
             Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
                 Err("no permission to write".into())
             }
@@ -466,9 +465,12 @@ impl std::fmt::Display for WriteFailed {
 /// True for an error that only says standard output was closed by its
 /// reader (`... | head`): the command then ends quietly.
 pub(crate) fn is_closed_stdout(error: &anyhow::Error) -> bool {
-    error.chain().any(|e| {
+    let broken = |e: &(dyn std::error::Error + 'static)| {
         matches!(e.downcast_ref::<io::Error>(), Some(e) if e.kind() == io::ErrorKind::BrokenPipe)
-    }) && error.downcast_ref::<WriteFailed>().is_none()
+            || matches!(e.downcast_ref::<serde_json::Error>(),
+                Some(e) if e.io_error_kind() == Some(io::ErrorKind::BrokenPipe))
+    };
+    error.chain().any(broken) && error.downcast_ref::<WriteFailed>().is_none()
 }
 
 /// An open output (see [`OutputTarget::create`]), buffered; dropped

@@ -13,6 +13,9 @@ mod formats;
 mod golden;
 /// Edge-list games and the explicit CSR engine: reference, parser, CLI.
 mod graph;
+/// Hostile inputs and situations: output targets, signals, endless input,
+/// closed pipes, resource flags, exit codes; parsers fuzzed.
+mod harden;
 /// The brute-force reference solver written from docs/rules.md.
 mod oracle;
 /// The game-theory toolkit: subtraction, nim, grundy, empty-cell.
