@@ -17,7 +17,8 @@ pub(crate) struct UsageError(pub(crate) String);
 pub(crate) enum EngineArg {
     /// One thread, plain updates.
     Sequential,
-    /// rayon workers, atomic updates (the default with more than one core).
+    /// rayon workers over disjoint stripes of states (the default with more
+    /// than one core).
     Parallel,
     /// Value-only sweeps for maps larger than memory (no distances).
     Sweep,

@@ -28,9 +28,10 @@ pub enum Engine {
     /// One thread, level-synchronous propagation over bitmap frontiers,
     /// plain (non-atomic) updates.
     Sequential,
-    /// The same propagation split among rayon workers by state-index ranges,
-    /// with atomic updates; identical values and distances at any thread
-    /// count.
+    /// The same propagation split among rayon workers by state-index ranges:
+    /// stripes at least one predecessor radius long run three phases apart
+    /// with plain updates (atomic updates only for games without a radius);
+    /// identical values and distances at any thread count.
     Parallel,
     /// The classic baseline: materialise the game into an
     /// [`ExplicitGraph`](crate::ExplicitGraph) (forward and reverse CSR,
