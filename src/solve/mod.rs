@@ -6,6 +6,7 @@
 mod best;
 mod explicit;
 mod propagate;
+mod sweep;
 mod verify;
 
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
@@ -262,12 +263,12 @@ impl CellStore {
 }
 
 /// The arrays of a solve as the propagation pages them out of core.
-struct Pager<'a> {
+struct ArrayPager<'a> {
     cells: &'a CellStore,
     dte: Option<&'a Region>,
 }
 
-impl propagate::Pager for Pager<'_> {
+impl propagate::Pager for ArrayPager<'_> {
     fn release(&self, range: std::ops::Range<u64>) {
         self.cells.release(range.clone());
         if let Some(table) = self.dte {
@@ -377,7 +378,7 @@ impl Solution {
     /// back to the scratch files first). A no-op in memory.
     pub(crate) fn release(&self, range: std::ops::Range<u64>) {
         use propagate::Pager as _;
-        Pager {
+        ArrayPager {
             cells: &self.cells,
             dte: self.dte.as_ref(),
         }
@@ -488,7 +489,7 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
         (u128::from(window_bytes) * u128::from(n) / u128::from(bytes.max(1)))
             .clamp(1, u128::from(u64::MAX)) as u64
     });
-    let pager = Pager {
+    let pager = ArrayPager {
         cells: &cells,
         dte: dte.as_ref(),
     };
@@ -502,8 +503,8 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
         window,
     };
     let run = |work: &propagate::Work<'_, _>| match &cells {
-        CellStore::Narrow(r) => work.run(r.atomics::<AtomicU8>(), options.engine),
-        CellStore::Wide(r) => work.run(r.atomics::<AtomicU32>(), options.engine),
+        CellStore::Narrow(r) => propagate_with(work, r.atomics::<AtomicU8>(), options.engine),
+        CellStore::Wide(r) => propagate_with(work, r.atomics::<AtomicU32>(), options.engine),
     };
     let result = match options.engine {
         Engine::Sequential | Engine::Explicit => run(&work),
@@ -534,6 +535,25 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
         window: window_states,
         bytes,
     })
+}
+
+/// Initialises and runs the engine's propagation on the current rayon pool:
+/// the level engines level by level, the sweep engine in sweeps. The
+/// schedule is decided here, once, inside the pool whose threads it counts.
+fn propagate_with<G: Game, C: Cells + ?Sized>(
+    work: &propagate::Work<'_, G>,
+    cells: &C,
+    engine: Engine,
+) -> propagate::Propagated {
+    let parallel = matches!(engine, Engine::Parallel | Engine::Sweep);
+    let initial = work.initialise(cells, parallel);
+    let schedule = work.schedule(parallel);
+    match engine {
+        Engine::Sweep => work.sweeps(cells, initial, schedule),
+        Engine::Sequential | Engine::Parallel | Engine::Explicit => {
+            work.levels(cells, initial, schedule)
+        }
+    }
 }
 
 /// A rayon pool of `threads` workers (0: one per core).
