@@ -5,6 +5,7 @@
 
 mod best;
 mod explicit;
+mod plan;
 mod propagate;
 mod sweep;
 mod verify;
@@ -21,6 +22,7 @@ use crate::storage::{Backing, Paging, Region};
 use crate::{Dte, Outcome};
 
 pub use best::best_moves;
+pub use plan::{plan_storage, StorageLimits, StoragePlan};
 pub use verify::{verify, verify_observed, Inconsistency, Verification};
 
 /// Which algorithm solves the game.
@@ -89,6 +91,9 @@ pub struct SolveOptions<'a> {
     backing: Backing,
     observer: Option<&'a (dyn Fn(&Progress) + Sync)>,
     memory_limit: Option<u64>,
+    /// The explicit engine's edge count from a [`StoragePlan`] that already
+    /// checked its fit.
+    planned_edges: Option<u64>,
 }
 
 impl<'a> SolveOptions<'a> {
@@ -104,6 +109,7 @@ impl<'a> SolveOptions<'a> {
             backing: Backing::Memory,
             observer: None,
             memory_limit: None,
+            planned_edges: None,
         }
     }
 
@@ -144,12 +150,24 @@ impl<'a> SolveOptions<'a> {
         self
     }
 
-    /// Bytes of memory the explicit engine may use for its graph and
-    /// arrays; `None` (the default) means what the system has available
-    /// (MemAvailable, capped by a cgroup limit) when the solve starts.
+    /// Bytes of memory the solve may use: the explicit engine's graph and
+    /// arrays must fit under it, and out of core it sizes the window of
+    /// states kept resident. `None` (the default) means what the system has
+    /// available (MemAvailable, capped by a cgroup limit) for the explicit
+    /// engine and a 1 GiB cap out of core. [`plan_storage`] decides it.
     #[must_use]
     pub fn with_memory_limit(mut self, bytes: Option<u64>) -> Self {
         self.memory_limit = bytes;
+        self
+    }
+
+    /// Applies a [`StoragePlan`] from [`plan_storage`]: its backing and
+    /// memory cap, and (explicit engine) the fit it already checked.
+    #[must_use]
+    pub fn with_plan(mut self, plan: &StoragePlan) -> Self {
+        self.backing = plan.backing.clone();
+        self.memory_limit = Some(plan.memory_limit);
+        self.planned_edges = plan.edges;
         self
     }
 
@@ -286,8 +304,19 @@ impl propagate::Pager for ArrayPager<'_> {
     }
 }
 
+/// Wall-clock time of a solve's phases.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Phases {
+    /// Materialising the game ([`Engine::Explicit`]'s graph build; zero for
+    /// the engines that work on the fly).
+    pub build: std::time::Duration,
+    /// Allocating the arrays and propagating.
+    pub propagate: std::time::Duration,
+}
+
 /// The solved game: every state's value, optionally its distance to end.
 pub struct Solution {
+    phases: Phases,
     cells: CellStore,
     dte: Option<Region>,
     states: u64,
@@ -362,6 +391,12 @@ impl Solution {
         self.sweeps
     }
 
+    /// How long the solve's build and propagation took.
+    #[must_use]
+    pub fn phases(&self) -> Phases {
+        self.phases
+    }
+
     /// Bytes of per-state arrays the solve allocated.
     #[must_use]
     pub fn bytes(&self) -> u64 {
@@ -429,6 +464,7 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
     if options.engine == Engine::Explicit {
         return explicit::solve(game, options);
     }
+    let started = std::time::Instant::now();
     let n = game.state_count();
     let backing = &options.backing;
     // The sweep engine keeps one pending set and no distances.
@@ -484,7 +520,8 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
     // behind each band, so resident memory stays near the window.
     // Three quarters of the limit go to the window; the rest covers the
     // radius of pages kept on each side of it, the summaries and the heap.
-    let window_bytes = options.memory_limit.unwrap_or(DEFAULT_WINDOW_BYTES) / 4 * 3;
+    let window_bytes =
+        options.memory_limit.unwrap_or(DEFAULT_WINDOW_BYTES) / 4 * plan::WINDOW_QUARTERS;
     let window_states = matches!(options.backing, Backing::Scratch(_)).then(|| {
         (u128::from(window_bytes) * u128::from(n) / u128::from(bytes.max(1)))
             .clamp(1, u128::from(u64::MAX)) as u64
@@ -525,6 +562,10 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
         });
     }
     Ok(Solution {
+        phases: Phases {
+            build: std::time::Duration::ZERO,
+            propagate: started.elapsed(),
+        },
         cells,
         dte,
         states: n,
