@@ -26,6 +26,7 @@ macro_rules! say {
 mod batch;
 mod bench;
 mod common;
+mod export;
 mod graph;
 mod output;
 mod progress;
