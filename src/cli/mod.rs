@@ -8,6 +8,8 @@
 mod batch;
 mod bench;
 mod common;
+#[cfg(feature = "distributed")]
+mod distributed;
 mod graph;
 mod output;
 mod progress;
