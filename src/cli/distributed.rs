@@ -75,6 +75,7 @@ struct Exchange {
     bytes: u64,
     network_bytes: u64,
     bytes_per_level: Vec<u64>,
+    decided_per_level: Vec<u64>,
 }
 
 /// Runs one process of a partitioned solve; returns the exit status.
@@ -205,6 +206,7 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
             bytes: summary.bytes(),
             network_bytes: summary.network_bytes,
             bytes_per_level: summary.bytes_per_level.clone(),
+            decided_per_level: summary.decided_per_level.clone(),
         },
         peak_memory_per_process: summary.process_stats.clone(),
     };

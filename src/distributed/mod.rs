@@ -122,6 +122,9 @@ pub struct Summary {
     /// A message of n words counts 16 + 8n bytes (destination, kind, length
     /// and words: its bincode size).
     pub bytes_per_level: Vec<u64>,
+    /// States decided at each level (level 0: the terminal ones), in all
+    /// bands; the last entry, 0, ends the solve.
+    pub decided_per_level: Vec<u64>,
     /// The part of all bytes that went between processes.
     pub network_bytes: u64,
     /// `process_stat` of each process, in process order.

@@ -173,6 +173,7 @@ pub(super) fn run<G: Game>(w: &mut Worker, plan: &Plan<G>) -> Done {
     let mut decided_total = 0u64;
     let mut tracked: Option<Dte> = None;
     let mut bytes_per_level = Vec::new();
+    let mut decided_per_level = Vec::new();
     let mut network_bytes = 0u64;
     let mut outbox: Vec<Vec<u64>> = vec![Vec::new(); peers];
     let track = plan.track.filter(|t| range.contains(t));
@@ -240,6 +241,7 @@ pub(super) fn run<G: Game>(w: &mut Worker, plan: &Plan<G>) -> Done {
             }
         }
         decided_total += global;
+        decided_per_level.push(global);
         if local == 0 {
             if let Some(observe) = &plan.observer {
                 observe(&Progress {
@@ -302,6 +304,7 @@ pub(super) fn run<G: Game>(w: &mut Worker, plan: &Plan<G>) -> Done {
             tracked_dte: None,
             tracked_outcome: None,
             bytes_per_level: vec![0; bytes_per_level.len()],
+            decided_per_level,
             network_bytes: 0,
             process_stats: vec![0; peers / plan.workers_per_process],
         };

@@ -111,6 +111,12 @@ fn check_game(label: &str, game: &CopsAndThief, shapes: &[(usize, usize)]) {
         }
         assert_eq!(summary.process_stats.len(), processes);
         assert_eq!(summary.bytes_per_level.len() as u32, local.levels() + 2);
+        assert_eq!(summary.decided_per_level.len(), summary.bytes_per_level.len());
+        assert_eq!(
+            summary.decided_per_level.iter().sum::<u64>(),
+            counts.win + counts.loss,
+            "{label}: every decided state in one level"
+        );
         // Every round, each worker sends each other worker at least its
         // frontier size: 24 bytes.
         let pairs = (processes * workers * (processes * workers - 1)) as u64;
