@@ -23,6 +23,13 @@ if [ -z "${RETROGRADE:-}" ]; then
     RETROGRADE=target/release/retrograde
 fi
 port=${PORT:-2101}
+# Processes 1..N-1 run quietly (once: clap refuses a repeated --quiet).
+quiet=--quiet
+for arg in "$@"; do
+    if [ "$arg" = --quiet ] || [ "$arg" = -q ]; then
+        quiet=
+    fi
+done
 pids=()
 # On any exit, stop the processes this script started that still run.
 cleanup() {
@@ -32,7 +39,7 @@ cleanup() {
 }
 trap cleanup EXIT
 for ((i = 1; i < n; i++)); do
-    "$RETROGRADE" solve "$map" "$@" --processes "$n" --process "$i" --port "$port" --quiet &
+    "$RETROGRADE" solve "$map" "$@" --processes "$n" --process "$i" --port "$port" $quiet &
     pids+=($!)
 done
 "$RETROGRADE" solve "$map" "$@" --processes "$n" --process 0 --port "$port"

@@ -358,7 +358,7 @@ fn cli_rejects_a_peer_that_solves_another_game_and_a_missing_peer() {
 /// A map whose solve takes many levels: a winding corridor (each level is
 /// a round trip between the processes).
 fn winding_map(dir: &Path) -> std::path::PathBuf {
-    let (rows, cols) = (41, 60);
+    let (rows, cols) = (81, 60);
     let mut text = format!("{rows} {cols}\n");
     for r in 0..rows {
         for c in 0..cols {
@@ -378,7 +378,7 @@ fn killing_one_of_three_processes_stops_the_others() {
     let map = winding_map(&dir);
     let map = map.display().to_string();
     let hostfile = write_hostfile(&dir, 3);
-    let flags = [map.as_str(), "--cop", "0,0", "--thief", "40,59"];
+    let flags = [map.as_str(), "--cop", "0,0", "--thief", "80,59"];
     let mut children: Vec<Child> = (0..3)
         .map(|i| spawn_process(&hostfile, 3, i, 1, &flags))
         .collect();
@@ -395,7 +395,7 @@ fn killing_one_of_three_processes_stops_the_others() {
         }
         seen.push(byte[0]);
     }
-    std::thread::sleep(Duration::from_millis(300));
+    std::thread::sleep(Duration::from_millis(100));
     children[1].kill().expect("kill");
     let killed = Instant::now();
     for (i, child) in children.into_iter().enumerate() {
