@@ -47,14 +47,29 @@ pub(crate) struct ClusterArgs {
     #[arg(long, value_name = "W", requires = "processes")]
     workers: Option<usize>,
     /// First loopback port without --hostfile (process i listens on PORT + i).
-    #[arg(long, value_name = "PORT", default_value_t = 2101, requires = "processes")]
+    #[arg(
+        long,
+        value_name = "PORT",
+        default_value_t = 2101,
+        requires = "processes"
+    )]
     port: u16,
     /// Seconds to wait for every peer to connect.
-    #[arg(long, value_name = "SECS", default_value_t = 60, requires = "processes")]
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 60,
+        requires = "processes"
+    )]
     connect_timeout: u64,
     /// Seconds without a finished level after which a process gives up (a
     /// peer hangs without closing its connections).
-    #[arg(long, value_name = "SECS", default_value_t = 600, requires = "processes")]
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 600,
+        requires = "processes"
+    )]
     progress_timeout: u64,
 }
 
@@ -157,9 +172,7 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
         move |p: &retrograde::Progress| {
             heartbeat.store(started.elapsed().as_millis() as u64, Relaxed);
             if !connected.swap(true, Relaxed) {
-                reporter.note(&format!(
-                    "all {processes} processes connected; solving"
-                ));
+                reporter.note(&format!("all {processes} processes connected; solving"));
             }
             reporter.observe(p);
         }
@@ -250,7 +263,14 @@ fn print_cluster_text(out: &mut impl Write, r: &ClusterReport<'_>) -> std::io::R
         r.exchange.bytes_per_level.len(),
         human_bytes(r.exchange.network_bytes),
         human_bytes(r.exchange.bytes / levels),
-        human_bytes(r.exchange.bytes_per_level.iter().copied().max().unwrap_or(0)),
+        human_bytes(
+            r.exchange
+                .bytes_per_level
+                .iter()
+                .copied()
+                .max()
+                .unwrap_or(0)
+        ),
     )?;
     let peaks: Vec<String> = r
         .peak_memory_per_process

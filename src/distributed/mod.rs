@@ -288,13 +288,13 @@ pub fn solve<G: Game + Send + 'static>(
     }
     let (builders, guard): (Vec<AllocatorBuilder>, Box<dyn std::any::Any + Send>) =
         if cluster.processes() == 1 {
-            let builders = ProcessBuilder::new_typed_vector(
-                cluster.workers,
-                Hooks::default().refill,
-                None,
-            );
+            let builders =
+                ProcessBuilder::new_typed_vector(cluster.workers, Hooks::default().refill, None);
             (
-                builders.into_iter().map(AllocatorBuilder::Process).collect(),
+                builders
+                    .into_iter()
+                    .map(AllocatorBuilder::Process)
+                    .collect(),
                 Box::new(()),
             )
         } else {
@@ -335,17 +335,15 @@ pub fn solve<G: Game + Send + 'static>(
         process_stat: options.process_stat.clone(),
         arrays: Mutex::new(arrays),
     });
-    let guards = timely::execute::execute_from(
-        builders,
-        guard,
-        timely::WorkerConfig::default(),
-        move |w| worker::run(w, &plan),
-    )
-    .map_err(|message| Error::Peer {
-        process: cluster.process,
-        address: cluster.addresses[cluster.process].clone(),
-        message,
-    })?;
+    let guards =
+        timely::execute::execute_from(builders, guard, timely::WorkerConfig::default(), move |w| {
+            worker::run(w, &plan)
+        })
+        .map_err(|message| Error::Peer {
+            process: cluster.process,
+            address: cluster.addresses[cluster.process].clone(),
+            message,
+        })?;
     let mut bands = Vec::new();
     let mut summary = None;
     for result in guards.join() {

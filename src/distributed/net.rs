@@ -45,9 +45,8 @@ impl Hello {
     }
 
     fn decode(bytes: &[u8; 40]) -> Option<Hello> {
-        let word = |i: usize| {
-            u64::from_le_bytes(bytes[i * 8..(i + 1) * 8].try_into().expect("8 bytes"))
-        };
+        let word =
+            |i: usize| u64::from_le_bytes(bytes[i * 8..(i + 1) * 8].try_into().expect("8 bytes"));
         (word(0) == MAGIC).then(|| Hello {
             process: word(1),
             processes: word(2),
@@ -191,9 +190,7 @@ fn check(theirs: Hello, ours: Hello, expected: usize) -> std::result::Result<(),
         ));
     }
     if theirs.session != ours.session {
-        return Err(
-            "solves a different game (the map, starts, exits or rules differ)".to_string(),
-        );
+        return Err("solves a different game (the map, starts, exits or rules differ)".to_string());
     }
     Ok(())
 }
@@ -216,7 +213,9 @@ mod tests {
             session: 1,
             ..hello
         };
-        assert!(check(other, hello, 3).unwrap_err().contains("different game"));
+        assert!(check(other, hello, 3)
+            .unwrap_err()
+            .contains("different game"));
         assert!(check(hello, hello, 2).is_err());
         assert!(check(hello, hello, 3).is_ok());
     }

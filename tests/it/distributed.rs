@@ -100,18 +100,32 @@ fn check_game(label: &str, game: &CopsAndThief, shapes: &[(usize, usize)]) {
             }
             covered += band.range().end - band.range().start;
         }
-        assert_eq!(covered, game.state_count(), "{label}: bands cover the states");
-        let summary = parts[0].summary.as_ref().expect("process 0 has the summary");
+        assert_eq!(
+            covered,
+            game.state_count(),
+            "{label}: bands cover the states"
+        );
+        let summary = parts[0]
+            .summary
+            .as_ref()
+            .expect("process 0 has the summary");
         assert!(parts[1..].iter().all(|p| p.summary.is_none()));
         assert_eq!(summary.counts, counts, "{label}: counts");
         assert_eq!(summary.levels, local.levels(), "{label}: levels");
         if let Some(start) = game.start() {
             assert_eq!(summary.tracked_dte, local.dte(start), "{label}: start dte");
-            assert_eq!(summary.tracked_outcome, Some(local.outcome(start)), "{label}");
+            assert_eq!(
+                summary.tracked_outcome,
+                Some(local.outcome(start)),
+                "{label}"
+            );
         }
         assert_eq!(summary.process_stats.len(), processes);
         assert_eq!(summary.bytes_per_level.len() as u32, local.levels() + 2);
-        assert_eq!(summary.decided_per_level.len(), summary.bytes_per_level.len());
+        assert_eq!(
+            summary.decided_per_level.len(),
+            summary.bytes_per_level.len()
+        );
         assert_eq!(
             summary.decided_per_level.iter().sum::<u64>(),
             counts.win + counts.loss,
@@ -298,7 +312,10 @@ fn cli_process_zero_prints_the_local_report_plus_the_exchange() {
         let per_level = report["exchange"]["bytes_per_level"]
             .as_array()
             .expect("bytes per level");
-        assert_eq!(per_level.len() as u64, local["levels"].as_u64().unwrap() + 2);
+        assert_eq!(
+            per_level.len() as u64,
+            local["levels"].as_u64().unwrap() + 2
+        );
         let sum: u64 = per_level.iter().map(|b| b.as_u64().unwrap()).sum();
         assert_eq!(report["exchange"]["bytes"], sum);
         let peaks = report["peak_memory_per_process"].as_array().expect("peaks");
@@ -317,7 +334,10 @@ fn cli_process_zero_prints_the_local_report_plus_the_exchange() {
         .collect();
     let text = String::from_utf8_lossy(&outputs[0].stdout);
     assert!(text.starts_with("result: thief-escapes in"), "{text}");
-    assert!(text.contains("engine: distributed (2 processes x 1 worker"), "{text}");
+    assert!(
+        text.contains("engine: distributed (2 processes x 1 worker"),
+        "{text}"
+    );
     assert!(text.contains("exchanged: "), "{text}");
     assert!(text.contains("peak memory per process: "), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -391,7 +411,10 @@ fn killing_one_of_three_processes_stops_the_others() {
         let mut byte = [0u8; 1];
         use std::io::Read;
         if stderr.read(&mut byte).expect("read stderr") == 0 || Instant::now() > deadline {
-            panic!("process 1 never started: {}", String::from_utf8_lossy(&seen));
+            panic!(
+                "process 1 never started: {}",
+                String::from_utf8_lossy(&seen)
+            );
         }
         seen.push(byte[0]);
     }
