@@ -88,6 +88,13 @@ impl Cluster {
     }
 }
 
+/// A progress callback shared by a process's workers.
+pub type Observer = Arc<dyn Fn(&Progress) + Send + Sync>;
+
+/// A per-process figure sampled at the end (see
+/// [`PartitionOptions::process_stat`]).
+pub type ProcessStat = Arc<dyn Fn() -> u64 + Send + Sync>;
+
 /// What to record and whom to tell, besides the cluster.
 #[derive(Clone, Default)]
 pub struct PartitionOptions {
@@ -100,10 +107,10 @@ pub struct PartitionOptions {
     pub session: u64,
     /// Called by this process's first worker after each level, with global
     /// counts; also the sign of life a watchdog can wait for.
-    pub observer: Option<Arc<dyn Fn(&Progress) + Send + Sync>>,
+    pub observer: Option<Observer>,
     /// Sampled once per process at the end and sent to process 0 (the CLI
     /// passes the peak resident memory).
-    pub process_stat: Option<Arc<dyn Fn() -> u64 + Send + Sync>>,
+    pub process_stat: Option<ProcessStat>,
 }
 
 /// Cluster-wide results, gathered on process 0.

@@ -14,7 +14,7 @@ use timely::dataflow::operators::{Input, Probe};
 use timely::dataflow::InputHandle;
 use timely::worker::Worker;
 
-use super::Summary;
+use super::{Observer, ProcessStat, Summary};
 use crate::game::{Game, Initial};
 use crate::storage::cells::Cells;
 use crate::storage::frontier::Frontier;
@@ -40,6 +40,9 @@ fn packet_bytes(words: usize) -> u64 {
     16 + 8 * words as u64
 }
 
+/// Packets received, as (round, words, kind), until the worker takes them.
+type Inbox = Rc<RefCell<Vec<(u64, Vec<u64>, u32)>>>;
+
 /// One worker's arrays, allocated before the cluster connects.
 pub(super) struct Arrays {
     pub(super) cells: Region,
@@ -53,8 +56,8 @@ pub(super) struct Plan<G> {
     pub(super) bounds: Vec<u64>,
     pub(super) workers_per_process: usize,
     pub(super) track: Option<u64>,
-    pub(super) observer: Option<Arc<dyn Fn(&Progress) + Send + Sync>>,
-    pub(super) process_stat: Option<Arc<dyn Fn() -> u64 + Send + Sync>>,
+    pub(super) observer: Option<Observer>,
+    pub(super) process_stat: Option<ProcessStat>,
     /// Each worker takes its own, by index within the process.
     pub(super) arrays: Mutex<Vec<Option<Arrays>>>,
 }
@@ -130,7 +133,7 @@ pub(super) fn run<G: Game>(w: &mut Worker, plan: &Plan<G>) -> Done {
 
     // The dataflow: packets go to their destination worker and are kept,
     // with their round, until the worker takes them.
-    let inbox: Rc<RefCell<Vec<(u64, Vec<u64>, u32)>>> = Rc::default();
+    let inbox: Inbox = Rc::default();
     let mut input: InputHandle<u64, CapacityContainerBuilder<Vec<Packet>>> = InputHandle::new();
     let probe = {
         let inbox = Rc::clone(&inbox);
