@@ -353,7 +353,12 @@ fn install_fault_handlers(
             .map(String::as_str)
             .or_else(|| info.payload().downcast_ref::<&str>().copied())
             .unwrap_or("");
-        if message.contains("timely communication error") {
+        // timely's network threads (named `timely:send-N`, `timely:recv-N`)
+        // panic when a peer's connection breaks.
+        let network = std::thread::current()
+            .name()
+            .is_some_and(|n| n.starts_with("timely:"));
+        if network || message.contains("timely communication error") {
             eprintln!(
                 "error: process {process} lost the connection to a peer ({message}): a process died or the network failed; giving up"
             );
