@@ -10,6 +10,7 @@ mod bench;
 mod common;
 #[cfg(feature = "distributed")]
 mod distributed;
+mod export;
 mod graph;
 mod output;
 mod progress;
