@@ -26,6 +26,8 @@ macro_rules! say {
 mod batch;
 mod bench;
 mod common;
+#[cfg(feature = "distributed")]
+mod distributed;
 mod export;
 mod graph;
 mod output;

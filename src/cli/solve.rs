@@ -23,31 +23,38 @@ use super::Failure;
 #[derive(ClapArgs, Debug)]
 pub(crate) struct SolveArgs {
     /// Map file (seed text or MovingAI .map, detected from content); `-` reads stdin.
-    map: PathBuf,
+    pub(crate) map: PathBuf,
     #[command(flatten)]
-    game: GameArgs,
+    pub(crate) game: GameArgs,
     #[command(flatten)]
-    engine: EngineFlags,
+    pub(crate) engine: EngineFlags,
     /// Print one JSON object instead of text.
     #[arg(long)]
-    json: bool,
+    pub(crate) json: bool,
     /// Write every state as CSV: cop_row,cop_col,thief_row,thief_col,turn,value,dte.
     #[arg(long, value_name = "FILE")]
-    dump: Option<PathBuf>,
+    pub(crate) dump: Option<PathBuf>,
     /// Keep every state's distance to end (2 bytes per state; implied by --dump).
     #[arg(long)]
-    dte_table: bool,
+    pub(crate) dte_table: bool,
     /// After solving, check every state against its moves (values, and
     /// distances when a table is kept); exit status 1 if any disagrees.
     #[arg(long)]
-    verify: bool,
+    pub(crate) verify: bool,
     /// No progress output.
     #[arg(long, short)]
-    quiet: bool,
+    pub(crate) quiet: bool,
+    #[cfg(feature = "distributed")]
+    #[command(flatten)]
+    cluster: super::distributed::ClusterArgs,
 }
 
 /// Runs `solve`; returns the exit status.
 pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
+    #[cfg(feature = "distributed")]
+    if args.cluster.processes.is_some() {
+        return super::distributed::run(&args, &args.cluster);
+    }
     let config = args.engine.resolve()?;
     if config.engine == Engine::Sweep && (args.dte_table || args.dump.is_some()) {
         return Err(UsageError(
@@ -212,7 +219,7 @@ pub(crate) fn solve_loaded(
     })
 }
 
-fn print_text(out: &mut impl Write, r: &SolveReport) -> std::io::Result<()> {
+pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport) -> std::io::Result<()> {
     match (r.result, r.dte) {
         (Some(result), Some(dte)) => writeln!(out, "result: {result} in {dte} plies")?,
         (Some(result), None) => writeln!(out, "result: {result}")?,

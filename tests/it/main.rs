@@ -7,6 +7,9 @@ mod agree;
 mod batch;
 /// The command-line tool, run as a process on data/ maps and bad input.
 mod cli;
+/// Partitioned solves over loopback TCP (feature `distributed`).
+#[cfg(feature = "distributed")]
+mod distributed;
 /// Map parser and placement errors: line, column and message.
 mod formats;
 /// data/expected.csv against the engines; `regenerate_golden` rewrites it.
