@@ -30,6 +30,7 @@ mod game;
 mod games;
 mod grid;
 mod outcome;
+pub mod render;
 mod solve;
 mod storage;
 mod tablebase;
