@@ -34,7 +34,7 @@ use rayon::prelude::*;
 use crate::error::Result;
 use crate::game::{Game, Initial};
 use crate::storage::{Atomic, Backing, Region};
-use crate::Outcome;
+use crate::Terminal;
 
 /// Vertex counts up to this have all ids in `u32`.
 const NARROW_VERTICES: u64 = 1 << 32;
@@ -549,14 +549,11 @@ impl ExplicitGraph {
                                 sum += u64::from(m);
                                 max = max.max(m);
                             }
-                            Initial::Decided(Outcome::Win) => {
+                            Initial::Decided(Terminal::Win) => {
                                 let word = &wins[(s / 64) as usize];
                                 word.store(word.load(Relaxed) | 1 << (s % 64), Relaxed);
                             }
-                            Initial::Decided(Outcome::Loss) => {}
-                            Initial::Decided(Outcome::Draw) => {
-                                panic!("state {s} is decided as a draw: the Game contract allows only WIN or LOSS terminals")
-                            }
+                            Initial::Decided(Terminal::Loss) => {}
                         }
                     });
                     (sum, max)
@@ -685,12 +682,12 @@ impl ExplicitGraph {
     }
 
     #[inline]
-    fn terminal_value(&self, s: u64) -> Outcome {
+    fn terminal_value(&self, s: u64) -> Terminal {
         let word = self.terminal_wins.atomics::<AtomicU64>()[(s / 64) as usize].load(Relaxed);
         if word >> (s % 64) & 1 == 1 {
-            Outcome::Win
+            Terminal::Win
         } else {
-            Outcome::Loss
+            Terminal::Loss
         }
     }
 }
