@@ -21,6 +21,8 @@ mod graph;
 mod harden;
 /// The brute-force reference solver written from docs/rules.md.
 mod oracle;
+/// Saved tables: probes, rated moves, optimal play, damaged files.
+mod tablebase;
 /// The game-theory toolkit: subtraction, nim, grundy, empty-cell.
 mod toolkit;
 /// `verify` rejects the solutions of other games.
