@@ -24,6 +24,9 @@ pub(crate) enum EngineArg {
     /// Store the whole graph (forward and reverse CSR, built on --threads
     /// workers), then propagate sequentially: the classic baseline.
     Explicit,
+    /// Grid maps: bit-parallel levels over bitsets of thief cells (other
+    /// games: parallel).
+    Bitboard,
 }
 
 /// Start, exit and rule flags.
@@ -194,6 +197,7 @@ impl EngineFlags {
             Some(EngineArg::Parallel) => Engine::Parallel,
             Some(EngineArg::Explicit) => Engine::Explicit,
             Some(EngineArg::Sweep) => Engine::Sweep,
+            Some(EngineArg::Bitboard) => Engine::Bitboard,
             None if threads > 1 => Engine::Parallel,
             None => Engine::Sequential,
         };

@@ -1,4 +1,4 @@
-//! Every engine (sequential; explicit; parallel at 1, 2 and 3 threads;
+//! Every engine (sequential; explicit; parallel and bitboard at 1, 2 and 3 threads;
 //! memory and scratch-file storage) against the oracle, state by state, on thousands of
 //! small random maps of every shape and every rule variant; plus property
 //! tests of the `Game` contract (predecessors invert successors, move counts).
@@ -78,6 +78,11 @@ pub fn engine_configs() -> Vec<Config> {
             SolveOptions::new(Engine::Parallel).with_threads(threads),
             true,
         ));
+        configs.push(config(
+            format!("bitboard/{threads}"),
+            SolveOptions::new(Engine::Bitboard).with_threads(threads),
+            true,
+        ));
     }
     configs
 }
@@ -104,6 +109,11 @@ pub fn scratch_configs(dir: &std::path::Path) -> Vec<Config> {
             "scratch/sweep",
             scratch(Engine::Sweep).with_threads(2),
             false,
+        ),
+        config(
+            "scratch/bitboard",
+            scratch(Engine::Bitboard).with_threads(2),
+            true,
         ),
         config(
             "scratch/explicit",
