@@ -631,7 +631,7 @@ impl<'a> Run<'a> {
         };
         let stats = parts
             .into_par_iter()
-            .map(|(band, records, cop, thief)| ctx.band(band, records, cop, thief))
+            .map(|(band, records, cop, thief)| band_level(&ctx, band, records, cop, thief))
             .reduce(|| Stats::NONE, Stats::merge);
         let (words, thief_changed) = (&*words, &self.thief_changed);
         self.bands.par_iter_mut().for_each(|band| {
@@ -641,6 +641,20 @@ impl<'a> Run<'a> {
         });
         stats
     }
+}
+
+/// One level over one band: [`Context::band`], compiled for AVX2 as well
+/// as the baseline and chosen at run time (the word loops are vectorised,
+/// the counts use `popcnt`).
+#[multiversion::multiversion(targets("x86_64+avx2+popcnt+bmi1+bmi2+lzcnt"))]
+fn band_level<'a>(
+    ctx: &Context<'a>,
+    band: &mut Band,
+    records: &mut [u64],
+    cop_changed: &mut [Span],
+    thief_changed: &mut [Span],
+) -> Stats {
+    ctx.band(band, records, cop_changed, thief_changed)
 }
 
 /// What every band reads during a level.
@@ -654,6 +668,7 @@ struct Context<'a> {
 impl Context<'_> {
     /// One level over one band, in place (see the module docs for why the
     /// staging keeps the levels apart).
+    #[inline(always)]
     fn band(
         &self,
         band: &mut Band,
@@ -714,6 +729,7 @@ impl Context<'_> {
 
     /// Computes cop cell `p`'s new cop-to-move rows (`CW` then `CL`, in
     /// `out`) over the words where a row they read changed last level.
+    #[inline(always)]
     fn cop_rows(&self, p: usize, thief_rows: &ThiefRows<'_>, out: &mut [u64]) -> Span {
         let l = self.layout.words;
         let targets = &self.rules.cop[p];
@@ -744,6 +760,7 @@ impl Context<'_> {
     }
 
     /// Commits staged cop rows into the record of cop cell `p`.
+    #[inline(always)]
     fn commit_cop_rows(
         &self,
         p: usize,
@@ -784,6 +801,7 @@ impl Context<'_> {
     /// Updates cop cell `p`'s thief-to-move rows from its cop-to-move rows
     /// (not yet committed this level), over the words that a thief move
     /// can carry a change of last level to.
+    #[inline(always)]
     fn thief_rows(
         &self,
         p: usize,
@@ -848,7 +866,7 @@ impl Context<'_> {
 
     /// Accounts for the states of cop cell `p`, side `turn`, whose bits
     /// `bits` of word `w` were set this level.
-    #[inline]
+    #[inline(always)]
     fn decided(&self, p: usize, w: usize, bits: u64, turn: u64, stats: &mut Stats) {
         let layout = self.layout;
         let state = |bit: u32| {
