@@ -63,6 +63,11 @@ const KINDS: usize = 4;
 /// the change-restricted levels, each costs a halo copy per level.
 const BANDS_PER_WORKER: usize = 4;
 
+/// Word ranges of the rows of the two attractors: "the cop has won" (`CW`
+/// or `TL`) and "the thief has won" (`CL` or `TW`). They are tracked apart:
+/// the two fronts are usually in different places.
+type Spans = [Span; 2];
+
 /// A range of words `lo..hi` of a row; empty when `lo >= hi`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Span {
@@ -406,8 +411,9 @@ struct Halo {
     cells: Range<usize>,
     /// `TL` then `TW` of each cell, `2 * words` per cell.
     words: Vec<u64>,
-    /// The word range of each cell's thief rows that changed last level.
-    changed: Vec<Span>,
+    /// The word ranges of each cell's thief rows (`TL`, `TW`) that changed
+    /// last level.
+    changed: Vec<Spans>,
 }
 
 impl Halo {
@@ -415,21 +421,22 @@ impl Halo {
         let cells = layout.row(row);
         Halo {
             words: vec![0; cells.len() * 2 * layout.words],
-            changed: vec![Span::EMPTY; cells.len()],
+            changed: vec![[Span::EMPTY; 2]; cells.len()],
             cells,
         }
     }
 
     /// Copies the ranges that changed last level from the records.
-    fn refresh(&mut self, layout: &Layout, records: &[u64], changed: &[Span]) {
+    fn refresh(&mut self, layout: &Layout, records: &[u64], changed: &[Spans]) {
         let l = layout.words;
         for (i, p) in self.cells.clone().enumerate() {
-            let span = changed[p];
-            self.changed[i] = span;
+            let spans = changed[p];
+            self.changed[i] = spans;
             let record = &records[p * layout.record()..(p + 1) * layout.record()];
             for (k, kind) in [TL, TW].into_iter().enumerate() {
+                let range = spans[k].range();
                 let to = &mut self.words[(2 * i + k) * l..(2 * i + k + 1) * l];
-                to[span.range()].copy_from_slice(&record[kind * l..(kind + 1) * l][span.range()]);
+                to[range.clone()].copy_from_slice(&record[kind * l..(kind + 1) * l][range]);
             }
         }
     }
@@ -444,7 +451,7 @@ struct Band {
     /// Staged cop rows of two grid rows (`CW` then `CL` per cell) and
     /// their word ranges.
     staged: [Vec<u64>; 2],
-    staged_span: [Vec<Span>; 2],
+    staged_span: [Vec<Spans>; 2],
     /// Scratch rows for the thief update.
     scratch: Vec<u64>,
 }
@@ -456,9 +463,10 @@ struct Run<'a> {
     dte: Option<&'a [AtomicU16]>,
     options: &'a SolveOptions<'a>,
     bands: Vec<Band>,
-    /// Per cop cell: words of its cop rows / thief rows changed last level.
-    cop_changed: Vec<Span>,
-    thief_changed: Vec<Span>,
+    /// Per cop cell: words of its cop rows (`CW`, `CL`) and of its thief
+    /// rows (`TL`, `TW`) changed last level.
+    cop_changed: Vec<Spans>,
+    thief_changed: Vec<Spans>,
 }
 
 impl<'a> Run<'a> {
@@ -499,7 +507,10 @@ impl<'a> Run<'a> {
                 above: (w[0] > 0).then(|| Halo::new(layout, w[0] - 1)),
                 below: (w[1] < height).then(|| Halo::new(layout, w[1])),
                 staged: [vec![0; widest * 2 * l], vec![0; widest * 2 * l]],
-                staged_span: [vec![Span::EMPTY; widest], vec![Span::EMPTY; widest]],
+                staged_span: [
+                    vec![[Span::EMPTY; 2]; widest],
+                    vec![[Span::EMPTY; 2]; widest],
+                ],
                 scratch: vec![0; 2 * l],
             })
             .collect();
@@ -509,8 +520,8 @@ impl<'a> Run<'a> {
             dte,
             options,
             bands,
-            cop_changed: vec![layout.span; layout.cells],
-            thief_changed: vec![layout.span; layout.cells],
+            cop_changed: vec![[layout.span; 2]; layout.cells],
+            thief_changed: vec![[layout.span; 2]; layout.cells],
         }
     }
 
@@ -646,13 +657,16 @@ impl<'a> Run<'a> {
 /// One level over one band: [`Context::band`], compiled for AVX2 as well
 /// as the baseline and chosen at run time (the word loops are vectorised,
 /// the counts use `popcnt`).
-#[multiversion::multiversion(targets("x86_64+avx2+popcnt+bmi1+bmi2+lzcnt"))]
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+popcnt+bmi1+bmi2+lzcnt",
+    "x86_64+avx2+popcnt+bmi1+bmi2+lzcnt"
+))]
 fn band_level<'a>(
     ctx: &Context<'a>,
     band: &mut Band,
     records: &mut [u64],
-    cop_changed: &mut [Span],
-    thief_changed: &mut [Span],
+    cop_changed: &mut [Spans],
+    thief_changed: &mut [Spans],
 ) -> Stats {
     ctx.band(band, records, cop_changed, thief_changed)
 }
@@ -673,8 +687,8 @@ impl Context<'_> {
         &self,
         band: &mut Band,
         records: &mut [u64],
-        cop_changed: &mut [Span],
-        thief_changed: &mut [Span],
+        cop_changed: &mut [Spans],
+        thief_changed: &mut [Spans],
     ) -> Stats {
         let layout = self.layout;
         let first = band.cells.start;
@@ -717,7 +731,8 @@ impl Context<'_> {
                     let (span, s) = self.thief_rows(p, record, cop_changed[local], scratch);
                     thief_changed[local] = span;
                     stats = stats.merge(s);
-                    let staged = &staged[slot][i * 2 * layout.words..(i + 1) * 2 * layout.words];
+                    let staged =
+                        &mut staged[slot][i * 2 * layout.words..(i + 1) * 2 * layout.words];
                     let (span, s) = self.commit_cop_rows(p, record, staged, staged_span[slot][i]);
                     cop_changed[local] = span;
                     stats = stats.merge(s);
@@ -729,34 +744,43 @@ impl Context<'_> {
 
     /// Computes cop cell `p`'s new cop-to-move rows (`CW` then `CL`, in
     /// `out`) over the words where a row they read changed last level.
+    ///
+    /// `CW` is an OR, so it only needs the words of each target's `TL`
+    /// that changed (the others are in `CW` already); `CL` is an AND and
+    /// needs every target over the union of the changed words.
     #[inline(always)]
-    fn cop_rows(&self, p: usize, thief_rows: &ThiefRows<'_>, out: &mut [u64]) -> Span {
+    fn cop_rows(&self, p: usize, thief_rows: &ThiefRows<'_>, out: &mut [u64]) -> Spans {
         let l = self.layout.words;
         let targets = &self.rules.cop[p];
-        let span = targets
-            .iter()
-            .map(|&to| thief_rows.changed(to as usize))
-            .fold(Span::EMPTY, Span::union);
-        if span.is_empty() {
-            return span;
-        }
-        let range = span.range();
-        let (win, loss) = out.split_at_mut(l);
-        let (win, loss) = (&mut win[range.clone()], &mut loss[range.clone()]);
-        win.fill(0);
-        loss.fill(!0);
+        let mut spans = [Span::EMPTY; 2];
         for &to in targets {
-            let (tl, tw) = thief_rows.rows(to as usize);
-            for ((w, l), (&a, &b)) in win
-                .iter_mut()
-                .zip(loss.iter_mut())
-                .zip(tl[range.clone()].iter().zip(&tw[range.clone()]))
-            {
-                *w |= a;
-                *l &= b;
+            let changed = thief_rows.changed(to as usize);
+            spans[0] = spans[0].union(changed[0]);
+            spans[1] = spans[1].union(changed[1]);
+        }
+        let (win, loss) = out.split_at_mut(l);
+        if !spans[0].is_empty() {
+            win[spans[0].range()].fill(0);
+            for &to in targets {
+                let range = thief_rows.changed(to as usize)[0].range();
+                let tl = thief_rows.row(to as usize, 0);
+                for (w, &a) in win[range.clone()].iter_mut().zip(&tl[range]) {
+                    *w |= a;
+                }
             }
         }
-        span
+        if !spans[1].is_empty() {
+            let range = spans[1].range();
+            let loss = &mut loss[range.clone()];
+            loss.fill(!0);
+            for &to in targets {
+                let tw = thief_rows.row(to as usize, 1);
+                for (l, &b) in loss.iter_mut().zip(&tw[range.clone()]) {
+                    *l &= b;
+                }
+            }
+        }
+        spans
     }
 
     /// Commits staged cop rows into the record of cop cell `p`.
@@ -765,35 +789,23 @@ impl Context<'_> {
         &self,
         p: usize,
         record: &mut [u64],
-        staged: &[u64],
-        span: Span,
-    ) -> (Span, Stats) {
+        staged: &mut [u64],
+        spans: Spans,
+    ) -> (Spans, Stats) {
         let l = self.layout.words;
         let bit = self.layout.pos[p] as usize;
-        let (cw, rest) = record.split_at_mut(l);
-        let cl = &mut rest[..l];
-        let (win, loss) = staged.split_at(l);
-        let mut changed = Span::EMPTY;
+        let mut changed = [Span::EMPTY; 2];
         let mut stats = Stats::NONE;
-        for w in span.range() {
-            let open = self.rules.open[w];
+        for (k, kind) in [CW, CL].into_iter().enumerate() {
+            let range = spans[k].range();
+            let row = &mut record[kind * l..(kind + 1) * l][range.clone()];
+            let staged = &mut staged[k * l..(k + 1) * l];
             // The capture (cop on the thief) is decided at level 0.
-            let not_here = if w == bit / 64 {
-                !(1u64 << (bit % 64))
-            } else {
-                !0
-            };
-            let new_win = win[w] & open & !cw[w];
-            let new_loss = loss[w] & open & not_here & !cl[w];
-            if new_win | new_loss != 0 {
-                cw[w] |= new_win;
-                cl[w] |= new_loss;
-                changed = changed.union(Span {
-                    lo: w as u32,
-                    hi: w as u32 + 1,
-                });
-                self.decided(p, w, new_win | new_loss, 0, &mut stats);
+            if range.contains(&(bit / 64)) {
+                staged[bit / 64] &= !(1u64 << (bit % 64));
             }
+            let staged = &mut staged[range.clone()];
+            changed[k] = self.merge_new(p, 0, range.start, row, staged, &mut stats);
         }
         (changed, stats)
     }
@@ -806,62 +818,96 @@ impl Context<'_> {
         &self,
         p: usize,
         record: &mut [u64],
-        cop_changed: Span,
+        cop_changed: Spans,
         scratch: &mut [u64],
-    ) -> (Span, Stats) {
+    ) -> (Spans, Stats) {
         let layout = self.layout;
         let l = layout.words;
-        let span = cop_changed.widen(layout.margin, layout.span);
-        if span.is_empty() {
-            return (Span::EMPTY, Stats::NONE);
-        }
-        let range = span.range();
         let (cop, thief) = record.split_at_mut(2 * l);
-        let (cw, cl) = cop.split_at(l);
-        let (tl, tw) = thief.split_at_mut(l);
-        let (loss, win) = scratch.split_at_mut(l);
-        let (loss, win) = (&mut loss[range.clone()], &mut win[range.clone()]);
-        loss.fill(!0);
-        win.fill(0);
-        for (delta, moves) in &self.rules.thief {
-            // Word w of the row shifted by `delta` bits is made of words
-            // w + q and w + q + 1; the padding keeps both inside the row.
-            let q = delta.div_euclid(64);
-            let s = delta.rem_euclid(64) as u32;
-            let from = (span.lo as isize + q) as usize;
-            let len = range.len();
-            let (cw, cl) = (&cw[from..from + len + 1], &cl[from..from + len + 1]);
-            let moves = &moves[range.clone()];
-            for i in 0..len {
-                let x = (cw[i] >> s) | ((cw[i + 1] << (63 - s)) << 1);
-                let y = (cl[i] >> s) | ((cl[i + 1] << (63 - s)) << 1);
-                loss[i] &= x | !moves[i];
-                win[i] |= y & moves[i];
-            }
-        }
         let bit = layout.pos[p] as usize;
-        let mut changed = Span::EMPTY;
+        let mut changed = [Span::EMPTY; 2];
         let mut stats = Stats::NONE;
-        for (i, w) in range.enumerate() {
-            let open = self.rules.open[w];
-            let not_here = if w == bit / 64 {
-                !(1u64 << (bit % 64))
-            } else {
-                !0
-            };
-            let new_loss = loss[i] & open & !tl[w];
-            let new_win = win[i] & open & not_here & !tw[w];
-            if new_win | new_loss != 0 {
-                tl[w] |= new_loss;
-                tw[w] |= new_win;
+        // Attractor 0: TL is the AND over thief moves of the shifted CW (a
+        // missing move counts as won); attractor 1: TW is the OR over
+        // thief moves of the shifted CL.
+        for k in 0..2 {
+            let span = cop_changed[k].widen(layout.margin, layout.span);
+            if span.is_empty() {
+                continue;
+            }
+            let range = span.range();
+            let len = range.len();
+            let from_row = &cop[k * l..(k + 1) * l];
+            let acc = &mut scratch[..len];
+            acc.fill(if k == 0 { !0 } else { 0 });
+            for (delta, moves) in &self.rules.thief {
+                // Word w of the row shifted by `delta` bits is made of
+                // words w + q and w + q + 1; the padding keeps both inside
+                // the row.
+                let q = delta.div_euclid(64);
+                let s = delta.rem_euclid(64) as u32;
+                let from = (span.lo as isize + q) as usize;
+                let (low, high) = (
+                    &from_row[from..from + len],
+                    &from_row[from + 1..from + len + 1],
+                );
+                let moves = &moves[range.clone()];
+                if k == 0 {
+                    for (((a, &x0), &x1), &m) in acc.iter_mut().zip(low).zip(high).zip(moves) {
+                        *a &= ((x0 >> s) | ((x1 << (63 - s)) << 1)) | !m;
+                    }
+                } else {
+                    for (((a, &x0), &x1), &m) in acc.iter_mut().zip(low).zip(high).zip(moves) {
+                        *a |= ((x0 >> s) | ((x1 << (63 - s)) << 1)) & m;
+                    }
+                }
+            }
+            // A thief never wins standing on the cop.
+            if k == 1 && range.contains(&(bit / 64)) {
+                acc[bit / 64 - range.start] &= !(1u64 << (bit % 64));
+            }
+            let row = &mut thief[k * l..(k + 1) * l][range.clone()];
+            changed[k] = self.merge_new(p, 1, range.start, row, acc, &mut stats);
+        }
+        (changed, stats)
+    }
+
+    /// ORs the open bits of `new` (words `first..` of a row) into `row`,
+    /// leaves in `new` the bits that were not set before, accounts for
+    /// them and returns the words where there were any.
+    #[inline(always)]
+    fn merge_new(
+        &self,
+        p: usize,
+        turn: u64,
+        first: usize,
+        row: &mut [u64],
+        new: &mut [u64],
+        stats: &mut Stats,
+    ) -> Span {
+        let open = &self.rules.open[first..first + row.len()];
+        let mut any = 0;
+        for ((r, n), &o) in row.iter_mut().zip(new.iter_mut()).zip(open) {
+            let fresh = *n & o & !*r;
+            *r |= fresh;
+            *n = fresh;
+            any |= fresh;
+        }
+        let mut changed = Span::EMPTY;
+        if any == 0 {
+            return changed;
+        }
+        for (i, &fresh) in new.iter().enumerate() {
+            if fresh != 0 {
+                let w = first + i;
                 changed = changed.union(Span {
                     lo: w as u32,
                     hi: w as u32 + 1,
                 });
-                self.decided(p, w, new_win | new_loss, 1, &mut stats);
+                self.decided(p, w, fresh, turn, stats);
             }
         }
-        (changed, stats)
+        changed
     }
 
     /// Accounts for the states of cop cell `p`, side `turn`, whose bits
@@ -875,10 +921,7 @@ impl Context<'_> {
         };
         stats.count += u64::from(bits.count_ones());
         let side = turn as usize;
-        if stats.witness[side] == u64::MAX {
-            // Cop cells and words come in increasing order within a band.
-            stats.witness[side] = state(bits.trailing_zeros());
-        }
+        stats.witness[side] = stats.witness[side].min(state(bits.trailing_zeros()));
         if let Some(table) = self.dte {
             let dte = self.level.min(u32::from(u16::MAX)) as u16;
             let mut rest = bits;
@@ -894,7 +937,7 @@ impl Context<'_> {
 /// the halo copies of the grid rows just outside it.
 struct ThiefRows<'a> {
     records: &'a [u64],
-    changed: &'a [Span],
+    changed: &'a [Spans],
     first: usize,
     above: Option<&'a Halo>,
     below: Option<&'a Halo>,
@@ -912,7 +955,8 @@ impl ThiefRows<'_> {
         unreachable!("cop cell {p} is neither in the band nor in a halo")
     }
 
-    fn changed(&self, p: usize) -> Span {
+    #[inline]
+    fn changed(&self, p: usize) -> Spans {
         match p.checked_sub(self.first) {
             Some(local) if local < self.changed.len() => self.changed[local],
             _ => {
@@ -922,19 +966,18 @@ impl ThiefRows<'_> {
         }
     }
 
-    fn rows(&self, p: usize) -> (&[u64], &[u64]) {
+    /// Row `TL` (`k` = 0) or `TW` (`k` = 1) of cop cell `p`.
+    #[inline]
+    fn row(&self, p: usize, k: usize) -> &[u64] {
         let l = self.words;
         match p.checked_sub(self.first) {
             Some(local) if local < self.changed.len() => {
-                let record = &self.records[local * self.record..(local + 1) * self.record];
-                (&record[TL * l..(TL + 1) * l], &record[TW * l..(TW + 1) * l])
+                let start = local * self.record + (TL + k) * l;
+                &self.records[start..start + l]
             }
             _ => {
                 let (halo, i) = self.halo(p);
-                (
-                    &halo.words[2 * i * l..(2 * i + 1) * l],
-                    &halo.words[(2 * i + 1) * l..(2 * i + 2) * l],
-                )
+                &halo.words[(2 * i + k) * l..(2 * i + k + 1) * l]
             }
         }
     }
