@@ -61,7 +61,7 @@ const KINDS: usize = 4;
 
 /// Bands of grid rows per worker: more bands balance the uneven work of
 /// the change-restricted levels, each costs a halo copy per level.
-const BANDS_PER_WORKER: usize = 4;
+const BANDS_PER_WORKER: usize = 2;
 
 /// Word ranges of the rows of the two attractors: "the cop has won" (`CW`
 /// or `TL`) and "the thief has won" (`CL` or `TW`). They are tracked apart:
@@ -159,10 +159,9 @@ impl Layout {
         // each row with whole words so that every shifted read of a word
         // holding cells stays inside the row.
         let margin = (width + 1).div_ceil(64);
-        let pad = margin + 1;
-        let base = 64 * pad;
+        let base = 64 * margin;
         let used = (base + height * width).div_ceil(64);
-        let words = used + pad;
+        let words = used + margin + 1;
         let pos: Vec<u32> = coords
             .iter()
             .map(|&(r, c)| (base + (r - top) * width + (c - left)) as u32)
@@ -189,7 +188,7 @@ impl Layout {
             id_at,
             row_cells,
             span: Span {
-                lo: pad as u32,
+                lo: margin as u32,
                 hi: used as u32,
             },
             margin: margin as u32,
