@@ -822,7 +822,7 @@ impl Collector<'_> {
 /// Runs `batch`; returns the exit status.
 pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
     let format = OutFormat::from_path(&args.out)?;
-    let config = args.engine.resolve()?;
+    let config = args.engine.resolve_grid()?;
     let batch_started = Instant::now();
 
     let found = discover(&args.paths);

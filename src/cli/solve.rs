@@ -48,7 +48,7 @@ pub(crate) struct SolveArgs {
 
 /// Runs `solve`; returns the exit status.
 pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
-    let config = args.engine.resolve()?;
+    let config = args.engine.resolve_grid()?;
     if config.engine == Engine::Sweep && (args.dte_table || args.dump.is_some()) {
         return Err(UsageError(
             "--engine sweep computes values only: --dte-table and --dump need a level engine (sequential or parallel)".into(),
