@@ -8,8 +8,8 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
-    load_map, solve, verify_observed, Backing, Board, CopsAndThief, Engine, Game, Outcome,
-    Solution, SolveOptions, Turn,
+    load_map, plan_storage, solve, verify_observed, Backing, Board, CopsAndThief, Engine, Game,
+    Map, Outcome, Solution, SolveOptions, Turn,
 };
 
 use super::common::{
@@ -121,7 +121,7 @@ pub(crate) struct Solved {
     pub(crate) report: SolveReport,
 }
 
-/// Loads, places and solves one map; shared by `solve`, `batch` and `bench`.
+/// Loads, places and solves one map (`solve`).
 pub(crate) fn solve_map(
     path: &Path,
     game_args: &GameArgs,
@@ -130,7 +130,20 @@ pub(crate) fn solve_map(
     reporter: &Reporter,
 ) -> Result<Solved> {
     let map = load_map(path)?;
-    let board = Board::new(&map, &game_args.placement())?;
+    solve_loaded(path, &map, game_args, config, dte_table, reporter)
+}
+
+/// Places and solves a map already read from `path`; shared by `solve` and
+/// `batch`, so a batch row says what `solve` says.
+pub(crate) fn solve_loaded(
+    path: &Path,
+    map: &Map,
+    game_args: &GameArgs,
+    config: &EngineConfig,
+    dte_table: bool,
+    reporter: &Reporter,
+) -> Result<Solved> {
+    let board = Board::new(map, &game_args.placement())?;
     let started = Instant::now();
     let game = CopsAndThief::new(board, game_args.rules());
     let start = game.start();
@@ -139,22 +152,8 @@ pub(crate) fn solve_map(
         .with_threads(config.threads)
         .with_dte_table(dte_table)
         .with_tracked_state(start);
-    // The explicit engine sizes (and refuses) its graph itself; here only
-    // the per-state arrays, the same for every engine but the sweep's,
-    // decide between memory and scratch files. Sizing them as the
-    // sequential engine's skips the edge-counting pass the explicit
-    // engine's estimate makes and its solve repeats.
-    let arrays_of = if config.engine == Engine::Explicit {
-        Engine::Sequential
-    } else {
-        config.engine
-    };
-    let arrays = retrograde::estimate(
-        &game,
-        &SolveOptions::new(arrays_of).with_dte_table(dte_table),
-    )
-    .total();
-    let plan = config.plan(arrays)?;
+    let plan = plan_storage(&game, &options, &config.limits())?;
+    let arrays = plan.estimate.total() - plan.estimate.graph;
     reporter.note(&format!(
         "{} states: {} of arrays {}",
         game.state_count(),
@@ -164,14 +163,11 @@ pub(crate) fn solve_map(
             Backing::Scratch(dir) => format!(
                 "in files under {}, at most {} resident",
                 dir.display(),
-                human_bytes(plan.memory_limit)
+                human_bytes(plan.resident)
             ),
         }
     ));
-    let options = options
-        .with_backing(plan.backing)
-        .with_memory_limit(Some(plan.memory_limit))
-        .with_observer(&observe);
+    let options = options.with_plan(&plan).with_observer(&observe);
     let solution = solve(&game, &options).context("solve failed")?;
     reporter.finish();
     let counts = solution.counts();
