@@ -72,6 +72,24 @@ pub enum Error {
         #[source]
         source: io::Error,
     },
+    /// A checkpoint file is damaged, truncated or not a checkpoint, or
+    /// does not fit the solve resuming from it.
+    #[error("{}: offset {offset}: {message}", path.display())]
+    Checkpoint {
+        /// The checkpoint file.
+        path: std::path::PathBuf,
+        /// Byte offset of what is wrong.
+        offset: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// A solve stopped on its checkpoint sink's request after saving a
+    /// snapshot of `level`.
+    #[error("stopped after level {level} (checkpoint saved)")]
+    Stopped {
+        /// The level the saved snapshot holds.
+        level: u32,
+    },
     /// A partitioned solve lost or could not reach a peer process, or a
     /// peer runs a different solve.
     #[error("process {process} ({address}): {message}")]
@@ -93,7 +111,11 @@ impl Error {
     pub fn is_input_error(&self) -> bool {
         matches!(
             self,
-            Error::Parse { .. } | Error::Placement { .. } | Error::Io { .. } | Error::Table { .. }
+            Error::Parse { .. }
+                | Error::Placement { .. }
+                | Error::Io { .. }
+                | Error::Table { .. }
+                | Error::Checkpoint { .. }
         )
     }
 }

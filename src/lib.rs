@@ -49,9 +49,9 @@ pub use games::graph::{load_graph, load_graph_within, parse_graph, Convention};
 pub use grid::Grid;
 pub use outcome::{Dte, Outcome, Terminal, Verdict};
 pub use solve::{
-    best_moves, estimate, plan_storage, solve, verify, verify_observed, Counts, Engine, Estimate,
-    Inconsistency, Phases, Progress, Solution, SolveOptions, StorageLimits, StoragePlan,
-    Verification,
+    best_moves, estimate, plan_storage, solve, verify, verify_observed, Checkpoint, CheckpointSink,
+    Counts, Due, Engine, Estimate, Inconsistency, Phases, Progress, Snapshot, Solution,
+    SolveOptions, StorageLimits, StoragePlan, Verification,
 };
 pub use storage::{available_memory, free_disk, Backing};
 pub use tablebase::{

@@ -25,6 +25,7 @@ macro_rules! say {
 
 mod batch;
 mod bench;
+mod checkpoint;
 mod common;
 #[cfg(feature = "distributed")]
 mod distributed;

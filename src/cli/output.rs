@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use anyhow::Result;
@@ -451,6 +451,28 @@ fn forget(temp: &Path) {
         .retain(|p| p != temp);
 }
 
+/// Whether the first SIGINT / SIGTERM / SIGHUP only requests a stop
+/// ([`stop_requested`]) instead of ending the process.
+static DEFER: AtomicBool = AtomicBool::new(false);
+/// The signal that requested a stop, 0 while none did.
+static STOP: AtomicI32 = AtomicI32::new(0);
+
+/// From now on the first SIGINT, SIGTERM or SIGHUP only sets
+/// [`stop_requested`], for a solve that saves a checkpoint and then exits;
+/// a second one ends the process as usual.
+pub(crate) fn defer_stop_signals() {
+    DEFER.store(true, Ordering::SeqCst);
+    watch_signals();
+}
+
+/// The signal that requested a stop since [`defer_stop_signals`].
+pub(crate) fn stop_requested() -> Option<i32> {
+    match STOP.load(Ordering::SeqCst) {
+        0 => None,
+        signal => Some(signal),
+    }
+}
+
 /// Starts (once) a thread that, on SIGINT, SIGTERM or SIGHUP, removes the
 /// live temporary files and then ends the process as the signal would have.
 fn watch_signals() {
@@ -461,7 +483,16 @@ fn watch_signals() {
             return;
         };
         std::thread::spawn(move || {
-            if let Some(signal) = signals.forever().next() {
+            for signal in signals.forever() {
+                // A checkpointing solve stops itself at the next level
+                // (after saving); a second signal ends it at once.
+                if DEFER.load(Ordering::SeqCst)
+                    && STOP
+                        .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst)
+                        .is_ok()
+                {
+                    continue;
+                }
                 for temp in LIVE.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
                     let _ = std::fs::remove_file(temp);
                 }

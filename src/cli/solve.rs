@@ -12,6 +12,7 @@ use retrograde::{
     Engine, Game, Map, Outcome, Solution, SolveOptions, Turn,
 };
 
+use super::checkpoint;
 use super::common::{
     human_bytes, peak_memory, worker_pool, EngineConfig, EngineFlags, GameArgs, UsageError,
 };
@@ -49,6 +50,19 @@ pub(crate) struct SolveArgs {
     /// No progress output.
     #[arg(long, short)]
     pub(crate) quiet: bool,
+    /// Bitboard engine: keep a snapshot of the solve in DIR (every
+    /// --checkpoint-every minutes, and on Ctrl-C / SIGTERM, which then end
+    /// the solve); continue it with --resume DIR.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) checkpoint: Option<PathBuf>,
+    /// Minutes between snapshots (fractions allowed: 0.5 is 30 seconds).
+    #[arg(long, value_name = "MIN", default_value_t = 30.0)]
+    pub(crate) checkpoint_every: f64,
+    /// Continue the solve from the snapshot in DIR (same map, placement,
+    /// rules and distance-table setting); keeps checkpointing into DIR
+    /// unless --checkpoint names another.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) resume: Option<PathBuf>,
     #[cfg(feature = "distributed")]
     #[command(flatten)]
     cluster: super::distributed::ClusterArgs,
@@ -78,14 +92,63 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
         .as_deref()
         .map(|p| OutputTarget::check("--save", p))
         .transpose()?;
+    let dte_table = args.dte_table || args.dump.is_some();
+    let checkpoint_dir = args.checkpoint.as_ref().or(args.resume.as_ref());
+    let (sink, resume) = match checkpoint_dir {
+        None => (None, None),
+        Some(dir) => {
+            if config.engine != Engine::Bitboard {
+                return Err(UsageError(format!(
+                    "--checkpoint and --resume need --engine bitboard (the default for grid maps), not {}",
+                    config.engine.as_str()
+                ))
+                .into());
+            }
+            let fingerprint =
+                checkpoint::fingerprint(&args.map, &args.game, config.engine.as_str(), dte_table)?;
+            let resume = args
+                .resume
+                .as_deref()
+                .map(|from| checkpoint::load(from, &fingerprint))
+                .transpose()?;
+            let sink = checkpoint::DirSink::new(dir, args.checkpoint_every, fingerprint)?;
+            (Some(sink), resume)
+        }
+    };
     let reporter = Reporter::new(args.quiet, "solving");
-    let mut solved = solve_map(
-        &args.map,
-        &args.game,
-        &config,
-        args.dte_table || args.dump.is_some(),
-        &reporter,
-    )?;
+    if let Some(r) = &resume {
+        reporter.note(&format!("resuming after level {}", r.level()));
+    }
+    let resumable = Resumable {
+        sink: sink.as_ref().map(|s| s as &dyn retrograde::CheckpointSink),
+        resume: resume.as_ref(),
+    };
+    let solved = solve_map(
+        &args.map, &args.game, &config, dte_table, &reporter, &resumable,
+    );
+    let mut solved = match solved {
+        Err(e) => {
+            let stopped = e
+                .chain()
+                .find_map(|e| match e.downcast_ref::<retrograde::Error>() {
+                    Some(retrograde::Error::Stopped { level }) => Some(*level),
+                    _ => None,
+                });
+            match (stopped, &sink) {
+                (Some(level), Some(sink)) => {
+                    reporter.finish();
+                    say!(
+                        "stopped: checkpoint after level {level} saved in {}; continue with --resume {}",
+                        sink.dir().display(),
+                        sink.dir().display()
+                    );
+                    return Ok(128 + super::output::stop_requested().unwrap_or(0));
+                }
+                _ => return Err(e.into()),
+            }
+        }
+        Ok(solved) => solved,
+    };
     let check = if args.verify {
         reporter.note("verifying every state against its moves");
         let started = Instant::now();
@@ -186,9 +249,19 @@ pub(crate) fn solve_map(
     config: &EngineConfig,
     dte_table: bool,
     reporter: &Reporter,
+    resumable: &Resumable<'_>,
 ) -> Result<Solved> {
     let map = load_map(path)?;
-    solve_loaded(path, &map, game_args, config, dte_table, reporter)
+    solve_loaded(
+        path, &map, game_args, config, dte_table, reporter, resumable,
+    )
+}
+
+/// Checkpointing of one solve: where snapshots go, what it resumes from.
+#[derive(Default)]
+pub(crate) struct Resumable<'a> {
+    pub(crate) sink: Option<&'a dyn retrograde::CheckpointSink>,
+    pub(crate) resume: Option<&'a retrograde::Checkpoint>,
 }
 
 /// Places and solves a map already read from `path`; shared by `solve` and
@@ -200,6 +273,7 @@ pub(crate) fn solve_loaded(
     config: &EngineConfig,
     dte_table: bool,
     reporter: &Reporter,
+    resumable: &Resumable<'_>,
 ) -> Result<Solved> {
     let board = Board::new(map, &game_args.placement())?;
     let started = Instant::now();
@@ -209,7 +283,9 @@ pub(crate) fn solve_loaded(
     let options = SolveOptions::new(config.engine)
         .with_threads(config.threads)
         .with_dte_table(dte_table)
-        .with_tracked_state(start);
+        .with_tracked_state(start)
+        .with_checkpoint(resumable.sink)
+        .with_resume(resumable.resume);
     let plan = plan_storage(&game, &options, &config.limits())?;
     let arrays = plan.estimate.total() - plan.estimate.graph;
     reporter.note(&format!(

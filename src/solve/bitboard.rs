@@ -45,8 +45,9 @@ use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
+use super::checkpoint::{Due, Snapshot, State};
 use super::{Counts, Progress, SolveOptions};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::games::cops::CopsAndThief;
 use crate::storage::Region;
 use crate::{Dte, Outcome};
@@ -314,7 +315,7 @@ pub(super) fn solve(
         let rules = Rules::new(game, &layout);
         let mut run = Run::new(&layout, &rules, dte, options, threads);
         run.run(region.words_mut())
-    });
+    })?;
     Ok((Bits { layout, region }, found))
 }
 
@@ -524,10 +525,9 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn run(&mut self, words: &mut [u64]) -> Found {
+    fn run(&mut self, words: &mut [u64]) -> Result<Found> {
         let layout = self.layout;
         let n = 2 * (layout.cells as u64).pow(2);
-        let mut in_level = self.initialise(words);
         let mut found = Found {
             levels: 0,
             tracked_dte: None,
@@ -535,37 +535,148 @@ impl<'a> Run<'a> {
         };
         let mut decided = 0;
         let mut level = 0u32;
+        // The stats of the level just done, still to be accounted; none
+        // when resuming (the checkpoint holds them accounted).
+        let mut pending = match self.options.resume {
+            None => Some(self.initialise(words)),
+            Some(checkpoint) => {
+                let state = self.restore(checkpoint, words)?;
+                level = state.level;
+                decided = state.decided;
+                found.tracked_dte = state.tracked.map(Dte);
+                found.deepest = state.deepest.map(|d| d.map(|(dte, s)| (Dte(dte), s)));
+                None
+            }
+        };
         loop {
-            if let Some(t) = self.options.track {
-                if found.tracked_dte.is_none()
-                    && outcome_in(layout, t, |i| words[i]) != Outcome::Draw
-                {
-                    found.tracked_dte = Some(Dte(level));
+            if let Some(in_level) = pending {
+                if let Some(t) = self.options.track {
+                    if found.tracked_dte.is_none()
+                        && outcome_in(layout, t, |i| words[i]) != Outcome::Draw
+                    {
+                        found.tracked_dte = Some(Dte(level));
+                    }
                 }
-            }
-            decided += in_level.count;
-            for (deepest, &witness) in found.deepest.iter_mut().zip(&in_level.witness) {
-                if witness != u64::MAX {
-                    *deepest = Some((Dte(level), witness));
+                decided += in_level.count;
+                for (deepest, &witness) in found.deepest.iter_mut().zip(&in_level.witness) {
+                    if witness != u64::MAX {
+                        *deepest = Some((Dte(level), witness));
+                    }
                 }
-            }
-            if let Some(observe) = self.options.observer {
-                observe(&Progress {
-                    level,
-                    sweeping: false,
-                    decided_in_level: in_level.count,
-                    decided,
-                    states: n,
-                });
-            }
-            if in_level.count == 0 {
-                break;
+                if let Some(observe) = self.options.observer {
+                    observe(&Progress {
+                        level,
+                        sweeping: false,
+                        decided_in_level: in_level.count,
+                        decided,
+                        states: n,
+                    });
+                }
+                if in_level.count == 0 {
+                    break;
+                }
+                if let Some(sink) = self.options.checkpoint {
+                    let due = sink.poll(level);
+                    if due != Due::No {
+                        sink.save(&self.snapshot(words, level, decided, &found))?;
+                    }
+                    if due == Due::SaveAndStop {
+                        return Err(Error::Stopped { level });
+                    }
+                }
             }
             level += 1;
-            in_level = self.level(words, level);
+            pending = Some(self.level(words, level));
         }
         found.levels = level.saturating_sub(1);
-        found
+        Ok(found)
+    }
+
+    /// The state between levels, for a checkpoint.
+    fn snapshot<'w>(
+        &self,
+        words: &'w [u64],
+        level: u32,
+        decided: u64,
+        found: &Found,
+    ) -> Snapshot<'w>
+    where
+        'a: 'w,
+    {
+        let spans = self
+            .cop_changed
+            .iter()
+            .chain(&self.thief_changed)
+            .map(|s| [s[0].lo, s[0].hi, s[1].lo, s[1].hi])
+            .collect();
+        Snapshot {
+            state: State {
+                level,
+                decided,
+                tracked: found.tracked_dte.map(|d| d.0),
+                deepest: found.deepest.map(|d| d.map(|(dte, s)| (dte.0, s))),
+                cells: self.layout.cells as u64,
+                row_words: self.layout.words as u64,
+            },
+            words,
+            spans,
+            dte: self.dte,
+        }
+    }
+
+    /// Loads a checkpoint's bitsets, changed ranges, distances and halos.
+    fn restore(&mut self, checkpoint: &super::Checkpoint, words: &mut [u64]) -> Result<State> {
+        let layout = self.layout;
+        let state = checkpoint.state;
+        let misfit = |message: String| Error::Checkpoint {
+            path: std::path::PathBuf::from("checkpoint"),
+            offset: 0,
+            message,
+        };
+        if state.cells != layout.cells as u64
+            || state.row_words != layout.words as u64
+            || checkpoint.words.len() != words.len()
+            || checkpoint.spans.len() != 2 * layout.cells
+        {
+            return Err(misfit(format!(
+                "made for a board of {} free cells ({} words a row), this one has {} ({})",
+                state.cells, state.row_words, layout.cells, layout.words
+            )));
+        }
+        match (&checkpoint.dte, self.dte) {
+            (Some(from), Some(to)) if from.len() == to.len() => {
+                for (t, &f) in to.iter().zip(from) {
+                    t.store(f, Relaxed);
+                }
+            }
+            (None, None) => {}
+            _ => {
+                return Err(misfit(
+                    "the distance table setting differs (--dte-table / --dump)".to_string(),
+                ))
+            }
+        }
+        words.copy_from_slice(&checkpoint.words);
+        let span = |lo: u32, hi: u32| Span { lo, hi };
+        let (cop, thief) = checkpoint.spans.split_at(layout.cells);
+        for (to, s) in self.cop_changed.iter_mut().zip(cop) {
+            *to = [span(s[0], s[1]), span(s[2], s[3])];
+        }
+        for (to, s) in self.thief_changed.iter_mut().zip(thief) {
+            *to = [span(s[0], s[1]), span(s[2], s[3])];
+        }
+        // The halos hold whole rows: copy them in full, then take the
+        // changed ranges of the checkpoint's level.
+        let full = vec![[layout.span; 2]; layout.cells];
+        for band in &mut self.bands {
+            for halo in [&mut band.above, &mut band.below].into_iter().flatten() {
+                halo.refresh(layout, words, &full);
+                for (i, p) in halo.cells.clone().enumerate() {
+                    halo.changed[i] = self.thief_changed[p];
+                }
+            }
+        }
+        Ok(state)
     }
 
     /// Level 0: captures, escapes and players without a move.

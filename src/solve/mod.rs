@@ -5,6 +5,7 @@
 
 mod best;
 mod bitboard;
+mod checkpoint;
 mod explicit;
 mod plan;
 mod propagate;
@@ -23,6 +24,7 @@ use crate::storage::{Backing, Paging, Region};
 use crate::{Dte, Outcome};
 
 pub use best::best_moves;
+pub use checkpoint::{Checkpoint, CheckpointSink, Due, Snapshot};
 pub use plan::{plan_storage, StorageLimits, StoragePlan};
 pub use verify::{verify, verify_observed, Inconsistency, Verification};
 
@@ -102,6 +104,10 @@ pub struct SolveOptions<'a> {
     /// The explicit engine's edge count from a [`StoragePlan`] that already
     /// checked its fit.
     planned_edges: Option<u64>,
+    /// Where [`Engine::Bitboard`] hands its snapshots between levels.
+    checkpoint: Option<&'a dyn CheckpointSink>,
+    /// The snapshot [`Engine::Bitboard`] continues from.
+    resume: Option<&'a Checkpoint>,
 }
 
 impl<'a> SolveOptions<'a> {
@@ -118,6 +124,8 @@ impl<'a> SolveOptions<'a> {
             observer: None,
             memory_limit: None,
             planned_edges: None,
+            checkpoint: None,
+            resume: None,
         }
     }
 
@@ -176,6 +184,25 @@ impl<'a> SolveOptions<'a> {
         self.backing = plan.backing.clone();
         self.memory_limit = Some(plan.memory_limit);
         self.planned_edges = plan.edges;
+        self
+    }
+
+    /// [`Engine::Bitboard`] on the grid game: offer a snapshot to `sink`
+    /// after every level; the solve ends with [`Error::Stopped`] when the
+    /// sink asks for it. Other engines refuse it.
+    #[must_use]
+    pub fn with_checkpoint(mut self, sink: Option<&'a dyn CheckpointSink>) -> Self {
+        self.checkpoint = sink;
+        self
+    }
+
+    /// [`Engine::Bitboard`] on the grid game: continue from `checkpoint`
+    /// instead of level 0. It must come from the same game and distance
+    /// table setting (the caller compares the fingerprints; the engine
+    /// checks the sizes). Other engines refuse it.
+    #[must_use]
+    pub fn with_resume(mut self, checkpoint: Option<&'a Checkpoint>) -> Self {
+        self.resume = checkpoint;
         self
     }
 
@@ -496,6 +523,15 @@ impl Solution {
 /// # Example
 /// See [`Game`].
 pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
+    let grid = game.as_cops_and_thief();
+    if (options.checkpoint.is_some() || options.resume.is_some())
+        && (options.engine != Engine::Bitboard || grid.is_none())
+    {
+        return Err(Error::Placement {
+            what: "checkpoint".to_string(),
+            message: "checkpoints are kept by the bitboard engine on grid maps only".to_string(),
+        });
+    }
     if options.engine == Engine::Explicit {
         return explicit::solve(game, options);
     }

@@ -209,6 +209,7 @@ fn solve_job(job: &Job, batch: &Batch<'_>, config: &EngineConfig, reporter: &Rep
         config,
         batch.dte_table,
         reporter,
+        &super::super::solve::Resumable::default(),
     ) {
         Ok(solved) => solved,
         Err(e) => return Row::failed(&job.key, batch.flags, &e),

@@ -1,0 +1,160 @@
+//! `solve --checkpoint DIR [--checkpoint-every MIN]` and `--resume DIR`:
+//! where the bitboard engine's snapshots go (one file in DIR, replaced
+//! atomically), when they are due (every MIN minutes and on the first
+//! SIGINT / SIGTERM / SIGHUP), and the fingerprint a resume must match.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use retrograde::{Checkpoint, CheckpointSink, Due, Snapshot};
+
+use super::common::{GameArgs, UsageError};
+use super::output::{defer_stop_signals, stop_requested, OutputTarget};
+
+/// The checkpoint file in a checkpoint directory.
+pub(crate) fn file_in(dir: &Path) -> PathBuf {
+    dir.join("checkpoint.rcp")
+}
+
+/// What identifies a solve: the map's bytes, the placement, the rules,
+/// the engine and whether distances are kept. A resume must match all.
+pub(crate) fn fingerprint(
+    map: &Path,
+    game: &GameArgs,
+    engine: &str,
+    dte_table: bool,
+) -> Result<Vec<(String, String)>> {
+    if map.as_os_str() == "-" {
+        return Err(UsageError(
+            "--checkpoint and --resume need a map file, not standard input".into(),
+        )
+        .into());
+    }
+    let bytes = std::fs::read(map).with_context(|| map.display().to_string())?;
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in &bytes {
+        hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    Ok(vec![
+        (
+            "map".into(),
+            format!("{} bytes, FNV-1a {hash:016x}", bytes.len()),
+        ),
+        (
+            "placement".into(),
+            format!(
+                "cop {:?}, thief {:?}, exit {:?}, exits {:?}",
+                game.cop, game.thief, game.exit, game.exits
+            ),
+        ),
+        ("rules".into(), format!("{:?}", game.rules())),
+        ("engine".into(), engine.to_string()),
+        (
+            "distance table".into(),
+            if dte_table { "kept" } else { "not kept" }.to_string(),
+        ),
+    ])
+}
+
+/// Reads the checkpoint in `dir` and checks it against `fingerprint`.
+///
+/// # Errors
+/// A damaged file ([`retrograde::Error::Checkpoint`]) or a
+/// [`UsageError`] naming the first field that differs.
+pub(crate) fn load(dir: &Path, fingerprint: &[(String, String)]) -> Result<Checkpoint> {
+    let path = file_in(dir);
+    let bytes = std::fs::read(&path).map_err(|source| retrograde::Error::Io {
+        path: path.clone(),
+        source,
+    })?;
+    let checkpoint = Checkpoint::decode(&path, &bytes)?;
+    let theirs = checkpoint.fingerprint();
+    for (name, value) in fingerprint {
+        let old = theirs.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+        if old != Some(value) {
+            return Err(UsageError(format!(
+                "--resume {}: the checkpoint was made with another {name}: {} there, {value} now",
+                dir.display(),
+                old.map_or("none", |v| v.as_str())
+            ))
+            .into());
+        }
+    }
+    Ok(checkpoint)
+}
+
+/// Saves snapshots into a directory: every `every`, and when a signal asks
+/// the solve to stop.
+pub(crate) struct DirSink {
+    dir: PathBuf,
+    every: Duration,
+    last: Mutex<Instant>,
+    fingerprint: Vec<(String, String)>,
+}
+
+impl DirSink {
+    /// A sink into `dir` (created if missing); from now on the first
+    /// SIGINT / SIGTERM / SIGHUP stops the solve after a snapshot.
+    pub(crate) fn new(
+        dir: &Path,
+        every_minutes: f64,
+        fingerprint: Vec<(String, String)>,
+    ) -> Result<DirSink> {
+        if !(every_minutes.is_finite() && every_minutes > 0.0) {
+            return Err(UsageError(format!(
+                "--checkpoint-every {every_minutes}: expected a positive number of minutes"
+            ))
+            .into());
+        }
+        std::fs::create_dir_all(dir)
+            .map_err(|e| UsageError(format!("--checkpoint {}: {e}", dir.display())))?;
+        // The path is checked now, not at the first snapshot.
+        drop(OutputTarget::check("--checkpoint", &file_in(dir))?);
+        defer_stop_signals();
+        Ok(DirSink {
+            dir: dir.to_path_buf(),
+            every: Duration::from_secs_f64(every_minutes * 60.0),
+            last: Mutex::new(Instant::now()),
+            fingerprint,
+        })
+    }
+
+    /// The directory.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl CheckpointSink for DirSink {
+    fn poll(&self, _level: u32) -> Due {
+        if stop_requested().is_some() {
+            Due::SaveAndStop
+        } else if self
+            .last
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .elapsed()
+            >= self.every
+        {
+            Due::Save
+        } else {
+            Due::No
+        }
+    }
+
+    fn save(&self, snapshot: &Snapshot<'_>) -> retrograde::Result<()> {
+        let path = file_in(&self.dir);
+        let failed = |e: String| retrograde::Error::Io {
+            path: path.clone(),
+            source: std::io::Error::other(e),
+        };
+        let target = OutputTarget::check("--checkpoint", &path).map_err(|e| failed(e.0))?;
+        target
+            .write_with(|out| snapshot.write_to(&self.fingerprint, out))
+            .map_err(|e| failed(format!("{e:#}")))?;
+        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+        Ok(())
+    }
+}

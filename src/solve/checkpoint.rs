@@ -1,0 +1,342 @@
+//! Checkpoints of the bitboard engine: a consistent snapshot between two
+//! levels, handed to a [`CheckpointSink`] that the caller supplies, and
+//! the [`Checkpoint`] a solve resumes from.
+//!
+//! The engine never touches files or signals: between levels it asks the
+//! sink whether a snapshot is due ([`CheckpointSink::poll`]) and hands it
+//! one ([`CheckpointSink::save`]); the sink decides where the bytes go
+//! ([`Snapshot::write_to`]). After a stop request the solve ends with
+//! [`Error::Stopped`](crate::Error::Stopped).
+//!
+//! Encoding (little endian): a magic line, the caller's fingerprint
+//! fields (name, value pairs compared on resume), the level and the
+//! bookkeeping the levels after it need (states decided so far, the
+//! tracked state's distance, the deepest decided states), the bitsets,
+//! the per-cop-cell changed word ranges, the distance table if kept, and
+//! an FNV-1a 64 checksum of everything before it.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
+
+use crate::error::{Error, Result};
+
+const MAGIC: &[u8] = b"RETROGRADE-CHECKPOINT-1\n";
+
+/// What a [`CheckpointSink`] wants at the end of a level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Due {
+    /// Keep solving.
+    No,
+    /// Save a snapshot, then keep solving.
+    Save,
+    /// Save a snapshot, then stop with [`Error::Stopped`].
+    SaveAndStop,
+}
+
+/// Receives the bitboard engine's snapshots between levels.
+pub trait CheckpointSink: Sync {
+    /// Called after every level (not after the last): whether to save.
+    fn poll(&self, level: u32) -> Due;
+    /// Stores `snapshot`; an error ends the solve with it.
+    fn save(&self, snapshot: &Snapshot<'_>) -> Result<()>;
+}
+
+/// A snapshot of a bitboard solve after a finished level, borrowed from
+/// the running engine.
+pub struct Snapshot<'a> {
+    pub(super) state: State,
+    pub(super) words: &'a [u64],
+    pub(super) spans: Vec<[u32; 4]>,
+    pub(super) dte: Option<&'a [AtomicU16]>,
+}
+
+/// The engine's bookkeeping between levels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct State {
+    pub(super) level: u32,
+    pub(super) decided: u64,
+    pub(super) tracked: Option<u32>,
+    pub(super) deepest: [Option<(u32, u64)>; 2],
+    pub(super) cells: u64,
+    pub(super) row_words: u64,
+}
+
+impl Snapshot<'_> {
+    /// The level finished when it was taken.
+    #[must_use]
+    pub fn level(&self) -> u32 {
+        self.state.level
+    }
+
+    /// Writes the snapshot with the caller's `fingerprint` (name, value
+    /// pairs that a resume must match: the map, the rules, the engine).
+    ///
+    /// # Errors
+    /// Whatever `out` returns.
+    pub fn write_to(
+        &self,
+        fingerprint: &[(String, String)],
+        out: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        let mut out = Hashing::new(out);
+        out.put(MAGIC)?;
+        out.put(&(fingerprint.len() as u32).to_le_bytes())?;
+        for (name, value) in fingerprint {
+            for s in [name, value] {
+                out.put(&(s.len() as u32).to_le_bytes())?;
+                out.put(s.as_bytes())?;
+            }
+        }
+        let s = &self.state;
+        out.put(&s.level.to_le_bytes())?;
+        out.put(&s.decided.to_le_bytes())?;
+        out.put(&opt_u32(s.tracked))?;
+        for d in s.deepest {
+            out.put(&opt_u32(d.map(|d| d.0)))?;
+            out.put(&d.map_or(0, |d| d.1).to_le_bytes())?;
+        }
+        out.put(&s.cells.to_le_bytes())?;
+        out.put(&s.row_words.to_le_bytes())?;
+        out.put(&(self.words.len() as u64).to_le_bytes())?;
+        let mut buf = Vec::with_capacity(1 << 16);
+        for chunk in self.words.chunks(8192) {
+            buf.clear();
+            buf.extend(chunk.iter().flat_map(|w| w.to_le_bytes()));
+            out.put(&buf)?;
+        }
+        out.put(&(self.spans.len() as u64).to_le_bytes())?;
+        for chunk in self.spans.chunks(4096) {
+            buf.clear();
+            buf.extend(chunk.iter().flatten().flat_map(|w| w.to_le_bytes()));
+            out.put(&buf)?;
+        }
+        match self.dte {
+            None => out.put(&[0])?,
+            Some(table) => {
+                out.put(&[1])?;
+                out.put(&(table.len() as u64).to_le_bytes())?;
+                for chunk in table.chunks(16384) {
+                    buf.clear();
+                    buf.extend(chunk.iter().flat_map(|d| d.load(Relaxed).to_le_bytes()));
+                    out.put(&buf)?;
+                }
+            }
+        }
+        let sum = out.sum;
+        out.put(&sum.to_le_bytes())?;
+        out.inner.flush()
+    }
+}
+
+fn opt_u32(v: Option<u32>) -> [u8; 5] {
+    let mut b = [0; 5];
+    if let Some(v) = v {
+        b[0] = 1;
+        b[1..].copy_from_slice(&v.to_le_bytes());
+    }
+    b
+}
+
+/// FNV-1a 64 over bytes.
+fn fnv(mut sum: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        sum ^= u64::from(b);
+        sum = sum.wrapping_mul(0x0100_0000_01b3);
+    }
+    sum
+}
+
+const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+struct Hashing<'a> {
+    inner: &'a mut dyn Write,
+    sum: u64,
+}
+
+impl<'a> Hashing<'a> {
+    fn new(inner: &'a mut dyn Write) -> Hashing<'a> {
+        Hashing {
+            inner,
+            sum: FNV_START,
+        }
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.sum = fnv(self.sum, bytes);
+        self.inner.write_all(bytes)
+    }
+}
+
+/// A decoded checkpoint to resume from
+/// ([`SolveOptions::with_resume`](super::SolveOptions::with_resume)).
+#[derive(Debug)]
+pub struct Checkpoint {
+    fingerprint: Vec<(String, String)>,
+    pub(super) state: State,
+    pub(super) words: Vec<u64>,
+    pub(super) spans: Vec<[u32; 4]>,
+    pub(super) dte: Option<Vec<u16>>,
+}
+
+impl Checkpoint {
+    /// The fingerprint fields it was written with, in order.
+    #[must_use]
+    pub fn fingerprint(&self) -> &[(String, String)] {
+        &self.fingerprint
+    }
+
+    /// The level finished when it was taken.
+    #[must_use]
+    pub fn level(&self) -> u32 {
+        self.state.level
+    }
+
+    /// Decodes the bytes of a checkpoint file read from `path` (named in
+    /// errors, with the byte offset of what is wrong).
+    ///
+    /// # Errors
+    /// [`Error::Checkpoint`] when the bytes are truncated, damaged
+    /// (checksum) or not a checkpoint.
+    pub fn decode(path: &Path, bytes: &[u8]) -> Result<Checkpoint> {
+        let bad = |offset: usize, message: String| Error::Checkpoint {
+            path: path.to_path_buf(),
+            offset: offset as u64,
+            message,
+        };
+        if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+            return Err(bad(0, "not a retrograde checkpoint (bad magic)".into()));
+        }
+        if bytes.len() < MAGIC.len() + 8 {
+            return Err(bad(bytes.len(), "truncated: no checksum".into()));
+        }
+        let body = bytes.len() - 8;
+        let stored = u64::from_le_bytes(bytes[body..].try_into().expect("8 bytes"));
+        if fnv(FNV_START, &bytes[..body]) != stored {
+            return Err(bad(
+                body,
+                "checksum mismatch: the file is truncated or damaged; delete it or resume from another".into(),
+            ));
+        }
+        let mut r = Reader {
+            bytes: &bytes[..body],
+            at: MAGIC.len(),
+        };
+        let inner = |r: &mut Reader<'_>| -> std::result::Result<Checkpoint, String> {
+            let fields = r.u32()?;
+            let mut fingerprint = Vec::new();
+            for _ in 0..fields {
+                let name = r.string()?;
+                let value = r.string()?;
+                fingerprint.push((name, value));
+            }
+            let level = r.u32()?;
+            let decided = r.u64()?;
+            let tracked = r.opt_u32()?;
+            let mut deepest = [None; 2];
+            for d in &mut deepest {
+                let dte = r.opt_u32()?;
+                let state = r.u64()?;
+                *d = dte.map(|dte| (dte, state));
+            }
+            let cells = r.u64()?;
+            let row_words = r.u64()?;
+            let n = r.len(8)?;
+            let words = r
+                .take(n * 8)?
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().expect("8")))
+                .collect();
+            let n = r.len(16)?;
+            let spans = r
+                .take(n * 16)?
+                .chunks_exact(16)
+                .map(|c| {
+                    let w =
+                        |i: usize| u32::from_le_bytes(c[4 * i..4 * i + 4].try_into().expect("4"));
+                    [w(0), w(1), w(2), w(3)]
+                })
+                .collect();
+            let dte = match r.take(1)?[0] {
+                0 => None,
+                1 => {
+                    let n = r.len(2)?;
+                    Some(
+                        r.take(n * 2)?
+                            .chunks_exact(2)
+                            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                            .collect(),
+                    )
+                }
+                other => return Err(format!("bad distance-table flag {other}")),
+            };
+            if r.at != r.bytes.len() {
+                return Err("unexpected bytes after the distance table".into());
+            }
+            Ok(Checkpoint {
+                fingerprint,
+                state: State {
+                    level,
+                    decided,
+                    tracked,
+                    deepest,
+                    cells,
+                    row_words,
+                },
+                words,
+                spans,
+                dte,
+            })
+        };
+        inner(&mut r).map_err(|message| bad(r.at, message))
+    }
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> std::result::Result<&[u8], String> {
+        if self.bytes.len() - self.at < n {
+            return Err(format!("truncated: {n} more bytes expected"));
+        }
+        self.at += n;
+        Ok(&self.bytes[self.at - n..self.at])
+    }
+
+    fn u32(&mut self) -> std::result::Result<u32, String> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4")))
+    }
+
+    fn u64(&mut self) -> std::result::Result<u64, String> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8")))
+    }
+
+    /// A length of items of `size` bytes that must fit in what is left.
+    fn len(&mut self, size: usize) -> std::result::Result<usize, String> {
+        let n = self.u64()?;
+        let left = (self.bytes.len() - self.at) as u64;
+        if n.checked_mul(size as u64).is_none_or(|b| b > left) {
+            return Err(format!("length {n} exceeds the file"));
+        }
+        Ok(n as usize)
+    }
+
+    fn opt_u32(&mut self) -> std::result::Result<Option<u32>, String> {
+        let flag = self.take(1)?[0];
+        let v = self.u32()?;
+        match flag {
+            0 => Ok(None),
+            1 => Ok(Some(v)),
+            other => Err(format!("bad flag {other}")),
+        }
+    }
+
+    fn string(&mut self) -> std::result::Result<String, String> {
+        let n = self.u32()? as usize;
+        let b = self.take(n)?;
+        String::from_utf8(b.to_vec()).map_err(|_| "fingerprint field is not UTF-8".to_string())
+    }
+}
