@@ -5,6 +5,8 @@
 mod agree;
 /// The batch subcommand over directories of maps: rows, errors, resume.
 mod batch;
+/// `solve --checkpoint` / `--resume`: killed, stopped, refused.
+mod checkpoint;
 /// The command-line tool, run as a process on data/ maps and bad input.
 mod cli;
 /// Partitioned solves over loopback TCP (feature `distributed`).
