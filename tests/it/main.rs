@@ -5,6 +5,10 @@
 mod agree;
 /// The batch subcommand over directories of maps: rows, errors, resume.
 mod batch;
+/// The page of `serve` in headless Chromium (skipped without Chromium).
+mod browser;
+/// A minimal Chrome DevTools protocol client for `browser`.
+mod cdp;
 /// The command-line tool, run as a process on data/ maps and bad input.
 mod cli;
 /// Map parser and placement errors: line, column and message.
@@ -13,8 +17,12 @@ mod formats;
 mod golden;
 /// Edge-list games and the explicit CSR engine: reference, parser, CLI.
 mod graph;
+/// A minimal HTTP/1.1 client for `serve` and `browser`.
+mod http;
 /// The brute-force reference solver written from docs/rules.md.
 mod oracle;
+/// `serve`'s API against `query`, malformed requests, command-line errors.
+mod serve;
 /// The game-theory toolkit: subtraction, nim, grundy, empty-cell.
 mod toolkit;
 /// `verify` rejects the solutions of other games.
