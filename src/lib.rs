@@ -32,6 +32,7 @@ mod grid;
 mod outcome;
 mod solve;
 mod storage;
+mod tablebase;
 pub mod theory;
 
 pub use board::{Board, ExitRule, Placement};
@@ -48,3 +49,6 @@ pub use solve::{
     Progress, Solution, SolveOptions, Verification,
 };
 pub use storage::{available_memory, free_disk, Backing};
+pub use tablebase::{
+    write_tablebase, CheckReport, Header, Position, Probe, RatedMove, Tablebase, WriteSummary,
+};

@@ -9,8 +9,10 @@ mod batch;
 mod bench;
 mod common;
 mod graph;
+mod info;
 mod output;
 mod progress;
+mod query;
 mod solve;
 mod toolkit;
 
@@ -40,6 +42,10 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Solve a directed game graph given as an edge list (`u v` per line).
     Graph(graph::GraphArgs),
+    /// Describe a saved table (`solve --save`); --check verifies every block.
+    Info(info::InfoArgs),
+    /// Value, distance and rated moves of a position from a saved table.
+    Query(query::QueryArgs),
     #[command(flatten)]
     Toolkit(toolkit::ToolkitCommand),
 }
@@ -72,6 +78,8 @@ pub(crate) fn main() -> i32 {
         Command::Batch(a) => batch::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Graph(a) => graph::run(a),
+        Command::Info(a) => info::run(a),
+        Command::Query(a) => query::run(a),
         Command::Toolkit(c) => toolkit::run(c),
     };
     match result {

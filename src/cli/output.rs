@@ -67,6 +67,26 @@ pub(crate) struct SolveReport {
     /// The check of `solve --verify` (absent without it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) verified: Option<VerifyReport>,
+    /// The table written by `--save` (absent without it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) saved: Option<SaveReport>,
+}
+
+/// The table written by `solve --save` / `batch --save-dir`.
+#[derive(Serialize, Debug, Clone)]
+pub(crate) struct SaveReport {
+    /// The table file.
+    pub(crate) path: String,
+    /// Its size in bytes.
+    pub(crate) bytes: u64,
+    /// Whether it stores distances.
+    pub(crate) distances: bool,
+    /// Compressed values, bits per state.
+    pub(crate) value_bits_per_state: f64,
+    /// Compressed distances, bits per state (0 without).
+    pub(crate) dte_bits_per_state: f64,
+    /// Wall-clock seconds of writing.
+    pub(crate) seconds: f64,
 }
 
 /// What `solve --verify` checked.

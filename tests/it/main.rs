@@ -23,6 +23,8 @@ mod http;
 mod oracle;
 /// `serve`'s API against `query`, malformed requests, command-line errors.
 mod serve;
+/// Saved tables: probes, rated moves, optimal play, damaged files.
+mod tablebase;
 /// The game-theory toolkit: subtraction, nim, grundy, empty-cell.
 mod toolkit;
 /// `verify` rejects the solutions of other games.
