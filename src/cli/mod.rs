@@ -13,6 +13,7 @@ mod info;
 mod output;
 mod progress;
 mod query;
+mod serve;
 mod solve;
 mod toolkit;
 
@@ -46,6 +47,9 @@ enum Command {
     Info(info::InfoArgs),
     /// Value, distance and rated moves of a position from a saved table.
     Query(query::QueryArgs),
+    /// Explore saved tables in a browser: a page and a JSON API on
+    /// loopback (read-only).
+    Serve(serve::ServeArgs),
     #[command(flatten)]
     Toolkit(toolkit::ToolkitCommand),
 }
@@ -80,6 +84,7 @@ pub(crate) fn main() -> i32 {
         Command::Graph(a) => graph::run(a),
         Command::Info(a) => info::run(a),
         Command::Query(a) => query::run(a),
+        Command::Serve(a) => serve::run(a),
         Command::Toolkit(c) => toolkit::run(c),
     };
     match result {

@@ -398,7 +398,7 @@ fn malformed_requests(table: &str, grid: &Grid, rng: &mut Rng) -> Vec<(String, u
             (q(format!("cop={a}&thief={},{}&turn=cop", wall.0, wall.1)), 400),
             (q(format!("cop={a}&thief={b}&turn=cop&turn=thief")), 400),
             (q(format!("cop={a}&thief={b}&turn=cop&path=/etc/passwd")), 400),
-            (q(format!("cop= {a}&thief={b}&turn=cop")), 400),
+            (q(format!("cop=%20{a}&thief={b}&turn=cop")), 400),
             (q(format!("cop={a},1&thief={b}&turn=cop")), 400),
             (q(format!("cop=-{a}&thief={b}&turn=cop")), 400),
             (q(format!("cop={a}&thief={b}%&turn=cop")), 400),

@@ -6,7 +6,6 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use axum::body::Bytes;
@@ -23,9 +22,6 @@ use crate::cli::query::position_json;
 pub(super) const MAX_PLIES: usize = 10_000;
 /// Default length limit of `/api/play`.
 const DEFAULT_PLIES: usize = 2_000;
-/// Time after which a heatmap with the thief fixed (one probe per cop cell)
-/// gives up.
-const ROW_TIME: Duration = Duration::from_secs(8);
 
 /// The API's endpoints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -415,26 +411,7 @@ impl Table {
                 }
             }
             Fixed::Thief(thief) => {
-                // Cop-major tables hold this column in one place per cop
-                // cell: one probe each, bounded in time.
-                let started = Instant::now();
-                for (i, &cop) in self.free.iter().enumerate() {
-                    if i % 256 == 255 && started.elapsed() > ROW_TIME {
-                        return Err(ApiError::Status(
-                            StatusCode::SERVICE_UNAVAILABLE,
-                            format!(
-                                "the heatmap with the thief held still took over {} s on this \
-                                 table; hold the cop still instead",
-                                ROW_TIME.as_secs()
-                            ),
-                        ));
-                    }
-                    let position = self.position(PositionKey {
-                        cop,
-                        thief,
-                        turn,
-                    })?;
-                    let probe = tb.probe(&position).map_err(|e| self.failed(&e))?;
+                for (cop, probe) in tb.column(thief, turn.into()).map_err(|e| self.failed(&e))? {
                     put(cop, probe.value, probe.dte);
                 }
             }
