@@ -45,7 +45,8 @@ fn main() -> ExitCode {
 
 fn options() -> Result<Options, String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: serve_load URL TABLE [--queries N] [--clients K] [--malformed M] [--seed S]";
+    let usage =
+        "usage: serve_load URL TABLE [--queries N] [--clients K] [--malformed M] [--seed S]";
     let (url, table) = match (args.first(), args.get(1)) {
         (Some(u), Some(t)) => (u.clone(), t.clone()),
         _ => return Err(usage.into()),
@@ -69,9 +70,7 @@ fn options() -> Result<Options, String> {
     };
     let mut rest = args[2..].iter();
     while let Some(flag) = rest.next() {
-        let value = rest
-            .next()
-            .ok_or_else(|| format!("{flag} needs a value"))?;
+        let value = rest.next().ok_or_else(|| format!("{flag} needs a value"))?;
         let n: u64 = value
             .parse()
             .map_err(|_| format!("{flag}: expected a number, found `{value}`"))?;
@@ -199,9 +198,7 @@ fn run() -> Result<bool, String> {
 
     // Phase 3: still healthy, and still right.
     let mut client = Client::new(o.addr);
-    let healthy = client
-        .get("/api/tables")
-        .is_ok_and(|r| r.status == 200)
+    let healthy = client.get("/api/tables").is_ok_and(|r| r.status == 200)
         && client.get(&queries[0]).is_ok_and(|r| r.status == 200);
     println!("healthy afterwards: {healthy}");
     println!(
@@ -273,8 +270,14 @@ fn malformed(
     match i % 16 {
         0 => q(&format!("cop={a}&turn=cop")),
         1 => q(&format!("cop={a}&thief={b}&turn=nobody")),
-        2 => q(&format!("cop={}&thief={b}&turn=cop", rows + rng.below(1000))),
-        3 => q(&format!("cop={a}&thief=0,{}&turn=thief", cols + rng.below(1000))),
+        2 => q(&format!(
+            "cop={}&thief={b}&turn=cop",
+            rows + rng.below(1000)
+        )),
+        3 => q(&format!(
+            "cop={a}&thief=0,{}&turn=thief",
+            cols + rng.below(1000)
+        )),
         4 if !walls.is_empty() => {
             let w = walls[rng.below(walls.len())];
             q(&format!("cop={},{}&thief={b}&turn=cop", w.0, w.1))
@@ -292,7 +295,10 @@ fn malformed(
             "POST /api/query?table={table}&cop={a}&thief={b}&turn=cop HTTP/1.1\r\n\
              Host: x\r\nContent-Length: 5\r\n\r\nhello"
         ),
-        14 => format!("/{}", ["..%2f..%2fCargo.toml", "api/nothing", "etc/passwd"][rng.below(3)]),
+        14 => format!(
+            "/{}",
+            ["..%2f..%2fCargo.toml", "api/nothing", "etc/passwd"][rng.below(3)]
+        ),
         _ => q(&format!("cop={a}&thief={b}&turn=cop%00")),
     }
 }

@@ -114,7 +114,13 @@ async fn serve(args: ServeArgs, served: Arc<Served>) -> Result<()> {
     // URL from it (useful with port 0).
     println!("serving at {url}");
     for table in served.tables() {
-        println!("  {}: {} ({} x {})", table.name, table.path.display(), table.rows, table.cols);
+        println!(
+            "  {}: {} ({} x {})",
+            table.name,
+            table.path.display(),
+            table.rows,
+            table.cols
+        );
     }
     if args.open {
         open_browser(&url);
@@ -145,7 +151,10 @@ fn router(served: Arc<Served>) -> Router {
         )
     };
     Router::new()
-        .route("/", get(|| async { asset("text/html; charset=utf-8", INDEX_HTML) }))
+        .route(
+            "/",
+            get(|| async { asset("text/html; charset=utf-8", INDEX_HTML) }),
+        )
         .route(
             "/app.js",
             get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }),
@@ -180,8 +189,11 @@ fn router(served: Arc<Served>) -> Router {
 /// methods other than GET and HEAD.
 async fn guard(request: Request, next: Next) -> Response {
     if request.uri().to_string().len() > MAX_URI {
-        return ApiError::Status(StatusCode::URI_TOO_LONG, format!("URI longer than {MAX_URI} bytes"))
-            .into_response();
+        return ApiError::Status(
+            StatusCode::URI_TOO_LONG,
+            format!("URI longer than {MAX_URI} bytes"),
+        )
+        .into_response();
     }
     if request.method() != Method::GET && request.method() != Method::HEAD {
         return ApiError::Status(
@@ -197,8 +209,11 @@ async fn guard(request: Request, next: Next) -> Response {
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > 0) || request.headers().contains_key(header::TRANSFER_ENCODING)
     {
-        return ApiError::Status(StatusCode::PAYLOAD_TOO_LARGE, "requests take no body".into())
-            .into_response();
+        return ApiError::Status(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "requests take no body".into(),
+        )
+        .into_response();
     }
     next.run(request).await
 }
@@ -293,7 +308,13 @@ impl axum::serve::Listener for Limited {
             let (io, addr) = axum::serve::Listener::accept(&mut self.inner).await;
             // Small answers go out at once instead of waiting for an ACK.
             let _ = io.set_nodelay(true);
-            return (LimitedIo { io, _permit: permit }, addr);
+            return (
+                LimitedIo {
+                    io,
+                    _permit: permit,
+                },
+                addr,
+            );
         }
     }
 

@@ -68,9 +68,15 @@ fn settle_on(browser: &mut Chromium, p: &Position) -> Shown {
 #[track_caller]
 fn assert_matches(shown: &Shown, want: &Json) {
     assert_eq!(shown.value, want["value"].as_str().unwrap(), "{shown:?}");
-    let dte = want["dte"].as_u64().map_or("–".to_string(), |d| d.to_string());
+    let dte = want["dte"]
+        .as_u64()
+        .map_or("–".to_string(), |d| d.to_string());
     assert_eq!(shown.dte, dte, "{shown:?}");
-    assert_eq!(shown.moves, want["moves"].as_array().unwrap().len(), "{shown:?}");
+    assert_eq!(
+        shown.moves,
+        want["moves"].as_array().unwrap().len(),
+        "{shown:?}"
+    );
     assert_eq!(shown.error, "", "{shown:?}");
 }
 
@@ -184,9 +190,9 @@ fn serve_page_in_headless_chromium() {
     // A picture for README: mid-game, heatmap on, trails drawn.
     click(&mut browser, "#first");
     settle_on(&mut browser, &positions[0]);
-    for ply in 1..=plies / 2 {
+    for position in &positions[1..=plies / 2] {
         click(&mut browser, "#forward");
-        settle_on(&mut browser, &positions[ply]);
+        settle_on(&mut browser, position);
     }
     let png = browser.screenshot().unwrap();
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000);
@@ -207,7 +213,10 @@ fn serve_page_in_headless_chromium() {
         click_cell(&mut browser, here.thief);
         let s = settle_on(&mut browser, &here);
         assert_matches(&s, &cli_query(&table, &[here])[0]);
-        assert!(s.game.starts_with("no game"), "placing ends the game: {s:?}");
+        assert!(
+            s.game.starts_with("no game"),
+            "placing ends the game: {s:?}"
+        );
     }
     click(&mut browser, "input[name=place][value=cop]");
     for _ in 0..3 {
@@ -252,7 +261,10 @@ fn serve_page_in_headless_chromium() {
             "thief" => assert!(r > b + 20, "{p:?}: thief wins but pixel {r},{g},{b}"),
             _ => assert!((r - b).abs() < 30, "{p:?}: draw but pixel {r},{g},{b}"),
         }
-        seen[["cop", "thief", "draw"].iter().position(|w| *w == winner).unwrap()] += 1;
+        seen[["cop", "thief", "draw"]
+            .iter()
+            .position(|w| *w == winner)
+            .unwrap()] += 1;
     }
     assert!(seen[0] > 0 && seen[1] > 0, "both colours checked: {seen:?}");
 

@@ -24,9 +24,11 @@ pub fn chromium_path() -> Result<PathBuf, String> {
             return Ok(PathBuf::from(candidate));
         }
     }
-    Err("no Chromium at /usr/bin/chromium (Debian: apt-get install chromium; \
+    Err(
+        "no Chromium at /usr/bin/chromium (Debian: apt-get install chromium; \
          or set RETROGRADE_CHROMIUM)"
-        .into())
+            .into(),
+    )
 }
 
 /// A running headless Chromium attached to its one page.
@@ -59,7 +61,12 @@ const FLAGS: &[&str] = &[
 impl Chromium {
     /// Starts Chromium with a fresh profile under `profile` and attaches to
     /// its page, which is `width` x `height` CSS pixels at scale 1.
-    pub fn launch(binary: &Path, profile: &Path, width: u32, height: u32) -> Result<Chromium, String> {
+    pub fn launch(
+        binary: &Path,
+        profile: &Path,
+        width: u32,
+        height: u32,
+    ) -> Result<Chromium, String> {
         let _ = std::fs::remove_dir_all(profile);
         std::fs::create_dir_all(profile).map_err(|e| e.to_string())?;
         let mut child = Command::new(binary)

@@ -221,7 +221,11 @@ const MAPS: &[(&str, &[&str], bool)] = &[
         ],
         true,
     ),
-    ("islands", &["data/maps/seed/islands.txt", "--no-pass"], false),
+    (
+        "islands",
+        &["data/maps/seed/islands.txt", "--no-pass"],
+        false,
+    ),
 ];
 
 /// Random positions per map (4 maps: 4,000 in all).
@@ -395,15 +399,24 @@ fn malformed_requests(table: &str, grid: &Grid, rng: &mut Rng) -> Vec<(String, u
             (q(format!("cop={a}&thief={b}&turn=Cop")), 400),
             (q(format!("cop={a}&thief={b}&turn=")), 400),
             (q(format!("cop={off}&thief={b}&turn=cop")), 400),
-            (q(format!("cop={a}&thief={},{}&turn=cop", wall.0, wall.1)), 400),
+            (
+                q(format!("cop={a}&thief={},{}&turn=cop", wall.0, wall.1)),
+                400,
+            ),
             (q(format!("cop={a}&thief={b}&turn=cop&turn=thief")), 400),
-            (q(format!("cop={a}&thief={b}&turn=cop&path=/etc/passwd")), 400),
+            (
+                q(format!("cop={a}&thief={b}&turn=cop&path=/etc/passwd")),
+                400,
+            ),
             (q(format!("cop=%20{a}&thief={b}&turn=cop")), 400),
             (q(format!("cop={a},1&thief={b}&turn=cop")), 400),
             (q(format!("cop=-{a}&thief={b}&turn=cop")), 400),
             (q(format!("cop={a}&thief={b}%&turn=cop")), 400),
             (q(format!("cop={a}&thief={b}&turn=cop%ff")), 400),
-            (q(format!("cop=18446744073709551617,0&thief={b}&turn=cop")), 400),
+            (
+                q(format!("cop=18446744073709551617,0&thief={b}&turn=cop")),
+                400,
+            ),
             (q(format!("cop={a}&thief={b}&turn=cop%00")), 400),
             (
                 format!("/api/query?table=../{table}.rtb&cop={a}&thief={b}&turn=cop"),
@@ -415,16 +428,22 @@ fn malformed_requests(table: &str, grid: &Grid, rng: &mut Rng) -> Vec<(String, u
             ),
             (format!("/api/query?cop={a}&thief={b}&turn=cop"), 400),
             (format!("/api/row?table={table}&turn=cop"), 400),
-            (format!("/api/row?table={table}&cop={a}&thief={b}&turn=cop"), 400),
+            (
+                format!("/api/row?table={table}&cop={a}&thief={b}&turn=cop"),
+                400,
+            ),
             (format!("/api/row?table={table}&cop={off}&turn=thief"), 400),
-            (format!("/api/play?table={table}&cop={a}&thief={b}&turn=cop&max=0"), 400),
+            (
+                format!("/api/play?table={table}&cop={a}&thief={b}&turn=cop&max=0"),
+                400,
+            ),
             (
                 format!("/api/play?table={table}&cop={a}&thief={b}&turn=cop&max=10001"),
                 400,
             ),
-            (format!("/api/tables?x=1"), 400),
+            ("/api/tables?x=1".to_string(), 400),
             (format!("/api/map?table={table}&cop={a}"), 400),
-            (format!("/api/map"), 400),
+            ("/api/map".to_string(), 400),
             (format!("/api/query?{}", "a".repeat(2100)), 414),
             ("/api/nothing".into(), 404),
             ("/..%2F..%2FCargo.toml".into(), 404),
@@ -451,7 +470,10 @@ fn serve_rejects_malformed_requests_with_4xx_and_stays_healthy() {
         if path.starts_with("/api/") {
             let body: Json = serde_json::from_slice(&r.body)
                 .unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {}", r.text()));
-            assert!(body["error"].as_str().is_some_and(|m| !m.is_empty()), "{path}");
+            assert!(
+                body["error"].as_str().is_some_and(|m| !m.is_empty()),
+                "{path}"
+            );
         }
     }
     // Messages say what was wrong.
@@ -466,14 +488,29 @@ fn serve_rejects_malformed_requests_with_4xx_and_stays_healthy() {
 
     // Other methods, bodies and broken HTTP.
     let raw: &[(&[u8], &[u16])] = &[
-        (b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}", &[405]),
-        (b"PUT /api/tables HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", &[405]),
+        (
+            b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
+            &[405],
+        ),
+        (
+            b"PUT /api/tables HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
+            &[405],
+        ),
         (b"DELETE / HTTP/1.1\r\nHost: x\r\n\r\n", &[405]),
-        (b"GET /api/tables HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n", &[413]),
-        (b"GET /api/tables HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", &[413]),
+        (
+            b"GET /api/tables HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n",
+            &[413],
+        ),
+        (
+            b"GET /api/tables HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            &[413],
+        ),
         (b"GARBAGE\r\n\r\n", &[400]),
         (b"GET /api/tables HTTP/7.0\r\n\r\n", &[400, 505]),
-        (b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n", &[400]),
+        (
+            b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n",
+            &[400],
+        ),
     ];
     for (request, statuses) in raw {
         let mut fresh = Client::new(server.addr);
@@ -512,7 +549,10 @@ fn serve_rejects_malformed_requests_with_4xx_and_stays_healthy() {
         turn: "cop",
     };
     let want = cli_query(&table, &[p]);
-    assert_eq!(server.json(&mut client, &p.path("query", "sample")), want[0]);
+    assert_eq!(
+        server.json(&mut client, &p.path("query", "sample")),
+        want[0]
+    );
     // The page and its assets are there, with a policy that allows
     // nothing from elsewhere.
     let page = client.get("/").unwrap();

@@ -287,7 +287,7 @@ fn block_of(e: &retrograde::Error) -> Option<(String, u64)> {
     };
     let rest = location.strip_prefix("block ")?;
     let (number, rest) = rest.split_once(" (")?;
-    let kind = rest.split(|c| c == ',' || c == ')').next()?;
+    let kind = rest.split([',', ')']).next()?;
     Some((kind.to_string(), number.parse().ok()?))
 }
 

@@ -223,16 +223,15 @@ impl Served {
             },
             Endpoint::Row => {
                 let turn = parse_turn(params.required("turn", "cop or thief")?)?;
-                let fixed = match (params.get("cop"), params.get("thief")) {
-                    (Some(cop), None) => Fixed::Cop(t.free_cell("cop", cop)?),
-                    (None, Some(thief)) => Fixed::Thief(t.free_cell("thief", thief)?),
-                    _ => {
-                        return Err(bad(
+                let fixed =
+                    match (params.get("cop"), params.get("thief")) {
+                        (Some(cop), None) => Fixed::Cop(t.free_cell("cop", cop)?),
+                        (None, Some(thief)) => Fixed::Thief(t.free_cell("thief", thief)?),
+                        _ => return Err(bad(
                             "give exactly one of `cop` and `thief` (ROW,COL): the piece held still"
                                 .into(),
-                        ))
-                    }
-                };
+                        )),
+                    };
                 Request::Row { table, fixed, turn }
             }
             Endpoint::Play => {
@@ -272,8 +271,8 @@ impl Served {
             }
             Request::Query { table, key } => {
                 let t = &self.tables[table];
-                let json = position_json(&t.tablebase, &t.position(key)?)
-                    .map_err(|e| t.failed(&e))?;
+                let json =
+                    position_json(&t.tablebase, &t.position(key)?).map_err(|e| t.failed(&e))?;
                 Bytes::from(json.to_string())
             }
             Request::Row { table, fixed, turn } => self.tables[table].row(fixed, turn)?,
@@ -416,10 +415,12 @@ impl Table {
                 }
             }
         }
-        let dte: Option<Vec<i64>> = tb
-            .header()
-            .has_dte
-            .then(|| self.free.iter().map(|&(r, c)| dte[r * self.cols + c]).collect());
+        let dte: Option<Vec<i64>> = tb.header().has_dte.then(|| {
+            self.free
+                .iter()
+                .map(|&(r, c)| dte[r * self.cols + c])
+                .collect()
+        });
         let (piece, at) = match fixed {
             Fixed::Cop(c) => ("cop", c),
             Fixed::Thief(c) => ("thief", c),
@@ -444,9 +445,7 @@ impl Table {
     fn play(&self, key: PositionKey, max: usize) -> Result<Bytes, ApiError> {
         let tb = &self.tablebase;
         let start = self.position(key)?;
-        let game = tb
-            .optimal_game(&start, max)
-            .map_err(|e| self.failed(&e))?;
+        let game = tb.optimal_game(&start, max).map_err(|e| self.failed(&e))?;
         let mut positions = Vec::with_capacity(game.len());
         for p in &game {
             let probe = tb.probe(p).map_err(|e| self.failed(&e))?;
@@ -455,24 +454,25 @@ impl Table {
             v["dte"] = json!(probe.dte.map(|d| d.0));
             positions.push(v);
         }
-        let end = match game.last() {
-            None => "limit",
-            Some(last) if last.cop == last.thief => "capture",
-            Some(last) if tb.is_exit(last.thief) => "escape",
-            Some(last)
-                if game[..game.len() - 1]
-                    .iter()
-                    .any(|p| p.cop == last.cop && p.thief == last.thief && p.turn == last.turn) =>
-            {
-                "repetition"
-            }
-            Some(last) => {
-                if tb.rated_moves(last).map_err(|e| self.failed(&e))?.is_empty() {
-                    "stuck"
-                } else {
-                    "limit"
-                }
-            }
+        // The game holds at least its start.
+        let (last, before) = game.split_last().unwrap_or((&start, &[]));
+        let end = if last.cop == last.thief {
+            "capture"
+        } else if tb.is_exit(last.thief) {
+            "escape"
+        } else if before
+            .iter()
+            .any(|p| p.cop == last.cop && p.thief == last.thief && p.turn == last.turn)
+        {
+            "repetition"
+        } else if tb
+            .rated_moves(last)
+            .map_err(|e| self.failed(&e))?
+            .is_empty()
+        {
+            "stuck"
+        } else {
+            "limit"
         };
         let body = json!({
             "table": self.name,
@@ -603,8 +603,20 @@ mod tests {
         assert_eq!(parse_coord("3,14"), Some((3, 14)));
         assert_eq!(parse_coord("0,0"), Some((0, 0)));
         for bad in [
-            "", ",", "3", "3,", ",4", " 3,4", "3 ,4", "-1,2", "+1,2", "1,2,3", "1;2",
-            "9999999999,1", "1.5,2", "٣,4",
+            "",
+            ",",
+            "3",
+            "3,",
+            ",4",
+            " 3,4",
+            "3 ,4",
+            "-1,2",
+            "+1,2",
+            "1,2,3",
+            "1;2",
+            "9999999999,1",
+            "1.5,2",
+            "٣,4",
         ] {
             assert_eq!(parse_coord(bad), None, "{bad:?}");
         }
@@ -621,7 +633,10 @@ mod tests {
         assert!(Params::parse("table=%zz", allowed).is_err());
         assert!(Params::parse("table=%ff", allowed).is_err());
         assert!(Params::parse("table=%4", allowed).is_err());
-        assert_eq!(Params::parse("table=a+b", allowed).unwrap().get("table"), Some("a b"));
+        assert_eq!(
+            Params::parse("table=a+b", allowed).unwrap().get("table"),
+            Some("a b")
+        );
         assert!(Params::parse("x", &[]).is_err());
         assert!(Params::parse("", &[]).is_ok());
     }
