@@ -11,13 +11,14 @@
 //! so the very same propagation that solves a game on the fly solves its
 //! materialised graph.
 //!
-//! Building is count, prefix sum, fill, each pass parallel over vertex
-//! ranges. The transpose gives each worker a range of *target* vertices: it
-//! scans every forward edge and keeps those landing in its range. Reading
-//! the edges once per worker costs sequential bandwidth only, and in
-//! exchange no two workers ever write the same word (plain stores, no atomic
-//! read-modify-writes) and every predecessor list comes out sorted, so the
-//! graph is identical at any thread count.
+//! Both CSRs are built by one two-level radix sort ([`bucket`]): workers
+//! scan pieces of the edge list (ranges of source vertices) in parallel,
+//! count and scatter their edges into buckets of 2^15 consecutive keys
+//! (a few hundred sequential write streams), then sort each bucket in
+//! cache. Every piece owns a precomputed segment of each bucket, so no two
+//! workers write the same word (plain stores, no atomic read-modify-writes),
+//! and values keep scan order within a key: every predecessor list comes out
+//! sorted and the graph is identical at any thread count.
 //!
 //! The arrays are storage regions (anonymous memory or scratch files), so a
 //! refused allocation is an [`Error::Alloc`], not an abort; callers size the

@@ -30,6 +30,7 @@ mod game;
 mod games;
 mod grid;
 mod outcome;
+pub mod render;
 mod solve;
 mod storage;
 mod tablebase;
@@ -41,12 +42,13 @@ pub use error::{Error, Result};
 pub use format::{load_map, parse_map, Coord, Map, MapFormat};
 pub use game::{Game, Initial};
 pub use games::cops::{CopsAndThief, Rules, Turn};
-pub use games::graph::{load_graph, parse_graph, Convention};
+pub use games::graph::{load_graph, load_graph_within, parse_graph, Convention};
 pub use grid::Grid;
 pub use outcome::{Dte, Outcome, Verdict};
 pub use solve::{
-    best_moves, estimate, solve, verify, verify_observed, Counts, Engine, Estimate, Inconsistency,
-    Progress, Solution, SolveOptions, Verification,
+    best_moves, estimate, plan_storage, solve, verify, verify_observed, Counts, Engine, Estimate,
+    Inconsistency, Phases, Progress, Solution, SolveOptions, StorageLimits, StoragePlan,
+    Verification,
 };
 pub use storage::{available_memory, free_disk, Backing};
 pub use tablebase::{

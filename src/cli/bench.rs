@@ -12,8 +12,8 @@ use anyhow::{anyhow, Result};
 use clap::Args as ClapArgs;
 use rayon::prelude::*;
 use retrograde::{
-    count_edges, load_map, solve, Board, CopsAndThief, Engine, ExplicitGraph, Outcome, Solution,
-    SolveOptions,
+    count_edges, load_map, plan_storage, solve, Board, CopsAndThief, Engine, Game, Outcome,
+    Solution, SolveOptions, StorageLimits,
 };
 use serde::Serialize;
 
@@ -155,20 +155,29 @@ fn bench_one(
     let mut solves = Vec::new();
     let mut last = None;
     let mut error = None;
-    // Sizes and the explicit engine's fit are known before any timed run.
+    // Sizes and the explicit engine's fit are known before any timed run:
+    // the library's storage plan, in memory (bench never spills to files).
     let probe = CopsAndThief::new(board.clone(), rules);
     let edges = count_edges(&probe);
+    let states = probe.state_count();
+    let mut plan = None;
     if engine == Engine::Explicit {
-        let arrays = SolveOptions::new(Engine::Sequential);
-        let needed =
-            retrograde::explicit_estimate(&probe) + retrograde::estimate(&probe, &arrays).total();
-        let available = args.memory.unwrap_or_else(retrograde::available_memory);
-        if needed > available {
-            error = Some(format!(
-                "explicit graph needs {} but {} are available",
-                human_bytes(needed),
-                human_bytes(available)
-            ));
+        let limits = StorageLimits {
+            memory: args.memory,
+            ..StorageLimits::default()
+        };
+        match plan_storage(&probe, &SolveOptions::new(engine), &limits) {
+            Err(retrograde::Error::TooLarge {
+                needed, available, ..
+            }) => {
+                error = Some(format!(
+                    "explicit graph needs {} but {} are available",
+                    human_bytes(needed),
+                    human_bytes(available)
+                ));
+            }
+            Err(e) => return Err(e.into()),
+            Ok(fits) => plan = Some(fits),
         }
     }
     drop(probe);
@@ -178,34 +187,23 @@ fn bench_one(
         let started = Instant::now();
         let game = CopsAndThief::new(board.clone(), rules);
         let start = game.start();
-        let options = SolveOptions::new(if engine == Engine::Explicit {
-            Engine::Sequential
-        } else {
-            engine
-        })
-        .with_threads(threads)
-        .with_tracked_state(start);
-        let solved = if engine == Engine::Explicit {
-            let graph = pool.install(|| ExplicitGraph::from_game(&game, &Default::default()))?;
-            builds.push(started.elapsed().as_secs_f64());
-            let t = Instant::now();
-            let solution = solve(&graph, &options)?;
-            solves.push(t.elapsed().as_secs_f64());
-            (game, solution)
-        } else {
-            builds.push(started.elapsed().as_secs_f64());
-            let t = Instant::now();
-            let solution = solve(&game, &options)?;
-            solves.push(t.elapsed().as_secs_f64());
-            (game, solution)
-        };
-        last = Some(solved);
+        let setup = started.elapsed();
+        let mut options = SolveOptions::new(engine)
+            .with_threads(threads)
+            .with_tracked_state(start);
+        if let Some(plan) = &plan {
+            options = options.with_plan(plan);
+        }
+        // The library times its own phases: the explicit engine's graph
+        // build, then the propagation.
+        let solution = pool.install(|| solve(&game, &options))?;
+        let phases = solution.phases();
+        builds.push((setup + phases.build).as_secs_f64());
+        solves.push(phases.propagate.as_secs_f64());
+        last = Some((game, solution));
     }
     let peak = super::common::peak_memory();
-    let (cells, states) = (
-        board.grid.cells() as u64,
-        2 * (board.grid.cells() as u64).pow(2),
-    );
+    let cells = board.grid.cells() as u64;
     // A refused engine reports its sizes and the reason, and no times.
     let mut record = BenchRecord {
         map: path.display().to_string(),

@@ -11,8 +11,10 @@ mod common;
 mod graph;
 mod info;
 mod output;
+mod play;
 mod progress;
 mod query;
+mod render;
 mod serve;
 mod solve;
 mod toolkit;
@@ -47,6 +49,12 @@ enum Command {
     Info(info::InfoArgs),
     /// Value, distance and rated moves of a position from a saved table.
     Query(query::QueryArgs),
+    /// The optimal game from a position of a saved table (text, --gif), or
+    /// play one side yourself (--interactive).
+    Play(play::PlayArgs),
+    /// Pictures of a saved table: a heatmap (--cop or --thief fixed) or the
+    /// --overview, as PNG.
+    Render(render::RenderArgs),
     /// Explore saved tables in a browser: a page and a JSON API on
     /// loopback (read-only).
     Serve(serve::ServeArgs),
@@ -84,6 +92,8 @@ pub(crate) fn main() -> i32 {
         Command::Graph(a) => graph::run(a),
         Command::Info(a) => info::run(a),
         Command::Query(a) => query::run(a),
+        Command::Play(a) => play::run(a),
+        Command::Render(a) => render::run(a),
         Command::Serve(a) => serve::run(a),
         Command::Toolkit(c) => toolkit::run(c),
     };

@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
-    load_map, solve, verify_observed, write_tablebase, Backing, Board, CopsAndThief, Engine, Game,
+    load_map, plan_storage, solve, verify_observed, write_tablebase, Backing, Board, CopsAndThief, Engine, Game,
     Outcome, Solution, SolveOptions, Turn,
 };
 
@@ -174,22 +174,8 @@ pub(crate) fn solve_map(
         .with_threads(config.threads)
         .with_dte_table(dte_table)
         .with_tracked_state(start);
-    // The explicit engine sizes (and refuses) its graph itself; here only
-    // the per-state arrays, the same for every engine but the sweep's,
-    // decide between memory and scratch files. Sizing them as the
-    // sequential engine's skips the edge-counting pass the explicit
-    // engine's estimate makes and its solve repeats.
-    let arrays_of = if config.engine == Engine::Explicit {
-        Engine::Sequential
-    } else {
-        config.engine
-    };
-    let arrays = retrograde::estimate(
-        &game,
-        &SolveOptions::new(arrays_of).with_dte_table(dte_table),
-    )
-    .total();
-    let plan = config.plan(arrays)?;
+    let plan = plan_storage(&game, &options, &config.limits())?;
+    let arrays = plan.estimate.total() - plan.estimate.graph;
     reporter.note(&format!(
         "{} states: {} of arrays {}",
         game.state_count(),
@@ -199,14 +185,11 @@ pub(crate) fn solve_map(
             Backing::Scratch(dir) => format!(
                 "in files under {}, at most {} resident",
                 dir.display(),
-                human_bytes(plan.memory_limit)
+                human_bytes(plan.resident)
             ),
         }
     ));
-    let options = options
-        .with_backing(plan.backing)
-        .with_memory_limit(Some(plan.memory_limit))
-        .with_observer(&observe);
+    let options = options.with_plan(&plan).with_observer(&observe);
     let solution = solve(&game, &options).context("solve failed")?;
     reporter.finish();
     let counts = solution.counts();

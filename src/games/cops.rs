@@ -15,7 +15,7 @@ use crate::board::Board;
 use crate::game::{Game, Initial};
 use crate::{Outcome, Verdict};
 
-/// The rule variants (rules.md). `Rules::default()` is the standard game:
+/// The rule variants (`docs/rules.md`). `Rules::default()` is the standard game:
 /// cop moves like a king with corner cutting, thief like a rook, both may
 /// pass, the cop moves first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

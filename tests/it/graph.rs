@@ -793,3 +793,20 @@ fn cli_grundy_on_acyclic_graphs_and_refusal_on_cycles() {
     assert!(json["grundy"]["reason"].as_str().unwrap().contains("cycle"));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `graph` keeps to `--memory`: a graph whose arrays cannot fit under the
+/// cap is refused before it is built, naming what it needs.
+#[test]
+fn cli_graph_respects_the_memory_cap() {
+    let dir = temp_dir("memory-cap");
+    let file = dir.join("g.txt");
+    std::fs::write(&file, GRAPH).unwrap();
+    let path = file.to_str().unwrap();
+    let refused = run(&["graph", path, "--memory", "64"]);
+    assert!(!refused.status.success());
+    let err = text(&refused.stderr);
+    assert!(err.contains("needs") && err.contains("only 64"), "{err}");
+    let fine = run(&["graph", path, "--memory", "1M", "--json"]);
+    assert!(fine.status.success(), "{}", text(&fine.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}

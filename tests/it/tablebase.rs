@@ -291,7 +291,7 @@ fn block_of(e: &retrograde::Error) -> Option<(String, u64)> {
     Some((kind.to_string(), number.parse().ok()?))
 }
 
-/// Every flipped byte of a small table, and every 13th of a larger one, is
+/// Every flipped byte of a small table, and every 97th of a larger one, is
 /// an error: at open (header, index, trailer) or at check; and a probe
 /// reading the damaged block reports that same block.
 #[test]
@@ -301,7 +301,7 @@ fn flipped_bytes_are_detected() {
     let small = dir.join("small.rtb");
     save(&game, &solve_game(&game, true), &small);
     let maze = maze_table(&dir);
-    for (path, step) in [(small, 1), (maze, 13)] {
+    for (path, step) in [(small, 1), (maze, 97)] {
         let bytes = std::fs::read(&path).unwrap();
         let clean = Tablebase::open(&path).unwrap();
         let states = clean.header().states;
@@ -512,5 +512,138 @@ fn values_only_table_from_the_sweep_engine() {
         let p = tb.probe_state(s).unwrap();
         assert_eq!((p.value, p.dte), (solution.outcome(s), None));
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `play` (text frames and GIF), `play --interactive` through scripted
+/// stdin, and `render` (heatmaps, overview) as processes.
+#[test]
+fn cli_play_and_render() {
+    let dir = temp_dir("tablebase-play");
+    let table = dir.join("sample.rtb");
+    let t = table.to_str().unwrap();
+    let o = run(
+        &[
+            "solve",
+            "data/maps/sample.txt",
+            "-q",
+            "--dte-table",
+            "--save",
+            t,
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // The optimal game from the start: thief-escapes in 14 plies.
+    let gif = dir.join("game.gif");
+    let o = run(&["play", t, "--gif", gif.to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("ply ")).count(),
+        15,
+        "{text}"
+    );
+    assert!(
+        text.contains("ply 14: cop to move (cop 1,1, thief 8,5): loss in 0"),
+        "{text}"
+    );
+    assert!(
+        text.trim_end()
+            .ends_with("the thief escapes after 14 plies"),
+        "{text}"
+    );
+    assert!(std::fs::read(&gif).unwrap().starts_with(b"GIF89a"));
+    // From a given position, a draw ends at a repeated position.
+    let o = run(
+        &[
+            "play", t, "--cop", "3,3", "--thief", "3,4", "--turn", "thief",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("a draw") || stdout(&o).contains("after"),
+        "{}",
+        stdout(&o)
+    );
+    // Bad starts.
+    let o = run(&["play", t, "--cop", "0,0", "--thief", "5,9"], None);
+    assert_eq!(o.status.code(), Some(2));
+
+    // Pictures.
+    for (args, name) in [
+        (vec!["--cop", "1,1"], "cop.png"),
+        (vec!["--thief", "5,9", "--turn", "thief"], "thief.png"),
+        (vec!["--overview"], "overview.png"),
+    ] {
+        let out = dir.join(name);
+        let mut all = vec!["render", t, "--out", out.to_str().unwrap()];
+        all.extend(args);
+        let o = run(&all, None);
+        assert_eq!(o.status.code(), Some(0), "{all:?}: {}", stderr(&o));
+        assert!(std::fs::read(&out).unwrap().starts_with(b"\x89PNG\r\n"));
+    }
+    let out = dir.join("wall.png");
+    let o = run(
+        &["render", t, "--cop", "0,0", "--out", out.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("wall"), "{}", stderr(&o));
+    assert!(!out.exists());
+
+    // Interactive: a person plays the thief in a dead-end corridor; a
+    // bad move is refused, then the cop (the table) catches the thief.
+    let corridor = dir.join("corridor.txt");
+    std::fs::write(&corridor, "1 5\nC...T\n").unwrap();
+    let small = dir.join("corridor.rtb");
+    let o = run(
+        &[
+            "solve",
+            corridor.to_str().unwrap(),
+            "-q",
+            "--dte-table",
+            "--save",
+            small.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(
+        &[
+            "play",
+            small.to_str().unwrap(),
+            "--interactive",
+            "--side",
+            "thief",
+        ],
+        Some(b"9\n0,0\n0,3\n1\n1\n1\n1\n1\n"),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("you play the thief"), "{text}");
+    assert!(
+        text.contains("not a legal move: `9`") && text.contains("not a legal move: `0,0`"),
+        "{text}"
+    );
+    assert!(text.contains("the cop moves to 0,1"), "{text}");
+    assert!(
+        text.contains("game over: the cop catches the thief"),
+        "{text}"
+    );
+    // Input ending early abandons the game.
+    let o = run(
+        &[
+            "play",
+            small.to_str().unwrap(),
+            "--interactive",
+            "--side",
+            "thief",
+        ],
+        Some(b""),
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("input ended"), "{}", stdout(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
