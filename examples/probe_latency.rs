@@ -34,7 +34,10 @@ fn drop_cache(path: &std::path::Path) -> std::io::Result<()> {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let path = std::path::PathBuf::from(args.first().ok_or("usage: probe_latency TABLE.rtb [PROBES] [--cold]")?);
+    let path = std::path::PathBuf::from(
+        args.first()
+            .ok_or("usage: probe_latency TABLE.rtb [PROBES] [--cold]")?,
+    );
     let probes: usize = args
         .iter()
         .skip(1)
@@ -56,7 +59,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..probes {
         let cop = cells[(splitmix(&mut seed) % cells.len() as u64) as usize];
         let thief = cells[(splitmix(&mut seed) % cells.len() as u64) as usize];
-        let turn = if splitmix(&mut seed) & 1 == 0 { Turn::Cop } else { Turn::Thief };
+        let turn = if splitmix(&mut seed) & 1 == 0 {
+            Turn::Cop
+        } else {
+            Turn::Thief
+        };
         let pos = tb.position(cop, thief, turn)?;
         let t = Instant::now();
         let p = tb.probe(&pos)?;

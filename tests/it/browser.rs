@@ -6,6 +6,7 @@
 //! with RETROGRADE_UPDATE_SCREENSHOT=1 also docs/serve.png, shown by README).
 //! Without Chromium the test says it was skipped and why.
 
+use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
@@ -113,13 +114,28 @@ fn serve_page_in_headless_chromium() {
     let binary = match chromium_path() {
         Ok(path) => path,
         Err(why) => {
-            eprintln!("serve_page_in_headless_chromium: skipped: {why}");
+            // Straight to stderr: the harness captures eprintln! of a
+            // passing test, and a skip should be seen.
+            let _ = writeln!(
+                std::io::stderr(),
+                "serve_page_in_headless_chromium: skipped: {why}"
+            );
             return;
         }
     };
     let dir = temp_dir("serve-page");
     let table = make_table(&dir, "sample", &["data/maps/sample.txt"], true);
-    let server = Server::start(&[&table], &[]);
+    let maze = make_table(
+        &dir,
+        "maze",
+        &[
+            "data/maps/movingai/maze-32-32-2.map",
+            "--exits",
+            "random:4:2",
+        ],
+        true,
+    );
+    let server = Server::start(&[&table, &maze], &[]);
     let mut client = Client::new(server.addr);
     let grid = Grid::fetch(&server, &mut client, "sample");
     let tables = server.json(&mut client, "/api/tables");
@@ -268,6 +284,28 @@ fn serve_page_in_headless_chromium() {
     }
     assert!(seen[0] > 0 && seen[1] > 0, "both colours checked: {seen:?}");
 
+    // The thief held still: the heatmap colours every cop cell.
+    click(&mut browser, "input[name=heat][value=thief]");
+    settle_on(&mut browser, &here);
+    let column: Vec<Position> = grid
+        .free
+        .iter()
+        .map(|&cop| Position { cop, ..here })
+        .filter(|p| p.cop != here.thief && p.cop != here.cop)
+        .filter(|p| grid.lines[p.cop.0][p.cop.1] != b'E')
+        .collect();
+    let values = cli_query(&table, &column);
+    for (p, want) in column.iter().zip(&values).step_by(2) {
+        let [r, _, b] = corner_pixel(&mut browser, p.cop);
+        let (r, b) = (i32::from(r), i32::from(b));
+        let cop_wins = (want["value"] == "win") == (here.turn == "cop");
+        match want["value"].as_str().unwrap() {
+            "draw" => assert!((r - b).abs() < 30, "{p:?}: draw but {r},{b}"),
+            _ if cop_wins => assert!(b > r + 20, "{p:?}: cop wins but {r},{b}"),
+            _ => assert!(r > b + 20, "{p:?}: thief wins but {r},{b}"),
+        }
+    }
+
     // A wall is refused with a message.
     let wall = grid
         .lines
@@ -282,4 +320,42 @@ fn serve_page_in_headless_chromium() {
             Duration::from_secs(5),
         )
         .unwrap();
+
+    // The picker switches tables; with no start on the map the pieces are
+    // placed by clicks.
+    browser
+        .eval(
+            "(() => { const s = document.getElementById('table'); s.value = 'maze'; \
+               s.dispatchEvent(new Event('change')); })()",
+        )
+        .unwrap();
+    browser
+        .wait_for(
+            "!document.getElementById('table-row').hidden && !retrograde.busy() \
+             && document.getElementById('table-info').textContent.startsWith('32 x 32')",
+            Duration::from_secs(10),
+        )
+        .unwrap();
+    let maze_grid = Grid::fetch(&server, &mut client, "maze");
+    let mut at = Position {
+        cop: maze_grid.free[rng.below(maze_grid.free.len())],
+        thief: maze_grid.free[rng.below(maze_grid.free.len())],
+        turn: "cop",
+    };
+    click(&mut browser, "input[name=place][value=cop]");
+    click_cell(&mut browser, at.cop);
+    click(&mut browser, "input[name=place][value=thief]");
+    click_cell(&mut browser, at.thief);
+    assert_matches(&settle_on(&mut browser, &at), &cli_query(&maze, &[at])[0]);
+    click(&mut browser, "#forward");
+    let game = browser
+        .wait_for(
+            "!retrograde.busy() && retrograde.state.game",
+            Duration::from_secs(10),
+        )
+        .unwrap();
+    if game["positions"].as_array().unwrap().len() > 1 {
+        at = Position::from_json(&game["positions"][1]);
+        assert_matches(&settle_on(&mut browser, &at), &cli_query(&maze, &[at])[0]);
+    }
 }
