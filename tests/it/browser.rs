@@ -135,7 +135,24 @@ fn serve_page_in_headless_chromium() {
         ],
         true,
     );
-    let server = Server::start(&[&table, &maze], &[]);
+    // A 1024 x 1024 map, walls but for one corridor: the page draws it
+    // at under a pixel per cell.
+    let big_map = dir.join("big.txt");
+    let mut text = String::from("1024 1024\n");
+    for r in 0..1024 {
+        let mut line = vec![b'#'; 1024];
+        if r == 512 {
+            line[480..=540].fill(b'.');
+            line[480] = b'C';
+            line[530] = b'T';
+            line[540] = b'E';
+        }
+        text.push_str(std::str::from_utf8(&line).unwrap());
+        text.push('\n');
+    }
+    std::fs::write(&big_map, text).unwrap();
+    let big = make_table(&dir, "big", &[big_map.to_str().unwrap()], true);
+    let server = Server::start(&[&table, &maze, &big], &[]);
     let mut client = Client::new(server.addr);
     let grid = Grid::fetch(&server, &mut client, "sample");
     let tables = server.json(&mut client, "/api/tables");
@@ -358,4 +375,46 @@ fn serve_page_in_headless_chromium() {
         at = Position::from_json(&game["positions"][1]);
         assert_matches(&settle_on(&mut browser, &at), &cli_query(&maze, &[at])[0]);
     }
+
+    // The largest map: drawn, and a click lands on a corridor cell whose
+    // shown value is `query`'s.
+    browser
+        .eval(
+            "(() => { const s = document.getElementById('table'); s.value = 'big'; \
+               s.dispatchEvent(new Event('change')); })()",
+        )
+        .unwrap();
+    browser
+        .wait_for(
+            "!retrograde.busy() && document.getElementById('table-info').textContent \
+               .startsWith('1024 x 1024') && document.getElementById('value').textContent !== '–'",
+            Duration::from_secs(20),
+        )
+        .unwrap();
+    let size = browser
+        .eval("[document.getElementById('board').clientWidth, retrograde.state.cell]")
+        .unwrap();
+    assert!(
+        size[1].as_f64().unwrap() < 1.0,
+        "under a pixel per cell: {size}"
+    );
+    click(&mut browser, "input[name=place][value=thief]");
+    click_cell(&mut browser, (512, 510));
+    let placed = browser
+        .wait_for(
+            "!retrograde.busy() && retrograde.state.info && \
+             retrograde.state.info.thief[1] !== 530 && retrograde.state.info",
+            Duration::from_secs(10),
+        )
+        .unwrap();
+    let here = Position::from_json(&placed);
+    assert_eq!(here.thief.0, 512);
+    assert!(
+        (508..=512).contains(&here.thief.1),
+        "clicked near 512,510: {here:?}"
+    );
+    assert_matches(
+        &settle_on(&mut browser, &here),
+        &cli_query(&big, &[here])[0],
+    );
 }

@@ -613,3 +613,59 @@ fn serve_command_line_errors_exit_2() {
     let _ = child.wait();
     assert!(line.starts_with("warning: listening on 0.0.0.0:"), "{line}");
 }
+
+#[test]
+fn serve_open_starts_the_browser() {
+    // A stand-in `xdg-open` first on PATH records the address it is given.
+    let dir = temp_dir("serve-open");
+    let table = make_table(&dir, "sample", &["data/maps/sample.txt"], false);
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let record = dir.join("opened.txt");
+    let opener = bin.join("xdg-open");
+    std::fs::write(
+        &opener,
+        format!(
+            "#!/bin/sh\necho \"$1\" > {}.tmp && mv {0}.tmp {0}\n",
+            record.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&opener, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retrograde"))
+        .args([
+            "serve",
+            table.to_str().unwrap(),
+            "--bind",
+            "127.0.0.1:0",
+            "--open",
+        ])
+        .env("PATH", path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let mut opened = String::new();
+    for _ in 0..200 {
+        if let Ok(text) = std::fs::read_to_string(&record) {
+            opened = text;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let url = first.trim().strip_prefix("serving at ").unwrap();
+    assert_eq!(opened.trim(), url);
+}
