@@ -39,12 +39,13 @@ pub mod theory;
 pub use board::{Board, ExitRule, Placement};
 pub use csr::{count_edges, explicit_estimate, Csr, ExplicitGraph, Neighbors};
 pub use error::{Error, Result};
-pub use format::{load_map, parse_map, Coord, Map, MapFormat};
-pub use game::{Game, Initial};
+pub use format::{load_map, parse_map, sniff_map, Coord, Map, MapFormat};
+pub use game::{check_game_contract, Game, Initial};
+pub use games::analysis::{LongestGame, StartPairs};
 pub use games::cops::{CopsAndThief, Rules, Turn};
 pub use games::graph::{load_graph, load_graph_within, parse_graph, Convention};
 pub use grid::Grid;
-pub use outcome::{Dte, Outcome, Verdict};
+pub use outcome::{Dte, Outcome, Terminal, Verdict};
 pub use solve::{
     best_moves, estimate, plan_storage, solve, verify, verify_observed, Counts, Engine, Estimate,
     Inconsistency, Phases, Progress, Solution, SolveOptions, StorageLimits, StoragePlan,

@@ -18,6 +18,7 @@ use retrograde::{
 use serde::Serialize;
 
 use super::common::{human_bytes, parse_size, worker_pool, GameArgs, UsageError};
+use super::export::{self, opt};
 use super::output::write_atomically;
 use super::Failure;
 
@@ -337,40 +338,45 @@ fn print_table(records: &[BenchRecord]) -> std::io::Result<()> {
     Ok(())
 }
 
-fn write_csv(out: &mut impl Write, records: &[BenchRecord]) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "map,engine,threads,cells,states,edges,build_seconds,solve_seconds,states_per_second,peak_memory_bytes,result,dte,agrees,error"
-    )?;
-    for r in records {
-        let opt = |v: Option<String>| v.unwrap_or_default();
-        writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            csv_field(&r.map),
-            r.engine,
-            r.threads,
-            r.cells,
-            r.states,
-            r.edges,
-            r.build_seconds,
-            r.solve_seconds,
-            r.states_per_second,
-            opt(r.peak_memory_bytes.map(|v| v.to_string())),
-            r.result.unwrap_or(""),
-            opt(r.dte.map(|v| v.to_string())),
-            opt(r.agrees.map(|v| v.to_string())),
-            csv_field(r.error.as_deref().unwrap_or("")),
-        )?;
-    }
-    Ok(())
-}
+/// Column names of `--export-csv`.
+const CSV_COLUMNS: [&str; 14] = [
+    "map",
+    "engine",
+    "threads",
+    "cells",
+    "states",
+    "edges",
+    "build_seconds",
+    "solve_seconds",
+    "states_per_second",
+    "peak_memory_bytes",
+    "result",
+    "dte",
+    "agrees",
+    "error",
+];
 
-/// Quotes a CSV field when it needs it.
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
+fn write_csv(out: &mut impl Write, records: &[BenchRecord]) -> std::io::Result<()> {
+    export::write_csv(
+        out,
+        &CSV_COLUMNS,
+        records.iter().map(|r| {
+            [
+                r.map.clone(),
+                r.engine.to_string(),
+                r.threads.to_string(),
+                r.cells.to_string(),
+                r.states.to_string(),
+                r.edges.to_string(),
+                r.build_seconds.to_string(),
+                r.solve_seconds.to_string(),
+                r.states_per_second.to_string(),
+                opt(r.peak_memory_bytes),
+                r.result.unwrap_or("").to_string(),
+                opt(r.dte),
+                opt(r.agrees),
+                r.error.clone().unwrap_or_default(),
+            ]
+        }),
+    )
 }

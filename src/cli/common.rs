@@ -77,6 +77,35 @@ impl GameArgs {
         }
     }
 
+    /// The flags that change answers (starts, exits, rules), as canonical
+    /// command-line words: what a batch row records so that `--resume`
+    /// reuses only rows solved the same way.
+    pub(crate) fn answer_flags(&self) -> Vec<String> {
+        let coord = |(r, c): Coord| format!("{r},{c}");
+        let mut flags = Vec::new();
+        flags.extend(self.cop.map(|c| format!("--cop {}", coord(c))));
+        flags.extend(self.thief.map(|c| format!("--thief {}", coord(c))));
+        flags.extend(self.exit.iter().map(|&c| format!("--exit {}", coord(c))));
+        flags.extend(self.exits.iter().map(|rule| match rule {
+            ExitRule::Border => "--exits border".to_string(),
+            ExitRule::Random { count, seed } => format!("--exits random:{count}:{seed}"),
+        }));
+        let rules = self.rules();
+        for (on, name) in [
+            (rules.thief_diagonal, "--thief-diagonal"),
+            (!rules.cop_diagonal, "--cop-orthogonal"),
+            (!rules.cop_passes, "--no-cop-pass"),
+            (!rules.thief_passes, "--no-thief-pass"),
+            (!rules.corner_cutting, "--no-corner-cutting"),
+            (rules.thief_first, "--thief-first"),
+        ] {
+            if on {
+                flags.push(name.to_string());
+            }
+        }
+        flags
+    }
+
     /// The rule variant.
     pub(crate) fn rules(&self) -> Rules {
         Rules {

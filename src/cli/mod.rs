@@ -8,6 +8,7 @@
 mod batch;
 mod bench;
 mod common;
+mod export;
 mod graph;
 mod info;
 mod output;

@@ -8,8 +8,8 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
-    load_map, plan_storage, solve, verify_observed, write_tablebase, Backing, Board, CopsAndThief,
-    Engine, Game, Outcome, Solution, SolveOptions, Turn,
+    load_map, plan_storage, solve, verify_observed, write_tablebase, Backing, Board, CopsAndThief, Engine, Game,
+    Map, Outcome, Solution, SolveOptions, Turn,
 };
 
 use super::common::{
@@ -156,7 +156,7 @@ pub(crate) struct Solved {
     pub(crate) report: SolveReport,
 }
 
-/// Loads, places and solves one map; shared by `solve`, `batch` and `bench`.
+/// Loads, places and solves one map (`solve`).
 pub(crate) fn solve_map(
     path: &Path,
     game_args: &GameArgs,
@@ -165,7 +165,20 @@ pub(crate) fn solve_map(
     reporter: &Reporter,
 ) -> Result<Solved> {
     let map = load_map(path)?;
-    let board = Board::new(&map, &game_args.placement())?;
+    solve_loaded(path, &map, game_args, config, dte_table, reporter)
+}
+
+/// Places and solves a map already read from `path`; shared by `solve` and
+/// `batch`, so a batch row says what `solve` says.
+pub(crate) fn solve_loaded(
+    path: &Path,
+    map: &Map,
+    game_args: &GameArgs,
+    config: &EngineConfig,
+    dte_table: bool,
+    reporter: &Reporter,
+) -> Result<Solved> {
+    let board = Board::new(map, &game_args.placement())?;
     let started = Instant::now();
     let game = CopsAndThief::new(board, game_args.rules());
     let start = game.start();

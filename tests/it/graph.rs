@@ -9,9 +9,9 @@ use std::process::Output;
 
 use proptest::prelude::*;
 use retrograde::{
-    best_moves, estimate, explicit_estimate, load_graph, parse_graph, parse_map, solve, Backing,
-    Board, Convention, CopsAndThief, Engine, Error, ExplicitGraph, Game, Initial, Outcome,
-    Placement, Rules, Solution, SolveOptions,
+    best_moves, check_game_contract, estimate, explicit_estimate, load_graph, parse_graph,
+    parse_map, solve, Backing, Board, Convention, CopsAndThief, Engine, Error, ExplicitGraph, Game,
+    Initial, Outcome, Placement, Rules, Solution, SolveOptions,
 };
 
 /// Value and distance to end of every vertex; `None` for a draw.
@@ -324,6 +324,7 @@ proptest! {
         // inverse of successors, size as estimated.
         let graph = ExplicitGraph::from_game(&game, &Backing::Memory).unwrap();
         assert_csr_consistent(&graph);
+        prop_assert_eq!(check_game_contract(&graph), Ok(()));
         prop_assert_eq!(graph.bytes(), explicit_estimate(&game));
         for s in 0..n {
             prop_assert_eq!(graph.initial(s), game.initial(s));
