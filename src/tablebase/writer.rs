@@ -193,42 +193,42 @@ fn pack_unit(
     let start = u * VALUE_BLOCK_STATES;
     let end = (start + VALUE_BLOCK_STATES).min(n);
     let mut values = vec![0u8; (end - start).div_ceil(4) as usize];
-    let mut counts = Counts::default();
+    let mut raw = Vec::with_capacity(if has_dte { 2 * (end - start) as usize } else { 0 });
+    // Indexed by the 2-bit code (draw, win, loss): no branch per state.
+    let mut counts = [0u64; 3];
+    let mut max_dte = 0;
+    // One pass over the solution's arrays for both tables.
     for s in start..end {
         let v = solution.outcome(s);
-        match v {
-            Outcome::Win => counts.win += 1,
-            Outcome::Loss => counts.loss += 1,
-            Outcome::Draw => counts.draw += 1,
-        }
+        counts[v as usize] += 1;
         let i = (s - start) as usize;
         values[i / 4] |= (v as u8) << (2 * (i % 4));
-    }
-    let values = compressor.compress(&values)?;
-    let mut dte = Vec::new();
-    let mut max_dte = 0;
-    if has_dte {
-        let mut raw = Vec::with_capacity(2 * DTE_BLOCK_STATES as usize);
-        let mut block = start;
-        while block < end {
-            let block_end = (block + DTE_BLOCK_STATES).min(end);
-            raw.clear();
-            for s in block..block_end {
-                // Draws have no distance; 0 keeps the runs long.
-                let d = solution
+        if has_dte {
+            // Draws have no distance; 0 keeps the runs long.
+            let d = if v == Outcome::Draw {
+                0
+            } else {
+                solution
                     .dte(s)
-                    .map_or(0, |d| d.plies().min(u32::from(u16::MAX)));
-                max_dte = max_dte.max(d);
-                raw.extend_from_slice(&(d as u16).to_le_bytes());
-            }
-            dte.push(compressor.compress(&raw)?);
-            block = block_end;
+                    .map_or(0, |d| d.plies().min(u32::from(u16::MAX)))
+            };
+            max_dte = max_dte.max(d);
+            raw.extend_from_slice(&(d as u16).to_le_bytes());
         }
     }
+    let values = compressor.compress(&values)?;
+    let dte = raw
+        .chunks(2 * DTE_BLOCK_STATES as usize)
+        .map(|block| compressor.compress(block))
+        .collect::<io::Result<Vec<_>>>()?;
     Ok(Unit {
         values,
         dte,
-        counts,
+        counts: Counts {
+            draw: counts[Outcome::Draw as usize],
+            win: counts[Outcome::Win as usize],
+            loss: counts[Outcome::Loss as usize],
+        },
         max_dte,
     })
 }
