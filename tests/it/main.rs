@@ -11,12 +11,18 @@ mod browser;
 mod cdp;
 /// The command-line tool, run as a process on data/ maps and bad input.
 mod cli;
+/// Partitioned solves over loopback TCP (feature `distributed`).
+#[cfg(feature = "distributed")]
+mod distributed;
 /// Map parser and placement errors: line, column and message.
 mod formats;
 /// data/expected.csv against the engines; `regenerate_golden` rewrites it.
 mod golden;
 /// Edge-list games and the explicit CSR engine: reference, parser, CLI.
 mod graph;
+/// Hostile inputs and situations: output targets, signals, endless input,
+/// closed pipes, resource flags, exit codes; parsers fuzzed.
+mod harden;
 /// A minimal HTTP/1.1 client for `serve` and `browser`.
 mod http;
 /// The brute-force reference solver written from docs/rules.md.
