@@ -11,6 +11,7 @@
 mod api;
 mod cache;
 
+use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::pin::Pin;
@@ -105,22 +106,29 @@ async fn serve(args: ServeArgs, served: Arc<Served>) -> Result<()> {
     let addr = listener.local_addr().context("bound address")?;
     let url = format!("http://{addr}/");
     if !addr.ip().is_loopback() {
-        eprintln!(
+        say!(
             "warning: listening on {addr}, reachable from other machines; \
              anyone who can reach it can read the tables"
         );
     }
     // The first line is the contract with scripts and tests: they read the
     // URL from it (useful with port 0).
-    println!("serving at {url}");
-    for table in served.tables() {
-        println!(
-            "  {}: {} ({} x {})",
-            table.name,
-            table.path.display(),
-            table.rows,
-            table.cols
-        );
+    // A closed stdout (`| head -1`) must not stop the server: write errors
+    // are ignored.
+    {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "serving at {url}");
+        for table in served.tables() {
+            let _ = writeln!(
+                out,
+                "  {}: {} ({} x {})",
+                table.name,
+                table.path.display(),
+                table.rows,
+                table.cols
+            );
+        }
+        let _ = out.flush();
     }
     if args.open {
         open_browser(&url);
@@ -282,7 +290,7 @@ fn open_browser(url: &str) {
             return;
         }
     }
-    eprintln!(
+    say!(
         "note: no browser found ({}); open {url} yourself",
         candidates.join(", ")
     );

@@ -8,8 +8,8 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
-    load_map, plan_storage, solve, verify_observed, write_tablebase, Backing, Board, CopsAndThief, Engine, Game,
-    Map, Outcome, Solution, SolveOptions, Turn,
+    load_map, plan_storage, solve, verify_observed, write_tablebase, Backing, Board, CopsAndThief,
+    Engine, Game, Map, Outcome, Solution, SolveOptions, Turn,
 };
 
 use super::common::{

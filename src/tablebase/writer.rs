@@ -193,7 +193,11 @@ fn pack_unit(
     let start = u * VALUE_BLOCK_STATES;
     let end = (start + VALUE_BLOCK_STATES).min(n);
     let mut values = vec![0u8; (end - start).div_ceil(4) as usize];
-    let mut raw = Vec::with_capacity(if has_dte { 2 * (end - start) as usize } else { 0 });
+    let mut raw = Vec::with_capacity(if has_dte {
+        2 * (end - start) as usize
+    } else {
+        0
+    });
     // Indexed by the 2-bit code (draw, win, loss): no branch per state.
     let mut counts = [0u64; 3];
     let mut max_dte = 0;
