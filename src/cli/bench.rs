@@ -100,8 +100,9 @@ pub(crate) fn run(args: BenchArgs) -> Result<i32, Failure> {
             "explicit" => Ok(Engine::Explicit),
             "sequential" => Ok(Engine::Sequential),
             "parallel" => Ok(Engine::Parallel),
+            "bitboard" => Ok(Engine::Bitboard),
             other => Err(UsageError(format!(
-                "--engines: unknown engine `{other}`; expected explicit, sequential or parallel"
+                "--engines: unknown engine `{other}`; expected explicit, sequential, parallel or bitboard"
             ))),
         })
         .collect::<Result<Vec<_>, _>>()?;

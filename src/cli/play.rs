@@ -12,7 +12,7 @@ use retrograde::render::{game_frames, write_gif};
 use retrograde::{Coord, Outcome, Position, Probe, Tablebase, Turn};
 
 use super::common::{parse_coord, UsageError};
-use super::output::write_atomically;
+use super::output::OutputTarget;
 use super::query::{mover_cell, open_table, turn_name, value_text, Side};
 use super::Failure;
 
@@ -145,6 +145,12 @@ fn start_position(args: &PlayArgs, tb: &Tablebase) -> Result<Position> {
 
 /// Runs `play`; returns the exit status.
 pub(crate) fn run(args: PlayArgs) -> Result<i32, Failure> {
+    // The picture's path is checked before any work.
+    let gif_target = args
+        .gif
+        .as_deref()
+        .map(|p| OutputTarget::check("--gif", p))
+        .transpose()?;
     let tb = open_table(&args.table)?;
     let start = start_position(&args, &tb)?;
     if args.interactive {
@@ -175,9 +181,9 @@ pub(crate) fn run(args: PlayArgs) -> Result<i32, Failure> {
     let last = game.last().expect("a game has its start");
     let repeated = game[..game.len() - 1].contains(last);
     writeln!(out, "{}", ending(&tb, last, repeated, game.len() - 1))?;
-    if let Some(path) = &args.gif {
+    if let Some(target) = gif_target {
         let frames = game_frames(&tb, &game)?;
-        write_atomically(path, |f| write_gif(&frames, f))?;
+        target.write_with(|f| write_gif(&frames, f))?;
     }
     Ok(0)
 }

@@ -9,7 +9,7 @@ use retrograde::render::{heatmap, overview, Fixed};
 use retrograde::{Coord, Turn};
 
 use super::common::parse_coord;
-use super::output::write_atomically;
+use super::output::OutputTarget;
 use super::query::{open_table, Side};
 use super::Failure;
 
@@ -38,6 +38,8 @@ pub(crate) struct RenderArgs {
 
 /// Runs `render`; returns the exit status.
 pub(crate) fn run(args: RenderArgs) -> Result<i32, Failure> {
+    // The picture's path is checked before the table is read.
+    let target = OutputTarget::check("--out", &args.out)?;
     let tb = open_table(&args.table)?;
     let turn = args.turn.map_or(tb.first_mover(), Turn::from);
     let image = match (args.cop, args.thief) {
@@ -45,6 +47,6 @@ pub(crate) fn run(args: RenderArgs) -> Result<i32, Failure> {
         (None, Some(t)) => heatmap(&tb, Fixed::Thief(t), turn)?,
         (None, None) => overview(&tb, turn)?,
     };
-    write_atomically(&args.out, |f| image.write_png(f))?;
+    target.write_with(|f| image.write_png(f))?;
     Ok(0)
 }

@@ -15,7 +15,7 @@ use retrograde::{
 use super::common::{
     human_bytes, peak_memory, worker_pool, EngineConfig, EngineFlags, GameArgs, UsageError,
 };
-use super::output::{write_atomically, OutputTarget, SaveReport, SolveReport, VerifyReport};
+use super::output::{OutputTarget, SaveReport, SolveReport, VerifyReport};
 use super::progress::Reporter;
 use super::Failure;
 
@@ -60,7 +60,7 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
     if args.cluster.processes.is_some() {
         return super::distributed::run(&args, &args.cluster);
     }
-    let config = args.engine.resolve()?;
+    let config = args.engine.resolve_grid()?;
     if config.engine == Engine::Sweep && (args.dte_table || args.dump.is_some()) {
         return Err(UsageError(
             "--engine sweep computes values only: --dte-table and --dump need a level engine (sequential or parallel)".into(),
@@ -72,6 +72,11 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
         .dump
         .as_deref()
         .map(|p| OutputTarget::check("--dump", p))
+        .transpose()?;
+    let save_target = args
+        .save
+        .as_deref()
+        .map(|p| OutputTarget::check("--save", p))
         .transpose()?;
     let reporter = Reporter::new(args.quiet, "solving");
     let mut solved = solve_map(
@@ -101,9 +106,9 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
     if let Some(target) = dump_target {
         target.write_with(|out| dump(&solved.game, &solved.solution, out))?;
     }
-    if let Some(path) = &args.save {
-        reporter.note(&format!("saving the table to {}", path.display()));
-        solved.report.saved = Some(save_table(path, &solved, config.engine)?);
+    if let Some(target) = save_target {
+        reporter.note(&format!("saving the table to {}", target.path().display()));
+        solved.report.saved = Some(save_table(target, &solved, config.engine)?);
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -138,10 +143,15 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
 
 /// Writes the solved map's table to `path` atomically; shared by `solve`
 /// and `batch`.
-pub(crate) fn save_table(path: &Path, solved: &Solved, engine: Engine) -> Result<SaveReport> {
+pub(crate) fn save_table(
+    target: OutputTarget,
+    solved: &Solved,
+    engine: Engine,
+) -> Result<SaveReport> {
     let started = Instant::now();
+    let path = target.path().to_path_buf();
     let mut summary = None;
-    write_atomically(path, |out| {
+    target.write_with(|out| {
         summary = Some(write_tablebase(
             &solved.game,
             &solved.solution,

@@ -647,3 +647,64 @@ fn cli_play_and_render() {
     assert!(stdout(&o).contains("input ended"), "{}", stdout(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `batch --save-dir`: one table per map, each answering its start as
+/// `solve` does.
+#[test]
+fn batch_saves_one_table_per_map() {
+    let dir = temp_dir("tablebase-batch");
+    let tables = dir.join("tables");
+    std::fs::create_dir(&tables).unwrap();
+    let out = dir.join("rows.jsonl");
+    let o = run(
+        &[
+            "batch",
+            "data/maps/seed",
+            "--quiet",
+            "--dte-table",
+            "--save-dir",
+            tables.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows: Vec<Json> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(rows.len() >= 10);
+    for row in &rows {
+        let path = Path::new(row["path"].as_str().unwrap());
+        let table = tables.join(format!(
+            "{}.rtb",
+            path.file_stem().unwrap().to_str().unwrap()
+        ));
+        let tb = Tablebase::open(&table).unwrap_or_else(|e| panic!("{e}"));
+        tb.check().unwrap();
+        assert_eq!(tb.header().states, row["states"].as_u64().unwrap());
+        if let (Some(start), Some(dte)) = (tb.start(), row["dte"].as_u64()) {
+            assert_eq!(
+                tb.probe(&start).unwrap().dte,
+                Some(Dte(dte as u32)),
+                "{path:?}"
+            );
+        }
+    }
+    let o = run(
+        &[
+            "batch",
+            "data/maps/seed",
+            "-q",
+            "--save-dir",
+            "no/such/dir",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
