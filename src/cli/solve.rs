@@ -72,6 +72,12 @@ pub(crate) struct SolveArgs {
 pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
     #[cfg(feature = "distributed")]
     if args.cluster.processes.is_some() {
+        if args.checkpoint.is_some() || args.resume.is_some() {
+            return Err(UsageError(
+                "--checkpoint and --resume are for one process (the bitboard engine), not --processes".into(),
+            )
+            .into());
+        }
         return super::distributed::run(&args, &args.cluster);
     }
     let config = args.engine.resolve_grid()?;
