@@ -32,12 +32,15 @@ mod grid;
 mod outcome;
 mod solve;
 mod storage;
+mod summary;
 pub mod theory;
 
 pub use board::{Board, ExitRule, Placement};
 pub use csr::{count_edges, explicit_estimate, Csr, ExplicitGraph, Neighbors};
 pub use error::{Error, Result};
-pub use format::{load_map, parse_map, Coord, Map, MapFormat};
+pub use format::{
+    load_map, load_scen, parse_map, parse_scen, Coord, Map, MapFormat, Scenario, ScenarioEntry,
+};
 pub use game::{Game, Initial};
 pub use games::cops::{CopsAndThief, Rules, Turn};
 pub use games::graph::{load_graph, parse_graph, Convention};
@@ -48,3 +51,4 @@ pub use solve::{
     Progress, Solution, SolveOptions, Verification,
 };
 pub use storage::{available_memory, free_disk, Backing};
+pub use summary::{Longest, MapSummary};

@@ -8,13 +8,15 @@
 mod batch;
 mod bench;
 mod common;
+mod completions;
 mod graph;
+mod numbers;
 mod output;
 mod progress;
 mod solve;
 mod toolkit;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Exit status for usage and input errors.
 pub(crate) const EXIT_INPUT: i32 = 2;
@@ -42,6 +44,10 @@ enum Command {
     Graph(graph::GraphArgs),
     #[command(flatten)]
     Toolkit(toolkit::ToolkitCommand),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(completions::CompletionsArgs),
+    /// Print the man page (roff), or write one per subcommand with --out-dir.
+    Man(completions::ManArgs),
 }
 
 /// An error with the exit status it should produce.
@@ -73,6 +79,8 @@ pub(crate) fn main() -> i32 {
         Command::Bench(a) => bench::run(a),
         Command::Graph(a) => graph::run(a),
         Command::Toolkit(c) => toolkit::run(c),
+        Command::Completions(a) => completions::completions(a, Args::command()),
+        Command::Man(a) => completions::man(a, Args::command()),
     };
     match result {
         Ok(status) => status,
