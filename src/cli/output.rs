@@ -48,6 +48,10 @@ pub(crate) struct SolveReport {
     pub(crate) cells: u64,
     /// Exit cells.
     pub(crate) exits: u64,
+    /// The exit cells as [row, column], row-major.
+    pub(crate) exit_cells: Vec<[usize; 2]>,
+    /// FNV-1a checksum of the exit cells (16 hex digits), as in batch rows.
+    pub(crate) exit_checksum: String,
     /// States: 2 * cells^2.
     pub(crate) states: u64,
     /// Counts over every (cop, thief, turn) state.
@@ -67,6 +71,85 @@ pub(crate) struct SolveReport {
     /// The check of `solve --verify` (absent without it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) verified: Option<VerifyReport>,
+    /// Whole-map results over every start pair (text default; `--summary`).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(crate) summary: Option<SummaryJson>,
+    /// One result per `--scen` entry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) scenario: Option<Vec<ScenPair>>,
+}
+
+/// Whole-map results: the same keys as a batch row's.
+#[derive(Serialize, Debug, Clone)]
+pub(crate) struct SummaryJson {
+    /// Start pairs: cop != thief, the first mover to move.
+    pub(crate) pairs: u64,
+    /// Whether the thief is the first mover (`--thief-first`).
+    #[serde(skip)]
+    pub(crate) thief_first: bool,
+    /// Shares of the pairs by verdict.
+    pub(crate) share: ShareJson,
+    /// One pair at the longest distance to end (null without distances).
+    pub(crate) longest: Option<LongestJson>,
+}
+
+/// Shares of the start pairs by verdict, as fractions.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
+pub(crate) struct ShareJson {
+    /// Pairs the cop wins.
+    pub(crate) cop_wins: f64,
+    /// Pairs the thief escapes from.
+    pub(crate) thief_escapes: f64,
+    /// Pairs drawn.
+    pub(crate) draw: f64,
+}
+
+/// A start pair at the longest distance to end.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LongestJson {
+    /// Distance to end in plies.
+    pub(crate) dte: u32,
+    /// The cop's cell as [row, column].
+    pub(crate) cop: [usize; 2],
+    /// The thief's cell as [row, column].
+    pub(crate) thief: [usize; 2],
+}
+
+impl SummaryJson {
+    /// From the library's summary; `thief_first` only labels text output.
+    pub(crate) fn new(s: &retrograde::MapSummary, thief_first: bool) -> SummaryJson {
+        SummaryJson {
+            pairs: s.pairs,
+            thief_first,
+            share: ShareJson {
+                cop_wins: s.share(s.cop_wins),
+                thief_escapes: s.share(s.thief_escapes),
+                draw: s.share(s.draw),
+            },
+            longest: s.longest.map(|l| LongestJson {
+                dte: l.dte.plies(),
+                cop: [l.cop.0, l.cop.1],
+                thief: [l.thief.0, l.thief.1],
+            }),
+        }
+    }
+}
+
+/// One start pair of a `--scen` file and its result.
+#[derive(Serialize, Debug, Clone)]
+pub(crate) struct ScenPair {
+    /// The entry's line in the scenario file.
+    pub(crate) line: usize,
+    /// The entry's bucket.
+    pub(crate) bucket: u64,
+    /// The cop's cell (the entry's goal) as [row, column].
+    pub(crate) cop: [usize; 2],
+    /// The thief's cell (the entry's start) as [row, column].
+    pub(crate) thief: [usize; 2],
+    /// `cop-wins`, `thief-escapes` or `draw`.
+    pub(crate) result: &'static str,
+    /// Distance to end in plies (null for a draw, or with the sweep engine).
+    pub(crate) dte: Option<u32>,
 }
 
 /// What `solve --verify` checked.

@@ -7,6 +7,8 @@ mod agree;
 mod batch;
 /// The command-line tool, run as a process on data/ maps and bad input.
 mod cli;
+/// Issue 16: rim exits, warnings, --xy, --scen, counts, summary, completions.
+mod conventions;
 /// Map parser and placement errors: line, column and message.
 mod formats;
 /// data/expected.csv against the engines; `regenerate_golden` rewrites it.
