@@ -61,8 +61,9 @@ impl Board {
     ///
     /// # Errors
     /// [`Error::Placement`] when a coordinate is outside the map or on a
-    /// wall, when only one of the two starts is known (a solve needs both or
-    /// neither; the message names the missing `--cop` or `--thief`), or a
+    /// wall, when a start is given for one piece only and the map has no
+    /// start for the other (the message names the missing `--cop` or
+    /// `--thief`), or a
     /// random exit count exceeds the free cells.
     ///
     /// # Example
@@ -102,26 +103,21 @@ impl Board {
             (None, Some(c)) => Some(cell("the map's thief start", c)?),
             (None, None) => None,
         };
-        // One start alone cannot be answered: without this the solve would
-        // quietly report no result.
-        match (cop, thief) {
-            (Some(_), None) | (None, Some(_)) => {
-                let (given, missing, source) = if cop.is_some() {
-                    ("cop", "thief", placement.cop.map(|c| ("--cop", c)))
-                } else {
-                    ("thief", "cop", placement.thief.map(|c| ("--thief", c)))
-                };
-                return Err(Error::Placement {
-                    what: match source {
-                        Some((flag, c)) => format!("{flag} {},{}", c.0, c.1),
-                        None => format!("the map's {given} start"),
-                    },
-                    message: format!(
-                        "has no {missing} start to go with it: give --{missing} ROW,COL (or neither start)"
-                    ),
-                });
-            }
-            _ => {}
+        // A start flag for one piece alone cannot be answered: without this
+        // the solve would quietly report no result. (A map file that marks
+        // only one piece is left as it is: it has no start.)
+        let flag = match (placement.cop, placement.thief) {
+            (Some(c), None) if thief.is_none() => Some(("--cop", c, "--thief")),
+            (None, Some(c)) if cop.is_none() => Some(("--thief", c, "--cop")),
+            _ => None,
+        };
+        if let Some((given, c, missing)) = flag {
+            return Err(Error::Placement {
+                what: format!("{given} {},{}", c.0, c.1),
+                message: format!(
+                    "has no other start to go with it: give {missing} ROW,COL too (or neither start)"
+                ),
+            });
         }
         let mut exits = BitVec::repeat(false, grid.cells());
         if placement.exits.is_empty() && placement.exit_rules.is_empty() {

@@ -11,9 +11,9 @@ use serde_json::Value as Json;
 use crate::agree::{temp_dir, Rng};
 use crate::cli::run;
 
-const ARENA: &str = "data/maps/movingai/arena.map";
-const RANDOM: &str = "data/maps/movingai/random-32-32-10.map";
-const SCEN: &str = "data/maps/movingai/random-32-32-10-random-1.scen";
+const ARENA: &str = "data/movingai/arena.map";
+const RANDOM: &str = "data/movingai/random-32-32-10.map";
+const SCEN: &str = "data/movingai/random-32-32-10-random-1.scen";
 
 fn out(output: &std::process::Output) -> String {
     String::from_utf8(output.stdout.clone()).expect("utf-8 stdout")
@@ -165,7 +165,7 @@ fn border_exits_on_a_framed_map_warn_and_rim_exits_do_not() {
     assert_eq!(report["exits"], 0);
     assert_eq!(report["result"], "cop-wins");
     assert!(
-        stderr.contains("warning: data/maps/movingai/arena.map: no exit cells")
+        stderr.contains("warning: data/movingai/arena.map: no exit cells")
             && stderr.contains("--exits rim"),
         "{stderr}"
     );
