@@ -13,6 +13,7 @@ mod graph;
 mod numbers;
 mod output;
 mod progress;
+mod schema;
 mod solve;
 mod toolkit;
 

@@ -121,7 +121,7 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
-        serde_json::to_writer(&mut out, &solved.report)?;
+        serde_json::to_writer(&mut out, &super::schema::versioned(&solved.report))?;
         writeln!(out)?;
     } else {
         print_text(&mut out, &solved.report, args.game.xy)?;

@@ -427,3 +427,72 @@ fn completions_and_man_pages() {
     assert!(solve.contains("exits"), "{solve}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Runs a command that prints one JSON object and returns it.
+fn json_of(args: &[&str]) -> Json {
+    let output = run(args, None);
+    assert_eq!(output.status.code(), Some(0), "{args:?}: {}", err(&output));
+    serde_json::from_str(out(&output).trim()).unwrap_or_else(|e| panic!("{args:?}: {e}"))
+}
+
+#[test]
+fn every_json_output_starts_with_schema_1_and_names_its_input_map() {
+    let dir = temp_dir("schema");
+    let graph = dir.join("g.txt");
+    std::fs::write(&graph, "0 1\n1 2\n").unwrap();
+    let graph = graph.to_str().unwrap();
+    let objects = [
+        (
+            json_of(&["solve", "--json", "-q", "data/maps/sample.txt"]),
+            Some("data/maps/sample.txt"),
+        ),
+        (json_of(&["graph", graph, "--json"]), Some(graph)),
+        (json_of(&["nim", "3", "4", "5", "--json"]), None),
+        (
+            json_of(&["subtraction", "--moves", "1,3,4", "--upto", "9", "--json"]),
+            None,
+        ),
+        (
+            json_of(&[
+                "grundy",
+                "--rows",
+                "3",
+                "--cols",
+                "3",
+                "--moves",
+                "-1,0 0,-1",
+                "--json",
+            ]),
+            None,
+        ),
+        (
+            json_of(&["empty-cell", "data/toolkit/line.txt", "--json"]),
+            None,
+        ),
+    ];
+    for (object, map) in &objects {
+        let first = object.as_object().unwrap().keys().next().cloned();
+        // serde_json sorts keys unless preserve_order; check the value.
+        assert_eq!(object["schema"], 1, "{object}");
+        assert!(first.is_some());
+        if let Some(map) = map {
+            assert_eq!(object["map"], *map, "{object}");
+            for old in ["path", "graph"] {
+                assert!(object.get(old).is_none(), "{old} in {object}");
+            }
+        }
+    }
+    // The raw text puts the schema first, so a reader can dispatch on it.
+    let raw = out(&run(&["nim", "1", "--json"], None));
+    assert!(raw.starts_with("{\"schema\":1,"), "{raw}");
+    // Values for the player to move are win, loss, draw everywhere.
+    let table = out(&run(
+        &["subtraction", "--moves", "1,3,4", "--upto", "9"],
+        None,
+    ));
+    assert!(
+        table.contains("0\tloss\t0") && !table.contains("lose\t"),
+        "{table}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -17,6 +17,8 @@ mod golden;
 mod graph;
 /// The brute-force reference solver written from docs/rules.md.
 mod oracle;
+/// Every README example, run and compared with what README shows.
+mod readme;
 /// The game-theory toolkit: subtraction, nim, grundy, empty-cell.
 mod toolkit;
 /// `verify` rejects the solutions of other games.

@@ -172,7 +172,7 @@ fn subtraction_cli_lists_heaps_and_period() {
         let (pre, per) = least_periodicity(&wins);
         assert_eq!(report["preperiod"], pre, "{list}");
         assert_eq!(report["period"], per, "{list}");
-        // Text: one line per heap, `heap<TAB>win|lose<TAB>grundy`.
+        // Text: one line per heap, `heap<TAB>win|loss<TAB>grundy`.
         let (status, out, _) = run(
             &["subtraction", "--moves", &list, "--upto", &n.to_string()],
             None,
@@ -181,7 +181,7 @@ fn subtraction_cli_lists_heaps_and_period() {
         for h in 0..=n {
             let expected = format!(
                 "{h}\t{}\t{}",
-                if wins[h] { "win" } else { "lose" },
+                if wins[h] { "win" } else { "loss" },
                 grundy[h]
             );
             assert!(
