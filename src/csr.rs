@@ -11,13 +11,14 @@
 //! so the very same propagation that solves a game on the fly solves its
 //! materialised graph.
 //!
-//! Building is count, prefix sum, fill, each pass parallel over vertex
-//! ranges. The transpose gives each worker a range of *target* vertices: it
-//! scans every forward edge and keeps those landing in its range. Reading
-//! the edges once per worker costs sequential bandwidth only, and in
-//! exchange no two workers ever write the same word (plain stores, no atomic
-//! read-modify-writes) and every predecessor list comes out sorted, so the
-//! graph is identical at any thread count.
+//! Both CSRs are built by one two-level radix sort ([`bucket`]): workers
+//! scan pieces of the edge list (ranges of source vertices) in parallel,
+//! count and scatter their edges into buckets of 2^15 consecutive keys
+//! (a few hundred sequential write streams), then sort each bucket in
+//! cache. Every piece owns a precomputed segment of each bucket, so no two
+//! workers write the same word (plain stores, no atomic read-modify-writes),
+//! and values keep scan order within a key: every predecessor list comes out
+//! sorted and the graph is identical at any thread count.
 //!
 //! The arrays are storage regions (anonymous memory or scratch files), so a
 //! refused allocation is an [`Error::Alloc`], not an abort; callers size the
@@ -33,7 +34,7 @@ use rayon::prelude::*;
 use crate::error::Result;
 use crate::game::{Game, Initial};
 use crate::storage::{Atomic, Backing, Region};
-use crate::Outcome;
+use crate::Terminal;
 
 /// Vertex counts up to this have all ids in `u32`.
 const NARROW_VERTICES: u64 = 1 << 32;
@@ -548,14 +549,11 @@ impl ExplicitGraph {
                                 sum += u64::from(m);
                                 max = max.max(m);
                             }
-                            Initial::Decided(Outcome::Win) => {
+                            Initial::Decided(Terminal::Win) => {
                                 let word = &wins[(s / 64) as usize];
                                 word.store(word.load(Relaxed) | 1 << (s % 64), Relaxed);
                             }
-                            Initial::Decided(Outcome::Loss) => {}
-                            Initial::Decided(Outcome::Draw) => {
-                                panic!("state {s} is decided as a draw: the Game contract allows only WIN or LOSS terminals")
-                            }
+                            Initial::Decided(Terminal::Loss) => {}
                         }
                     });
                     (sum, max)
@@ -684,12 +682,12 @@ impl ExplicitGraph {
     }
 
     #[inline]
-    fn terminal_value(&self, s: u64) -> Outcome {
+    fn terminal_value(&self, s: u64) -> Terminal {
         let word = self.terminal_wins.atomics::<AtomicU64>()[(s / 64) as usize].load(Relaxed);
         if word >> (s % 64) & 1 == 1 {
-            Outcome::Win
+            Terminal::Win
         } else {
-            Outcome::Loss
+            Terminal::Loss
         }
     }
 }

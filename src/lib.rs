@@ -32,23 +32,24 @@ mod grid;
 mod outcome;
 mod solve;
 mod storage;
-mod summary;
 pub mod theory;
 
 pub use board::{Board, ExitRule, Placement};
 pub use csr::{count_edges, explicit_estimate, Csr, ExplicitGraph, Neighbors};
 pub use error::{Error, Result};
 pub use format::{
-    load_map, load_scen, parse_map, parse_scen, Coord, Map, MapFormat, Scenario, ScenarioEntry,
+    load_map, load_scen, parse_map, parse_scen, sniff_map, Coord, Map, MapFormat, Scenario,
+    ScenarioEntry,
 };
-pub use game::{Game, Initial};
+pub use game::{check_game_contract, Game, Initial};
+pub use games::analysis::{LongestGame, StartPairs};
 pub use games::cops::{CopsAndThief, Rules, Turn};
-pub use games::graph::{load_graph, parse_graph, Convention};
+pub use games::graph::{load_graph, load_graph_within, parse_graph, Convention};
 pub use grid::Grid;
-pub use outcome::{Dte, Outcome, Verdict};
+pub use outcome::{Dte, Outcome, Terminal, Verdict};
 pub use solve::{
-    best_moves, estimate, solve, verify, verify_observed, Counts, Engine, Estimate, Inconsistency,
-    Progress, Solution, SolveOptions, Verification,
+    best_moves, estimate, plan_storage, solve, verify, verify_observed, Counts, Engine, Estimate,
+    Inconsistency, Phases, Progress, Solution, SolveOptions, StorageLimits, StoragePlan,
+    Verification,
 };
 pub use storage::{available_memory, free_disk, Backing};
-pub use summary::{Longest, MapSummary};

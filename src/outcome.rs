@@ -6,6 +6,27 @@
 
 use std::fmt;
 
+/// The value of a terminal state for the player to move: a game that is
+/// over has been won or lost, never drawn (a draw is only ever the absence
+/// of a forced end), so [`Initial::Decided`](crate::Initial::Decided)
+/// cannot carry one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Terminal {
+    /// The player to move has won.
+    Win,
+    /// The player to move has lost.
+    Loss,
+}
+
+impl From<Terminal> for Outcome {
+    fn from(t: Terminal) -> Outcome {
+        match t {
+            Terminal::Win => Outcome::Win,
+            Terminal::Loss => Outcome::Loss,
+        }
+    }
+}
+
 /// The value of a state for the player to move.
 ///
 /// # Example

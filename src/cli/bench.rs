@@ -12,12 +12,13 @@ use anyhow::{anyhow, Result};
 use clap::Args as ClapArgs;
 use rayon::prelude::*;
 use retrograde::{
-    count_edges, load_map, solve, Board, CopsAndThief, Engine, ExplicitGraph, Outcome, Solution,
-    SolveOptions,
+    count_edges, load_map, plan_storage, solve, Board, CopsAndThief, Engine, Game, Outcome,
+    Solution, SolveOptions, StorageLimits,
 };
 use serde::Serialize;
 
 use super::common::{human_bytes, parse_size, worker_pool, GameArgs, UsageError};
+use super::export::{self, opt};
 use super::output::write_atomically;
 use super::Failure;
 
@@ -155,20 +156,29 @@ fn bench_one(
     let mut solves = Vec::new();
     let mut last = None;
     let mut error = None;
-    // Sizes and the explicit engine's fit are known before any timed run.
+    // Sizes and the explicit engine's fit are known before any timed run:
+    // the library's storage plan, in memory (bench never spills to files).
     let probe = CopsAndThief::new(board.clone(), rules);
     let edges = count_edges(&probe);
+    let states = probe.state_count();
+    let mut plan = None;
     if engine == Engine::Explicit {
-        let arrays = SolveOptions::new(Engine::Sequential);
-        let needed =
-            retrograde::explicit_estimate(&probe) + retrograde::estimate(&probe, &arrays).total();
-        let available = args.memory.unwrap_or_else(retrograde::available_memory);
-        if needed > available {
-            error = Some(format!(
-                "explicit graph needs {} but {} are available",
-                human_bytes(needed),
-                human_bytes(available)
-            ));
+        let limits = StorageLimits {
+            memory: args.memory,
+            ..StorageLimits::default()
+        };
+        match plan_storage(&probe, &SolveOptions::new(engine), &limits) {
+            Err(retrograde::Error::TooLarge {
+                needed, available, ..
+            }) => {
+                error = Some(format!(
+                    "explicit graph needs {} but {} are available",
+                    human_bytes(needed),
+                    human_bytes(available)
+                ));
+            }
+            Err(e) => return Err(e.into()),
+            Ok(fits) => plan = Some(fits),
         }
     }
     drop(probe);
@@ -178,34 +188,23 @@ fn bench_one(
         let started = Instant::now();
         let game = CopsAndThief::new(board.clone(), rules);
         let start = game.start();
-        let options = SolveOptions::new(if engine == Engine::Explicit {
-            Engine::Sequential
-        } else {
-            engine
-        })
-        .with_threads(threads)
-        .with_tracked_state(start);
-        let solved = if engine == Engine::Explicit {
-            let graph = pool.install(|| ExplicitGraph::from_game(&game, &Default::default()))?;
-            builds.push(started.elapsed().as_secs_f64());
-            let t = Instant::now();
-            let solution = solve(&graph, &options)?;
-            solves.push(t.elapsed().as_secs_f64());
-            (game, solution)
-        } else {
-            builds.push(started.elapsed().as_secs_f64());
-            let t = Instant::now();
-            let solution = solve(&game, &options)?;
-            solves.push(t.elapsed().as_secs_f64());
-            (game, solution)
-        };
-        last = Some(solved);
+        let setup = started.elapsed();
+        let mut options = SolveOptions::new(engine)
+            .with_threads(threads)
+            .with_tracked_state(start);
+        if let Some(plan) = &plan {
+            options = options.with_plan(plan);
+        }
+        // The library times its own phases: the explicit engine's graph
+        // build, then the propagation.
+        let solution = pool.install(|| solve(&game, &options))?;
+        let phases = solution.phases();
+        builds.push((setup + phases.build).as_secs_f64());
+        solves.push(phases.propagate.as_secs_f64());
+        last = Some((game, solution));
     }
     let peak = super::common::peak_memory();
-    let (cells, states) = (
-        board.grid.cells() as u64,
-        2 * (board.grid.cells() as u64).pow(2),
-    );
+    let cells = board.grid.cells() as u64;
     // A refused engine reports its sizes and the reason, and no times.
     let mut record = BenchRecord {
         map: path.display().to_string(),
@@ -339,40 +338,45 @@ fn print_table(records: &[BenchRecord]) -> std::io::Result<()> {
     Ok(())
 }
 
-fn write_csv(out: &mut impl Write, records: &[BenchRecord]) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "map,engine,threads,cells,states,edges,build_seconds,solve_seconds,states_per_second,peak_memory_bytes,result,dte,agrees,error"
-    )?;
-    for r in records {
-        let opt = |v: Option<String>| v.unwrap_or_default();
-        writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            csv_field(&r.map),
-            r.engine,
-            r.threads,
-            r.cells,
-            r.states,
-            r.edges,
-            r.build_seconds,
-            r.solve_seconds,
-            r.states_per_second,
-            opt(r.peak_memory_bytes.map(|v| v.to_string())),
-            r.result.unwrap_or(""),
-            opt(r.dte.map(|v| v.to_string())),
-            opt(r.agrees.map(|v| v.to_string())),
-            csv_field(r.error.as_deref().unwrap_or("")),
-        )?;
-    }
-    Ok(())
-}
+/// Column names of `--export-csv`.
+const CSV_COLUMNS: [&str; 14] = [
+    "map",
+    "engine",
+    "threads",
+    "cells",
+    "states",
+    "edges",
+    "build_seconds",
+    "solve_seconds",
+    "states_per_second",
+    "peak_memory_bytes",
+    "result",
+    "dte",
+    "agrees",
+    "error",
+];
 
-/// Quotes a CSV field when it needs it.
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
+fn write_csv(out: &mut impl Write, records: &[BenchRecord]) -> std::io::Result<()> {
+    export::write_csv(
+        out,
+        &CSV_COLUMNS,
+        records.iter().map(|r| {
+            [
+                r.map.clone(),
+                r.engine.to_string(),
+                r.threads.to_string(),
+                r.cells.to_string(),
+                r.states.to_string(),
+                r.edges.to_string(),
+                r.build_seconds.to_string(),
+                r.solve_seconds.to_string(),
+                r.states_per_second.to_string(),
+                opt(r.peak_memory_bytes),
+                r.result.unwrap_or("").to_string(),
+                opt(r.dte),
+                opt(r.agrees),
+                r.error.clone().unwrap_or_default(),
+            ]
+        }),
+    )
 }

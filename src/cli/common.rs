@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use clap::{Args as ClapArgs, ValueEnum};
-use retrograde::{Backing, Coord, Engine, ExitRule, Placement, Rules};
+use retrograde::{Backing, Coord, Engine, ExitRule, Placement, Rules, StorageLimits};
 
 /// A usage error found after clap (a flag value that clap cannot check).
 #[derive(Debug, thiserror::Error)]
@@ -17,7 +17,8 @@ pub(crate) struct UsageError(pub(crate) String);
 pub(crate) enum EngineArg {
     /// One thread, plain updates.
     Sequential,
-    /// rayon workers, atomic updates (the default with more than one core).
+    /// rayon workers over disjoint stripes of states (the default with more
+    /// than one core).
     Parallel,
     /// Value-only sweeps for maps larger than memory (no distances).
     Sweep,
@@ -84,6 +85,43 @@ impl GameArgs {
         }
     }
 
+    /// The flags that change answers (starts, exits, rules), as canonical
+    /// command-line words: what a batch row records so that `--resume`
+    /// reuses only rows solved the same way.
+    pub(crate) fn answer_flags(&self) -> Vec<String> {
+        // Canonical ROW,COL whether or not --xy was given.
+        let coord = |(r, c): Coord| format!("{r},{c}");
+        let placement = self.placement();
+        let mut flags = Vec::new();
+        flags.extend(placement.cop.map(|c| format!("--cop {}", coord(c))));
+        flags.extend(placement.thief.map(|c| format!("--thief {}", coord(c))));
+        flags.extend(
+            placement
+                .exits
+                .iter()
+                .map(|&c| format!("--exit {}", coord(c))),
+        );
+        flags.extend(self.exits.iter().map(|rule| match rule {
+            ExitRule::Border => "--exits border".to_string(),
+            ExitRule::Rim => "--exits rim".to_string(),
+            ExitRule::Random { count, seed } => format!("--exits random:{count}:{seed}"),
+        }));
+        let rules = self.rules();
+        for (on, name) in [
+            (rules.thief_diagonal, "--thief-diagonal"),
+            (!rules.cop_diagonal, "--cop-orthogonal"),
+            (!rules.cop_passes, "--no-cop-pass"),
+            (!rules.thief_passes, "--no-thief-pass"),
+            (!rules.corner_cutting, "--no-corner-cutting"),
+            (rules.thief_first, "--thief-first"),
+        ] {
+            if on {
+                flags.push(name.to_string());
+            }
+        }
+        flags
+    }
+
     /// The rule variant.
     pub(crate) fn rules(&self) -> Rules {
         Rules {
@@ -124,67 +162,27 @@ pub(crate) struct EngineFlags {
 pub(crate) struct EngineConfig {
     pub(crate) engine: Engine,
     pub(crate) threads: usize,
-    /// Files under `--scratch` if given, else memory; `plan` decides per
-    /// solve.
+    /// Files under `--scratch` if given, else memory; the library's
+    /// storage plan decides per solve.
     pub(crate) backing: Backing,
     /// The user's memory cap (`--memory`).
     pub(crate) memory_limit: Option<u64>,
 }
 
-/// Where a solve's arrays go and how much memory it may use.
-#[derive(Clone, Debug)]
-pub(crate) struct StoragePlan {
-    pub(crate) backing: Backing,
-    pub(crate) memory_limit: u64,
-}
-
 impl EngineConfig {
-    /// Decides memory or scratch files for a solve that needs `needed`
-    /// bytes of arrays, or refuses it before anything is allocated.
-    pub(crate) fn plan(&self, needed: u64) -> Result<StoragePlan, retrograde::Error> {
-        let limit = self
-            .memory_limit
-            .unwrap_or_else(retrograde::available_memory);
-        let backing = match &self.backing {
-            // --scratch alone is a request for files; with --memory, files
-            // only when the arrays do not fit the cap.
-            Backing::Scratch(dir) if self.memory_limit.is_none() || needed > limit => {
-                let free = retrograde::free_disk(dir)?;
-                if needed > free {
-                    return Err(retrograde::Error::TooLarge {
-                        what: format!("the scratch files under {}", dir.display()),
-                        needed,
-                        available: free,
-                        hint: "free disk space or point --scratch at a larger disk".into(),
-                    });
-                }
-                self.backing.clone()
-            }
-            // Too big for memory and no --scratch: go out of core in the
-            // temporary folder rather than give up, when its disk can hold
-            // the arrays (the estimate line names the folder).
-            _ if needed > limit => {
-                let dir = std::env::temp_dir();
-                let free = retrograde::free_disk(&dir).unwrap_or(0);
-                if needed > free {
-                    return Err(retrograde::Error::TooLarge {
-                        what: "this solve (state arrays and frontiers)".into(),
-                        needed,
-                        available: limit,
-                        hint: format!(
-                            "the temporary folder {} has only {free} bytes free: give --scratch DIR on a disk with room",
-                            dir.display()
-                        ),
-                    });
-                }
-                Backing::Scratch(dir)
-            }
-            _ => Backing::Memory,
-        };
-        Ok(StoragePlan {
-            backing,
-            memory_limit: limit,
-        })
+    /// The storage limits of these flags for the library's
+    /// [`plan_storage`](retrograde::plan_storage): `--memory`, `--scratch`,
+    /// and out of core in the temporary folder when neither is enough.
+    pub(crate) fn limits(&self) -> StorageLimits {
+        StorageLimits {
+            memory: self.memory_limit,
+            scratch: match &self.backing {
+                Backing::Scratch(dir) => Some(dir.clone()),
+                Backing::Memory => None,
+            },
+            spill_to_temp: true,
+            held: 0,
+        }
     }
 }
 

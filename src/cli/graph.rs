@@ -9,8 +9,8 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
-    best_moves, load_graph, solve, Convention, Engine, ExplicitGraph, Outcome, Solution,
-    SolveOptions,
+    best_moves, load_graph_within, plan_storage, solve, Convention, Engine, ExplicitGraph, Outcome,
+    Solution, SolveOptions, StorageLimits,
 };
 use serde::Serialize;
 
@@ -140,7 +140,7 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
         config.threads
     })?;
     let started = Instant::now();
-    let graph = pool.install(|| load_graph(&args.file, convention))?;
+    let graph = pool.install(|| load_graph_within(&args.file, convention, config.memory_limit))?;
     let parse_seconds = started.elapsed().as_secs_f64();
     if let Some(v) = args.query {
         if v >= graph.state_count() {
@@ -163,12 +163,14 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
     let options = SolveOptions::new(engine)
         .with_threads(config.threads)
         .with_dte_table(args.dump.is_some() || args.query.is_some());
-    // The per-state arrays go to memory or scratch files as for `solve`.
-    let plan = config.plan(retrograde::estimate(&graph, &options).total())?;
-    let options = options
-        .with_backing(plan.backing)
-        .with_memory_limit(Some(plan.memory_limit))
-        .with_observer(&observe);
+    // The per-state arrays go to memory or scratch files as for `solve`,
+    // under what the cap leaves beside the graph.
+    let limits = StorageLimits {
+        held: graph.bytes(),
+        ..config.limits()
+    };
+    let plan = plan_storage(&graph, &options, &limits)?;
+    let options = options.with_plan(&plan).with_observer(&observe);
     let started = Instant::now();
     let solution = solve(&graph, &options).context("solve failed")?;
     reporter.finish();

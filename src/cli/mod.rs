@@ -9,6 +9,7 @@ mod batch;
 mod bench;
 mod common;
 mod completions;
+mod export;
 mod graph;
 mod numbers;
 mod output;

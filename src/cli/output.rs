@@ -117,14 +117,21 @@ pub(crate) struct LongestJson {
 
 impl SummaryJson {
     /// From the library's summary; `thief_first` only labels text output.
-    pub(crate) fn new(s: &retrograde::MapSummary, thief_first: bool) -> SummaryJson {
+    pub(crate) fn new(s: &retrograde::StartPairs, thief_first: bool) -> SummaryJson {
+        let share = |count: u64| {
+            if s.pairs == 0 {
+                0.0
+            } else {
+                count as f64 / s.pairs as f64
+            }
+        };
         SummaryJson {
             pairs: s.pairs,
             thief_first,
             share: ShareJson {
-                cop_wins: s.share(s.cop_wins),
-                thief_escapes: s.share(s.thief_escapes),
-                draw: s.share(s.draw),
+                cop_wins: share(s.cop_wins),
+                thief_escapes: share(s.thief_escapes),
+                draw: share(s.draws),
             },
             longest: s.longest.map(|l| LongestJson {
                 dte: l.dte.plies(),

@@ -1,11 +1,14 @@
 //! Progress reporting: an indicatif bar on a terminal, a plain line every
 //! few seconds when stderr is not a terminal, nothing with `--quiet`.
+//! [`Reporter`] follows one solve (or verification); [`MapsProgress`]
+//! follows the maps of a batch, with a [`Reporter`] per large map.
 
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use retrograde::Progress;
 
 /// How often plain progress lines are printed when not on a terminal.
@@ -127,5 +130,90 @@ fn stage(p: &Progress) -> String {
         format!("sweep {}", p.level)
     } else {
         format!("level {}", p.level)
+    }
+}
+
+/// Progress over maps: a bar on a terminal, a line per map when stderr is
+/// piped, nothing with `--quiet`. Errors go to stderr in every mode.
+pub(crate) enum MapsProgress {
+    /// Only errors are printed.
+    Quiet,
+    /// A bar over maps, plus a bar over states for each large map.
+    Bar {
+        multi: MultiProgress,
+        maps: ProgressBar,
+    },
+    /// One line per finished map.
+    Plain { total: usize, done: AtomicUsize },
+}
+
+impl MapsProgress {
+    /// Picks the mode for stderr.
+    pub(crate) fn new(quiet: bool, total: usize) -> MapsProgress {
+        if quiet {
+            MapsProgress::Quiet
+        } else if std::io::stderr().is_terminal() {
+            let multi = MultiProgress::new();
+            let maps = multi.add(ProgressBar::new(total as u64));
+            maps.set_style(
+                ProgressStyle::with_template("maps {bar:30} {pos}/{len} ({elapsed}) {wide_msg}")
+                    .expect("valid template"),
+            );
+            MapsProgress::Bar { multi, maps }
+        } else {
+            MapsProgress::Plain {
+                total,
+                done: AtomicUsize::new(0),
+            }
+        }
+    }
+
+    /// Shows which map is being solved.
+    pub(crate) fn started(&self, name: &str) {
+        if let MapsProgress::Bar { maps, .. } = self {
+            maps.set_message(name.to_string());
+        }
+    }
+
+    /// A reporter over states for a large map, drawn under the maps bar.
+    pub(crate) fn states(&self) -> Reporter {
+        match self {
+            MapsProgress::Quiet => Reporter::Quiet,
+            MapsProgress::Bar { multi, .. } => {
+                let reporter = Reporter::new(false, "states");
+                if let Reporter::Bar(bar) = &reporter {
+                    multi.add(bar.clone());
+                }
+                reporter
+            }
+            MapsProgress::Plain { .. } => Reporter::new(false, "states"),
+        }
+    }
+
+    /// Records a finished map: `what` became of it (the verdict, or the
+    /// error when `failed`), in `seconds`.
+    pub(crate) fn finished(&self, name: &str, what: &str, failed: bool, seconds: Option<f64>) {
+        match self {
+            MapsProgress::Quiet if failed => eprintln!("error: {what}"),
+            MapsProgress::Quiet => {}
+            MapsProgress::Bar { maps, .. } => {
+                if failed {
+                    maps.println(format!("error: {what}"));
+                }
+                maps.inc(1);
+            }
+            MapsProgress::Plain { total, done } => {
+                let done = done.fetch_add(1, Ordering::Relaxed) + 1;
+                let seconds = seconds.map_or_else(String::new, |s| format!(" ({s:.2} s)"));
+                eprintln!("[{done}/{total}] {name}: {what}{seconds}");
+            }
+        }
+    }
+
+    /// Removes the bar before the summary is printed.
+    pub(crate) fn finish(&self) {
+        if let MapsProgress::Bar { maps, .. } = self {
+            maps.finish_and_clear();
+        }
     }
 }

@@ -8,8 +8,8 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
-    load_map, load_scen, solve, verify_observed, Backing, Board, CopsAndThief, Engine, Game,
-    MapSummary, Outcome, Solution, SolveOptions, Turn,
+    load_map, load_scen, plan_storage, solve, verify_observed, Backing, Board, CopsAndThief,
+    Engine, Game, Map, Outcome, Solution, SolveOptions, Turn,
 };
 
 use super::common::{
@@ -95,7 +95,7 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
         solved.report.scenario = Some(pairs);
     }
     if args.summary || (!args.json && !args.no_summary) {
-        let summary = MapSummary::of(&solved.game, &solved.solution);
+        let summary = solved.game.start_pairs(&solved.solution);
         solved.report.summary = Some(SummaryJson::new(&summary, solved.game.rules().thief_first));
     }
     let check = if args.verify {
@@ -156,7 +156,7 @@ pub(crate) struct Solved {
     pub(crate) report: SolveReport,
 }
 
-/// Loads, places and solves one map; shared by `solve`, `batch` and `bench`.
+/// Loads, places and solves one map (`solve`).
 pub(crate) fn solve_map(
     path: &Path,
     game_args: &GameArgs,
@@ -165,7 +165,20 @@ pub(crate) fn solve_map(
     reporter: &Reporter,
 ) -> Result<Solved> {
     let map = load_map(path)?;
-    let board = Board::new(&map, &game_args.placement())?;
+    solve_loaded(path, &map, game_args, config, dte_table, reporter)
+}
+
+/// Places and solves a map already read from `path`; shared by `solve` and
+/// `batch`, so a batch row says what `solve` says.
+pub(crate) fn solve_loaded(
+    path: &Path,
+    map: &Map,
+    game_args: &GameArgs,
+    config: &EngineConfig,
+    dte_table: bool,
+    reporter: &Reporter,
+) -> Result<Solved> {
+    let board = Board::new(map, &game_args.placement())?;
     if board.exits.not_any() {
         // Not an error (a map may be meant to have none), but the answer is
         // then never an escape, which is rarely what was meant.
@@ -187,22 +200,8 @@ pub(crate) fn solve_map(
         .with_threads(config.threads)
         .with_dte_table(dte_table)
         .with_tracked_state(start);
-    // The explicit engine sizes (and refuses) its graph itself; here only
-    // the per-state arrays, the same for every engine but the sweep's,
-    // decide between memory and scratch files. Sizing them as the
-    // sequential engine's skips the edge-counting pass the explicit
-    // engine's estimate makes and its solve repeats.
-    let arrays_of = if config.engine == Engine::Explicit {
-        Engine::Sequential
-    } else {
-        config.engine
-    };
-    let arrays = retrograde::estimate(
-        &game,
-        &SolveOptions::new(arrays_of).with_dte_table(dte_table),
-    )
-    .total();
-    let plan = config.plan(arrays)?;
+    let plan = plan_storage(&game, &options, &config.limits())?;
+    let arrays = plan.estimate.total() - plan.estimate.graph;
     reporter.note(&format!(
         "{} states: {} of arrays {}",
         game.state_count(),
@@ -212,14 +211,11 @@ pub(crate) fn solve_map(
             Backing::Scratch(dir) => format!(
                 "in files under {}, at most {} resident",
                 dir.display(),
-                human_bytes(plan.memory_limit)
+                human_bytes(plan.resident)
             ),
         }
     ));
-    let options = options
-        .with_backing(plan.backing)
-        .with_memory_limit(Some(plan.memory_limit))
-        .with_observer(&observe);
+    let options = options.with_plan(&plan).with_observer(&observe);
     let solution = solve(&game, &options).context("solve failed")?;
     reporter.finish();
     let counts = solution.counts();

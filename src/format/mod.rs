@@ -258,3 +258,28 @@ pub(crate) fn grid_rows<'a>(
     }
     Ok(rows)
 }
+
+/// The format the first bytes of a file announce, without parsing the rest:
+/// a first line starting with `type` is MovingAI, one of exactly two
+/// unsigned integers is a seed header. `None` for anything else (empty,
+/// binary or other text). Directory walks use it to tell maps from other
+/// files; [`parse_map`] decides the same way.
+///
+/// # Example
+/// ```
+/// use retrograde::{sniff_map, MapFormat};
+/// assert_eq!(sniff_map(b"3 4\nC..E\n"), Some(MapFormat::Seed));
+/// assert_eq!(sniff_map(b"type octile\nheight 1\n"), Some(MapFormat::MovingAi));
+/// assert_eq!(sniff_map(b"# notes\n"), None);
+/// ```
+#[must_use]
+pub fn sniff_map(head: &[u8]) -> Option<MapFormat> {
+    let first = head.split(|&b| b == b'\n').next().unwrap_or_default();
+    let first = String::from_utf8_lossy(first);
+    if first.trim_start().starts_with("type") {
+        return Some(MapFormat::MovingAi);
+    }
+    let tokens: Vec<&str> = first.split_whitespace().collect();
+    (tokens.len() == 2 && tokens.iter().all(|t| t.parse::<u64>().is_ok()))
+        .then_some(MapFormat::Seed)
+}

@@ -13,9 +13,9 @@ use std::ops::Range;
 
 use crate::board::Board;
 use crate::game::{Game, Initial};
-use crate::{Outcome, Verdict};
+use crate::{Outcome, Terminal, Verdict};
 
-/// The rule variants (rules.md). `Rules::default()` is the standard game:
+/// The rule variants (`docs/rules.md`). `Rules::default()` is the standard game:
 /// cop moves like a king with corner cutting, thief like a rook, both may
 /// pass, the cop moves first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,14 +214,14 @@ impl CopsAndThief {
         if cop == thief {
             // Rule 1, checked first: the cop has caught the thief.
             Initial::Decided(match turn {
-                Turn::Cop => Outcome::Win,
-                Turn::Thief => Outcome::Loss,
+                Turn::Cop => Terminal::Win,
+                Turn::Thief => Terminal::Loss,
             })
         } else if self.exit[thief as usize] {
             // Rule 2: the thief has escaped.
             Initial::Decided(match turn {
-                Turn::Cop => Outcome::Loss,
-                Turn::Thief => Outcome::Win,
+                Turn::Cop => Terminal::Loss,
+                Turn::Thief => Terminal::Win,
             })
         } else {
             let moves = match turn {
@@ -229,7 +229,7 @@ impl CopsAndThief {
                 Turn::Thief => self.thief_moves[thief as usize].len,
             };
             if moves == 0 {
-                Initial::Decided(Outcome::Loss)
+                Initial::Decided(Terminal::Loss)
             } else {
                 Initial::Moves(moves)
             }

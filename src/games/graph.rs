@@ -91,7 +91,7 @@ impl Convention {
 pub fn parse_graph(bytes: &[u8], path: &str, convention: Convention) -> Result<ExplicitGraph> {
     let mut parser = Parser::new(path);
     parser.feed(bytes)?;
-    parser.finish(convention)
+    parser.finish(convention, available_memory())
 }
 
 /// Reads and parses an edge-list file in blocks (the file is never held in
@@ -100,6 +100,19 @@ pub fn parse_graph(bytes: &[u8], path: &str, convention: Convention) -> Result<E
 /// # Errors
 /// [`Error::Io`] when the file cannot be read; otherwise as [`parse_graph`].
 pub fn load_graph(path: &Path, convention: Convention) -> Result<ExplicitGraph> {
+    load_graph_within(path, convention, None)
+}
+
+/// [`load_graph`] under a memory cap: the graph and its build scratch must
+/// fit in `memory_limit` bytes (`None`: what the system has available).
+///
+/// # Errors
+/// As [`load_graph`]; [`Error::TooLarge`] names the cap.
+pub fn load_graph_within(
+    path: &Path,
+    convention: Convention,
+    memory_limit: Option<u64>,
+) -> Result<ExplicitGraph> {
     let io_error = |source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -113,7 +126,7 @@ pub fn load_graph(path: &Path, convention: Convention) -> Result<ExplicitGraph> 
         let file = std::fs::File::open(path).map_err(io_error)?;
         read_blocks(file, block, &mut parser, io_error)?;
     }
-    parser.finish(convention)
+    parser.finish(convention, memory_limit.unwrap_or_else(available_memory))
 }
 
 /// Feeds `reader` to `parser` in blocks that end at a line end.
@@ -363,7 +376,7 @@ impl<'p> Parser<'p> {
     }
 
     /// Checks the counts and fixed vertices and builds the graph.
-    fn finish(self, convention: Convention) -> Result<ExplicitGraph> {
+    fn finish(self, convention: Convention, available: u64) -> Result<ExplicitGraph> {
         let started = Instant::now();
         let edges = self.edges;
         let vertices = match &self.header {
@@ -383,7 +396,6 @@ impl<'p> Parser<'p> {
             None => self.max_id.map_or(0, |m| m + 1),
         };
         let needed = graph_bytes(vertices, edges).saturating_add(bucket_scratch_bytes(edges));
-        let available = available_memory();
         if needed > available {
             return Err(Error::TooLarge {
                 what: format!(
@@ -808,7 +820,7 @@ mod tests {
             path: "blocks".into(),
             source,
         })?;
-        parser.finish(Convention::Normal)
+        parser.finish(Convention::Normal, u64::MAX)
     }
 
     #[test]

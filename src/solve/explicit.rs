@@ -8,11 +8,12 @@
 //! sized before anything is allocated, and a graph that would not fit is
 //! refused rather than left to the OOM killer.
 
-use super::{estimate, solve as solve_game, Engine, Solution, SolveOptions};
-use crate::csr::{bucket_scratch_bytes, count_edges, graph_bytes, ExplicitGraph};
-use crate::error::{Error, Result};
+use super::plan::{plan_storage, StorageLimits};
+use super::{solve as solve_game, Engine, Solution, SolveOptions};
+use crate::csr::ExplicitGraph;
+use crate::error::Result;
 use crate::game::{Game, Initial};
-use crate::storage::{available_memory, Backing};
+use crate::storage::Backing;
 
 /// Solves `game` with [`Engine::Explicit`]: size, refuse or build (on
 /// `options.threads` workers), then propagate sequentially.
@@ -22,31 +23,15 @@ pub(super) fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solu
         ..options.clone()
     };
     // Scratch-backed arrays live on disk; only in-memory solves are sized
-    // against memory.
-    if options.backing == Backing::Memory {
-        let states = game.state_count();
-        let edges = count_edges(game);
-        let graph = graph_bytes(states, edges);
-        // The build's scratch is freed before the solve arrays exist.
-        let arrays = estimate(game, &sequential)
-            .total()
-            .max(bucket_scratch_bytes(edges));
-        let needed = graph.saturating_add(arrays);
-        let available = options.memory_limit.unwrap_or_else(available_memory);
-        if needed > available {
-            return Err(Error::TooLarge {
-                what: format!(
-                    "the explicit graph ({states} states, {edges} edges: {graph} bytes) \
-                     plus the build scratch or solve arrays ({arrays} bytes)"
-                ),
-                needed,
-                available,
-                hint: "solve on the fly instead (engine sequential or parallel), which \
-                       stores no edges"
-                    .to_string(),
-            });
-        }
+    // against memory, once: by the caller's plan or here.
+    if options.backing == Backing::Memory && options.planned_edges.is_none() {
+        let limits = StorageLimits {
+            memory: options.memory_limit,
+            ..StorageLimits::default()
+        };
+        plan_storage(game, options, &limits)?;
     }
+    let started = std::time::Instant::now();
     let build = || ExplicitGraph::from_game(game, &options.backing);
     let graph = if options.threads == 0 {
         build()?
@@ -62,6 +47,8 @@ pub(super) fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solu
         &sequential,
     )?;
     solution.bytes += graph.bytes();
+    // The propagation timed itself; the build is everything before it.
+    solution.phases.build = started.elapsed().saturating_sub(solution.phases.propagate);
     Ok(solution)
 }
 

@@ -1,5 +1,6 @@
-//! Level-synchronous retrograde propagation, shared by the sequential and
-//! the parallel engine.
+//! Level-synchronous retrograde propagation: the sequential and the parallel
+//! engine, and the pieces the sweep engine (`sweep.rs`) shares with them
+//! (initialisation, draining a frontier range, stripes, out-of-core paging).
 //!
 //! Level 0 holds the decided states of initialisation. Draining level k, each
 //! state's predecessors are visited: from a LOSS state an undecided
@@ -17,7 +18,7 @@ use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::{Engine, Progress};
+use super::Progress;
 use crate::game::{Game, Initial};
 use crate::storage::cells::Cells;
 use crate::storage::frontier::{Frontier, STATES_PER_SUMMARY_WORD};
@@ -53,8 +54,28 @@ pub(super) struct Work<'a, G> {
     pub(super) window: Option<(u64, &'a dyn Pager)>,
 }
 
+/// How the work of a level (or a sweep's window) is cut, computed once per
+/// solve by [`Work::schedule`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Schedule {
+    /// One pass over the whole frontier on the calling thread.
+    Whole,
+    /// Stripes of `stripe` summary words (at least one predecessor radius),
+    /// three phases apart when `parallel`, so every update is a plain load
+    /// and store. Out of core, `band` (a whole number of stripes that fits
+    /// the memory window) bounds the resident pages; `None` in memory.
+    Striped {
+        stripe: usize,
+        band: Option<usize>,
+        parallel: bool,
+    },
+    /// Games without a predecessor radius, in parallel: small ranges of the
+    /// frontier with atomic updates.
+    Shared,
+}
+
 /// What propagation found besides the labels.
-pub(super) struct Outcomes {
+pub(super) struct Propagated {
     pub(super) levels: u32,
     pub(super) tracked_dte: Option<Dte>,
     /// Per side: the last level at which a state of that side was decided
@@ -66,19 +87,19 @@ pub(super) struct Outcomes {
 
 /// What one pass over (part of) a level decided.
 #[derive(Clone, Copy)]
-struct Decided {
-    count: u64,
+pub(super) struct Decided {
+    pub(super) count: u64,
     /// Smallest state decided, per side (`u64::MAX` when none).
     witness: [u64; 2],
 }
 
 impl Decided {
-    const NONE: Decided = Decided {
+    pub(super) const NONE: Decided = Decided {
         count: 0,
         witness: [u64::MAX; 2],
     };
 
-    fn merge(self, other: Decided) -> Decided {
+    pub(super) fn merge(self, other: Decided) -> Decided {
         Decided {
             count: self.count + other.count,
             witness: [
@@ -96,12 +117,13 @@ impl Decided {
 }
 
 impl<G: Game> Work<'_, G> {
-    pub(super) fn run<C: Cells + ?Sized>(&self, cells: &C, engine: Engine) -> Outcomes {
-        let parallel = matches!(engine, Engine::Parallel | Engine::Sweep);
+    /// Level 0: every state's initial value or move count; decided states
+    /// join the first frontier. Init chunks cover whole summary words, so
+    /// no two tasks share a frontier word and plain updates are enough even
+    /// in parallel.
+    pub(super) fn initialise<C: Cells + ?Sized>(&self, cells: &C, parallel: bool) -> Decided {
         let n = self.game.state_count();
         let chunks = n.div_ceil(INIT_CHUNK);
-        // Init chunks cover whole summary words, so no two tasks share a
-        // frontier word and plain updates are enough even in parallel.
         let init = |k: u64| -> Decided {
             let mut decided = Decided::NONE;
             let range = k * INIT_CHUNK..((k + 1) * INIT_CHUNK).min(n);
@@ -115,20 +137,51 @@ impl<G: Game> Work<'_, G> {
             self.release(k * INIT_CHUNK..((k + 1) * INIT_CHUNK).min(n));
             decided
         };
-        let mut in_level = if parallel {
+        if parallel {
             (0..chunks)
                 .into_par_iter()
                 .map(init)
                 .reduce(|| Decided::NONE, Decided::merge)
         } else {
             (0..chunks).map(init).fold(Decided::NONE, Decided::merge)
-        };
-        let mut deepest = [None; 2];
+        }
+    }
+
+    /// How levels (or sweeps) are cut into work, decided once per solve
+    /// from the game's radius, the thread count of the current pool and the
+    /// out-of-core window.
+    pub(super) fn schedule(&self, parallel: bool) -> Schedule {
         let stripe = self.stripe_len();
         let band = self.band_len(stripe);
-        if engine == Engine::Sweep {
-            return self.run_sweeps(cells, in_level, parallel, stripe, band);
+        match (parallel, stripe) {
+            (true, Some(stripe)) => Schedule::Striped {
+                stripe,
+                band,
+                parallel: true,
+            },
+            (true, None) => Schedule::Shared,
+            // One thread: stripes matter only out of core, where bands of
+            // whole stripes bound the resident pages.
+            (false, Some(stripe)) if band.is_some() => Schedule::Striped {
+                stripe,
+                band,
+                parallel: false,
+            },
+            (false, _) => Schedule::Whole,
         }
+    }
+
+    /// The level engines (sequential and parallel): drains level after
+    /// level from `initial` (level 0) until a level decides nothing.
+    pub(super) fn levels<C: Cells + ?Sized>(
+        &self,
+        cells: &C,
+        initial: Decided,
+        schedule: Schedule,
+    ) -> Propagated {
+        let n = self.game.state_count();
+        let mut in_level = initial;
+        let mut deepest = [None; 2];
         let mut decided = 0;
         let mut level = 0u32;
         let mut tracked_dte = None;
@@ -158,23 +211,24 @@ impl<G: Game> Work<'_, G> {
                 break;
             }
             let (cur, next) = (&self.frontiers[current], &self.frontiers[1 - current]);
-            in_level = match (parallel, stripe, band) {
-                (_, Some(stripe), Some(band)) => {
-                    self.level_banded::<C>(cells, [cur, next], level, stripe, band, parallel)
-                }
-                (false, _, _) => {
+            in_level = match schedule {
+                Schedule::Whole => {
                     self.drain::<C, false>(cells, cur, next, level, 0..cur.summary_len())
                 }
-                (true, Some(stripe), None) => {
-                    let all = cur.summary_len();
-                    self.level_banded::<C>(cells, [cur, next], level, stripe, all, true)
+                Schedule::Striped {
+                    stripe,
+                    band,
+                    parallel,
+                } => {
+                    let band = band.unwrap_or(cur.summary_len());
+                    self.level_banded::<C>(cells, [cur, next], level, stripe, band, parallel)
                 }
-                (true, None, _) => self.level_shared::<C>(cells, cur, next, level),
+                Schedule::Shared => self.level_shared::<C>(cells, cur, next, level),
             };
             level += 1;
             current = 1 - current;
         }
-        Outcomes {
+        Propagated {
             // The last level decided nothing.
             levels: level.saturating_sub(1),
             tracked_dte,
@@ -183,147 +237,9 @@ impl<G: Game> Work<'_, G> {
         }
     }
 
-    /// The value-only engine: instead of one pass over the whole array per
-    /// level, sweeps bands of the array alternately forwards and backwards
-    /// and drains, inside each band, every pending state before moving on
-    /// (states decided ahead of the sweep are handled later in the same
-    /// sweep, those behind it in the next one). Values are the unique
-    /// fixpoint whatever the order; distances are not computed. Out of core
-    /// this turns hundreds of whole-array passes into a few sequential ones.
-    fn run_sweeps<C: Cells + ?Sized>(
-        &self,
-        cells: &C,
-        initial: Decided,
-        parallel: bool,
-        stripe: Option<usize>,
-        band: Option<usize>,
-    ) -> Outcomes {
-        let pending = &self.frontiers[0];
-        let n = self.game.state_count();
-        let len = pending.summary_len();
-        let radius = self.game.predecessor_radius().unwrap_or(n);
-        // Windows span two bands, so a band gets half the memory window.
-        let band = match (band, stripe) {
-            (Some(band), Some(stripe)) => (band / 2).div_ceil(stripe).max(1) * stripe,
-            _ => len,
-        }
-        .max(1);
-        let bands: Vec<Range<usize>> = (0..len)
-            .step_by(band)
-            .map(|b0| b0..(b0 + band).min(len))
-            .collect();
-        let mut decided = initial.count;
-        let observe = |sweep: u32, decided: u64| {
-            if let Some(observe) = self.observer {
-                observe(&Progress {
-                    level: sweep,
-                    sweeping: true,
-                    decided_in_level: 0,
-                    decided,
-                    states: n,
-                });
-            }
-        };
-        observe(0, decided);
-        let mut sweeps = 0u32;
-        while pending.any(0..len) {
-            let forward = sweeps % 2 == 0;
-            // Pages outside [low, high) have been released in this sweep.
-            let (mut low, mut high) = (0, n);
-            let order: Vec<&Range<usize>> = if forward {
-                bands.iter().collect()
-            } else {
-                bands.iter().rev().collect()
-            };
-            let mut previous: Option<&Range<usize>> = None;
-            // Pages of states before (forward) or from (backward) this
-            // edge were prefaulted in this sweep.
-            let mut ready = if forward { 0 } else { n };
-            for b in order {
-                // The window is this band and the one before it in sweep
-                // order: dependencies that cross a band boundary back and
-                // forth are settled here instead of costing a sweep each.
-                let window = match previous {
-                    Some(p) => p.start.min(b.start)..p.end.max(b.end),
-                    None => b.clone(),
-                };
-                previous = Some(b);
-                if self.window.is_some() && pending.any(window.clone()) {
-                    // Everything a drain of this band can touch: the band
-                    // and a radius on each side; the part behind is ready.
-                    let start = (b.start as u64 * STATES_PER_SUMMARY_WORD).saturating_sub(radius);
-                    let end = (b.end as u64 * STATES_PER_SUMMARY_WORD)
-                        .saturating_add(radius)
-                        .min(n);
-                    let (start, end) = if forward {
-                        (start.max(ready), end)
-                    } else {
-                        (start, end.min(ready))
-                    };
-                    if start < end {
-                        self.prefault(start..end);
-                        ready = if forward { end } else { start };
-                    }
-                }
-                while pending.any(window.clone()) {
-                    let got = match stripe {
-                        Some(stripe) => {
-                            self.band_pass::<C>(cells, pending, window.clone(), stripe, parallel)
-                        }
-                        None => self.drain::<C, false>(cells, pending, pending, 0, window.clone()),
-                    };
-                    decided += got.count;
-                    observe(sweeps + 1, decided);
-                }
-                if self.window.is_some() {
-                    // Band `b` stays resident for the next window; what lies
-                    // behind it (beyond a radius) is done for this sweep.
-                    let start = b.start as u64 * STATES_PER_SUMMARY_WORD;
-                    let end = (b.end as u64 * STATES_PER_SUMMARY_WORD).min(n);
-                    if forward {
-                        let safe = start.saturating_sub(radius);
-                        if safe > low {
-                            self.release(low..safe);
-                            low = safe;
-                        }
-                    } else {
-                        let safe = end.saturating_add(radius).min(n);
-                        if safe < high {
-                            self.release(safe..high);
-                            high = safe;
-                        }
-                    }
-                }
-            }
-            self.release(low..high);
-            sweeps += 1;
-        }
-        Outcomes {
-            levels: 0,
-            tracked_dte: None,
-            deepest: [None; 2],
-            sweeps,
-        }
-    }
-
-    /// One pass over band `b` of the pending set, in three phases of
-    /// stripes (see `level_banded`); states it decides join the same set.
-    fn band_pass<C: Cells + ?Sized>(
-        &self,
-        cells: &C,
-        pending: &Frontier,
-        b: Range<usize>,
-        stripe: usize,
-        parallel: bool,
-    ) -> Decided {
-        striped(b, stripe, parallel, |range| {
-            self.drain::<C, false>(cells, pending, pending, 0, range)
-        })
-    }
-
     /// Out-of-core mode: drops the resident pages of states `range` from
     /// every array (they stay on disk).
-    fn release(&self, range: Range<u64>) {
+    pub(super) fn release(&self, range: Range<u64>) {
         if let Some((_, pager)) = self.window {
             pager.release(range.clone());
             for frontier in &self.frontiers {
@@ -334,7 +250,7 @@ impl<G: Game> Work<'_, G> {
 
     /// Out-of-core mode: maps the pages of states `range` writable in every
     /// array ahead of use.
-    fn prefault(&self, range: Range<u64>) {
+    pub(super) fn prefault(&self, range: Range<u64>) {
         if let Some((_, pager)) = self.window {
             pager.prefault(range.clone());
             for frontier in &self.frontiers {
@@ -445,7 +361,7 @@ impl<G: Game> Work<'_, G> {
     /// Drains `cur` over `range` (summary words) and decides predecessors
     /// into `next`; returns what it decided.
     #[inline]
-    fn drain<C: Cells + ?Sized, const SHARED: bool>(
+    pub(super) fn drain<C: Cells + ?Sized, const SHARED: bool>(
         &self,
         cells: &C,
         cur: &Frontier,
@@ -455,9 +371,21 @@ impl<G: Game> Work<'_, G> {
     ) -> Decided {
         let mut decided = Decided::NONE;
         let dte = (level + 1).min(u32::from(u16::MAX)) as u16;
+        // Stripes, bands and page releases all trust the radius: a
+        // predecessor beyond it would be updated by two stripes at once or
+        // after its pages were released, and silently lost.
+        let radius = if cfg!(debug_assertions) {
+            self.game.predecessor_radius()
+        } else {
+            None
+        };
         cur.drain(range, |s| {
             let loss = cells.outcome(s as usize) == Outcome::Loss;
             self.game.for_each_predecessor(s, |u| {
+                debug_assert!(
+                    radius.map_or(true, |r| u.abs_diff(s) <= r),
+                    "predecessor {u} of state {s} lies beyond the game's predecessor radius {radius:?}"
+                );
                 let now = if loss {
                     cells.try_win::<SHARED>(u as usize)
                 } else {
@@ -481,7 +409,7 @@ impl<G: Game> Work<'_, G> {
 /// one phase after another: a stripe at least one predecessor radius long
 /// only updates itself and its two neighbours, so concurrent stripes never
 /// touch the same cell or frontier word and `drain` may use plain updates.
-fn striped(
+pub(super) fn striped(
     range: Range<usize>,
     stripe: usize,
     parallel: bool,

@@ -145,7 +145,7 @@ fn check_range(
     };
     game.for_each_initial(range, |s, initial| {
         let expected = match initial {
-            Initial::Decided(outcome) => (outcome, distances.then_some(0)),
+            Initial::Decided(terminal) => (terminal.into(), distances.then_some(0)),
             Initial::Moves(_) => {
                 let mut nearest_loss = None::<u32>;
                 let mut farthest = 0u32;

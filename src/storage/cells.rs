@@ -26,7 +26,7 @@
 use std::sync::atomic::{AtomicU32, AtomicU8, Ordering::Relaxed};
 
 use crate::game::Initial;
-use crate::Outcome;
+use crate::{Outcome, Terminal};
 
 /// An array of packed state cells (see the module docs for the encoding).
 pub(crate) trait Cells: Sync {
@@ -55,11 +55,8 @@ macro_rules! impl_cells {
             #[inline]
             fn init(&self, i: usize, initial: Initial) {
                 let value = match initial {
-                    Initial::Decided(Outcome::Win) => WIN,
-                    Initial::Decided(Outcome::Loss) => LOSS,
-                    // A decided draw is not a terminal value this encoding
-                    // knows; games never produce it (the `Game` contract).
-                    Initial::Decided(Outcome::Draw) => unreachable!("terminal draw"),
+                    Initial::Decided(Terminal::Win) => WIN,
+                    Initial::Decided(Terminal::Loss) => LOSS,
                     Initial::Moves(k) => {
                         debug_assert!((1..=Self::MAX_MOVES).contains(&k));
                         k as $int
@@ -146,7 +143,7 @@ mod tests {
         let cells = cells.as_slice();
         cells.init(0, Initial::Moves(2));
         cells.init(1, Initial::Moves(2));
-        cells.init(2, Initial::Decided(Outcome::Win));
+        cells.init(2, Initial::Decided(Terminal::Win));
         assert!(!cells.try_refute::<false>(0));
         assert!(cells.try_refute::<true>(0));
         assert_eq!(cells.outcome(0), Outcome::Loss);

@@ -17,7 +17,7 @@
 //!   checking the rule (the tests do) or solving few pieces directly.
 
 use crate::game::{Game, Initial};
-use crate::{solve, Engine, Outcome, SolveOptions};
+use crate::{solve, Engine, SolveOptions, Terminal};
 
 /// Moving piece number `piece` (0-based) to state `to`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -362,7 +362,7 @@ impl<G: Game> Game for ConjunctiveGame<'_, G> {
         let mut moves: u64 = 1;
         for &d in &digits[..self.pieces] {
             match self.game.initial(d) {
-                Initial::Decided(_) => return Initial::Decided(Outcome::Loss),
+                Initial::Decided(_) => return Initial::Decided(Terminal::Loss),
                 Initial::Moves(k) => moves = moves.saturating_mul(u64::from(k)),
             }
         }
@@ -399,25 +399,11 @@ mod tests {
     fn product_predecessors_invert_successors() {
         let game = PieceGame::new(3, 3, &[(-1, 0), (0, -1), (-1, 2)]).unwrap();
         let product = ConjunctiveGame::new(&game, 2).unwrap();
-        let mut forward = Vec::new();
-        let mut backward = Vec::new();
         for s in 0..product.state_count() {
             assert_eq!(product.decode(s).len(), 2);
             assert_eq!(product.encode(&product.decode(s)), s);
-            let mut count = 0;
-            product.for_each_successor(s, |t| {
-                forward.push((s, t));
-                count += 1;
-            });
-            match product.initial(s) {
-                Initial::Moves(k) => assert_eq!(k, count),
-                Initial::Decided(_) => assert_eq!(count, 0),
-            }
-            product.for_each_predecessor(s, |u| backward.push((u, s)));
         }
-        forward.sort_unstable();
-        backward.sort_unstable();
-        assert_eq!(forward, backward);
+        assert_eq!(crate::check_game_contract(&product), Ok(()));
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! (Sprague–Grundy).
 
 use crate::game::{Game, Initial};
-use crate::Outcome;
+use crate::{Outcome, Terminal};
 
 /// Why Grundy values cannot be computed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -120,9 +120,12 @@ pub fn grundy_of_acyclic(game: &impl Game) -> Result<Vec<u32>, GrundyError> {
     let mut failure = None;
     game.for_each_initial(0..states, |s, initial| match initial {
         Initial::Moves(k) => remaining.push(k),
-        Initial::Decided(Outcome::Loss) => remaining.push(0),
-        Initial::Decided(outcome) => {
-            failure.get_or_insert(GrundyError::NotNormalPlay { state: s, outcome });
+        Initial::Decided(Terminal::Loss) => remaining.push(0),
+        Initial::Decided(terminal) => {
+            failure.get_or_insert(GrundyError::NotNormalPlay {
+                state: s,
+                outcome: terminal.into(),
+            });
             remaining.push(0);
         }
     });
@@ -222,7 +225,7 @@ mod tests {
         }
         fn initial(&self, s: u64) -> Initial {
             match self.succ[s as usize].len() {
-                0 => Initial::Decided(Outcome::Loss),
+                0 => Initial::Decided(Terminal::Loss),
                 k => Initial::Moves(k as u32),
             }
         }
@@ -268,6 +271,7 @@ mod tests {
                 })
                 .collect();
             let game = Edges::new(n, &edges);
+            assert_eq!(crate::check_game_contract(&game), Ok(()));
             let values = grundy_of_acyclic(&game).unwrap();
             let mut memo = vec![None; n as usize];
             for s in 0..n {

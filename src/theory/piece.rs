@@ -8,7 +8,7 @@
 
 use crate::game::{Game, Initial};
 use crate::theory::grundy::{grundy_of_acyclic, mex, GrundyError};
-use crate::Outcome;
+use crate::Terminal;
 
 /// Why a board cannot be built.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -233,7 +233,7 @@ impl Game for PieceGame {
             .filter(|&&d| self.step(at, d).is_some())
             .count()
         {
-            0 => Initial::Decided(Outcome::Loss),
+            0 => Initial::Decided(Terminal::Loss),
             k => Initial::Moves(k as u32),
         }
     }
@@ -274,7 +274,7 @@ impl Game for PieceGame {
             f(
                 s,
                 if k == 0 {
-                    Initial::Decided(Outcome::Loss)
+                    Initial::Decided(Terminal::Loss)
                 } else {
                     Initial::Moves(k as u32)
                 },
@@ -297,32 +297,15 @@ mod tests {
     fn predecessors_invert_successors() {
         let game = PieceGame::new(5, 4, &[(-2, 1), (1, -3), (0, -1), (-1, -1), (0, -1)]).unwrap();
         assert_eq!(game.offsets().len(), 4);
-        let n = game.state_count();
-        let mut forward = Vec::new();
-        let mut backward = Vec::new();
-        for s in 0..n {
+        assert_eq!(crate::check_game_contract(&game), Ok(()));
+        // Normal play: a piece without a move loses.
+        for s in 0..game.state_count() {
             let mut count = 0;
-            game.for_each_successor(s, |t| {
-                forward.push((s, t));
-                count += 1;
-            });
-            let expected = if count == 0 {
-                Initial::Decided(Outcome::Loss)
-            } else {
-                Initial::Moves(count)
-            };
-            assert_eq!(game.initial(s), expected);
-            game.for_each_predecessor(s, |u| backward.push((u, s)));
+            game.for_each_successor(s, |_| count += 1);
+            if count == 0 {
+                assert_eq!(game.initial(s), Initial::Decided(Terminal::Loss));
+            }
         }
-        let mut walked = Vec::new();
-        game.for_each_initial(3..n, |s, i| walked.push((s, i)));
-        assert_eq!(
-            walked,
-            (3..n).map(|s| (s, game.initial(s))).collect::<Vec<_>>()
-        );
-        forward.sort_unstable();
-        backward.sort_unstable();
-        assert_eq!(forward, backward);
     }
 
     #[test]
@@ -360,6 +343,6 @@ mod tests {
         assert!(PieceGame::new(0, 3, &[]).is_err());
         assert!(PieceGame::new(1 << 16, 1 << 16, &[]).is_err());
         let game = PieceGame::new(2, 2, &[(i64::MIN, i64::MAX)]).unwrap();
-        assert_eq!(game.initial(0), Initial::Decided(Outcome::Loss));
+        assert_eq!(game.initial(0), Initial::Decided(Terminal::Loss));
     }
 }

@@ -418,3 +418,160 @@ fn csv_output_skips_and_usage_errors() {
     assert!(big.ends_with(",ok"), "{big}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 11, "batch never hangs": a FIFO, a socket-free special file and
+/// the same map under two spellings in a walked directory. The FIFO has no
+/// writer, so opening it for reading would block forever: it must become
+/// an error row without being opened.
+#[test]
+fn special_files_never_hang_and_one_file_is_solved_once() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = temp_dir("special");
+    let maps = dir.join("maps");
+    copy_all(&data_maps("seed"), &maps);
+    let fifo = maps.join("pipe.map");
+    let name = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    // SAFETY: `name` is a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o644) }, 0);
+    // Two names that are not UTF-8 and differ only in the invalid byte.
+    let map = std::fs::read(data_maps("seed").join("line.txt")).unwrap();
+    for byte in [0xffu8, 0xfe] {
+        let raw = [b"odd-".as_slice(), &[byte], b".txt"].concat();
+        std::fs::write(maps.join(std::ffi::OsStr::from_bytes(&raw)), &map).unwrap();
+    }
+    let seeds = std::fs::read_dir(data_maps("seed")).unwrap().count();
+    let mut child = command(
+        &dir,
+        &["batch", "maps", "./maps/line.txt", "--out", "r.jsonl", "-q"],
+    )
+    .spawn()
+    .unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("batch hangs on a FIFO");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(1), "the FIFO row is a failure");
+    let rows = rows(&dir.join("r.jsonl"));
+    // Each map once, whatever the spelling; both odd names kept apart.
+    assert_eq!(rows.len(), seeds + 2 + 1, "{rows:#?}");
+    let pipe: Vec<&Json> = rows
+        .iter()
+        .filter(|r| r["path"].as_str().unwrap().ends_with("pipe.map"))
+        .collect();
+    assert_eq!(pipe.len(), 1);
+    assert!(
+        pipe[0]["status"].as_str().unwrap().contains("a FIFO"),
+        "{}",
+        pipe[0]
+    );
+    let hex: Vec<&str> = rows.iter().filter_map(|r| r["path_hex"].as_str()).collect();
+    assert_eq!(hex.len(), 2, "{rows:#?}");
+    assert_ne!(hex[0], hex[1]);
+    // Resume keys rows by raw path: nothing is solved again.
+    let again = run(
+        &dir,
+        &[
+            "batch",
+            "maps",
+            "./maps/line.txt",
+            "--out",
+            "r.jsonl",
+            "--resume",
+            "-q",
+        ],
+    );
+    assert_eq!(again.status.code(), Some(1));
+    let summary = String::from_utf8_lossy(&again.stdout).into_owned();
+    assert!(summary.contains(" 0 solved"), "{summary}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 11, "resume is safe": foreign files are refused (JSON Lines and
+/// CSV), rows solved with other flags are refused naming the difference,
+/// and CSV fields with quotes, commas and line breaks survive a resume.
+#[test]
+fn resume_refuses_foreign_files_and_other_flags() {
+    let dir = temp_dir("resume-safe");
+    let maps = dir.join("maps");
+    std::fs::create_dir_all(&maps).unwrap();
+    let map = std::fs::read(data_maps("seed").join("line.txt")).unwrap();
+    std::fs::write(maps.join("plain.txt"), &map).unwrap();
+    std::fs::write(maps.join("two\nlines, \"quoted\".txt"), &map).unwrap();
+    let stderr = |o: &Output| String::from_utf8_lossy(&o.stderr).into_owned();
+
+    // Foreign files are refused and left alone.
+    for (name, text) in [
+        (
+            "foreign.jsonl",
+            "{\"path\":\"maps/plain.txt\",\"status\":\"ok\"}\n",
+        ),
+        ("foreign.csv", "path,status\nmaps/plain.txt,ok\n"),
+    ] {
+        std::fs::write(dir.join(name), text).unwrap();
+        let out = run(&dir, &["batch", "maps", "--out", name, "--resume", "-q"]);
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("not a batch results file"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(std::fs::read_to_string(dir.join(name)).unwrap(), text);
+    }
+
+    for out_file in ["r.csv", "r.jsonl"] {
+        let first = run(
+            &dir,
+            &["batch", "maps", "--out", out_file, "--no-pass", "-q"],
+        );
+        assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+        let written = std::fs::read(dir.join(out_file)).unwrap();
+        // Other flags: refused, naming what differs, file untouched.
+        let other = run(
+            &dir,
+            &[
+                "batch",
+                "maps",
+                "--out",
+                out_file,
+                "--resume",
+                "--thief-first",
+                "-q",
+            ],
+        );
+        assert_eq!(other.status.code(), Some(2), "{}", stderr(&other));
+        let err = stderr(&other);
+        assert!(
+            err.contains("`--no-cop-pass --no-thief-pass`") && err.contains("`--thief-first`"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(dir.join(out_file)).unwrap(), written);
+        // The same flags: every row is reused, byte for byte.
+        let again = run(
+            &dir,
+            &[
+                "batch",
+                "maps",
+                "--out",
+                out_file,
+                "--resume",
+                "--no-pass",
+                "-q",
+            ],
+        );
+        assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+        let summary = String::from_utf8_lossy(&again.stdout).into_owned();
+        assert!(
+            summary.contains("0 solved") && summary.contains("2 already done"),
+            "{summary}"
+        );
+        assert_eq!(std::fs::read(dir.join(out_file)).unwrap(), written);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

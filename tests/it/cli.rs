@@ -761,7 +761,8 @@ fn solve_json_in(tmp: &Path, args: &[&str]) -> (Json, String) {
     (report, stderr(&output))
 }
 
-/// Out of core from the command line: `--scratch` with a small `--memory`,
+/// Out of core from the command line: `--scratch` with a small `--memory`
+/// (above the minimum of eight predecessor radii of arrays),
 /// and a cap alone (files in the temporary folder), give the in-memory
 /// answer, pass `--verify`, and leave no file behind.
 #[test]
@@ -782,17 +783,17 @@ fn out_of_core_solves_match_memory_and_leave_nothing() {
     let (memory, _) = solve_json_in(&tmp, &[&[map, "-q"][..], &place].concat());
     let scratch_arg = scratch.to_str().unwrap();
     let runs: [&[&str]; 3] = [
-        &["--scratch", scratch_arg, "--memory", "64K", "--verify"],
+        &["--scratch", scratch_arg, "--memory", "512K", "--verify"],
         &[
             "--scratch",
             scratch_arg,
             "--memory",
-            "64K",
+            "512K",
             "--engine",
             "sequential",
         ],
         // No --scratch: the cap alone sends the arrays to $TMPDIR.
-        &["--memory", "64K", "--verify"],
+        &["--memory", "512K", "--verify"],
     ];
     for extra in runs {
         let (report, err) = solve_json_in(&tmp, &[&[map][..], &place, extra].concat());
@@ -815,7 +816,7 @@ fn out_of_core_solves_match_memory_and_leave_nothing() {
                 "--scratch",
                 scratch_arg,
                 "--memory",
-                "64K",
+                "512K",
             ],
         ]
         .concat(),
@@ -831,4 +832,40 @@ fn out_of_core_solves_match_memory_and_leave_nothing() {
         .collect();
     assert!(left.is_empty(), "temporary scratch files left: {left:?}");
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// A `--memory` cap below what an out-of-core solve can keep to (a window
+/// plus a predecessor radius of pages on each side) is refused with the
+/// minimum; above it, the printed resident figure stays under the cap.
+#[test]
+fn memory_cap_below_the_minimum_is_refused_with_it() {
+    let map = "data/maps/movingai/maze-32-32-2.map";
+    let place = ["--cop", "1,1", "--thief", "2,20", "--exits", "border"];
+    let low = run(
+        &[&["solve", map, "--memory", "64K"][..], &place].concat(),
+        None,
+    );
+    assert!(!low.status.success());
+    let err = stderr(&low);
+    let minimum: u64 = err
+        .split("at least ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no minimum in {err}"));
+    assert!(minimum > 64 << 10, "{err}");
+    let cap = minimum.to_string();
+    let ok = run(
+        &[&["solve", map, "--memory", &cap][..], &place].concat(),
+        None,
+    );
+    let err = stderr(&ok);
+    assert!(ok.status.success(), "{err}");
+    let resident = err
+        .split("at most ")
+        .nth(1)
+        .and_then(|rest| rest.split(" KiB resident").next())
+        .and_then(|k| k.parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("no resident figure in {err}"));
+    assert!(resident * 1024.0 <= minimum as f64 + 1024.0, "{err}");
 }

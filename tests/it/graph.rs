@@ -9,9 +9,9 @@ use std::process::Output;
 
 use proptest::prelude::*;
 use retrograde::{
-    best_moves, estimate, explicit_estimate, load_graph, parse_graph, parse_map, solve, Backing,
-    Board, Convention, CopsAndThief, Engine, Error, ExplicitGraph, Game, Initial, Outcome,
-    Placement, Rules, Solution, SolveOptions,
+    best_moves, check_game_contract, estimate, explicit_estimate, load_graph, parse_graph,
+    parse_map, solve, Backing, Board, Convention, CopsAndThief, Engine, Error, ExplicitGraph, Game,
+    Initial, Outcome, Placement, Rules, Solution, SolveOptions,
 };
 
 /// Value and distance to end of every vertex; `None` for a draw.
@@ -324,6 +324,7 @@ proptest! {
         // inverse of successors, size as estimated.
         let graph = ExplicitGraph::from_game(&game, &Backing::Memory).unwrap();
         assert_csr_consistent(&graph);
+        prop_assert_eq!(check_game_contract(&graph), Ok(()));
         prop_assert_eq!(graph.bytes(), explicit_estimate(&game));
         for s in 0..n {
             prop_assert_eq!(graph.initial(s), game.initial(s));
@@ -792,4 +793,21 @@ fn cli_grundy_on_acyclic_graphs_and_refusal_on_cycles() {
     assert_eq!(json["grundy"]["defined"], false);
     assert!(json["grundy"]["reason"].as_str().unwrap().contains("cycle"));
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `graph` keeps to `--memory`: a graph whose arrays cannot fit under the
+/// cap is refused before it is built, naming what it needs.
+#[test]
+fn cli_graph_respects_the_memory_cap() {
+    let dir = temp_dir("memory-cap");
+    let file = dir.join("g.txt");
+    std::fs::write(&file, GRAPH).unwrap();
+    let path = file.to_str().unwrap();
+    let refused = run(&["graph", path, "--memory", "64"]);
+    assert!(!refused.status.success());
+    let err = text(&refused.stderr);
+    assert!(err.contains("needs") && err.contains("only 64"), "{err}");
+    let fine = run(&["graph", path, "--memory", "1M", "--json"]);
+    assert!(fine.status.success(), "{}", text(&fine.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
 }

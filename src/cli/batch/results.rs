@@ -1,0 +1,561 @@
+//! The batch results file: the row schema, writing rows (JSON Lines or CSV
+//! through the shared export module), and reading an earlier file back for
+//! `--resume`, which takes only complete rows of its own schema solved with
+//! the same answer-changing flags.
+
+use std::collections::HashSet;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use crate::cli::common::UsageError;
+use crate::cli::export::{csv_record, opt};
+use crate::cli::output::{write_atomically, CountsJson};
+
+/// The `status` of a row whose map was solved.
+pub(super) const OK: &str = "ok";
+
+/// The `status` of a row whose map exceeds `--max-states`.
+pub(super) const TOO_LARGE: &str = "skipped: too large";
+
+/// Format of the results file, chosen by its extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum OutFormat {
+    /// One JSON object per line.
+    JsonLines,
+    /// A header line, then one comma-separated record per row.
+    Csv,
+}
+
+impl OutFormat {
+    /// `.jsonl` or `.csv`; anything else is a usage error.
+    pub(super) fn from_path(path: &Path) -> Result<OutFormat, UsageError> {
+        let extension = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match extension.as_deref() {
+            Some("jsonl") => Ok(OutFormat::JsonLines),
+            Some("csv") => Ok(OutFormat::Csv),
+            _ => Err(UsageError(format!(
+                "--out {}: the results file must end in .jsonl (JSON Lines) or .csv",
+                path.display()
+            ))),
+        }
+    }
+}
+
+/// Shares of the start pairs by verdict, as fractions of `pairs`.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
+pub(super) struct Share {
+    /// Pairs the cop wins.
+    pub(super) cop_wins: f64,
+    /// Pairs the thief escapes from.
+    pub(super) thief_escapes: f64,
+    /// Pairs drawn (the thief evades forever).
+    pub(super) draw: f64,
+}
+
+/// A start pair with the longest distance to end.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Longest {
+    /// Its distance to end in plies.
+    pub(super) dte: u32,
+    /// The cop's cell as [row, column].
+    pub(super) cop: [usize; 2],
+    /// The thief's cell as [row, column].
+    pub(super) thief: [usize; 2],
+}
+
+/// One row of the results file: a map and what became of it.
+#[derive(Serialize, Debug, Clone, Default)]
+pub(super) struct Row {
+    /// The map file as found (the path given joined with the walk), for
+    /// people: names that are not UTF-8 are shown lossily here and kept
+    /// exactly in `path_hex`.
+    pub(super) path: String,
+    /// `seed` or `movingai`; null when the map could not be read.
+    pub(super) format: Option<&'static str>,
+    /// Grid width.
+    pub(super) width: Option<usize>,
+    /// Grid height.
+    pub(super) height: Option<usize>,
+    /// Free cells.
+    pub(super) cells: Option<u64>,
+    /// Exit cells.
+    pub(super) exits: Option<u64>,
+    /// States: 2 * cells^2.
+    pub(super) states: Option<u64>,
+    /// The start's verdict (`cop-wins`, `thief-escapes`, `draw`); null
+    /// when the map has no start and none was given.
+    pub(super) result: Option<&'static str>,
+    /// The start's distance to end in plies; null for a draw or no start.
+    pub(super) dte: Option<u32>,
+    /// Counts over every (cop, thief, turn) state, for the player to move.
+    pub(super) counts: Option<CountsJson>,
+    /// Start pairs: (cop, thief) with cop != thief and the first mover of
+    /// the rules (the cop unless --thief-first) to move.
+    pub(super) pairs: Option<u64>,
+    /// How the start pairs split by verdict (null when there are none).
+    pub(super) share: Option<Share>,
+    /// One start pair at the largest distance to end (the smallest state
+    /// index among them).
+    pub(super) longest: Option<Longest>,
+    /// Engine that solved it: `sequential` for maps run side by side.
+    pub(super) engine: Option<&'static str>,
+    /// Threads that solved it.
+    pub(super) threads: Option<usize>,
+    /// Wall-clock seconds for this map: load, solve and the sweeps.
+    pub(super) seconds: Option<f64>,
+    /// Bytes of per-state arrays the solve allocated (exact, per map).
+    pub(super) array_bytes: Option<u64>,
+    /// Peak resident memory of the batch process when the row was written;
+    /// reset before each large map, so exact for those and an upper bound
+    /// for maps that ran side by side.
+    pub(super) peak_memory_bytes: Option<u64>,
+    /// The flags that change answers (starts, exits, rules) the row was
+    /// solved with, as command-line words; `--resume` compares them.
+    pub(super) flags: String,
+    /// The raw bytes of the path in hexadecimal when it is not UTF-8 (null
+    /// otherwise): the row's key, so such names never collide.
+    pub(super) path_hex: Option<String>,
+    /// `ok`, `skipped: too large`, or the error (with file:line:column for
+    /// malformed maps).
+    pub(super) status: String,
+}
+
+/// Column names of the CSV results file; nested JSON fields are flattened.
+pub(super) const CSV_COLUMNS: [&str; 29] = [
+    "path",
+    "format",
+    "width",
+    "height",
+    "cells",
+    "exits",
+    "states",
+    "result",
+    "dte",
+    "win",
+    "loss",
+    "draw",
+    "pairs",
+    "share_cop_wins",
+    "share_thief_escapes",
+    "share_draw",
+    "longest_dte",
+    "longest_cop_row",
+    "longest_cop_col",
+    "longest_thief_row",
+    "longest_thief_col",
+    "engine",
+    "threads",
+    "seconds",
+    "array_bytes",
+    "peak_memory_bytes",
+    "flags",
+    "path_hex",
+    "status",
+];
+
+impl Row {
+    /// An empty row for the map at `key`, solved with `flags`.
+    pub(super) fn new(key: &Path, flags: &str) -> Row {
+        Row {
+            path: key.display().to_string(),
+            path_hex: key
+                .to_str()
+                .is_none()
+                .then(|| hex(key.as_os_str().as_bytes())),
+            flags: flags.to_string(),
+            ..Row::default()
+        }
+    }
+
+    /// A row for a map that failed with `error`.
+    pub(super) fn failed(key: &Path, flags: &str, error: &anyhow::Error) -> Row {
+        // The library's I/O error already prints its source, which the
+        // chain would repeat; a cause is added only when it says more.
+        let mut status = String::new();
+        for cause in error.chain().map(ToString::to_string) {
+            if !status.ends_with(&cause) {
+                if !status.is_empty() {
+                    status.push_str(": ");
+                }
+                status.push_str(&cause);
+            }
+        }
+        Row {
+            // One line per row in every format: line breaks become spaces.
+            status: status.replace(['\n', '\r'], " "),
+            ..Row::new(key, flags)
+        }
+    }
+
+    /// Whether the map counts as failed for the exit status.
+    pub(super) fn is_failure(&self) -> bool {
+        self.status != OK && self.status != TOO_LARGE
+    }
+
+    /// What became of the map, in a few words (progress lines).
+    pub(super) fn summary(&self) -> String {
+        match (self.result, self.dte) {
+            _ if self.status != OK => self.status.clone(),
+            (Some(result), Some(1)) => format!("{result} in 1 ply"),
+            (Some(result), Some(dte)) => format!("{result} in {dte} plies"),
+            (Some(result), None) => result.to_string(),
+            (None, _) => "solved (no start)".to_string(),
+        }
+    }
+
+    /// The row as written in `format`, with its line end.
+    pub(super) fn text(&self, format: OutFormat) -> String {
+        match format {
+            OutFormat::JsonLines => {
+                let mut line = serde_json::to_string(self).expect("rows serialize");
+                line.push('\n');
+                line
+            }
+            OutFormat::Csv => {
+                let counts = self.counts;
+                csv_record([
+                    self.path.clone(),
+                    opt(self.format),
+                    opt(self.width),
+                    opt(self.height),
+                    opt(self.cells),
+                    opt(self.exits),
+                    opt(self.states),
+                    opt(self.result),
+                    opt(self.dte),
+                    opt(counts.map(|c| c.win)),
+                    opt(counts.map(|c| c.loss)),
+                    opt(counts.map(|c| c.draw)),
+                    opt(self.pairs),
+                    opt(self.share.map(|s| s.cop_wins)),
+                    opt(self.share.map(|s| s.thief_escapes)),
+                    opt(self.share.map(|s| s.draw)),
+                    opt(self.longest.map(|l| l.dte)),
+                    opt(self.longest.map(|l| l.cop[0])),
+                    opt(self.longest.map(|l| l.cop[1])),
+                    opt(self.longest.map(|l| l.thief[0])),
+                    opt(self.longest.map(|l| l.thief[1])),
+                    opt(self.engine),
+                    opt(self.threads),
+                    opt(self.seconds),
+                    opt(self.array_bytes),
+                    opt(self.peak_memory_bytes),
+                    self.flags.clone(),
+                    opt(self.path_hex.as_deref()),
+                    self.status.clone(),
+                ])
+            }
+        }
+    }
+}
+
+/// Lower-case hexadecimal of `bytes`.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A row's raw path: `path_hex` decoded when present, else `path`; `None`
+/// when `path_hex` is not hexadecimal.
+fn key_of(path: &str, path_hex: Option<&str>) -> Option<PathBuf> {
+    let Some(hex) = path_hex else {
+        return Some(PathBuf::from(path));
+    };
+    if hex.len() % 2 != 0 {
+        return None;
+    }
+    let bytes = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect::<Option<Vec<u8>>>()?;
+    Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+}
+
+/// A row kept from an earlier run (status ok), for `--resume`.
+pub(super) struct Previous {
+    /// The map's raw path.
+    pub(super) key: PathBuf,
+    /// The map file as shown.
+    pub(super) path: String,
+    /// The start's verdict, if any.
+    pub(super) result: Option<String>,
+    /// The start's distance to end, if any.
+    pub(super) dte: Option<u64>,
+    /// Seconds it took then.
+    pub(super) seconds: Option<f64>,
+    /// The row as it is written back, with its line end.
+    pub(super) text: String,
+}
+
+/// A complete row of an earlier file: its fields of interest.
+struct Parsed {
+    previous: Previous,
+    flags: String,
+    status: String,
+}
+
+/// Reads an earlier results file for `--resume` and keeps its ok rows.
+///
+/// A last row without its line end was torn by a kill mid-write and is
+/// dropped. Every other row must be a complete row of this schema (a file
+/// this tool did not write is refused, JSON Lines as well as CSV) solved
+/// with `flags`; otherwise the resume is refused with what differs.
+pub(super) fn read_previous(path: &Path, format: OutFormat, flags: &str) -> Result<Vec<Previous>> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let complete = match bytes.iter().rposition(|&b| b == b'\n') {
+        Some(end) => &bytes[..=end],
+        None => &[][..],
+    };
+    let foreign = |line: u64, why: &str| -> anyhow::Error {
+        UsageError(format!(
+            "--resume: {} is not a batch results file of this version (line {line}: {why}); \
+             choose another --out or remove it",
+            path.display()
+        ))
+        .into()
+    };
+    let rows = match format {
+        OutFormat::JsonLines => read_json_lines(complete, &foreign)?,
+        OutFormat::Csv => read_csv(complete, &foreign)?,
+    };
+    let mut seen = HashSet::new();
+    let mut kept = Vec::new();
+    for (line, row) in rows {
+        if row.flags != flags {
+            return Err(UsageError(format!(
+                "--resume: {} line {line} was solved with other flags ({}); \
+                 run with the same flags or choose another --out",
+                path.display(),
+                flag_difference(&row.flags, flags)
+            ))
+            .into());
+        }
+        if row.status == OK && seen.insert(row.previous.key.clone()) {
+            kept.push(row.previous);
+        }
+    }
+    Ok(kept)
+}
+
+/// Which flags differ between a row's and this run's, in words.
+fn flag_difference(theirs: &str, ours: &str) -> String {
+    let split = |flags: &str| -> Vec<String> {
+        // Words come in `--flag value` pairs or alone.
+        let mut out: Vec<String> = Vec::new();
+        for word in flags.split(' ').filter(|w| !w.is_empty()) {
+            match out.last_mut() {
+                Some(last) if !word.starts_with("--") => {
+                    last.push(' ');
+                    last.push_str(word);
+                }
+                _ => out.push(word.to_string()),
+            }
+        }
+        out
+    };
+    let (theirs, ours) = (split(theirs), split(ours));
+    let only = |a: &[String], b: &[String]| -> String {
+        let list: Vec<&str> = a
+            .iter()
+            .filter(|f| !b.contains(f))
+            .map(String::as_str)
+            .collect();
+        if list.is_empty() {
+            "none".to_string()
+        } else {
+            format!("`{}`", list.join(" "))
+        }
+    };
+    format!(
+        "the file has {}, this run has {}",
+        only(&theirs, &ours),
+        only(&ours, &theirs)
+    )
+}
+
+/// The rows of a JSON Lines file, each with its line number.
+fn read_json_lines(
+    bytes: &[u8],
+    foreign: &dyn Fn(u64, &str) -> anyhow::Error,
+) -> Result<Vec<(u64, Parsed)>> {
+    let keys = match serde_json::to_value(Row::default()) {
+        Ok(serde_json::Value::Object(map)) => map.keys().cloned().collect::<HashSet<_>>(),
+        _ => unreachable!("a row serializes to an object"),
+    };
+    let mut rows = Vec::new();
+    for (k, raw) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+        let line = k as u64 + 1;
+        let text = std::str::from_utf8(raw).map_err(|_| foreign(line, "not UTF-8"))?;
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|_| foreign(line, "not a JSON object"))?;
+        let object = value
+            .as_object()
+            .ok_or_else(|| foreign(line, "not a JSON object"))?;
+        let found: HashSet<String> = object.keys().cloned().collect();
+        if found != keys {
+            return Err(foreign(line, "its fields are not those of a row"));
+        }
+        let string = |name: &str| object.get(name).and_then(|v| v.as_str());
+        let (Some(path), Some(status), Some(flags)) =
+            (string("path"), string("status"), string("flags"))
+        else {
+            return Err(foreign(line, "path, status or flags is not a string"));
+        };
+        let key = key_of(path, string("path_hex")).ok_or_else(|| foreign(line, "bad path_hex"))?;
+        rows.push((
+            line,
+            Parsed {
+                previous: Previous {
+                    key,
+                    path: path.to_string(),
+                    result: string("result").map(str::to_string),
+                    dte: object.get("dte").and_then(serde_json::Value::as_u64),
+                    seconds: object.get("seconds").and_then(serde_json::Value::as_f64),
+                    text: text.to_string(),
+                },
+                flags: flags.to_string(),
+                status: status.to_string(),
+            },
+        ));
+    }
+    Ok(rows)
+}
+
+/// The rows of a CSV file (read by the `csv` crate: quoted fields may hold
+/// line breaks), each with the line it starts on.
+fn read_csv(
+    bytes: &[u8],
+    foreign: &dyn Fn(u64, &str) -> anyhow::Error,
+) -> Result<Vec<(u64, Parsed)>> {
+    if bytes.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(bytes);
+    let header = reader.headers().map_err(|_| foreign(1, "not CSV"))?.clone();
+    if !header.iter().eq(CSV_COLUMNS) {
+        return Err(foreign(1, "its header differs"));
+    }
+    let column = |name: &str| {
+        CSV_COLUMNS
+            .iter()
+            .position(|c| *c == name)
+            .expect("known column")
+    };
+    let mut rows = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| {
+            let line = e.position().map_or(0, csv::Position::line);
+            foreign(line, "not a complete row")
+        })?;
+        let line = record.position().map_or(0, csv::Position::line);
+        let field = |name: &str| Some(&record[column(name)]).filter(|f| !f.is_empty());
+        let key = key_of(&record[column("path")], field("path_hex"))
+            .ok_or_else(|| foreign(line, "bad path_hex"))?;
+        rows.push((
+            line,
+            Parsed {
+                previous: Previous {
+                    key,
+                    path: record[column("path")].to_string(),
+                    result: field("result").map(str::to_string),
+                    dte: field("dte").and_then(|d| d.parse().ok()),
+                    seconds: field("seconds").and_then(|s| s.parse().ok()),
+                    text: csv_record(record.iter()),
+                },
+                flags: record[column("flags")].to_string(),
+                status: record[column("status")].to_string(),
+            },
+        ));
+    }
+    Ok(rows)
+}
+
+/// The results file, appended to by every worker; each row is synced to
+/// disk before the next so a crash or kill loses at most the row in flight.
+pub(super) struct Sink {
+    file: Mutex<File>,
+    format: OutFormat,
+}
+
+impl Sink {
+    /// Starts the results file: empty but for the CSV header, or with
+    /// `keep` (earlier ok rows) when resuming. The rewrite goes through a
+    /// temporary file so a kill during it leaves the old file intact.
+    pub(super) fn create(path: &Path, format: OutFormat, keep: &[Previous]) -> Result<Sink> {
+        write_atomically(path, |out| {
+            if format == OutFormat::Csv {
+                out.write_all(csv_record(CSV_COLUMNS).as_bytes())?;
+            }
+            for previous in keep {
+                out.write_all(previous.text.as_bytes())?;
+            }
+            Ok(())
+        })
+        .map_err(|e| UsageError(format!("--out {}: {e:#}", path.display())))?;
+        let file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .with_context(|| format!("cannot open {} for appending", path.display()))?;
+        Ok(Sink {
+            file: Mutex::new(file),
+            format,
+        })
+    }
+
+    /// Appends one row and syncs it.
+    pub(super) fn append(&self, row: &Row) -> std::io::Result<()> {
+        let text = row.text(self.format);
+        let mut file = self.file.lock().expect("results file lock");
+        file.write_all(text.as_bytes())?;
+        file.sync_data()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn out_format_by_extension() {
+        assert_eq!(
+            OutFormat::from_path(Path::new("r.JSONL")).unwrap(),
+            OutFormat::JsonLines
+        );
+        assert_eq!(
+            OutFormat::from_path(Path::new("r.csv")).unwrap(),
+            OutFormat::Csv
+        );
+        assert!(OutFormat::from_path(Path::new("r.json")).is_err());
+        assert!(OutFormat::from_path(Path::new("results")).is_err());
+    }
+
+    #[test]
+    fn raw_paths_round_trip_through_rows() {
+        let raw = PathBuf::from(std::ffi::OsString::from_vec(b"d/a\xff.txt".to_vec()));
+        let row = Row::new(&raw, "");
+        assert_eq!(row.path_hex.as_deref(), Some("642f61ff2e747874"));
+        assert_eq!(key_of(&row.path, row.path_hex.as_deref()), Some(raw));
+        assert_eq!(Row::new(Path::new("d/a.txt"), "").path_hex, None);
+    }
+
+    #[test]
+    fn flag_differences_name_both_sides() {
+        assert_eq!(
+            flag_difference("--cop 1,1 --no-pass", "--cop 1,1 --thief-first"),
+            "the file has `--no-pass`, this run has `--thief-first`"
+        );
+    }
+}

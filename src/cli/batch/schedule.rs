@@ -1,0 +1,240 @@
+//! Sizing and running the maps of a batch.
+//!
+//! Scheduling never nests parallelism: maps up to `--large-states` run in
+//! parallel with each other, each on the sequential engine inside its own
+//! one-thread rayon pool; larger maps run one at a time with the parallel
+//! engine and every thread. Each map is read once (when it is sized) and
+//! solved through [`solve_loaded`], so its result, distance to end and
+//! counts are those of `retrograde solve`.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::Result;
+use rayon::prelude::*;
+use retrograde::{load_map, Board, CopsAndThief, Engine, Map};
+
+use super::results::{Longest, Row, Share, Sink, OK, TOO_LARGE};
+use crate::cli::common::{peak_memory, worker_pool, EngineConfig, GameArgs};
+use crate::cli::progress::{MapsProgress, Reporter};
+use crate::cli::solve::solve_loaded;
+
+/// A map waiting to be solved, read once, with its size.
+pub(super) struct Job {
+    key: PathBuf,
+    map: Map,
+    states: u64,
+}
+
+/// What every map of a batch shares.
+pub(super) struct Batch<'a> {
+    /// Start, exit and rule flags.
+    pub(super) game: &'a GameArgs,
+    /// Those flags as recorded in each row.
+    pub(super) flags: &'a str,
+    /// Engine flags as given.
+    pub(super) config: &'a EngineConfig,
+    /// `--max-states`.
+    pub(super) max_states: Option<u64>,
+    /// `--large-states`.
+    pub(super) large_states: u64,
+}
+
+/// Collects rows: appends each to the results file, reports it, and keeps
+/// it for the summary. The first write error stops the batch.
+pub(super) struct Collector<'a> {
+    sink: &'a Sink,
+    progress: &'a MapsProgress,
+    rows: Mutex<Vec<Row>>,
+    error: Mutex<Option<std::io::Error>>,
+    stop: AtomicBool,
+}
+
+impl<'a> Collector<'a> {
+    /// A collector writing to `sink` and reporting to `progress`.
+    pub(super) fn new(sink: &'a Sink, progress: &'a MapsProgress) -> Collector<'a> {
+        Collector {
+            sink,
+            progress,
+            rows: Mutex::new(Vec::new()),
+            error: Mutex::new(None),
+            stop: AtomicBool::new(false),
+        }
+    }
+
+    /// Takes one finished row.
+    pub(super) fn add(&self, row: Row) {
+        if let Err(e) = self.sink.append(&row) {
+            self.stop.store(true, Ordering::Relaxed);
+            self.error.lock().expect("error lock").get_or_insert(e);
+            return;
+        }
+        self.progress
+            .finished(&row.path, &row.summary(), row.is_failure(), row.seconds);
+        self.rows.lock().expect("rows lock").push(row);
+    }
+
+    /// Whether a write failed and no more maps should start.
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The rows, or the first write error.
+    pub(super) fn finish(self) -> Result<Vec<Row>, std::io::Error> {
+        match self.error.into_inner().expect("error lock") {
+            Some(e) => Err(e),
+            None => Ok(self.rows.into_inner().expect("rows lock")),
+        }
+    }
+}
+
+/// Sizes every map (on all workers: parsing a large MovingAI map is not
+/// free), then solves the small ones side by side and the large ones one
+/// at a time on every thread; rows go to `collector`.
+pub(super) fn run_all(
+    batch: &Batch<'_>,
+    todo: &[&PathBuf],
+    collector: &Collector<'_>,
+) -> Result<()> {
+    let config = batch.config;
+    let workers = config.threads.max(1);
+    let plans: Vec<Result<Job, Box<Row>>> =
+        worker_pool(workers)?.install(|| todo.par_iter().map(|path| plan(path, batch)).collect());
+    let mut small = Vec::new();
+    let mut large = Vec::new();
+    for planned in plans {
+        match planned {
+            Err(row) => collector.add(*row),
+            Ok(job) if job.states > batch.large_states && workers > 1 => large.push(job),
+            Ok(job) => small.push(job),
+        }
+    }
+    // Largest first: the long maps start early and the short ones fill in
+    // around them, which keeps every worker busy to the end.
+    small.sort_by(|a, b| b.states.cmp(&a.states).then_with(|| a.key.cmp(&b.key)));
+    large.sort_by(|a, b| a.key.cmp(&b.key));
+
+    let small_config = EngineConfig {
+        engine: if config.engine == Engine::Parallel {
+            Engine::Sequential
+        } else {
+            config.engine
+        },
+        threads: 1,
+        ..config.clone()
+    };
+    let next = AtomicUsize::new(0);
+    let progress = collector.progress;
+    std::thread::scope(|scope| -> Result<()> {
+        let (small, next, small_config) = (&small, &next, &small_config);
+        for _ in 0..workers.min(small.len()) {
+            // One-thread pools: any rayon call inside a solve (the sweeps)
+            // stays on this worker instead of stealing work from, or being
+            // stolen by, the other maps.
+            let own = worker_pool(1)?;
+            scope.spawn(move || {
+                own.install(|| loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    if k >= small.len() || collector.stopped() {
+                        break;
+                    }
+                    progress.started(&small[k].key.display().to_string());
+                    collector.add(solve_job(&small[k], batch, small_config, &Reporter::Quiet));
+                });
+            });
+        }
+        Ok(())
+    })?;
+
+    let all = worker_pool(workers)?;
+    for job in &large {
+        if collector.stopped() {
+            break;
+        }
+        progress.started(&job.key.display().to_string());
+        // Resetting the high-water mark makes this map's peak memory its
+        // own (Linux; harmless where it fails).
+        let _ = std::fs::write("/proc/self/clear_refs", "5");
+        let reporter = progress.states();
+        let row = all.install(|| solve_job(job, batch, config, &reporter));
+        collector.add(row);
+    }
+    progress.finish();
+    Ok(())
+}
+
+/// Reads a map to learn its size; returns the job, or the finished row
+/// when it cannot be loaded or placed or exceeds `--max-states`.
+fn plan(path: &Path, batch: &Batch<'_>) -> Result<Job, Box<Row>> {
+    let failed =
+        |e: retrograde::Error| Box::new(Row::failed(path, batch.flags, &anyhow::Error::from(e)));
+    let map = load_map(path).map_err(failed)?;
+    // Placement errors (a --cop outside this map) are found here, before
+    // any map is solved.
+    let board = Board::new(&map, &batch.game.placement()).map_err(failed)?;
+    let states = CopsAndThief::state_count_of(&board);
+    if batch.max_states.is_some_and(|max| states > max) {
+        return Err(Box::new(Row {
+            format: Some(map.format.as_str()),
+            width: Some(map.grid.width()),
+            height: Some(map.grid.height()),
+            cells: Some(map.grid.cells() as u64),
+            states: Some(states),
+            status: TOO_LARGE.to_string(),
+            ..Row::new(path, batch.flags)
+        }));
+    }
+    Ok(Job {
+        key: path.to_path_buf(),
+        map,
+        states,
+    })
+}
+
+/// Solves one map and adds the library's start-pair analysis. Runs inside
+/// the rayon pool whose threads it may use for the sweeps.
+fn solve_job(job: &Job, batch: &Batch<'_>, config: &EngineConfig, reporter: &Reporter) -> Row {
+    let started = Instant::now();
+    let solved = match solve_loaded(&job.key, &job.map, batch.game, config, false, reporter) {
+        Ok(solved) => solved,
+        Err(e) => return Row::failed(&job.key, batch.flags, &e),
+    };
+    let pairs = solved.game.start_pairs(&solved.solution);
+    let share = (pairs.pairs > 0).then(|| {
+        let fraction = |count: u64| count as f64 / pairs.pairs as f64;
+        Share {
+            cop_wins: fraction(pairs.cop_wins),
+            thief_escapes: fraction(pairs.thief_escapes),
+            draw: fraction(pairs.draws),
+        }
+    });
+    let longest = pairs.longest.map(|l| Longest {
+        dte: l.dte.plies(),
+        cop: [l.cop.0, l.cop.1],
+        thief: [l.thief.0, l.thief.1],
+    });
+    let report = solved.report;
+    Row {
+        format: Some(report.format),
+        width: Some(report.width),
+        height: Some(report.height),
+        cells: Some(report.cells),
+        exits: Some(report.exits),
+        states: Some(report.states),
+        result: report.result,
+        dte: report.dte,
+        counts: Some(report.counts),
+        pairs: Some(pairs.pairs),
+        share,
+        longest,
+        engine: Some(report.engine),
+        threads: Some(report.threads),
+        seconds: Some(started.elapsed().as_secs_f64()),
+        array_bytes: Some(solved.solution.bytes()),
+        peak_memory_bytes: peak_memory(),
+        status: OK.to_string(),
+        ..Row::new(&job.key, batch.flags)
+    }
+}

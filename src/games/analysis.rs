@@ -1,0 +1,102 @@
+//! Whole-map analysis of a solved policeman-and-thief game: how the start
+//! pairs split by verdict and which one lasts longest.
+
+use rayon::prelude::*;
+
+use super::cops::{CopsAndThief, Turn};
+use crate::format::Coord;
+use crate::solve::Solution;
+use crate::{Board, Dte, Verdict};
+
+/// How the start pairs of a map split: every (cop, thief) pair of distinct
+/// free cells with the rules' first mover to move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StartPairs {
+    /// Number of pairs: `C * (C - 1)` for `C` free cells.
+    pub pairs: u64,
+    /// Pairs the cop wins.
+    pub cop_wins: u64,
+    /// Pairs the thief escapes from.
+    pub thief_escapes: u64,
+    /// Pairs drawn (the thief evades forever).
+    pub draws: u64,
+    /// A pair at the largest distance to end among all states with the
+    /// first mover to move (the smallest state index among them), if any
+    /// such state was decided.
+    pub longest: Option<LongestGame>,
+}
+
+/// A start pair with the longest game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LongestGame {
+    /// Its distance to end.
+    pub dte: Dte,
+    /// The cop's cell.
+    pub cop: Coord,
+    /// The thief's cell.
+    pub thief: Coord,
+}
+
+impl CopsAndThief {
+    /// Number of states of the game on `board`, `2 * C^2` for `C` free
+    /// cells, without building the move tables.
+    #[must_use]
+    pub fn state_count_of(board: &Board) -> u64 {
+        let cells = board.grid.cells() as u64;
+        2 * cells * cells
+    }
+
+    /// Tallies the start pairs of `solution` (a solution of this game) by
+    /// verdict, in parallel over cop cells on the current rayon pool, and
+    /// finds a longest one.
+    ///
+    /// # Example
+    /// ```
+    /// use retrograde::{parse_map, solve, Board, CopsAndThief, Engine, Placement, Rules, SolveOptions};
+    /// let map = parse_map(b"1 3\nC.T\n", "example").unwrap();
+    /// let game = CopsAndThief::new(Board::new(&map, &Placement::default()).unwrap(), Rules::default());
+    /// let pairs = game.start_pairs(&solve(&game, &SolveOptions::new(Engine::Sequential)).unwrap());
+    /// assert_eq!((pairs.pairs, pairs.cop_wins), (6, 6));
+    /// ```
+    #[must_use]
+    pub fn start_pairs(&self, solution: &Solution) -> StartPairs {
+        let turn = if self.rules().thief_first {
+            Turn::Thief
+        } else {
+            Turn::Cop
+        };
+        let cells = self.cells() as u32;
+        let slot = |v: Verdict| match v {
+            Verdict::CopWins => 0,
+            Verdict::ThiefEscapes => 1,
+            Verdict::Draw => 2,
+        };
+        let tally = (0..cells)
+            .into_par_iter()
+            .map(|cop| {
+                let mut tally = [0u64; 3];
+                for thief in (0..cells).filter(|&t| t != cop) {
+                    let verdict = self.verdict(solution.outcome(self.state(cop, thief, turn)));
+                    tally[slot(verdict)] += 1;
+                }
+                tally
+            })
+            .reduce(|| [0; 3], |a, b| [a[0] + b[0], a[1] + b[1], a[2] + b[2]]);
+        let grid = &self.board().grid;
+        let longest = solution.deepest(turn as usize).map(|(dte, s)| {
+            let (cop, thief, _) = self.decode(s);
+            LongestGame {
+                dte,
+                cop: grid.coords(cop),
+                thief: grid.coords(thief),
+            }
+        });
+        StartPairs {
+            pairs: tally.iter().sum(),
+            cop_wins: tally[0],
+            thief_escapes: tally[1],
+            draws: tally[2],
+            longest,
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! Storage planning: the one place that decides whether a solve fits, where
+//! its arrays live (memory or scratch files) and how much of them stays
+//! resident, before anything is allocated.
+//!
+//! Every caller asks [`plan_storage`]: the command line (`solve`, `batch`,
+//! `graph`, `bench`) and the explicit engine itself, so the formulas (the
+//! per-state arrays of [`estimate`], the explicit graph and its build
+//! scratch, the out-of-core window) exist once.
+
+use std::path::PathBuf;
+
+use super::{estimate, Engine, Estimate, SolveOptions};
+use crate::csr::{bucket_scratch_bytes, count_edges, graph_bytes};
+use crate::error::{Error, Result};
+use crate::game::Game;
+use crate::storage::frontier::STATES_PER_SUMMARY_WORD;
+use crate::storage::{available_memory, free_disk, Backing};
+
+/// Fraction of the memory cap (in quarters) that out of core goes to the
+/// window of states worked on at a time; the rest covers the predecessor
+/// radius of pages kept on each side of it.
+pub(super) const WINDOW_QUARTERS: u64 = 3;
+
+/// What a caller allows a solve: a memory cap, scratch files, and memory it
+/// already holds.
+#[derive(Clone, Debug, Default)]
+pub struct StorageLimits {
+    /// Cap on the bytes the solve may keep resident; `None` means what the
+    /// system has available ([`available_memory`]).
+    pub memory: Option<u64>,
+    /// A folder for scratch files. Without a `memory` cap the arrays always
+    /// go there; with one, only when they do not fit under it.
+    pub scratch: Option<PathBuf>,
+    /// With no `scratch` folder, arrays that do not fit under the cap go to
+    /// the temporary folder instead of being refused.
+    pub spill_to_temp: bool,
+    /// Bytes the caller already holds that count against the cap (a loaded
+    /// graph, for example).
+    pub held: u64,
+}
+
+/// Where a solve's arrays live and what it will use, decided by
+/// [`plan_storage`]; apply it with [`SolveOptions::with_plan`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoragePlan {
+    /// Memory or scratch files.
+    pub backing: Backing,
+    /// The cap the solve keeps to, in bytes (after what the caller holds).
+    pub memory_limit: u64,
+    /// Bytes of every array the solve allocates, by array (the explicit
+    /// engine's graph included when it is built in memory).
+    pub estimate: Estimate,
+    /// Bytes of those arrays resident at most: all of them in memory; out
+    /// of core, the window of states worked on plus a predecessor radius of
+    /// pages on each side of it (without the process's own code and heap).
+    pub resident: u64,
+    /// The explicit engine's edge count, counted once here.
+    pub(super) edges: Option<u64>,
+}
+
+/// Plans the storage of solving `game` with `options` under `limits`:
+/// memory when the arrays fit, else scratch files (when allowed and the
+/// disk has room), else a refusal that says how many bytes are needed.
+///
+/// Out of core the resident set is about three quarters of the cap (the
+/// window) plus a predecessor radius of pages on each side, so a cap below
+/// eight radii of arrays cannot be kept to and is refused with that
+/// minimum; a game without a radius keeps its whole arrays resident and
+/// needs a cap that holds them. The explicit engine in memory needs its
+/// graph plus the larger of its build scratch and the solve arrays.
+///
+/// # Errors
+/// [`Error::TooLarge`] (memory, disk, or a cap below the minimum) and
+/// [`Error::Io`] when the scratch folder's free space cannot be read.
+///
+/// # Example
+/// ```
+/// use retrograde::{parse_map, plan_storage, Backing, Board, CopsAndThief, Engine, Placement, Rules, SolveOptions, StorageLimits};
+/// let map = parse_map(b"3 4\nC..E\n.**.\n...T\n", "example.txt").unwrap();
+/// let game = CopsAndThief::new(Board::new(&map, &Placement::default()).unwrap(), Rules::default());
+/// let options = SolveOptions::new(Engine::Sequential);
+/// let limits = StorageLimits { memory: Some(1 << 20), ..StorageLimits::default() };
+/// let plan = plan_storage(&game, &options, &limits).unwrap();
+/// assert_eq!(plan.backing, Backing::Memory);
+/// assert_eq!(plan.resident, plan.estimate.total());
+/// let tiny = StorageLimits { memory: Some(16), ..StorageLimits::default() };
+/// assert!(plan_storage(&game, &options, &tiny).is_err());
+/// ```
+pub fn plan_storage(
+    game: &impl Game,
+    options: &SolveOptions<'_>,
+    limits: &StorageLimits,
+) -> Result<StoragePlan> {
+    let explicit = options.engine == Engine::Explicit;
+    // The per-state arrays are the same for every engine but the sweep's;
+    // the explicit engine's graph is sized below, only when it is needed.
+    let arrays_engine = if explicit {
+        Engine::Sequential
+    } else {
+        options.engine
+    };
+    let mut sized = estimate(
+        game,
+        &SolveOptions {
+            engine: arrays_engine,
+            ..options.clone()
+        },
+    );
+    let arrays = sized.total();
+    let cap = limits.memory.unwrap_or_else(available_memory);
+    let room = cap.saturating_sub(limits.held);
+    let backing = match &limits.scratch {
+        // A scratch folder alone is a request for files; with a cap, files
+        // only when the arrays do not fit under it.
+        Some(dir) if limits.memory.is_none() || arrays > room => {
+            let free = free_disk(dir)?;
+            if arrays > free {
+                return Err(Error::TooLarge {
+                    what: format!("the scratch files under {}", dir.display()),
+                    needed: arrays,
+                    available: free,
+                    hint: "free disk space or point --scratch at a larger disk".into(),
+                });
+            }
+            Backing::Scratch(dir.clone())
+        }
+        // Too big for memory and no folder given: out of core in the
+        // temporary folder rather than give up, when its disk has room.
+        None if arrays > room && limits.spill_to_temp => {
+            let dir = std::env::temp_dir();
+            let free = free_disk(&dir).unwrap_or(0);
+            if arrays > free {
+                return Err(Error::TooLarge {
+                    what: "this solve (state arrays and frontiers)".into(),
+                    needed: arrays,
+                    available: room,
+                    hint: format!(
+                        "the temporary folder {} has only {free} bytes free: give --scratch DIR on a disk with room",
+                        dir.display()
+                    ),
+                });
+            }
+            Backing::Scratch(dir)
+        }
+        None if arrays > room && !explicit => {
+            return Err(Error::TooLarge {
+                what: "this solve (state arrays and frontiers)".into(),
+                needed: arrays,
+                available: room,
+                hint: "give it scratch files (Backing::Scratch) or more memory".into(),
+            })
+        }
+        _ => Backing::Memory,
+    };
+    let mut edges = None;
+    let resident = match &backing {
+        Backing::Memory if explicit => {
+            let states = game.state_count();
+            let counted = count_edges(game);
+            let graph = graph_bytes(states, counted);
+            // The build's scratch is freed before the solve arrays exist.
+            let transient = arrays.max(bucket_scratch_bytes(counted));
+            let needed = graph.saturating_add(transient);
+            if needed > room {
+                return Err(Error::TooLarge {
+                    what: format!(
+                        "the explicit graph ({states} states, {counted} edges: {graph} bytes) \
+                         plus the build scratch or solve arrays ({transient} bytes)"
+                    ),
+                    needed,
+                    available: room,
+                    hint: "solve on the fly instead (engine sequential or parallel), which \
+                           stores no edges"
+                        .to_string(),
+                });
+            }
+            edges = Some(counted);
+            sized.graph = graph;
+            needed
+        }
+        Backing::Memory => arrays,
+        // The explicit engine keeps its graph and arrays in files and does
+        // not page them itself.
+        Backing::Scratch(_) if explicit => arrays,
+        Backing::Scratch(_) => {
+            let (resident, minimum) = out_of_core(game, arrays, room);
+            if room < minimum {
+                return Err(Error::TooLarge {
+                    what: "an out-of-core solve (a window of states plus a predecessor \
+                           radius of pages on each side, kept resident)"
+                        .to_string(),
+                    needed: minimum,
+                    available: room,
+                    hint: format!("give a memory cap of at least {minimum} bytes"),
+                });
+            }
+            resident
+        }
+    };
+    Ok(StoragePlan {
+        backing,
+        memory_limit: room,
+        estimate: sized,
+        resident,
+        edges,
+    })
+}
+
+/// Out of core under a cap of `room` bytes: the resident bytes of arrays
+/// totalling `arrays`, and the smallest cap that keeps them under itself.
+fn out_of_core(game: &impl Game, arrays: u64, room: u64) -> (u64, u64) {
+    let n = game.state_count().max(1);
+    let Some(radius) = game.predecessor_radius().filter(|&r| r < n) else {
+        // No locality: nothing can be released while a level runs.
+        return (arrays, arrays);
+    };
+    let bytes_of = |states: u64| -> u64 {
+        (u128::from(states) * u128::from(arrays)).div_ceil(u128::from(n)) as u64
+    };
+    // Stripes are whole summary words, at least one radius long.
+    let stripe = bytes_of(radius.div_ceil(STATES_PER_SUMMARY_WORD) * STATES_PER_SUMMARY_WORD);
+    let radius = bytes_of(radius);
+    let window = room / 4 * WINDOW_QUARTERS;
+    let resident = arrays.min(window.max(stripe) + 2 * radius);
+    // window + 2 radii <= cap needs a cap of 8 radii (a window of one
+    // stripe at least).
+    let minimum = (stripe.max(radius) + 2 * radius)
+        .max(8 * radius)
+        .min(arrays);
+    (resident, minimum)
+}
