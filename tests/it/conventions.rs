@@ -496,3 +496,71 @@ fn every_json_output_starts_with_schema_1_and_names_its_input_map() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn batch_counts_take_suffixes_and_skipped_rows_still_show_exits() {
+    let dir = temp_dir("batch-counts");
+    let results = dir.join("r.jsonl");
+    let results = results.to_str().unwrap();
+    let output = run(
+        &[
+            "batch",
+            "data/movingai",
+            "data/maps/movingai",
+            "--exits",
+            "rim",
+            "--max-states",
+            "2e6",
+            "--large-states",
+            "1.5M",
+            "--out",
+            results,
+            "-q",
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", err(&output));
+    let rows: Vec<Json> = std::fs::read_to_string(results)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 5);
+    for row in &rows {
+        let states = row["states"].as_u64().unwrap();
+        let status = if states > 2_000_000 {
+            "skipped: too large"
+        } else {
+            "ok"
+        };
+        assert_eq!(row["status"], status, "{row}");
+        // Every map, solved or skipped, has exits under the rim rule.
+        assert!(row["exits"].as_u64().unwrap() > 0, "{row}");
+        assert_eq!(row["exit_checksum"].as_str().unwrap().len(), 16, "{row}");
+        assert_eq!(row["schema"], 1);
+    }
+    // The skipped arena row carries the exits solve lists.
+    let arena = rows.iter().find(|r| r["map"] == ARENA).unwrap();
+    let (report, _) = json(&[ARENA, "--exits", "rim"]);
+    assert_eq!(arena["exits"], report["exits"]);
+    assert_eq!(arena["exit_checksum"], report["exit_checksum"]);
+    // The summary on stdout shows exits per map.
+    let table = out(&output);
+    assert!(table.lines().next().unwrap().starts_with("map "), "{table}");
+    assert!(table.contains(" exits "), "{table}");
+    // A bad count is a usage error naming the notation.
+    let bad = run(
+        &[
+            "batch",
+            "data/movingai",
+            "--max-states",
+            "1e",
+            "--out",
+            results,
+        ],
+        None,
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(err(&bad).contains("5e7"), "{}", err(&bad));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
