@@ -564,3 +564,80 @@ fn batch_counts_take_suffixes_and_skipped_rows_still_show_exits() {
     assert!(err(&bad).contains("5e7"), "{}", err(&bad));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn bench_reports_spread_after_warm_up_for_every_engine() {
+    let dir = temp_dir("bench-spread");
+    let json_path = dir.join("b.json");
+    let md_path = dir.join("b.md");
+    let args = [
+        "bench",
+        "data/maps/sample.txt",
+        "--engines",
+        "explicit,sequential,parallel,sweep",
+        "--warmup",
+        "2",
+        "--runs",
+        "3",
+        "--export-json",
+        json_path.to_str().unwrap(),
+        "--export-markdown",
+        md_path.to_str().unwrap(),
+    ];
+    let output = run(&args, None);
+    assert_eq!(output.status.code(), Some(0), "{}", err(&output));
+    // Piped stderr: one progress line per run, warm-ups included.
+    let progress = err(&output);
+    assert_eq!(progress.matches("warm-up ").count(), 4 * 2, "{progress}");
+    assert_eq!(progress.matches(": run ").count(), 4 * 3, "{progress}");
+    let export: Json = serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    assert_eq!(export["schema"], 1);
+    let records = export["results"].as_array().unwrap();
+    assert_eq!(records.len(), 4);
+    for r in records {
+        assert_eq!(r["map"], "data/maps/sample.txt");
+        assert_eq!(
+            (r["warmup"].clone(), r["runs"].clone()),
+            (2.into(), 3.into())
+        );
+        let times: Vec<f64> = r["times"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_f64().unwrap())
+            .collect();
+        assert_eq!(times.len(), 3);
+        let mean = times.iter().sum::<f64>() / 3.0;
+        let sd = (times.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+        assert!(close(r["mean_seconds"].as_f64().unwrap(), mean), "{r}");
+        assert!(close(r["stddev_seconds"].as_f64().unwrap(), sd), "{r}");
+        let min = times.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = times.iter().copied().fold(0.0, f64::max);
+        assert!(close(r["min_seconds"].as_f64().unwrap(), min));
+        assert!(close(r["max_seconds"].as_f64().unwrap(), max));
+        let mut sorted = times.clone();
+        sorted.sort_by(f64::total_cmp);
+        assert!(close(r["median_seconds"].as_f64().unwrap(), sorted[1]));
+        assert_eq!(r["result"], "thief-escapes", "{r}");
+    }
+    // The sweep engine runs and agrees by values (it keeps no distance).
+    let sweep = &records[3];
+    assert_eq!(sweep["engine"], "sweep");
+    assert_eq!(sweep["agrees"], true);
+    assert!(sweep["dte"].is_null());
+    let markdown = std::fs::read_to_string(&md_path).unwrap();
+    let lines: Vec<&str> = markdown.lines().collect();
+    assert!(
+        lines[0].starts_with("| map | engine | threads | mean [s] | min [s] | max [s] | relative")
+    );
+    assert_eq!(lines.len(), 2 + 4);
+    assert!(lines.iter().any(|l| l.contains("| 1.00 |")), "{markdown}");
+    // --quiet: no progress at all.
+    let mut quiet = args.to_vec();
+    quiet.push("--quiet");
+    let output = run(&quiet, None);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(err(&output).is_empty(), "{}", err(&output));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
