@@ -473,7 +473,7 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
     // go back to the files explicitly, once per release. The level engines
     // modify a band in one short pass per level, where the kernel's own
     // write-back of a shared mapping costs no copies (1.06e9 states at
-    // --memory 256M: 98 s shared, 290 s private).
+    // --memory 256M: 86 s shared, 290 s private; docs/measurements.md).
     let paging = if sweep {
         Paging::Explicit
     } else {
