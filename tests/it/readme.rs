@@ -12,6 +12,8 @@
 //!   `array_bytes`).
 //! - ```` ```sh ```` blocks: every line that starts with `retrograde ` runs
 //!   and must succeed; other lines (cargo, python) are not run here.
+//! - ```` ```text ```` blocks are shown, not run (a measurement over data
+//!   outside the repository).
 //! - `retrograde` is the binary under test; `cat FILE` prints a file; a
 //!   trailing `> FILE` sends standard output to FILE.
 //!
