@@ -61,6 +61,17 @@ pub enum Error {
         #[source]
         source: io::Error,
     },
+    /// A partitioned solve lost or could not reach a peer process, or a
+    /// peer runs a different solve.
+    #[error("process {process} ({address}): {message}")]
+    Peer {
+        /// The peer's index in the cluster.
+        process: usize,
+        /// The peer's address as given (host:port).
+        address: String,
+        /// What went wrong.
+        message: String,
+    },
 }
 
 impl Error {

@@ -24,6 +24,8 @@
 
 mod board;
 mod csr;
+#[cfg(feature = "distributed")]
+pub mod distributed;
 mod error;
 mod format;
 mod game;

@@ -22,9 +22,9 @@ use retrograde::{
 };
 use serde::Serialize;
 
-use super::common::{human_bytes, parse_size, worker_pool, GameArgs, UsageError};
+use super::common::{human_bytes, parse_size, threads_flag, worker_pool, GameArgs, UsageError};
 use super::export::{self, opt};
-use super::output::write_atomically;
+use super::output::OutputTarget;
 use super::Failure;
 
 /// Flags of `bench`.
@@ -145,9 +145,23 @@ pub(crate) fn run(args: BenchArgs) -> Result<i32, Failure> {
         return Err(UsageError("--runs must be at least 1".into()).into());
     }
     let progress = BenchProgress::new(args.quiet);
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let threads = threads_flag(args.threads)?;
+    // Outputs are checked before the runs, not after them.
+    let export_json = args
+        .export_json
+        .as_deref()
+        .map(|p| OutputTarget::check("--export-json", p))
+        .transpose()?;
+    let export_csv = args
+        .export_csv
+        .as_deref()
+        .map(|p| OutputTarget::check("--export-csv", p))
+        .transpose()?;
+    let export_markdown = args
+        .export_markdown
+        .as_deref()
+        .map(|p| OutputTarget::check("--export-markdown", p))
+        .transpose()?;
     let mut records = Vec::new();
     for path in &args.maps {
         let map = load_map(path)?;
@@ -173,19 +187,19 @@ pub(crate) fn run(args: BenchArgs) -> Result<i32, Failure> {
     }
     progress.finish();
     print_table(&records)?;
-    if let Some(path) = &args.export_json {
-        write_atomically(path, |out| {
+    if let Some(target) = export_json {
+        target.write_with(|out| {
             let export = ExportJson { results: &records };
             serde_json::to_writer_pretty(&mut *out, &super::schema::versioned(&export))
                 .map_err(std::io::Error::other)?;
             writeln!(out)
         })?;
     }
-    if let Some(path) = &args.export_markdown {
-        write_atomically(path, |out| write_markdown(out, &records))?;
+    if let Some(target) = export_markdown {
+        target.write_with(|out| write_markdown(out, &records))?;
     }
-    if let Some(path) = &args.export_csv {
-        write_atomically(path, |out| write_csv(out, &records))?;
+    if let Some(target) = export_csv {
+        target.write_with(|out| write_csv(out, &records))?;
     }
     if records.iter().any(|r| r.agrees == Some(false)) {
         return Err(anyhow!("the engines disagree (see the `agrees` column)").into());

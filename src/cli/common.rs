@@ -189,12 +189,7 @@ impl EngineConfig {
 impl EngineFlags {
     /// Validates the flags.
     pub(crate) fn resolve(&self) -> Result<EngineConfig, UsageError> {
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        let threads = match self.threads {
-            Some(0) => return Err(UsageError("--threads must be at least 1".into())),
-            Some(t) => t,
-            None => cores,
-        };
+        let threads = threads_flag(self.threads)?;
         let engine = match self.engine {
             Some(EngineArg::Sequential) => Engine::Sequential,
             Some(EngineArg::Parallel) => Engine::Parallel,
@@ -230,6 +225,25 @@ impl EngineFlags {
                 .map_or(Backing::Memory, Backing::Scratch),
             memory_limit: self.memory,
         })
+    }
+}
+
+/// Most worker threads `--threads` accepts: far more than any machine
+/// this runs on has cores, far fewer than would exhaust threads or memory
+/// for stacks.
+pub(crate) const MAX_THREADS: usize = 1024;
+
+/// Validates `--threads` (every subcommand that has it): at least 1, at
+/// most [`MAX_THREADS`]; absent, one per core.
+pub(crate) fn threads_flag(threads: Option<usize>) -> Result<usize, UsageError> {
+    match threads {
+        Some(0) => Err(UsageError("--threads must be at least 1".into())),
+        Some(t) if t > MAX_THREADS => Err(UsageError(format!(
+            "--threads {t} is more than the {MAX_THREADS} allowed (this machine has {} cores)",
+            std::thread::available_parallelism().map_or(1, usize::from)
+        ))),
+        Some(t) => Ok(t),
+        None => Ok(std::thread::available_parallelism().map_or(1, usize::from)),
     }
 }
 

@@ -15,7 +15,7 @@ use retrograde::{
 use serde::Serialize;
 
 use super::common::{human_bytes, peak_memory, worker_pool, EngineFlags, UsageError};
-use super::output::{write_atomically, CountsJson};
+use super::output::{CountsJson, OutputTarget};
 use super::progress::Reporter;
 use super::Failure;
 
@@ -127,6 +127,12 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
         )
         .into());
     }
+    // The dump's path is checked before the parse and solve.
+    let dump_target = args
+        .dump
+        .as_deref()
+        .map(|p| OutputTarget::check("--dump", p))
+        .transpose()?;
     let convention = if args.no_move_wins {
         Convention::Misere
     } else {
@@ -191,11 +197,9 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
             },
         }
     });
-    if let Some(path) = &args.dump {
+    if let Some(target) = dump_target {
         let values = grundy.as_ref().and_then(|g| g.values.as_deref());
-        write_atomically(path, |out| {
-            dump(&solution, graph.state_count(), values, out)
-        })?;
+        target.write_with(|out| dump(&solution, graph.state_count(), values, out))?;
     }
     let query = args.query.map(|v| query(&graph, &solution, v));
     let report = GraphReport {

@@ -2,13 +2,33 @@
 //! into per-command configurations, then run. Only this module tree knows
 //! clap, serde, anyhow and the terminal.
 //!
-//! Exit status: 0 success, 1 failure (some map of a batch failed, or a
-//! resource error), 2 usage or input error (clap's own status for bad flags).
+//! Exit status, one convention for every subcommand (README's table): 0
+//! success; 1 the work ran and its answer is a failure (a batch with failed
+//! maps, a `--verify` that found a bad state, engines that disagree) or it
+//! could not finish (a write error); 2 refused before any work: bad input,
+//! usage, an unusable output path, a solve that cannot fit. A closed
+//! standard output (`| head`) ends the command quietly with 0.
+//!
+//! Nothing here uses `print!`/`eprint!` (they panic on a closed stream):
+//! stdout goes through `Write` (errors handled), stderr through `say!`.
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+/// `eprintln!` that ignores a closed or failing standard error instead of
+/// panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
 
 mod batch;
 mod bench;
 mod common;
 mod completions;
+#[cfg(feature = "distributed")]
+mod distributed;
 mod export;
 mod graph;
 mod numbers;
@@ -62,9 +82,12 @@ pub(crate) struct Failure {
 impl<E: Into<anyhow::Error>> From<E> for Failure {
     fn from(error: E) -> Failure {
         let error = error.into();
-        let input = error.chain().any(
-            |e| matches!(e.downcast_ref::<retrograde::Error>(), Some(e) if e.is_input_error()),
-        ) || error.downcast_ref::<common::UsageError>().is_some();
+        // A solve that cannot fit is refused before any work, like bad
+        // input.
+        let input = error.chain().any(|e| {
+            matches!(e.downcast_ref::<retrograde::Error>(),
+                Some(e) if e.is_input_error() || matches!(e, retrograde::Error::TooLarge { .. }))
+        }) || error.downcast_ref::<common::UsageError>().is_some();
         Failure {
             status: if input { EXIT_INPUT } else { 1 },
             error,
@@ -86,8 +109,10 @@ pub(crate) fn main() -> i32 {
     };
     match result {
         Ok(status) => status,
+        // The reader of standard output went away: nothing to report.
+        Err(failure) if output::is_closed_stdout(&failure.error) => 0,
         Err(failure) => {
-            eprintln!("error: {:#}", failure.error);
+            say!("error: {:#}", failure.error);
             failure.status
         }
     }

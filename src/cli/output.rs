@@ -1,12 +1,18 @@
-//! Serializable reports and their writers (text, JSON, CSV dump). Library
+//! Serializable reports, and [`OutputTarget`]: the one way every command
+//! writes a file (`--dump`, `--out`, exports and any new output). Library
 //! types never derive `Serialize`; the conversion happens here.
 
+use std::ffi::OsString;
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::Serialize;
+
+use super::common::UsageError;
 
 /// Counts of states by value for the player to move.
 #[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,35 +178,461 @@ pub(crate) struct VerifyReport {
     pub(crate) seconds: f64,
 }
 
-/// Writes a file through a temporary sibling that is renamed into place only
-/// when `write` succeeds, so a failed or interrupted run leaves no partial
-/// output behind.
-pub(crate) fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
-) -> Result<()> {
+/// Where one output of a command goes, checked before any work starts.
+///
+/// Every file a command writes goes through this type, so that an output
+/// never destroys what it does not own and never leaves a partial file:
+///
+/// ```ignore
+/// // Before the work: a bad path is a usage error (exit 2) at once.
+/// let target = OutputTarget::check("--dump", &path)?;
+/// // ... the long solve ...
+/// target.write_with(|out| dump(&solution, out))?;
+/// // or, to decide when to finish:
+/// let mut out = target.create()?;
+/// write!(out, "...")?;
+/// out.commit()?; // dropped without commit: nothing is left behind
+/// ```
+///
+/// What happens to the path, by what it names:
+/// - `-`: standard output.
+/// - Nothing yet, or a regular file (also through symbolic links): a
+///   temporary file `.NAME.retrograde-PID-N.tmp` in the same directory is
+///   created by `check` (which so proves the directory writable), written,
+///   synced, and renamed over the file only when complete; a link stays a
+///   link (its target is replaced). The temporary file is removed on
+///   errors, when the target is dropped unused, and on SIGINT, SIGTERM and
+///   SIGHUP; one left by a killed process (SIGKILL) is removed by the next
+///   run writing the same file, and is never read as a result.
+/// - The file this process's standard output or error already is (e.g.
+///   `/dev/stdout`, `/proc/self/fd/1`): that stream.
+/// - A FIFO or a character device (a terminal, `/dev/null`, `/dev/full`):
+///   written straight into, never replaced.
+/// - A directory, a socket, a block device, a dangling link, a read-only
+///   file, a missing directory or one without write permission: refused by
+///   [`check`] with a [`UsageError`] (exit status 2), before any work.
+///
+/// [`check`]: OutputTarget::check
+#[derive(Debug)]
+pub(crate) struct OutputTarget {
+    /// The path as the user gave it, for messages.
+    shown: PathBuf,
+    kind: Kind,
+}
+
+#[derive(Debug)]
+enum Kind {
+    Stdout,
+    Stderr,
+    /// Written straight into: a FIFO or a character device.
+    Direct(PathBuf),
+    /// A regular file, new or replaced through a temporary sibling.
+    Replace(Temp),
+}
+
+impl OutputTarget {
+    /// Checks `path` for the output of `flag` (named in messages); see the
+    /// type's docs for what each kind of path becomes. A FIFO is not opened
+    /// (that would wait for a reader); a regular target gets its temporary
+    /// file now.
+    ///
+    /// # Errors
+    /// A [`UsageError`] saying why the path cannot take the output.
+    pub(crate) fn check(flag: &str, path: &Path) -> Result<OutputTarget, UsageError> {
+        let refuse = |why: &str| UsageError(format!("{flag} {}: {why}", path.display()));
+        let shown = path.to_path_buf();
+        if path.as_os_str() == "-" {
+            return Ok(OutputTarget {
+                shown,
+                kind: Kind::Stdout,
+            });
+        }
+        if path.as_os_str().is_empty() {
+            return Err(UsageError(format!("{flag}: the file name is empty")));
+        }
+        let target = match std::fs::metadata(path) {
+            Ok(meta) => existing(path, &meta).map_err(|why| refuse(&why))?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                if std::fs::symlink_metadata(path).is_ok() {
+                    return Err(refuse("a symbolic link to a missing file"));
+                }
+                if path.as_os_str().as_encoded_bytes().ends_with(b"/") {
+                    return Err(refuse("names a directory, expected a file"));
+                }
+                let (dir, _) = split(path).map_err(|why| refuse(&why))?;
+                match std::fs::metadata(&dir) {
+                    Ok(m) if m.is_dir() => {}
+                    Ok(_) => return Err(refuse(&format!("{} is not a directory", dir.display()))),
+                    Err(_) => {
+                        return Err(refuse(&format!(
+                            "the directory {} does not exist",
+                            dir.display()
+                        )))
+                    }
+                }
+                Target::File(path.to_path_buf())
+            }
+            Err(e) => return Err(refuse(&e.to_string())),
+        };
+        let kind = match target {
+            Target::Stdout => Kind::Stdout,
+            Target::Stderr => Kind::Stderr,
+            Target::Direct => Kind::Direct(path.to_path_buf()),
+            Target::File(file) => Kind::Replace(
+                Temp::new(file)
+                    .map_err(|e| refuse(&format!("cannot create a file next to it: {e}")))?,
+            ),
+        };
+        Ok(OutputTarget { shown, kind })
+    }
+
+    /// True when the output becomes a regular file (new or replaced), the
+    /// only kind that can be reopened, appended to or read back.
+    pub(crate) fn is_file(&self) -> bool {
+        matches!(self.kind, Kind::Replace(_))
+    }
+
+    /// The path as given.
+    pub(crate) fn path(&self) -> &Path {
+        &self.shown
+    }
+
+    /// Opens the output for writing: the temporary file of a regular
+    /// target, or the stream or node itself. Nothing replaces the target
+    /// until [`Output::commit`].
+    ///
+    /// # Errors
+    /// When the node cannot be opened.
+    pub(crate) fn create(self) -> Result<Output> {
+        let sink = match &self.kind {
+            Kind::Stdout => Sink::Stdout(io::stdout()),
+            Kind::Stderr => Sink::Stderr(io::stderr()),
+            Kind::Direct(path) => Sink::File(
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .map_err(|e| self.failed(e))?,
+            ),
+            Kind::Replace(temp) => Sink::File(temp.file.try_clone().map_err(|e| self.failed(e))?),
+        };
+        Ok(Output {
+            writer: BufWriter::with_capacity(1 << 20, sink),
+            target: self,
+        })
+    }
+
+    /// Writes the whole output with `write` and commits it; on any error
+    /// nothing is left behind and the target is untouched.
+    ///
+    /// # Errors
+    /// When opening, writing, syncing or renaming fails.
+    pub(crate) fn write_with(
+        self,
+        write: impl FnOnce(&mut Output) -> io::Result<()>,
+    ) -> Result<()> {
+        let mut out = self.create()?;
+        if let Err(e) = write(&mut out) {
+            return Err(out.target.failed(e));
+        }
+        out.commit()
+    }
+
+    fn failed(&self, e: io::Error) -> anyhow::Error {
+        match self.kind {
+            // A reader that went away from standard output is not a failed
+            // file: the command ends quietly (see `is_closed_stdout`).
+            Kind::Stdout => e.into(),
+            _ => anyhow::Error::new(e).context(WriteFailed(self.shown.clone())),
+        }
+    }
+}
+
+/// What an existing path is, by [`existing`].
+enum Target {
+    Stdout,
+    Stderr,
+    Direct,
+    /// A regular file to replace: the path with every link resolved.
+    File(PathBuf),
+}
+
+/// Classifies an existing path (`meta` follows links).
+fn existing(path: &Path, meta: &std::fs::Metadata) -> Result<Target, String> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let same = |fd: i32| {
+        std::fs::metadata(format!("/proc/self/fd/{fd}"))
+            .is_ok_and(|m| m.dev() == meta.dev() && m.ino() == meta.ino())
+    };
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return Err("is a directory, expected a file".into());
+    }
+    if same(1) {
+        return Ok(Target::Stdout);
+    }
+    if same(2) {
+        return Ok(Target::Stderr);
+    }
+    if kind.is_fifo() {
+        // Not opened here: that would wait for a reader, or hand a waiting
+        // reader an empty stream. A permission problem shows at the write.
+        return Ok(Target::Direct);
+    }
+    if kind.is_char_device() {
+        // Opened only to learn about permission.
+        return match std::fs::OpenOptions::new().write(true).open(path) {
+            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+                Err("no permission to write".into())
+            }
+            _ => Ok(Target::Direct),
+        };
+    }
+    if !kind.is_file() {
+        return Err(format!(
+            "is a {}, expected a file",
+            if kind.is_socket() {
+                "socket"
+            } else if kind.is_block_device() {
+                "block device"
+            } else {
+                "special file"
+            }
+        ));
+    }
+    if meta.permissions().readonly() {
+        return Err("the file is read-only".into());
+    }
+    // Through every link to the file itself, which is what gets replaced.
+    std::fs::canonicalize(path)
+        .map(Target::File)
+        .map_err(|e| e.to_string())
+}
+
+/// The directory and file name of a path to create.
+fn split(path: &Path) -> Result<(PathBuf, OsString), String> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| "not a file name".to_string())?
+        .to_os_string();
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let name = path
-        .file_name()
-        .with_context(|| format!("{}: not a file name", path.display()))?;
-    let temp = dir.join(format!(
-        ".{}.{}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| -> std::io::Result<()> {
-        let mut out = BufWriter::with_capacity(1 << 20, File::create(&temp)?);
-        write(&mut out)?;
-        out.flush()?;
-        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&temp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&temp);
-        return Err(e).with_context(|| format!("cannot write {}", path.display()));
+    Ok((dir, name))
+}
+
+/// A temporary file next to a regular target, removed unless renamed over
+/// it.
+#[derive(Debug)]
+struct Temp {
+    file: File,
+    path: PathBuf,
+    /// The file it replaces.
+    target: PathBuf,
+}
+
+impl Temp {
+    /// Creates the temporary file for `target` (in its directory),
+    /// registered for removal on SIGINT, SIGTERM and SIGHUP; removes stale
+    /// ones of dead processes first.
+    fn new(target: PathBuf) -> io::Result<Temp> {
+        static SEQUENCE: AtomicU64 = AtomicU64::new(0);
+        let (dir, name) = split(&target).map_err(io::Error::other)?;
+        let prefix = format!(".{}.retrograde-", name.to_string_lossy());
+        remove_stale(&dir, &prefix);
+        watch_signals();
+        loop {
+            let n = SEQUENCE.fetch_add(1, Ordering::Relaxed);
+            let path = dir.join(format!("{prefix}{}-{n}.tmp", std::process::id()));
+            // Registered before it exists, so no signal can slip in between.
+            LIVE.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(path.clone());
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(file) => return Ok(Temp { file, path, target }),
+                Err(e) => {
+                    forget(&path);
+                    // A stale one from an earlier process with our pid: next name.
+                    if e.kind() != io::ErrorKind::AlreadyExists {
+                        return Err(e);
+                    }
+                }
+            }
+        }
     }
-    Ok(())
+
+    /// Syncs the file and renames it over the target.
+    fn commit(&self) -> io::Result<()> {
+        self.file.sync_all()?;
+        std::fs::rename(&self.path, &self.target)?;
+        forget(&self.path);
+        Ok(())
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        if LIVE
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(&self.path)
+        {
+            let _ = std::fs::remove_file(&self.path);
+            forget(&self.path);
+        }
+    }
+}
+
+/// Removes the temporary files in `dir` named with `prefix` whose process
+/// is gone: a SIGKILL leaves them, as no handler can run.
+fn remove_stale(dir: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(rest) = file
+            .to_str()
+            .and_then(|f| f.strip_prefix(prefix))
+            .and_then(|r| r.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Temporary files of this process not yet committed, removed by the
+/// signal watcher.
+static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn forget(temp: &Path) {
+    LIVE.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|p| p != temp);
+}
+
+/// Starts (once) a thread that, on SIGINT, SIGTERM or SIGHUP, removes the
+/// live temporary files and then ends the process as the signal would have.
+fn watch_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    static WATCHING: OnceLock<()> = OnceLock::new();
+    WATCHING.get_or_init(|| {
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+            return;
+        };
+        std::thread::spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                for temp in LIVE.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
+                    let _ = std::fs::remove_file(temp);
+                }
+                let _ = signal_hook::low_level::emulate_default_handler(signal);
+                std::process::exit(128 + signal);
+            }
+        });
+    });
+}
+
+/// The context of an error writing an output file (not standard output).
+#[derive(Debug)]
+pub(crate) struct WriteFailed(PathBuf);
+
+impl std::fmt::Display for WriteFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot write {}", self.0.display())
+    }
+}
+
+/// True for an error that only says standard output was closed by its
+/// reader (`... | head`): the command then ends quietly.
+pub(crate) fn is_closed_stdout(error: &anyhow::Error) -> bool {
+    let broken = |e: &(dyn std::error::Error + 'static)| {
+        matches!(e.downcast_ref::<io::Error>(), Some(e) if e.kind() == io::ErrorKind::BrokenPipe)
+            || matches!(e.downcast_ref::<serde_json::Error>(),
+                Some(e) if e.io_error_kind() == Some(io::ErrorKind::BrokenPipe))
+    };
+    error.chain().any(broken) && error.downcast_ref::<WriteFailed>().is_none()
+}
+
+/// An open output (see [`OutputTarget::create`]), buffered; dropped
+/// without [`commit`](Output::commit), it leaves nothing behind.
+pub(crate) struct Output {
+    writer: BufWriter<Sink>,
+    target: OutputTarget,
+}
+
+enum Sink {
+    Stdout(io::Stdout),
+    Stderr(io::Stderr),
+    File(File),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Stdout(s) => s.write(buf),
+            Sink::Stderr(s) => s.write(buf),
+            Sink::File(f) => f.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Stdout(s) => s.flush(),
+            Sink::Stderr(s) => s.flush(),
+            Sink::File(f) => f.flush(),
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.writer.write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.writer.write_all(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.writer.flush()
+    }
+}
+
+impl Output {
+    /// Finishes the output: flushes it, and for a regular file syncs the
+    /// temporary file and renames it over the target.
+    ///
+    /// # Errors
+    /// When flushing, syncing or renaming fails (the temporary file is then
+    /// removed and the target untouched).
+    pub(crate) fn commit(mut self) -> Result<()> {
+        self.writer.flush().map_err(|e| self.target.failed(e))?;
+        if let Kind::Replace(temp) = &self.target.kind {
+            temp.commit().map_err(|e| self.target.failed(e))?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes `path` (checked now) with `write`: [`OutputTarget::check`] then
+/// [`OutputTarget::write_with`], for an output whose path cannot be checked
+/// sooner.
+///
+/// # Errors
+/// As those two.
+pub(crate) fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut Output) -> io::Result<()>,
+) -> Result<()> {
+    OutputTarget::check("output", path)?.write_with(write)
 }

@@ -102,7 +102,7 @@ impl Reporter {
             let mut last = last.lock().expect("progress lock");
             if last.elapsed() >= PLAIN_INTERVAL {
                 *last = Instant::now();
-                eprintln!("{} ({:.0} s)", line(), start.elapsed().as_secs_f64());
+                say!("{} ({:.0} s)", line(), start.elapsed().as_secs_f64());
             }
         }
     }
@@ -112,7 +112,7 @@ impl Reporter {
         match self {
             Reporter::Quiet => {}
             Reporter::Bar(bar) => bar.println(text),
-            Reporter::Plain { .. } => eprintln!("{text}"),
+            Reporter::Plain { .. } => say!("{text}"),
         }
     }
 
@@ -194,7 +194,7 @@ impl MapsProgress {
     /// error when `failed`), in `seconds`.
     pub(crate) fn finished(&self, name: &str, what: &str, failed: bool, seconds: Option<f64>) {
         match self {
-            MapsProgress::Quiet if failed => eprintln!("error: {what}"),
+            MapsProgress::Quiet if failed => say!("error: {what}"),
             MapsProgress::Quiet => {}
             MapsProgress::Bar { maps, .. } => {
                 if failed {
@@ -205,7 +205,7 @@ impl MapsProgress {
             MapsProgress::Plain { total, done } => {
                 let done = done.fetch_add(1, Ordering::Relaxed) + 1;
                 let seconds = seconds.map_or_else(String::new, |s| format!(" ({s:.2} s)"));
-                eprintln!("[{done}/{total}] {name}: {what}{seconds}");
+                say!("[{done}/{total}] {name}: {what}{seconds}");
             }
         }
     }

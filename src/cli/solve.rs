@@ -15,7 +15,7 @@ use retrograde::{
 use super::common::{
     human_bytes, peak_memory, worker_pool, EngineConfig, EngineFlags, GameArgs, UsageError,
 };
-use super::output::{write_atomically, ScenPair, SolveReport, SummaryJson, VerifyReport};
+use super::output::{OutputTarget, ScenPair, SolveReport, SummaryJson, VerifyReport};
 use super::progress::Reporter;
 use super::Failure;
 
@@ -23,24 +23,24 @@ use super::Failure;
 #[derive(ClapArgs, Debug)]
 pub(crate) struct SolveArgs {
     /// Map file (seed text or MovingAI .map, detected from content); `-` reads stdin.
-    map: PathBuf,
+    pub(crate) map: PathBuf,
     #[command(flatten)]
-    game: GameArgs,
+    pub(crate) game: GameArgs,
     #[command(flatten)]
-    engine: EngineFlags,
+    pub(crate) engine: EngineFlags,
     /// Print one JSON object instead of text.
     #[arg(long)]
-    json: bool,
+    pub(crate) json: bool,
     /// Write every state as CSV: cop_row,cop_col,thief_row,thief_col,turn,value,dte.
     #[arg(long, value_name = "FILE")]
-    dump: Option<PathBuf>,
+    pub(crate) dump: Option<PathBuf>,
     /// Keep every state's distance to end (2 bytes per state; implied by --dump).
     #[arg(long)]
-    dte_table: bool,
+    pub(crate) dte_table: bool,
     /// After solving, check every state against its moves (values, and
     /// distances when a table is kept); exit status 1 if any disagrees.
     #[arg(long)]
-    verify: bool,
+    pub(crate) verify: bool,
     /// Print the whole-map summary (how every start pair splits by
     /// verdict, the longest game) [default: on in text, off with --json].
     #[arg(long, overrides_with = "no_summary")]
@@ -54,11 +54,18 @@ pub(crate) struct SolveArgs {
     scen: Option<PathBuf>,
     /// No progress output.
     #[arg(long, short)]
-    quiet: bool,
+    pub(crate) quiet: bool,
+    #[cfg(feature = "distributed")]
+    #[command(flatten)]
+    cluster: super::distributed::ClusterArgs,
 }
 
 /// Runs `solve`; returns the exit status.
 pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
+    #[cfg(feature = "distributed")]
+    if args.cluster.processes.is_some() {
+        return super::distributed::run(&args, &args.cluster);
+    }
     let config = args.engine.resolve()?;
     if config.engine == Engine::Sweep && (args.dte_table || args.dump.is_some()) {
         return Err(UsageError(
@@ -67,6 +74,12 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
         .into());
     }
     let scenario = args.scen.as_deref().map(load_scen).transpose()?;
+    // The dump's path is checked before the solve, not after it.
+    let dump_target = args
+        .dump
+        .as_deref()
+        .map(|p| OutputTarget::check("--dump", p))
+        .transpose()?;
     let reporter = Reporter::new(args.quiet, "solving");
     // Every scenario pair's distance comes from the table (the sweep engine
     // keeps none and reports values only).
@@ -115,8 +128,8 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
     } else {
         None
     };
-    if let Some(path) = &args.dump {
-        write_atomically(path, |out| dump(&solved.game, &solved.solution, out))?;
+    if let Some(target) = dump_target {
+        target.write_with(|out| dump(&solved.game, &solved.solution, out))?;
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -134,7 +147,7 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
                 Some(d) => format!("{value} in {d}"),
                 None => value.to_string(),
             };
-            eprintln!(
+            say!(
                 "error: verification failed: state {} (cop {:?}, thief {:?}, {:?} to move) is stored as {} but its moves give {}",
                 bad.state,
                 grid.coords(cop),
@@ -281,7 +294,7 @@ fn show_cell(cell: [usize; 2], xy: bool) -> String {
     }
 }
 
-fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std::io::Result<()> {
+pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std::io::Result<()> {
     match (r.result, r.dte) {
         (Some(result), Some(dte)) => writeln!(out, "result: {result} in {dte} plies")?,
         (Some(result), None) => writeln!(out, "result: {result}")?,

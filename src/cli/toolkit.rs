@@ -5,11 +5,11 @@
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args as ClapArgs, Subcommand};
-use retrograde::theory::empty_cell::parse_contest;
+use retrograde::theory::empty_cell::read_contest;
 use retrograde::theory::nim::{nim_sum, winning_moves};
-use retrograde::theory::subtraction::SubtractionGame;
+use retrograde::theory::subtraction::{Analysis, SubtractionGame};
 use serde::Serialize;
 
 use super::common::UsageError;
@@ -48,15 +48,9 @@ pub(crate) fn run(command: ToolkitCommand) -> Result<i32, Failure> {
     match written.and_then(|()| out.flush().map_err(anyhow::Error::from)) {
         Ok(()) => Ok(0),
         // A reader that stops early (`| head`) is not an error.
-        Err(e) if is_broken_pipe(&e) => Ok(0),
+        Err(e) if super::output::is_closed_stdout(&e) => Ok(0),
         Err(e) => Err(e.into()),
     }
-}
-
-fn is_broken_pipe(error: &anyhow::Error) -> bool {
-    error
-        .chain()
-        .any(|e| matches!(e.downcast_ref::<io::Error>(), Some(e) if e.kind() == io::ErrorKind::BrokenPipe))
 }
 
 fn usage(message: String) -> anyhow::Error {
@@ -96,7 +90,7 @@ pub(crate) struct SubtractionArgs {
 
 /// `subtraction --json`.
 #[derive(Serialize)]
-struct SubtractionReport {
+struct SubtractionReport<'a> {
     /// The subtraction set, sorted.
     moves: Vec<u64>,
     /// Preperiod of the win/loss pattern.
@@ -112,10 +106,10 @@ struct SubtractionReport {
     upto: Option<u64>,
     /// `--upto`: the heap sizes <= N that lose for the player to move.
     #[serde(skip_serializing_if = "Option::is_none")]
-    losing: Option<Vec<u64>>,
+    losing: Option<Heaps<'a>>,
     /// `--upto`: the Grundy value of every heap size 0..=N.
     #[serde(skip_serializing_if = "Option::is_none")]
-    grundy: Option<Vec<u32>>,
+    grundy: Option<Heaps<'a>>,
     /// `--heap H`: H.
     #[serde(skip_serializing_if = "Option::is_none")]
     heap: Option<u64>,
@@ -131,6 +125,26 @@ struct SubtractionReport {
     heap_grundy: Option<u32>,
 }
 
+/// A list over the heaps 0..=N, written as it is computed: `--upto` may
+/// be as large as a u64 and memory stays bounded.
+struct Heaps<'a> {
+    analysis: &'a Analysis,
+    upto: u64,
+    /// Grundy values of every heap, or the losing heaps.
+    grundy: bool,
+}
+
+impl Serialize for Heaps<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let heaps = 0..=self.upto;
+        if self.grundy {
+            s.collect_seq(heaps.map(|h| self.analysis.grundy(h)))
+        } else {
+            s.collect_seq(heaps.filter(|&h| !self.analysis.wins(h)))
+        }
+    }
+}
+
 fn subtraction(args: &SubtractionArgs, out: &mut impl Write) -> Result<()> {
     let game = SubtractionGame::new(&args.moves).map_err(|e| usage(format!("--moves: {e}")))?;
     let analysis = game
@@ -138,19 +152,8 @@ fn subtraction(args: &SubtractionArgs, out: &mut impl Write) -> Result<()> {
         .map_err(|e| usage(format!("{e} (--search-limit)")))?;
     let outcome = analysis.outcome_periodicity();
     let values = analysis.grundy_periodicity();
-    let upto = args
-        .upto
-        .map(|n| {
-            usize::try_from(n)
-                .ok()
-                .filter(|&n| n < 1 << 32)
-                .ok_or_else(|| {
-                    usage(format!(
-                        "--upto {n} lists too many heaps; use --heap for one huge heap"
-                    ))
-                })
-        })
-        .transpose()?;
+    // Every list below is streamed, never collected.
+    let upto = args.upto;
     let moves = game.moves().to_vec();
     if args.json {
         let report = SubtractionReport {
@@ -160,8 +163,16 @@ fn subtraction(args: &SubtractionArgs, out: &mut impl Write) -> Result<()> {
             grundy_preperiod: values.preperiod,
             grundy_period: values.period,
             upto: args.upto,
-            losing: upto.map(|n| (0..=n as u64).filter(|&h| !analysis.wins(h)).collect()),
-            grundy: upto.map(|n| (0..=n as u64).map(|h| analysis.grundy(h)).collect()),
+            losing: upto.map(|upto| Heaps {
+                analysis: &analysis,
+                upto,
+                grundy: false,
+            }),
+            grundy: upto.map(|upto| Heaps {
+                analysis: &analysis,
+                upto,
+                grundy: true,
+            }),
             heap: args.heap,
             winner: args.heap.map(|h| winner(analysis.wins(h))),
             r#move: args.heap.map(|h| analysis.winning_move(h)),
@@ -175,15 +186,15 @@ fn subtraction(args: &SubtractionArgs, out: &mut impl Write) -> Result<()> {
     writeln!(out, "subtraction set: {{{}}}", set.join(", "))?;
     if let Some(n) = upto {
         writeln!(out, "heap\tto move\tgrundy")?;
-        for h in 0..=n as u64 {
+        for h in 0..=n {
             let result = if analysis.wins(h) { "win" } else { "loss" };
             writeln!(out, "{h}\t{result}\t{}", analysis.grundy(h))?;
         }
-        let losing: Vec<String> = (0..=n as u64)
-            .filter(|&h| !analysis.wins(h))
-            .map(|h| h.to_string())
-            .collect();
-        writeln!(out, "losing heaps up to {n}: {}", losing.join(" "))?;
+        write!(out, "losing heaps up to {n}:")?;
+        for h in (0..=n).filter(|&h| !analysis.wins(h)) {
+            write!(out, " {h}")?;
+        }
+        writeln!(out)?;
     }
     writeln!(
         out,
@@ -312,16 +323,17 @@ struct EmptyCellReport {
 }
 
 fn empty_cell(args: &EmptyCellArgs, out: &mut impl Write) -> Result<()> {
-    let name = args.file.display().to_string();
-    let text = if name == "-" {
-        io::read_to_string(io::stdin()).context("reading standard input")?
+    // Read a token at a time: a bad input is rejected at its first bad
+    // token, not after reading it all.
+    let input = if args.file.as_os_str() == "-" {
+        read_contest(io::stdin().lock(), &args.file)?
     } else {
-        std::fs::read_to_string(&args.file).map_err(|source| retrograde::Error::Io {
+        let file = std::fs::File::open(&args.file).map_err(|source| retrograde::Error::Io {
             path: args.file.clone(),
             source,
-        })?
+        })?;
+        read_contest(io::BufReader::with_capacity(1 << 16, file), &args.file)?
     };
-    let input = parse_contest(&text, &name)?;
     let rounds = input.mistakes()?;
     if args.json {
         serde_json::to_writer(

@@ -7,7 +7,7 @@ mod seed;
 
 pub use scen::{load_scen, parse_scen, Scenario, ScenarioEntry};
 
-use std::io::Read;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use crate::error::{Error, Result};
@@ -54,7 +54,7 @@ pub struct Map {
 
 /// Parses map text, detecting the format from the content: a first line that
 /// starts with `type` is MovingAI, anything else the seed format. `path` is
-/// only used in error messages.
+/// only used in error messages. A UTF-8 byte-order mark is skipped.
 ///
 /// # Errors
 /// [`Error::Parse`] naming the line and column of the first problem.
@@ -67,114 +67,310 @@ pub struct Map {
 /// assert_eq!(map.thief, Some((0, 2)));
 /// ```
 pub fn parse_map(bytes: &[u8], path: &str) -> Result<Map> {
-    let text = Text::new(bytes, path)?;
-    if text.lines.is_empty() || text.lines.iter().all(|l| l.trim().is_empty()) {
-        return Err(text.error(
-            1,
-            1,
-            "empty file: expected a seed header `ROWS COLUMNS` or a MovingAI header `type octile`",
-        ));
-    }
-    if text.lines[0].trim_start().starts_with("type") {
-        movingai::parse(&text)
-    } else {
-        seed::parse(&text)
-    }
+    read_map(bytes, Path::new(path))
 }
 
-/// Reads and parses a map file; `-` reads standard input.
+/// Reads and parses a map file; `-` reads standard input. The input is read
+/// a line at a time and each line checked as it arrives, so a bad file
+/// (binary data, an endless device, a huge file with a garbage header) is
+/// rejected after its first bad line, not after reading it all.
 ///
 /// # Errors
 /// [`Error::Io`] when the file cannot be read, [`Error::Parse`] when it is
 /// malformed.
 pub fn load_map(path: &Path) -> Result<Map> {
-    let bytes = if path == Path::new("-") {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
-            .map_err(|source| Error::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        buf
-    } else {
-        std::fs::read(path).map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?
+    if path == Path::new("-") {
+        return read_map(std::io::stdin().lock(), path);
+    }
+    let file = std::fs::File::open(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    read_map(BufReader::with_capacity(1 << 16, file), path)
+}
+
+/// Most bytes of a line before the map rows (a header line, or a blank one).
+const HEADER_LINE: usize = 1 << 16;
+
+/// Most bytes of blank lines accepted before the header or after the rows.
+const BLANK_TAIL: u64 = 1 << 16;
+
+fn read_map(reader: impl BufRead, path: &Path) -> Result<Map> {
+    let mut lines = Lines::new(reader, path);
+    let empty =
+        "empty file: expected a seed header `ROWS COLUMNS` or a MovingAI header `type octile`";
+    let Some(first) = lines.next(HEADER_LINE)? else {
+        return Err(lines.error(1, 1, empty));
     };
-    parse_map(&bytes, &path.display().to_string())
-}
-
-/// Map text split into lines (without `\n` or a trailing `\r`), checked to be
-/// UTF-8 without control characters, with the path for error messages.
-pub(crate) struct Text<'a> {
-    pub(crate) path: &'a str,
-    pub(crate) lines: Vec<&'a str>,
-}
-
-impl<'a> Text<'a> {
-    fn new(bytes: &'a [u8], path: &'a str) -> Result<Text<'a>> {
-        let mut lines = Vec::new();
-        for (number, raw) in bytes.split(|&b| b == b'\n').enumerate() {
-            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-            let line = std::str::from_utf8(raw).map_err(|e| Error::Parse {
-                path: path.to_string(),
-                line: number + 1,
-                column: String::from_utf8_lossy(&raw[..e.valid_up_to()])
-                    .chars()
-                    .count()
-                    + 1,
-                message: "invalid UTF-8: this looks like a binary file, expected map text"
-                    .to_string(),
-            })?;
-            if let Some((column, c)) = line
-                .chars()
-                .enumerate()
-                .find(|&(_, c)| c.is_control() && c != '\t')
-            {
-                return Err(Error::Parse {
-                    path: path.to_string(),
-                    line: number + 1,
-                    column: column + 1,
-                    message: format!(
-                        "control character {:?}: this looks like a binary file, expected map text",
-                        c
-                    ),
-                });
+    let Line::Whole(first) = first else {
+        return Err(lines.too_long(
+            1,
+            HEADER_LINE,
+            "a seed header `ROWS COLUMNS` or a MovingAI header `type octile`",
+        ));
+    };
+    let first = first.to_string();
+    if first.trim().is_empty() {
+        // Blank lines only make an empty file; otherwise the seed header is
+        // missing from line 1.
+        let start = lines.bytes();
+        loop {
+            match lines.next(HEADER_LINE)? {
+                None => return Err(lines.error(1, 1, empty)),
+                Some(Line::Whole(l)) if l.trim().is_empty() => {
+                    if lines.bytes() - start > BLANK_TAIL {
+                        break;
+                    }
+                }
+                Some(_) => break,
             }
-            lines.push(line);
         }
-        // A final newline does not start another line.
-        if lines.last() == Some(&"") {
-            lines.pop();
+        return Err(seed::header_error(&lines, &first));
+    }
+    if first.trim_start().starts_with("type") {
+        movingai::parse(&mut lines, &first)
+    } else {
+        seed::parse(&mut lines, &first)
+    }
+}
+
+/// One line read by [`Lines::next`].
+pub(crate) enum Line<'a> {
+    /// The whole line, without its `\n` or a trailing `\r`.
+    Whole(&'a str),
+    /// A line longer than the limit; its start is valid text.
+    TooLong,
+}
+
+/// Map text read a line at a time, each line checked to be UTF-8 without
+/// control characters (tabs aside) before the parser sees it, and never
+/// read further than a limit the parser sets per line.
+pub(crate) struct Lines<'p, R> {
+    reader: R,
+    path: &'p Path,
+    pub(crate) name: String,
+    /// The number of the last line returned (1-based).
+    pub(crate) number: usize,
+    buf: Vec<u8>,
+    /// Whether the input ended.
+    eof: bool,
+    /// Bytes consumed so far.
+    consumed: u64,
+}
+
+impl<'p, R: BufRead> Lines<'p, R> {
+    fn new(reader: R, path: &'p Path) -> Lines<'p, R> {
+        Lines {
+            reader,
+            path,
+            name: path.display().to_string(),
+            number: 0,
+            buf: Vec::new(),
+            eof: false,
+            consumed: 0,
         }
-        Ok(Text { path, lines })
+    }
+
+    /// Bytes consumed so far.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.consumed
+    }
+
+    /// The next line, of at most `limit` bytes; `None` at the end of the
+    /// input (a final newline does not start another line).
+    pub(crate) fn next(&mut self, limit: usize) -> Result<Option<Line<'_>>> {
+        if self.eof {
+            return Ok(None);
+        }
+        self.buf.clear();
+        let mut ended = false;
+        loop {
+            let available = match self.reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(source) => {
+                    return Err(Error::Io {
+                        path: self.path.to_path_buf(),
+                        source,
+                    })
+                }
+            };
+            if available.is_empty() {
+                self.eof = true;
+                break;
+            }
+            // Never more than one byte past the limit.
+            let room = limit + 1 - self.buf.len();
+            let (take, newline) = match available.iter().position(|&b| b == b'\n') {
+                Some(i) if i <= room => (i, true),
+                _ => (available.len().min(room), false),
+            };
+            self.buf.extend_from_slice(&available[..take]);
+            let used = take + usize::from(newline);
+            self.reader.consume(used);
+            self.consumed += used as u64;
+            if newline {
+                ended = true;
+                break;
+            }
+            if self.buf.len() > limit {
+                break;
+            }
+        }
+        if self.eof && !ended && self.buf.is_empty() {
+            return Ok(None);
+        }
+        self.number += 1;
+        let number = self.number;
+        let long = self.buf.len() > limit;
+        let mut raw = &self.buf[..];
+        if number == 1 {
+            raw = raw.strip_prefix("\u{feff}".as_bytes()).unwrap_or(raw);
+        }
+        if !long {
+            raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        }
+        let text = match std::str::from_utf8(raw) {
+            Ok(text) => text,
+            // A character cut by the limit is not an error.
+            Err(e) if long && e.error_len().is_none() => {
+                std::str::from_utf8(&raw[..e.valid_up_to()]).expect("valid prefix")
+            }
+            Err(e) => {
+                return Err(Error::Parse {
+                    path: self.name.clone(),
+                    line: number,
+                    column: String::from_utf8_lossy(&raw[..e.valid_up_to()])
+                        .chars()
+                        .count()
+                        + 1,
+                    message: "invalid UTF-8: this looks like a binary file, expected map text"
+                        .to_string(),
+                })
+            }
+        };
+        if let Some((column, c)) = text
+            .chars()
+            .enumerate()
+            .find(|&(_, c)| c.is_control() && c != '\t')
+        {
+            return Err(Error::Parse {
+                path: self.name.clone(),
+                line: number,
+                column: column + 1,
+                message: format!(
+                    "control character {c:?}: this looks like a binary file, expected map text"
+                ),
+            });
+        }
+        Ok(Some(if long {
+            Line::TooLong
+        } else {
+            Line::Whole(text)
+        }))
+    }
+
+    /// The error for line `line` longer than `limit` bytes where `what`
+    /// was expected.
+    pub(crate) fn too_long(&self, line: usize, limit: usize, what: &str) -> Error {
+        self.error(
+            line,
+            1,
+            format!("line {line} is longer than {limit} bytes: expected {what}"),
+        )
     }
 
     /// A parse error at a 1-based line and column.
     pub(crate) fn error(&self, line: usize, column: usize, message: impl Into<String>) -> Error {
         Error::Parse {
-            path: self.path.to_string(),
+            path: self.name.clone(),
             line,
             column,
             message: message.into(),
         }
     }
 
-    /// Checks that nothing but blank lines follows line index `from` (0-based).
-    pub(crate) fn expect_end(&self, from: usize, what: &str) -> Result<()> {
-        match self.lines[from.min(self.lines.len())..]
-            .iter()
-            .position(|l| !l.trim().is_empty())
-        {
-            None => Ok(()),
-            Some(k) => Err(self.error(
-                from + k + 1,
-                1,
-                format!("expected end of file after {what}, found more text"),
-            )),
+    /// Checks that nothing but blank lines (at most [`BLANK_TAIL`] bytes of
+    /// them) follows.
+    pub(crate) fn expect_end(&mut self, what: &str) -> Result<()> {
+        let start = self.bytes();
+        loop {
+            let blank = match self.next(HEADER_LINE)? {
+                None => return Ok(()),
+                Some(Line::Whole(l)) => l.trim().is_empty(),
+                Some(Line::TooLong) => false,
+            };
+            if !blank {
+                return Err(self.error(
+                    self.number,
+                    1,
+                    format!("expected end of file after {what}, found more text"),
+                ));
+            }
+            if self.bytes() - start > BLANK_TAIL {
+                return Err(self.error(
+                    self.number,
+                    1,
+                    format!(
+                        "expected end of file after {what}, found more than {BLANK_TAIL} bytes of blank lines"
+                    ),
+                ));
+            }
         }
+    }
+
+    /// Reads `height` map rows of exactly `width` characters each and
+    /// hands them to `row` with their index and line number.
+    pub(crate) fn rows(
+        &mut self,
+        height: usize,
+        width: usize,
+        mut row: impl FnMut(usize, usize, &str) -> Result<()>,
+    ) -> Result<()> {
+        // A row of `width` characters has at most 4 bytes each, and a `\r`.
+        let limit = width.saturating_mul(4).saturating_add(1);
+        for r in 0..height {
+            let (name, line) = (self.name.clone(), self.number + 1);
+            let error = |column: usize, message: String| Error::Parse {
+                path: name.clone(),
+                line,
+                column,
+                message,
+            };
+            match self.next(limit)? {
+                None => {
+                    return Err(error(
+                        1,
+                        format!(
+                            "expected {height} map rows, found only {r} (file ends at line {})",
+                            line - 1
+                        ),
+                    ))
+                }
+                Some(Line::TooLong) => {
+                    return Err(error(
+                        width + 1,
+                        format!(
+                            "map row {} has more than {width} characters, expected {width}",
+                            r + 1
+                        ),
+                    ))
+                }
+                Some(Line::Whole(text)) => {
+                    let len = text.chars().count();
+                    if len != width {
+                        let column = if len > width { width + 1 } else { len + 1 };
+                        return Err(error(
+                            column,
+                            format!("map row {} has {len} characters, expected {width}", r + 1),
+                        ));
+                    }
+                    let text = text.to_string();
+                    row(r, line, &text)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Parses a positive integer token starting at `column` (1-based).
@@ -224,41 +420,6 @@ pub(crate) fn tokens(line: &str) -> Vec<(usize, &str)> {
     out
 }
 
-/// Checks that `rows` map rows follow line index `first` and each has exactly
-/// `width` characters; returns them.
-pub(crate) fn grid_rows<'a>(
-    text: &Text<'a>,
-    first: usize,
-    height: usize,
-    width: usize,
-) -> Result<Vec<&'a str>> {
-    let mut rows = Vec::with_capacity(height);
-    for r in 0..height {
-        let index = first + r;
-        let Some(line) = text.lines.get(index) else {
-            return Err(text.error(
-                index + 1,
-                1,
-                format!(
-                    "expected {height} map rows, found only {r} (file ends at line {})",
-                    text.lines.len()
-                ),
-            ));
-        };
-        let len = line.chars().count();
-        if len != width {
-            let column = if len > width { width + 1 } else { len + 1 };
-            return Err(text.error(
-                index + 1,
-                column,
-                format!("map row {} has {len} characters, expected {width}", r + 1),
-            ));
-        }
-        rows.push(*line);
-    }
-    Ok(rows)
-}
-
 /// The format the first bytes of a file announce, without parsing the rest:
 /// a first line starting with `type` is MovingAI, one of exactly two
 /// unsigned integers is a seed header. `None` for anything else (empty,
@@ -274,6 +435,7 @@ pub(crate) fn grid_rows<'a>(
 /// ```
 #[must_use]
 pub fn sniff_map(head: &[u8]) -> Option<MapFormat> {
+    let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
     let first = head.split(|&b| b == b'\n').next().unwrap_or_default();
     let first = String::from_utf8_lossy(first);
     if first.trim_start().starts_with("type") {

@@ -1,41 +1,60 @@
 //! The MovingAI grid format:
 //! `type octile` / `height H` / `width W` / `map`, then H rows of W
 //! characters. Passable: `.` `G` `S`; blocked: `@` `O` `T` `W` (`T` is trees).
-//! These maps carry no starts and no exits.
+//! These maps carry no starts and no exits. Each header key appears once;
+//! `type` must be `octile` (the only type of the benchmark sets).
+
+use std::io::BufRead;
 
 use bitvec::vec::BitVec;
 
-use super::{grid_rows, tokens, Map, MapFormat, Text};
-use crate::error::Result;
+use super::{tokens, Line, Lines, Map, MapFormat, HEADER_LINE};
+use crate::error::{Error, Result};
 use crate::Grid;
 
-pub(super) fn parse(text: &Text<'_>) -> Result<Map> {
-    let mut height = None;
-    let mut width = None;
-    let mut index = 0;
+/// Parses the rest of a MovingAI map whose first line is `first`.
+pub(super) fn parse<R: BufRead>(lines: &mut Lines<'_, R>, first: &str) -> Result<Map> {
+    let mut height: Option<(usize, usize)> = None;
+    let mut width: Option<(usize, usize)> = None;
+    let mut line = first.to_string();
+    let mut number = 1;
     loop {
-        let Some(line) = text.lines.get(index) else {
-            return Err(text.error(
-                index + 1,
-                1,
-                "file ends inside the header: expected a line `map` before the rows",
-            ));
-        };
-        let t = tokens(line);
-        let number = index + 1;
+        let t = tokens(&line);
         match t.as_slice() {
-            [(_, "type"), (_, _)] if index == 0 => {}
-            [(_, "height"), (column, v)] => {
-                height = Some(text.positive(v, number, *column, "the height")?);
+            [(_, "type"), (column, kind)] if number == 1 => {
+                if *kind != "octile" {
+                    return Err(lines.error(
+                        number,
+                        *column,
+                        format!("unknown map type `{kind}`: expected `type octile`"),
+                    ));
+                }
             }
-            [(_, "width"), (column, v)] => {
-                width = Some(text.positive(v, number, *column, "the width")?);
+            [(_, key @ ("height" | "width")), (column, v)] => {
+                let slot = if *key == "height" {
+                    &mut height
+                } else {
+                    &mut width
+                };
+                if let Some((_, first)) = *slot {
+                    return Err(lines.error(
+                        number,
+                        1,
+                        format!("a second `{key}` line (the first is line {first})"),
+                    ));
+                }
+                let what = if *key == "height" {
+                    "the height"
+                } else {
+                    "the width"
+                };
+                *slot = Some((lines.positive(v, number, *column, what)?, number));
             }
             [(_, "map")] => break,
             [] => {}
             _ => {
                 let column = t.first().map_or(1, |t| t.0);
-                return Err(text.error(
+                return Err(lines.error(
                     number,
                     column,
                     format!(
@@ -45,35 +64,55 @@ pub(super) fn parse(text: &Text<'_>) -> Result<Map> {
                 ));
             }
         }
-        index += 1;
+        match lines.next(HEADER_LINE)? {
+            None => {
+                return Err(lines.error(
+                    number + 1,
+                    1,
+                    "file ends inside the header: expected a line `map` before the rows",
+                ))
+            }
+            Some(Line::TooLong) => {
+                return Err(lines.too_long(
+                    number + 1,
+                    HEADER_LINE,
+                    "a header line `height N`, `width N` or `map`",
+                ))
+            }
+            Some(Line::Whole(next)) => line = next.to_string(),
+        }
+        number += 1;
     }
-    let (Some(height), Some(width)) = (height, width) else {
-        return Err(text.error(
-            index + 1,
+    let (Some((height, _)), Some((width, _))) = (height, width) else {
+        return Err(lines.error(
+            number,
             1,
             "`map` line before both `height N` and `width N` were given",
         ));
     };
-    let rows = grid_rows(text, index + 1, height, width)?;
-    text.expect_end(index + 1 + height, &format!("{height} map rows"))?;
-    let mut free = BitVec::with_capacity(height * width);
-    for (r, row) in rows.iter().enumerate() {
+    let mut free = BitVec::new();
+    let name = lines.name.clone();
+    lines.rows(height, width, |_, line, row| {
+        free.reserve(width);
         for (c, ch) in row.chars().enumerate() {
             free.push(match ch {
                 '.' | 'G' | 'S' => true,
                 '@' | 'O' | 'T' | 'W' => false,
                 other => {
-                    return Err(text.error(
-                        index + 2 + r,
-                        c + 1,
-                        format!(
+                    return Err(Error::Parse {
+                        path: name.clone(),
+                        line,
+                        column: c + 1,
+                        message: format!(
                             "unknown terrain character {other:?}: expected `.` `G` `S` (passable) or `@` `O` `T` `W` (blocked)"
                         ),
-                    ))
+                    })
                 }
             });
         }
-    }
+        Ok(())
+    })?;
+    lines.expect_end(&format!("{height} map rows"))?;
     Ok(Map {
         grid: Grid::new(height, width, free),
         format: MapFormat::MovingAi,

@@ -10,9 +10,10 @@
 //! that wants to reach somewhere) and its **goal is the cop** (the pursuer
 //! waiting there). The exits are not part of a scenario.
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use super::{Coord, Text};
+use super::{Coord, Line, Lines};
 use crate::error::{Error, Result};
 use crate::Grid;
 
@@ -103,42 +104,64 @@ impl Scenario {
 /// assert_eq!(scen.entries[0].goal, (6, 5));
 /// ```
 pub fn parse_scen(bytes: &[u8], path: &str) -> Result<Scenario> {
-    let text = Text::new(bytes, path)?;
-    let mut entries = Vec::new();
-    for (index, line) in text.lines.iter().enumerate() {
-        let number = index + 1;
-        if line.trim().is_empty() {
-            continue;
-        }
-        if index == 0 && line.trim_start().starts_with("version") {
-            continue;
-        }
-        entries.push(entry(&text, line, number)?);
-    }
-    if entries.is_empty() {
-        return Err(text.error(
-            text.lines.len().max(1),
-            1,
-            "no entries: expected lines `bucket map width height start_x start_y goal_x goal_y length`",
-        ));
-    }
-    Ok(Scenario {
-        path: path.to_string(),
-        entries,
-    })
+    read_scen(bytes, Path::new(path))
 }
 
-/// Reads and parses a scenario file.
+/// Reads and parses a scenario file, a line at a time.
 ///
 /// # Errors
 /// [`Error::Io`] when the file cannot be read, [`Error::Parse`] when it is
 /// malformed.
 pub fn load_scen(path: &Path) -> Result<Scenario> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Io {
+    let file = std::fs::File::open(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    parse_scen(&bytes, &path.display().to_string())
+    read_scen(BufReader::new(file), path)
+}
+
+/// Most bytes of one scenario line.
+const LINE_LIMIT: usize = 1 << 16;
+
+fn read_scen(reader: impl BufRead, path: &Path) -> Result<Scenario> {
+    let mut lines = Lines::new(reader, path);
+    let name = lines.name.clone();
+    let mut entries = Vec::new();
+    loop {
+        let number = lines.number + 1;
+        let line = match lines.next(LINE_LIMIT)? {
+            None => break,
+            Some(Line::TooLong) => {
+                return Err(lines.too_long(number, LINE_LIMIT, "a scenario entry"))
+            }
+            Some(Line::Whole(line)) => line.to_string(),
+        };
+        if line.trim().is_empty() || (number == 1 && line.trim_start().starts_with("version")) {
+            continue;
+        }
+        entries.push(entry(&name, &line, number)?);
+    }
+    if entries.is_empty() {
+        return Err(parse_error(
+            &name,
+            lines.number.max(1),
+            1,
+            "no entries: expected lines `bucket map width height start_x start_y goal_x goal_y length`",
+        ));
+    }
+    Ok(Scenario {
+        path: name,
+        entries,
+    })
+}
+
+fn parse_error(path: &str, line: usize, column: usize, message: impl Into<String>) -> Error {
+    Error::Parse {
+        path: path.to_string(),
+        line,
+        column,
+        message: message.into(),
+    }
 }
 
 /// Field names in order, for messages.
@@ -154,7 +177,7 @@ const FIELDS: [&str; 9] = [
     "optimal_length",
 ];
 
-fn entry(text: &Text<'_>, line: &str, number: usize) -> Result<ScenarioEntry> {
+fn entry(path: &str, line: &str, number: usize) -> Result<ScenarioEntry> {
     // Fields are tab-separated (a map name may hold spaces); files written
     // with spaces instead are accepted when they have exactly nine fields.
     let fields = split_fields(line);
@@ -162,7 +185,8 @@ fn entry(text: &Text<'_>, line: &str, number: usize) -> Result<ScenarioEntry> {
         let column = fields
             .get(FIELDS.len())
             .map_or(line.chars().count() + 1, |f| f.0);
-        return Err(text.error(
+        return Err(parse_error(
+            path,
             number,
             column,
             format!(
@@ -175,7 +199,8 @@ fn entry(text: &Text<'_>, line: &str, number: usize) -> Result<ScenarioEntry> {
     let int = |k: usize| -> Result<usize> {
         let (column, token) = fields[k];
         token.parse::<usize>().map_err(|_| {
-            text.error(
+            parse_error(
+                path,
                 number,
                 column,
                 format!(
@@ -190,7 +215,8 @@ fn entry(text: &Text<'_>, line: &str, number: usize) -> Result<ScenarioEntry> {
         let (x, y) = (int(kx)?, int(ky)?);
         for (k, v, limit) in [(kx, x, width), (ky, y, height)] {
             if v >= limit {
-                return Err(text.error(
+                return Err(parse_error(
+                    path,
                     number,
                     fields[k].0,
                     format!(
@@ -204,7 +230,8 @@ fn entry(text: &Text<'_>, line: &str, number: usize) -> Result<ScenarioEntry> {
     };
     let (start, goal) = (point(4, 5)?, point(6, 7)?);
     let optimal_length = fields[8].1.parse::<f64>().map_err(|_| {
-        text.error(
+        parse_error(
+            path,
             number,
             fields[8].0,
             format!(

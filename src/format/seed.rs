@@ -1,40 +1,63 @@
 //! The seed text format: a first line `ROWS COLUMNS`, then that many rows of
 //! exactly COLUMNS characters: `*` or `#` wall, `E` exit, `C` or `P` the
-//! cop's start, `T` the thief's start, any other printable character free.
+//! cop's start, `T` the thief's start, any other printable character free
+//! (a tab is not: it is an error, as its width is anyone's guess).
+
+use std::io::BufRead;
 
 use bitvec::vec::BitVec;
 
-use super::{grid_rows, tokens, Coord, Map, MapFormat, Text};
-use crate::error::Result;
+use super::{tokens, Coord, Lines, Map, MapFormat};
+use crate::error::{Error, Result};
 use crate::Grid;
 
-pub(super) fn parse(text: &Text<'_>) -> Result<Map> {
-    let header = tokens(text.lines[0]);
-    if header.len() != 2 {
-        let column = header
-            .get(2)
-            .map_or(text.lines[0].chars().count() + 1, |t| t.0);
-        return Err(text.error(
-            1,
-            column,
-            format!(
-                "expected a header `ROWS COLUMNS` (two integers), found `{}`",
-                text.lines[0].trim()
-            ),
-        ));
-    }
-    let height = text.positive(header[0].1, 1, header[0].0, "the number of rows")?;
-    let width = text.positive(header[1].1, 1, header[1].0, "the number of columns")?;
-    let rows = grid_rows(text, 1, height, width)?;
-    text.expect_end(1 + height, &format!("{height} map rows"))?;
+/// The error for a first line that is not `ROWS COLUMNS`.
+pub(super) fn header_error<R: BufRead>(lines: &Lines<'_, R>, first: &str) -> Error {
+    let header = tokens(first);
+    let column = header.get(2).map_or(first.chars().count() + 1, |t| t.0);
+    lines.error(
+        1,
+        column,
+        format!(
+            "expected a header `ROWS COLUMNS` (two integers), found `{}`",
+            first.trim()
+        ),
+    )
+}
 
-    let mut free = BitVec::with_capacity(height * width);
+/// Parses the rest of a seed map whose first line is `first`.
+pub(super) fn parse<R: BufRead>(lines: &mut Lines<'_, R>, first: &str) -> Result<Map> {
+    let header = tokens(first);
+    if header.len() != 2 {
+        return Err(header_error(lines, first));
+    }
+    let height = lines.positive(header[0].1, 1, header[0].0, "the number of rows")?;
+    let width = lines.positive(header[1].1, 1, header[1].0, "the number of columns")?;
+
+    let mut free = BitVec::new();
     let mut cop: Option<(Coord, usize, usize)> = None;
     let mut thief: Option<(Coord, usize, usize)> = None;
     let mut exits = Vec::new();
-    for (r, row) in rows.iter().enumerate() {
+    let name = lines.name.clone();
+    let error = |line: usize, column: usize, message: String| Error::Parse {
+        path: name.clone(),
+        line,
+        column,
+        message,
+    };
+    lines.rows(height, width, |r, line, row| {
+        free.reserve(width);
         for (c, ch) in row.chars().enumerate() {
-            let (line, column) = (r + 2, c + 1);
+            let column = c + 1;
+            if ch == '\t' {
+                return Err(error(
+                    line,
+                    column,
+                    "a tab in a map row: expected `*` or `#` (wall), `E` (exit), `C`/`P` (cop), \
+                     `T` (thief) or another printable character (free)"
+                        .to_string(),
+                ));
+            }
             free.push(!matches!(ch, '*' | '#'));
             let slot = match ch {
                 'C' | 'P' => Some((&mut cop, "cop")),
@@ -47,7 +70,7 @@ pub(super) fn parse(text: &Text<'_>) -> Result<Map> {
             };
             if let Some((slot, who)) = slot {
                 if let Some((_, l, k)) = *slot {
-                    return Err(text.error(
+                    return Err(error(
                         line,
                         column,
                         format!(
@@ -58,7 +81,9 @@ pub(super) fn parse(text: &Text<'_>) -> Result<Map> {
                 *slot = Some(((r, c), line, column));
             }
         }
-    }
+        Ok(())
+    })?;
+    lines.expect_end(&format!("{height} map rows"))?;
     Ok(Map {
         grid: Grid::new(height, width, free),
         format: MapFormat::Seed,

@@ -129,6 +129,14 @@ pub fn load_graph_within(
     parser.finish(convention, memory_limit.unwrap_or_else(available_memory))
 }
 
+/// Longest line accepted (comment included). An input without line ends
+/// (a device, binary data) is rejected after reading about this much.
+const MAX_LINE: usize = 1 << 20;
+
+/// The first block: blocks start small and double up to the full size, so
+/// a file that is bad from the start is rejected after reading little.
+const FIRST_BLOCK: usize = 1 << 16;
+
 /// Feeds `reader` to `parser` in blocks that end at a line end.
 fn read_blocks(
     mut reader: impl Read,
@@ -136,9 +144,11 @@ fn read_blocks(
     parser: &mut Parser<'_>,
     io_error: impl Fn(std::io::Error) -> Error,
 ) -> Result<()> {
-    let mut buf = vec![0u8; block];
+    let mut size = FIRST_BLOCK.min(block);
+    let mut buf = Vec::new();
     let mut filled = 0;
     loop {
+        buf.resize(size.max(filled), 0);
         let mut eof = false;
         while filled < buf.len() {
             match reader.read(&mut buf[filled..]) {
@@ -159,9 +169,11 @@ fn read_blocks(
                 parser.feed(&buf[..=end])?;
                 buf.copy_within(end + 1..filled, 0);
                 filled -= end + 1;
+                size = size.saturating_mul(2).min(block.max(FIRST_BLOCK));
             }
+            None if filled >= MAX_LINE => return Err(parser.overlong(&buf[..filled])),
             // One line longer than the block: grow it.
-            None => buf.resize(buf.len() * 2, 0),
+            None => size = size.saturating_mul(2),
         }
     }
 }
@@ -284,6 +296,40 @@ impl<'p> Parser<'p> {
 
     fn local_error(&self, base: usize, e: LocalError) -> Error {
         self.error(base + e.line + 1, e.column, e.message)
+    }
+
+    /// The error for the next line, which starts `prefix` and is longer
+    /// than [`MAX_LINE`]: at its first byte that no edge list has outside a
+    /// comment (binary data), else at its start.
+    fn overlong(&self, prefix: &[u8]) -> Error {
+        let line = self.lines + 1;
+        let comment = prefix
+            .iter()
+            .position(|&b| b == b'#')
+            .unwrap_or(prefix.len());
+        let column = |at: usize| 1 + prefix[..at].iter().filter(|&&b| b & 0xC0 != 0x80).count();
+        match prefix[..comment]
+            .iter()
+            .position(|&b| !(b.is_ascii_graphic() || matches!(b, b' ' | b'\t' | b'\r')))
+        {
+            Some(at) => self.error(
+                line,
+                column(at),
+                format!(
+                    "unexpected byte 0x{:02x} in a line longer than {MAX_LINE} bytes: this looks \
+                     like a binary file, expected an edge list",
+                    prefix[at]
+                ),
+            ),
+            None => self.error(
+                line,
+                1,
+                format!(
+                    "a line longer than {MAX_LINE} bytes: expected one edge `u v`, `win v` or \
+                     `loss v` per line"
+                ),
+            ),
+        }
     }
 
     /// Parses `bytes`, which ends at a line end unless it is the last block.
@@ -790,11 +836,21 @@ impl<'a> Scan<'a> {
         if end == 0 {
             return "end of line".to_string();
         }
-        let text = String::from_utf8_lossy(&rest[..end.min(40)]);
+        // Control characters (binary input) are shown escaped.
+        let text: String = String::from_utf8_lossy(&rest[..end.min(40)])
+            .chars()
+            .flat_map(|c| {
+                let escaped = c.is_control().then(|| c.escape_default());
+                escaped
+                    .into_iter()
+                    .flatten()
+                    .chain((!c.is_control()).then_some(c))
+            })
+            .collect();
         if end > 40 {
             format!("{text}...")
         } else {
-            text.into_owned()
+            text
         }
     }
 

@@ -709,7 +709,8 @@ fn cli_reads_stdin_and_solves_maps_with_the_explicit_engine() {
     for key in ["result", "dte", "counts", "levels", "states"] {
         assert_eq!(explicit[key], sequential[key], "{key}");
     }
-    // Over the limit: refused with the estimate, exit status 1.
+    // Over the limit: refused with the estimate before any work, exit
+    // status 2 like bad input.
     let out = run(&[
         "solve",
         map.to_str().unwrap(),
@@ -718,7 +719,7 @@ fn cli_reads_stdin_and_solves_maps_with_the_explicit_engine() {
         "--memory-limit",
         "1K",
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
     assert!(
         stderr.contains("the explicit graph (288 states")

@@ -9,12 +9,18 @@ mod batch;
 mod cli;
 /// Issue 16: rim exits, warnings, --xy, --scen, counts, summary, completions.
 mod conventions;
+/// Partitioned solves over loopback TCP (feature `distributed`).
+#[cfg(feature = "distributed")]
+mod distributed;
 /// Map parser and placement errors: line, column and message.
 mod formats;
 /// data/expected.csv against the engines; `regenerate_golden` rewrites it.
 mod golden;
 /// Edge-list games and the explicit CSR engine: reference, parser, CLI.
 mod graph;
+/// Hostile inputs and situations: output targets, signals, endless input,
+/// closed pipes, resource flags, exit codes; parsers fuzzed.
+mod harden;
 /// The brute-force reference solver written from docs/rules.md.
 mod oracle;
 /// Every README example, run and compared with what README shows.

@@ -24,6 +24,7 @@ use anyhow::Context;
 use clap::Args as ClapArgs;
 
 use super::common::{EngineFlags, GameArgs, UsageError};
+use super::output::OutputTarget;
 use super::progress::MapsProgress;
 use super::Failure;
 use discover::discover;
@@ -75,6 +76,17 @@ pub(crate) struct BatchArgs {
 pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
     let format = OutFormat::from_path(&args.out)?;
     let config = args.engine.resolve()?;
+    // Checked (and dropped) before any map is solved: rows are appended to
+    // the file and --resume reads it back, so it must be a regular file.
+    let target = OutputTarget::check("--out", &args.out)?;
+    if !target.is_file() {
+        return Err(UsageError(format!(
+            "--out {}: expected a regular file (rows are appended to it and --resume reads it back)",
+            target.path().display()
+        ))
+        .into());
+    }
+    drop(target);
     let flags = args.game.answer_flags().join(" ");
     let batch_started = Instant::now();
 

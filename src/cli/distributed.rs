@@ -1,0 +1,403 @@
+//! `retrograde solve MAP --processes N --process I`: one process of a
+//! partitioned solve (feature `distributed`). Process 0 prints the local
+//! solve's report plus the exchange and each process's peak memory.
+//!
+//! Faults end the process, never hang it: a peer that cannot be reached
+//! fails the connection phase after `--connect-timeout`; a peer that dies
+//! mid-solve makes timely's network threads panic, which the panic hook
+//! here turns into a clear message and exit status 1; and a watchdog exits
+//! when no level finishes within `--progress-timeout` (a peer that hangs
+//! without closing its connections).
+
+use std::hash::{Hash, Hasher};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use clap::Args as ClapArgs;
+use retrograde::distributed::{self, Cluster, PartitionOptions};
+use retrograde::{load_map, Board, CopsAndThief, Game};
+use serde::Serialize;
+
+use super::common::{human_bytes, peak_memory, UsageError};
+use super::output::{CountsJson, SolveReport};
+use super::progress::Reporter;
+use super::solve::{print_text, SolveArgs};
+use super::Failure;
+
+/// Flags of a partitioned solve (all but `--processes` need it).
+#[derive(ClapArgs, Debug, Clone)]
+pub(crate) struct ClusterArgs {
+    /// Solve partitioned over N processes (this is one of them; every
+    /// process gets the same flags but --process).
+    #[arg(long, value_name = "N")]
+    pub(crate) processes: Option<usize>,
+    /// This process's index, 0 to N - 1 (under Slurm: $SLURM_PROCID).
+    #[arg(long, value_name = "I", requires = "processes")]
+    process: Option<usize>,
+    /// Addresses of the processes, one `host:port` per line in process
+    /// order [default: 127.0.0.1 with ports from --port].
+    #[arg(long, value_name = "FILE", requires = "processes")]
+    hostfile: Option<PathBuf>,
+    /// Worker threads per process; each owns a band of grid rows [default:
+    /// all cores].
+    #[arg(long, value_name = "W", requires = "processes")]
+    workers: Option<usize>,
+    /// First loopback port without --hostfile (process i listens on PORT + i).
+    #[arg(
+        long,
+        value_name = "PORT",
+        default_value_t = 2101,
+        requires = "processes"
+    )]
+    port: u16,
+    /// Seconds to wait for every peer to connect.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 60,
+        requires = "processes"
+    )]
+    connect_timeout: u64,
+    /// Seconds without a finished level after which a process gives up (a
+    /// peer hangs without closing its connections).
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 600,
+        requires = "processes"
+    )]
+    progress_timeout: u64,
+}
+
+/// What a partitioned solve adds to the local report.
+#[derive(Serialize)]
+struct ClusterReport<'a> {
+    #[serde(flatten)]
+    base: &'a SolveReport,
+    processes: usize,
+    workers: usize,
+    exchange: Exchange,
+    peak_memory_per_process: Vec<u64>,
+}
+
+/// Bytes sent between workers (see `retrograde::distributed::Summary`).
+#[derive(Serialize)]
+struct Exchange {
+    bytes: u64,
+    network_bytes: u64,
+    bytes_per_level: Vec<u64>,
+    decided_per_level: Vec<u64>,
+}
+
+/// Runs one process of a partitioned solve; returns the exit status.
+pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failure> {
+    let processes = cluster.processes.unwrap_or(1);
+    let refuse = |flag: &str| -> Failure {
+        UsageError(format!(
+            "{flag} is not available with --processes (a partitioned solve runs its own engine, in memory; use --workers for threads)"
+        ))
+        .into()
+    };
+    let engine = &args.engine;
+    if engine.engine.is_some() {
+        return Err(refuse("--engine"));
+    }
+    if engine.threads.is_some() {
+        return Err(refuse("--threads"));
+    }
+    if engine.scratch.is_some() || engine.memory.is_some() {
+        return Err(refuse("--scratch and --memory"));
+    }
+    if args.dump.is_some() || args.verify {
+        return Err(refuse("--dump and --verify"));
+    }
+    if processes == 0 {
+        return Err(UsageError("--processes must be at least 1".into()).into());
+    }
+    let process = cluster.process.unwrap_or(0);
+    if process >= processes {
+        return Err(UsageError(format!(
+            "--process {process}: expected an index below --processes {processes}"
+        ))
+        .into());
+    }
+    let workers = match cluster.workers {
+        Some(0) => return Err(UsageError("--workers must be at least 1".into()).into()),
+        Some(w) => w,
+        None => std::thread::available_parallelism().map_or(1, usize::from),
+    };
+    let addresses = match &cluster.hostfile {
+        Some(path) => read_hostfile(path, processes)?,
+        None => Cluster::loopback(processes, 0, 1, cluster.port).addresses,
+    };
+    let config = Cluster {
+        addresses,
+        process,
+        workers,
+        connect_timeout: Duration::from_secs(cluster.connect_timeout),
+    };
+
+    let map = load_map(&args.map)?;
+    let board = Board::new(&map, &args.game.placement())?;
+    let started = Instant::now();
+    let game = Arc::new(CopsAndThief::new(board, args.game.rules()));
+    let bounds = distributed::row_bands(&game, config.total_workers());
+    let reporter = Arc::new(Reporter::new(args.quiet, "solving"));
+    let mine = process * workers..(process + 1) * workers;
+    let here = bounds[mine.end] - bounds[mine.start];
+    let bytes: u64 = mine
+        .map(|w| distributed::band_bytes(bounds[w + 1] - bounds[w], args.dte_table))
+        .sum();
+    reporter.note(&format!(
+        "process {process} of {processes}: {here} of {} states in {workers} band{} ({} of arrays); connecting",
+        game.state_count(),
+        if workers == 1 { "" } else { "s" },
+        human_bytes(bytes)
+    ));
+
+    // A sign of life per level, for the watchdog.
+    let heartbeat = Arc::new(AtomicU64::new(0));
+    let connected = Arc::new(AtomicBool::new(false));
+    install_fault_handlers(process, &heartbeat, cluster, started);
+    let observer = {
+        let (reporter, heartbeat, connected) = (
+            Arc::clone(&reporter),
+            Arc::clone(&heartbeat),
+            Arc::clone(&connected),
+        );
+        move |p: &retrograde::Progress| {
+            heartbeat.store(started.elapsed().as_millis() as u64, Relaxed);
+            if !connected.swap(true, Relaxed) {
+                reporter.note(&format!("all {processes} processes connected; solving"));
+            }
+            reporter.observe(p);
+        }
+    };
+    let options = PartitionOptions {
+        dte_table: args.dte_table,
+        track: game.start(),
+        session: fingerprint(&game),
+        observer: Some(Arc::new(observer)),
+        process_stat: Some(Arc::new(|| peak_memory().unwrap_or(0))),
+    };
+    let solution = distributed::solve(Arc::clone(&game), &bounds, &config, &options)
+        .context("partitioned solve failed")?;
+    reporter.finish();
+    let Some(summary) = solution.summary else {
+        return Ok(0);
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    let grid = &game.board().grid;
+    let report = SolveReport {
+        map: args.map.display().to_string(),
+        format: map.format.as_str(),
+        width: grid.width(),
+        height: grid.height(),
+        result: summary.tracked_outcome.map(|v| game.verdict(v).as_str()),
+        dte: summary.tracked_dte.map(|d| d.plies()),
+        cells: game.cells(),
+        exits: game.board().exits.count_ones() as u64,
+        exit_cells: game
+            .board()
+            .exit_coords()
+            .into_iter()
+            .map(|(r, c)| [r, c])
+            .collect(),
+        exit_checksum: format!("{:016x}", game.board().exit_checksum()),
+        states: game.state_count(),
+        counts: CountsJson::from(summary.counts),
+        levels: summary.levels,
+        sweeps: 0,
+        engine: "distributed",
+        threads: config.total_workers(),
+        seconds,
+        peak_memory_bytes: peak_memory(),
+        verified: None,
+        summary: None,
+        scenario: None,
+    };
+    let full = ClusterReport {
+        base: &report,
+        processes,
+        workers,
+        exchange: Exchange {
+            bytes: summary.bytes(),
+            network_bytes: summary.network_bytes,
+            bytes_per_level: summary.bytes_per_level.clone(),
+            decided_per_level: summary.decided_per_level.clone(),
+        },
+        peak_memory_per_process: summary.process_stats.clone(),
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        serde_json::to_writer(&mut out, &super::schema::versioned(&full))?;
+        writeln!(out)?;
+    } else {
+        print_cluster_text(&mut out, &full)?;
+    }
+    Ok(0)
+}
+
+/// The local text report with the engine line for the cluster, then the
+/// exchange and memory lines.
+fn print_cluster_text(out: &mut impl Write, r: &ClusterReport<'_>) -> std::io::Result<()> {
+    let mut base = Vec::new();
+    print_text(&mut base, r.base, false)?;
+    for line in String::from_utf8_lossy(&base).lines() {
+        if line.starts_with("engine: ") {
+            writeln!(
+                out,
+                "engine: distributed ({} process{} x {} worker{}, {} bands of grid rows), {} levels",
+                r.processes,
+                if r.processes == 1 { "" } else { "es" },
+                r.workers,
+                if r.workers == 1 { "" } else { "s" },
+                r.processes * r.workers,
+                r.base.levels
+            )?;
+        } else {
+            writeln!(out, "{line}")?;
+        }
+    }
+    let levels = r.exchange.bytes_per_level.len().max(1) as u64;
+    writeln!(
+        out,
+        "exchanged: {} in {} rounds ({} between processes); per round: mean {}, max {}",
+        human_bytes(r.exchange.bytes),
+        r.exchange.bytes_per_level.len(),
+        human_bytes(r.exchange.network_bytes),
+        human_bytes(r.exchange.bytes / levels),
+        human_bytes(
+            r.exchange
+                .bytes_per_level
+                .iter()
+                .copied()
+                .max()
+                .unwrap_or(0)
+        ),
+    )?;
+    let peaks: Vec<String> = r
+        .peak_memory_per_process
+        .iter()
+        .map(|&b| human_bytes(b))
+        .collect();
+    writeln!(out, "peak memory per process: {}", peaks.join(", "))
+}
+
+/// Reads `processes` addresses (`host:port`) from a hostfile; blank lines
+/// and `#` comments are skipped.
+fn read_hostfile(path: &Path, processes: usize) -> Result<Vec<String>, Failure> {
+    let text = std::fs::read_to_string(path).map_err(|source| retrograde::Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut addresses = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let entry = line.split('#').next().unwrap_or("").trim();
+        if entry.is_empty() {
+            continue;
+        }
+        let port_ok = entry
+            .rsplit_once(':')
+            .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
+        if !port_ok {
+            return Err(retrograde::Error::Parse {
+                path: path.display().to_string(),
+                line: number + 1,
+                column: line.find(entry).unwrap_or(0) + 1,
+                message: format!("expected host:port, found `{entry}`"),
+            }
+            .into());
+        }
+        addresses.push(entry.to_string());
+        if addresses.len() == processes {
+            return Ok(addresses);
+        }
+    }
+    Err(retrograde::Error::Parse {
+        path: path.display().to_string(),
+        line: text.lines().count() + 1,
+        column: 1,
+        message: format!(
+            "expected {processes} addresses (one per process), found {}",
+            addresses.len()
+        ),
+    }
+    .into())
+}
+
+/// A fingerprint of everything that defines the game: grid, exits, starts
+/// and rules. Peers with another fingerprint are refused at connection.
+fn fingerprint(game: &CopsAndThief) -> u64 {
+    // SipHash with fixed keys: the same in every process of one build.
+    let mut h = std::hash::DefaultHasher::new();
+    let board = game.board();
+    let grid = &board.grid;
+    (grid.height(), grid.width(), grid.cells()).hash(&mut h);
+    for cell in 0..grid.cells() as u32 {
+        (grid.coords(cell), board.exits[cell as usize]).hash(&mut h);
+    }
+    (board.cop, board.thief, format!("{:?}", game.rules())).hash(&mut h);
+    h.finish()
+}
+
+/// Panic hook and watchdog: a lost peer or a stalled cluster ends this
+/// process with status 1 and a message, instead of a hang.
+fn install_fault_handlers(
+    process: usize,
+    heartbeat: &Arc<AtomicU64>,
+    cluster: &ClusterArgs,
+    started: Instant,
+) {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        // timely's network threads (named `timely:send-N`, `timely:recv-N`)
+        // panic when a peer's connection breaks.
+        let network = std::thread::current()
+            .name()
+            .is_some_and(|n| n.starts_with("timely:"));
+        if network || message.contains("timely communication error") {
+            eprintln!(
+                "error: process {process} lost the connection to a peer ({message}): a process died or the network failed; giving up"
+            );
+            std::process::exit(1);
+        }
+        default(info);
+        // A panicked worker leaves its peers waiting: end the process so
+        // they see the connection close.
+        std::process::exit(101);
+    }));
+    let heartbeat = Arc::clone(heartbeat);
+    let limit = Duration::from_secs(cluster.progress_timeout);
+    let connect = Duration::from_secs(cluster.connect_timeout);
+    std::thread::spawn(move || loop {
+        std::thread::sleep(Duration::from_millis(500));
+        let beat = heartbeat.load(Relaxed);
+        let now = started.elapsed();
+        // Before the first level: the connection phase has its own
+        // deadline; allow it, then the progress limit.
+        let since = if beat == 0 {
+            now.saturating_sub(connect)
+        } else {
+            now.saturating_sub(Duration::from_millis(beat))
+        };
+        if since > limit {
+            eprintln!(
+                "error: process {process}: no level finished in {} s (--progress-timeout): a peer is stalled or unreachable; giving up",
+                limit.as_secs()
+            );
+            std::process::exit(1);
+        }
+    });
+}

@@ -1,0 +1,369 @@
+//! Partitioned solves: one game's state space split over the workers of
+//! several processes (and machines), on timely-dataflow.
+//!
+//! The state array is cut into contiguous *bands*, one per worker; for the
+//! grid game a band is the states of a range of cop cells that starts at a
+//! grid row ([`row_bands`]), so a worker owns whole rows of the cop's map.
+//! Each worker keeps its band's cells (the counters of `storage/cells.rs`,
+//! one byte per state), its two frontiers and optionally its distances, and
+//! runs the level-synchronous propagation of the local engines on them.
+//!
+//! Draining level k, a worker updates predecessors inside its band in
+//! place. A decided state with predecessors in another band (for the grid
+//! game: a thief-to-move state whose cop cell lies within one move of a band
+//! edge) is sent once to each such band, tagged LOSS or WIN: the receiver
+//! walks that state's predecessors itself and applies those it owns. So one
+//! message per crossing state and destination, not one per edge. Each level
+//! is one timely round (timestamp = level): every worker sends every other
+//! worker its batch (possibly empty) and the size of its level-k frontier,
+//! then waits on a probe until round k is delivered everywhere. The sum of
+//! the sizes is the global frontier; when it is zero the solve is over. The
+//! order of updates within a level does not matter (see
+//! `solve/propagate.rs`), so values and distances equal the local engines'.
+//!
+//! Connections are opened here (`net.rs`), with a deadline and a handshake
+//! that checks that every process solves the same game; timely then runs on
+//! those sockets. A peer that dies makes timely's network threads panic
+//! with "timely communication error"; the caller (the CLI) turns that into
+//! an exit.
+
+mod net;
+mod worker;
+
+use std::net::TcpStream;
+use std::ops::Range;
+use std::sync::atomic::{AtomicU16, AtomicU8, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
+use timely::communication::allocator::ProcessBuilder;
+use timely::communication::{AllocatorBuilder, Hooks};
+
+use crate::error::{Error, Result};
+use crate::game::Game;
+use crate::storage::cells::Cells;
+use crate::storage::frontier::Frontier;
+use crate::storage::{Backing, Paging, Region};
+use crate::{CopsAndThief, Counts, Dte, Outcome, Progress};
+
+/// Where this process stands in a cluster and how to reach the others.
+#[derive(Clone, Debug)]
+pub struct Cluster {
+    /// `host:port` of every process, in process order (a hostfile's lines).
+    pub addresses: Vec<String>,
+    /// This process's index into `addresses`.
+    pub process: usize,
+    /// Worker threads per process (each owns one band).
+    pub workers: usize,
+    /// How long to wait for every peer to connect.
+    pub connect_timeout: Duration,
+}
+
+impl Cluster {
+    /// `processes` processes on this machine, listening on consecutive
+    /// loopback ports from `base_port`.
+    #[must_use]
+    pub fn loopback(processes: usize, process: usize, workers: usize, base_port: u16) -> Cluster {
+        Cluster {
+            addresses: (0..processes)
+                .map(|i| format!("127.0.0.1:{}", usize::from(base_port) + i))
+                .collect(),
+            process,
+            workers,
+            connect_timeout: Duration::from_secs(60),
+        }
+    }
+
+    /// Number of processes.
+    #[must_use]
+    pub fn processes(&self) -> usize {
+        self.addresses.len()
+    }
+
+    /// Workers in the whole cluster (the number of bands).
+    #[must_use]
+    pub fn total_workers(&self) -> usize {
+        self.processes() * self.workers
+    }
+}
+
+/// A progress callback shared by a process's workers.
+pub type Observer = Arc<dyn Fn(&Progress) + Send + Sync>;
+
+/// A per-process figure sampled at the end (see
+/// [`PartitionOptions::process_stat`]).
+pub type ProcessStat = Arc<dyn Fn() -> u64 + Send + Sync>;
+
+/// What to record and whom to tell, besides the cluster.
+#[derive(Clone, Default)]
+pub struct PartitionOptions {
+    /// Keep every owned state's distance to end (2 bytes per state).
+    pub dte_table: bool,
+    /// Record this state's distance to end without a table.
+    pub track: Option<u64>,
+    /// A fingerprint of the game (map, starts, exits, rules): every process
+    /// must give the same one, or the handshake fails.
+    pub session: u64,
+    /// Called by this process's first worker after each level, with global
+    /// counts; also the sign of life a watchdog can wait for.
+    pub observer: Option<Observer>,
+    /// Sampled once per process at the end and sent to process 0 (the CLI
+    /// passes the peak resident memory).
+    pub process_stat: Option<ProcessStat>,
+}
+
+/// Cluster-wide results, gathered on process 0.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// WIN / LOSS / DRAW over all states.
+    pub counts: Counts,
+    /// Levels after level 0: the largest distance to end.
+    pub levels: u32,
+    /// The tracked state's distance to end (`None`: draw, or not tracked).
+    pub tracked_dte: Option<Dte>,
+    /// The tracked state's value (`None` when no state was tracked).
+    pub tracked_outcome: Option<Outcome>,
+    /// Bytes sent between workers in each round (round k drains level k;
+    /// the last round carries only the frontier sizes that end the solve).
+    /// A message of n words counts 16 + 8n bytes (destination, kind, length
+    /// and words: its bincode size).
+    pub bytes_per_level: Vec<u64>,
+    /// States decided at each level (level 0: the terminal ones), in all
+    /// bands; the last entry, 0, ends the solve.
+    pub decided_per_level: Vec<u64>,
+    /// The part of all bytes that went between processes.
+    pub network_bytes: u64,
+    /// `process_stat` of each process, in process order.
+    pub process_stats: Vec<u64>,
+}
+
+impl Summary {
+    /// Bytes sent between workers in all rounds.
+    #[must_use]
+    pub fn bytes(&self) -> u64 {
+        self.bytes_per_level.iter().sum()
+    }
+}
+
+/// One worker's band of the solution.
+pub struct Band {
+    range: Range<u64>,
+    cells: Region,
+    dte: Option<Region>,
+}
+
+impl Band {
+    /// The states this band owns.
+    #[must_use]
+    pub fn range(&self) -> Range<u64> {
+        self.range.clone()
+    }
+
+    /// Value of owned state `s` for the player to move.
+    ///
+    /// # Panics
+    /// If `s` is not in the band.
+    #[must_use]
+    pub fn outcome(&self, s: u64) -> Outcome {
+        assert!(self.range.contains(&s), "state {s} is not in this band");
+        self.cells
+            .atomics::<AtomicU8>()
+            .outcome((s - self.range.start) as usize)
+    }
+
+    /// Distance to end of owned state `s`, when a table was kept (`None`
+    /// for a draw).
+    #[must_use]
+    pub fn dte(&self, s: u64) -> Option<Dte> {
+        if self.outcome(s) == Outcome::Draw {
+            return None;
+        }
+        let table = self.dte.as_ref()?;
+        Some(Dte(u32::from(
+            table.atomics::<AtomicU16>()[(s - self.range.start) as usize].load(Relaxed),
+        )))
+    }
+}
+
+/// What one process holds after a partitioned solve.
+pub struct PartitionedSolution {
+    /// This process's bands, one per worker, in worker order.
+    pub bands: Vec<Band>,
+    /// The cluster-wide results (process 0 only).
+    pub summary: Option<Summary>,
+}
+
+/// Band boundaries for `parts` workers over the grid game: cop cells are
+/// split into `parts` runs of about equal size, each starting at the first
+/// free cell of a grid row, and a run's states are `[first * 2C, end * 2C)`.
+/// Returns `parts + 1` non-decreasing state indices from 0 to the state
+/// count (bands may be empty when the map has fewer rows than `parts`).
+#[must_use]
+pub fn row_bands(game: &CopsAndThief, parts: usize) -> Vec<u64> {
+    let grid = &game.board().grid;
+    let cells = game.cells();
+    let block = 2 * cells;
+    let mut bounds = vec![0u64];
+    for k in 1..parts as u64 {
+        let target = (k * cells / parts as u64).min(cells);
+        let first = if target >= cells {
+            cells
+        } else {
+            // The first free cell of the target cell's row: ids are
+            // row-major, so rows are contiguous runs of ids.
+            let row = grid.coords(target as u32).0;
+            let mut lo = 0u64;
+            let mut hi = target;
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if grid.coords(mid as u32).0 < row {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        };
+        let last = *bounds.last().expect("non-empty");
+        bounds.push((first * block).max(last));
+    }
+    bounds.push(game.state_count());
+    bounds
+}
+
+/// Bytes of arrays one worker of a band of `states` states allocates.
+#[must_use]
+pub fn band_bytes(states: u64, dte_table: bool) -> u64 {
+    let words = states.div_ceil(64);
+    states + 2 * 8 * (words + words.div_ceil(64)) + if dte_table { 2 * states } else { 0 }
+}
+
+/// Solves `game` with the states split at `bounds` (one band per worker of
+/// the cluster, `total_workers + 1` boundaries from 0 to the state count),
+/// as process `cluster.process`. Every process of the cluster makes the
+/// same call; they connect to each other first.
+///
+/// # Errors
+/// [`Error::Peer`] when a peer cannot be reached within the timeout or
+/// runs a different solve; [`Error::Alloc`] for the band arrays;
+/// [`Error::TooLarge`] for games with more than 63 moves per state.
+///
+/// # Panics
+/// If `bounds` does not match the cluster, or a worker thread panics (the
+/// network threads panic when a peer dies mid-solve).
+pub fn solve<G: Game + Send + 'static>(
+    game: Arc<G>,
+    bounds: &[u64],
+    cluster: &Cluster,
+    options: &PartitionOptions,
+) -> Result<PartitionedSolution> {
+    let total = cluster.total_workers();
+    assert!(cluster.workers >= 1 && cluster.process < cluster.processes());
+    assert_eq!(bounds.len(), total + 1, "one band per worker");
+    assert_eq!(bounds[total], game.state_count());
+    if game.max_moves() > <[AtomicU8] as Cells>::MAX_MOVES {
+        return Err(Error::TooLarge {
+            what: "a state's move counter".into(),
+            needed: u64::from(game.max_moves()),
+            available: u64::from(<[AtomicU8] as Cells>::MAX_MOVES),
+            hint: "partitioned solves keep one byte per state (at most 63 moves)".into(),
+        });
+    }
+    // Allocate before connecting: a process that cannot hold its bands
+    // fails alone, before its peers start.
+    let first = cluster.process * cluster.workers;
+    let mut arrays = Vec::with_capacity(cluster.workers);
+    for w in first..first + cluster.workers {
+        let len = bounds[w + 1] - bounds[w];
+        arrays.push(Some(worker::Arrays {
+            cells: Region::zeroed::<AtomicU8>(len, &Backing::Memory, "state array")?,
+            frontiers: [
+                Frontier::new(len, &Backing::Memory, Paging::Kernel)?,
+                Frontier::new(len, &Backing::Memory, Paging::Kernel)?,
+            ],
+            dte: if options.dte_table {
+                Some(Region::zeroed::<AtomicU16>(
+                    len,
+                    &Backing::Memory,
+                    "distance table",
+                )?)
+            } else {
+                None
+            },
+        }));
+    }
+    let (builders, guard): (Vec<AllocatorBuilder>, Box<dyn std::any::Any + Send>) =
+        if cluster.processes() == 1 {
+            let builders =
+                ProcessBuilder::new_typed_vector(cluster.workers, Hooks::default().refill, None);
+            (
+                builders
+                    .into_iter()
+                    .map(AllocatorBuilder::Process)
+                    .collect(),
+                Box::new(()),
+            )
+        } else {
+            let hello = net::Hello {
+                process: cluster.process as u64,
+                processes: cluster.processes() as u64,
+                workers: cluster.workers as u64,
+                session: options.session ^ game.state_count(),
+            };
+            let sockets: Vec<Option<TcpStream>> =
+                net::connect(&cluster.addresses, hello, cluster.connect_timeout)?;
+            let hooks = Hooks::default();
+            let local =
+                ProcessBuilder::new_typed_vector(cluster.workers, hooks.refill.clone(), None);
+            let (builders, guard) = initialize_networking_from_sockets(
+                local,
+                sockets,
+                cluster.process,
+                cluster.workers,
+                hooks,
+            )
+            .map_err(|e| Error::Peer {
+                process: cluster.process,
+                address: cluster.addresses[cluster.process].clone(),
+                message: format!("starting the network threads: {e}"),
+            })?;
+            (
+                builders.into_iter().map(AllocatorBuilder::Tcp).collect(),
+                Box::new(guard),
+            )
+        };
+    let plan = Arc::new(worker::Plan {
+        game,
+        bounds: bounds.to_vec(),
+        workers_per_process: cluster.workers,
+        track: options.track,
+        observer: options.observer.clone(),
+        process_stat: options.process_stat.clone(),
+        arrays: Mutex::new(arrays),
+    });
+    let guards =
+        timely::execute::execute_from(builders, guard, timely::WorkerConfig::default(), move |w| {
+            worker::run(w, &plan)
+        })
+        .map_err(|message| Error::Peer {
+            process: cluster.process,
+            address: cluster.addresses[cluster.process].clone(),
+            message,
+        })?;
+    let mut bands = Vec::new();
+    let mut summary = None;
+    for result in guards.join() {
+        let done = result.unwrap_or_else(|e| panic!("a worker failed: {e}"));
+        if done.summary.is_some() {
+            summary = done.summary;
+        }
+        bands.push(Band {
+            range: done.range,
+            cells: done.cells,
+            dte: done.dte,
+        });
+    }
+    bands.sort_by_key(|b| b.range.start);
+    Ok(PartitionedSolution { bands, summary })
+}

@@ -1,0 +1,343 @@
+//! One worker of a partitioned solve: its band's propagation, one timely
+//! round per level (see the module docs of `distributed`).
+
+use std::cell::RefCell;
+use std::ops::Range;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU16, AtomicU8, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+
+use timely::container::CapacityContainerBuilder;
+use timely::dataflow::channels::pact::Exchange;
+use timely::dataflow::operators::generic::operator::Operator;
+use timely::dataflow::operators::{Input, Probe};
+use timely::dataflow::InputHandle;
+use timely::worker::Worker;
+
+use super::{Observer, ProcessStat, Summary};
+use crate::game::{Game, Initial};
+use crate::storage::cells::Cells;
+use crate::storage::frontier::Frontier;
+use crate::storage::Region;
+use crate::{Counts, Dte, Outcome, Progress};
+
+/// A message: destination worker, kind, words. Plain tuples of integers
+/// are all timely needs to ship it (serde is implemented for them).
+type Packet = (u32, u32, Vec<u64>);
+
+/// A level's batch: the sender's frontier size, then crossing states.
+const ROUND: u32 = 0;
+/// The end: the sender's counts and statistics, to worker 0.
+const SUMMARY: u32 = 1;
+
+/// Set on a crossing state that is a LOSS (its predecessors become WIN);
+/// clear for a WIN (its predecessors lose a move).
+const LOSS_FLAG: u64 = 1 << 63;
+
+/// Bytes of a packet of `words` words as bincode encodes it: u32, u32,
+/// the vector's u64 length, then the words.
+fn packet_bytes(words: usize) -> u64 {
+    16 + 8 * words as u64
+}
+
+/// Packets received, as (round, words, kind), until the worker takes them.
+type Inbox = Rc<RefCell<Vec<(u64, Vec<u64>, u32)>>>;
+
+/// One worker's arrays, allocated before the cluster connects.
+pub(super) struct Arrays {
+    pub(super) cells: Region,
+    pub(super) frontiers: [Frontier; 2],
+    pub(super) dte: Option<Region>,
+}
+
+/// What every worker of a process shares.
+pub(super) struct Plan<G> {
+    pub(super) game: Arc<G>,
+    pub(super) bounds: Vec<u64>,
+    pub(super) workers_per_process: usize,
+    pub(super) track: Option<u64>,
+    pub(super) observer: Option<Observer>,
+    pub(super) process_stat: Option<ProcessStat>,
+    /// Each worker takes its own, by index within the process.
+    pub(super) arrays: Mutex<Vec<Option<Arrays>>>,
+}
+
+/// What a worker hands back.
+pub(super) struct Done {
+    pub(super) range: Range<u64>,
+    pub(super) cells: Region,
+    pub(super) dte: Option<Region>,
+    pub(super) summary: Option<Summary>,
+}
+
+/// A band's state and the updates that land in it.
+struct Owned<'a, G> {
+    game: &'a G,
+    range: Range<u64>,
+    cells: &'a [AtomicU8],
+    dte: Option<&'a [AtomicU16]>,
+}
+
+impl<G: Game> Owned<'_, G> {
+    /// Applies the update of a LOSS (`loss`) or WIN successor to owned
+    /// state `u`; true when it decided `u` (it then joins `next`).
+    #[inline]
+    fn update(&self, u: u64, loss: bool, next: &Frontier, dte: u16) -> bool {
+        let i = (u - self.range.start) as usize;
+        let now = if loss {
+            self.cells.try_win::<false>(i)
+        } else {
+            self.cells.try_refute::<false>(i)
+        };
+        if now {
+            next.insert::<false>(i as u64);
+            if let Some(table) = self.dte {
+                table[i].store(dte, Relaxed);
+            }
+        }
+        now
+    }
+
+    /// Applies the updates of a crossing state `s` decided in another band
+    /// to the predecessors this band owns; returns how many it decided.
+    fn apply_remote(&self, s: u64, loss: bool, next: &Frontier, dte: u16) -> u64 {
+        let mut decided = 0;
+        self.game.for_each_predecessor(s, |u| {
+            if self.range.contains(&u) && self.update(u, loss, next, dte) {
+                decided += 1;
+            }
+        });
+        decided
+    }
+}
+
+/// Runs worker `w`'s share of the solve.
+pub(super) fn run<G: Game>(w: &mut Worker, plan: &Plan<G>) -> Done {
+    let me = w.index();
+    let peers = w.peers();
+    let local = me % plan.workers_per_process;
+    let process_of = |worker: usize| worker / plan.workers_per_process;
+    let arrays = plan.arrays.lock().expect("arrays lock")[local]
+        .take()
+        .expect("one worker per band");
+    let range = plan.bounds[me]..plan.bounds[me + 1];
+    let game = &*plan.game;
+    let owned = Owned {
+        game,
+        range: range.clone(),
+        cells: arrays.cells.atomics::<AtomicU8>(),
+        dte: arrays.dte.as_ref().map(|r| r.atomics::<AtomicU16>()),
+    };
+    // Which worker owns state `u` (outside this band).
+    let owner = |u: u64| plan.bounds.partition_point(|&b| b <= u) - 1;
+
+    // The dataflow: packets go to their destination worker and are kept,
+    // with their round, until the worker takes them.
+    let inbox: Inbox = Rc::default();
+    let mut input: InputHandle<u64, CapacityContainerBuilder<Vec<Packet>>> = InputHandle::new();
+    let probe = {
+        let inbox = Rc::clone(&inbox);
+        w.dataflow::<u64, _, _>(|scope| {
+            scope
+                .input_from(&mut input)
+                .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(
+                    Exchange::new(|p: &Packet| u64::from(p.0)),
+                    "deliver",
+                    move |_, _| {
+                        move |input, _output| {
+                            input.for_each(|time, data| {
+                                let round = *time.least().expect("a round");
+                                let mut inbox = inbox.borrow_mut();
+                                for (_, kind, words) in data.drain(..) {
+                                    inbox.push((round, words, kind));
+                                }
+                            });
+                        }
+                    },
+                )
+                .probe()
+                .0
+        })
+    };
+
+    // Level 0: the decided states of the band.
+    let [mut cur, mut next] = arrays.frontiers;
+    let mut in_level = 0u64;
+    game.for_each_initial(range.clone(), |s, initial| {
+        let i = s - range.start;
+        owned.cells.init(i as usize, initial);
+        if let Initial::Decided(_) = initial {
+            cur.insert::<false>(i);
+            in_level += 1;
+        }
+    });
+
+    let mut level = 0u32;
+    let mut decided_total = 0u64;
+    let mut tracked: Option<Dte> = None;
+    let mut bytes_per_level = Vec::new();
+    let mut decided_per_level = Vec::new();
+    let mut network_bytes = 0u64;
+    let mut outbox: Vec<Vec<u64>> = vec![Vec::new(); peers];
+    let track = plan.track.filter(|t| range.contains(t));
+    loop {
+        if let Some(t) = track {
+            if tracked.is_none() && owned.cells.outcome((t - range.start) as usize) != Outcome::Draw
+            {
+                tracked = Some(Dte(level));
+            }
+        }
+        let dte = (level + 1).min(u32::from(u16::MAX)) as u16;
+        let mut decided_next = 0u64;
+        cur.drain(0..cur.summary_len(), |i| {
+            let s = range.start + i;
+            let loss = owned.cells.outcome(i as usize) == Outcome::Loss;
+            let word = if loss { s | LOSS_FLAG } else { s };
+            game.for_each_predecessor(s, |u| {
+                if range.contains(&u) {
+                    if owned.update(u, loss, &next, dte) {
+                        decided_next += 1;
+                    }
+                } else {
+                    // Once per crossing state and destination band.
+                    let box_ = &mut outbox[owner(u)];
+                    if box_.last() != Some(&word) {
+                        box_.push(word);
+                    }
+                }
+            });
+        });
+        let mut bytes = 0;
+        for (dest, box_) in outbox.iter_mut().enumerate() {
+            if dest == me {
+                continue;
+            }
+            let mut words = Vec::with_capacity(box_.len() + 1);
+            words.push(in_level);
+            words.append(box_);
+            let size = packet_bytes(words.len());
+            bytes += size;
+            if process_of(dest) != process_of(me) {
+                network_bytes += size;
+            }
+            input.send((dest as u32, ROUND, words));
+        }
+        bytes_per_level.push(bytes);
+        let round = u64::from(level);
+        input.advance_to(round + 1);
+        while probe.less_than(input.time()) {
+            w.step_or_park(None);
+        }
+        let mut global = in_level;
+        let received: Vec<(u64, Vec<u64>, u32)> = {
+            let mut inbox = inbox.borrow_mut();
+            let (now, later) = inbox.drain(..).partition(|(r, _, _)| *r == round);
+            *inbox = later;
+            now
+        };
+        for (_, words, kind) in received {
+            debug_assert_eq!(kind, ROUND);
+            global += words[0];
+            for &word in &words[1..] {
+                decided_next +=
+                    owned.apply_remote(word & !LOSS_FLAG, word & LOSS_FLAG != 0, &next, dte);
+            }
+        }
+        decided_total += global;
+        decided_per_level.push(global);
+        if local == 0 {
+            if let Some(observe) = &plan.observer {
+                observe(&Progress {
+                    level,
+                    sweeping: false,
+                    decided_in_level: global,
+                    decided: decided_total,
+                    states: game.state_count(),
+                });
+            }
+        }
+        if global == 0 {
+            break;
+        }
+        in_level = decided_next;
+        std::mem::swap(&mut cur, &mut next);
+        level += 1;
+    }
+
+    // Gather counts and statistics on worker 0.
+    let mut counts = Counts::default();
+    for i in 0..range.end - range.start {
+        match owned.cells.outcome(i as usize) {
+            Outcome::Win => counts.win += 1,
+            Outcome::Loss => counts.loss += 1,
+            Outcome::Draw => counts.draw += 1,
+        }
+    }
+    let stat = match (&plan.process_stat, local) {
+        (Some(stat), 0) => stat(),
+        _ => 0,
+    };
+    let mut words = vec![
+        counts.win,
+        counts.loss,
+        counts.draw,
+        tracked.map_or(0, |d| u64::from(d.0) + 1),
+        match track.map(|t| owned.cells.outcome((t - range.start) as usize)) {
+            None => 0,
+            Some(Outcome::Win) => 1,
+            Some(Outcome::Loss) => 2,
+            Some(Outcome::Draw) => 3,
+        },
+        network_bytes,
+        process_of(me) as u64,
+        stat,
+    ];
+    words.extend_from_slice(&bytes_per_level);
+    input.send((0, SUMMARY, words));
+    let round = u64::from(level) + 1;
+    input.advance_to(round + 1);
+    while probe.less_than(input.time()) {
+        w.step_or_park(None);
+    }
+    drop(input);
+    let summary = (me == 0).then(|| {
+        let mut summary = Summary {
+            counts: Counts::default(),
+            levels: level.saturating_sub(1),
+            tracked_dte: None,
+            tracked_outcome: None,
+            bytes_per_level: vec![0; bytes_per_level.len()],
+            decided_per_level,
+            network_bytes: 0,
+            process_stats: vec![0; peers / plan.workers_per_process],
+        };
+        for (_, words, kind) in inbox.borrow().iter().filter(|(r, _, _)| *r == round) {
+            debug_assert_eq!(*kind, SUMMARY);
+            summary.counts.win += words[0];
+            summary.counts.loss += words[1];
+            summary.counts.draw += words[2];
+            if words[3] > 0 {
+                summary.tracked_dte = Some(Dte((words[3] - 1) as u32));
+            }
+            summary.tracked_outcome = match words[4] {
+                1 => Some(Outcome::Win),
+                2 => Some(Outcome::Loss),
+                3 => Some(Outcome::Draw),
+                _ => summary.tracked_outcome,
+            };
+            summary.network_bytes += words[5];
+            let stat = &mut summary.process_stats[words[6] as usize];
+            *stat = (*stat).max(words[7]);
+            for (total, b) in summary.bytes_per_level.iter_mut().zip(&words[8..]) {
+                *total += b;
+            }
+        }
+        summary
+    });
+    Done {
+        range,
+        cells: arrays.cells,
+        dte: arrays.dte,
+        summary,
+    }
+}
