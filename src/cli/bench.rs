@@ -255,7 +255,7 @@ impl BenchProgress {
         match self {
             BenchProgress::Quiet => {}
             BenchProgress::Bar(bar) => bar.set_message(line),
-            BenchProgress::Plain => eprintln!("{line}"),
+            BenchProgress::Plain => say!("{line}"),
         }
     }
 

@@ -200,7 +200,7 @@ pub(crate) fn solve_loaded(
         } else {
             "the exit flags select none on this map"
         };
-        eprintln!(
+        say!(
             "warning: {}: no exit cells, so the thief can never escape ({why}; try --exits rim)",
             path.display()
         );
