@@ -12,8 +12,9 @@
 //!   `array_bytes`).
 //! - ```` ```sh ```` blocks: every line that starts with `retrograde ` runs
 //!   and must succeed; other lines (cargo, python) are not run here.
-//! - ```` ```text ```` blocks are shown, not run (a measurement over data
-//!   outside the repository).
+//! - ```` ```text ```` blocks are shown, not run: a measurement over data
+//!   outside the repository, a synopsis, commands that need a cargo
+//!   feature or a cluster.
 //! - `retrograde` is the binary under test; `cat FILE` prints a file; a
 //!   trailing `> FILE` sends standard output to FILE.
 //!
