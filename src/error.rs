@@ -38,6 +38,17 @@ pub enum Error {
         /// Why it cannot be used.
         message: String,
     },
+    /// A tablebase file is damaged, truncated or not a table of this
+    /// format; `location` names the block or byte offset.
+    #[error("{}: {location}: {message}", path.display())]
+    Table {
+        /// The table file.
+        path: PathBuf,
+        /// Where: `header`, `trailer`, `block 12 (values, offset 4096)`.
+        location: String,
+        /// What is wrong and what to do.
+        message: String,
+    },
     /// The solve would need more memory or disk than allowed or available.
     #[error("{what} needs {needed} bytes but only {available} are available; {hint}")]
     TooLarge {
@@ -82,7 +93,7 @@ impl Error {
     pub fn is_input_error(&self) -> bool {
         matches!(
             self,
-            Error::Parse { .. } | Error::Placement { .. } | Error::Io { .. }
+            Error::Parse { .. } | Error::Placement { .. } | Error::Io { .. } | Error::Table { .. }
         )
     }
 }

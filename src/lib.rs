@@ -32,8 +32,10 @@ mod game;
 mod games;
 mod grid;
 mod outcome;
+pub mod render;
 mod solve;
 mod storage;
+mod tablebase;
 pub mod theory;
 
 pub use board::{Board, ExitRule, Placement};
@@ -55,3 +57,6 @@ pub use solve::{
     Verification,
 };
 pub use storage::{available_memory, free_disk, Backing};
+pub use tablebase::{
+    write_tablebase, CheckReport, Header, Position, Probe, RatedMove, Tablebase, WriteSummary,
+};

@@ -368,7 +368,7 @@ fn install_fault_handlers(
             .name()
             .is_some_and(|n| n.starts_with("timely:"));
         if network || message.contains("timely communication error") {
-            eprintln!(
+            say!(
                 "error: process {process} lost the connection to a peer ({message}): a process died or the network failed; giving up"
             );
             std::process::exit(1);
@@ -393,7 +393,7 @@ fn install_fault_handlers(
             now.saturating_sub(Duration::from_millis(beat))
         };
         if since > limit {
-            eprintln!(
+            say!(
                 "error: process {process}: no level finished in {} s (--progress-timeout): a peer is stalled or unreachable; giving up",
                 limit.as_secs()
             );

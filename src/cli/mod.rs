@@ -31,9 +31,13 @@ mod completions;
 mod distributed;
 mod export;
 mod graph;
+mod info;
 mod numbers;
 mod output;
+mod play;
 mod progress;
+mod query;
+mod render;
 mod schema;
 mod solve;
 mod toolkit;
@@ -64,6 +68,16 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Solve a directed game graph given as an edge list (`u v` per line).
     Graph(graph::GraphArgs),
+    /// Describe a saved table (`solve --save`); --check verifies every block.
+    Info(info::InfoArgs),
+    /// Value, distance and rated moves of a position from a saved table.
+    Query(query::QueryArgs),
+    /// The optimal game from a position of a saved table (text, --gif), or
+    /// play one side yourself (--interactive).
+    Play(play::PlayArgs),
+    /// Pictures of a saved table: a heatmap (--cop or --thief fixed) or the
+    /// --overview, as PNG.
+    Render(render::RenderArgs),
     #[command(flatten)]
     Toolkit(toolkit::ToolkitCommand),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
@@ -103,6 +117,10 @@ pub(crate) fn main() -> i32 {
         Command::Batch(a) => batch::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Graph(a) => graph::run(a),
+        Command::Info(a) => info::run(a),
+        Command::Query(a) => query::run(a),
+        Command::Play(a) => play::run(a),
+        Command::Render(a) => render::run(a),
         Command::Toolkit(c) => toolkit::run(c),
         Command::Completions(a) => completions::completions(a, Args::command()),
         Command::Man(a) => completions::man(a, Args::command()),

@@ -83,6 +83,9 @@ pub(crate) struct SolveReport {
     /// One result per `--scen` entry.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) scenario: Option<Vec<ScenPair>>,
+    /// The table written by `--save` (absent without it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) saved: Option<SaveReport>,
 }
 
 /// Whole-map results: the same keys as a batch row's.
@@ -163,6 +166,23 @@ pub(crate) struct ScenPair {
     pub(crate) result: &'static str,
     /// Distance to end in plies (null for a draw, or with the sweep engine).
     pub(crate) dte: Option<u32>,
+}
+
+/// The table written by `solve --save` / `batch --save-dir`.
+#[derive(Serialize, Debug, Clone)]
+pub(crate) struct SaveReport {
+    /// The table file.
+    pub(crate) path: String,
+    /// Its size in bytes.
+    pub(crate) bytes: u64,
+    /// Whether it stores distances.
+    pub(crate) distances: bool,
+    /// Compressed values, bits per state.
+    pub(crate) value_bits_per_state: f64,
+    /// Compressed distances, bits per state (0 without).
+    pub(crate) dte_bits_per_state: f64,
+    /// Wall-clock seconds of writing.
+    pub(crate) seconds: f64,
 }
 
 /// What `solve --verify` checked.

@@ -8,14 +8,14 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
-    load_map, load_scen, plan_storage, solve, verify_observed, Backing, Board, CopsAndThief,
-    Engine, Game, Map, Outcome, Solution, SolveOptions, Turn,
+    load_map, load_scen, plan_storage, solve, verify_observed, write_tablebase, Backing, Board,
+    CopsAndThief, Engine, Game, Map, Outcome, Solution, SolveOptions, Turn,
 };
 
 use super::common::{
     human_bytes, peak_memory, worker_pool, EngineConfig, EngineFlags, GameArgs, UsageError,
 };
-use super::output::{OutputTarget, ScenPair, SolveReport, SummaryJson, VerifyReport};
+use super::output::{OutputTarget, SaveReport, ScenPair, SolveReport, SummaryJson, VerifyReport};
 use super::progress::Reporter;
 use super::Failure;
 
@@ -34,9 +34,14 @@ pub(crate) struct SolveArgs {
     /// Write every state as CSV: cop_row,cop_col,thief_row,thief_col,turn,value,dte.
     #[arg(long, value_name = "FILE")]
     pub(crate) dump: Option<PathBuf>,
-    /// Keep every state's distance to end (2 bytes per state; implied by --dump).
+    /// Keep every state's distance to end (2 bytes per state; implied by
+    /// --dump); with --save, the table stores distances too.
     #[arg(long)]
     pub(crate) dte_table: bool,
+    /// Save the solve as a tablebase file (map, rules, every state's value,
+    /// and distances with --dte-table) for `query`, `play`, `render`, `info`.
+    #[arg(long, value_name = "FILE.rtb")]
+    pub(crate) save: Option<PathBuf>,
     /// After solving, check every state against its moves (values, and
     /// distances when a table is kept); exit status 1 if any disagrees.
     #[arg(long)]
@@ -79,6 +84,11 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
         .dump
         .as_deref()
         .map(|p| OutputTarget::check("--dump", p))
+        .transpose()?;
+    let save_target = args
+        .save
+        .as_deref()
+        .map(|p| OutputTarget::check("--save", p))
         .transpose()?;
     let reporter = Reporter::new(args.quiet, "solving");
     // Every scenario pair's distance comes from the table (the sweep engine
@@ -131,6 +141,10 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
     if let Some(target) = dump_target {
         target.write_with(|out| dump(&solved.game, &solved.solution, out))?;
     }
+    if let Some(target) = save_target {
+        reporter.note(&format!("saving the table to {}", target.path().display()));
+        solved.report.saved = Some(save_table(target, &solved, config.engine)?);
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
@@ -160,6 +174,37 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
         }
         None => Ok(0),
     }
+}
+
+/// Writes the solved map's table to `path` atomically; shared by `solve`
+/// and `batch`.
+pub(crate) fn save_table(
+    target: OutputTarget,
+    solved: &Solved,
+    engine: Engine,
+) -> Result<SaveReport> {
+    let started = Instant::now();
+    let path = target.path().to_path_buf();
+    let mut summary = None;
+    target.write_with(|out| {
+        summary = Some(write_tablebase(
+            &solved.game,
+            &solved.solution,
+            engine.as_str(),
+            out,
+        )?);
+        Ok(())
+    })?;
+    let summary = summary.expect("written");
+    let states = summary.states.max(1) as f64;
+    Ok(SaveReport {
+        path: path.display().to_string(),
+        bytes: summary.bytes,
+        distances: summary.has_dte,
+        value_bits_per_state: summary.value_bytes as f64 * 8.0 / states,
+        dte_bits_per_state: summary.dte_bytes as f64 * 8.0 / states,
+        seconds: started.elapsed().as_secs_f64(),
+    })
 }
 
 /// A solved map: the game, its solution and the report.
@@ -268,6 +313,7 @@ pub(crate) fn solve_loaded(
         verified: None,
         summary: None,
         scenario: None,
+        saved: None,
     };
     Ok(Solved {
         game,
@@ -372,6 +418,21 @@ pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std
                 p.dte.map_or_else(|| "-".to_string(), |d| d.to_string())
             )?;
         }
+    }
+    if let Some(t) = &r.saved {
+        writeln!(
+            out,
+            "saved: {} ({}, values {:.3} bits/state{}) in {:.3} s",
+            t.path,
+            human_bytes(t.bytes),
+            t.value_bits_per_state,
+            if t.distances {
+                format!(", distances {:.3} bits/state", t.dte_bits_per_state)
+            } else {
+                String::new()
+            },
+            t.seconds
+        )?;
     }
     if let Some(v) = &r.verified {
         writeln!(

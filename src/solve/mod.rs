@@ -334,6 +334,7 @@ impl Solution {
     ///
     /// # Panics
     /// If `s` is not a state index.
+    #[inline]
     #[must_use]
     pub fn outcome(&self, s: u64) -> Outcome {
         self.cells.outcome(s as usize)
@@ -342,6 +343,7 @@ impl Solution {
     /// Distance to end of state `s`: `None` for a draw, or when the solve
     /// kept no distance table and `s` is not the tracked state. Distances of
     /// 65535 plies or more are stored as 65535.
+    #[inline]
     #[must_use]
     pub fn dte(&self, s: u64) -> Option<Dte> {
         if self.outcome(s) == Outcome::Draw {

@@ -7,6 +7,7 @@
 
 pub(crate) mod cells;
 pub(crate) mod frontier;
+pub(crate) mod mapped;
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};

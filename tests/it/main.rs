@@ -25,6 +25,8 @@ mod harden;
 mod oracle;
 /// Every README example, run and compared with what README shows.
 mod readme;
+/// Saved tables: probes, rated moves, optimal play, damaged files.
+mod tablebase;
 /// The game-theory toolkit: subtraction, nim, grundy, empty-cell.
 mod toolkit;
 /// `verify` rejects the solutions of other games.

@@ -15,7 +15,7 @@ mod discover;
 mod results;
 mod schedule;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -67,6 +67,16 @@ pub(crate) struct BatchArgs {
     /// thread each.
     #[arg(long, value_name = "N", default_value = LARGE_STATES, value_parser = crate::cli::numbers::parse_count)]
     large_states: u64,
+    /// Save each map's table (`solve --save`) in DIR, named after the map
+    /// file (`NAME.rtb`; maps with the same name in different folders get
+    /// their path in the name). A map whose table cannot be written is a
+    /// failed row.
+    #[arg(long, value_name = "DIR")]
+    save_dir: Option<PathBuf>,
+    /// Keep distances to end (2 bytes per state while solving); with
+    /// --save-dir the tables store them too.
+    #[arg(long)]
+    dte_table: bool,
     /// No progress output (errors are still reported on stderr).
     #[arg(long, short)]
     quiet: bool,
@@ -119,7 +129,17 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
     for (path, error) in &found.broken {
         collector.add(Row::failed(path, &flags, &anyhow::anyhow!("{error}")));
     }
+    if let Some(dir) = &args.save_dir {
+        if !dir.is_dir() {
+            return Err(
+                UsageError(format!("--save-dir {}: not a directory", dir.display())).into(),
+            );
+        }
+    }
+    let tables = args.save_dir.as_deref().map(|dir| table_names(dir, &todo));
     let batch = Batch {
+        tables: tables.as_ref(),
+        dte_table: args.dte_table,
         game: &args.game,
         flags: &flags,
         config: &config,
@@ -144,6 +164,42 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
         batch_started.elapsed().as_secs_f64(),
     )?;
     Ok(i32::from(failed))
+}
+
+/// The table file of every map: `DIR/STEM.rtb`, or with the map's path
+/// folded into the name when two maps share a stem.
+fn table_names(dir: &Path, maps: &[&PathBuf]) -> HashMap<PathBuf, PathBuf> {
+    let stem = |p: &Path| {
+        p.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let mut uses: HashMap<String, usize> = HashMap::new();
+    for p in maps {
+        *uses.entry(stem(p)).or_default() += 1;
+    }
+    maps.iter()
+        .map(|p| {
+            let name = if uses[&stem(p)] > 1 {
+                p.with_extension("")
+                    .to_string_lossy()
+                    .chars()
+                    .map(|c| {
+                        if c.is_alphanumeric() || c == '-' || c == '.' {
+                            c
+                        } else {
+                            '_'
+                        }
+                    })
+                    .collect::<String>()
+                    .trim_start_matches(['.', '_'])
+                    .to_string()
+            } else {
+                stem(p)
+            };
+            ((*p).clone(), dir.join(format!("{name}.rtb")))
+        })
+        .collect()
 }
 
 /// Prints one line per map (sorted by path) and the totals.

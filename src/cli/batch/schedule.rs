@@ -18,8 +18,9 @@ use retrograde::{load_map, Board, CopsAndThief, Engine, Map};
 
 use super::results::{Longest, Row, Share, Sink, OK, TOO_LARGE};
 use crate::cli::common::{peak_memory, worker_pool, EngineConfig, GameArgs};
+use crate::cli::output::OutputTarget;
 use crate::cli::progress::{MapsProgress, Reporter};
-use crate::cli::solve::solve_loaded;
+use crate::cli::solve::{save_table, solve_loaded};
 
 /// A map waiting to be solved, read once, with its size.
 pub(super) struct Job {
@@ -30,6 +31,10 @@ pub(super) struct Job {
 
 /// What every map of a batch shares.
 pub(super) struct Batch<'a> {
+    /// `--save-dir`: the table file of each map.
+    pub(super) tables: Option<&'a std::collections::HashMap<PathBuf, PathBuf>>,
+    /// `--dte-table`.
+    pub(super) dte_table: bool,
     /// Start, exit and rule flags.
     pub(super) game: &'a GameArgs,
     /// Those flags as recorded in each row.
@@ -201,10 +206,25 @@ fn plan(path: &Path, batch: &Batch<'_>) -> Result<Job, Box<Row>> {
 /// the rayon pool whose threads it may use for the sweeps.
 fn solve_job(job: &Job, batch: &Batch<'_>, config: &EngineConfig, reporter: &Reporter) -> Row {
     let started = Instant::now();
-    let solved = match solve_loaded(&job.key, &job.map, batch.game, config, false, reporter) {
+    let solved = match solve_loaded(
+        &job.key,
+        &job.map,
+        batch.game,
+        config,
+        batch.dte_table,
+        reporter,
+    ) {
         Ok(solved) => solved,
         Err(e) => return Row::failed(&job.key, batch.flags, &e),
     };
+    if let Some(table) = batch.tables.and_then(|t| t.get(&job.key)) {
+        let saved = OutputTarget::check("--save-dir", table)
+            .map_err(anyhow::Error::from)
+            .and_then(|target| save_table(target, &solved, config.engine));
+        if let Err(e) = saved {
+            return Row::failed(&job.key, batch.flags, &e);
+        }
+    }
     let pairs = solved.game.start_pairs(&solved.solution);
     let share = (pairs.pairs > 0).then(|| {
         let fraction = |count: u64| count as f64 / pairs.pairs as f64;

@@ -1,0 +1,196 @@
+//! `retrograde info FILE.rtb`: what a table holds (map, rules, counts,
+//! sizes, bits per state); `--check` verifies every block.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Result;
+use clap::Args as ClapArgs;
+use retrograde::{Header, Rules};
+use serde::Serialize;
+
+use super::common::human_bytes;
+use super::output::CountsJson;
+use super::query::open_table;
+use super::Failure;
+
+/// Flags of `info`.
+#[derive(ClapArgs, Debug)]
+pub(crate) struct InfoArgs {
+    /// Table file written by `solve --save`.
+    table: PathBuf,
+    /// Verify every block (checksums, decoding, counts); exit status 2 on
+    /// the first damaged block.
+    #[arg(long)]
+    check: bool,
+    /// One JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The JSON of `info`.
+#[derive(Serialize, Debug)]
+struct InfoReport {
+    /// The table file.
+    table: String,
+    /// Format version.
+    version: u32,
+    /// Map rows.
+    rows: usize,
+    /// Map columns.
+    cols: usize,
+    /// Free cells.
+    cells: u64,
+    /// Exit cells.
+    exits: u64,
+    /// The cop's start `[row, col]`, if any.
+    cop_start: Option<[usize; 2]>,
+    /// The thief's start, if any.
+    thief_start: Option<[usize; 2]>,
+    /// The rule variant as the solve flags that select it.
+    rules: Vec<&'static str>,
+    /// States (2 * cells^2).
+    states: u64,
+    /// Counts for the player to move.
+    counts: CountsJson,
+    /// Propagation levels of the solve.
+    levels: u32,
+    /// Engine that solved it.
+    engine: String,
+    /// Whether distances are stored.
+    distances: bool,
+    /// File size in bytes.
+    bytes: u64,
+    /// Compressed values, bits per state.
+    value_bits_per_state: f64,
+    /// Compressed distances, bits per state (0 without).
+    dte_bits_per_state: f64,
+    /// Values and distance blocks.
+    blocks: [u64; 2],
+    /// Whether every block was verified (`--check`).
+    checked: bool,
+}
+
+/// The solve flags that select `rules` (empty for the standard game).
+pub(crate) fn rule_flags(r: Rules) -> Vec<&'static str> {
+    let mut flags = Vec::new();
+    if r.thief_diagonal {
+        flags.push("--thief-diagonal");
+    }
+    if !r.cop_diagonal {
+        flags.push("--cop-orthogonal");
+    }
+    if !r.cop_passes {
+        flags.push("--no-cop-pass");
+    }
+    if !r.thief_passes {
+        flags.push("--no-thief-pass");
+    }
+    if !r.corner_cutting {
+        flags.push("--no-corner-cutting");
+    }
+    if r.thief_first {
+        flags.push("--thief-first");
+    }
+    flags
+}
+
+fn report(table: String, h: &Header, checked: bool) -> InfoReport {
+    let states = h.states.max(1) as f64;
+    InfoReport {
+        table,
+        version: h.version,
+        rows: h.rows,
+        cols: h.cols,
+        cells: h.cells,
+        exits: h.exits,
+        cop_start: h.cop_start.map(|(r, c)| [r, c]),
+        thief_start: h.thief_start.map(|(r, c)| [r, c]),
+        rules: rule_flags(h.rules),
+        states: h.states,
+        counts: h.counts.into(),
+        levels: h.levels,
+        engine: h.engine.clone(),
+        distances: h.has_dte,
+        bytes: h.file_bytes,
+        value_bits_per_state: h.value_bytes as f64 * 8.0 / states,
+        dte_bits_per_state: h.dte_bytes as f64 * 8.0 / states,
+        blocks: [h.value_blocks, h.dte_blocks],
+        checked,
+    }
+}
+
+/// Runs `info`; returns the exit status.
+pub(crate) fn run(args: InfoArgs) -> Result<i32, Failure> {
+    let tb = open_table(&args.table)?;
+    let started = Instant::now();
+    if args.check {
+        tb.check()?;
+    }
+    let r = report(args.table.display().to_string(), tb.header(), args.check);
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        serde_json::to_writer(&mut out, &r)?;
+        writeln!(out)?;
+        return Ok(0);
+    }
+    let coord = |c: Option<[usize; 2]>| c.map_or("none".to_string(), |[r, c]| format!("{r},{c}"));
+    writeln!(out, "table: {} (format version {})", r.table, r.version)?;
+    writeln!(
+        out,
+        "map: {} x {}, {} free cells, {} exits; starts: cop {}, thief {}",
+        r.rows,
+        r.cols,
+        r.cells,
+        r.exits,
+        coord(r.cop_start),
+        coord(r.thief_start)
+    )?;
+    writeln!(
+        out,
+        "rules: {}",
+        if r.rules.is_empty() {
+            "standard".to_string()
+        } else {
+            r.rules.join(" ")
+        }
+    )?;
+    writeln!(
+        out,
+        "states: {} (win {}, loss {}, draw {}; values for the player to move)",
+        r.states, r.counts.win, r.counts.loss, r.counts.draw
+    )?;
+    writeln!(
+        out,
+        "solved by: {} engine, {} levels; distances: {}",
+        r.engine,
+        r.levels,
+        if r.distances { "yes" } else { "no" }
+    )?;
+    writeln!(
+        out,
+        "size: {} ({} bytes); values {:.4} bits/state in {} blocks{}",
+        human_bytes(r.bytes),
+        r.bytes,
+        r.value_bits_per_state,
+        r.blocks[0],
+        if r.distances {
+            format!(
+                ", distances {:.4} bits/state in {} blocks",
+                r.dte_bits_per_state, r.blocks[1]
+            )
+        } else {
+            String::new()
+        }
+    )?;
+    if args.check {
+        writeln!(
+            out,
+            "check: every block verified in {:.3} s",
+            started.elapsed().as_secs_f64()
+        )?;
+    }
+    Ok(0)
+}

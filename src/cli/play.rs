@@ -1,0 +1,284 @@
+//! `retrograde play FILE.rtb`: the optimal game from the start (or a
+//! given position) as text frames and optionally a GIF; `--interactive`:
+//! a person plays one side against the table.
+
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args as ClapArgs;
+use retrograde::render::{game_frames, write_gif};
+use retrograde::{Coord, Outcome, Position, Probe, Tablebase, Turn};
+
+use super::common::{parse_coord, UsageError};
+use super::output::OutputTarget;
+use super::query::{mover_cell, open_table, turn_name, value_text, Side};
+use super::Failure;
+
+/// Flags of `play`.
+#[derive(ClapArgs, Debug)]
+pub(crate) struct PlayArgs {
+    /// Table file written by `solve --save`.
+    table: PathBuf,
+    /// The cop's cell ROW,COL [default: the map's start].
+    #[arg(long, value_name = "ROW,COL", value_parser = parse_coord, requires = "thief")]
+    cop: Option<Coord>,
+    /// The thief's cell ROW,COL [default: the map's start].
+    #[arg(long, value_name = "ROW,COL", value_parser = parse_coord, requires = "cop")]
+    thief: Option<Coord>,
+    /// Who moves first [default: the rules' first mover].
+    #[arg(long, value_enum)]
+    turn: Option<Side>,
+    /// Also write the game as an animated GIF.
+    #[arg(long, value_name = "OUT.gif", conflicts_with = "interactive")]
+    gif: Option<PathBuf>,
+    /// Play one side yourself (moves read from stdin) against the table.
+    #[arg(long)]
+    interactive: bool,
+    /// The side you play with --interactive [default: the side to move].
+    #[arg(long, value_enum, requires = "interactive")]
+    side: Option<Side>,
+    /// Stop after this many plies.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    max_plies: usize,
+}
+
+/// The map as text with the pieces: `#` wall, `E` exit, `C` cop, `T`
+/// thief, `X` both on one cell (caught).
+fn board_text(tb: &Tablebase, pos: &Position) -> String {
+    let mut s = String::new();
+    for r in 0..tb.rows() {
+        for c in 0..tb.cols() {
+            let here = (r, c);
+            s.push(if here == pos.cop && here == pos.thief {
+                'X'
+            } else if here == pos.cop {
+                'C'
+            } else if here == pos.thief {
+                'T'
+            } else if !tb.is_free(here) {
+                '#'
+            } else if tb.is_exit(here) {
+                'E'
+            } else {
+                '.'
+            });
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// The value for the cop told as words.
+fn cop_words(p: &Probe, turn: Turn) -> String {
+    let cop = if turn == Turn::Cop {
+        p.value
+    } else {
+        p.value.flip()
+    };
+    let what = match cop {
+        Outcome::Win => "the cop wins",
+        Outcome::Loss => "the thief escapes",
+        Outcome::Draw => "a draw",
+    };
+    match p.dte {
+        Some(d) => format!("{what} in {d} plies"),
+        None => what.to_string(),
+    }
+}
+
+fn frame(out: &mut impl Write, tb: &Tablebase, ply: usize, pos: &Position) -> Result<()> {
+    let p = tb.probe(pos)?;
+    writeln!(
+        out,
+        "ply {ply}: {} to move (cop {},{}, thief {},{}): {} ({})",
+        turn_name(pos.turn),
+        pos.cop.0,
+        pos.cop.1,
+        pos.thief.0,
+        pos.thief.1,
+        value_text(p.value, p.dte),
+        cop_words(&p, pos.turn)
+    )?;
+    write!(out, "{}", board_text(tb, pos))?;
+    Ok(())
+}
+
+/// How a game ended, in words.
+fn ending(tb: &Tablebase, pos: &Position, repeated: bool, plies: usize) -> String {
+    if pos.cop == pos.thief {
+        format!("the cop catches the thief after {plies} plies")
+    } else if tb.is_exit(pos.thief) {
+        format!("the thief escapes after {plies} plies")
+    } else if repeated {
+        format!("the position repeats after {plies} plies: a draw (the thief evades forever)")
+    } else if tb.rated_moves(pos).map(|m| m.is_empty()).unwrap_or(false) {
+        format!(
+            "{} cannot move after {plies} plies and loses",
+            turn_name(pos.turn)
+        )
+    } else {
+        format!("stopped after {plies} plies (--max-plies)")
+    }
+}
+
+fn start_position(args: &PlayArgs, tb: &Tablebase) -> Result<Position> {
+    match (args.cop, args.thief) {
+        (Some(c), Some(t)) => {
+            let turn = args.turn.map_or(tb.first_mover(), Turn::from);
+            Ok(tb.position(c, t, turn)?)
+        }
+        _ => {
+            let mut start = tb.start().ok_or_else(|| {
+                UsageError(
+                    "the table's map has no cop and thief start: give --cop and --thief".into(),
+                )
+            })?;
+            if let Some(t) = args.turn {
+                start.turn = t.into();
+            }
+            Ok(start)
+        }
+    }
+}
+
+/// Runs `play`; returns the exit status.
+pub(crate) fn run(args: PlayArgs) -> Result<i32, Failure> {
+    // The picture's path is checked before any work.
+    let gif_target = args
+        .gif
+        .as_deref()
+        .map(|p| OutputTarget::check("--gif", p))
+        .transpose()?;
+    let tb = open_table(&args.table)?;
+    let start = start_position(&args, &tb)?;
+    if args.interactive {
+        let human = args.side.map_or(start.turn, Turn::from);
+        let stdin = std::io::stdin();
+        let stdout = std::io::stdout();
+        return Ok(interactive(
+            &tb,
+            start,
+            human,
+            args.max_plies,
+            &mut stdin.lock(),
+            &mut stdout.lock(),
+        )?);
+    }
+    let game = tb.optimal_game(&start, args.max_plies)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if !tb.header().has_dte {
+        writeln!(
+            out,
+            "note: this table has no distances (saved without --dte-table): moves keep the value but may not be the fastest"
+        )?;
+    }
+    for (ply, pos) in game.iter().enumerate() {
+        frame(&mut out, &tb, ply, pos)?;
+    }
+    let last = game.last().expect("a game has its start");
+    let repeated = game[..game.len() - 1].contains(last);
+    writeln!(out, "{}", ending(&tb, last, repeated, game.len() - 1))?;
+    if let Some(target) = gif_target {
+        let frames = game_frames(&tb, &game)?;
+        target.write_with(|f| write_gif(&frames, f))?;
+    }
+    Ok(0)
+}
+
+/// A person plays `human` against the table's best moves; moves are read
+/// one per line (a move number from the list, or the target `ROW,COL`;
+/// `q` quits).
+fn interactive(
+    tb: &Tablebase,
+    start: Position,
+    human: Turn,
+    max_plies: usize,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> Result<i32> {
+    writeln!(
+        out,
+        "you play the {}; moves: a number from the list or a target cell ROW,COL; q quits",
+        turn_name(human)
+    )?;
+    let mut pos = start;
+    let mut seen: HashMap<Position, usize> = HashMap::new();
+    for ply in 0..=max_plies {
+        frame(out, tb, ply, &pos)?;
+        let moves = tb.rated_moves(&pos)?;
+        let count = seen.entry(pos).or_insert(0);
+        *count += 1;
+        if moves.is_empty() || *count == 3 || ply == max_plies {
+            let repeated = *count == 3;
+            writeln!(out, "game over: {}", ending(tb, &pos, repeated, ply))?;
+            return Ok(0);
+        }
+        let from = mover_cell(&pos);
+        let to = if pos.turn == human {
+            // Numbered by cell, not by rating: the list must not give the
+            // best move away.
+            let mut targets: Vec<Coord> = moves.iter().map(|m| m.to).collect();
+            targets.sort_unstable();
+            let list: Vec<String> = targets
+                .iter()
+                .enumerate()
+                .map(|(k, c)| {
+                    let pass = if *c == from { " (pass)" } else { "" };
+                    format!("{}) {},{}{pass}", k + 1, c.0, c.1)
+                })
+                .collect();
+            loop {
+                writeln!(out, "your move: {}", list.join("  "))?;
+                out.flush()?;
+                let mut line = String::new();
+                if input
+                    .read_line(&mut line)
+                    .context("cannot read standard input")?
+                    == 0
+                {
+                    writeln!(out, "input ended: game abandoned")?;
+                    return Ok(0);
+                }
+                let line = line.trim();
+                if line == "q" || line == "quit" {
+                    writeln!(out, "game abandoned")?;
+                    return Ok(0);
+                }
+                let chosen = match line.parse::<usize>() {
+                    Ok(k) if (1..=targets.len()).contains(&k) => Some(targets[k - 1]),
+                    _ => parse_coord(line).ok().filter(|c| targets.contains(c)),
+                };
+                match chosen {
+                    Some(c) => break c,
+                    None => writeln!(out, "not a legal move: `{line}`")?,
+                }
+            }
+        } else {
+            let best = moves[0];
+            writeln!(
+                out,
+                "the {} moves to {},{}",
+                turn_name(pos.turn),
+                best.to.0,
+                best.to.1
+            )?;
+            best.to
+        };
+        pos = match pos.turn {
+            Turn::Cop => Position {
+                cop: to,
+                turn: Turn::Thief,
+                ..pos
+            },
+            Turn::Thief => Position {
+                thief: to,
+                turn: Turn::Cop,
+                ..pos
+            },
+        };
+    }
+    unreachable!("the loop returns at max_plies")
+}

@@ -1,0 +1,211 @@
+//! `retrograde query FILE.rtb`: one position's value, distance and rated
+//! moves from a saved table (from flags, or one position per stdin line).
+//! [`position_json`] is the JSON of one position, shared with the server.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Args as ClapArgs, ValueEnum};
+use retrograde::{Coord, Dte, Position, Tablebase, Turn};
+use serde_json::{json, Value};
+
+use super::common::{parse_coord, UsageError};
+use super::Failure;
+
+/// A side on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Side {
+    /// The cop (policeman).
+    Cop,
+    /// The thief.
+    Thief,
+}
+
+impl From<Side> for Turn {
+    fn from(s: Side) -> Turn {
+        match s {
+            Side::Cop => Turn::Cop,
+            Side::Thief => Turn::Thief,
+        }
+    }
+}
+
+/// Flags of `query`.
+#[derive(ClapArgs, Debug)]
+pub(crate) struct QueryArgs {
+    /// Table file written by `solve --save`.
+    table: PathBuf,
+    /// The cop's cell ROW,COL (0-based).
+    #[arg(long, value_name = "ROW,COL", value_parser = parse_coord, required_unless_present = "stdin")]
+    cop: Option<Coord>,
+    /// The thief's cell ROW,COL (0-based).
+    #[arg(long, value_name = "ROW,COL", value_parser = parse_coord, required_unless_present = "stdin")]
+    thief: Option<Coord>,
+    /// Who moves [default: the rules' first mover].
+    #[arg(long, value_enum)]
+    turn: Option<Side>,
+    /// Positions from standard input, one per line: `R,C R,C [cop|thief]`
+    /// (cop cell, thief cell, turn).
+    #[arg(long, conflicts_with_all = ["cop", "thief", "turn"])]
+    stdin: bool,
+    /// One JSON object per position instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Name of a turn in JSON and text.
+pub(crate) fn turn_name(t: Turn) -> &'static str {
+    match t {
+        Turn::Cop => "cop",
+        Turn::Thief => "thief",
+    }
+}
+
+fn dte_json(d: Option<Dte>) -> Value {
+    d.map_or(Value::Null, |d| json!(d.plies()))
+}
+
+/// The JSON of one position: its value and distance for the player to
+/// move, and every move rated, best first.
+pub(crate) fn position_json(tb: &Tablebase, pos: &Position) -> Result<Value> {
+    let probe = tb.probe(pos)?;
+    let moves: Vec<Value> = tb
+        .rated_moves(pos)?
+        .iter()
+        .map(|m| {
+            json!({
+                "to": [m.to.0, m.to.1],
+                "value": m.value.as_str(),
+                "dte": dte_json(m.dte),
+            })
+        })
+        .collect();
+    Ok(json!({
+        "cop": [pos.cop.0, pos.cop.1],
+        "thief": [pos.thief.0, pos.thief.1],
+        "turn": turn_name(pos.turn),
+        "value": probe.value.as_str(),
+        "dte": dte_json(probe.dte),
+        "moves": moves,
+    }))
+}
+
+/// A value with its distance, as text: `win in 7`, `draw`.
+pub(crate) fn value_text(value: retrograde::Outcome, dte: Option<Dte>) -> String {
+    match dte {
+        Some(d) => format!("{value} in {d}"),
+        None => value.to_string(),
+    }
+}
+
+fn print_text(out: &mut impl Write, tb: &Tablebase, pos: &Position) -> Result<()> {
+    let probe = tb.probe(pos)?;
+    let moves = tb.rated_moves(pos)?;
+    writeln!(
+        out,
+        "cop {},{} thief {},{}, {} to move: {}",
+        pos.cop.0,
+        pos.cop.1,
+        pos.thief.0,
+        pos.thief.1,
+        turn_name(pos.turn),
+        value_text(probe.value, probe.dte)
+    )?;
+    if moves.is_empty() {
+        writeln!(out, "  no moves: the game is over")?;
+    }
+    for m in &moves {
+        let what = if m.to == mover_cell(pos) {
+            " (pass)"
+        } else {
+            ""
+        };
+        writeln!(
+            out,
+            "  {},{}{what}: {}",
+            m.to.0,
+            m.to.1,
+            value_text(m.value, m.dte)
+        )?;
+    }
+    Ok(())
+}
+
+/// The cell of the player to move.
+pub(crate) fn mover_cell(pos: &Position) -> Coord {
+    match pos.turn {
+        Turn::Cop => pos.cop,
+        Turn::Thief => pos.thief,
+    }
+}
+
+/// Opens a table with the file named in errors.
+pub(crate) fn open_table(path: &std::path::Path) -> Result<Tablebase> {
+    Tablebase::open(path).with_context(|| format!("cannot open table {}", path.display()))
+}
+
+/// Parses a stdin line `R,C R,C [cop|thief]`.
+fn parse_line(line: &str, default: Turn) -> Result<(Coord, Coord, Turn), String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let turn = match words.get(2) {
+        None => default,
+        Some(&"cop") => Turn::Cop,
+        Some(&"thief") => Turn::Thief,
+        Some(w) => {
+            return Err(format!(
+                "expected `cop` or `thief` as the turn, found `{w}`"
+            ))
+        }
+    };
+    if words.len() < 2 || words.len() > 3 {
+        return Err(format!(
+            "expected `ROW,COL ROW,COL [cop|thief]` (cop cell, thief cell, turn), found `{line}`"
+        ));
+    }
+    Ok((parse_coord(words[0])?, parse_coord(words[1])?, turn))
+}
+
+/// Runs `query`; returns the exit status.
+pub(crate) fn run(args: QueryArgs) -> Result<i32, Failure> {
+    let tb = open_table(&args.table)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let answer = |out: &mut std::io::StdoutLock<'_>, pos: &Position| -> Result<()> {
+        if args.json {
+            serde_json::to_writer(&mut *out, &position_json(&tb, pos)?)?;
+            writeln!(out)?;
+        } else {
+            print_text(out, &tb, pos)?;
+        }
+        Ok(())
+    };
+    if !args.stdin {
+        let turn = args.turn.map_or(tb.first_mover(), Turn::from);
+        let (cop, thief) = (args.cop.expect("clap"), args.thief.expect("clap"));
+        let pos = tb.position(cop, thief, turn)?;
+        answer(&mut out, &pos)?;
+        return Ok(0);
+    }
+    // Like a batch: a bad line is reported and skipped, the status says so
+    // at the end.
+    let mut status = 0;
+    for (number, line) in std::io::stdin().lock().lines().enumerate() {
+        let line = line.context("cannot read standard input")?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let parsed = parse_line(&line, tb.first_mover())
+            .map_err(|m| anyhow::Error::new(UsageError(m)))
+            .and_then(|(c, t, turn)| Ok(tb.position(c, t, turn)?));
+        match parsed {
+            Ok(pos) => answer(&mut out, &pos)?,
+            Err(e) => {
+                out.flush()?;
+                eprintln!("error: stdin:{}: {e:#}", number + 1);
+                status = super::EXIT_INPUT;
+            }
+        }
+    }
+    Ok(status)
+}

@@ -1,0 +1,52 @@
+//! `retrograde render FILE.rtb`: a heatmap PNG (one piece fixed) or the
+//! overview PNG (the cop's winning share from every cell).
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args as ClapArgs;
+use retrograde::render::{heatmap, overview, Fixed};
+use retrograde::{Coord, Turn};
+
+use super::common::parse_coord;
+use super::output::OutputTarget;
+use super::query::{open_table, Side};
+use super::Failure;
+
+/// Flags of `render`.
+#[derive(ClapArgs, Debug)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["cop", "thief", "overview"])))]
+pub(crate) struct RenderArgs {
+    /// Table file written by `solve --save`.
+    table: PathBuf,
+    /// Heatmap with the cop fixed on ROW,COL: every thief cell coloured.
+    #[arg(long, value_name = "ROW,COL", value_parser = parse_coord)]
+    cop: Option<Coord>,
+    /// Heatmap with the thief fixed on ROW,COL: every cop cell coloured.
+    #[arg(long, value_name = "ROW,COL", value_parser = parse_coord)]
+    thief: Option<Coord>,
+    /// For every cop cell, the share of thief cells from which the cop wins.
+    #[arg(long)]
+    overview: bool,
+    /// Who moves [default: the rules' first mover].
+    #[arg(long, value_enum)]
+    turn: Option<Side>,
+    /// The PNG file to write.
+    #[arg(long, value_name = "OUT.png")]
+    out: PathBuf,
+}
+
+/// Runs `render`; returns the exit status.
+pub(crate) fn run(args: RenderArgs) -> Result<i32, Failure> {
+    // The picture's path is checked before the table is read.
+    let target = OutputTarget::check("--out", &args.out)?;
+    let tb = open_table(&args.table)?;
+    let turn = args.turn.map_or(tb.first_mover(), Turn::from);
+    let image = match (args.cop, args.thief) {
+        (Some(c), _) => heatmap(&tb, Fixed::Cop(c), turn)?,
+        (None, Some(t)) => heatmap(&tb, Fixed::Thief(t), turn)?,
+        (None, None) => overview(&tb, turn)?,
+    };
+    target.write_with(|f| image.write_png(f))?;
+    Ok(0)
+}

@@ -1,0 +1,318 @@
+//! Opening a table: the mapping, header and trailer checks, and block
+//! decoding with a per-thread cache of the last block of each kind.
+
+use std::cell::RefCell;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use memmap2::Mmap;
+
+use super::format::{
+    decode_body, decode_entry, decode_trailer, BlockEntry, HeaderBody, Trailer, END_MAGIC,
+    INDEX_ENTRY_BYTES, MAGIC, TRAILER_BYTES, VERSION,
+};
+use crate::error::{Error, Result};
+
+/// Which array a block belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Values = 0,
+    Distances = 1,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Values => "values",
+            Kind::Distances => "distances",
+        }
+    }
+}
+
+/// The raw table: mapping, decoded header and trailer, block index.
+pub(crate) struct Raw {
+    pub(crate) path: PathBuf,
+    map: Mmap,
+    pub(crate) body: HeaderBody,
+    pub(crate) trailer: Trailer,
+    pub(crate) header_bytes: u64,
+    values: Vec<BlockEntry>,
+    distances: Vec<BlockEntry>,
+    /// Distinguishes tables in the per-thread block cache.
+    id: u64,
+}
+
+/// A decoded block in the per-thread cache.
+struct Cached {
+    table: u64,
+    block: u64,
+    data: Vec<u8>,
+}
+
+thread_local! {
+    /// The last decoded block of each kind, per thread: sequential probes
+    /// (a row of a heatmap, the moves of one position) decode once.
+    static CACHE: RefCell<[Option<Cached>; 2]> = const { RefCell::new([None, None]) };
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+impl Raw {
+    pub(crate) fn error(&self, location: impl Into<String>, message: impl Into<String>) -> Error {
+        table_error(&self.path, location, message)
+    }
+
+    /// Opens, maps and checks the header, trailer and index of `path`.
+    pub(crate) fn open(path: &Path) -> Result<Raw> {
+        let io = |source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = File::open(path).map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        let err = |location: &str, message: String| table_error(path, location, message);
+        if len < 16 {
+            return Err(err(
+                "offset 0",
+                format!("truncated: {len} bytes, a table header needs at least 16"),
+            ));
+        }
+        let map = crate::storage::mapped::map_file(&file).map_err(io)?;
+        let bytes = &map[..];
+        if &bytes[..8] != MAGIC {
+            return Err(err(
+                "offset 0",
+                "wrong magic: not a retrograde tablebase (.rtb) file".into(),
+            ));
+        }
+        let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
+        if version != VERSION {
+            return Err(err(
+                "offset 8",
+                format!("format version {version}, this build reads version {VERSION}: re-create the table with this build's solve --save"),
+            ));
+        }
+        let body_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as u64;
+        let header_end = 16 + body_len + 4;
+        if header_end > len {
+            return Err(err(
+                "header",
+                format!("truncated: the header needs {header_end} bytes, the file has {len}"),
+            ));
+        }
+        let crc_at = (16 + body_len) as usize;
+        let stored = u32::from_le_bytes(bytes[crc_at..crc_at + 4].try_into().unwrap());
+        if crc32fast::hash(&bytes[..crc_at]) != stored {
+            return Err(err(
+                "header",
+                format!("checksum mismatch over bytes 0..{crc_at}: the file is damaged; re-create it with solve --save"),
+            ));
+        }
+        let body = decode_body(&bytes[16..crc_at], 16).map_err(|m| err("header", m))?;
+        let min = header_end + TRAILER_BYTES as u64;
+        if len < min || &bytes[(len as usize - 8)..] != END_MAGIC {
+            return Err(err(
+                &format!("offset {}", len.saturating_sub(8)),
+                format!("truncated or damaged: a complete table ends with the trailer magic (file is {len} bytes)"),
+            ));
+        }
+        let trailer_at = len as usize - TRAILER_BYTES;
+        let trailer_bytes = &bytes[trailer_at..];
+        let trailer = decode_trailer(trailer_bytes);
+        let index_end = trailer_at as u64;
+        if trailer.index_offset < header_end || trailer.index_offset > index_end {
+            return Err(err(
+                &format!("trailer (offset {trailer_at})"),
+                format!(
+                    "index offset {} lies outside the file",
+                    trailer.index_offset
+                ),
+            ));
+        }
+        let index = &bytes[trailer.index_offset as usize..trailer_at];
+        let crc_stored = u32::from_le_bytes(
+            trailer_bytes[TRAILER_BYTES - 12..TRAILER_BYTES - 8]
+                .try_into()
+                .unwrap(),
+        );
+        let mut hasher = crc32fast::Hasher::new();
+        hasher.update(index);
+        hasher.update(&trailer_bytes[..TRAILER_BYTES - 12]);
+        if hasher.finalize() != crc_stored {
+            return Err(err(
+                &format!("index and trailer (offset {})", trailer.index_offset),
+                "checksum mismatch: the file is damaged; re-create it with solve --save".into(),
+            ));
+        }
+        // The trailer is internally consistent; now consistent with the
+        // header and the file?
+        let cells = body.free.count_ones() as u64;
+        let states = 2 * cells * cells;
+        let value_blocks = states.div_ceil(body.value_block_states);
+        let dte_blocks = if body.has_dte {
+            states.div_ceil(body.dte_block_states)
+        } else {
+            0
+        };
+        let where_trailer = format!("trailer (offset {trailer_at})");
+        if trailer.states != states
+            || trailer.value_blocks != value_blocks
+            || trailer.dte_blocks != dte_blocks
+            || index.len() as u64 != (value_blocks + dte_blocks) * INDEX_ENTRY_BYTES as u64
+            || trailer.counts.win + trailer.counts.loss + trailer.counts.draw != states
+        {
+            return Err(err(
+                &where_trailer,
+                format!("does not match the header: {states} states in {value_blocks} values and {dte_blocks} distance blocks expected"),
+            ));
+        }
+        let entries: Vec<BlockEntry> = index
+            .chunks_exact(INDEX_ENTRY_BYTES)
+            .map(decode_entry)
+            .collect();
+        for (k, e) in entries.iter().enumerate() {
+            if e.offset < header_end || e.offset + u64::from(e.len) > trailer.index_offset {
+                return Err(err(
+                    &format!("index entry {k}"),
+                    format!(
+                        "block at offset {} of {} bytes lies outside the block area",
+                        e.offset, e.len
+                    ),
+                ));
+            }
+        }
+        let (values, distances) = entries.split_at(value_blocks as usize);
+        Ok(Raw {
+            path: path.to_path_buf(),
+            body,
+            trailer,
+            header_bytes: header_end,
+            values: values.to_vec(),
+            distances: distances.to_vec(),
+            map,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+        })
+    }
+
+    /// Bytes of the file.
+    pub(crate) fn file_bytes(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    /// Compressed bytes of the blocks of `kind`.
+    pub(crate) fn block_bytes(&self, kind: Kind) -> u64 {
+        self.entries(kind).iter().map(|e| u64::from(e.len)).sum()
+    }
+
+    pub(crate) fn blocks(&self, kind: Kind) -> u64 {
+        self.entries(kind).len() as u64
+    }
+
+    fn entries(&self, kind: Kind) -> &[BlockEntry] {
+        match kind {
+            Kind::Values => &self.values,
+            Kind::Distances => &self.distances,
+        }
+    }
+
+    fn block_states(&self, kind: Kind) -> u64 {
+        match kind {
+            Kind::Values => self.body.value_block_states,
+            Kind::Distances => self.body.dte_block_states,
+        }
+    }
+
+    /// Expected decoded length of block `b` of `kind`.
+    fn raw_len(&self, kind: Kind, b: u64) -> usize {
+        let per = self.block_states(kind);
+        let states = (self.trailer.states - b * per).min(per);
+        match kind {
+            Kind::Values => states.div_ceil(4) as usize,
+            Kind::Distances => 2 * states as usize,
+        }
+    }
+
+    /// Checks and decodes block `b` of `kind`.
+    pub(crate) fn decode(&self, kind: Kind, b: u64) -> Result<Vec<u8>> {
+        let e = self.entries(kind)[b as usize];
+        let location = format!("block {b} ({}, offset {})", kind.name(), e.offset);
+        let bytes = &self.map[e.offset as usize..(e.offset + u64::from(e.len)) as usize];
+        if crc32fast::hash(bytes) != e.crc {
+            return Err(self.error(
+                location,
+                "checksum mismatch: the file is damaged; re-create it with solve --save",
+            ));
+        }
+        let expected = self.raw_len(kind, b);
+        let data = zstd::bulk::decompress(bytes, expected)
+            .map_err(|e| self.error(&location, format!("cannot decompress: {e}")))?;
+        if data.len() != expected {
+            return Err(self.error(
+                location,
+                format!("decodes to {} bytes, expected {expected}", data.len()),
+            ));
+        }
+        Ok(data)
+    }
+
+    /// Calls `f` with the decoded block `b` of `kind`, from this thread's
+    /// cache when it was the last one decoded.
+    pub(crate) fn with_block<T>(
+        &self,
+        kind: Kind,
+        b: u64,
+        f: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T> {
+        CACHE.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            let slot = &mut cache[kind as usize];
+            match slot {
+                Some(c) if c.table == self.id && c.block == b => {}
+                _ => {
+                    *slot = Some(Cached {
+                        table: self.id,
+                        block: b,
+                        data: self.decode(kind, b)?,
+                    });
+                }
+            }
+            Ok(f(&slot.as_ref().expect("just filled").data))
+        })
+    }
+
+    /// Raw 2-bit value of state `s` (0 draw, 1 win, 2 loss).
+    pub(crate) fn value(&self, s: u64) -> Result<u8> {
+        let per = self.body.value_block_states;
+        let (b, i) = (s / per, (s % per) as usize);
+        let v = self.with_block(Kind::Values, b, |d| (d[i / 4] >> (2 * (i % 4))) & 3)?;
+        if v == 3 {
+            return Err(self.error(
+                format!("block {b} (values)"),
+                format!("state {s} has the invalid value code 3: the file is damaged"),
+            ));
+        }
+        Ok(v)
+    }
+
+    /// Stored distance of state `s` (the table must have distances).
+    pub(crate) fn distance(&self, s: u64) -> Result<u16> {
+        let per = self.body.dte_block_states;
+        let (b, i) = (s / per, (s % per) as usize);
+        self.with_block(Kind::Distances, b, |d| {
+            u16::from_le_bytes([d[2 * i], d[2 * i + 1]])
+        })
+    }
+}
+
+pub(crate) fn table_error(
+    path: &Path,
+    location: impl Into<String>,
+    message: impl Into<String>,
+) -> Error {
+    Error::Table {
+        path: path.to_path_buf(),
+        location: location.into(),
+        message: message.into(),
+    }
+}

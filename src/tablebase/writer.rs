@@ -1,0 +1,238 @@
+//! Streams a [`Solution`] into a table: state by state through its public
+//! accessors, a batch of blocks at a time packed and compressed in
+//! parallel, then written in order. Out of core, each batch's pages of the
+//! solution are released after use, so the writer's resident memory is a
+//! few blocks on top of the solve's window.
+
+use std::io::{self, Write};
+
+use rayon::prelude::*;
+
+use super::format::{
+    encode_entry, encode_header, encode_trailer, BlockEntry, HeaderBody, Trailer, DTE_BLOCK_STATES,
+    VALUE_BLOCK_STATES, ZSTD_LEVEL,
+};
+use crate::{CopsAndThief, Counts, Game, Outcome, Solution};
+
+/// What [`write_tablebase`] wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriteSummary {
+    /// Bytes of the whole file.
+    pub bytes: u64,
+    /// Compressed bytes of the values blocks.
+    pub value_bytes: u64,
+    /// Compressed bytes of the distance blocks (0 without distances).
+    pub dte_bytes: u64,
+    /// States written.
+    pub states: u64,
+    /// Whether distances were included.
+    pub has_dte: bool,
+    /// WIN / LOSS / DRAW counts, counted while writing.
+    pub counts: Counts,
+}
+
+/// One compressed unit: the values block of `VALUE_BLOCK_STATES` states and
+/// the distance blocks of the same states.
+struct Unit {
+    values: Vec<u8>,
+    dte: Vec<Vec<u8>>,
+    counts: Counts,
+    max_dte: u32,
+}
+
+/// Writes `solution` of `game` as a self-contained table to `out`: header
+/// (map, rules, engine), values blocks, distance blocks when the solution
+/// kept a distance table, block index and trailer. `engine` is recorded in
+/// the header (for example [`Engine::as_str`](crate::Engine::as_str)).
+///
+/// Writing goes through `out` once, in order, so `out` may be any stream;
+/// to make the file appear atomically, write to a temporary file in the
+/// destination folder and rename it (the CLI does).
+///
+/// # Errors
+/// Any error of `out`, and an [`io::ErrorKind::InvalidInput`] error when
+/// `solution` is not a solution of `game` (different state count).
+///
+/// # Example
+/// ```
+/// use retrograde::{parse_map, solve, write_tablebase, Board, CopsAndThief, Engine, Placement, Rules, SolveOptions, Tablebase};
+/// let map = parse_map(b"2 3\nC.T\n..E\n", "inline").unwrap();
+/// let game = CopsAndThief::new(Board::new(&map, &Placement::default()).unwrap(), Rules::default());
+/// let solution = solve(&game, &SolveOptions::new(Engine::Sequential).with_dte_table(true)).unwrap();
+/// let path = std::env::temp_dir().join(format!("doc-{}.rtb", std::process::id()));
+/// let mut file = std::fs::File::create(&path).unwrap();
+/// let summary = write_tablebase(&game, &solution, "sequential", &mut file).unwrap();
+/// assert!(summary.has_dte);
+/// let table = Tablebase::open(&path).unwrap();
+/// let start = table.start().unwrap();
+/// assert_eq!(table.probe(&start).unwrap().value, solution.outcome(game.start().unwrap()));
+/// std::fs::remove_file(&path).unwrap();
+/// ```
+pub fn write_tablebase(
+    game: &CopsAndThief,
+    solution: &Solution,
+    engine: &str,
+    out: &mut impl Write,
+) -> io::Result<WriteSummary> {
+    let n = game.state_count();
+    if solution.states() != n {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "the solution has {} states, the game {n}: not a solution of this game",
+                solution.states()
+            ),
+        ));
+    }
+    let has_dte = solution.has_dte_table();
+    let board = game.board();
+    let grid = &board.grid;
+    let header = encode_header(&HeaderBody {
+        rows: grid.height(),
+        cols: grid.width(),
+        rules: game.rules(),
+        has_dte,
+        cop: board.cop.map(|c| grid.coords(c)),
+        thief: board.thief.map(|c| grid.coords(c)),
+        value_block_states: VALUE_BLOCK_STATES,
+        dte_block_states: DTE_BLOCK_STATES,
+        engine: engine.to_string(),
+        free: grid.free().clone(),
+        exits: board.exits.clone(),
+    });
+    out.write_all(&header)?;
+    let mut offset = header.len() as u64;
+    let units = n.div_ceil(VALUE_BLOCK_STATES);
+    // Enough units per batch to keep every worker busy; a few MiB of
+    // buffers in all.
+    let batch = (rayon::current_num_threads() as u64 * 4).max(1);
+    let mut value_index = Vec::new();
+    let mut dte_index = Vec::new();
+    let mut summary = WriteSummary {
+        bytes: 0,
+        value_bytes: 0,
+        dte_bytes: 0,
+        states: n,
+        has_dte,
+        counts: Counts::default(),
+    };
+    let mut max_dte = 0;
+    let mut first = 0;
+    while first < units {
+        let last = (first + batch).min(units);
+        let packed: Vec<io::Result<Unit>> = (first..last)
+            .into_par_iter()
+            .map_init(
+                || zstd::bulk::Compressor::new(ZSTD_LEVEL),
+                |compressor, u| {
+                    let compressor = compressor
+                        .as_mut()
+                        .map_err(|e| io::Error::other(e.to_string()))?;
+                    pack_unit(solution, u, n, has_dte, compressor)
+                },
+            )
+            .collect();
+        for unit in packed {
+            let unit = unit?;
+            let mut put = |bytes: &[u8], index: &mut Vec<BlockEntry>| -> io::Result<()> {
+                out.write_all(bytes)?;
+                index.push(BlockEntry {
+                    offset,
+                    len: bytes.len() as u32,
+                    crc: crc32fast::hash(bytes),
+                });
+                offset += bytes.len() as u64;
+                Ok(())
+            };
+            put(&unit.values, &mut value_index)?;
+            summary.value_bytes += unit.values.len() as u64;
+            for block in &unit.dte {
+                put(block, &mut dte_index)?;
+                summary.dte_bytes += block.len() as u64;
+            }
+            summary.counts.win += unit.counts.win;
+            summary.counts.loss += unit.counts.loss;
+            summary.counts.draw += unit.counts.draw;
+            max_dte = max_dte.max(unit.max_dte);
+        }
+        // Out of core, these states are done with: drop their pages.
+        solution.release(first * VALUE_BLOCK_STATES..(last * VALUE_BLOCK_STATES).min(n));
+        first = last;
+    }
+    let mut index = Vec::new();
+    for e in value_index.iter().chain(&dte_index) {
+        encode_entry(e, &mut index);
+    }
+    let trailer = encode_trailer(
+        &index,
+        &Trailer {
+            index_offset: offset,
+            value_blocks: value_index.len() as u64,
+            dte_blocks: dte_index.len() as u64,
+            states: n,
+            counts: summary.counts,
+            levels: solution.levels(),
+            max_dte,
+        },
+    );
+    out.write_all(&index)?;
+    out.write_all(&trailer)?;
+    out.flush()?;
+    summary.bytes = offset + index.len() as u64 + trailer.len() as u64;
+    Ok(summary)
+}
+
+/// Packs and compresses unit `u` (states `u * VALUE_BLOCK_STATES ..`).
+fn pack_unit(
+    solution: &Solution,
+    u: u64,
+    n: u64,
+    has_dte: bool,
+    compressor: &mut zstd::bulk::Compressor<'_>,
+) -> io::Result<Unit> {
+    let start = u * VALUE_BLOCK_STATES;
+    let end = (start + VALUE_BLOCK_STATES).min(n);
+    let mut values = vec![0u8; (end - start).div_ceil(4) as usize];
+    let mut raw = Vec::with_capacity(if has_dte {
+        2 * (end - start) as usize
+    } else {
+        0
+    });
+    // Indexed by the 2-bit code (draw, win, loss): no branch per state.
+    let mut counts = [0u64; 3];
+    let mut max_dte = 0;
+    // One pass over the solution's arrays for both tables.
+    for s in start..end {
+        let v = solution.outcome(s);
+        counts[v as usize] += 1;
+        let i = (s - start) as usize;
+        values[i / 4] |= (v as u8) << (2 * (i % 4));
+        if has_dte {
+            // Draws have no distance; 0 keeps the runs long.
+            let d = if v == Outcome::Draw {
+                0
+            } else {
+                solution
+                    .dte(s)
+                    .map_or(0, |d| d.plies().min(u32::from(u16::MAX)))
+            };
+            max_dte = max_dte.max(d);
+            raw.extend_from_slice(&(d as u16).to_le_bytes());
+        }
+    }
+    let values = compressor.compress(&values)?;
+    let dte = raw
+        .chunks(2 * DTE_BLOCK_STATES as usize)
+        .map(|block| compressor.compress(block))
+        .collect::<io::Result<Vec<_>>>()?;
+    Ok(Unit {
+        values,
+        dte,
+        counts: Counts {
+            draw: counts[Outcome::Draw as usize],
+            win: counts[Outcome::Win as usize],
+            loss: counts[Outcome::Loss as usize],
+        },
+        max_dte,
+    })
+}

@@ -1,0 +1,710 @@
+//! Tablebases: a saved solve answers every state as the oracle and the
+//! solve do (values and distances), rated moves follow the rule checked by
+//! brute force, optimal play takes exactly dte plies, and a damaged,
+//! truncated or foreign file is an error naming the file and the place.
+
+use std::path::{Path, PathBuf};
+
+use retrograde::{
+    load_map, parse_map, solve, write_tablebase, Board, CopsAndThief, Dte, Engine, ExitRule, Game,
+    Outcome, Placement, Rules, Solution, SolveOptions, Tablebase, Turn,
+};
+use serde_json::Value as Json;
+
+use crate::agree::{
+    add_random_exits, add_random_starts, crate_game, random_grid, rules, temp_dir, Rng, Shape,
+};
+use crate::cli::run;
+use crate::oracle::{Arena, Oracle, Side, Value, Variant};
+
+fn outcome(v: Value) -> Outcome {
+    match v {
+        Value::Win => Outcome::Win,
+        Value::Loss => Outcome::Loss,
+        Value::Draw => Outcome::Draw,
+    }
+}
+
+fn turn(side: Side) -> Turn {
+    match side {
+        Side::Cop => Turn::Cop,
+        Side::Thief => Turn::Thief,
+    }
+}
+
+fn solve_game(game: &CopsAndThief, distances: bool) -> Solution {
+    solve(
+        game,
+        &SolveOptions::new(Engine::Sequential).with_dte_table(distances),
+    )
+    .expect("solve")
+}
+
+fn save(game: &CopsAndThief, solution: &Solution, path: &Path) -> Tablebase {
+    let mut file = std::fs::File::create(path).expect("create table");
+    write_tablebase(game, solution, "sequential", &mut file).expect("write table");
+    drop(file);
+    Tablebase::open(path).expect("open table")
+}
+
+/// The mover's cells after each of its moves, from rules.md alone.
+fn brute_moves(
+    arena: &Arena,
+    variant: Variant,
+    from: (usize, usize),
+    cop: bool,
+) -> Vec<(usize, usize)> {
+    let (diagonal, passes) = if cop {
+        (variant.cop_diagonal, variant.cop_passes)
+    } else {
+        (variant.thief_diagonal, variant.thief_passes)
+    };
+    let mut out = Vec::new();
+    if passes {
+        out.push(from);
+    }
+    let (r, c) = (from.0 as i64, from.1 as i64);
+    for dr in -1i64..=1 {
+        for dc in -1i64..=1 {
+            if (dr, dc) == (0, 0) || (dr != 0 && dc != 0 && !diagonal) {
+                continue;
+            }
+            if !arena.is_free(r + dr, c + dc) {
+                continue;
+            }
+            if dr != 0
+                && dc != 0
+                && !variant.corner_cutting
+                && !(arena.is_free(r + dr, c) && arena.is_free(r, c + dc))
+            {
+                continue;
+            }
+            out.push(((r + dr) as usize, (c + dc) as usize));
+        }
+    }
+    out
+}
+
+/// Sort key of the rule: wins by fastest, draws, losses by slowest; ties
+/// by target cell.
+fn rule_key(value: Outcome, dte: Option<u32>, to: (usize, usize)) -> (u8, i64, (usize, usize)) {
+    let d = dte.map(i64::from);
+    match value {
+        Outcome::Win => (0, d.unwrap_or(i64::MAX), to),
+        Outcome::Draw => (1, 0, to),
+        Outcome::Loss => (2, d.map_or(0, |d| -d), to),
+    }
+}
+
+/// Every state of the table against the oracle; rated moves against the
+/// brute-force rule; optimal play from every decided state.
+fn check_table(
+    label: &str,
+    arena: &Arena,
+    variant: Variant,
+    oracle: &Oracle,
+    tb: &Tablebase,
+    distances: bool,
+) {
+    let is_exit = |c: (usize, usize)| arena.exit[c.0 * arena.width + c.1];
+    for (cop, thief, side, value, dte) in oracle.states() {
+        let pos = tb.position(cop, thief, turn(side)).expect("position");
+        let probe = tb.probe(&pos).expect("probe");
+        let want_dte = if distances { dte.map(Dte) } else { None };
+        assert_eq!(
+            (probe.value, probe.dte),
+            (outcome(value), want_dte),
+            "{label}: {pos:?}"
+        );
+        // Rated moves by brute force.
+        let terminal = cop == thief || is_exit(thief);
+        let mut want: Vec<_> = if terminal {
+            Vec::new()
+        } else {
+            let mover_is_cop = side == Side::Cop;
+            let from = if mover_is_cop { cop } else { thief };
+            brute_moves(arena, variant, from, mover_is_cop)
+                .into_iter()
+                .map(|to| {
+                    let (c, t, s) = if mover_is_cop {
+                        (to, thief, Side::Thief)
+                    } else {
+                        (cop, to, Side::Cop)
+                    };
+                    let (v, d) = oracle.lookup(c, t, s);
+                    let d = if distances { d } else { None };
+                    (outcome(v).flip(), d, to)
+                })
+                .collect()
+        };
+        want.sort_by_key(|&(v, d, to)| rule_key(v, d, to));
+        let got: Vec<_> = tb
+            .rated_moves(&pos)
+            .expect("rated moves")
+            .iter()
+            .map(|m| (m.value, m.dte.map(|d| d.plies()), m.to))
+            .collect();
+        assert_eq!(got, want, "{label}: moves of {pos:?}");
+        // The best move realises the value.
+        if let Some(best) = got.first() {
+            assert_eq!(best.0, probe.value, "{label}: best move of {pos:?}");
+        }
+        // Optimal play from a decided state ends in exactly dte plies, at
+        // a terminal position.
+        if distances && value != Value::Draw {
+            let d = dte.expect("decided") as usize;
+            let game = tb.optimal_game(&pos, d + 10).expect("optimal game");
+            assert_eq!(
+                game.len() - 1,
+                d,
+                "{label}: optimal game from {pos:?}: {game:?}"
+            );
+            let last = game.last().unwrap();
+            assert!(
+                tb.rated_moves(last).unwrap().is_empty(),
+                "{label}: {pos:?} ends at {last:?}, not terminal"
+            );
+        }
+    }
+}
+
+/// Hundreds of random small maps, every rule variant, tables with and
+/// without distances, against the brute-force oracle.
+#[test]
+fn random_tables_equal_the_oracle() {
+    let dir = temp_dir("tablebase-random");
+    let shapes = [
+        Shape::Open,
+        Shape::Walls,
+        Shape::Maze,
+        Shape::Corridors,
+        Shape::Line,
+    ];
+    let maps = if cfg!(debug_assertions) { 64 } else { 320 };
+    for k in 0..maps {
+        let seed = 7_000_000 + k as u64;
+        let mut rng = Rng::new(seed);
+        let shape = shapes[k % shapes.len()];
+        let arena = random_grid(&mut rng, shape, 6);
+        if arena.free_cells().is_empty() {
+            continue;
+        }
+        let arena = add_random_exits(&mut rng, arena);
+        let arena = add_random_starts(&mut rng, arena);
+        // Every variant, several times over.
+        let variant = Variant::from_bits((k % 64) as u32);
+        let distances = k % 5 != 4;
+        let label = format!(
+            "{shape:?} seed {seed} variant {variant:?}: {:?}",
+            arena.to_rows()
+        );
+        let oracle = Oracle::solve(&arena, variant);
+        let game = crate_game(&arena, variant);
+        let solution = solve_game(&game, distances);
+        let tb = save(&game, &solution, &dir.join(format!("{k}.rtb")));
+        assert_eq!(tb.header().rules, rules(variant), "{label}");
+        assert_eq!(tb.header().has_dte, distances, "{label}");
+        let [win, loss, draw] = oracle.counts();
+        let c = tb.header().counts;
+        assert_eq!([c.win, c.loss, c.draw], [win, loss, draw], "{label}");
+        tb.check().expect("check");
+        check_table(&label, &arena, variant, &oracle, &tb, distances);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn data_game(path: &str, border: bool) -> CopsAndThief {
+    let map = load_map(&Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).expect("map");
+    let placement = Placement {
+        exit_rules: if border {
+            vec![ExitRule::Border]
+        } else {
+            vec![]
+        },
+        ..Placement::default()
+    };
+    CopsAndThief::new(
+        Board::new(&map, &placement).expect("board"),
+        Rules::default(),
+    )
+}
+
+/// data/ maps (several blocks each): every state equals the solve, values
+/// and distances; the header carries the map and its starts.
+#[test]
+fn data_map_tables_equal_the_solve() {
+    let dir = temp_dir("tablebase-data");
+    for (path, border) in [
+        ("data/maps/sample.txt", false),
+        ("data/maps/movingai/maze-32-32-2.map", true),
+        ("data/maps/movingai/empty-8-8.map", true),
+    ] {
+        let game = data_game(path, border);
+        let solution = solve_game(&game, true);
+        let tb = save(&game, &solution, &dir.join("t.rtb"));
+        let grid = &game.board().grid;
+        assert_eq!((tb.rows(), tb.cols()), (grid.height(), grid.width()));
+        assert_eq!(tb.header().counts, solution.counts(), "{path}");
+        assert_eq!(tb.header().levels, solution.levels(), "{path}");
+        for s in 0..game.state_count() {
+            let (p, t, turn) = game.decode(s);
+            let pos = tb
+                .position(grid.coords(p), grid.coords(t), turn)
+                .expect("position");
+            let probe = tb.probe(&pos).expect("probe");
+            assert_eq!(
+                (probe.value, probe.dte),
+                (solution.outcome(s), solution.dte(s)),
+                "{path}: state {s}"
+            );
+        }
+        if let Some(s) = game.start() {
+            let (p, t, turn) = game.decode(s);
+            let start = tb.start().expect("start");
+            assert_eq!(
+                (start.cop, start.thief, start.turn),
+                (grid.coords(p), grid.coords(t), turn)
+            );
+        }
+        tb.check().expect("check");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A table of the maze map (several blocks of each kind), written once.
+fn maze_table(dir: &Path) -> PathBuf {
+    let game = data_game("data/maps/movingai/maze-32-32-2.map", true);
+    let solution = solve_game(&game, true);
+    let path = dir.join("maze.rtb");
+    save(&game, &solution, &path);
+    path
+}
+
+/// Where a table error points: `(kind, block)` for a block error.
+fn block_of(e: &retrograde::Error) -> Option<(String, u64)> {
+    let retrograde::Error::Table { location, .. } = e else {
+        return None;
+    };
+    let rest = location.strip_prefix("block ")?;
+    let (number, rest) = rest.split_once(" (")?;
+    let kind = rest.split([',', ')']).next()?;
+    Some((kind.to_string(), number.parse().ok()?))
+}
+
+/// Every flipped byte of a small table, and every 97th of a larger one, is
+/// an error: at open (header, index, trailer) or at check; and a probe
+/// reading the damaged block reports that same block.
+#[test]
+fn flipped_bytes_are_detected() {
+    let dir = temp_dir("tablebase-flip");
+    let game = data_game("data/maps/sample.txt", false);
+    let small = dir.join("small.rtb");
+    save(&game, &solve_game(&game, true), &small);
+    let maze = maze_table(&dir);
+    for (path, step) in [(small, 1), (maze, 97)] {
+        let bytes = std::fs::read(&path).unwrap();
+        let clean = Tablebase::open(&path).unwrap();
+        let states = clean.header().states;
+        let (vb, db) = (
+            clean.header().value_block_states,
+            clean.header().dte_block_states,
+        );
+        let bad = dir.join("bad.rtb");
+        let mut blocks_hit = 0;
+        for offset in (0..bytes.len()).step_by(step) {
+            let mut copy = bytes.clone();
+            copy[offset] ^= 0x5a;
+            std::fs::write(&bad, &copy).unwrap();
+            let e = match Tablebase::open(&bad) {
+                Err(e) => e,
+                Ok(tb) => {
+                    let e = tb
+                        .check()
+                        .expect_err(&format!("flip at {offset} not detected"));
+                    let (kind, block) = block_of(&e).unwrap_or_else(|| panic!("{e}"));
+                    blocks_hit += 1;
+                    // Every state of the block is probed through it.
+                    let first = block * if kind == "values" { vb } else { db };
+                    // The distances of a state are read only for a decided
+                    // state: find one in the block.
+                    let s = (first..states)
+                        .find(|&s| {
+                            kind == "values" || clean.probe_state(s).unwrap().value != Outcome::Draw
+                        })
+                        .unwrap();
+                    let probe_error = tb.probe_state(s).expect_err("probe of a damaged block");
+                    assert_eq!(block_of(&probe_error), Some((kind, block)), "{probe_error}");
+                    e
+                }
+            };
+            let text = e.to_string();
+            assert!(text.contains("bad.rtb"), "{text}");
+            assert!(e.is_input_error());
+        }
+        assert!(blocks_hit > 0);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// `solve --save`, `info`, `query` (flags and stdin) as processes, and
+/// their errors: damaged, truncated, foreign files and bad positions exit
+/// with status 2 naming the file and the place.
+#[test]
+fn cli_save_info_query_and_errors() {
+    let dir = temp_dir("tablebase-cli");
+    let table = dir.join("sample.rtb");
+    let t = table.to_str().unwrap();
+    let o = run(
+        &[
+            "solve",
+            "data/maps/sample.txt",
+            "--quiet",
+            "--dte-table",
+            "--save",
+            t,
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("saved: "), "{}", stdout(&o));
+    // No temporary file is left beside the table.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+
+    let o = run(&["info", t, "--check", "--json"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let info: Json = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(info["states"], 8450);
+    assert_eq!(info["distances"], true);
+    assert_eq!(info["checked"], true);
+    assert_eq!(info["cop_start"], serde_json::json!([1, 1]));
+
+    // The start: the solve says thief-escapes in 14 plies, cop to move.
+    let o = run(
+        &["query", t, "--cop", "1,1", "--thief", "5,9", "--json"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let q: Json = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(q["value"], "loss");
+    assert_eq!(q["dte"], 14);
+    assert_eq!(q["turn"], "cop");
+    let moves = q["moves"].as_array().unwrap();
+    assert!(!moves.is_empty());
+    assert!(moves.iter().all(|m| m["value"] == "loss"));
+    assert_eq!(moves[0]["dte"], 13);
+    // A terminal position answers its value with no moves.
+    let o = run(
+        &[
+            "query", t, "--cop", "1,1", "--thief", "1,1", "--turn", "thief", "--json",
+        ],
+        None,
+    );
+    let q: Json = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(
+        (q["value"].clone(), q["dte"].clone()),
+        ("loss".into(), 0.into())
+    );
+    assert_eq!(q["moves"], serde_json::json!([]));
+    // stdin: one answer per good line, bad lines reported, status 2.
+    let o = run(
+        &["query", t, "--stdin", "--json"],
+        Some(b"1,1 5,9\n1,1 1,1 thief\n0,0 5,9\n1,1 5,9 cop\n"),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let lines: Vec<Json> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0], lines[2]);
+    assert!(
+        stderr(&o).contains("stdin:3:") && stderr(&o).contains("wall"),
+        "{}",
+        stderr(&o)
+    );
+    // Bad positions.
+    for (cop, thief) in [
+        ("0,0", "5,9"),
+        ("1,1", "9,0"),
+        ("1,1", "5,99"),
+        ("1;1", "5,9"),
+        ("x", "5,9"),
+    ] {
+        let o = run(&["query", t, "--cop", cop, "--thief", thief], None);
+        assert_eq!(o.status.code(), Some(2), "{cop} {thief}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty());
+    }
+
+    let bytes = std::fs::read(&table).unwrap();
+    let bad = dir.join("bad.rtb");
+    let b = bad.to_str().unwrap();
+    // A flipped byte in the middle (a block): check and query both fail.
+    let mut copy = bytes.clone();
+    let middle = bytes.len() / 2;
+    copy[middle] ^= 1;
+    std::fs::write(&bad, &copy).unwrap();
+    let o = run(&["info", b, "--check"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("bad.rtb") && stderr(&o).contains("block"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["query", b, "--cop", "1,1", "--thief", "5,9"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("block"), "{}", stderr(&o));
+    // Truncated anywhere.
+    for len in [0, 10, 40, bytes.len() / 2, bytes.len() - 1] {
+        std::fs::write(&bad, &bytes[..len]).unwrap();
+        let o = run(&["info", b], None);
+        assert_eq!(o.status.code(), Some(2), "truncated to {len}");
+        let e = stderr(&o);
+        assert!(
+            e.contains("bad.rtb") && (e.contains("offset") || e.contains("header")),
+            "{e}"
+        );
+    }
+    // Wrong magic, wrong version.
+    let mut copy = bytes.clone();
+    copy[0] = b'X';
+    std::fs::write(&bad, &copy).unwrap();
+    let o = run(&["info", b], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("magic") && stderr(&o).contains("offset 0"),
+        "{}",
+        stderr(&o)
+    );
+    let mut copy = bytes.clone();
+    copy[8] = 9;
+    std::fs::write(&bad, &copy).unwrap();
+    let o = run(&["info", b], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("version 9"), "{}", stderr(&o));
+    // A map file is not a table.
+    let o = run(&["info", "data/maps/sample.txt"], None);
+    assert_eq!(o.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A table without distances: values only, and the play still realises
+/// the values (no dte to compare).
+#[test]
+fn values_only_table_from_the_sweep_engine() {
+    let dir = temp_dir("tablebase-sweep");
+    let map = parse_map(b"4 5\nC....\n.*.*.\n.....\n...TE\n", "inline").unwrap();
+    let game = CopsAndThief::new(
+        Board::new(&map, &Placement::default()).unwrap(),
+        Rules::default(),
+    );
+    let solution = solve(&game, &SolveOptions::new(Engine::Sweep).with_threads(2)).unwrap();
+    let tb = save(&game, &solution, &dir.join("sweep.rtb"));
+    assert!(!tb.header().has_dte);
+    for s in 0..game.state_count() {
+        let p = tb.probe_state(s).unwrap();
+        assert_eq!((p.value, p.dte), (solution.outcome(s), None));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `play` (text frames and GIF), `play --interactive` through scripted
+/// stdin, and `render` (heatmaps, overview) as processes.
+#[test]
+fn cli_play_and_render() {
+    let dir = temp_dir("tablebase-play");
+    let table = dir.join("sample.rtb");
+    let t = table.to_str().unwrap();
+    let o = run(
+        &[
+            "solve",
+            "data/maps/sample.txt",
+            "-q",
+            "--dte-table",
+            "--save",
+            t,
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // The optimal game from the start: thief-escapes in 14 plies.
+    let gif = dir.join("game.gif");
+    let o = run(&["play", t, "--gif", gif.to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("ply ")).count(),
+        15,
+        "{text}"
+    );
+    assert!(
+        text.contains("ply 14: cop to move (cop 1,1, thief 8,5): loss in 0"),
+        "{text}"
+    );
+    assert!(
+        text.trim_end()
+            .ends_with("the thief escapes after 14 plies"),
+        "{text}"
+    );
+    assert!(std::fs::read(&gif).unwrap().starts_with(b"GIF89a"));
+    // From a given position, a draw ends at a repeated position.
+    let o = run(
+        &[
+            "play", t, "--cop", "3,3", "--thief", "3,4", "--turn", "thief",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("a draw") || stdout(&o).contains("after"),
+        "{}",
+        stdout(&o)
+    );
+    // Bad starts.
+    let o = run(&["play", t, "--cop", "0,0", "--thief", "5,9"], None);
+    assert_eq!(o.status.code(), Some(2));
+
+    // Pictures.
+    for (args, name) in [
+        (vec!["--cop", "1,1"], "cop.png"),
+        (vec!["--thief", "5,9", "--turn", "thief"], "thief.png"),
+        (vec!["--overview"], "overview.png"),
+    ] {
+        let out = dir.join(name);
+        let mut all = vec!["render", t, "--out", out.to_str().unwrap()];
+        all.extend(args);
+        let o = run(&all, None);
+        assert_eq!(o.status.code(), Some(0), "{all:?}: {}", stderr(&o));
+        assert!(std::fs::read(&out).unwrap().starts_with(b"\x89PNG\r\n"));
+    }
+    let out = dir.join("wall.png");
+    let o = run(
+        &["render", t, "--cop", "0,0", "--out", out.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("wall"), "{}", stderr(&o));
+    assert!(!out.exists());
+
+    // Interactive: a person plays the thief in a dead-end corridor; a
+    // bad move is refused, then the cop (the table) catches the thief.
+    let corridor = dir.join("corridor.txt");
+    std::fs::write(&corridor, "1 5\nC...T\n").unwrap();
+    let small = dir.join("corridor.rtb");
+    let o = run(
+        &[
+            "solve",
+            corridor.to_str().unwrap(),
+            "-q",
+            "--dte-table",
+            "--save",
+            small.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(
+        &[
+            "play",
+            small.to_str().unwrap(),
+            "--interactive",
+            "--side",
+            "thief",
+        ],
+        Some(b"9\n0,0\n0,3\n1\n1\n1\n1\n1\n"),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("you play the thief"), "{text}");
+    assert!(
+        text.contains("not a legal move: `9`") && text.contains("not a legal move: `0,0`"),
+        "{text}"
+    );
+    assert!(text.contains("the cop moves to 0,1"), "{text}");
+    assert!(
+        text.contains("game over: the cop catches the thief"),
+        "{text}"
+    );
+    // Input ending early abandons the game.
+    let o = run(
+        &[
+            "play",
+            small.to_str().unwrap(),
+            "--interactive",
+            "--side",
+            "thief",
+        ],
+        Some(b""),
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("input ended"), "{}", stdout(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `batch --save-dir`: one table per map, each answering its start as
+/// `solve` does.
+#[test]
+fn batch_saves_one_table_per_map() {
+    let dir = temp_dir("tablebase-batch");
+    let tables = dir.join("tables");
+    std::fs::create_dir(&tables).unwrap();
+    let out = dir.join("rows.jsonl");
+    let o = run(
+        &[
+            "batch",
+            "data/maps/seed",
+            "--quiet",
+            "--dte-table",
+            "--save-dir",
+            tables.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows: Vec<Json> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(rows.len() >= 10);
+    for row in &rows {
+        let path = Path::new(row["path"].as_str().unwrap());
+        let table = tables.join(format!(
+            "{}.rtb",
+            path.file_stem().unwrap().to_str().unwrap()
+        ));
+        let tb = Tablebase::open(&table).unwrap_or_else(|e| panic!("{e}"));
+        tb.check().unwrap();
+        assert_eq!(tb.header().states, row["states"].as_u64().unwrap());
+        if let (Some(start), Some(dte)) = (tb.start(), row["dte"].as_u64()) {
+            assert_eq!(
+                tb.probe(&start).unwrap().dte,
+                Some(Dte(dte as u32)),
+                "{path:?}"
+            );
+        }
+    }
+    let o = run(
+        &[
+            "batch",
+            "data/maps/seed",
+            "-q",
+            "--save-dir",
+            "no/such/dir",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
