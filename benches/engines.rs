@@ -1,4 +1,5 @@
-//! The engines on the same maps, explicit graph against on the fly:
+//! The engines on the same maps, explicit graph against on the fly and
+//! the bit-parallel grid engine:
 //! throughput in states per second (the explicit engine's time includes
 //! building its graph). Each iteration checks the start's verdict, so a
 //! wrong engine cannot look fast.
@@ -40,6 +41,8 @@ fn engines(c: &mut Criterion) {
             (Engine::Sequential, 1, "sequential"),
             (Engine::Parallel, 1, "parallel-1"),
             (Engine::Parallel, 2, "parallel-2"),
+            (Engine::Bitboard, 1, "bitboard-1"),
+            (Engine::Bitboard, 2, "bitboard-2"),
         ] {
             group.bench_with_input(BenchmarkId::new(label, name), game, |b, game| {
                 b.iter(|| assert_eq!(check(game, engine, threads), expected));

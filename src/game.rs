@@ -92,6 +92,13 @@ pub trait Game: Sync {
         None
     }
 
+    /// This game as the grid game, for engines that exploit its structure
+    /// ([`Engine::Bitboard`](crate::Engine::Bitboard)); `None` (the
+    /// default) for every other game.
+    fn as_cops_and_thief(&self) -> Option<&crate::CopsAndThief> {
+        None
+    }
+
     /// Calls `f(s, initial(s))` for every `s` in `range`, in increasing order.
     ///
     /// Games override this when walking a range is much cheaper than decoding

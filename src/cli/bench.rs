@@ -136,8 +136,9 @@ pub(crate) fn run(args: BenchArgs) -> Result<i32, Failure> {
             "sequential" => Ok(Engine::Sequential),
             "parallel" => Ok(Engine::Parallel),
             "sweep" => Ok(Engine::Sweep),
+            "bitboard" => Ok(Engine::Bitboard),
             other => Err(UsageError(format!(
-                "--engines: unknown engine `{other}`; expected explicit, sequential, parallel or sweep"
+                "--engines: unknown engine `{other}`; expected explicit, sequential, parallel, bitboard or sweep"
             ))),
         })
         .collect::<Result<Vec<_>, _>>()?;

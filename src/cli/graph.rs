@@ -162,6 +162,9 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
     // propagation over its stored edges, without a second copy.
     let engine = match config.engine {
         Engine::Explicit => Engine::Sequential,
+        // Bitsets need a grid: an edge list goes to the counter engines.
+        Engine::Bitboard if config.threads > 1 => Engine::Parallel,
+        Engine::Bitboard => Engine::Sequential,
         e => e,
     };
     let reporter = Reporter::new(args.quiet, "solving");

@@ -71,7 +71,7 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
     if args.cluster.processes.is_some() {
         return super::distributed::run(&args, &args.cluster);
     }
-    let config = args.engine.resolve()?;
+    let config = args.engine.resolve_grid()?;
     if config.engine == Engine::Sweep && (args.dte_table || args.dump.is_some()) {
         return Err(UsageError(
             "--engine sweep computes values only: --dte-table and --dump need a level engine (sequential or parallel)".into(),

@@ -175,6 +175,16 @@ impl CopsAndThief {
         self.cells
     }
 
+    /// The cells the cop can move to from `cell` (itself for a pass).
+    pub(crate) fn cop_targets(&self, cell: u32) -> &[u32] {
+        self.cop_moves[cell as usize].as_slice()
+    }
+
+    /// The cells the thief can move to from `cell` (itself for a pass).
+    pub(crate) fn thief_targets(&self, cell: u32) -> &[u32] {
+        self.thief_moves[cell as usize].as_slice()
+    }
+
     /// Index of state `(cop, thief, turn)` (cells are free cell ids).
     #[inline]
     #[must_use]
@@ -318,6 +328,10 @@ impl Game for CopsAndThief {
 
     fn side(&self, s: u64) -> usize {
         (s & 1) as usize
+    }
+
+    fn as_cops_and_thief(&self) -> Option<&CopsAndThief> {
+        Some(self)
     }
 
     fn predecessor_radius(&self) -> Option<u64> {

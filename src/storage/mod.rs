@@ -332,6 +332,20 @@ impl Region {
         unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<T>(), self.len / size) }
     }
 
+    /// Views a region created for `AtomicU64` elements as plain words for
+    /// exclusive use (the bit-parallel engine splits them among workers by
+    /// disjoint ranges, so it needs no atomic instructions).
+    pub(crate) fn words_mut(&mut self) -> &mut [u64] {
+        debug_assert_eq!(self.len % 8, 0);
+        debug_assert_eq!(self.map.as_ptr() as usize % 8, 0);
+        // SAFETY: the mapping is page aligned (so aligned for u64), at
+        // least `len` bytes long and lives as long as `self`; every bit
+        // pattern is a valid u64. The `&mut self` borrow excludes every
+        // other view (`atomics` borrows `self` shared) for the lifetime of
+        // the returned slice, so the slice is the only alias.
+        unsafe { std::slice::from_raw_parts_mut(self.map.as_mut_ptr().cast::<u64>(), self.len / 8) }
+    }
+
     /// Length in bytes.
     pub(crate) fn bytes(&self) -> usize {
         self.len

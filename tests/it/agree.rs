@@ -1,4 +1,4 @@
-//! Every engine (sequential; explicit; parallel at 1, 2 and 3 threads;
+//! Every engine (sequential; explicit; parallel and bitboard at 1, 2 and 3 threads;
 //! memory and scratch-file storage) against the oracle, state by state, on thousands of
 //! small random maps of every shape and every rule variant; plus property
 //! tests of the `Game` contract (predecessors invert successors, move counts).
@@ -78,6 +78,11 @@ pub fn engine_configs() -> Vec<Config> {
             SolveOptions::new(Engine::Parallel).with_threads(threads),
             true,
         ));
+        configs.push(config(
+            format!("bitboard/{threads}"),
+            SolveOptions::new(Engine::Bitboard).with_threads(threads),
+            true,
+        ));
     }
     configs
 }
@@ -104,6 +109,11 @@ pub fn scratch_configs(dir: &std::path::Path) -> Vec<Config> {
             "scratch/sweep",
             scratch(Engine::Sweep).with_threads(2),
             false,
+        ),
+        config(
+            "scratch/bitboard",
+            scratch(Engine::Bitboard).with_threads(2),
+            true,
         ),
         config(
             "scratch/explicit",
@@ -702,5 +712,95 @@ proptest! {
             arena.thief = Some(cells[starts.1 % cells.len()]);
         }
         let _ = check_arena("proptest", &arena, variant, None);
+    }
+}
+
+/// Asserts that two solutions agree on every state's value and distance.
+fn assert_same_solution(label: &str, a: &Solution, b: &Solution) {
+    assert_eq!(a.states(), b.states(), "{label}: states");
+    assert_eq!(a.levels(), b.levels(), "{label}: levels");
+    for s in 0..a.states() {
+        assert_eq!(
+            (a.outcome(s), a.dte(s)),
+            (b.outcome(s), b.dte(s)),
+            "{label}: state {s}"
+        );
+    }
+    assert_eq!(a.deepest(0), b.deepest(0), "{label}: deepest cop state");
+    assert_eq!(a.deepest(1), b.deepest(1), "{label}: deepest thief state");
+}
+
+/// The bitboard engine against the sequential engine, state by state with
+/// distances, on the MovingAI maps in data/ (border exits) and on maps whose
+/// rows fill whole 64-bit words or leave one bit over (the edges of the
+/// engine's padding), in a few rule variants.
+#[test]
+fn bitboard_equals_sequential_on_movingai_and_wide_maps() {
+    let mut maps: Vec<(String, Vec<u8>)> = Vec::new();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/maps/movingai");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .expect("data/maps/movingai")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    names.sort();
+    for path in names {
+        maps.push((
+            path.display().to_string(),
+            std::fs::read(&path).expect("map"),
+        ));
+    }
+    for width in [62, 63, 64, 65, 127] {
+        let mut text = format!("3 {width}\n");
+        for r in 0..3 {
+            let row: String = (0..width)
+                .map(|c| match (r, c) {
+                    (0, 0) => 'C',
+                    (2, c) if c + 1 == width => 'T',
+                    (1, c) if c % 7 == 3 => '*',
+                    (_, 0) => 'E',
+                    _ => '.',
+                })
+                .collect();
+            text.push_str(&row);
+            text.push('\n');
+        }
+        maps.push((format!("wide-{width}"), text.into_bytes()));
+    }
+    let variants = [
+        Variant::default(),
+        Variant::parse("thief-diagonal+no-corner-cutting"),
+        Variant::parse("cop-orthogonal+no-pass+thief-first"),
+    ];
+    for (name, bytes) in &maps {
+        let map = parse_map(bytes, name).expect("parse");
+        let movingai = name.ends_with(".map");
+        let placement = Placement {
+            exit_rules: if movingai {
+                vec![retrograde::ExitRule::Border]
+            } else {
+                Vec::new()
+            },
+            ..Placement::default()
+        };
+        for variant in variants {
+            let game =
+                CopsAndThief::new(Board::new(&map, &placement).expect("board"), rules(variant));
+            let label = format!("{name} [{variant}]");
+            let reference = solve(
+                &game,
+                &SolveOptions::new(Engine::Sequential).with_dte_table(true),
+            )
+            .expect("sequential");
+            for threads in [1, 2] {
+                let bits = solve(
+                    &game,
+                    &SolveOptions::new(Engine::Bitboard)
+                        .with_threads(threads)
+                        .with_dte_table(true),
+                )
+                .expect("bitboard");
+                assert_same_solution(&format!("{label} bitboard/{threads}"), &bits, &reference);
+            }
+        }
     }
 }

@@ -782,8 +782,17 @@ fn out_of_core_solves_match_memory_and_leave_nothing() {
     };
     let (memory, _) = solve_json_in(&tmp, &[&[map, "-q"][..], &place].concat());
     let scratch_arg = scratch.to_str().unwrap();
+    // The counter engines (the bitboard default needs only 395 KiB here).
     let runs: [&[&str]; 3] = [
-        &["--scratch", scratch_arg, "--memory", "512K", "--verify"],
+        &[
+            "--scratch",
+            scratch_arg,
+            "--memory",
+            "512K",
+            "--verify",
+            "--engine",
+            "parallel",
+        ],
         &[
             "--scratch",
             scratch_arg,
@@ -793,7 +802,7 @@ fn out_of_core_solves_match_memory_and_leave_nothing() {
             "sequential",
         ],
         // No --scratch: the cap alone sends the arrays to $TMPDIR.
-        &["--memory", "512K", "--verify"],
+        &["--memory", "512K", "--verify", "--engine", "parallel"],
     ];
     for extra in runs {
         let (report, err) = solve_json_in(&tmp, &[&[map][..], &place, extra].concat());

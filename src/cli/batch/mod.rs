@@ -85,7 +85,7 @@ pub(crate) struct BatchArgs {
 /// Runs `batch`; returns the exit status.
 pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
     let format = OutFormat::from_path(&args.out)?;
-    let config = args.engine.resolve()?;
+    let config = args.engine.resolve_grid()?;
     // Checked (and dropped) before any map is solved: rows are appended to
     // the file and --resume reads it back, so it must be a regular file.
     let target = OutputTarget::check("--out", &args.out)?;

@@ -1,0 +1,983 @@
+//! The bit-parallel engine for the grid game ([`Engine::Bitboard`]).
+//!
+//! The three outcomes are two independent attractors: "the cop has won"
+//! (captures, then cop-to-move states with SOME move into the set and
+//! thief-to-move states with ALL moves into it) and "the thief has won"
+//! (escapes, symmetrically). For each cop cell P the engine keeps four
+//! bitsets over thief positions, laid out as the free cells' bounding box
+//! row by row (one bit per grid position, so a thief move is a constant
+//! shift), in one record per P:
+//!
+//! - `CW`: cop to move, the cop has won (WIN);
+//! - `CL`: cop to move, the thief has won (LOSS);
+//! - `TL`: thief to move, the cop has won (LOSS);
+//! - `TW`: thief to move, the thief has won (WIN).
+//!
+//! A level is word-wide logic. A cop-to-move row of P becomes the OR (`CW`)
+//! and the AND (`CL`) of the thief-to-move rows of the cells the cop can
+//! move to; a thief-to-move row becomes the AND (`TL`) and the OR (`TW`) of
+//! P's own cop-to-move rows shifted by each thief move, with a per-move
+//! mask of the positions where that move exists (walls, the map's edge and
+//! blocked diagonals). Terminal positions (exits, the capture) are masked
+//! out. A bit set at level k + 1 is computed only from bits of level k or
+//! less (see "Level order" below), so the level at which a state's bit sets
+//! is its distance to end, exactly as in the counter engines.
+//!
+//! Only work that can change anything is done: a row is recomputed only
+//! when a row it reads changed in the previous level, and only over the
+//! word range that changed (widened by one grid row plus a column for the
+//! thief's shifts). Levels still sweep the cop cells in order, so rows
+//! that did not change cost one range test.
+//!
+//! Level order. The update is in place. Within a band of grid rows, the
+//! cop rows of grid row r are computed into a staging buffer (they read the
+//! thief rows of grid rows r - 1, r and r + 1, still at level k); only then
+//! are the thief rows of grid row r - 1 updated (they read their own cop
+//! rows, still at level k) and the staged cop rows of grid row r - 1
+//! committed. Bands run in parallel; the thief rows just outside a band are
+//! read from a halo copy taken between levels.
+//!
+//! Memory: four bits per (P, grid position) pair, about 0.31 bytes per
+//! state on an open map with 20% walls, plus the optional distance table.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
+use super::{Counts, Progress, SolveOptions};
+use crate::error::Result;
+use crate::games::cops::CopsAndThief;
+use crate::storage::Region;
+use crate::{Dte, Outcome};
+
+/// Index of each bitset within a cop cell's record.
+const CW: usize = 0;
+const CL: usize = 1;
+const TL: usize = 2;
+const TW: usize = 3;
+/// Bitsets per cop cell.
+const KINDS: usize = 4;
+
+/// Bands of grid rows per worker: more bands balance the uneven work of
+/// the change-restricted levels, each costs a halo copy per level.
+const BANDS_PER_WORKER: usize = 2;
+
+/// Word ranges of the rows of the two attractors: "the cop has won" (`CW`
+/// or `TL`) and "the thief has won" (`CL` or `TW`). They are tracked apart:
+/// the two fronts are usually in different places.
+type Spans = [Span; 2];
+
+/// A range of words `lo..hi` of a row; empty when `lo >= hi`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Span {
+    lo: u32,
+    hi: u32,
+}
+
+impl Span {
+    const EMPTY: Span = Span {
+        lo: u32::MAX,
+        hi: 0,
+    };
+
+    fn is_empty(self) -> bool {
+        self.lo >= self.hi
+    }
+
+    fn union(self, other: Span) -> Span {
+        Span {
+            lo: self.lo.min(other.lo),
+            hi: self.hi.max(other.hi),
+        }
+    }
+
+    /// Widened by `margin` words on each side, clipped to `within`.
+    fn widen(self, margin: u32, within: Span) -> Span {
+        if self.is_empty() {
+            return Span::EMPTY;
+        }
+        Span {
+            lo: self.lo.saturating_sub(margin).max(within.lo),
+            hi: (self.hi + margin).min(within.hi),
+        }
+    }
+
+    fn range(self) -> Range<usize> {
+        if self.is_empty() {
+            0..0
+        } else {
+            self.lo as usize..self.hi as usize
+        }
+    }
+}
+
+/// Where each state's bit lives.
+pub(super) struct Layout {
+    /// Free cells C.
+    cells: usize,
+    /// Words per bitset row.
+    words: usize,
+    /// Bit position of each free cell in a row.
+    pos: Vec<u32>,
+    /// Free cell at each bit position (`u32::MAX` elsewhere).
+    id_at: Vec<u32>,
+    /// First cell id of each row of the bounding box, and C at the end.
+    row_cells: Vec<u32>,
+    /// The words that hold cell bits.
+    span: Span,
+    /// Words by which a thief move can shift a bit, rounded up.
+    margin: u32,
+    /// Width of the bounding box: a row down is this many bits on.
+    width: usize,
+}
+
+impl Layout {
+    /// The layout of `game`'s board, cropped to its free cells' bounding box.
+    pub(super) fn new(game: &CopsAndThief) -> Layout {
+        let grid = &game.board().grid;
+        let cells = grid.cells();
+        if cells == 0 {
+            return Layout {
+                cells: 0,
+                words: 0,
+                pos: Vec::new(),
+                id_at: Vec::new(),
+                row_cells: vec![0],
+                span: Span::EMPTY,
+                margin: 0,
+                width: 0,
+            };
+        }
+        let coords: Vec<(usize, usize)> = (0..cells as u32).map(|c| grid.coords(c)).collect();
+        let top = coords[0].0;
+        let bottom = coords[cells - 1].0;
+        let left = coords.iter().map(|c| c.1).min().unwrap_or(0);
+        let right = coords.iter().map(|c| c.1).max().unwrap_or(0);
+        let (height, width) = (bottom - top + 1, right - left + 1);
+        // A shift by a thief move reaches width + 1 bits either way; pad
+        // each row with whole words so that every shifted read of a word
+        // holding cells stays inside the row.
+        let margin = (width + 1).div_ceil(64);
+        let base = 64 * margin;
+        let used = (base + height * width).div_ceil(64);
+        let words = used + margin + 1;
+        let pos: Vec<u32> = coords
+            .iter()
+            .map(|&(r, c)| (base + (r - top) * width + (c - left)) as u32)
+            .collect();
+        let mut id_at = vec![u32::MAX; words * 64];
+        for (id, &p) in pos.iter().enumerate() {
+            id_at[p as usize] = id as u32;
+        }
+        let mut row_cells = vec![0u32; height + 1];
+        for (id, &(r, _)) in coords.iter().enumerate().rev() {
+            row_cells[r - top] = id as u32;
+        }
+        row_cells[height] = cells as u32;
+        // Rows without free cells start where the next row starts.
+        for r in (0..height).rev() {
+            if coords[row_cells[r] as usize].0 - top != r {
+                row_cells[r] = row_cells[r + 1];
+            }
+        }
+        Layout {
+            cells,
+            words,
+            pos,
+            id_at,
+            row_cells,
+            span: Span {
+                lo: margin as u32,
+                hi: used as u32,
+            },
+            margin: margin as u32,
+            width,
+        }
+    }
+
+    /// Rows of the bounding box.
+    fn height(&self) -> usize {
+        self.row_cells.len() - 1
+    }
+
+    /// Words of one cop cell's record.
+    fn record(&self) -> usize {
+        KINDS * self.words
+    }
+
+    /// Bytes of the bitsets.
+    pub(super) fn bytes(&self) -> u64 {
+        (self.cells * self.record() * 8) as u64
+    }
+
+    /// Cells of bounding-box row `r`.
+    fn row(&self, r: usize) -> Range<usize> {
+        self.row_cells[r] as usize..self.row_cells[r + 1] as usize
+    }
+
+    /// Record word index and bit of state `s` (and whether the thief moves).
+    fn locate(&self, s: u64) -> (usize, u64, bool) {
+        let pair = s >> 1;
+        let (cop, thief) = (
+            (pair / self.cells as u64) as usize,
+            (pair % self.cells as u64) as usize,
+        );
+        let bit = self.pos[thief] as usize;
+        (cop * self.record() + bit / 64, 1 << (bit % 64), s & 1 == 1)
+    }
+}
+
+/// The solved bitsets: what a [`Solution`](super::Solution) of the
+/// bitboard engine reads values from.
+pub(super) struct Bits {
+    layout: Layout,
+    region: Region,
+}
+
+impl Bits {
+    /// Bytes of the bitsets.
+    pub(super) fn bytes(&self) -> u64 {
+        self.region.bytes() as u64
+    }
+
+    fn word(&self, index: usize) -> u64 {
+        self.region.atomics::<AtomicU64>()[index].load(Relaxed)
+    }
+
+    /// Value of state `s` for the player to move.
+    pub(super) fn outcome(&self, s: u64) -> Outcome {
+        outcome_in(&self.layout, s, |i| self.word(i))
+    }
+
+    /// WIN / LOSS / DRAW counts over all states: popcounts of the bitsets
+    /// (bits outside free cells, and terminal positions the rules exclude,
+    /// are never set).
+    pub(super) fn counts(&self) -> Counts {
+        let layout = &self.layout;
+        let words = self.region.atomics::<AtomicU64>();
+        let (win, loss) = (0..layout.cells)
+            .into_par_iter()
+            .map(|p| {
+                let record = &words[p * layout.record()..(p + 1) * layout.record()];
+                let ones = |kind: usize| -> u64 {
+                    record[kind * layout.words..(kind + 1) * layout.words]
+                        .iter()
+                        .map(|w| u64::from(w.load(Relaxed).count_ones()))
+                        .sum()
+                };
+                (ones(CW) + ones(TW), ones(CL) + ones(TL))
+            })
+            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        let states = 2 * (layout.cells as u64).pow(2);
+        Counts {
+            win,
+            loss,
+            draw: states - win - loss,
+        }
+    }
+}
+
+fn outcome_in(layout: &Layout, s: u64, word: impl Fn(usize) -> u64) -> Outcome {
+    let (index, bit, thief) = layout.locate(s);
+    let (win, loss) = if thief { (TW, TL) } else { (CW, CL) };
+    if word(index + win * layout.words) & bit != 0 {
+        Outcome::Win
+    } else if word(index + loss * layout.words) & bit != 0 {
+        Outcome::Loss
+    } else {
+        Outcome::Draw
+    }
+}
+
+/// What a solve found besides the bitsets.
+pub(super) struct Found {
+    pub(super) levels: u32,
+    pub(super) tracked_dte: Option<Dte>,
+    pub(super) deepest: [Option<(Dte, u64)>; 2],
+}
+
+/// Solves `game` into bitsets: the engine's entry point.
+pub(super) fn solve(
+    game: &CopsAndThief,
+    options: &SolveOptions<'_>,
+    dte: Option<&[AtomicU16]>,
+) -> Result<(Bits, Found)> {
+    let layout = Layout::new(game);
+    let mut region = Region::zeroed::<AtomicU64>(
+        (layout.cells * layout.record()) as u64,
+        &options.backing,
+        "bitsets",
+    )?;
+    let found = super::thread_pool(options.threads)?.install(|| {
+        let threads = rayon::current_num_threads();
+        let rules = Rules::new(game, &layout);
+        let mut run = Run::new(&layout, &rules, dte, options, threads);
+        run.run(region.words_mut())
+    });
+    Ok((Bits { layout, region }, found))
+}
+
+/// The move structure in bit form.
+struct Rules {
+    /// Free, non-exit positions: where non-terminal states live.
+    open: Vec<u64>,
+    /// Exit positions.
+    exits: Vec<u64>,
+    /// Positions whose thief has no move at all.
+    stuck: Vec<u64>,
+    /// Each thief move: its shift in bits and where it exists.
+    thief: Vec<(isize, Vec<u64>)>,
+    /// The cells each cop cell can move to (the cell itself for a pass).
+    cop: Vec<Vec<u32>>,
+}
+
+impl Rules {
+    fn new(game: &CopsAndThief, layout: &Layout) -> Rules {
+        let grid = &game.board().grid;
+        let row = || vec![0u64; layout.words];
+        let set = |row: &mut [u64], bit: u32| row[bit as usize / 64] |= 1 << (bit % 64);
+        let (mut open, mut exits, mut stuck) = (row(), row(), row());
+        let mut thief: Vec<((i64, i64), Vec<u64>)> = Vec::new();
+        for cell in 0..layout.cells as u32 {
+            let bit = layout.pos[cell as usize];
+            if game.board().exits[cell as usize] {
+                set(&mut exits, bit);
+            } else {
+                set(&mut open, bit);
+            }
+            let moves = game.thief_targets(cell);
+            if moves.is_empty() {
+                set(&mut stuck, bit);
+            }
+            let (r, c) = grid.coords(cell);
+            for &to in moves {
+                let (tr, tc) = grid.coords(to);
+                let step = (tr as i64 - r as i64, tc as i64 - c as i64);
+                let k = match thief.iter().position(|(s, _)| *s == step) {
+                    Some(k) => k,
+                    None => {
+                        thief.push((step, row()));
+                        thief.len() - 1
+                    }
+                };
+                set(&mut thief[k].1, bit);
+            }
+        }
+        let width = layout.width as i64;
+        Rules {
+            open,
+            exits,
+            stuck,
+            thief: thief
+                .into_iter()
+                .map(|((dr, dc), mask)| ((dr * width + dc) as isize, mask))
+                .collect(),
+            cop: (0..layout.cells as u32)
+                .map(|p| game.cop_targets(p).to_vec())
+                .collect(),
+        }
+    }
+}
+
+/// Decisions of one level (or part of it).
+#[derive(Clone, Copy)]
+struct Stats {
+    count: u64,
+    /// Smallest state decided, per side (`u64::MAX` when none).
+    witness: [u64; 2],
+}
+
+impl Stats {
+    const NONE: Stats = Stats {
+        count: 0,
+        witness: [u64::MAX; 2],
+    };
+
+    fn merge(self, other: Stats) -> Stats {
+        Stats {
+            count: self.count + other.count,
+            witness: [
+                self.witness[0].min(other.witness[0]),
+                self.witness[1].min(other.witness[1]),
+            ],
+        }
+    }
+}
+
+/// A copy of the thief rows of one grid row just outside a band.
+struct Halo {
+    cells: Range<usize>,
+    /// `TL` then `TW` of each cell, `2 * words` per cell.
+    words: Vec<u64>,
+    /// The word ranges of each cell's thief rows (`TL`, `TW`) that changed
+    /// last level.
+    changed: Vec<Spans>,
+}
+
+impl Halo {
+    fn new(layout: &Layout, row: usize) -> Halo {
+        let cells = layout.row(row);
+        Halo {
+            words: vec![0; cells.len() * 2 * layout.words],
+            changed: vec![[Span::EMPTY; 2]; cells.len()],
+            cells,
+        }
+    }
+
+    /// Copies the ranges that changed last level from the records.
+    fn refresh(&mut self, layout: &Layout, records: &[u64], changed: &[Spans]) {
+        let l = layout.words;
+        for (i, p) in self.cells.clone().enumerate() {
+            let spans = changed[p];
+            self.changed[i] = spans;
+            let record = &records[p * layout.record()..(p + 1) * layout.record()];
+            for (k, kind) in [TL, TW].into_iter().enumerate() {
+                let range = spans[k].range();
+                let to = &mut self.words[(2 * i + k) * l..(2 * i + k + 1) * l];
+                to[range.clone()].copy_from_slice(&record[kind * l..(kind + 1) * l][range]);
+            }
+        }
+    }
+}
+
+/// A band of grid rows solved by one task per level, with its buffers.
+struct Band {
+    rows: Range<usize>,
+    cells: Range<usize>,
+    above: Option<Halo>,
+    below: Option<Halo>,
+    /// Staged cop rows of two grid rows (`CW` then `CL` per cell) and
+    /// their word ranges.
+    staged: [Vec<u64>; 2],
+    staged_span: [Vec<Spans>; 2],
+    /// Scratch rows for the thief update.
+    scratch: Vec<u64>,
+}
+
+/// The per-level state of a solve.
+struct Run<'a> {
+    layout: &'a Layout,
+    rules: &'a Rules,
+    dte: Option<&'a [AtomicU16]>,
+    options: &'a SolveOptions<'a>,
+    bands: Vec<Band>,
+    /// Per cop cell: words of its cop rows (`CW`, `CL`) and of its thief
+    /// rows (`TL`, `TW`) changed last level.
+    cop_changed: Vec<Spans>,
+    thief_changed: Vec<Spans>,
+}
+
+impl<'a> Run<'a> {
+    fn new(
+        layout: &'a Layout,
+        rules: &'a Rules,
+        dte: Option<&'a [AtomicU16]>,
+        options: &'a SolveOptions<'a>,
+        threads: usize,
+    ) -> Run<'a> {
+        let height = layout.height();
+        let wanted = if threads <= 1 {
+            1
+        } else {
+            threads * BANDS_PER_WORKER
+        };
+        // Cut at grid rows so that bands hold about equal numbers of cells.
+        let mut cuts = vec![0];
+        for k in 1..wanted {
+            let target = (layout.cells * k / wanted) as u32;
+            let r = layout
+                .row_cells
+                .partition_point(|&c| c < target)
+                .min(height);
+            if r > *cuts.last().unwrap_or(&0) && r < height {
+                cuts.push(r);
+            }
+        }
+        cuts.push(height);
+        let widest = (0..height).map(|r| layout.row(r).len()).max().unwrap_or(0);
+        let l = layout.words;
+        let bands = cuts
+            .windows(2)
+            .filter(|w| w[0] < w[1])
+            .map(|w| Band {
+                rows: w[0]..w[1],
+                cells: layout.row_cells[w[0]] as usize..layout.row_cells[w[1]] as usize,
+                above: (w[0] > 0).then(|| Halo::new(layout, w[0] - 1)),
+                below: (w[1] < height).then(|| Halo::new(layout, w[1])),
+                staged: [vec![0; widest * 2 * l], vec![0; widest * 2 * l]],
+                staged_span: [
+                    vec![[Span::EMPTY; 2]; widest],
+                    vec![[Span::EMPTY; 2]; widest],
+                ],
+                scratch: vec![0; 2 * l],
+            })
+            .collect();
+        Run {
+            layout,
+            rules,
+            dte,
+            options,
+            bands,
+            cop_changed: vec![[layout.span; 2]; layout.cells],
+            thief_changed: vec![[layout.span; 2]; layout.cells],
+        }
+    }
+
+    fn run(&mut self, words: &mut [u64]) -> Found {
+        let layout = self.layout;
+        let n = 2 * (layout.cells as u64).pow(2);
+        let mut in_level = self.initialise(words);
+        let mut found = Found {
+            levels: 0,
+            tracked_dte: None,
+            deepest: [None; 2],
+        };
+        let mut decided = 0;
+        let mut level = 0u32;
+        loop {
+            if let Some(t) = self.options.track {
+                if found.tracked_dte.is_none()
+                    && outcome_in(layout, t, |i| words[i]) != Outcome::Draw
+                {
+                    found.tracked_dte = Some(Dte(level));
+                }
+            }
+            decided += in_level.count;
+            for (deepest, &witness) in found.deepest.iter_mut().zip(&in_level.witness) {
+                if witness != u64::MAX {
+                    *deepest = Some((Dte(level), witness));
+                }
+            }
+            if let Some(observe) = self.options.observer {
+                observe(&Progress {
+                    level,
+                    sweeping: false,
+                    decided_in_level: in_level.count,
+                    decided,
+                    states: n,
+                });
+            }
+            if in_level.count == 0 {
+                break;
+            }
+            level += 1;
+            in_level = self.level(words, level);
+        }
+        found.levels = level.saturating_sub(1);
+        found
+    }
+
+    /// Level 0: captures, escapes and players without a move.
+    fn initialise(&mut self, words: &mut [u64]) -> Stats {
+        let layout = self.layout;
+        let rules = self.rules;
+        if layout.cells == 0 {
+            return Stats::NONE;
+        }
+        let l = layout.words;
+        let count: u64 = words
+            .par_chunks_mut(layout.record())
+            .enumerate()
+            .map(|(p, record)| {
+                let bit = layout.pos[p] as usize;
+                let (word, mask) = (bit / 64, 1u64 << (bit % 64));
+                let cop_stuck = rules.cop[p].is_empty();
+                let mut ones = 0;
+                for w in layout.span.range() {
+                    let not_here = if w == word { !mask } else { !0 };
+                    let here = if w == word { mask } else { 0 };
+                    let cl =
+                        (rules.exits[w] | if cop_stuck { rules.open[w] } else { 0 }) & not_here;
+                    let tl = here | (rules.stuck[w] & rules.open[w] & not_here);
+                    let tw = rules.exits[w] & not_here;
+                    record[CW * l + w] = here;
+                    record[CL * l + w] = cl;
+                    record[TL * l + w] = tl;
+                    record[TW * l + w] = tw;
+                    ones += u64::from(
+                        here.count_ones() + cl.count_ones() + tl.count_ones() + tw.count_ones(),
+                    );
+                }
+                ones
+            })
+            .sum();
+        for band in &mut self.bands {
+            for halo in [&mut band.above, &mut band.below].into_iter().flatten() {
+                halo.refresh(layout, words, &self.thief_changed);
+            }
+        }
+        // Every cop cell's captures are decided: the smallest states of
+        // each side are cop cell 0's, thief cell 0.
+        Stats {
+            count,
+            witness: [0, 1],
+        }
+    }
+
+    /// One level: every band in parallel, then the halos.
+    fn level(&mut self, words: &mut [u64], level: u32) -> Stats {
+        let layout = self.layout;
+        let record = layout.record();
+        let mut parts = Vec::with_capacity(self.bands.len());
+        let (mut rest, mut cop_rest, mut thief_rest) = (
+            &mut *words,
+            &mut self.cop_changed[..],
+            &mut self.thief_changed[..],
+        );
+        for band in &mut self.bands {
+            let len = band.cells.len();
+            let (mine, more) = rest.split_at_mut(len * record);
+            let (cop_mine, cop_more) = cop_rest.split_at_mut(len);
+            let (thief_mine, thief_more) = thief_rest.split_at_mut(len);
+            parts.push((band, mine, cop_mine, thief_mine));
+            (rest, cop_rest, thief_rest) = (more, cop_more, thief_more);
+        }
+        let ctx = Context {
+            layout,
+            rules: self.rules,
+            dte: self.dte,
+            level,
+        };
+        let stats = parts
+            .into_par_iter()
+            .map(|(band, records, cop, thief)| band_level(&ctx, band, records, cop, thief))
+            .reduce(|| Stats::NONE, Stats::merge);
+        let (words, thief_changed) = (&*words, &self.thief_changed);
+        self.bands.par_iter_mut().for_each(|band| {
+            for halo in [&mut band.above, &mut band.below].into_iter().flatten() {
+                halo.refresh(layout, words, thief_changed);
+            }
+        });
+        stats
+    }
+}
+
+/// One level over one band: [`Context::band`], compiled for AVX2 as well
+/// as the baseline and chosen at run time (the word loops are vectorised,
+/// the counts use `popcnt`).
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+popcnt+bmi1+bmi2+lzcnt",
+    "x86_64+avx2+popcnt+bmi1+bmi2+lzcnt"
+))]
+fn band_level<'a>(
+    ctx: &Context<'a>,
+    band: &mut Band,
+    records: &mut [u64],
+    cop_changed: &mut [Spans],
+    thief_changed: &mut [Spans],
+) -> Stats {
+    ctx.band(band, records, cop_changed, thief_changed)
+}
+
+/// What every band reads during a level.
+struct Context<'a> {
+    layout: &'a Layout,
+    rules: &'a Rules,
+    dte: Option<&'a [AtomicU16]>,
+    level: u32,
+}
+
+impl Context<'_> {
+    /// One level over one band, in place (see the module docs for why the
+    /// staging keeps the levels apart).
+    #[inline(always)]
+    fn band(
+        &self,
+        band: &mut Band,
+        records: &mut [u64],
+        cop_changed: &mut [Spans],
+        thief_changed: &mut [Spans],
+    ) -> Stats {
+        let layout = self.layout;
+        let first = band.cells.start;
+        let mut stats = Stats::NONE;
+        let Band {
+            rows,
+            above,
+            below,
+            staged,
+            staged_span,
+            scratch,
+            ..
+        } = band;
+        for r in rows.start..=rows.end {
+            if r < rows.end {
+                let slot = r & 1;
+                let thief_rows = ThiefRows {
+                    records: &*records,
+                    changed: &*thief_changed,
+                    first,
+                    above: above.as_ref(),
+                    below: below.as_ref(),
+                    record: layout.record(),
+                    words: layout.words,
+                };
+                for (i, p) in layout.row(r).enumerate() {
+                    staged_span[slot][i] = self.cop_rows(
+                        p,
+                        &thief_rows,
+                        &mut staged[slot][i * 2 * layout.words..(i + 1) * 2 * layout.words],
+                    );
+                }
+            }
+            if r > rows.start {
+                let slot = (r - 1) & 1;
+                for (i, p) in layout.row(r - 1).enumerate() {
+                    let local = p - first;
+                    let record =
+                        &mut records[local * layout.record()..(local + 1) * layout.record()];
+                    let (span, s) = self.thief_rows(p, record, cop_changed[local], scratch);
+                    thief_changed[local] = span;
+                    stats = stats.merge(s);
+                    let staged =
+                        &mut staged[slot][i * 2 * layout.words..(i + 1) * 2 * layout.words];
+                    let (span, s) = self.commit_cop_rows(p, record, staged, staged_span[slot][i]);
+                    cop_changed[local] = span;
+                    stats = stats.merge(s);
+                }
+            }
+        }
+        stats
+    }
+
+    /// Computes cop cell `p`'s new cop-to-move rows (`CW` then `CL`, in
+    /// `out`) over the words where a row they read changed last level.
+    ///
+    /// `CW` is an OR, so it only needs the words of each target's `TL`
+    /// that changed (the others are in `CW` already); `CL` is an AND and
+    /// needs every target over the union of the changed words.
+    #[inline(always)]
+    fn cop_rows(&self, p: usize, thief_rows: &ThiefRows<'_>, out: &mut [u64]) -> Spans {
+        let l = self.layout.words;
+        let targets = &self.rules.cop[p];
+        let mut spans = [Span::EMPTY; 2];
+        for &to in targets {
+            let changed = thief_rows.changed(to as usize);
+            spans[0] = spans[0].union(changed[0]);
+            spans[1] = spans[1].union(changed[1]);
+        }
+        let (win, loss) = out.split_at_mut(l);
+        if !spans[0].is_empty() {
+            win[spans[0].range()].fill(0);
+            for &to in targets {
+                let range = thief_rows.changed(to as usize)[0].range();
+                let tl = thief_rows.row(to as usize, 0);
+                for (w, &a) in win[range.clone()].iter_mut().zip(&tl[range]) {
+                    *w |= a;
+                }
+            }
+        }
+        if !spans[1].is_empty() {
+            let range = spans[1].range();
+            let loss = &mut loss[range.clone()];
+            loss.fill(!0);
+            for &to in targets {
+                let tw = thief_rows.row(to as usize, 1);
+                for (l, &b) in loss.iter_mut().zip(&tw[range.clone()]) {
+                    *l &= b;
+                }
+            }
+        }
+        spans
+    }
+
+    /// Commits staged cop rows into the record of cop cell `p`.
+    #[inline(always)]
+    fn commit_cop_rows(
+        &self,
+        p: usize,
+        record: &mut [u64],
+        staged: &mut [u64],
+        spans: Spans,
+    ) -> (Spans, Stats) {
+        let l = self.layout.words;
+        let bit = self.layout.pos[p] as usize;
+        let mut changed = [Span::EMPTY; 2];
+        let mut stats = Stats::NONE;
+        for (k, kind) in [CW, CL].into_iter().enumerate() {
+            let range = spans[k].range();
+            let row = &mut record[kind * l..(kind + 1) * l][range.clone()];
+            let staged = &mut staged[k * l..(k + 1) * l];
+            // The capture (cop on the thief) is decided at level 0.
+            if range.contains(&(bit / 64)) {
+                staged[bit / 64] &= !(1u64 << (bit % 64));
+            }
+            let staged = &mut staged[range.clone()];
+            changed[k] = self.merge_new(p, 0, range.start, row, staged, &mut stats);
+        }
+        (changed, stats)
+    }
+
+    /// Updates cop cell `p`'s thief-to-move rows from its cop-to-move rows
+    /// (not yet committed this level), over the words that a thief move
+    /// can carry a change of last level to.
+    #[inline(always)]
+    fn thief_rows(
+        &self,
+        p: usize,
+        record: &mut [u64],
+        cop_changed: Spans,
+        scratch: &mut [u64],
+    ) -> (Spans, Stats) {
+        let layout = self.layout;
+        let l = layout.words;
+        let (cop, thief) = record.split_at_mut(2 * l);
+        let bit = layout.pos[p] as usize;
+        let mut changed = [Span::EMPTY; 2];
+        let mut stats = Stats::NONE;
+        // Attractor 0: TL is the AND over thief moves of the shifted CW (a
+        // missing move counts as won); attractor 1: TW is the OR over
+        // thief moves of the shifted CL.
+        for k in 0..2 {
+            let span = cop_changed[k].widen(layout.margin, layout.span);
+            if span.is_empty() {
+                continue;
+            }
+            let range = span.range();
+            let len = range.len();
+            let from_row = &cop[k * l..(k + 1) * l];
+            let acc = &mut scratch[..len];
+            acc.fill(if k == 0 { !0 } else { 0 });
+            for (delta, moves) in &self.rules.thief {
+                // Word w of the row shifted by `delta` bits is made of
+                // words w + q and w + q + 1; the padding keeps both inside
+                // the row.
+                let q = delta.div_euclid(64);
+                let s = delta.rem_euclid(64) as u32;
+                let from = (span.lo as isize + q) as usize;
+                let (low, high) = (
+                    &from_row[from..from + len],
+                    &from_row[from + 1..from + len + 1],
+                );
+                let moves = &moves[range.clone()];
+                if k == 0 {
+                    for (((a, &x0), &x1), &m) in acc.iter_mut().zip(low).zip(high).zip(moves) {
+                        *a &= ((x0 >> s) | ((x1 << (63 - s)) << 1)) | !m;
+                    }
+                } else {
+                    for (((a, &x0), &x1), &m) in acc.iter_mut().zip(low).zip(high).zip(moves) {
+                        *a |= ((x0 >> s) | ((x1 << (63 - s)) << 1)) & m;
+                    }
+                }
+            }
+            // A thief never wins standing on the cop.
+            if k == 1 && range.contains(&(bit / 64)) {
+                acc[bit / 64 - range.start] &= !(1u64 << (bit % 64));
+            }
+            let row = &mut thief[k * l..(k + 1) * l][range.clone()];
+            changed[k] = self.merge_new(p, 1, range.start, row, acc, &mut stats);
+        }
+        (changed, stats)
+    }
+
+    /// ORs the open bits of `new` (words `first..` of a row) into `row`,
+    /// leaves in `new` the bits that were not set before, accounts for
+    /// them and returns the words where there were any.
+    #[inline(always)]
+    fn merge_new(
+        &self,
+        p: usize,
+        turn: u64,
+        first: usize,
+        row: &mut [u64],
+        new: &mut [u64],
+        stats: &mut Stats,
+    ) -> Span {
+        let open = &self.rules.open[first..first + row.len()];
+        let mut any = 0;
+        for ((r, n), &o) in row.iter_mut().zip(new.iter_mut()).zip(open) {
+            let fresh = *n & o & !*r;
+            *r |= fresh;
+            *n = fresh;
+            any |= fresh;
+        }
+        let mut changed = Span::EMPTY;
+        if any == 0 {
+            return changed;
+        }
+        for (i, &fresh) in new.iter().enumerate() {
+            if fresh != 0 {
+                let w = first + i;
+                changed = changed.union(Span {
+                    lo: w as u32,
+                    hi: w as u32 + 1,
+                });
+                self.decided(p, w, fresh, turn, stats);
+            }
+        }
+        changed
+    }
+
+    /// Accounts for the states of cop cell `p`, side `turn`, whose bits
+    /// `bits` of word `w` were set this level.
+    #[inline(always)]
+    fn decided(&self, p: usize, w: usize, bits: u64, turn: u64, stats: &mut Stats) {
+        let layout = self.layout;
+        let state = |bit: u32| {
+            let thief = layout.id_at[w * 64 + bit as usize] as u64;
+            (p as u64 * layout.cells as u64 + thief) * 2 + turn
+        };
+        stats.count += u64::from(bits.count_ones());
+        let side = turn as usize;
+        stats.witness[side] = stats.witness[side].min(state(bits.trailing_zeros()));
+        if let Some(table) = self.dte {
+            let dte = self.level.min(u32::from(u16::MAX)) as u16;
+            let mut rest = bits;
+            while rest != 0 {
+                table[state(rest.trailing_zeros()) as usize].store(dte, Relaxed);
+                rest &= rest - 1;
+            }
+        }
+    }
+}
+
+/// The thief-to-move rows a band's cop update reads: its own records, or
+/// the halo copies of the grid rows just outside it.
+struct ThiefRows<'a> {
+    records: &'a [u64],
+    changed: &'a [Spans],
+    first: usize,
+    above: Option<&'a Halo>,
+    below: Option<&'a Halo>,
+    record: usize,
+    words: usize,
+}
+
+impl ThiefRows<'_> {
+    fn halo(&self, p: usize) -> (&Halo, usize) {
+        for halo in [self.above, self.below].into_iter().flatten() {
+            if halo.cells.contains(&p) {
+                return (halo, p - halo.cells.start);
+            }
+        }
+        unreachable!("cop cell {p} is neither in the band nor in a halo")
+    }
+
+    #[inline]
+    fn changed(&self, p: usize) -> Spans {
+        match p.checked_sub(self.first) {
+            Some(local) if local < self.changed.len() => self.changed[local],
+            _ => {
+                let (halo, i) = self.halo(p);
+                halo.changed[i]
+            }
+        }
+    }
+
+    /// Row `TL` (`k` = 0) or `TW` (`k` = 1) of cop cell `p`.
+    #[inline]
+    fn row(&self, p: usize, k: usize) -> &[u64] {
+        let l = self.words;
+        match p.checked_sub(self.first) {
+            Some(local) if local < self.changed.len() => {
+                let start = local * self.record + (TL + k) * l;
+                &self.records[start..start + l]
+            }
+            _ => {
+                let (halo, i) = self.halo(p);
+                &halo.words[(2 * i + k) * l..(2 * i + k + 1) * l]
+            }
+        }
+    }
+}
