@@ -250,6 +250,46 @@ impl Bits {
         outcome_in(&self.layout, s, |i| self.word(i))
     }
 
+    /// Values of states `range` packed 2 bits each into `out` (zeroed, see
+    /// [`Solution::fill_values`](super::Solution::fill_values)). Walks the
+    /// states in order, so the cop, thief and record follow by increments
+    /// (no division per state), and reads each thief's word of the two
+    /// bitsets of the player to move.
+    pub(super) fn fill_values(&self, range: Range<u64>, out: &mut [u8]) {
+        if range.is_empty() {
+            return;
+        }
+        let layout = &self.layout;
+        let words = self.region.atomics::<AtomicU64>();
+        let cells = layout.cells as u64;
+        let record = layout.record();
+        let pair = range.start >> 1;
+        let mut cop = (pair / cells) as usize;
+        let mut thief = (pair % cells) as usize;
+        let mut thief_moves = range.start & 1 == 1;
+        let mut base = cop * record;
+        for i in 0..(range.end - range.start) as usize {
+            let bit = layout.pos[thief] as usize;
+            let (win, loss) = if thief_moves { (TW, TL) } else { (CW, CL) };
+            let at = base + bit / 64;
+            let shift = bit % 64;
+            let w = (words[at + win * layout.words].load(Relaxed) >> shift) & 1;
+            let l = (words[at + loss * layout.words].load(Relaxed) >> shift) & 1;
+            // WIN first, as in `outcome_in` (both bits are never set).
+            let code = (w | ((l & !w) << 1)) as u8;
+            out[i / 4] |= code << (2 * (i % 4));
+            if thief_moves {
+                thief += 1;
+                if thief == layout.cells {
+                    thief = 0;
+                    cop += 1;
+                    base = cop * record;
+                }
+            }
+            thief_moves = !thief_moves;
+        }
+    }
+
     /// WIN / LOSS / DRAW counts over all states: popcounts of the bitsets
     /// (bits outside free cells, and terminal positions the rules exclude,
     /// are never set).
