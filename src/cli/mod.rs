@@ -36,6 +36,7 @@ mod play;
 mod progress;
 mod query;
 mod render;
+mod serve;
 mod solve;
 mod toolkit;
 
@@ -75,6 +76,9 @@ enum Command {
     /// Pictures of a saved table: a heatmap (--cop or --thief fixed) or the
     /// --overview, as PNG.
     Render(render::RenderArgs),
+    /// Explore saved tables in a browser: a page and a JSON API on
+    /// loopback (read-only).
+    Serve(serve::ServeArgs),
     #[command(flatten)]
     Toolkit(toolkit::ToolkitCommand),
 }
@@ -114,6 +118,7 @@ pub(crate) fn main() -> i32 {
         Command::Query(a) => query::run(a),
         Command::Play(a) => play::run(a),
         Command::Render(a) => render::run(a),
+        Command::Serve(a) => serve::run(a),
         Command::Toolkit(c) => toolkit::run(c),
     };
     match result {

@@ -202,7 +202,7 @@ pub(crate) fn run(args: QueryArgs) -> Result<i32, Failure> {
             Ok(pos) => answer(&mut out, &pos)?,
             Err(e) => {
                 out.flush()?;
-                eprintln!("error: stdin:{}: {e:#}", number + 1);
+                say!("error: stdin:{}: {e:#}", number + 1);
                 status = super::EXIT_INPUT;
             }
         }

@@ -117,8 +117,9 @@ pub struct CheckReport {
 
 /// A saved solve, memory-mapped: answers any position by decoding one
 /// block. Cheap to share between threads (`&Tablebase` is `Sync`); each
-/// thread keeps its last decoded block of values and of distances, so
-/// probes near each other cost one decode.
+/// thread keeps its last decoded block of values and of distances, and the
+/// table keeps up to 256 MiB of decoded blocks for all threads, so probes
+/// near each other, or asked again, cost one decode.
 ///
 /// # Example
 /// ```

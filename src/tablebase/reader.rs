@@ -1,10 +1,13 @@
 //! Opening a table: the mapping, header and trailer checks, and block
-//! decoding with a per-thread cache of the last block of each kind.
+//! decoding with two caches: the last block of each kind per thread (no
+//! lock), then decoded blocks shared by all threads up to a byte budget.
 
 use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use memmap2::Mmap;
 
@@ -41,13 +44,76 @@ pub(crate) struct Raw {
     distances: Vec<BlockEntry>,
     /// Distinguishes tables in the per-thread block cache.
     id: u64,
+    /// Decoded blocks shared by every thread probing this table.
+    shared: SharedBlocks,
 }
 
 /// A decoded block in the per-thread cache.
 struct Cached {
     table: u64,
     block: u64,
-    data: Vec<u8>,
+    data: Arc<Vec<u8>>,
+}
+
+/// Bytes of decoded blocks a table keeps for all threads. The moves of one
+/// position touch blocks of several cop rows (about 3 of each kind), which
+/// the one-block-per-thread cache alone decodes again and again; a server
+/// answering many positions also finds earlier positions' blocks here.
+const SHARED_CACHE_BYTES: usize = 256 << 20;
+/// Independent locks, so probing threads rarely wait for each other.
+const SHARDS: usize = 16;
+
+/// Decoded blocks by (kind, block), in shards by block number, each shard
+/// dropping its oldest blocks past its share of the budget.
+struct SharedBlocks {
+    shards: Vec<Mutex<Shard>>,
+}
+
+#[derive(Default)]
+struct Shard {
+    blocks: HashMap<(u8, u64), Arc<Vec<u8>>>,
+    order: VecDeque<(u8, u64)>,
+    bytes: usize,
+}
+
+impl SharedBlocks {
+    fn new() -> SharedBlocks {
+        SharedBlocks {
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+        }
+    }
+
+    fn shard(&self, key: (u8, u64)) -> std::sync::MutexGuard<'_, Shard> {
+        // A panic while holding the lock leaves the shard consistent (every
+        // update completes before the guard drops), so a poisoned lock is
+        // still usable.
+        self.shards[(key.1 as usize ^ key.0 as usize) % SHARDS]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn get(&self, key: (u8, u64)) -> Option<Arc<Vec<u8>>> {
+        self.shard(key).blocks.get(&key).cloned()
+    }
+
+    fn insert(&self, key: (u8, u64), data: Arc<Vec<u8>>) {
+        let budget = SHARED_CACHE_BYTES / SHARDS;
+        let mut shard = self.shard(key);
+        if shard.blocks.contains_key(&key) {
+            return;
+        }
+        while shard.bytes + data.len() > budget {
+            let Some(old) = shard.order.pop_front() else {
+                break;
+            };
+            if let Some(dropped) = shard.blocks.remove(&old) {
+                shard.bytes -= dropped.len();
+            }
+        }
+        shard.bytes += data.len();
+        shard.order.push_back(key);
+        shard.blocks.insert(key, data);
+    }
 }
 
 thread_local! {
@@ -192,6 +258,7 @@ impl Raw {
             distances: distances.to_vec(),
             map,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            shared: SharedBlocks::new(),
         })
     }
 
@@ -256,8 +323,9 @@ impl Raw {
         Ok(data)
     }
 
-    /// Calls `f` with the decoded block `b` of `kind`, from this thread's
-    /// cache when it was the last one decoded.
+    /// Calls `f` with the decoded block `b` of `kind`: from this thread's
+    /// cache when it was the last one it used, else from the shared cache,
+    /// else decoded (and kept in both).
     pub(crate) fn with_block<T>(
         &self,
         kind: Kind,
@@ -270,10 +338,19 @@ impl Raw {
             match slot {
                 Some(c) if c.table == self.id && c.block == b => {}
                 _ => {
+                    let key = (kind as u8, b);
+                    let data = match self.shared.get(key) {
+                        Some(data) => data,
+                        None => {
+                            let data = Arc::new(self.decode(kind, b)?);
+                            self.shared.insert(key, Arc::clone(&data));
+                            data
+                        }
+                    };
                     *slot = Some(Cached {
                         table: self.id,
                         block: b,
-                        data: self.decode(kind, b)?,
+                        data,
                     });
                 }
             }

@@ -5,6 +5,10 @@
 mod agree;
 /// The batch subcommand over directories of maps: rows, errors, resume.
 mod batch;
+/// The page of `serve` in headless Chromium (skipped without Chromium).
+mod browser;
+/// A minimal Chrome DevTools protocol client for `browser`.
+mod cdp;
 /// The command-line tool, run as a process on data/ maps and bad input.
 mod cli;
 /// Partitioned solves over loopback TCP (feature `distributed`).
@@ -19,8 +23,12 @@ mod graph;
 /// Hostile inputs and situations: output targets, signals, endless input,
 /// closed pipes, resource flags, exit codes; parsers fuzzed.
 mod harden;
+/// A minimal HTTP/1.1 client for `serve` and `browser`.
+mod http;
 /// The brute-force reference solver written from docs/rules.md.
 mod oracle;
+/// `serve`'s API against `query`, malformed requests, command-line errors.
+mod serve;
 /// Saved tables: probes, rated moves, optimal play, damaged files.
 mod tablebase;
 /// The game-theory toolkit: subtraction, nim, grundy, empty-cell.
