@@ -1,5 +1,6 @@
-//! Streams a [`Solution`] into a table: state by state through its public
-//! accessors, a batch of blocks at a time packed and compressed in
+//! Streams a [`Solution`] into a table: a unit of blocks at a time through
+//! its bulk accessors ([`Solution::fill_values`], [`Solution::fill_dte`]'s
+//! crate-internal twin), a batch of units packed and compressed in
 //! parallel, then written in order. Out of core, each batch's pages of the
 //! solution are released after use, so the writer's resident memory is a
 //! few blocks on top of the solve's window.

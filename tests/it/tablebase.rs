@@ -713,7 +713,8 @@ fn batch_saves_one_table_per_map() {
 /// per-state accessors on every state and on a few unaligned sub-ranges.
 fn check_bulk_accessors(label: &str, solution: &Solution, cuts: &[(u64, u64)]) {
     let n = solution.states();
-    let mut ranges = vec![0..n];
+    let mut ranges = Vec::new();
+    ranges.push(0..n);
     for &(a, b) in cuts {
         if n > 0 {
             let (a, b) = (a % (n + 1), b % (n + 1));
