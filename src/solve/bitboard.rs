@@ -268,16 +268,34 @@ impl Bits {
         let mut thief = (pair % cells) as usize;
         let mut thief_moves = range.start & 1 == 1;
         let mut base = cop * record;
-        for i in 0..(range.end - range.start) as usize {
+        let len = (range.end - range.start) as usize;
+        // The four words holding the current thief cell's bits, loaded once
+        // per word (neighbouring thief cells mostly share a word), and the
+        // output byte built in a register.
+        let row = layout.words;
+        let mut current = usize::MAX;
+        let mut bits = [0u64; KINDS];
+        let mut byte = 0u8;
+        for i in 0..len {
             let bit = layout.pos[thief] as usize;
-            let (win, loss) = if thief_moves { (TW, TL) } else { (CW, CL) };
             let at = base + bit / 64;
+            if at != current {
+                current = at;
+                for (kind, b) in bits.iter_mut().enumerate() {
+                    *b = words[at + kind * row].load(Relaxed);
+                }
+            }
+            let (win, loss) = if thief_moves { (TW, TL) } else { (CW, CL) };
             let shift = bit % 64;
-            let w = (words[at + win * layout.words].load(Relaxed) >> shift) & 1;
-            let l = (words[at + loss * layout.words].load(Relaxed) >> shift) & 1;
+            let w = (bits[win] >> shift) & 1;
+            let l = (bits[loss] >> shift) & 1;
             // WIN first, as in `outcome_in` (both bits are never set).
             let code = (w | ((l & !w) << 1)) as u8;
-            out[i / 4] |= code << (2 * (i % 4));
+            byte |= code << (2 * (i % 4));
+            if i % 4 == 3 {
+                out[i / 4] = byte;
+                byte = 0;
+            }
             if thief_moves {
                 thief += 1;
                 if thief == layout.cells {
@@ -287,6 +305,9 @@ impl Bits {
                 }
             }
             thief_moves = !thief_moves;
+        }
+        if len % 4 != 0 {
+            out[len / 4] = byte;
         }
     }
 
