@@ -12,6 +12,13 @@ use crate::Grid;
 pub enum ExitRule {
     /// Every free cell on the map's outer border.
     Border,
+    /// Every free cell that touches, in its 8-neighbourhood, the outside of
+    /// the playable area: everything beyond the map's edge plus every
+    /// blocked cell connected to it through blocked cells (8-connected, so
+    /// a rim of walls or trees drawn with diagonal steps still counts).
+    /// Unlike [`ExitRule::Border`] it finds exits on maps framed by walls;
+    /// an inner pillar that touches no such wall adds none.
+    Rim,
     /// `count` distinct free cells drawn with a seeded generator (the same
     /// seed gives the same cells on the same map), never a start cell.
     Random {
@@ -54,7 +61,10 @@ impl Board {
     ///
     /// # Errors
     /// [`Error::Placement`] when a coordinate is outside the map or on a
-    /// wall, or a random exit count exceeds the free cells.
+    /// wall, when a start is given for one piece only and the map has no
+    /// start for the other (the message names the missing `--cop` or
+    /// `--thief`), or a
+    /// random exit count exceeds the free cells.
     ///
     /// # Example
     /// ```
@@ -93,6 +103,22 @@ impl Board {
             (None, Some(c)) => Some(cell("the map's thief start", c)?),
             (None, None) => None,
         };
+        // A start flag for one piece alone cannot be answered: without this
+        // the solve would quietly report no result. (A map file that marks
+        // only one piece is left as it is: it has no start.)
+        let flag = match (placement.cop, placement.thief) {
+            (Some(c), None) if thief.is_none() => Some(("--cop", c, "--thief")),
+            (None, Some(c)) if cop.is_none() => Some(("--thief", c, "--cop")),
+            _ => None,
+        };
+        if let Some((given, c, missing)) = flag {
+            return Err(Error::Placement {
+                what: format!("{given} {},{}", c.0, c.1),
+                message: format!(
+                    "has no other start to go with it: give {missing} ROW,COL too (or neither start)"
+                ),
+            });
+        }
         let mut exits = BitVec::repeat(false, grid.cells());
         if placement.exits.is_empty() && placement.exit_rules.is_empty() {
             for &coord in &map.exits {
@@ -110,6 +136,11 @@ impl Board {
                         if r == 0 || c == 0 || r + 1 == grid.height() || c + 1 == grid.width() {
                             exits.set(id as usize, true);
                         }
+                    }
+                }
+                ExitRule::Rim => {
+                    for id in rim_cells(grid) {
+                        exits.set(id as usize, true);
                     }
                 }
                 ExitRule::Random { count, seed } => {
@@ -144,6 +175,92 @@ impl Board {
         })
     }
 }
+
+impl Board {
+    /// The exit cells as `(row, column)`, row-major.
+    #[must_use]
+    pub fn exit_coords(&self) -> Vec<crate::Coord> {
+        self.exits
+            .iter_ones()
+            .map(|id| self.grid.coords(id as u32))
+            .collect()
+    }
+
+    /// A checksum of the exit cells (FNV-1a over their row-major
+    /// `(row, column)` pairs): two runs with the same exits give the same
+    /// value, so a results row can be compared without listing every exit.
+    #[must_use]
+    pub fn exit_checksum(&self) -> u64 {
+        let mut h = 0xcbf2_9ce4_8422_2325u64;
+        for (r, c) in self.exit_coords() {
+            for byte in (r as u64)
+                .to_le_bytes()
+                .into_iter()
+                .chain((c as u64).to_le_bytes())
+            {
+                h = (h ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3);
+            }
+        }
+        h
+    }
+}
+
+/// Free cells next to the outside (see [`ExitRule::Rim`]), ascending ids.
+fn rim_cells(grid: &Grid) -> Vec<u32> {
+    let (h, w) = (grid.height(), grid.width());
+    // outside[r * w + c]: a blocked cell connected through blocked cells
+    // (8-connected) to the map's edge. Flood fill from the blocked edge
+    // cells with an explicit stack (maps can be large).
+    let mut outside: BitVec = BitVec::repeat(false, h * w);
+    let mut stack = Vec::new();
+    let edge = (0..w)
+        .flat_map(|c| [(0, c), (h - 1, c)])
+        .chain((0..h).flat_map(|r| [(r, 0), (r, w - 1)]));
+    for (r, c) in edge {
+        if !grid.is_free(r as i64, c as i64) && !outside[r * w + c] {
+            outside.set(r * w + c, true);
+            stack.push((r, c));
+        }
+    }
+    while let Some((r, c)) = stack.pop() {
+        for (dr, dc) in NEIGHBOURS {
+            let (nr, nc) = (r as i64 + dr, c as i64 + dc);
+            if nr < 0 || nc < 0 || nr >= h as i64 || nc >= w as i64 {
+                continue;
+            }
+            let (nr, nc) = (nr as usize, nc as usize);
+            if !grid.is_free(nr as i64, nc as i64) && !outside[nr * w + nc] {
+                outside.set(nr * w + nc, true);
+                stack.push((nr, nc));
+            }
+        }
+    }
+    (0..grid.cells() as u32)
+        .filter(|&id| {
+            let (r, c) = grid.coords(id);
+            NEIGHBOURS.iter().any(|&(dr, dc)| {
+                let (nr, nc) = (r as i64 + dr, c as i64 + dc);
+                nr < 0
+                    || nc < 0
+                    || nr >= h as i64
+                    || nc >= w as i64
+                    || outside[nr as usize * w + nc as usize]
+            })
+        })
+        .collect()
+}
+
+/// The 8-neighbourhood.
+const NEIGHBOURS: [(i64, i64); 8] = [
+    (-1, -1),
+    (-1, 0),
+    (-1, 1),
+    (0, -1),
+    (0, 1),
+    (1, -1),
+    (1, 0),
+    (1, 1),
+];
 
 /// SplitMix64 step (Steele, Lea and Flood), a small seeded generator.
 pub(crate) fn splitmix64(state: &mut u64) -> u64 {

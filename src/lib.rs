@@ -41,7 +41,10 @@ pub mod theory;
 pub use board::{Board, ExitRule, Placement};
 pub use csr::{count_edges, explicit_estimate, Csr, ExplicitGraph, Neighbors};
 pub use error::{Error, Result};
-pub use format::{load_map, parse_map, sniff_map, Coord, Map, MapFormat};
+pub use format::{
+    load_map, load_scen, parse_map, parse_scen, sniff_map, Coord, Map, MapFormat, Scenario,
+    ScenarioEntry,
+};
 pub use game::{check_game_contract, Game, Initial};
 pub use games::analysis::{LongestGame, StartPairs};
 pub use games::cops::{CopsAndThief, Rules, Turn};

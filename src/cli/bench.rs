@@ -2,9 +2,14 @@
 //! Each engine solves each map (same starts, exits and rules); the engines
 //! must agree state by state (a fingerprint of every value and the start's
 //! distance), and each run reports build and solve time, throughput, edges
-//! and its own peak memory, as a table and as JSON or CSV.
+//! and its own peak memory, as a table and as JSON, CSV or Markdown.
+//!
+//! Timing follows hyperfine's conventions: `--warmup` untimed runs first,
+//! then `--runs` timed ones summarised by mean and (sample) standard
+//! deviation, median, min and max; a progress line on a terminal, plain
+//! lines when stderr is piped, nothing with `--quiet`.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -30,7 +35,8 @@ pub(crate) struct BenchArgs {
     maps: Vec<PathBuf>,
     #[command(flatten)]
     game: GameArgs,
-    /// Engines to compare, comma-separated: explicit, sequential, parallel.
+    /// Engines to compare, comma-separated: explicit, sequential,
+    /// parallel, sweep (values only: compared by values, not distances).
     #[arg(
         long,
         value_delimiter = ',',
@@ -41,9 +47,17 @@ pub(crate) struct BenchArgs {
     /// [default: all cores].
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
-    /// Runs per engine and map; times are the median.
+    /// Timed runs per engine and map (summarised by mean, standard
+    /// deviation, median, min and max).
+    #[arg(long, alias = "repeat", default_value_t = 3, value_name = "N")]
+    runs: usize,
+    /// Untimed runs per engine and map before the timed ones (warm caches,
+    /// page tables and allocator).
     #[arg(long, default_value_t = 1, value_name = "N")]
-    repeat: usize,
+    warmup: usize,
+    /// No progress output.
+    #[arg(long, short)]
+    quiet: bool,
     /// Memory the explicit engine may use [default: available memory].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     memory: Option<u64>,
@@ -53,6 +67,10 @@ pub(crate) struct BenchArgs {
     /// Write the records as CSV.
     #[arg(long, value_name = "FILE")]
     export_csv: Option<PathBuf>,
+    /// Write a Markdown table (mean ± σ, min, max, relative to the fastest
+    /// engine on each map).
+    #[arg(long, value_name = "FILE")]
+    export_markdown: Option<PathBuf>,
 }
 
 /// One engine on one map.
@@ -70,12 +88,29 @@ pub(crate) struct BenchRecord {
     states: u64,
     /// Moves over all states (edges of the game graph).
     edges: u64,
-    /// Median seconds to build what the engine needs before solving (the
+    /// Untimed warm-up runs made first.
+    warmup: usize,
+    /// Timed runs.
+    runs: usize,
+    /// Mean seconds of a run (build plus solve).
+    mean_seconds: f64,
+    /// Sample standard deviation of a run's seconds (null for one run).
+    stddev_seconds: Option<f64>,
+    /// Median seconds of a run (the mean of the middle two for an even
+    /// number of runs).
+    median_seconds: f64,
+    /// Fastest run.
+    min_seconds: f64,
+    /// Slowest run.
+    max_seconds: f64,
+    /// Every timed run's seconds, in order.
+    times: Vec<f64>,
+    /// Mean seconds to build what the engine needs before solving (the
     /// stored graph for `explicit`, the move tables otherwise).
     build_seconds: f64,
-    /// Median seconds of the solve itself.
+    /// Mean seconds of the solve itself.
     solve_seconds: f64,
-    /// States per second over build plus solve.
+    /// States per second over the mean run.
     states_per_second: f64,
     /// Peak resident memory of this engine's runs, in bytes (the process
     /// high-water mark, reset before each engine).
@@ -100,15 +135,17 @@ pub(crate) fn run(args: BenchArgs) -> Result<i32, Failure> {
             "explicit" => Ok(Engine::Explicit),
             "sequential" => Ok(Engine::Sequential),
             "parallel" => Ok(Engine::Parallel),
+            "sweep" => Ok(Engine::Sweep),
             "bitboard" => Ok(Engine::Bitboard),
             other => Err(UsageError(format!(
-                "--engines: unknown engine `{other}`; expected explicit, sequential, parallel or bitboard"
+                "--engines: unknown engine `{other}`; expected explicit, sequential, parallel, bitboard or sweep"
             ))),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    if args.repeat == 0 {
-        return Err(UsageError("--repeat must be at least 1".into()).into());
+    if args.runs == 0 {
+        return Err(UsageError("--runs must be at least 1".into()).into());
     }
+    let progress = BenchProgress::new(args.quiet);
     let threads = threads_flag(args.threads)?;
     // Outputs are checked before the runs, not after them.
     let export_json = args
@@ -120,6 +157,11 @@ pub(crate) fn run(args: BenchArgs) -> Result<i32, Failure> {
         .export_csv
         .as_deref()
         .map(|p| OutputTarget::check("--export-csv", p))
+        .transpose()?;
+    let export_markdown = args
+        .export_markdown
+        .as_deref()
+        .map(|p| OutputTarget::check("--export-markdown", p))
         .transpose()?;
     let mut records = Vec::new();
     for path in &args.maps {
@@ -133,16 +175,29 @@ pub(crate) fn run(args: BenchArgs) -> Result<i32, Failure> {
             } else {
                 threads
             };
-            let record = bench_one(path, &board, rules, engine, threads, &args, &mut reference)?;
+            let run = Run {
+                path,
+                board: &board,
+                rules,
+                engine,
+                threads,
+            };
+            let record = bench_one(&run, &args, &progress, &mut reference)?;
             records.push(record);
         }
     }
+    progress.finish();
     print_table(&records)?;
     if let Some(target) = export_json {
         target.write_with(|out| {
-            serde_json::to_writer_pretty(&mut *out, &records).map_err(std::io::Error::other)?;
+            let export = ExportJson { results: &records };
+            serde_json::to_writer_pretty(&mut *out, &super::schema::versioned(&export))
+                .map_err(std::io::Error::other)?;
             writeln!(out)
         })?;
+    }
+    if let Some(target) = export_markdown {
+        target.write_with(|out| write_markdown(out, &records))?;
     }
     if let Some(target) = export_csv {
         target.write_with(|out| write_csv(out, &records))?;
@@ -153,15 +208,78 @@ pub(crate) fn run(args: BenchArgs) -> Result<i32, Failure> {
     Ok(0)
 }
 
-fn bench_one(
-    path: &std::path::Path,
-    board: &Board,
+/// The `--export-json` file: `{"schema": 1, "results": [...]}`.
+#[derive(Serialize)]
+struct ExportJson<'a> {
+    results: &'a [BenchRecord],
+}
+
+/// One engine on one map, to be run.
+struct Run<'a> {
+    path: &'a std::path::Path,
+    board: &'a Board,
     rules: retrograde::Rules,
     engine: Engine,
     threads: usize,
+}
+
+/// Progress: a line redrawn in place on a terminal, plain lines when
+/// stderr is piped, nothing with `--quiet`.
+enum BenchProgress {
+    Quiet,
+    Bar(indicatif::ProgressBar),
+    Plain,
+}
+
+impl BenchProgress {
+    fn new(quiet: bool) -> BenchProgress {
+        if quiet {
+            BenchProgress::Quiet
+        } else if std::io::stderr().is_terminal() {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.enable_steady_tick(std::time::Duration::from_millis(200));
+            BenchProgress::Bar(bar)
+        } else {
+            BenchProgress::Plain
+        }
+    }
+
+    /// Reports the run about to start.
+    fn run(&self, run: &Run<'_>, what: &str) {
+        let line = format!(
+            "bench {} {} ({} thread{}): {what}",
+            run.path.display(),
+            run.engine.as_str(),
+            run.threads,
+            if run.threads == 1 { "" } else { "s" }
+        );
+        match self {
+            BenchProgress::Quiet => {}
+            BenchProgress::Bar(bar) => bar.set_message(line),
+            BenchProgress::Plain => say!("{line}"),
+        }
+    }
+
+    fn finish(&self) {
+        if let BenchProgress::Bar(bar) = self {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+fn bench_one(
+    run: &Run<'_>,
     args: &BenchArgs,
+    progress: &BenchProgress,
     reference: &mut Option<(u64, Option<u32>)>,
 ) -> Result<BenchRecord> {
+    let Run {
+        path,
+        board,
+        rules,
+        engine,
+        threads,
+    } = *run;
     let mut builds = Vec::new();
     let mut solves = Vec::new();
     let mut last = None;
@@ -194,7 +312,21 @@ fn bench_one(
     drop(probe);
     reset_peak_memory();
     let pool = worker_pool(threads)?;
-    for _ in 0..if error.is_some() { 0 } else { args.repeat } {
+    let total = if error.is_some() {
+        0
+    } else {
+        args.warmup + args.runs
+    };
+    for k in 0..total {
+        let warm = k < args.warmup;
+        progress.run(
+            run,
+            &if warm {
+                format!("warm-up {}/{}", k + 1, args.warmup)
+            } else {
+                format!("run {}/{}", k + 1 - args.warmup, args.runs)
+            },
+        );
         let started = Instant::now();
         let game = CopsAndThief::new(board.clone(), rules);
         let start = game.start();
@@ -209,8 +341,10 @@ fn bench_one(
         // build, then the propagation.
         let solution = pool.install(|| solve(&game, &options))?;
         let phases = solution.phases();
-        builds.push((setup + phases.build).as_secs_f64());
-        solves.push(phases.propagate.as_secs_f64());
+        if !warm {
+            builds.push((setup + phases.build).as_secs_f64());
+            solves.push(phases.propagate.as_secs_f64());
+        }
         last = Some((game, solution));
     }
     let peak = super::common::peak_memory();
@@ -223,6 +357,14 @@ fn bench_one(
         cells,
         states,
         edges,
+        warmup: args.warmup,
+        runs: 0,
+        mean_seconds: 0.0,
+        stddev_seconds: None,
+        median_seconds: 0.0,
+        min_seconds: 0.0,
+        max_seconds: 0.0,
+        times: Vec::new(),
         build_seconds: 0.0,
         solve_seconds: 0.0,
         states_per_second: 0.0,
@@ -243,12 +385,22 @@ fn bench_one(
             *reference = Some(print);
             None
         }
-        Some(r) => Some(*r == print),
+        // The sweep engine keeps no distances: its values must agree, and
+        // distances only where both engines have one.
+        Some(r) => Some(r.0 == print.0 && (r.1 == print.1 || r.1.is_none() || print.1.is_none())),
     };
-    let (build, solve) = (median(&mut builds), median(&mut solves));
-    record.build_seconds = build;
-    record.solve_seconds = solve;
-    record.states_per_second = states as f64 / (build + solve).max(1e-9);
+    let times: Vec<f64> = builds.iter().zip(&solves).map(|(b, s)| b + s).collect();
+    let stats = Stats::of(&times);
+    record.runs = times.len();
+    record.mean_seconds = stats.mean;
+    record.stddev_seconds = stats.stddev;
+    record.median_seconds = stats.median;
+    record.min_seconds = stats.min;
+    record.max_seconds = stats.max;
+    record.times = times;
+    record.build_seconds = Stats::of(&builds).mean;
+    record.solve_seconds = Stats::of(&solves).mean;
+    record.states_per_second = states as f64 / stats.mean.max(1e-9);
     record.peak_memory_bytes = peak;
     record.result = start.map(|s| game.verdict(solution.outcome(s)).as_str());
     record.dte = dte;
@@ -281,12 +433,48 @@ fn fingerprint(solution: &Solution) -> u64 {
     })
 }
 
-fn median(values: &mut [f64]) -> f64 {
-    if values.is_empty() {
-        return 0.0;
+/// Summary statistics of run times, as hyperfine reports them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Stats {
+    mean: f64,
+    /// Sample standard deviation (n - 1); `None` for fewer than two runs.
+    stddev: Option<f64>,
+    median: f64,
+    min: f64,
+    max: f64,
+}
+
+impl Stats {
+    fn of(values: &[f64]) -> Stats {
+        if values.is_empty() {
+            return Stats {
+                mean: 0.0,
+                stddev: None,
+                median: 0.0,
+                min: 0.0,
+                max: 0.0,
+            };
+        }
+        let n = values.len() as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        let stddev = (values.len() > 1)
+            .then(|| (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt());
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let mid = sorted.len() / 2;
+        let median = if sorted.len() % 2 == 0 {
+            (sorted[mid - 1] + sorted[mid]) / 2.0
+        } else {
+            sorted[mid]
+        };
+        Stats {
+            mean,
+            stddev,
+            median,
+            min: sorted[0],
+            max: sorted[sorted.len() - 1],
+        }
     }
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
 }
 
 /// Resets the process's peak-RSS mark (Linux `clear_refs` value 5) so each
@@ -302,14 +490,19 @@ fn row(r: &BenchRecord) -> String {
             r.map, r.engine, r.threads
         ),
         None => format!(
-            "{:<28} {:<10} {:>3} {:>14} {:>15} {:>9.3} {:>9.3} {:>12.3e} {:>11} {:>14} {:>5} {}",
+            "{:<28} {:<10} {:>3} {:>14} {:>15} {:>18} {:>17} {:>12.3e} {:>11} {:>14} {:>5} {}",
             r.map,
             r.engine,
             r.threads,
             r.states,
             r.edges,
-            r.build_seconds,
-            r.solve_seconds,
+            format!(
+                "{:.3} ± {}",
+                r.mean_seconds,
+                r.stddev_seconds
+                    .map_or_else(|| "-".to_string(), |s| format!("{s:.3}"))
+            ),
+            format!("{:.3} … {:.3}", r.min_seconds, r.max_seconds),
             r.states_per_second,
             r.peak_memory_bytes
                 .map_or_else(|| "?".to_string(), human_bytes),
@@ -329,14 +522,14 @@ fn print_table(records: &[BenchRecord]) -> std::io::Result<()> {
     let mut out = stdout.lock();
     writeln!(
         out,
-        "{:<28} {:<10} {:>3} {:>14} {:>15} {:>9} {:>9} {:>12} {:>11} {:>14} {:>5} check",
+        "{:<28} {:<10} {:>3} {:>14} {:>15} {:>18} {:>17} {:>12} {:>11} {:>14} {:>5} check",
         "map",
         "engine",
         "thr",
         "states",
         "edges",
-        "build s",
-        "solve s",
+        "mean ± σ s",
+        "min … max s",
         "states/s",
         "peak mem",
         "result",
@@ -349,13 +542,20 @@ fn print_table(records: &[BenchRecord]) -> std::io::Result<()> {
 }
 
 /// Column names of `--export-csv`.
-const CSV_COLUMNS: [&str; 14] = [
+const CSV_COLUMNS: [&str; 21] = [
     "map",
     "engine",
     "threads",
     "cells",
     "states",
     "edges",
+    "warmup",
+    "runs",
+    "mean_seconds",
+    "stddev_seconds",
+    "median_seconds",
+    "min_seconds",
+    "max_seconds",
     "build_seconds",
     "solve_seconds",
     "states_per_second",
@@ -378,6 +578,13 @@ fn write_csv(out: &mut impl Write, records: &[BenchRecord]) -> std::io::Result<(
                 r.cells.to_string(),
                 r.states.to_string(),
                 r.edges.to_string(),
+                r.warmup.to_string(),
+                r.runs.to_string(),
+                r.mean_seconds.to_string(),
+                opt(r.stddev_seconds),
+                r.median_seconds.to_string(),
+                r.min_seconds.to_string(),
+                r.max_seconds.to_string(),
                 r.build_seconds.to_string(),
                 r.solve_seconds.to_string(),
                 r.states_per_second.to_string(),
@@ -389,4 +596,69 @@ fn write_csv(out: &mut impl Write, records: &[BenchRecord]) -> std::io::Result<(
             ]
         }),
     )
+}
+
+/// A Markdown table in hyperfine's layout, one row per engine and map;
+/// `relative` is the mean over the fastest mean on the same map.
+fn write_markdown(out: &mut impl Write, records: &[BenchRecord]) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "| map | engine | threads | mean [s] | min [s] | max [s] | relative | states/s | peak memory | check |"
+    )?;
+    writeln!(out, "|:---|:---|---:|---:|---:|---:|---:|---:|---:|:---|")?;
+    for r in records {
+        if let Some(e) = &r.error {
+            writeln!(
+                out,
+                "| `{}` | {} | {} | | | | | | | refused: {} |",
+                r.map,
+                r.engine,
+                r.threads,
+                e.replace('|', "\\|")
+            )?;
+            continue;
+        }
+        let fastest = records
+            .iter()
+            .filter(|o| o.map == r.map && o.error.is_none())
+            .map(|o| o.mean_seconds)
+            .fold(f64::INFINITY, f64::min);
+        writeln!(
+            out,
+            "| `{}` | {} | {} | {:.3} ± {} | {:.3} | {:.3} | {:.2} | {:.3e} | {} | {} |",
+            r.map,
+            r.engine,
+            r.threads,
+            r.mean_seconds,
+            r.stddev_seconds
+                .map_or_else(|| "-".to_string(), |s| format!("{s:.3}")),
+            r.min_seconds,
+            r.max_seconds,
+            r.mean_seconds / fastest.max(1e-12),
+            r.states_per_second,
+            r.peak_memory_bytes
+                .map_or_else(|| "?".to_string(), human_bytes),
+            match r.agrees {
+                None => "reference",
+                Some(true) => "agrees",
+                Some(false) => "DISAGREES",
+            }
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Stats;
+
+    #[test]
+    fn stats_as_hyperfine_reports_them() {
+        let s = Stats::of(&[1.0, 2.0, 3.0, 4.0]);
+        assert_eq!((s.mean, s.median, s.min, s.max), (2.5, 2.5, 1.0, 4.0));
+        // Sample standard deviation: sqrt(5/3).
+        assert!((s.stddev.unwrap() - (5.0f64 / 3.0).sqrt()).abs() < 1e-12);
+        let one = Stats::of(&[0.5]);
+        assert_eq!((one.mean, one.stddev, one.median), (0.5, None, 0.5));
+    }
 }

@@ -33,17 +33,23 @@ pub(crate) enum EngineArg {
 /// Start, exit and rule flags.
 #[derive(ClapArgs, Debug, Clone)]
 pub(crate) struct GameArgs {
-    /// The cop's start as ROW,COL (0-based); overrides the map's.
+    /// The cop's start as ROW,COL (0-based; X,Y with --xy); overrides the map's.
     #[arg(long, value_name = "ROW,COL", value_parser = parse_coord)]
     pub(crate) cop: Option<Coord>,
-    /// The thief's start as ROW,COL (0-based); overrides the map's.
+    /// The thief's start as ROW,COL (0-based; X,Y with --xy); overrides the map's.
     #[arg(long, value_name = "ROW,COL", value_parser = parse_coord)]
     pub(crate) thief: Option<Coord>,
-    /// An exit cell ROW,COL (repeatable); replaces the map's exits.
+    /// An exit cell ROW,COL (X,Y with --xy; repeatable); replaces the map's exits.
     #[arg(long = "exit", value_name = "ROW,COL", value_parser = parse_coord)]
     pub(crate) exit: Vec<Coord>,
-    /// Exit rule: `border` (every free border cell) or `random:K:SEED`
-    /// (K random free cells); repeatable, replaces the map's exits.
+    /// Read --cop, --thief and --exit as X,Y (column, row: MovingAI's
+    /// order) and print coordinates in text output as x,y.
+    #[arg(long)]
+    pub(crate) xy: bool,
+    /// Exit rule: `border` (every free border cell), `rim` (every free cell
+    /// next to the outside: beyond the edge or a wall connected to it) or
+    /// `random:K:SEED` (K random free cells); repeatable, replaces the
+    /// map's exits.
     #[arg(long = "exits", value_name = "RULE", value_parser = parse_exit_rule)]
     pub(crate) exits: Vec<ExitRule>,
     /// The thief moves in 8 directions (default 4).
@@ -72,10 +78,12 @@ pub(crate) struct GameArgs {
 impl GameArgs {
     /// The placement overrides.
     pub(crate) fn placement(&self) -> Placement {
+        // Flags hold what was typed; with --xy that is (column, row).
+        let order = |(a, b): Coord| if self.xy { (b, a) } else { (a, b) };
         Placement {
-            cop: self.cop,
-            thief: self.thief,
-            exits: self.exit.clone(),
+            cop: self.cop.map(order),
+            thief: self.thief.map(order),
+            exits: self.exit.iter().copied().map(order).collect(),
             exit_rules: self.exits.clone(),
         }
     }
@@ -84,13 +92,21 @@ impl GameArgs {
     /// command-line words: what a batch row records so that `--resume`
     /// reuses only rows solved the same way.
     pub(crate) fn answer_flags(&self) -> Vec<String> {
+        // Canonical ROW,COL whether or not --xy was given.
         let coord = |(r, c): Coord| format!("{r},{c}");
+        let placement = self.placement();
         let mut flags = Vec::new();
-        flags.extend(self.cop.map(|c| format!("--cop {}", coord(c))));
-        flags.extend(self.thief.map(|c| format!("--thief {}", coord(c))));
-        flags.extend(self.exit.iter().map(|&c| format!("--exit {}", coord(c))));
+        flags.extend(placement.cop.map(|c| format!("--cop {}", coord(c))));
+        flags.extend(placement.thief.map(|c| format!("--thief {}", coord(c))));
+        flags.extend(
+            placement
+                .exits
+                .iter()
+                .map(|&c| format!("--exit {}", coord(c))),
+        );
         flags.extend(self.exits.iter().map(|rule| match rule {
             ExitRule::Border => "--exits border".to_string(),
+            ExitRule::Rim => "--exits rim".to_string(),
             ExitRule::Random { count, seed } => format!("--exits random:{count}:{seed}"),
         }));
         let rules = self.rules();
@@ -269,21 +285,23 @@ pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
 
 /// Parses `ROW,COL`.
 pub(crate) fn parse_coord(text: &str) -> Result<Coord, String> {
-    let (r, c) = text
-        .split_once(',')
-        .ok_or_else(|| format!("expected ROW,COL (two 0-based integers), found `{text}`"))?;
+    let (r, c) = text.split_once(',').ok_or_else(|| {
+        format!("expected ROW,COL (two 0-based integers; X,Y with --xy), found `{text}`")
+    })?;
     let number = |s: &str| {
-        s.trim()
-            .parse::<usize>()
-            .map_err(|_| format!("expected ROW,COL (two 0-based integers), found `{text}`"))
+        s.trim().parse::<usize>().map_err(|_| {
+            format!("expected ROW,COL (two 0-based integers; X,Y with --xy), found `{text}`")
+        })
     };
     Ok((number(r)?, number(c)?))
 }
 
 /// Parses `border` or `random:K:SEED`.
 pub(crate) fn parse_exit_rule(text: &str) -> Result<ExitRule, String> {
-    if text == "border" {
-        return Ok(ExitRule::Border);
+    match text {
+        "border" => return Ok(ExitRule::Border),
+        "rim" => return Ok(ExitRule::Rim),
+        _ => {}
     }
     let parts: Vec<&str> = text.split(':').collect();
     match parts.as_slice() {
@@ -296,7 +314,7 @@ pub(crate) fn parse_exit_rule(text: &str) -> Result<ExitRule, String> {
                 .map_err(|_| format!("random:K:SEED: SEED must be an integer, found `{seed}`"))?,
         }),
         _ => Err(format!(
-            "expected `border` or `random:K:SEED`, found `{text}`"
+            "expected `border`, `rim` or `random:K:SEED`, found `{text}`"
         )),
     }
 }

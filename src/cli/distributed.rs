@@ -201,6 +201,13 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
         dte: summary.tracked_dte.map(|d| d.plies()),
         cells: game.cells(),
         exits: game.board().exits.count_ones() as u64,
+        exit_cells: game
+            .board()
+            .exit_coords()
+            .into_iter()
+            .map(|(r, c)| [r, c])
+            .collect(),
+        exit_checksum: format!("{:016x}", game.board().exit_checksum()),
         states: game.state_count(),
         counts: CountsJson::from(summary.counts),
         levels: summary.levels,
@@ -210,6 +217,8 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
         seconds,
         peak_memory_bytes: peak_memory(),
         verified: None,
+        summary: None,
+        scenario: None,
     };
     let full = ClusterReport {
         base: &report,
@@ -226,7 +235,7 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
-        serde_json::to_writer(&mut out, &full)?;
+        serde_json::to_writer(&mut out, &super::schema::versioned(&full))?;
         writeln!(out)?;
     } else {
         print_cluster_text(&mut out, &full)?;
@@ -238,7 +247,7 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
 /// exchange and memory lines.
 fn print_cluster_text(out: &mut impl Write, r: &ClusterReport<'_>) -> std::io::Result<()> {
     let mut base = Vec::new();
-    print_text(&mut base, r.base)?;
+    print_text(&mut base, r.base, false)?;
     for line in String::from_utf8_lossy(&base).lines() {
         if line.starts_with("engine: ") {
             writeln!(

@@ -53,8 +53,9 @@ pub(crate) struct GraphArgs {
 /// The result of solving one graph.
 #[derive(Serialize, Debug)]
 struct GraphReport {
-    /// The file as given.
-    graph: String,
+    /// The edge-list file as given (`map`, the input's key in every
+    /// command's JSON).
+    map: String,
     /// Number of vertices.
     vertices: u64,
     /// Number of edges, with multiplicity.
@@ -205,7 +206,7 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
     }
     let query = args.query.map(|v| query(&graph, &solution, v));
     let report = GraphReport {
-        graph: args.file.display().to_string(),
+        map: args.file.display().to_string(),
         vertices: graph.state_count(),
         edges: graph.edge_count(),
         convention: convention.as_str(),
@@ -223,7 +224,7 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
-        serde_json::to_writer(&mut out, &report)?;
+        serde_json::to_writer(&mut out, &super::schema::versioned(&report))?;
         writeln!(out)?;
     } else {
         print_text(&mut out, &report)?;
@@ -257,7 +258,7 @@ fn print_text(out: &mut impl Write, r: &GraphReport) -> std::io::Result<()> {
     writeln!(
         out,
         "graph: {} ({} vertices, {} edges; no move {})",
-        r.graph,
+        r.map,
         r.vertices,
         r.edges,
         if r.convention == "normal" {

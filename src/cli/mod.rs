@@ -26,21 +26,24 @@ macro_rules! say {
 mod batch;
 mod bench;
 mod common;
+mod completions;
 #[cfg(feature = "distributed")]
 mod distributed;
 mod export;
 mod graph;
 mod info;
+mod numbers;
 mod output;
 mod play;
 mod progress;
 mod query;
 mod render;
+mod schema;
 mod serve;
 mod solve;
 mod toolkit;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Exit status for usage and input errors.
 pub(crate) const EXIT_INPUT: i32 = 2;
@@ -81,6 +84,10 @@ enum Command {
     Serve(serve::ServeArgs),
     #[command(flatten)]
     Toolkit(toolkit::ToolkitCommand),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(completions::CompletionsArgs),
+    /// Print the man page (roff), or write one per subcommand with --out-dir.
+    Man(completions::ManArgs),
 }
 
 /// An error with the exit status it should produce.
@@ -120,6 +127,8 @@ pub(crate) fn main() -> i32 {
         Command::Render(a) => render::run(a),
         Command::Serve(a) => serve::run(a),
         Command::Toolkit(c) => toolkit::run(c),
+        Command::Completions(a) => completions::completions(a, Args::command()),
+        Command::Man(a) => completions::man(a, Args::command()),
     };
     match result {
         Ok(status) => status,

@@ -54,6 +54,10 @@ pub(crate) struct SolveReport {
     pub(crate) cells: u64,
     /// Exit cells.
     pub(crate) exits: u64,
+    /// The exit cells as [row, column], row-major.
+    pub(crate) exit_cells: Vec<[usize; 2]>,
+    /// FNV-1a checksum of the exit cells (16 hex digits), as in batch rows.
+    pub(crate) exit_checksum: String,
     /// States: 2 * cells^2.
     pub(crate) states: u64,
     /// Counts over every (cop, thief, turn) state.
@@ -73,9 +77,95 @@ pub(crate) struct SolveReport {
     /// The check of `solve --verify` (absent without it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) verified: Option<VerifyReport>,
+    /// Whole-map results over every start pair (text default; `--summary`).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(crate) summary: Option<SummaryJson>,
+    /// One result per `--scen` entry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) scenario: Option<Vec<ScenPair>>,
     /// The table written by `--save` (absent without it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) saved: Option<SaveReport>,
+}
+
+/// Whole-map results: the same keys as a batch row's.
+#[derive(Serialize, Debug, Clone)]
+pub(crate) struct SummaryJson {
+    /// Start pairs: cop != thief, the first mover to move.
+    pub(crate) pairs: u64,
+    /// Whether the thief is the first mover (`--thief-first`).
+    #[serde(skip)]
+    pub(crate) thief_first: bool,
+    /// Shares of the pairs by verdict.
+    pub(crate) share: ShareJson,
+    /// One pair at the longest distance to end (null without distances).
+    pub(crate) longest: Option<LongestJson>,
+}
+
+/// Shares of the start pairs by verdict, as fractions.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
+pub(crate) struct ShareJson {
+    /// Pairs the cop wins.
+    pub(crate) cop_wins: f64,
+    /// Pairs the thief escapes from.
+    pub(crate) thief_escapes: f64,
+    /// Pairs drawn.
+    pub(crate) draw: f64,
+}
+
+/// A start pair at the longest distance to end.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LongestJson {
+    /// Distance to end in plies.
+    pub(crate) dte: u32,
+    /// The cop's cell as [row, column].
+    pub(crate) cop: [usize; 2],
+    /// The thief's cell as [row, column].
+    pub(crate) thief: [usize; 2],
+}
+
+impl SummaryJson {
+    /// From the library's summary; `thief_first` only labels text output.
+    pub(crate) fn new(s: &retrograde::StartPairs, thief_first: bool) -> SummaryJson {
+        let share = |count: u64| {
+            if s.pairs == 0 {
+                0.0
+            } else {
+                count as f64 / s.pairs as f64
+            }
+        };
+        SummaryJson {
+            pairs: s.pairs,
+            thief_first,
+            share: ShareJson {
+                cop_wins: share(s.cop_wins),
+                thief_escapes: share(s.thief_escapes),
+                draw: share(s.draws),
+            },
+            longest: s.longest.map(|l| LongestJson {
+                dte: l.dte.plies(),
+                cop: [l.cop.0, l.cop.1],
+                thief: [l.thief.0, l.thief.1],
+            }),
+        }
+    }
+}
+
+/// One start pair of a `--scen` file and its result.
+#[derive(Serialize, Debug, Clone)]
+pub(crate) struct ScenPair {
+    /// The entry's line in the scenario file.
+    pub(crate) line: usize,
+    /// The entry's bucket.
+    pub(crate) bucket: u64,
+    /// The cop's cell (the entry's goal) as [row, column].
+    pub(crate) cop: [usize; 2],
+    /// The thief's cell (the entry's start) as [row, column].
+    pub(crate) thief: [usize; 2],
+    /// `cop-wins`, `thief-escapes` or `draw`.
+    pub(crate) result: &'static str,
+    /// Distance to end in plies (null for a draw, or with the sweep engine).
+    pub(crate) dte: Option<u32>,
 }
 
 /// The table written by `solve --save` / `batch --save-dir`.

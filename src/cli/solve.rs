@@ -8,14 +8,14 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
-    load_map, plan_storage, solve, verify_observed, write_tablebase, Backing, Board, CopsAndThief,
-    Engine, Game, Map, Outcome, Solution, SolveOptions, Turn,
+    load_map, load_scen, plan_storage, solve, verify_observed, write_tablebase, Backing, Board,
+    CopsAndThief, Engine, Game, Map, Outcome, Solution, SolveOptions, Turn,
 };
 
 use super::common::{
     human_bytes, peak_memory, worker_pool, EngineConfig, EngineFlags, GameArgs, UsageError,
 };
-use super::output::{OutputTarget, SaveReport, SolveReport, VerifyReport};
+use super::output::{OutputTarget, SaveReport, ScenPair, SolveReport, SummaryJson, VerifyReport};
 use super::progress::Reporter;
 use super::Failure;
 
@@ -46,6 +46,17 @@ pub(crate) struct SolveArgs {
     /// distances when a table is kept); exit status 1 if any disagrees.
     #[arg(long)]
     pub(crate) verify: bool,
+    /// Print the whole-map summary (how every start pair splits by
+    /// verdict, the longest game) [default: on in text, off with --json].
+    #[arg(long, overrides_with = "no_summary")]
+    summary: bool,
+    /// Leave out the whole-map summary.
+    #[arg(long)]
+    no_summary: bool,
+    /// Take start pairs from a MovingAI scenario file: each entry's start
+    /// is the thief, its goal the cop; one result per pair from one solve.
+    #[arg(long, value_name = "FILE.scen", conflicts_with_all = ["cop", "thief"])]
+    scen: Option<PathBuf>,
     /// No progress output.
     #[arg(long, short)]
     pub(crate) quiet: bool,
@@ -67,6 +78,7 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
         )
         .into());
     }
+    let scenario = args.scen.as_deref().map(load_scen).transpose()?;
     // The dump's path is checked before the solve, not after it.
     let dump_target = args
         .dump
@@ -79,13 +91,36 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
         .map(|p| OutputTarget::check("--save", p))
         .transpose()?;
     let reporter = Reporter::new(args.quiet, "solving");
-    let mut solved = solve_map(
-        &args.map,
-        &args.game,
-        &config,
-        args.dte_table || args.dump.is_some(),
-        &reporter,
-    )?;
+    // Every scenario pair's distance comes from the table (the sweep engine
+    // keeps none and reports values only).
+    let dte_table = args.dte_table
+        || args.dump.is_some()
+        || (scenario.is_some() && config.engine != Engine::Sweep);
+    let mut solved = solve_map(&args.map, &args.game, &config, dte_table, &reporter)?;
+    if let Some(scenario) = &scenario {
+        let game = &solved.game;
+        let grid = &game.board().grid;
+        scenario.check_size(grid)?;
+        let turn = first_mover(game);
+        let mut pairs = Vec::with_capacity(scenario.entries.len());
+        for entry in &scenario.entries {
+            let (thief, cop) = scenario.cells(entry, grid)?;
+            let state = game.state(cop, thief, turn);
+            pairs.push(ScenPair {
+                line: entry.line,
+                bucket: entry.bucket,
+                cop: [entry.goal.0, entry.goal.1],
+                thief: [entry.start.0, entry.start.1],
+                result: game.verdict(solved.solution.outcome(state)).as_str(),
+                dte: solved.solution.dte(state).map(|d| d.plies()),
+            });
+        }
+        solved.report.scenario = Some(pairs);
+    }
+    if args.summary || (!args.json && !args.no_summary) {
+        let summary = solved.game.start_pairs(&solved.solution);
+        solved.report.summary = Some(SummaryJson::new(&summary, solved.game.rules().thief_first));
+    }
     let check = if args.verify {
         reporter.note("verifying every state against its moves");
         let started = Instant::now();
@@ -113,10 +148,10 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
-        serde_json::to_writer(&mut out, &solved.report)?;
+        serde_json::to_writer(&mut out, &super::schema::versioned(&solved.report))?;
         writeln!(out)?;
     } else {
-        print_text(&mut out, &solved.report)?;
+        print_text(&mut out, &solved.report, args.game.xy)?;
     }
     match check.and_then(|c| c.first) {
         Some(bad) => {
@@ -202,6 +237,19 @@ pub(crate) fn solve_loaded(
     reporter: &Reporter,
 ) -> Result<Solved> {
     let board = Board::new(map, &game_args.placement())?;
+    if board.exits.not_any() {
+        // Not an error (a map may be meant to have none), but the answer is
+        // then never an escape, which is rarely what was meant.
+        let why = if game_args.exit.is_empty() && game_args.exits.is_empty() {
+            "the map marks none and no --exit or --exits was given"
+        } else {
+            "the exit flags select none on this map"
+        };
+        say!(
+            "warning: {}: no exit cells, so the thief can never escape ({why}; try --exits rim)",
+            path.display()
+        );
+    }
     let started = Instant::now();
     let game = CopsAndThief::new(board, game_args.rules());
     let start = game.start();
@@ -247,6 +295,13 @@ pub(crate) fn solve_loaded(
         dte,
         cells: game.cells(),
         exits: game.board().exits.count_ones() as u64,
+        exit_cells: game
+            .board()
+            .exit_coords()
+            .into_iter()
+            .map(|(r, c)| [r, c])
+            .collect(),
+        exit_checksum: format!("{:016x}", game.board().exit_checksum()),
         states: game.state_count(),
         counts: counts.into(),
         levels: solution.levels(),
@@ -256,6 +311,8 @@ pub(crate) fn solve_loaded(
         seconds,
         peak_memory_bytes: peak_memory(),
         verified: None,
+        summary: None,
+        scenario: None,
         saved: None,
     };
     Ok(Solved {
@@ -265,10 +322,29 @@ pub(crate) fn solve_loaded(
     })
 }
 
-pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport) -> std::io::Result<()> {
+/// Who moves first in a start pair.
+fn first_mover(game: &CopsAndThief) -> Turn {
+    if game.rules().thief_first {
+        Turn::Thief
+    } else {
+        Turn::Cop
+    }
+}
+
+/// A cell for text output: `row,col`, or `x,y` with --xy.
+fn show_cell(cell: [usize; 2], xy: bool) -> String {
+    if xy {
+        format!("{},{}", cell[1], cell[0])
+    } else {
+        format!("{},{}", cell[0], cell[1])
+    }
+}
+
+pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std::io::Result<()> {
     match (r.result, r.dte) {
         (Some(result), Some(dte)) => writeln!(out, "result: {result} in {dte} plies")?,
         (Some(result), None) => writeln!(out, "result: {result}")?,
+        (None, _) if r.scenario.is_some() => {}
         (None, _) => writeln!(
             out,
             "result: none (the map has no cop and thief start; give --cop and --thief)"
@@ -303,6 +379,46 @@ pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport) -> std::io::Resu
         r.peak_memory_bytes
             .map_or_else(|| "unknown".to_string(), human_bytes)
     )?;
+    let order = if xy { "x,y" } else { "row,col" };
+    if let Some(s) = &r.summary {
+        writeln!(
+            out,
+            "start pairs: {} ({} to move): cop wins {:.1}%, thief escapes {:.1}%, draw {:.1}%",
+            s.pairs,
+            if s.thief_first { "thief" } else { "cop" },
+            100.0 * s.share.cop_wins,
+            100.0 * s.share.thief_escapes,
+            100.0 * s.share.draw
+        )?;
+        if let Some(l) = &s.longest {
+            writeln!(
+                out,
+                "longest: {} plies, cop {} thief {} ({order})",
+                l.dte,
+                show_cell(l.cop, xy),
+                show_cell(l.thief, xy)
+            )?;
+        }
+    }
+    if let Some(pairs) = &r.scenario {
+        writeln!(
+            out,
+            "scenario: {} pairs (thief at the start, cop at the goal; {order})",
+            pairs.len()
+        )?;
+        writeln!(out, "line\tthief\tcop\tresult\tdte")?;
+        for p in pairs {
+            writeln!(
+                out,
+                "{}\t{}\t{}\t{}\t{}",
+                p.line,
+                show_cell(p.thief, xy),
+                show_cell(p.cop, xy),
+                p.result,
+                p.dte.map_or_else(|| "-".to_string(), |d| d.to_string())
+            )?;
+        }
+    }
     if let Some(t) = &r.saved {
         writeln!(
             out,

@@ -81,7 +81,7 @@ pub(crate) struct SubtractionArgs {
     #[arg(long, value_name = "H")]
     heap: Option<u64>,
     /// Give up the period search after this many heap sizes.
-    #[arg(long, value_name = "N", default_value_t = 10_000_000)]
+    #[arg(long, value_name = "N", default_value = "1e7", value_parser = super::numbers::parse_count)]
     search_limit: u64,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -178,7 +178,7 @@ fn subtraction(args: &SubtractionArgs, out: &mut impl Write) -> Result<()> {
             r#move: args.heap.map(|h| analysis.winning_move(h)),
             heap_grundy: args.heap.map(|h| analysis.grundy(h)),
         };
-        serde_json::to_writer(&mut *out, &report)?;
+        serde_json::to_writer(&mut *out, &super::schema::versioned(&report))?;
         writeln!(out)?;
         return Ok(());
     }
@@ -187,7 +187,7 @@ fn subtraction(args: &SubtractionArgs, out: &mut impl Write) -> Result<()> {
     if let Some(n) = upto {
         writeln!(out, "heap\tto move\tgrundy")?;
         for h in 0..=n {
-            let result = if analysis.wins(h) { "win" } else { "lose" };
+            let result = if analysis.wins(h) { "win" } else { "loss" };
             writeln!(out, "{h}\t{result}\t{}", analysis.grundy(h))?;
         }
         write!(out, "losing heaps up to {n}:")?;
@@ -279,7 +279,7 @@ fn nim(args: &NimArgs, out: &mut impl Write) -> Result<()> {
             winner: winner(sum != 0),
             moves,
         };
-        serde_json::to_writer(&mut *out, &report)?;
+        serde_json::to_writer(&mut *out, &super::schema::versioned(&report))?;
         writeln!(out)?;
         return Ok(());
     }
@@ -338,10 +338,10 @@ fn empty_cell(args: &EmptyCellArgs, out: &mut impl Write) -> Result<()> {
     if args.json {
         serde_json::to_writer(
             &mut *out,
-            &EmptyCellReport {
+            &super::schema::versioned(&EmptyCellReport {
                 count: rounds.len(),
                 rounds,
-            },
+            }),
         )?;
         writeln!(out)?;
         return Ok(());

@@ -2,7 +2,10 @@
 //! content. This is the only place that reads map files; it never solves.
 
 mod movingai;
+mod scen;
 mod seed;
+
+pub use scen::{load_scen, parse_scen, Scenario, ScenarioEntry};
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

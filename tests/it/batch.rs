@@ -58,7 +58,7 @@ fn stable_rows(path: &Path) -> BTreeMap<String, Json> {
         let object = row.as_object_mut().expect("row object");
         object.remove("seconds");
         object.remove("peak_memory_bytes");
-        let key = object["path"].as_str().expect("path").to_string();
+        let key = object["map"].as_str().expect("map").to_string();
         assert!(
             by_path.insert(key.clone(), row).is_none(),
             "{key} has two rows"
@@ -146,7 +146,7 @@ fn mixed_directory_gives_a_row_per_map_and_resume_solves_nothing_again() {
     let status = |path: &str| {
         first
             .iter()
-            .find(|r| r["path"] == path)
+            .find(|r| r["map"] == path)
             .unwrap_or_else(|| panic!("no row for {path}"))["status"]
             .as_str()
             .unwrap()
@@ -160,7 +160,7 @@ fn mixed_directory_gives_a_row_per_map_and_resume_solves_nothing_again() {
     assert_eq!(ok, maps - 3);
     let no_start = &first
         .iter()
-        .find(|r| r["path"] == "maps/nested/movingai/maze-32-32-2.map")
+        .find(|r| r["map"] == "maps/nested/movingai/maze-32-32-2.map")
         .unwrap();
     assert!(no_start["result"].is_null());
     assert!(no_start["share"]["cop_wins"].is_number());
@@ -221,7 +221,7 @@ fn every_row_equals_solve_on_that_map() {
         args.extend(flags);
         assert_eq!(run(&dir, &args).status.code(), Some(1));
         for row in rows(&dir.join("results.jsonl")) {
-            let path = row["path"].as_str().unwrap();
+            let path = row["map"].as_str().unwrap();
             let mut args = vec!["solve", "--json", path];
             args.extend(flags);
             let solve = run(&dir, &args);
@@ -231,8 +231,20 @@ fn every_row_equals_solve_on_that_map() {
             }
             assert!(solve.status.success(), "{path}: {solve:?}");
             let report: Json = serde_json::from_slice(&solve.stdout).unwrap();
+            // One vocabulary: a row's keys mean what solve's mean.
             for field in [
-                "format", "width", "height", "cells", "exits", "states", "result", "dte", "counts",
+                "schema",
+                "map",
+                "format",
+                "width",
+                "height",
+                "cells",
+                "exits",
+                "exit_checksum",
+                "states",
+                "result",
+                "dte",
+                "counts",
             ] {
                 assert_eq!(row[field], report[field], "{path} {flags:?}: {field}");
             }
@@ -392,7 +404,8 @@ fn csv_output_skips_and_usage_errors() {
     assert_eq!(out.status.code(), Some(0), "a skipped map is not a failure");
     let text = std::fs::read_to_string(dir.join("results.csv")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[0].starts_with("path,format,width,height,cells,exits,states,result,dte,"));
+    assert!(lines[0]
+        .starts_with("map,format,width,height,cells,exits,exit_checksum,states,result,dte,"));
     assert!(lines[0].ends_with(",status"));
     assert_eq!(lines.len(), 1 + seeds + 1);
     let big = lines
@@ -463,7 +476,7 @@ fn special_files_never_hang_and_one_file_is_solved_once() {
     assert_eq!(rows.len(), seeds + 2 + 1, "{rows:#?}");
     let pipe: Vec<&Json> = rows
         .iter()
-        .filter(|r| r["path"].as_str().unwrap().ends_with("pipe.map"))
+        .filter(|r| r["map"].as_str().unwrap().ends_with("pipe.map"))
         .collect();
     assert_eq!(pipe.len(), 1);
     assert!(
@@ -471,7 +484,7 @@ fn special_files_never_hang_and_one_file_is_solved_once() {
         "{}",
         pipe[0]
     );
-    let hex: Vec<&str> = rows.iter().filter_map(|r| r["path_hex"].as_str()).collect();
+    let hex: Vec<&str> = rows.iter().filter_map(|r| r["map_hex"].as_str()).collect();
     assert_eq!(hex.len(), 2, "{rows:#?}");
     assert_ne!(hex[0], hex[1]);
     // Resume keys rows by raw path: nothing is solved again.

@@ -690,9 +690,9 @@ fn bench_compares_engines_and_exports_records() {
         None,
     );
     assert!(out.status.success(), "{}", stderr(&out));
-    let records: Json =
-        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
-    let records = records.as_array().unwrap();
+    let export: Json = serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    assert_eq!(export["schema"], 1);
+    let records = export["results"].as_array().unwrap();
     assert_eq!(records.len(), 6);
     for (i, r) in records.iter().enumerate() {
         // The first engine on each map is the reference; the others agree.

@@ -11,6 +11,8 @@ mod browser;
 mod cdp;
 /// The command-line tool, run as a process on data/ maps and bad input.
 mod cli;
+/// Issue 16: rim exits, warnings, --xy, --scen, counts, summary, completions.
+mod conventions;
 /// Partitioned solves over loopback TCP (feature `distributed`).
 #[cfg(feature = "distributed")]
 mod distributed;
@@ -27,6 +29,8 @@ mod harden;
 mod http;
 /// The brute-force reference solver written from docs/rules.md.
 mod oracle;
+/// Every README example, run and compared with what README shows.
+mod readme;
 /// `serve`'s API against `query`, malformed requests, command-line errors.
 mod serve;
 /// Saved tables: probes, rated moves, optimal play, damaged files.

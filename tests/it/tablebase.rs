@@ -677,7 +677,7 @@ fn batch_saves_one_table_per_map() {
         .collect();
     assert!(rows.len() >= 10);
     for row in &rows {
-        let path = Path::new(row["path"].as_str().unwrap());
+        let path = Path::new(row["map"].as_str().unwrap());
         let table = tables.join(format!(
             "{}.rtb",
             path.file_stem().unwrap().to_str().unwrap()

@@ -172,7 +172,7 @@ fn subtraction_cli_lists_heaps_and_period() {
         let (pre, per) = least_periodicity(&wins);
         assert_eq!(report["preperiod"], pre, "{list}");
         assert_eq!(report["period"], per, "{list}");
-        // Text: one line per heap, `heap<TAB>win|lose<TAB>grundy`.
+        // Text: one line per heap, `heap<TAB>win|loss<TAB>grundy`.
         let (status, out, _) = run(
             &["subtraction", "--moves", &list, "--upto", &n.to_string()],
             None,
@@ -181,7 +181,7 @@ fn subtraction_cli_lists_heaps_and_period() {
         for h in 0..=n {
             let expected = format!(
                 "{h}\t{}\t{}",
-                if wins[h] { "win" } else { "lose" },
+                if wins[h] { "win" } else { "loss" },
                 grundy[h]
             );
             assert!(
@@ -293,7 +293,7 @@ fn nim_cli() {
     let report = json(&["nim", "3", "4", "5", "--json"]);
     assert_eq!(
         report,
-        serde_json::json!({"heaps": [3, 4, 5], "nim_sum": 2, "winner": "first",
+        serde_json::json!({"schema": 1, "heaps": [3, 4, 5], "nim_sum": 2, "winner": "first",
                            "moves": [{"heap": 0, "take": 2, "leaves": 1}]})
     );
     let report = json(&["nim", "1", "2", "3", "--json"]);
@@ -978,7 +978,10 @@ fn empty_cell_cli_prints_the_contest_output() {
     assert_eq!(expected, vec![1]);
     assert_eq!(out, "1\n1\n");
     let report = json(&["empty-cell", path, "--json"]);
-    assert_eq!(report, serde_json::json!({"count": 1, "rounds": [1]}));
+    assert_eq!(
+        report,
+        serde_json::json!({"schema": 1, "count": 1, "rounds": [1]})
+    );
 }
 
 #[test]

@@ -35,7 +35,7 @@ use schedule::{run_all, Batch, Collector};
 /// 5 * 10^7 states take about a second on one core and ~65 MB, so running
 /// a few such maps side by side is cheap while larger ones are better
 /// split across threads than queued behind each other.
-const LARGE_STATES: u64 = 50_000_000;
+const LARGE_STATES: &str = "5e7";
 
 /// Flags of `batch`.
 #[derive(ClapArgs, Debug)]
@@ -59,12 +59,13 @@ pub(crate) struct BatchArgs {
     #[arg(long)]
     resume: bool,
     /// Skip maps with more than N states (status `skipped: too large`).
-    #[arg(long, value_name = "N")]
+    /// Counts take `5e7`, `50M` or `2G` (decimal) as well as digits.
+    #[arg(long, value_name = "N", value_parser = crate::cli::numbers::parse_count)]
     max_states: Option<u64>,
     /// Maps with more than N states are solved one at a time by the
     /// parallel engine on all threads; smaller maps run side by side, one
     /// thread each.
-    #[arg(long, value_name = "N", default_value_t = LARGE_STATES)]
+    #[arg(long, value_name = "N", default_value = LARGE_STATES, value_parser = crate::cli::numbers::parse_count)]
     large_states: u64,
     /// Save each map's table (`solve --save`) in DIR, named after the map
     /// file (`NAME.rtb`; maps with the same name in different folders get
@@ -210,11 +211,14 @@ fn print_summary(
     seconds: f64,
 ) -> std::io::Result<()> {
     let dash = || "-".to_string();
-    let mut lines: Vec<[String; 5]> = rows
+    let percent = |share: Option<f64>| share.map_or_else(dash, |s| format!("{:.1}%", 100.0 * s));
+    let mut lines: Vec<[String; 7]> = rows
         .iter()
         .map(|r| {
             [
                 r.path.clone(),
+                r.exits.map_or_else(dash, |e| e.to_string()),
+                percent(r.share.map(|s| s.cop_wins)),
                 r.result.map_or_else(dash, str::to_string),
                 r.dte.map_or_else(dash, |d| d.to_string()),
                 r.seconds.map_or_else(dash, |s| format!("{s:.3}")),
@@ -224,6 +228,8 @@ fn print_summary(
         .chain(resumed.iter().map(|p| {
             [
                 p.path.clone(),
+                p.exits.map_or_else(dash, |e| e.to_string()),
+                percent(p.cop_wins),
                 p.result.clone().unwrap_or_else(dash),
                 p.dte.map_or_else(dash, |d| d.to_string()),
                 p.seconds.map_or_else(dash, |s| format!("{s:.3}")),
@@ -232,8 +238,11 @@ fn print_summary(
         }))
         .collect();
     lines.sort_by(|a, b| Path::new(&a[0]).cmp(Path::new(&b[0])));
-    let header = ["path", "result", "dte", "seconds", "status"].map(str::to_string);
-    let widths: Vec<usize> = (0..4)
+    let header = [
+        "map", "exits", "cop wins", "result", "dte", "seconds", "status",
+    ]
+    .map(str::to_string);
+    let widths: Vec<usize> = (0..6)
         .map(|k| {
             lines
                 .iter()
@@ -246,16 +255,20 @@ fn print_summary(
     for line in [&header].into_iter().chain(&lines) {
         writeln!(
             out,
-            "{:<w0$}  {:<w1$}  {:>w2$}  {:>w3$}  {}",
+            "{:<w0$}  {:>w1$}  {:>w2$}  {:<w3$}  {:>w4$}  {:>w5$}  {}",
             line[0],
             line[1],
             line[2],
             line[3],
             line[4],
+            line[5],
+            line[6],
             w0 = widths[0],
             w1 = widths[1],
             w2 = widths[2],
             w3 = widths[3],
+            w4 = widths[4],
+            w5 = widths[5],
         )?;
     }
     let solved = rows.iter().filter(|r| r.status == OK).count();

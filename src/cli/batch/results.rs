@@ -76,7 +76,9 @@ pub(super) struct Longest {
 pub(super) struct Row {
     /// The map file as found (the path given joined with the walk), for
     /// people: names that are not UTF-8 are shown lossily here and kept
-    /// exactly in `path_hex`.
+    /// exactly in `path_hex`. Named `map` in the file, as in every
+    /// command's JSON.
+    #[serde(rename = "map")]
     pub(super) path: String,
     /// `seed` or `movingai`; null when the map could not be read.
     pub(super) format: Option<&'static str>,
@@ -88,6 +90,9 @@ pub(super) struct Row {
     pub(super) cells: Option<u64>,
     /// Exit cells.
     pub(super) exits: Option<u64>,
+    /// FNV-1a checksum of the exit cells (16 hex digits; `solve --json`
+    /// gives the same value and lists the cells).
+    pub(super) exit_checksum: Option<String>,
     /// States: 2 * cells^2.
     pub(super) states: Option<u64>,
     /// The start's verdict (`cop-wins`, `thief-escapes`, `draw`); null
@@ -122,6 +127,7 @@ pub(super) struct Row {
     pub(super) flags: String,
     /// The raw bytes of the path in hexadecimal when it is not UTF-8 (null
     /// otherwise): the row's key, so such names never collide.
+    #[serde(rename = "map_hex")]
     pub(super) path_hex: Option<String>,
     /// `ok`, `skipped: too large`, or the error (with file:line:column for
     /// malformed maps).
@@ -129,13 +135,14 @@ pub(super) struct Row {
 }
 
 /// Column names of the CSV results file; nested JSON fields are flattened.
-pub(super) const CSV_COLUMNS: [&str; 29] = [
-    "path",
+pub(super) const CSV_COLUMNS: [&str; 30] = [
+    "map",
     "format",
     "width",
     "height",
     "cells",
     "exits",
+    "exit_checksum",
     "states",
     "result",
     "dte",
@@ -157,7 +164,7 @@ pub(super) const CSV_COLUMNS: [&str; 29] = [
     "array_bytes",
     "peak_memory_bytes",
     "flags",
-    "path_hex",
+    "map_hex",
     "status",
 ];
 
@@ -215,7 +222,8 @@ impl Row {
     pub(super) fn text(&self, format: OutFormat) -> String {
         match format {
             OutFormat::JsonLines => {
-                let mut line = serde_json::to_string(self).expect("rows serialize");
+                let mut line = serde_json::to_string(&crate::cli::schema::versioned(self))
+                    .expect("rows serialize");
                 line.push('\n');
                 line
             }
@@ -228,6 +236,7 @@ impl Row {
                     opt(self.height),
                     opt(self.cells),
                     opt(self.exits),
+                    opt(self.exit_checksum.as_deref()),
                     opt(self.states),
                     opt(self.result),
                     opt(self.dte),
@@ -290,6 +299,10 @@ pub(super) struct Previous {
     pub(super) dte: Option<u64>,
     /// Seconds it took then.
     pub(super) seconds: Option<f64>,
+    /// Its exit cells.
+    pub(super) exits: Option<u64>,
+    /// The share of start pairs the cop wins.
+    pub(super) cop_wins: Option<f64>,
     /// The row as it is written back, with its line end.
     pub(super) text: String,
 }
@@ -389,7 +402,7 @@ fn read_json_lines(
     bytes: &[u8],
     foreign: &dyn Fn(u64, &str) -> anyhow::Error,
 ) -> Result<Vec<(u64, Parsed)>> {
-    let keys = match serde_json::to_value(Row::default()) {
+    let keys = match serde_json::to_value(crate::cli::schema::versioned(&Row::default())) {
         Ok(serde_json::Value::Object(map)) => map.keys().cloned().collect::<HashSet<_>>(),
         _ => unreachable!("a row serializes to an object"),
     };
@@ -408,11 +421,14 @@ fn read_json_lines(
         }
         let string = |name: &str| object.get(name).and_then(|v| v.as_str());
         let (Some(path), Some(status), Some(flags)) =
-            (string("path"), string("status"), string("flags"))
+            (string("map"), string("status"), string("flags"))
         else {
-            return Err(foreign(line, "path, status or flags is not a string"));
+            return Err(foreign(line, "map, status or flags is not a string"));
         };
-        let key = key_of(path, string("path_hex")).ok_or_else(|| foreign(line, "bad path_hex"))?;
+        if object.get("schema") != Some(&serde_json::Value::from(crate::cli::schema::SCHEMA)) {
+            return Err(foreign(line, "another schema"));
+        }
+        let key = key_of(path, string("map_hex")).ok_or_else(|| foreign(line, "bad map_hex"))?;
         rows.push((
             line,
             Parsed {
@@ -421,6 +437,11 @@ fn read_json_lines(
                     path: path.to_string(),
                     result: string("result").map(str::to_string),
                     dte: object.get("dte").and_then(serde_json::Value::as_u64),
+                    exits: object.get("exits").and_then(serde_json::Value::as_u64),
+                    cop_wins: object
+                        .get("share")
+                        .and_then(|s| s.get("cop_wins"))
+                        .and_then(serde_json::Value::as_f64),
                     seconds: object.get("seconds").and_then(serde_json::Value::as_f64),
                     text: text.to_string(),
                 },
@@ -462,16 +483,18 @@ fn read_csv(
         })?;
         let line = record.position().map_or(0, csv::Position::line);
         let field = |name: &str| Some(&record[column(name)]).filter(|f| !f.is_empty());
-        let key = key_of(&record[column("path")], field("path_hex"))
-            .ok_or_else(|| foreign(line, "bad path_hex"))?;
+        let key = key_of(&record[column("map")], field("map_hex"))
+            .ok_or_else(|| foreign(line, "bad map_hex"))?;
         rows.push((
             line,
             Parsed {
                 previous: Previous {
                     key,
-                    path: record[column("path")].to_string(),
+                    path: record[column("map")].to_string(),
                     result: field("result").map(str::to_string),
                     dte: field("dte").and_then(|d| d.parse().ok()),
+                    exits: field("exits").and_then(|d| d.parse().ok()),
+                    cop_wins: field("share_cop_wins").and_then(|d| d.parse().ok()),
                     seconds: field("seconds").and_then(|s| s.parse().ok()),
                     text: csv_record(record.iter()),
                 },

@@ -186,6 +186,10 @@ fn plan(path: &Path, batch: &Batch<'_>) -> Result<Job, Box<Row>> {
             width: Some(map.grid.width()),
             height: Some(map.grid.height()),
             cells: Some(map.grid.cells() as u64),
+            // The exits are known without solving: a skipped row still
+            // shows whether the exit flags found any on this map.
+            exits: Some(board.exits.count_ones() as u64),
+            exit_checksum: Some(format!("{:016x}", board.exit_checksum())),
             states: Some(states),
             status: TOO_LARGE.to_string(),
             ..Row::new(path, batch.flags)
@@ -242,6 +246,7 @@ fn solve_job(job: &Job, batch: &Batch<'_>, config: &EngineConfig, reporter: &Rep
         height: Some(report.height),
         cells: Some(report.cells),
         exits: Some(report.exits),
+        exit_checksum: Some(report.exit_checksum.clone()),
         states: Some(report.states),
         result: report.result,
         dte: report.dte,

@@ -198,7 +198,7 @@ pub(super) fn grundy(args: &GrundyArgs, out: &mut impl Write) -> Result<()> {
         if show_table {
             report.grundy = Some(values.chunks(args.cols).map(<[u32]>::to_vec).collect());
         }
-        serde_json::to_writer(&mut *out, &report)?;
+        serde_json::to_writer(&mut *out, &crate::cli::schema::versioned(&report))?;
         writeln!(out)?;
         return Ok(());
     }

@@ -1,0 +1,27 @@
+//! The JSON vocabulary shared by every command's `--json` output and JSON
+//! exports: each object starts with `"schema": 1`; the input file is
+//! `map`; values for the player to move are `win`, `loss`, `draw`; verdicts
+//! from the cop's side `cop-wins`, `thief-escapes`, `draw`; cells are
+//! `[row, column]`. A change that renames or removes a key, or changes a
+//! value's meaning, raises [`SCHEMA`].
+
+use serde::Serialize;
+
+/// Version of the JSON vocabulary.
+pub(crate) const SCHEMA: u32 = 1;
+
+/// An object with `"schema"` first, then `body`'s own keys.
+#[derive(Serialize)]
+pub(crate) struct Versioned<'a, T: Serialize> {
+    schema: u32,
+    #[serde(flatten)]
+    body: &'a T,
+}
+
+/// Wraps `body` (which must serialize as an object) with the schema key.
+pub(crate) fn versioned<T: Serialize>(body: &T) -> Versioned<'_, T> {
+    Versioned {
+        schema: SCHEMA,
+        body,
+    }
+}
