@@ -251,6 +251,67 @@ impl Bits {
         outcome_in(&self.layout, s, |i| self.word(i))
     }
 
+    /// Values of states `range` packed 2 bits each into `out` (zeroed, see
+    /// [`Solution::fill_values`](super::Solution::fill_values)). Walks the
+    /// states in order, so the cop, thief and record follow by increments
+    /// (no division per state), and reads each thief's word of the two
+    /// bitsets of the player to move.
+    pub(super) fn fill_values(&self, range: Range<u64>, out: &mut [u8]) {
+        if range.is_empty() {
+            return;
+        }
+        let layout = &self.layout;
+        let words = self.region.atomics::<AtomicU64>();
+        let cells = layout.cells as u64;
+        let record = layout.record();
+        let pair = range.start >> 1;
+        let mut cop = (pair / cells) as usize;
+        let mut thief = (pair % cells) as usize;
+        let mut thief_moves = range.start & 1 == 1;
+        let mut base = cop * record;
+        let len = (range.end - range.start) as usize;
+        // The four words holding the current thief cell's bits, loaded once
+        // per word (neighbouring thief cells mostly share a word), and the
+        // output byte built in a register.
+        let row = layout.words;
+        let mut current = usize::MAX;
+        let mut bits = [0u64; KINDS];
+        let mut byte = 0u8;
+        for i in 0..len {
+            let bit = layout.pos[thief] as usize;
+            let at = base + bit / 64;
+            if at != current {
+                current = at;
+                for (kind, b) in bits.iter_mut().enumerate() {
+                    *b = words[at + kind * row].load(Relaxed);
+                }
+            }
+            let (win, loss) = if thief_moves { (TW, TL) } else { (CW, CL) };
+            let shift = bit % 64;
+            let w = (bits[win] >> shift) & 1;
+            let l = (bits[loss] >> shift) & 1;
+            // WIN first, as in `outcome_in` (both bits are never set).
+            let code = (w | ((l & !w) << 1)) as u8;
+            byte |= code << (2 * (i % 4));
+            if i % 4 == 3 {
+                out[i / 4] = byte;
+                byte = 0;
+            }
+            if thief_moves {
+                thief += 1;
+                if thief == layout.cells {
+                    thief = 0;
+                    cop += 1;
+                    base = cop * record;
+                }
+            }
+            thief_moves = !thief_moves;
+        }
+        if len % 4 != 0 {
+            out[len / 4] = byte;
+        }
+    }
+
     /// WIN / LOSS / DRAW counts over all states: popcounts of the bitsets
     /// (bits outside free cells, and terminal positions the rules exclude,
     /// are never set).

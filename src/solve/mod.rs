@@ -323,6 +323,19 @@ impl CellStore {
     }
 }
 
+/// Packs the values of cells `start .. start + len` 2 bits each into
+/// `out` (zeroed): monomorphic, so the loop has no dispatch.
+fn pack_cells<C: Cells + ?Sized>(cells: &C, start: usize, len: usize, out: &mut [u8]) {
+    for (k, byte) in out.iter_mut().enumerate() {
+        let first = 4 * k;
+        let mut b = 0u8;
+        for j in 0..(len - first).min(4) {
+            b |= (cells.outcome(start + first + j) as u8) << (2 * j);
+        }
+        *byte = b;
+    }
+}
+
 /// The arrays of a solve as the propagation pages them out of core.
 struct ArrayPager<'a> {
     cells: &'a CellStore,
@@ -412,6 +425,91 @@ impl Solution {
         Some(Dte(u32::from(
             table.atomics::<AtomicU16>()[s as usize].load(Relaxed),
         )))
+    }
+
+    /// Values of states `range`, packed 2 bits each: the code of state
+    /// `range.start + i` (`Outcome as u8`: draw 0, win 1, loss 2) in bits
+    /// `2 * (i % 4)` of `out[i / 4]`; the spare bits of the last byte are 0.
+    /// Equal to [`Solution::outcome`] state by state, but one dispatch per
+    /// call and a tight loop per storage kind, for tables and scans.
+    ///
+    /// # Panics
+    /// If `range` reaches past the last state or `out` does not have
+    /// `range`'s length divided by 4, rounded up, bytes.
+    pub fn fill_values(&self, range: std::ops::Range<u64>, out: &mut [u8]) {
+        assert!(range.start <= range.end && range.end <= self.states);
+        let len = (range.end - range.start) as usize;
+        assert_eq!(out.len(), len.div_ceil(4), "fill_values: wrong buffer size");
+        out.fill(0);
+        match &self.labels {
+            Labels::Cells(CellStore::Narrow(r)) => {
+                pack_cells(r.atomics::<AtomicU8>(), range.start as usize, len, out);
+            }
+            Labels::Cells(CellStore::Wide(r)) => {
+                pack_cells(r.atomics::<AtomicU32>(), range.start as usize, len, out);
+            }
+            Labels::Bits(bits) => bits.fill_values(range, out),
+        }
+    }
+
+    /// Distances to end of states `range` into `out` (one per state): what
+    /// [`Solution::dte`] gives, in plies, with 0 for `None` (draws, and
+    /// states without a stored distance).
+    ///
+    /// # Panics
+    /// If `range` reaches past the last state or `out` is not as long as
+    /// `range`.
+    pub fn fill_dte(&self, range: std::ops::Range<u64>, out: &mut [u16]) {
+        // Values a chunk at a time, so no buffer grows with `range`.
+        const CHUNK: u64 = 1 << 12;
+        assert_eq!(out.len() as u64, range.end.saturating_sub(range.start));
+        let mut values = [0u8; (CHUNK / 4) as usize];
+        let mut first = range.start;
+        for chunk in out.chunks_mut(CHUNK as usize) {
+            let last = first + chunk.len() as u64;
+            let values = &mut values[..chunk.len().div_ceil(4)];
+            self.fill_values(first..last, values);
+            self.fill_dte_with(first..last, values, chunk);
+            first = last;
+        }
+    }
+
+    /// [`Solution::fill_dte`] given the packed values of `range` (from
+    /// [`Solution::fill_values`]), so a caller that has them reads the
+    /// labels once.
+    pub(crate) fn fill_dte_with(
+        &self,
+        range: std::ops::Range<u64>,
+        values: &[u8],
+        out: &mut [u16],
+    ) {
+        assert!(range.start <= range.end && range.end <= self.states);
+        assert_eq!(out.len() as u64, range.end - range.start);
+        assert_eq!(values.len(), out.len().div_ceil(4));
+        match &self.dte {
+            Some(table) => {
+                let table = &table.atomics::<AtomicU16>()[range.start as usize..range.end as usize];
+                // Draws read as 0 whatever the table holds: a mask from each
+                // 2-bit code (0 for a draw, all ones otherwise), no branch.
+                for (k, (out, table)) in out.chunks_mut(4).zip(table.chunks(4)).enumerate() {
+                    let byte = values[k];
+                    for (j, (d, t)) in out.iter_mut().zip(table).enumerate() {
+                        let code = (byte >> (2 * j)) & 3;
+                        *d = t.load(Relaxed) & 0u16.wrapping_sub(u16::from(code != 0));
+                    }
+                }
+            }
+            None => out.fill(0),
+        }
+        // The tracked state's distance wins over the table (as in `dte`).
+        if let Some((tracked, dte)) = self.tracked {
+            if range.contains(&tracked) {
+                let i = (tracked - range.start) as usize;
+                if (values[i / 4] >> (2 * (i % 4))) & 3 != Outcome::Draw as u8 {
+                    out[i] = dte.map_or(0, |d| d.plies().min(u32::from(u16::MAX)) as u16);
+                }
+            }
+        }
     }
 
     /// Whether a full distance table was kept.

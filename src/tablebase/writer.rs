@@ -1,5 +1,6 @@
-//! Streams a [`Solution`] into a table: state by state through its public
-//! accessors, a batch of blocks at a time packed and compressed in
+//! Streams a [`Solution`] into a table: a unit of blocks at a time through
+//! its bulk accessors ([`Solution::fill_values`], [`Solution::fill_dte`]'s
+//! crate-internal twin), a batch of units packed and compressed in
 //! parallel, then written in order. Out of core, each batch's pages of the
 //! solution are released after use, so the writer's resident memory is a
 //! few blocks on top of the solve's window.
@@ -12,7 +13,7 @@ use super::format::{
     encode_entry, encode_header, encode_trailer, BlockEntry, HeaderBody, Trailer, DTE_BLOCK_STATES,
     VALUE_BLOCK_STATES, ZSTD_LEVEL,
 };
-use crate::{CopsAndThief, Counts, Game, Outcome, Solution};
+use crate::{CopsAndThief, Counts, Game, Solution};
 
 /// What [`write_tablebase`] wrote.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -192,32 +193,26 @@ fn pack_unit(
 ) -> io::Result<Unit> {
     let start = u * VALUE_BLOCK_STATES;
     let end = (start + VALUE_BLOCK_STATES).min(n);
-    let mut values = vec![0u8; (end - start).div_ceil(4) as usize];
-    let mut raw = Vec::with_capacity(if has_dte {
-        2 * (end - start) as usize
-    } else {
-        0
-    });
-    // Indexed by the 2-bit code (draw, win, loss): no branch per state.
-    let mut counts = [0u64; 3];
+    let len = (end - start) as usize;
+    // Bulk reads: one dispatch per unit, a tight loop per storage kind.
+    let mut values = vec![0u8; len.div_ceil(4)];
+    solution.fill_values(start..end, &mut values);
+    let (win, loss) = count_codes(&values);
+    let counts = Counts {
+        win,
+        loss,
+        draw: len as u64 - win - loss,
+    };
     let mut max_dte = 0;
-    // One pass over the solution's arrays for both tables.
-    for s in start..end {
-        let v = solution.outcome(s);
-        counts[v as usize] += 1;
-        let i = (s - start) as usize;
-        values[i / 4] |= (v as u8) << (2 * (i % 4));
-        if has_dte {
-            // Draws have no distance; 0 keeps the runs long.
-            let d = if v == Outcome::Draw {
-                0
-            } else {
-                solution
-                    .dte(s)
-                    .map_or(0, |d| d.plies().min(u32::from(u16::MAX)))
-            };
-            max_dte = max_dte.max(d);
-            raw.extend_from_slice(&(d as u16).to_le_bytes());
+    let mut raw = Vec::new();
+    if has_dte {
+        // Draws have no distance; 0 keeps the runs long.
+        let mut dte = vec![0u16; len];
+        solution.fill_dte_with(start..end, &values, &mut dte);
+        max_dte = u32::from(dte.iter().copied().max().unwrap_or(0));
+        raw.reserve_exact(2 * len);
+        for d in &dte {
+            raw.extend_from_slice(&d.to_le_bytes());
         }
     }
     let values = compressor.compress(&values)?;
@@ -228,11 +223,52 @@ fn pack_unit(
     Ok(Unit {
         values,
         dte,
-        counts: Counts {
-            draw: counts[Outcome::Draw as usize],
-            win: counts[Outcome::Win as usize],
-            loss: counts[Outcome::Loss as usize],
-        },
+        counts,
         max_dte,
     })
+}
+
+/// WIN and LOSS counts of packed 2-bit codes (win 01, loss 10; padding
+/// codes are 00, draws): popcounts over 8 bytes at a time.
+fn count_codes(values: &[u8]) -> (u64, u64) {
+    const LOW: u64 = 0x5555_5555_5555_5555;
+    let count = |w: u64| {
+        (
+            u64::from((w & !(w >> 1) & LOW).count_ones()),
+            u64::from((!w & (w >> 1) & LOW).count_ones()),
+        )
+    };
+    let mut chunks = values.chunks_exact(8);
+    let (mut win, mut loss) = (0, 0);
+    for c in &mut chunks {
+        let (w, l) = count(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        win += w;
+        loss += l;
+    }
+    let mut last = [0u8; 8];
+    last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    let (w, l) = count(u64::from_le_bytes(last));
+    (win + w, loss + l)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count_codes;
+
+    #[test]
+    fn count_codes_matches_a_per_code_count() {
+        // Every byte value, in an odd length so the tail path runs too.
+        let values: Vec<u8> = (0..=255u8).chain(0..7).collect();
+        let (mut win, mut loss) = (0, 0);
+        for b in &values {
+            for j in 0..4 {
+                match (b >> (2 * j)) & 3 {
+                    1 => win += 1,
+                    2 => loss += 1,
+                    _ => {}
+                }
+            }
+        }
+        assert_eq!(count_codes(&values), (win, loss));
+    }
 }

@@ -639,7 +639,7 @@ fn thief_first_start_is_the_thief_to_move_state() {
 
 // Property tests on tiny random grids.
 
-fn arena_strategy() -> impl Strategy<Value = Arena> {
+pub fn arena_strategy() -> impl Strategy<Value = Arena> {
     (1usize..=5, 1usize..=5).prop_flat_map(|(height, width)| {
         proptest::collection::vec(0u8..10, height * width).prop_map(move |kinds| {
             let rows: Vec<String> = kinds
@@ -659,7 +659,7 @@ fn arena_strategy() -> impl Strategy<Value = Arena> {
     })
 }
 
-fn variant_strategy() -> impl Strategy<Value = Variant> {
+pub fn variant_strategy() -> impl Strategy<Value = Variant> {
     (0u32..64).prop_map(Variant::from_bits)
 }
 

@@ -708,3 +708,68 @@ fn batch_saves_one_table_per_map() {
     assert_eq!(o.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Checks `Solution::fill_values` and `Solution::fill_dte` against the
+/// per-state accessors on every state and on a few unaligned sub-ranges.
+fn check_bulk_accessors(label: &str, solution: &Solution, cuts: &[(u64, u64)]) {
+    let n = solution.states();
+    let mut ranges = Vec::new();
+    ranges.push(0..n);
+    for &(a, b) in cuts {
+        if n > 0 {
+            let (a, b) = (a % (n + 1), b % (n + 1));
+            ranges.push(a.min(b)..a.max(b));
+        }
+    }
+    for range in ranges {
+        let len = (range.end - range.start) as usize;
+        // Stale bytes in the buffers: the accessors must overwrite them.
+        let mut values = vec![0xffu8; len.div_ceil(4)];
+        solution.fill_values(range.clone(), &mut values);
+        let mut dte = vec![0xffffu16; len];
+        solution.fill_dte(range.clone(), &mut dte);
+        for (i, s) in range.clone().enumerate() {
+            let code = (values[i / 4] >> (2 * (i % 4))) & 3;
+            assert_eq!(
+                code,
+                solution.outcome(s) as u8,
+                "{label}: value of state {s} in {range:?}"
+            );
+            let want = solution.dte(s).map_or(0, |d| d.plies().min(65535) as u16);
+            assert_eq!(dte[i], want, "{label}: dte of state {s} in {range:?}");
+        }
+        if len % 4 != 0 {
+            assert_eq!(values[len / 4] >> (2 * (len % 4)), 0, "{label}: padding");
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn tablebase_bulk_accessors_equal_per_state_ones(
+        arena in crate::agree::arena_strategy(),
+        variant in crate::agree::variant_strategy(),
+        cuts in proptest::collection::vec((0u64..4000, 0u64..4000), 3),
+    ) {
+        let game = crate_game(&arena, variant);
+        let dir = temp_dir("bulk-accessors");
+        let mut configs = crate::agree::engine_configs();
+        configs.extend(crate::agree::scratch_configs(&dir));
+        for config in configs {
+            for table in [false, true] {
+                // Without a table, the tracked state is the one distance.
+                let tracked = game.start().or((game.state_count() > 0).then_some(0));
+                let options = config
+                    .options
+                    .clone()
+                    .with_dte_table(table)
+                    .with_tracked_state(tracked);
+                let solution = solve(&game, &options).expect("solve");
+                check_bulk_accessors(&format!("{} dte_table={table}", config.name), &solution, &cuts);
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
