@@ -219,6 +219,7 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
         verified: None,
         summary: None,
         scenario: None,
+        saved: None,
     };
     let full = ClusterReport {
         base: &report,

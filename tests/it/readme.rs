@@ -11,7 +11,8 @@
 //!   measure the run (`seconds`, `peak_memory_bytes`, `threads`, `engine`,
 //!   `array_bytes`).
 //! - ```` ```sh ```` blocks: every line that starts with `retrograde ` runs
-//!   and must succeed; other lines (cargo, python) are not run here.
+//!   and must succeed; other lines (cargo, python) are not run here, nor is
+//!   `retrograde serve`, which runs until stopped (`serve.rs` tests it).
 //! - ```` ```text ```` blocks are shown, not run: a measurement over data
 //!   outside the repository, a synopsis, commands that need a cargo
 //!   feature or a cluster.
@@ -69,7 +70,7 @@ fn examples(readme: &str) -> Vec<Example> {
             }
             Some("sh") => {
                 let command = line.split(" #").next().unwrap_or("").trim();
-                if command.starts_with("retrograde ") {
+                if command.starts_with("retrograde ") && !command.starts_with("retrograde serve ") {
                     out.push(Example {
                         line: number,
                         command: command.to_string(),
