@@ -89,6 +89,12 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
             )
             .into());
         }
+        if args.save.is_some() {
+            return Err(UsageError(
+                "--save with --processes: a partitioned solve writes no tablebase yet (shards are not built); solve on one machine to save a table".into(),
+            )
+            .into());
+        }
         return super::distributed::run(&args, &args.cluster);
     }
     let config = args.engine.resolve_grid()?;
