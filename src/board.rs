@@ -5,7 +5,7 @@ use bitvec::vec::BitVec;
 
 use crate::error::{Error, Result};
 use crate::format::{Coord, Map};
-use crate::Grid;
+use crate::grid::{Grid, STEPS};
 
 /// A rule that adds exits without naming each cell.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -223,7 +223,7 @@ fn rim_cells(grid: &Grid) -> Vec<u32> {
         }
     }
     while let Some((r, c)) = stack.pop() {
-        for (dr, dc) in NEIGHBOURS {
+        for (dr, dc) in STEPS {
             let (nr, nc) = (r as i64 + dr, c as i64 + dc);
             if nr < 0 || nc < 0 || nr >= h as i64 || nc >= w as i64 {
                 continue;
@@ -238,7 +238,7 @@ fn rim_cells(grid: &Grid) -> Vec<u32> {
     (0..grid.cells() as u32)
         .filter(|&id| {
             let (r, c) = grid.coords(id);
-            NEIGHBOURS.iter().any(|&(dr, dc)| {
+            STEPS.iter().any(|&(dr, dc)| {
                 let (nr, nc) = (r as i64 + dr, c as i64 + dc);
                 nr < 0
                     || nc < 0
@@ -249,18 +249,6 @@ fn rim_cells(grid: &Grid) -> Vec<u32> {
         })
         .collect()
 }
-
-/// The 8-neighbourhood.
-const NEIGHBOURS: [(i64, i64); 8] = [
-    (-1, -1),
-    (-1, 0),
-    (-1, 1),
-    (0, -1),
-    (0, 1),
-    (1, -1),
-    (1, 0),
-    (1, 1),
-];
 
 /// SplitMix64 step (Steele, Lea and Flood), a small seeded generator.
 pub(crate) fn splitmix64(state: &mut u64) -> u64 {

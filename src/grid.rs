@@ -130,3 +130,17 @@ impl Grid {
         &self.free
     }
 }
+
+/// The eight steps to a cell's 8-neighbourhood, row-major around the
+/// centre: the moves of the grid game and the rim of `--exits rim` both
+/// walk them.
+pub(crate) const STEPS: [(i64, i64); 8] = [
+    (-1, -1),
+    (-1, 0),
+    (-1, 1),
+    (0, -1),
+    (0, 1),
+    (1, -1),
+    (1, 0),
+    (1, 1),
+];

@@ -13,6 +13,7 @@ use std::ops::Range;
 
 use crate::board::Board;
 use crate::game::{Game, Initial};
+use crate::grid::STEPS;
 use crate::{Outcome, Terminal, Verdict};
 
 /// The rule variants (`docs/rules.md`). `Rules::default()` is the standard game:
@@ -246,18 +247,6 @@ impl CopsAndThief {
         }
     }
 }
-
-/// The eight steps, row-major around the centre.
-const STEPS: [(i64, i64); 8] = [
-    (-1, -1),
-    (-1, 0),
-    (-1, 1),
-    (0, -1),
-    (0, 1),
-    (1, -1),
-    (1, 0),
-    (1, 1),
-];
 
 impl Game for CopsAndThief {
     fn state_count(&self) -> u64 {
