@@ -132,7 +132,7 @@ pub(crate) fn run(args: InfoArgs) -> Result<i32, Failure> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
-        serde_json::to_writer(&mut out, &r)?;
+        serde_json::to_writer(&mut out, &super::schema::versioned(&r))?;
         writeln!(out)?;
         return Ok(0);
     }
@@ -157,11 +157,7 @@ pub(crate) fn run(args: InfoArgs) -> Result<i32, Failure> {
             r.rules.join(" ")
         }
     )?;
-    writeln!(
-        out,
-        "states: {} (win {}, loss {}, draw {}; values for the player to move)",
-        r.states, r.counts.win, r.counts.loss, r.counts.draw
-    )?;
+    writeln!(out, "{}", r.counts.states_line(r.states))?;
     writeln!(
         out,
         "solved by: {} engine, {} levels; distances: {}",

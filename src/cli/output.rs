@@ -25,6 +25,17 @@ pub(crate) struct CountsJson {
     pub(crate) draw: u64,
 }
 
+impl CountsJson {
+    /// The `states:` line of `solve` and `info`: every state and how they
+    /// split, for the player to move.
+    pub(crate) fn states_line(&self, states: u64) -> String {
+        format!(
+            "states: {states} (win {}, loss {}, draw {}; values for the player to move)",
+            self.win, self.loss, self.draw
+        )
+    }
+}
+
 impl From<retrograde::Counts> for CountsJson {
     fn from(c: retrograde::Counts) -> Self {
         CountsJson {

@@ -448,11 +448,7 @@ pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std
         "map: {} ({}, {} x {}, {} free cells, {} exits)",
         r.map, r.format, r.height, r.width, r.cells, r.exits
     )?;
-    writeln!(
-        out,
-        "states: {} (win {}, loss {}, draw {}; values for the player to move)",
-        r.states, r.counts.win, r.counts.loss, r.counts.draw
-    )?;
+    writeln!(out, "{}", r.counts.states_line(r.states))?;
     writeln!(
         out,
         "engine: {} ({} thread{}), {}",

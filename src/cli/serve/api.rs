@@ -273,7 +273,7 @@ impl Served {
                 let t = &self.tables[table];
                 let json =
                     position_json(&t.tablebase, &t.position(key)?).map_err(|e| t.failed(&e))?;
-                Bytes::from(json.to_string())
+                Bytes::from(serde_json::to_string(&json).expect("a position serializes"))
             }
             Request::Row { table, fixed, turn } => self.tables[table].row(fixed, turn)?,
             Request::Play { table, key, max } => self.tables[table].play(key, max)?,
