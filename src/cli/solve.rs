@@ -416,7 +416,7 @@ pub(crate) fn solve_loaded(
 }
 
 /// Who moves first in a start pair.
-fn first_mover(game: &CopsAndThief) -> Turn {
+pub(crate) fn first_mover(game: &CopsAndThief) -> Turn {
     if game.rules().thief_first {
         Turn::Thief
     } else {
