@@ -447,10 +447,11 @@ fn print_pairs(
     let failed = rows.iter().filter(|r| r.is_failure()).count();
     writeln!(
         out,
-        "{} pairs on {maps} maps ({}): {answered} answered, {failed} failed, \
+        "{} pairs on {maps} map{} ({}): {answered} answered, {failed} failed, \
          {skipped} skipped (too large), {} already done (--resume); \
          {} maps named by no entry; {} other files ignored; {:.2} s",
         rows.len() + resumed.len(),
+        if maps == 1 { "" } else { "s" },
         if xy { "x,y" } else { "row,col" },
         resumed.len(),
         totals.unnamed,
