@@ -153,15 +153,8 @@ fn batch_scen_resumes_by_pair_and_never_takes_a_map_row_for_a_pair() {
     let dir = temp_dir("scen-resume");
     let out = dir.join("r.jsonl");
     // A whole-map batch first: its row stays, and it answers no pair.
-    let whole = [
-        "batch",
-        RANDOM,
-        "--exits",
-        "rim",
-        "--out",
-        out.to_str().unwrap(),
-        "-q",
-    ];
+    let o = out.to_str().unwrap();
+    let whole = ["batch", RANDOM, "--exits", "rim", "--out", o, "-q"];
     run_status(&whole, 0);
     let maps = std::fs::read_to_string(&out).unwrap();
     assert_eq!(maps.lines().count(), 1);
@@ -292,19 +285,17 @@ fn batch_scen_finds_maps_by_file_name_and_refuses_bad_entries_untouched() {
         assert_eq!(std::fs::read_to_string(out).unwrap(), "kept\n", "{e}");
     }
     // A start flag with --scen is a usage error.
-    run_refused(
-        &[
-            "batch",
-            "data/movingai",
-            "--scen",
-            SCEN,
-            "--cop",
-            "1,1",
-            "--out",
-            out,
-        ],
+    let with_cop = [
+        "batch",
+        "data/movingai",
+        "--scen",
+        SCEN,
         "--cop",
-    );
+        "1,1",
+        "--out",
+        out,
+    ];
+    run_refused(&with_cop, "--cop");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -309,6 +309,16 @@ fn write_table<K: Ord>(
     Ok(())
 }
 
+/// Rows solved, failed and skipped as too large.
+fn tally(rows: &[Row]) -> [usize; 3] {
+    let count = |keep: fn(&Row) -> bool| rows.iter().filter(|r| keep(r)).count();
+    [
+        count(|r| r.status == OK),
+        count(Row::is_failure),
+        count(|r| r.status == TOO_LARGE),
+    ]
+}
+
 fn dash() -> String {
     "-".to_string()
 }
@@ -355,9 +365,7 @@ fn print_summary(
         &[false, true, true, false, true, true],
         lines,
     )?;
-    let solved = rows.iter().filter(|r| r.status == OK).count();
-    let skipped = rows.iter().filter(|r| r.status == TOO_LARGE).count();
-    let failed = rows.iter().filter(|r| r.is_failure()).count();
+    let [solved, failed, skipped] = tally(rows);
     writeln!(
         out,
         "{} maps: {solved} solved, {failed} failed, {skipped} skipped (too large), \
@@ -442,9 +450,7 @@ fn print_pairs(
         &[false, false, true, true, false, true],
         lines,
     )?;
-    let answered = rows.iter().filter(|r| r.status == OK).count();
-    let skipped = rows.iter().filter(|r| r.status == TOO_LARGE).count();
-    let failed = rows.iter().filter(|r| r.is_failure()).count();
+    let [answered, failed, skipped] = tally(rows);
     writeln!(
         out,
         "{} pairs on {maps} map{} ({}): {answered} answered, {failed} failed, \
