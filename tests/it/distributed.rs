@@ -543,7 +543,8 @@ fn cli_shards_hold_what_a_local_table_holds() {
     for (k, bits) in [0u32, 13, 22, 45, 63].into_iter().enumerate() {
         let variant = Variant::from_bits(bits);
         let grid = random_grid(&mut rng, shapes[k % 4], 7);
-        let arena = add_random_starts(&mut rng, add_random_exits(&mut rng, grid));
+        let with_exits = add_random_exits(&mut rng, grid);
+        let arena = add_random_starts(&mut rng, with_exits);
         let bare = crate::oracle::Arena {
             cop: None,
             thief: None,
