@@ -22,11 +22,11 @@
 //! diagonal, cop passes, thief passes, corner cutting, thief first), flags
 //! u8 (bit 0: distances included; bit 1: a shard), cop start row u32 and
 //! column u32 (`u32::MAX` for none), thief start likewise, states per
-//! values block u64, states per distance block u64, engine name (u8 length
-//! + bytes), the free-cell bitmap (rows * columns bits, row-major, LSB
-//! first), the exit bitmap (one bit per free cell id); then, for a shard
-//! only: shard index u32, shard count u32, first state u64, end state u64,
-//! first cop row u32, end cop row u32.
+//! values block u64, states per distance block u64, engine name (a u8
+//! length, then the bytes), the free-cell bitmap (rows * columns bits,
+//! row-major, LSB first), the exit bitmap (one bit per free cell id);
+//! then, for a shard only: shard index u32, shard count u32, first state
+//! u64, end state u64, first cop row u32, end cop row u32.
 //!
 //! A shard (one per process of a partitioned solve) holds the states
 //! `first .. end` (the cop cells of rows `first row .. end row`): its
