@@ -564,6 +564,14 @@ fn cli_shards_hold_what_a_local_table_holds() {
             flags,
         ));
     }
+    // One row: with 2 or 3 processes the first shards hold no states.
+    let corridor = dir.join("corridor.txt");
+    std::fs::write(&corridor, "1 6\nC...TE\n").expect("map");
+    cases.push((
+        "one-row corridor".into(),
+        corridor.display().to_string(),
+        Vec::new(),
+    ));
     cases.push((
         "maze-32-32-2".into(),
         data("data/maps/movingai/maze-32-32-2.map"),
