@@ -35,7 +35,8 @@ impl From<Side> for Turn {
 /// Flags of `query`.
 #[derive(ClapArgs, Debug)]
 pub(crate) struct QueryArgs {
-    /// Table file written by `solve --save`.
+    /// Table file written by `solve --save` (for a partitioned solve: any
+    /// shard, or the name it was saved under).
     table: PathBuf,
     /// The cop's cell ROW,COL (0-based; X,Y with --xy).
     #[arg(long, value_name = "ROW,COL", value_parser = parse_coord, required_unless_present_any = ["stdin", "scen"])]
