@@ -66,8 +66,13 @@ pub struct StoragePlan {
 /// window) plus a predecessor radius of pages on each side, so a cap below
 /// eight radii of arrays cannot be kept to and is refused with that
 /// minimum; a game without a radius keeps its whole arrays resident and
-/// needs a cap that holds them. The explicit engine in memory needs its
-/// graph plus the larger of its build scratch and the solve arrays.
+/// needs a cap that holds them. The bitboard engine on a grid map out of
+/// core works in windows of grid rows sized from the cap by the engine's
+/// own plan: its resident figure is the largest window's records and
+/// distances, one halo row read from the file, the engine's buffers and a
+/// kernel allowance; a cap below one grid row with those is refused with
+/// that minimum. The explicit engine in memory needs its graph plus the
+/// larger of its build scratch and the solve arrays.
 ///
 /// # Errors
 /// [`Error::TooLarge`] (memory, disk, or a cap below the minimum) and
