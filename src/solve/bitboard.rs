@@ -677,6 +677,7 @@ impl<'a> Run<'a> {
             None => Some(self.start(words)),
             Some(checkpoint) => {
                 let state = self.restore(checkpoint, words)?;
+                self.release_all();
                 level = state.level;
                 decided = state.decided;
                 found.tracked_dte = state.tracked.map(Dte);
@@ -715,6 +716,7 @@ impl<'a> Run<'a> {
                     let due = sink.poll(level);
                     if due != Due::No {
                         sink.save(&self.snapshot(words, level, decided, &found))?;
+                        self.release_all();
                     }
                     if due == Due::SaveAndStop {
                         return Err(Error::Stopped { level });

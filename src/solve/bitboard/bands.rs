@@ -282,6 +282,14 @@ impl Run<'_> {
         }
     }
 
+    /// Out of core: drops every page of the records and distances (after
+    /// a checkpoint read or wrote them all). A no-op in memory.
+    pub(super) fn release_all(&self) {
+        if let Some(banded) = &self.banded {
+            banded.release(self.layout, 0..self.layout.cells);
+        }
+    }
+
     /// One level: in memory, or window by window out of core.
     pub(super) fn step(&mut self, words: &mut [u64], level: u32) -> Stats {
         let Some(mut banded) = self.banded.take() else {
