@@ -851,8 +851,10 @@ fn cli_killed_cluster_resumes_from_its_checkpoints() {
         "--json",
     ];
     let whole = dir.join("whole.rtb");
-    let saved = |base: &Path| [&flags[..], &["--quiet", "--save", base.to_str().unwrap()]].concat();
-    let uninterrupted = run_cluster(&dir, 2, 1, &saved(&whole), false);
+    fn saved<'a>(flags: &[&'a str], base: &'a Path) -> Vec<&'a str> {
+        [flags, &["--quiet", "--save", base.to_str().unwrap()]].concat()
+    }
+    let uninterrupted = run_cluster(&dir, 2, 1, &saved(&flags, &whole), false);
 
     // Snapshots as often as levels end (0.0001 minutes: 6 ms), then
     // SIGKILL to both processes once each has saved one.
@@ -885,7 +887,7 @@ fn cli_killed_cluster_resumes_from_its_checkpoints() {
 
     // Resumed on both: the same report and the same table, state by state.
     let resumed_base = dir.join("resumed.rtb");
-    let mut resuming = saved(&resumed_base);
+    let mut resuming = saved(&flags, &resumed_base);
     resuming.retain(|f| *f != "--quiet");
     resuming.extend(["--resume", ck]);
     let resumed = run_cluster(&dir, 2, 1, &resuming, false);
