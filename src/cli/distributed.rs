@@ -37,8 +37,8 @@ use retrograde::distributed::{
 use retrograde::{load_map, Board, CopsAndThief, Game};
 use serde::Serialize;
 
-use super::common::{human_bytes, peak_memory, UsageError};
 use super::checkpoint;
+use super::common::{human_bytes, peak_memory, UsageError};
 use super::output::{Found, OutputTarget, SolveReport};
 use super::progress::Reporter;
 use super::solve::{print_text, save_with, SolveArgs};

@@ -101,12 +101,14 @@ impl Frontier {
     }
 
     /// The bitmap, one bit per state (for a checkpoint of the set).
+    #[cfg(feature = "distributed")]
     pub(crate) fn words(&self) -> &[AtomicU64] {
         self.words.atomics::<AtomicU64>()
     }
 
     /// Adds the states of a bitmap `words` saved from [`Frontier::words`]
     /// (of the same length) to this frontier.
+    #[cfg(feature = "distributed")]
     pub(crate) fn restore(&self, words: &[u64]) {
         let mine = self.words.atomics::<AtomicU64>();
         let summary = self.summary.atomics::<AtomicU64>();

@@ -861,7 +861,13 @@ fn cli_killed_cluster_resumes_from_its_checkpoints() {
     let hostfile = write_hostfile(&dir, 2);
     let checkpointing = [
         &flags[..],
-        &["--quiet", "--checkpoint", ck, "--checkpoint-every", "0.0001"],
+        &[
+            "--quiet",
+            "--checkpoint",
+            ck,
+            "--checkpoint-every",
+            "0.0001",
+        ],
     ]
     .concat();
     let mut children: Vec<Child> = (0..2)
