@@ -63,7 +63,9 @@ pub(crate) struct SolveArgs {
     pub(crate) quiet: bool,
     /// Bitboard engine: keep a snapshot of the solve in DIR (every
     /// --checkpoint-every minutes, and on Ctrl-C / SIGTERM, which then end
-    /// the solve); continue it with --resume DIR.
+    /// the solve); continue it with --resume DIR. With --processes: every
+    /// process snapshots its bands after the same levels, into
+    /// DIR/process-I.
     #[arg(long, value_name = "DIR")]
     pub(crate) checkpoint: Option<PathBuf>,
     /// Minutes between snapshots (fractions allowed: 0.5 is 30 seconds).
@@ -83,12 +85,6 @@ pub(crate) struct SolveArgs {
 pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
     #[cfg(feature = "distributed")]
     if args.cluster.processes.is_some() {
-        if args.checkpoint.is_some() || args.resume.is_some() {
-            return Err(UsageError(
-                "--checkpoint and --resume are for one process (the bitboard engine), not --processes".into(),
-            )
-            .into());
-        }
         return super::distributed::run(&args, &args.cluster);
     }
     let config = args.engine.resolve_grid()?;

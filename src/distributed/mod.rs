@@ -21,14 +21,21 @@
 //! order of updates within a level does not matter (see
 //! `solve/propagate.rs`), so values and distances equal the local engines'.
 //!
+//! With a [`BandSink`] every band snapshots after the same levels, and a
+//! cluster killed mid-solve resumes from those snapshots through a
+//! [`BandSource`] (see `checkpoint.rs`).
+//!
 //! Connections are opened here (`net.rs`), with a deadline and a handshake
 //! that checks that every process solves the same game; timely then runs on
 //! those sockets. A peer that dies makes timely's network threads panic
 //! with "timely communication error"; the caller (the CLI) turns that into
 //! an exit.
 
+mod checkpoint;
 mod net;
 mod worker;
+
+pub use checkpoint::{BandCheckpoint, BandSink, BandSnapshot, BandSource};
 
 use std::net::TcpStream;
 use std::ops::Range;
@@ -111,6 +118,12 @@ pub struct PartitionOptions {
     /// Sampled once per process at the end and sent to process 0 (the CLI
     /// passes the peak resident memory).
     pub process_stat: Option<ProcessStat>,
+    /// Where this process's bands save snapshots (every process of a
+    /// checkpointing cluster has one; process 0's decides when).
+    pub checkpoint: Option<Arc<dyn BandSink>>,
+    /// Resume from this process's snapshots (every process of the cluster
+    /// resumes, or none).
+    pub resume: Option<Arc<dyn BandSource>>,
 }
 
 /// Cluster-wide results, gathered on process 0.
@@ -315,6 +328,51 @@ pub fn write_shard(
     crate::tablebase::write_source(game, part, Some(info), engine, out)
 }
 
+/// Fills a worker's arrays from its band's snapshot of `level`.
+fn load_band(
+    arrays: &mut worker::Arrays,
+    band: usize,
+    bounds: &[u64],
+    worker: usize,
+    source: &dyn BandSource,
+    level: u32,
+) -> Result<()> {
+    let saved = source.load(band, level)?;
+    let range = bounds[worker]..bounds[worker + 1];
+    if saved.range != range || saved.level() != level {
+        return Err(Error::Checkpoint {
+            path: saved.path.clone(),
+            offset: 0,
+            message: format!(
+                "holds states {}..{} at level {}, expected {}..{} at level {level}",
+                saved.range.start,
+                saved.range.end,
+                saved.level(),
+                range.start,
+                range.end
+            ),
+        });
+    }
+    if saved.dte.is_some() != arrays.dte.is_some() {
+        return Err(Error::Checkpoint {
+            path: saved.path.clone(),
+            offset: 0,
+            message: "made with another distance-table setting".into(),
+        });
+    }
+    for (cell, &byte) in arrays.cells.atomics::<AtomicU8>().iter().zip(&saved.cells) {
+        cell.store(byte, Relaxed);
+    }
+    arrays.frontiers[0].restore(&saved.frontier);
+    if let (Some(table), Some(dte)) = (&arrays.dte, &saved.dte) {
+        for (d, &v) in table.atomics::<AtomicU16>().iter().zip(dte) {
+            d.store(v, Relaxed);
+        }
+    }
+    arrays.resumed = Some(saved.progress);
+    Ok(())
+}
+
 /// Band boundaries for `parts` workers over the grid game: cop cells are
 /// split into `parts` runs of about equal size, each starting at the first
 /// free cell of a grid row, and a run's states are `[first * 2C, end * 2C)`.
@@ -412,8 +470,11 @@ pub fn solve<G: Game + Send + 'static>(
             } else {
                 None
             },
+            resumed: None,
         }));
     }
+    let latest = options.resume.as_ref().map(|source| source.latest());
+    let mut resume_level = latest;
     let (builders, guard): (Vec<AllocatorBuilder>, Box<dyn std::any::Any + Send>) =
         if cluster.processes() == 1 {
             let builders =
@@ -431,9 +492,14 @@ pub fn solve<G: Game + Send + 'static>(
                 processes: cluster.processes() as u64,
                 workers: cluster.workers as u64,
                 session: options.session ^ game.state_count(),
+                resume: latest.map_or(net::FRESH, u64::from),
             };
-            let sockets: Vec<Option<TcpStream>> =
+            let (sockets, levels): (Vec<Option<TcpStream>>, Vec<u64>) =
                 net::connect(&cluster.addresses, hello, cluster.connect_timeout)?;
+            // Every process holds its newest snapshot or the one before
+            // complete, and the older one goes only once every band has
+            // saved the newer: the smallest newest level is held by all.
+            resume_level = latest.map(|_| *levels.iter().min().expect("a level") as u32);
             let hooks = Hooks::default();
             let local =
                 ProcessBuilder::new_typed_vector(cluster.workers, hooks.refill.clone(), None);
@@ -454,6 +520,19 @@ pub fn solve<G: Game + Send + 'static>(
                 Box::new(guard),
             )
         };
+    if let (Some(source), Some(level)) = (&options.resume, resume_level) {
+        source.chosen(level);
+        for (band, slot) in arrays.iter_mut().enumerate() {
+            let a = slot.as_mut().expect("arrays");
+            load_band(a, band, bounds, first + band, &**source, level).map_err(|e| {
+                Error::Peer {
+                    process: cluster.process,
+                    address: cluster.addresses[cluster.process].clone(),
+                    message: format!("resuming band {band} at level {level}: {e}"),
+                }
+            })?;
+        }
+    }
     let plan = Arc::new(worker::Plan {
         game,
         bounds: bounds.to_vec(),
@@ -461,6 +540,7 @@ pub fn solve<G: Game + Send + 'static>(
         track: options.track,
         observer: options.observer.clone(),
         process_stat: options.process_stat.clone(),
+        sink: options.checkpoint.clone(),
         arrays: Mutex::new(arrays),
     });
     let guards =

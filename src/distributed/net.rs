@@ -24,17 +24,23 @@ pub(super) struct Hello {
     pub(super) workers: u64,
     /// A fingerprint of the game and the partition: peers must agree.
     pub(super) session: u64,
+    /// The newest level this process can resume from, or [`FRESH`].
+    pub(super) resume: u64,
 }
 
+/// [`Hello::resume`] of a process that starts a solve afresh.
+pub(super) const FRESH: u64 = u64::MAX;
+
 impl Hello {
-    fn encode(self) -> [u8; 40] {
-        let mut out = [0u8; 40];
+    fn encode(self) -> [u8; 48] {
+        let mut out = [0u8; 48];
         for (i, word) in [
             MAGIC,
             self.process,
             self.processes,
             self.workers,
             self.session,
+            self.resume,
         ]
         .into_iter()
         .enumerate()
@@ -44,7 +50,7 @@ impl Hello {
         out
     }
 
-    fn decode(bytes: &[u8; 40]) -> Option<Hello> {
+    fn decode(bytes: &[u8; 48]) -> Option<Hello> {
         let word =
             |i: usize| u64::from_le_bytes(bytes[i * 8..(i + 1) * 8].try_into().expect("8 bytes"));
         (word(0) == MAGIC).then(|| Hello {
@@ -52,17 +58,19 @@ impl Hello {
             processes: word(2),
             workers: word(3),
             session: word(4),
+            resume: word(5),
         })
     }
 }
 
 /// Opens a connection to every other process (`None` at `me`) within
-/// `timeout`, checking each peer's handshake against `hello`.
+/// `timeout`, checking each peer's handshake against `hello`; returns the
+/// sockets and every process's [`Hello::resume`].
 pub(super) fn connect(
     addresses: &[String],
     hello: Hello,
     timeout: Duration,
-) -> Result<Vec<Option<TcpStream>>> {
+) -> Result<(Vec<Option<TcpStream>>, Vec<u64>)> {
     let me = hello.process as usize;
     let deadline = Instant::now() + timeout;
     let peer_error = |process: usize, message: String| Error::Peer {
@@ -73,6 +81,7 @@ pub(super) fn connect(
     let listener = TcpListener::bind(resolve(&addresses[me]).map_err(|m| peer_error(me, m))?)
         .map_err(|e| peer_error(me, format!("cannot listen on this process's address: {e}")))?;
     let mut sockets: Vec<Option<TcpStream>> = (0..addresses.len()).map(|_| None).collect();
+    let mut levels = vec![hello.resume; addresses.len()];
     // Lower indices first: process j accepts only after its own connections
     // to lower indices are made, so the chain always moves on.
     for (peer, address) in addresses.iter().enumerate().take(me) {
@@ -96,6 +105,7 @@ pub(super) fn connect(
         let theirs = exchange(&stream, hello, deadline).map_err(|m| peer_error(peer, m))?;
         check(theirs, hello, peer).map_err(|m| peer_error(peer, m))?;
         sockets[peer] = Some(stream);
+        levels[peer] = theirs.resume;
     }
     listener
         .set_nonblocking(true)
@@ -117,6 +127,7 @@ pub(super) fn connect(
                 }
                 check(theirs, hello, peer).map_err(|m| peer_error(peer, m))?;
                 sockets[peer] = Some(stream);
+                levels[peer] = theirs.resume;
             }
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 if Instant::now() >= deadline {
@@ -140,7 +151,7 @@ pub(super) fn connect(
             .and_then(|()| stream.set_nodelay(true))
             .map_err(|e| peer_error(me, e.to_string()))?;
     }
-    Ok(sockets)
+    Ok((sockets, levels))
 }
 
 /// The first address `host:port` resolves to.
@@ -168,7 +179,7 @@ fn exchange(
     stream
         .write_all(&hello.encode())
         .map_err(|e| format!("handshake: {e}"))?;
-    let mut bytes = [0u8; 40];
+    let mut bytes = [0u8; 48];
     stream
         .read_exact(&mut bytes)
         .map_err(|e| format!("handshake: {e}"))?;
@@ -192,6 +203,14 @@ fn check(theirs: Hello, ours: Hello, expected: usize) -> std::result::Result<(),
     if theirs.session != ours.session {
         return Err("solves a different game (the map, starts, exits or rules differ)".to_string());
     }
+    if (theirs.resume == FRESH) != (ours.resume == FRESH) {
+        return Err(if ours.resume == FRESH {
+            "resumes from a checkpoint and this one starts afresh (give every process --resume, or none)"
+        } else {
+            "starts afresh and this one resumes from a checkpoint (give every process --resume, or none)"
+        }
+        .to_string());
+    }
     Ok(())
 }
 
@@ -206,9 +225,10 @@ mod tests {
             processes: 4,
             workers: 2,
             session: 0xdead_beef,
+            resume: FRESH,
         };
         assert_eq!(Hello::decode(&hello.encode()), Some(hello));
-        assert_eq!(Hello::decode(&[0; 40]), None);
+        assert_eq!(Hello::decode(&[0; 48]), None);
         let other = Hello {
             session: 1,
             ..hello
@@ -218,5 +238,11 @@ mod tests {
             .contains("different game"));
         assert!(check(hello, hello, 2).is_err());
         assert!(check(hello, hello, 3).is_ok());
+        let resuming = Hello {
+            resume: 12,
+            ..hello
+        };
+        assert!(check(resuming, hello, 3).unwrap_err().contains("resumes"));
+        assert_eq!(Hello::decode(&resuming.encode()), Some(resuming));
     }
 }

@@ -14,6 +14,7 @@ use timely::dataflow::operators::{Input, Probe};
 use timely::dataflow::InputHandle;
 use timely::worker::Worker;
 
+use super::checkpoint::{BandSink, BandSnapshot, Progress as Saved};
 use super::{Observer, ProcessStat, Summary};
 use crate::game::{Game, Initial};
 use crate::storage::cells::Cells;
@@ -34,6 +35,12 @@ const SUMMARY: u32 = 1;
 /// clear for a WIN (its predecessors lose a move).
 const LOSS_FLAG: u64 = 1 << 63;
 
+/// Set on the frontier-size word that worker 0 sends every other worker
+/// when all bands snapshot after this level (frontier sizes stay far
+/// below 2^63, so the bytes exchanged are those of a solve without
+/// checkpoints).
+const SNAPSHOT_FLAG: u64 = 1 << 63;
+
 /// Bytes of a packet of `words` words as bincode encodes it: u32, u32,
 /// the vector's u64 length, then the words.
 fn packet_bytes(words: usize) -> u64 {
@@ -48,6 +55,9 @@ pub(super) struct Arrays {
     pub(super) cells: Region,
     pub(super) frontiers: [Frontier; 2],
     pub(super) dte: Option<Region>,
+    /// Where the loop continues when resuming (the arrays then hold the
+    /// snapshot's band).
+    pub(super) resumed: Option<Saved>,
 }
 
 /// What every worker of a process shares.
@@ -58,6 +68,8 @@ pub(super) struct Plan<G> {
     pub(super) track: Option<u64>,
     pub(super) observer: Option<Observer>,
     pub(super) process_stat: Option<ProcessStat>,
+    /// Where bands save snapshots, when checkpointing.
+    pub(super) sink: Option<Arc<dyn BandSink>>,
     /// Each worker takes its own, by index within the process.
     pub(super) arrays: Mutex<Vec<Option<Arrays>>>,
 }
@@ -162,24 +174,33 @@ pub(super) fn run<G: Game>(w: &mut Worker, plan: &Plan<G>) -> Done {
         })
     };
 
-    // Level 0: the decided states of the band.
     let [mut cur, mut next] = arrays.frontiers;
-    let mut in_level = 0u64;
-    game.for_each_initial(range.clone(), |s, initial| {
-        let i = s - range.start;
-        owned.cells.init(i as usize, initial);
-        if let Initial::Decided(_) = initial {
-            cur.insert::<false>(i);
-            in_level += 1;
-        }
-    });
-
-    let mut level = 0u32;
-    let mut decided_total = 0u64;
-    let mut tracked: Option<Dte> = None;
-    let mut bytes_per_level = Vec::new();
-    let mut decided_per_level = Vec::new();
-    let mut network_bytes = 0u64;
+    let resumed = arrays.resumed;
+    let fresh = resumed.is_none();
+    let resumed = resumed.unwrap_or_default();
+    let mut in_level = resumed.in_level;
+    if fresh {
+        // Level 0: the decided states of the band.
+        game.for_each_initial(range.clone(), |s, initial| {
+            let i = s - range.start;
+            owned.cells.init(i as usize, initial);
+            if let Initial::Decided(_) = initial {
+                cur.insert::<false>(i);
+                in_level += 1;
+            }
+        });
+    }
+    let mut level = resumed.level;
+    let mut decided_total = resumed.decided_total;
+    let mut tracked: Option<Dte> = resumed.tracked.map(Dte);
+    let mut bytes_per_level = resumed.bytes_per_level;
+    let mut decided_per_level = resumed.decided_per_level;
+    let mut network_bytes = resumed.network_bytes;
+    // Rounds before the resumed level are over: stamp packets with it.
+    input.advance_to(u64::from(level));
+    // The level of the last snapshot saved here, until its round shows
+    // that every band has saved it too.
+    let mut unconfirmed: Option<u32> = None;
     let mut outbox: Vec<Vec<u64>> = vec![Vec::new(); peers];
     let track = plan.track.filter(|t| range.contains(t));
     loop {
@@ -209,13 +230,16 @@ pub(super) fn run<G: Game>(w: &mut Worker, plan: &Plan<G>) -> Done {
                 }
             });
         });
+        // Worker 0 decides for every band whether to snapshot after this
+        // level, and says so on the word every packet carries anyway.
+        let mut snapshot = me == 0 && plan.sink.as_ref().is_some_and(|sink| sink.due(level));
         let mut bytes = 0;
         for (dest, box_) in outbox.iter_mut().enumerate() {
             if dest == me {
                 continue;
             }
             let mut words = Vec::with_capacity(box_.len() + 1);
-            words.push(in_level);
+            words.push(in_level | if snapshot { SNAPSHOT_FLAG } else { 0 });
             words.append(box_);
             let size = packet_bytes(words.len());
             bytes += size;
@@ -237,9 +261,18 @@ pub(super) fn run<G: Game>(w: &mut Worker, plan: &Plan<G>) -> Done {
             *inbox = later;
             now
         };
+        // Every band has sent this round, so each saved the snapshot
+        // before it.
+        if let (Some(saved), Some(sink)) = (unconfirmed, &plan.sink) {
+            if saved == level {
+                sink.confirmed(local, saved);
+                unconfirmed = None;
+            }
+        }
         for (_, words, kind) in received {
             debug_assert_eq!(kind, ROUND);
-            global += words[0];
+            global += words[0] & !SNAPSHOT_FLAG;
+            snapshot |= words[0] & SNAPSHOT_FLAG != 0;
             for &word in &words[1..] {
                 decided_next +=
                     owned.apply_remote(word & !LOSS_FLAG, word & LOSS_FLAG != 0, &next, dte);
@@ -264,6 +297,30 @@ pub(super) fn run<G: Game>(w: &mut Worker, plan: &Plan<G>) -> Done {
         in_level = decided_next;
         std::mem::swap(&mut cur, &mut next);
         level += 1;
+        if let (true, Some(sink)) = (snapshot, &plan.sink) {
+            let band = BandSnapshot {
+                band: local,
+                progress: Saved {
+                    level,
+                    in_level,
+                    decided_total,
+                    tracked: tracked.map(|d| d.0),
+                    network_bytes,
+                    bytes_per_level: bytes_per_level.clone(),
+                    decided_per_level: decided_per_level.clone(),
+                },
+                range: range.clone(),
+                cells: owned.cells,
+                frontier: cur.words(),
+                dte: owned.dte,
+            };
+            if let Err(e) = sink.save(&band) {
+                // The peers wait for this band's next round: the panic
+                // ends the process, and they see its connections close.
+                panic!("saving the checkpoint of level {level}: {e}");
+            }
+            unconfirmed = Some(level);
+        }
     }
 
     // Gather counts and statistics on worker 0.

@@ -129,7 +129,7 @@ impl Snapshot<'_> {
     }
 }
 
-fn opt_u32(v: Option<u32>) -> [u8; 5] {
+pub(crate) fn opt_u32(v: Option<u32>) -> [u8; 5] {
     let mut b = [0; 5];
     if let Some(v) = v {
         b[0] = 1;
@@ -139,7 +139,7 @@ fn opt_u32(v: Option<u32>) -> [u8; 5] {
 }
 
 /// FNV-1a 64 over bytes.
-fn fnv(mut sum: u64, bytes: &[u8]) -> u64 {
+pub(crate) fn fnv(mut sum: u64, bytes: &[u8]) -> u64 {
     for &b in bytes {
         sum ^= u64::from(b);
         sum = sum.wrapping_mul(0x0100_0000_01b3);
@@ -147,22 +147,24 @@ fn fnv(mut sum: u64, bytes: &[u8]) -> u64 {
     sum
 }
 
-const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+pub(crate) const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
 
-struct Hashing<'a> {
-    inner: &'a mut dyn Write,
-    sum: u64,
+/// A writer that keeps the FNV-1a 64 checksum of what went through it
+/// (shared with the band checkpoints of `distributed`).
+pub(crate) struct Hashing<'a> {
+    pub(crate) inner: &'a mut dyn Write,
+    pub(crate) sum: u64,
 }
 
 impl<'a> Hashing<'a> {
-    fn new(inner: &'a mut dyn Write) -> Hashing<'a> {
+    pub(crate) fn new(inner: &'a mut dyn Write) -> Hashing<'a> {
         Hashing {
             inner,
             sum: FNV_START,
         }
     }
 
-    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+    pub(crate) fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         self.sum = fnv(self.sum, bytes);
         self.inner.write_all(bytes)
     }
@@ -292,13 +294,14 @@ impl Checkpoint {
     }
 }
 
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+/// Reads the fields of a checkpoint's body, with the offset for errors.
+pub(crate) struct Reader<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) at: usize,
 }
 
 impl Reader<'_> {
-    fn take(&mut self, n: usize) -> std::result::Result<&[u8], String> {
+    pub(crate) fn take(&mut self, n: usize) -> std::result::Result<&[u8], String> {
         if self.bytes.len() - self.at < n {
             return Err(format!("truncated: {n} more bytes expected"));
         }
@@ -306,16 +309,16 @@ impl Reader<'_> {
         Ok(&self.bytes[self.at - n..self.at])
     }
 
-    fn u32(&mut self) -> std::result::Result<u32, String> {
+    pub(crate) fn u32(&mut self) -> std::result::Result<u32, String> {
         Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4")))
     }
 
-    fn u64(&mut self) -> std::result::Result<u64, String> {
+    pub(crate) fn u64(&mut self) -> std::result::Result<u64, String> {
         Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8")))
     }
 
     /// A length of items of `size` bytes that must fit in what is left.
-    fn len(&mut self, size: usize) -> std::result::Result<usize, String> {
+    pub(crate) fn len(&mut self, size: usize) -> std::result::Result<usize, String> {
         let n = self.u64()?;
         let left = (self.bytes.len() - self.at) as u64;
         if n.checked_mul(size as u64).map_or(true, |b| b > left) {
@@ -324,7 +327,7 @@ impl Reader<'_> {
         Ok(n as usize)
     }
 
-    fn opt_u32(&mut self) -> std::result::Result<Option<u32>, String> {
+    pub(crate) fn opt_u32(&mut self) -> std::result::Result<Option<u32>, String> {
         let flag = self.take(1)?[0];
         let v = self.u32()?;
         match flag {
@@ -334,7 +337,7 @@ impl Reader<'_> {
         }
     }
 
-    fn string(&mut self) -> std::result::Result<String, String> {
+    pub(crate) fn string(&mut self) -> std::result::Result<String, String> {
         let n = self.u32()? as usize;
         let b = self.take(n)?;
         String::from_utf8(b.to_vec()).map_err(|_| "fingerprint field is not UTF-8".to_string())

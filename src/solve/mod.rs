@@ -5,7 +5,7 @@
 
 mod best;
 mod bitboard;
-mod checkpoint;
+pub(crate) mod checkpoint;
 mod explicit;
 mod plan;
 mod propagate;

@@ -100,6 +100,26 @@ impl Frontier {
         }
     }
 
+    /// The bitmap, one bit per state (for a checkpoint of the set).
+    #[cfg(feature = "distributed")]
+    pub(crate) fn words(&self) -> &[AtomicU64] {
+        self.words.atomics::<AtomicU64>()
+    }
+
+    /// Adds the states of a bitmap `words` saved from [`Frontier::words`]
+    /// (of the same length) to this frontier.
+    #[cfg(feature = "distributed")]
+    pub(crate) fn restore(&self, words: &[u64]) {
+        let mine = self.words.atomics::<AtomicU64>();
+        let summary = self.summary.atomics::<AtomicU64>();
+        for (w, &bits) in words.iter().enumerate() {
+            if bits != 0 {
+                mine[w].fetch_or(bits, Relaxed);
+                summary[w / 64].fetch_or(1 << (w % 64), Relaxed);
+            }
+        }
+    }
+
     /// Whether any state whose summary word lies in `range` is present.
     pub(crate) fn any(&self, range: Range<usize>) -> bool {
         self.summary.atomics::<AtomicU64>()[range]

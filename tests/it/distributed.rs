@@ -819,3 +819,121 @@ fn cli_bare_processes_needs_slurm() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("$SLURM_PROCID 2"));
 }
+
+// ---------------------------------------------------------------------
+// Checkpoints: a killed cluster resumes.
+
+/// Whether `dir` holds a finished band snapshot (not a temporary file).
+fn has_snapshot(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("band-") && name.ends_with(".rcp")
+        })
+    })
+}
+
+#[test]
+fn cli_killed_cluster_resumes_from_its_checkpoints() {
+    let dir = crate::agree::temp_dir("distributed-resume");
+    let map = winding_map(&dir);
+    let map = map.display().to_string();
+    let ck = dir.join("ck");
+    let ck = ck.to_str().unwrap();
+    let flags = [
+        map.as_str(),
+        "--cop",
+        "0,0",
+        "--thief",
+        "80,59",
+        "--dte-table",
+        "--json",
+    ];
+    let whole = dir.join("whole.rtb");
+    fn saved<'a>(flags: &[&'a str], base: &'a Path) -> Vec<&'a str> {
+        [flags, &["--quiet", "--save", base.to_str().unwrap()]].concat()
+    }
+    let uninterrupted = run_cluster(&dir, 2, 1, &saved(&flags, &whole), false);
+
+    // Snapshots as often as levels end (0.0001 minutes: 6 ms), then
+    // SIGKILL to both processes once each has saved one.
+    let hostfile = write_hostfile(&dir, 2);
+    let checkpointing = [
+        &flags[..],
+        &[
+            "--quiet",
+            "--checkpoint",
+            ck,
+            "--checkpoint-every",
+            "0.0001",
+        ],
+    ]
+    .concat();
+    let mut children: Vec<Child> = (0..2)
+        .map(|i| spawn_process(&hostfile, 2, i, 1, &checkpointing))
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !(0..2).all(|i| has_snapshot(&dir.join("ck").join(format!("process-{i}")))) {
+        assert!(Instant::now() < deadline, "no snapshots written");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    for (i, child) in children.iter_mut().enumerate() {
+        assert!(
+            child.try_wait().expect("try_wait").is_none(),
+            "process {i} finished before the kill: the map is too small"
+        );
+        child.kill().expect("kill");
+    }
+    for child in children {
+        let out = child.wait_with_output().expect("wait");
+        assert!(!out.status.success());
+        assert!(out.stdout.is_empty());
+    }
+
+    // Resumed on both: the same report and the same table, state by state.
+    let resumed_base = dir.join("resumed.rtb");
+    let mut resuming = saved(&flags, &resumed_base);
+    resuming.retain(|f| *f != "--quiet");
+    resuming.extend(["--resume", ck]);
+    let resumed = run_cluster(&dir, 2, 1, &resuming, false);
+    let err = String::from_utf8_lossy(&resumed[0].stderr);
+    assert!(err.contains("resuming from"), "{err}");
+    let report = |out: &std::process::Output| -> serde_json::Value {
+        serde_json::from_slice(&out.stdout).expect("json")
+    };
+    let (a, b) = (report(&uninterrupted[0]), report(&resumed[0]));
+    for key in ["result", "dte", "states", "counts", "levels", "exchange"] {
+        assert_eq!(a[key], b[key], "{key}");
+    }
+    let (a, b) = (
+        retrograde::Tablebase::open(&whole).expect("whole"),
+        retrograde::Tablebase::open(&resumed_base).expect("resumed"),
+    );
+    assert!(a.header().has_dte && b.header().has_dte);
+    assert_eq!(a.header().states, b.header().states);
+    for s in 0..a.header().states {
+        assert_eq!(
+            a.probe_state(s).expect("probe"),
+            b.probe_state(s).expect("probe"),
+            "state {s}"
+        );
+    }
+
+    // Another cluster shape or other rules: refused before connecting,
+    // exit status 2 naming the snapshot.
+    let refused = |processes: usize, extra: &[&str], expected: &str| {
+        let hostfile = write_hostfile(&dir, processes);
+        let args = [&flags[..], extra, &["--quiet", "--resume", ck]].concat();
+        let out = spawn_process(&hostfile, processes, 0, 1, &args)
+            .wait_with_output()
+            .expect("wait");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("process-0/band-0.level-"), "{err}");
+        assert!(err.contains(expected), "{err}");
+    };
+    refused(3, &[], "another processes: 2 there, 3 now");
+    refused(2, &["--no-pass"], "another rules");
+    let _ = std::fs::remove_dir_all(&dir);
+}

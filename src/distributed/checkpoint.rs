@@ -1,0 +1,352 @@
+//! Checkpoints of a partitioned solve: every band of the cluster snapshots
+//! after the same level, and a killed cluster resumes from those snapshots.
+//!
+//! The cluster's first worker asks its [`BandSink`] before each level's
+//! exchange whether a snapshot is due, and says so in the high bit of the
+//! frontier-size word it sends every other worker anyway (so the bytes
+//! exchanged do not change). After that round every worker saves its band
+//! (counters, the next level's frontier, distances, the statistics so far)
+//! through its process's sink; when the following round is complete every
+//! band has saved, and older snapshots may go ([`BandSink::confirmed`]).
+//! So a process killed at any moment leaves, in every process, either the
+//! newest snapshot or the one before it complete: on resume the processes
+//! exchange the newest level each holds completely in the handshake and all
+//! continue from the smallest (see `net.rs`).
+//!
+//! Encoding (little endian), like the bitboard engine's checkpoints: a
+//! magic line, the caller's fingerprint fields, the level to drain next and
+//! the bookkeeping, the band's range, counters, frontier words, distances if
+//! kept, and an FNV-1a 64 checksum of everything before it.
+
+use std::io::Write;
+use std::ops::Range;
+use std::path::Path;
+use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
+
+use crate::error::{Error, Result};
+use crate::solve::checkpoint::{fnv, opt_u32, Hashing, Reader, FNV_START};
+
+const MAGIC: &[u8] = b"RETROGRADE-BAND-CHECKPOINT-1\n";
+
+/// Where a process's bands save their snapshots.
+pub trait BandSink: Send + Sync {
+    /// Asked on the cluster's first worker (process 0) before level
+    /// `level`'s exchange: whether every band snapshots after it.
+    fn due(&self, level: u32) -> bool;
+    /// Stores one band's snapshot; called by that band's worker thread.
+    ///
+    /// # Errors
+    /// Whatever stops the store; the solve then ends (the worker panics,
+    /// which ends the process so that its peers see it go).
+    fn save(&self, snapshot: &BandSnapshot<'_>) -> Result<()>;
+    /// Every band of the cluster has saved its snapshot of `level`: band
+    /// `band` (index within this process) may drop older ones.
+    fn confirmed(&self, band: usize, level: u32);
+}
+
+/// Where a resuming process finds its bands' snapshots.
+pub trait BandSource: Send + Sync {
+    /// The newest level at which this process holds a complete snapshot
+    /// (every band); the cluster resumes from the smallest of these.
+    fn latest(&self) -> u32;
+    /// Band `band`'s (index within this process) snapshot of `level`.
+    ///
+    /// # Errors
+    /// When it is missing, damaged or of another solve.
+    fn load(&self, band: usize, level: u32) -> Result<BandCheckpoint>;
+    /// The cluster agreed to resume from `level`: this process's newer
+    /// snapshots (of bands that got further than some other process) are
+    /// of no use now, and left behind they could later be taken for a
+    /// level the other processes never saved.
+    fn chosen(&self, level: u32);
+}
+
+/// A worker's bookkeeping between levels (the same in every snapshot of
+/// one level, but for the band's own frontier size and bytes sent).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct Progress {
+    /// The level to drain next.
+    pub(super) level: u32,
+    /// This band's states in that level's frontier.
+    pub(super) in_level: u64,
+    /// States decided in all bands, levels before `level`.
+    pub(super) decided_total: u64,
+    /// The tracked state's distance, when this band owns it and it is
+    /// decided.
+    pub(super) tracked: Option<u32>,
+    /// Bytes this worker sent to other processes so far.
+    pub(super) network_bytes: u64,
+    /// Bytes this worker sent in each round so far.
+    pub(super) bytes_per_level: Vec<u64>,
+    /// States decided in all bands at each level so far.
+    pub(super) decided_per_level: Vec<u64>,
+}
+
+/// One band's snapshot after a finished level, borrowed from its worker.
+pub struct BandSnapshot<'a> {
+    pub(super) band: usize,
+    pub(super) progress: Progress,
+    pub(super) range: Range<u64>,
+    pub(super) cells: &'a [AtomicU8],
+    pub(super) frontier: &'a [AtomicU64],
+    pub(super) dte: Option<&'a [AtomicU16]>,
+}
+
+impl BandSnapshot<'_> {
+    /// The band's index within its process.
+    #[must_use]
+    pub fn band(&self) -> usize {
+        self.band
+    }
+
+    /// The level the resumed solve drains first.
+    #[must_use]
+    pub fn level(&self) -> u32 {
+        self.progress.level
+    }
+
+    /// Writes the snapshot with the caller's `fingerprint` (name, value
+    /// pairs that a resume must match).
+    ///
+    /// # Errors
+    /// Whatever `out` returns.
+    pub fn write_to(
+        &self,
+        fingerprint: &[(String, String)],
+        out: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        let mut out = Hashing::new(out);
+        out.put(MAGIC)?;
+        out.put(&(fingerprint.len() as u32).to_le_bytes())?;
+        for (name, value) in fingerprint {
+            for s in [name, value] {
+                out.put(&(s.len() as u32).to_le_bytes())?;
+                out.put(s.as_bytes())?;
+            }
+        }
+        let p = &self.progress;
+        out.put(&p.level.to_le_bytes())?;
+        for word in [p.in_level, p.decided_total] {
+            out.put(&word.to_le_bytes())?;
+        }
+        out.put(&opt_u32(p.tracked))?;
+        out.put(&p.network_bytes.to_le_bytes())?;
+        for list in [&p.bytes_per_level, &p.decided_per_level] {
+            out.put(&(list.len() as u64).to_le_bytes())?;
+            for word in list {
+                out.put(&word.to_le_bytes())?;
+            }
+        }
+        for word in [self.range.start, self.range.end] {
+            out.put(&word.to_le_bytes())?;
+        }
+        let mut buf = Vec::with_capacity(1 << 16);
+        out.put(&(self.cells.len() as u64).to_le_bytes())?;
+        for chunk in self.cells.chunks(1 << 16) {
+            buf.clear();
+            buf.extend(chunk.iter().map(|c| c.load(Relaxed)));
+            out.put(&buf)?;
+        }
+        out.put(&(self.frontier.len() as u64).to_le_bytes())?;
+        for chunk in self.frontier.chunks(8192) {
+            buf.clear();
+            buf.extend(chunk.iter().flat_map(|w| w.load(Relaxed).to_le_bytes()));
+            out.put(&buf)?;
+        }
+        match self.dte {
+            None => out.put(&[0])?,
+            Some(table) => {
+                out.put(&[1])?;
+                out.put(&(table.len() as u64).to_le_bytes())?;
+                for chunk in table.chunks(16384) {
+                    buf.clear();
+                    buf.extend(chunk.iter().flat_map(|d| d.load(Relaxed).to_le_bytes()));
+                    out.put(&buf)?;
+                }
+            }
+        }
+        let sum = out.sum;
+        out.put(&sum.to_le_bytes())?;
+        out.inner.flush()
+    }
+}
+
+/// A decoded band snapshot to resume from.
+#[derive(Debug)]
+pub struct BandCheckpoint {
+    pub(super) path: std::path::PathBuf,
+    fingerprint: Vec<(String, String)>,
+    pub(super) progress: Progress,
+    pub(super) range: Range<u64>,
+    pub(super) cells: Vec<u8>,
+    pub(super) frontier: Vec<u64>,
+    pub(super) dte: Option<Vec<u16>>,
+}
+
+impl BandCheckpoint {
+    /// The fingerprint fields it was written with, in order.
+    #[must_use]
+    pub fn fingerprint(&self) -> &[(String, String)] {
+        &self.fingerprint
+    }
+
+    /// The level the resumed solve drains first.
+    #[must_use]
+    pub fn level(&self) -> u32 {
+        self.progress.level
+    }
+
+    /// Decodes the bytes of a band checkpoint read from `path` (named in
+    /// errors, with the byte offset of what is wrong).
+    ///
+    /// # Errors
+    /// [`Error::Checkpoint`] when the bytes are truncated, damaged
+    /// (checksum) or not a band checkpoint.
+    pub fn decode(path: &Path, bytes: &[u8]) -> Result<BandCheckpoint> {
+        let bad = |offset: usize, message: String| Error::Checkpoint {
+            path: path.to_path_buf(),
+            offset: offset as u64,
+            message,
+        };
+        if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+            return Err(bad(
+                0,
+                "not a retrograde band checkpoint (bad magic)".into(),
+            ));
+        }
+        if bytes.len() < MAGIC.len() + 8 {
+            return Err(bad(bytes.len(), "truncated: no checksum".into()));
+        }
+        let body = bytes.len() - 8;
+        let stored = u64::from_le_bytes(bytes[body..].try_into().expect("8 bytes"));
+        if fnv(FNV_START, &bytes[..body]) != stored {
+            return Err(bad(
+                body,
+                "checksum mismatch: the file is truncated or damaged".into(),
+            ));
+        }
+        let mut r = Reader {
+            bytes: &bytes[..body],
+            at: MAGIC.len(),
+        };
+        let inner = |r: &mut Reader<'_>| -> std::result::Result<BandCheckpoint, String> {
+            let fields = r.u32()?;
+            let mut fingerprint = Vec::new();
+            for _ in 0..fields {
+                let name = r.string()?;
+                let value = r.string()?;
+                fingerprint.push((name, value));
+            }
+            let level = r.u32()?;
+            let in_level = r.u64()?;
+            let decided_total = r.u64()?;
+            let tracked = r.opt_u32()?;
+            let network_bytes = r.u64()?;
+            let mut lists = [Vec::new(), Vec::new()];
+            for list in &mut lists {
+                let n = r.len(8)?;
+                *list = words(r.take(n * 8)?);
+            }
+            let [bytes_per_level, decided_per_level] = lists;
+            let range = r.u64()?..r.u64()?;
+            let n = r.len(1)?;
+            let cells = r.take(n)?.to_vec();
+            let n = r.len(8)?;
+            let frontier = words(r.take(n * 8)?);
+            let dte: Option<Vec<u16>> = match r.take(1)?[0] {
+                0 => None,
+                1 => {
+                    let n = r.len(2)?;
+                    Some(
+                        r.take(n * 2)?
+                            .chunks_exact(2)
+                            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                            .collect(),
+                    )
+                }
+                other => return Err(format!("bad distance-table flag {other}")),
+            };
+            if r.at != r.bytes.len() {
+                return Err("unexpected bytes after the distance table".into());
+            }
+            let states = range.end.checked_sub(range.start).ok_or("bad band range")?;
+            if cells.len() as u64 != states
+                || frontier.len() as u64 != states.div_ceil(64)
+                || dte.as_ref().is_some_and(|d| d.len() as u64 != states)
+            {
+                return Err("array lengths do not match the band".into());
+            }
+            Ok(BandCheckpoint {
+                path: path.to_path_buf(),
+                fingerprint,
+                progress: Progress {
+                    level,
+                    in_level,
+                    decided_total,
+                    tracked,
+                    network_bytes,
+                    bytes_per_level,
+                    decided_per_level,
+                },
+                range,
+                cells,
+                frontier,
+                dte,
+            })
+        };
+        inner(&mut r).map_err(|message| bad(r.at, message))
+    }
+}
+
+fn words(bytes: &[u8]) -> Vec<u64> {
+    bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8")))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_band_snapshot_round_trips_and_damage_is_caught() {
+        let cells: Vec<AtomicU8> = (0..100u8).map(AtomicU8::new).collect();
+        let frontier: Vec<AtomicU64> = [5u64, 1 << 40].map(AtomicU64::new).into();
+        let dte: Vec<AtomicU16> = (0..100u16).map(|d| AtomicU16::new(d * 3)).collect();
+        let progress = Progress {
+            level: 7,
+            in_level: 3,
+            decided_total: 90,
+            tracked: Some(4),
+            network_bytes: 1234,
+            bytes_per_level: vec![1, 2, 3, 4, 5, 6, 7],
+            decided_per_level: vec![9, 8, 7, 6, 5, 4, 3],
+        };
+        let snapshot = BandSnapshot {
+            band: 1,
+            progress: progress.clone(),
+            range: 200..300,
+            cells: &cells,
+            frontier: &frontier,
+            dte: Some(&dte),
+        };
+        let fingerprint = vec![("map".to_string(), "m".to_string())];
+        let mut bytes = Vec::new();
+        snapshot.write_to(&fingerprint, &mut bytes).unwrap();
+        let path = Path::new("band.rcp");
+        let back = BandCheckpoint::decode(path, &bytes).unwrap();
+        assert_eq!(back.fingerprint(), &fingerprint[..]);
+        assert_eq!(back.progress, progress);
+        assert_eq!(back.range, 200..300);
+        assert_eq!(back.cells, (0..100u8).collect::<Vec<_>>());
+        assert_eq!(back.frontier, vec![5, 1 << 40]);
+        assert_eq!(back.dte, Some((0..100u16).map(|d| d * 3).collect()));
+        let mut flipped = bytes.clone();
+        flipped[bytes.len() / 2] ^= 4;
+        let err = BandCheckpoint::decode(path, &flipped).unwrap_err();
+        assert!(err.to_string().contains("checksum"), "{err}");
+        let err = BandCheckpoint::decode(path, b"RETROGRADE-CHECKPOINT-1\n").unwrap_err();
+        assert!(err.to_string().contains("bad magic"), "{err}");
+    }
+}
