@@ -10,8 +10,8 @@ use std::io::{self, Write};
 use rayon::prelude::*;
 
 use super::format::{
-    encode_entry, encode_header, encode_trailer, BlockEntry, HeaderBody, Trailer, DTE_BLOCK_STATES,
-    VALUE_BLOCK_STATES, ZSTD_LEVEL,
+    encode_dte, encode_entry, encode_header, encode_trailer, BlockEntry, HeaderBody, Trailer,
+    DTE_BLOCK_STATES, VALUE_BLOCK_STATES, ZSTD_LEVEL,
 };
 use crate::{CopsAndThief, Counts, Game, Solution};
 
@@ -104,6 +104,8 @@ pub fn write_tablebase(
     out.write_all(&header)?;
     let mut offset = header.len() as u64;
     let units = n.div_ceil(VALUE_BLOCK_STATES);
+    // States per cop cell: the distance coding's row (format.rs).
+    let row = 2 * game.cells() as usize;
     // Enough units per batch to keep every worker busy; a few MiB of
     // buffers in all.
     let batch = (rayon::current_num_threads() as u64 * 4).max(1);
@@ -129,7 +131,7 @@ pub fn write_tablebase(
                     let compressor = compressor
                         .as_mut()
                         .map_err(|e| io::Error::other(e.to_string()))?;
-                    pack_unit(solution, u, n, has_dte, compressor)
+                    pack_unit(solution, u, n, row, has_dte, compressor)
                 },
             )
             .collect();
@@ -188,6 +190,7 @@ fn pack_unit(
     solution: &Solution,
     u: u64,
     n: u64,
+    row: usize,
     has_dte: bool,
     compressor: &mut zstd::bulk::Compressor<'_>,
 ) -> io::Result<Unit> {
@@ -204,22 +207,17 @@ fn pack_unit(
         draw: len as u64 - win - loss,
     };
     let mut max_dte = 0;
-    let mut raw = Vec::new();
+    let mut dte = Vec::new();
     if has_dte {
         // Draws have no distance; 0 keeps the runs long.
-        let mut dte = vec![0u16; len];
-        solution.fill_dte_with(start..end, &values, &mut dte);
-        max_dte = u32::from(dte.iter().copied().max().unwrap_or(0));
-        raw.reserve_exact(2 * len);
-        for d in &dte {
-            raw.extend_from_slice(&d.to_le_bytes());
+        let mut raw = vec![0u16; len];
+        solution.fill_dte_with(start..end, &values, &mut raw);
+        max_dte = u32::from(raw.iter().copied().max().unwrap_or(0));
+        for block in raw.chunks(DTE_BLOCK_STATES as usize) {
+            dte.push(compressor.compress(&encode_dte(block, row))?);
         }
     }
     let values = compressor.compress(&values)?;
-    let dte = raw
-        .chunks(2 * DTE_BLOCK_STATES as usize)
-        .map(|block| compressor.compress(block))
-        .collect::<io::Result<Vec<_>>>()?;
     Ok(Unit {
         values,
         dte,
