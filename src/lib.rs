@@ -58,5 +58,6 @@ pub use solve::{
 };
 pub use storage::{available_memory, free_disk, Backing};
 pub use tablebase::{
-    write_tablebase, CheckReport, Header, Position, Probe, RatedMove, Tablebase, WriteSummary,
+    shard_path, write_tablebase, CheckReport, Header, Position, Probe, RatedMove, ShardHeader,
+    Tablebase, WriteSummary,
 };

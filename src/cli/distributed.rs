@@ -8,6 +8,13 @@
 //! here turns into a clear message and exit status 1; and a watchdog exits
 //! when no level finishes within `--progress-timeout` (a peer that hangs
 //! without closing its connections).
+//!
+//! With `--save NAME.rtb` every process writes its own tablebase shard,
+//! `NAME.I-of-N.rtb` (see `retrograde::shard_path`); the table commands
+//! open the set from any of them or from `NAME.rtb`.
+//!
+//! Under Slurm, a bare `--processes` takes the count from `$SLURM_NTASKS`
+//! (or `$SLURM_NPROCS`), and `--process` defaults to `$SLURM_PROCID`.
 
 use std::hash::{Hash, Hasher};
 use std::io::Write;
@@ -23,19 +30,51 @@ use retrograde::{load_map, Board, CopsAndThief, Game};
 use serde::Serialize;
 
 use super::common::{human_bytes, peak_memory, UsageError};
-use super::output::{CountsJson, SolveReport};
+use super::output::{Found, OutputTarget, SolveReport};
 use super::progress::Reporter;
-use super::solve::{print_text, SolveArgs};
+use super::solve::{print_text, save_with, SolveArgs};
 use super::Failure;
+
+/// `--processes`: a count, or (bare) the count of the Slurm job step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Processes {
+    /// `--processes N`.
+    Count(usize),
+    /// `--processes` alone: `$SLURM_NTASKS` or `$SLURM_NPROCS`.
+    Slurm,
+}
+
+fn parse_processes(s: &str) -> Result<Processes, String> {
+    if s == "slurm" {
+        return Ok(Processes::Slurm);
+    }
+    s.parse()
+        .map(Processes::Count)
+        .map_err(|_| format!("expected a number of processes, found `{s}`"))
+}
+
+/// A whole number from the environment variable `name`, if it is set.
+fn slurm_var(name: &str) -> Result<Option<usize>, Failure> {
+    match std::env::var(name) {
+        Err(_) => Ok(None),
+        Ok(v) => {
+            v.trim().parse().map(Some).map_err(|_| {
+                UsageError(format!("${name} is `{v}`: expected a whole number")).into()
+            })
+        }
+    }
+}
 
 /// Flags of a partitioned solve (all but `--processes` need it).
 #[derive(ClapArgs, Debug, Clone)]
 pub(crate) struct ClusterArgs {
     /// Solve partitioned over N processes (this is one of them; every
-    /// process gets the same flags but --process).
-    #[arg(long, value_name = "N")]
-    pub(crate) processes: Option<usize>,
-    /// This process's index, 0 to N - 1 (under Slurm: $SLURM_PROCID).
+    /// process gets the same flags but --process). Without N: the Slurm
+    /// job step's $SLURM_NTASKS (or $SLURM_NPROCS).
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "slurm", value_parser = parse_processes)]
+    pub(crate) processes: Option<Processes>,
+    /// This process's index, 0 to N - 1 [default: $SLURM_PROCID when set,
+    /// else 0].
     #[arg(long, value_name = "I", requires = "processes")]
     process: Option<usize>,
     /// Addresses of the processes, one `host:port` per line in process
@@ -80,6 +119,10 @@ struct ClusterReport<'a> {
     base: &'a SolveReport,
     processes: usize,
     workers: usize,
+    /// With `--save`: every shard's file, in process order (each process
+    /// writes its own; `saved` is process 0's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shards: Option<Vec<String>>,
     exchange: Exchange,
     peak_memory_per_process: Vec<u64>,
 }
@@ -95,7 +138,18 @@ struct Exchange {
 
 /// Runs one process of a partitioned solve; returns the exit status.
 pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failure> {
-    let processes = cluster.processes.unwrap_or(1);
+    let processes = match cluster.processes {
+        Some(Processes::Count(n)) => n,
+        Some(Processes::Slurm) => match slurm_var("SLURM_NTASKS")? {
+            Some(n) => n,
+            None => slurm_var("SLURM_NPROCS")?.ok_or_else(|| {
+                UsageError(
+                    "--processes without a number takes it from $SLURM_NTASKS or $SLURM_NPROCS, and neither is set (outside Slurm, give --processes N)".into(),
+                )
+            })?,
+        },
+        None => 1,
+    };
     let refuse = |flag: &str| -> Failure {
         UsageError(format!(
             "{flag} is not available with --processes (a partitioned solve runs its own engine, in memory; use --workers for threads)"
@@ -118,10 +172,16 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
     if processes == 0 {
         return Err(UsageError("--processes must be at least 1".into()).into());
     }
-    let process = cluster.process.unwrap_or(0);
+    let (process, from) = match cluster.process {
+        Some(i) => (i, "--process"),
+        None => match slurm_var("SLURM_PROCID")? {
+            Some(i) => (i, "$SLURM_PROCID"),
+            None => (0, "--process"),
+        },
+    };
     if process >= processes {
         return Err(UsageError(format!(
-            "--process {process}: expected an index below --processes {processes}"
+            "{from} {process}: expected an index below the {processes} processes"
         ))
         .into());
     }
@@ -141,6 +201,16 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
         connect_timeout: Duration::from_secs(cluster.connect_timeout),
     };
 
+    // Each process writes its own shard; its path is checked before the
+    // solve.
+    let save = args
+        .save
+        .as_deref()
+        .map(|base| {
+            let path = retrograde::shard_path(base, process as u32, processes as u32);
+            OutputTarget::check("--save", &path)
+        })
+        .transpose()?;
     let map = load_map(&args.map)?;
     let board = Board::new(&map, &args.game.placement())?;
     let started = Instant::now();
@@ -187,44 +257,53 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
     let solution = distributed::solve(Arc::clone(&game), &bounds, &config, &options)
         .context("partitioned solve failed")?;
     reporter.finish();
+    // The solve is over: writing a shard is no level, the watchdog rests.
+    heartbeat.store(u64::MAX, Relaxed);
+    let seconds = started.elapsed().as_secs_f64();
+    let saved = match save {
+        Some(target) => {
+            reporter.note(&format!(
+                "saving shard {process} of {processes} to {}",
+                target.path().display()
+            ));
+            Some(save_with(target, |out| {
+                distributed::write_shard(&game, &solution, process, processes, "distributed", out)
+            })?)
+        }
+        None => None,
+    };
     let Some(summary) = solution.summary else {
         return Ok(0);
     };
-    let seconds = started.elapsed().as_secs_f64();
-    let grid = &game.board().grid;
-    let report = SolveReport {
-        map: args.map.display().to_string(),
-        format: map.format.as_str(),
-        width: grid.width(),
-        height: grid.height(),
-        result: summary.tracked_outcome.map(|v| game.verdict(v).as_str()),
-        dte: summary.tracked_dte.map(|d| d.plies()),
-        cells: game.cells(),
-        exits: game.board().exits.count_ones() as u64,
-        exit_cells: game
-            .board()
-            .exit_coords()
-            .into_iter()
-            .map(|(r, c)| [r, c])
-            .collect(),
-        exit_checksum: format!("{:016x}", game.board().exit_checksum()),
-        states: game.state_count(),
-        counts: CountsJson::from(summary.counts),
-        levels: summary.levels,
-        sweeps: 0,
-        engine: "distributed",
-        threads: config.total_workers(),
+    let mut report = SolveReport::new(
+        &args.map,
+        map.format.as_str(),
+        &game,
+        Found {
+            start: summary.tracked_outcome,
+            dte: summary.tracked_dte,
+            counts: summary.counts,
+            levels: summary.levels,
+            sweeps: 0,
+            engine: "distributed",
+            threads: config.total_workers(),
+        },
         seconds,
-        peak_memory_bytes: peak_memory(),
-        verified: None,
-        summary: None,
-        scenario: None,
-        saved: None,
-    };
+    );
+    report.saved = saved;
     let full = ClusterReport {
         base: &report,
         processes,
         workers,
+        shards: args.save.as_deref().map(|base| {
+            (0..processes)
+                .map(|i| {
+                    retrograde::shard_path(base, i as u32, processes as u32)
+                        .display()
+                        .to_string()
+                })
+                .collect()
+        }),
         exchange: Exchange {
             bytes: summary.bytes(),
             network_bytes: summary.network_bytes,
@@ -282,6 +361,15 @@ fn print_cluster_text(out: &mut impl Write, r: &ClusterReport<'_>) -> std::io::R
                 .unwrap_or(0)
         ),
     )?;
+    if let Some(shards) = &r.shards {
+        writeln!(
+            out,
+            "shards: {} files, {} to {}, one written by each process (open any of them)",
+            shards.len(),
+            shards[0],
+            shards[shards.len() - 1]
+        )?;
+    }
     let peaks: Vec<String> = r
         .peak_memory_per_process
         .iter()

@@ -18,7 +18,8 @@ use super::Failure;
 /// Flags of `info`.
 #[derive(ClapArgs, Debug)]
 pub(crate) struct InfoArgs {
-    /// Table file written by `solve --save`.
+    /// Table file written by `solve --save` (for a partitioned solve: any
+    /// shard, or the name it was saved under).
     table: PathBuf,
     /// Verify every block (checksums, decoding, counts); exit status 2 on
     /// the first damaged block.
@@ -70,6 +71,26 @@ struct InfoReport {
     blocks: [u64; 2],
     /// Whether every block was verified (`--check`).
     checked: bool,
+    /// The files of a partitioned solve's table, one per process (empty
+    /// for a table in one file).
+    shards: Vec<ShardJson>,
+}
+
+/// One shard of a table, in `info`.
+#[derive(Serialize, Debug)]
+struct ShardJson {
+    /// The file.
+    path: String,
+    /// Shard index, 0-based.
+    index: u32,
+    /// Grid rows of its cop cells, `[first, end)`.
+    rows: [usize; 2],
+    /// State indices it holds, `[first, end)`.
+    states: [u64; 2],
+    /// Counts of its states.
+    counts: CountsJson,
+    /// File size in bytes.
+    bytes: u64,
 }
 
 /// The solve flags that select `rules` (empty for the standard game).
@@ -118,6 +139,21 @@ fn report(table: String, h: &Header, checked: bool) -> InfoReport {
         dte_bits_per_state: h.dte_bytes as f64 * 8.0 / states,
         blocks: [h.value_blocks, h.dte_blocks],
         checked,
+        shards: if h.partitioned {
+            h.shards
+                .iter()
+                .map(|s| ShardJson {
+                    path: s.path.display().to_string(),
+                    index: s.index,
+                    rows: [s.rows.start, s.rows.end],
+                    states: [s.states.start, s.states.end],
+                    counts: s.counts.into(),
+                    bytes: s.bytes,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
     }
 }
 
@@ -132,7 +168,7 @@ pub(crate) fn run(args: InfoArgs) -> Result<i32, Failure> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
-        serde_json::to_writer(&mut out, &r)?;
+        serde_json::to_writer(&mut out, &super::schema::versioned(&r))?;
         writeln!(out)?;
         return Ok(0);
     }
@@ -157,11 +193,7 @@ pub(crate) fn run(args: InfoArgs) -> Result<i32, Failure> {
             r.rules.join(" ")
         }
     )?;
-    writeln!(
-        out,
-        "states: {} (win {}, loss {}, draw {}; values for the player to move)",
-        r.states, r.counts.win, r.counts.loss, r.counts.draw
-    )?;
+    writeln!(out, "{}", r.counts.states_line(r.states))?;
     writeln!(
         out,
         "solved by: {} engine, {} levels; distances: {}",
@@ -185,6 +217,26 @@ pub(crate) fn run(args: InfoArgs) -> Result<i32, Failure> {
             String::new()
         }
     )?;
+    if !r.shards.is_empty() {
+        writeln!(
+            out,
+            "shards: {} files of a partitioned solve, by cop rows:",
+            r.shards.len()
+        )?;
+        for s in &r.shards {
+            writeln!(
+                out,
+                "  {} {}: rows {}..{}, states {}..{}, {}",
+                s.index,
+                s.path,
+                s.rows[0],
+                s.rows[1],
+                s.states[0],
+                s.states[1],
+                human_bytes(s.bytes)
+            )?;
+        }
+    }
     if args.check {
         writeln!(
             out,

@@ -25,6 +25,17 @@ pub(crate) struct CountsJson {
     pub(crate) draw: u64,
 }
 
+impl CountsJson {
+    /// The `states:` line of `solve` and `info`: every state and how they
+    /// split, for the player to move.
+    pub(crate) fn states_line(&self, states: u64) -> String {
+        format!(
+            "states: {states} (win {}, loss {}, draw {}; values for the player to move)",
+            self.win, self.loss, self.draw
+        )
+    }
+}
+
 impl From<retrograde::Counts> for CountsJson {
     fn from(c: retrograde::Counts) -> Self {
         CountsJson {
@@ -86,6 +97,70 @@ pub(crate) struct SolveReport {
     /// The table written by `--save` (absent without it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) saved: Option<SaveReport>,
+}
+
+/// What a solve found, whichever engine ran it: the parts of a
+/// [`SolveReport`] that are not about the map.
+pub(crate) struct Found {
+    /// The start's value for its player to move (`None` without starts).
+    pub(crate) start: Option<retrograde::Outcome>,
+    /// The start's distance to end (`None` for a draw or without starts).
+    pub(crate) dte: Option<retrograde::Dte>,
+    /// Counts over every state.
+    pub(crate) counts: retrograde::Counts,
+    /// Propagation levels.
+    pub(crate) levels: u32,
+    /// Sweeps of the sweep engine (0 otherwise).
+    pub(crate) sweeps: u32,
+    /// Engine name.
+    pub(crate) engine: &'static str,
+    /// Worker threads.
+    pub(crate) threads: usize,
+}
+
+impl SolveReport {
+    /// The report of a solve of `game`, loaded from `path` in `format`,
+    /// that found `found` in `seconds`; the optional parts (summary,
+    /// verification, scenario, saved table) start out absent. Shared by
+    /// the local and the partitioned solve, so both say the same.
+    pub(crate) fn new(
+        path: &Path,
+        format: &'static str,
+        game: &retrograde::CopsAndThief,
+        found: Found,
+        seconds: f64,
+    ) -> SolveReport {
+        let board = game.board();
+        let grid = &board.grid;
+        SolveReport {
+            map: path.display().to_string(),
+            format,
+            width: grid.width(),
+            height: grid.height(),
+            result: found.start.map(|v| game.verdict(v).as_str()),
+            dte: found.dte.map(|d| d.plies()),
+            cells: game.cells(),
+            exits: board.exits.count_ones() as u64,
+            exit_cells: board
+                .exit_coords()
+                .into_iter()
+                .map(|(r, c)| [r, c])
+                .collect(),
+            exit_checksum: format!("{:016x}", board.exit_checksum()),
+            states: retrograde::Game::state_count(game),
+            counts: found.counts.into(),
+            levels: found.levels,
+            sweeps: found.sweeps,
+            engine: found.engine,
+            threads: found.threads,
+            seconds,
+            peak_memory_bytes: super::common::peak_memory(),
+            verified: None,
+            summary: None,
+            scenario: None,
+            saved: None,
+        }
+    }
 }
 
 /// Whole-map results: the same keys as a batch row's.

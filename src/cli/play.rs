@@ -19,7 +19,8 @@ use super::Failure;
 /// Flags of `play`.
 #[derive(ClapArgs, Debug)]
 pub(crate) struct PlayArgs {
-    /// Table file written by `solve --save`.
+    /// Table file written by `solve --save` (for a partitioned solve: any
+    /// shard, or the name it was saved under).
     table: PathBuf,
     /// The cop's cell ROW,COL [default: the map's start].
     #[arg(long, value_name = "ROW,COL", value_parser = parse_coord, requires = "thief")]

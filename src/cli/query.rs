@@ -1,14 +1,15 @@
 //! `retrograde query FILE.rtb`: one position's value, distance and rated
-//! moves from a saved table (from flags, or one position per stdin line).
+//! moves from a saved table (from flags, one position per stdin line, or
+//! one per entry of a MovingAI scenario with `--scen`).
 //! [`position_json`] is the JSON of one position, shared with the server.
 
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Args as ClapArgs, ValueEnum};
-use retrograde::{Coord, Dte, Position, Tablebase, Turn};
-use serde_json::{json, Value};
+use retrograde::{load_scen, Coord, Dte, Position, Tablebase, Turn};
+use serde::Serialize;
 
 use super::common::{parse_coord, UsageError};
 use super::Failure;
@@ -34,21 +35,30 @@ impl From<Side> for Turn {
 /// Flags of `query`.
 #[derive(ClapArgs, Debug)]
 pub(crate) struct QueryArgs {
-    /// Table file written by `solve --save`.
+    /// Table file written by `solve --save` (for a partitioned solve: any
+    /// shard, or the name it was saved under).
     table: PathBuf,
-    /// The cop's cell ROW,COL (0-based).
-    #[arg(long, value_name = "ROW,COL", value_parser = parse_coord, required_unless_present = "stdin")]
+    /// The cop's cell ROW,COL (0-based; X,Y with --xy).
+    #[arg(long, value_name = "ROW,COL", value_parser = parse_coord, required_unless_present_any = ["stdin", "scen"])]
     cop: Option<Coord>,
-    /// The thief's cell ROW,COL (0-based).
-    #[arg(long, value_name = "ROW,COL", value_parser = parse_coord, required_unless_present = "stdin")]
+    /// The thief's cell ROW,COL (0-based; X,Y with --xy).
+    #[arg(long, value_name = "ROW,COL", value_parser = parse_coord, required_unless_present_any = ["stdin", "scen"])]
     thief: Option<Coord>,
     /// Who moves [default: the rules' first mover].
     #[arg(long, value_enum)]
     turn: Option<Side>,
     /// Positions from standard input, one per line: `R,C R,C [cop|thief]`
     /// (cop cell, thief cell, turn).
-    #[arg(long, conflicts_with_all = ["cop", "thief", "turn"])]
+    #[arg(long, conflicts_with_all = ["cop", "thief", "turn", "scen"])]
     stdin: bool,
+    /// Positions from a MovingAI scenario file: each entry's start is the
+    /// thief, its goal the cop; one answer per entry, in file order.
+    #[arg(long, value_name = "FILE.scen", conflicts_with_all = ["cop", "thief"])]
+    scen: Option<PathBuf>,
+    /// Cells as X,Y (column, row: MovingAI's order) in --cop, --thief,
+    /// stdin lines and text output; JSON keeps [row, column].
+    #[arg(long)]
+    xy: bool,
     /// One JSON object per position instead of text.
     #[arg(long)]
     json: bool,
@@ -62,33 +72,54 @@ pub(crate) fn turn_name(t: Turn) -> &'static str {
     }
 }
 
-fn dte_json(d: Option<Dte>) -> Value {
-    d.map_or(Value::Null, |d| json!(d.plies()))
+/// One rated move in [`PositionJson`].
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub(crate) struct MoveJson {
+    /// The mover's cell after the move, `[row, column]`.
+    to: [usize; 2],
+    /// Its value for the player who moves.
+    value: &'static str,
+    /// Its distance to end (null for a draw or a table without distances).
+    dte: Option<u32>,
+}
+
+/// The JSON of one position (`query --json`, `serve`'s `/api/query`):
+/// `"schema"` first, the position, its value and distance for the player
+/// to move, and every move rated, best first. A struct rather than a
+/// `json!` map so that the keys keep this order.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub(crate) struct PositionJson {
+    schema: u32,
+    cop: [usize; 2],
+    thief: [usize; 2],
+    turn: &'static str,
+    value: &'static str,
+    dte: Option<u32>,
+    moves: Vec<MoveJson>,
 }
 
 /// The JSON of one position: its value and distance for the player to
 /// move, and every move rated, best first.
-pub(crate) fn position_json(tb: &Tablebase, pos: &Position) -> Result<Value> {
+pub(crate) fn position_json(tb: &Tablebase, pos: &Position) -> Result<PositionJson> {
     let probe = tb.probe(pos)?;
-    let moves: Vec<Value> = tb
+    let moves = tb
         .rated_moves(pos)?
         .iter()
-        .map(|m| {
-            json!({
-                "to": [m.to.0, m.to.1],
-                "value": m.value.as_str(),
-                "dte": dte_json(m.dte),
-            })
+        .map(|m| MoveJson {
+            to: [m.to.0, m.to.1],
+            value: m.value.as_str(),
+            dte: m.dte.map(|d| d.plies()),
         })
         .collect();
-    Ok(json!({
-        "cop": [pos.cop.0, pos.cop.1],
-        "thief": [pos.thief.0, pos.thief.1],
-        "turn": turn_name(pos.turn),
-        "value": probe.value.as_str(),
-        "dte": dte_json(probe.dte),
-        "moves": moves,
-    }))
+    Ok(PositionJson {
+        schema: super::schema::SCHEMA,
+        cop: [pos.cop.0, pos.cop.1],
+        thief: [pos.thief.0, pos.thief.1],
+        turn: turn_name(pos.turn),
+        value: probe.value.as_str(),
+        dte: probe.dte.map(|d| d.plies()),
+        moves,
+    })
 }
 
 /// A value with its distance, as text: `win in 7`, `draw`.
@@ -99,16 +130,27 @@ pub(crate) fn value_text(value: retrograde::Outcome, dte: Option<Dte>) -> String
     }
 }
 
-fn print_text(out: &mut impl Write, tb: &Tablebase, pos: &Position) -> Result<()> {
+/// A cell typed or shown as `row,col`, or `x,y` with `--xy`: the same
+/// swap both ways.
+fn swap_if(xy: bool, (a, b): Coord) -> Coord {
+    if xy {
+        (b, a)
+    } else {
+        (a, b)
+    }
+}
+
+fn print_text(out: &mut impl Write, tb: &Tablebase, pos: &Position, xy: bool) -> Result<()> {
     let probe = tb.probe(pos)?;
     let moves = tb.rated_moves(pos)?;
+    let (cop, thief) = (swap_if(xy, pos.cop), swap_if(xy, pos.thief));
     writeln!(
         out,
         "cop {},{} thief {},{}, {} to move: {}",
-        pos.cop.0,
-        pos.cop.1,
-        pos.thief.0,
-        pos.thief.1,
+        cop.0,
+        cop.1,
+        thief.0,
+        thief.1,
         turn_name(pos.turn),
         value_text(probe.value, probe.dte)
     )?;
@@ -121,11 +163,12 @@ fn print_text(out: &mut impl Write, tb: &Tablebase, pos: &Position) -> Result<()
         } else {
             ""
         };
+        let to = swap_if(xy, m.to);
         writeln!(
             out,
             "  {},{}{what}: {}",
-            m.to.0,
-            m.to.1,
+            to.0,
+            to.1,
             value_text(m.value, m.dte)
         )?;
     }
@@ -166,6 +209,22 @@ fn parse_line(line: &str, default: Turn) -> Result<(Coord, Coord, Turn), String>
     Ok((parse_coord(words[0])?, parse_coord(words[1])?, turn))
 }
 
+/// The positions of a scenario's entries (start = thief, goal = cop),
+/// every entry checked against the table's map before any is answered.
+fn scen_positions(tb: &Tablebase, path: &Path, turn: Turn) -> Result<Vec<Position>> {
+    let scenario = load_scen(path)?;
+    let grid = &tb.game().board().grid;
+    scenario.check_size(grid)?;
+    scenario
+        .entries
+        .iter()
+        .map(|entry| {
+            scenario.cells(entry, grid)?;
+            Ok(tb.position(entry.goal, entry.start, turn)?)
+        })
+        .collect()
+}
+
 /// Runs `query`; returns the exit status.
 pub(crate) fn run(args: QueryArgs) -> Result<i32, Failure> {
     let tb = open_table(&args.table)?;
@@ -176,14 +235,20 @@ pub(crate) fn run(args: QueryArgs) -> Result<i32, Failure> {
             serde_json::to_writer(&mut *out, &position_json(&tb, pos)?)?;
             writeln!(out)?;
         } else {
-            print_text(out, &tb, pos)?;
+            print_text(out, &tb, pos, args.xy)?;
         }
         Ok(())
     };
+    let turn = args.turn.map_or(tb.first_mover(), Turn::from);
+    if let Some(scen) = &args.scen {
+        for pos in scen_positions(&tb, scen, turn)? {
+            answer(&mut out, &pos)?;
+        }
+        return Ok(0);
+    }
     if !args.stdin {
-        let turn = args.turn.map_or(tb.first_mover(), Turn::from);
         let (cop, thief) = (args.cop.expect("clap"), args.thief.expect("clap"));
-        let pos = tb.position(cop, thief, turn)?;
+        let pos = tb.position(swap_if(args.xy, cop), swap_if(args.xy, thief), turn)?;
         answer(&mut out, &pos)?;
         return Ok(0);
     }
@@ -197,7 +262,9 @@ pub(crate) fn run(args: QueryArgs) -> Result<i32, Failure> {
         }
         let parsed = parse_line(&line, tb.first_mover())
             .map_err(|m| anyhow::Error::new(UsageError(m)))
-            .and_then(|(c, t, turn)| Ok(tb.position(c, t, turn)?));
+            .and_then(|(c, t, turn)| {
+                Ok(tb.position(swap_if(args.xy, c), swap_if(args.xy, t), turn)?)
+            });
         match parsed {
             Ok(pos) => answer(&mut out, &pos)?,
             Err(e) => {

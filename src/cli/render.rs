@@ -17,7 +17,8 @@ use super::Failure;
 #[derive(ClapArgs, Debug)]
 #[command(group(clap::ArgGroup::new("what").required(true).args(["cop", "thief", "overview"])))]
 pub(crate) struct RenderArgs {
-    /// Table file written by `solve --save`.
+    /// Table file written by `solve --save` (for a partitioned solve: any
+    /// shard, or the name it was saved under).
     table: PathBuf,
     /// Heatmap with the cop fixed on ROW,COL: every thief cell coloured.
     #[arg(long, value_name = "ROW,COL", value_parser = parse_coord)]

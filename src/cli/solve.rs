@@ -9,14 +9,14 @@ use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
     load_map, load_scen, plan_storage, solve, verify_observed, write_tablebase, Backing, Board,
-    CopsAndThief, Engine, Game, Map, Outcome, Solution, SolveOptions, Turn,
+    CopsAndThief, Engine, Game, Map, Outcome, Solution, SolveOptions, Turn, WriteSummary,
 };
 
 use super::checkpoint;
-use super::common::{
-    human_bytes, peak_memory, worker_pool, EngineConfig, EngineFlags, GameArgs, UsageError,
+use super::common::{human_bytes, worker_pool, EngineConfig, EngineFlags, GameArgs, UsageError};
+use super::output::{
+    Found, OutputTarget, SaveReport, ScenPair, SolveReport, SummaryJson, VerifyReport,
 };
-use super::output::{OutputTarget, SaveReport, ScenPair, SolveReport, SummaryJson, VerifyReport};
 use super::progress::Reporter;
 use super::Failure;
 
@@ -86,12 +86,6 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
         if args.checkpoint.is_some() || args.resume.is_some() {
             return Err(UsageError(
                 "--checkpoint and --resume are for one process (the bitboard engine), not --processes".into(),
-            )
-            .into());
-        }
-        if args.save.is_some() {
-            return Err(UsageError(
-                "--save with --processes: a partitioned solve writes no tablebase yet (shards are not built); solve on one machine to save a table".into(),
             )
             .into());
         }
@@ -263,16 +257,22 @@ pub(crate) fn save_table(
     solved: &Solved,
     engine: Engine,
 ) -> Result<SaveReport> {
+    save_with(target, |out| {
+        write_tablebase(&solved.game, &solved.solution, engine.as_str(), out)
+    })
+}
+
+/// Writes a table (or a shard) to `target` atomically with `write`, and
+/// reports it; shared by every way of saving.
+pub(crate) fn save_with(
+    target: OutputTarget,
+    write: impl FnOnce(&mut super::output::Output) -> std::io::Result<WriteSummary>,
+) -> Result<SaveReport> {
     let started = Instant::now();
     let path = target.path().to_path_buf();
     let mut summary = None;
     target.write_with(|out| {
-        summary = Some(write_tablebase(
-            &solved.game,
-            &solved.solution,
-            engine.as_str(),
-            out,
-        )?);
+        summary = Some(write(out)?);
         Ok(())
     })?;
     let summary = summary.expect("written");
@@ -371,43 +371,21 @@ pub(crate) fn solve_loaded(
     reporter.finish();
     let counts = solution.counts();
     let seconds = started.elapsed().as_secs_f64();
-    let (result, dte) = match start {
-        Some(s) => (
-            Some(game.verdict(solution.outcome(s)).as_str()),
-            solution.dte(s).map(|d| d.plies()),
-        ),
-        None => (None, None),
-    };
-    let grid = &game.board().grid;
-    let report = SolveReport {
-        map: path.display().to_string(),
-        format: map.format.as_str(),
-        width: grid.width(),
-        height: grid.height(),
-        result,
-        dte,
-        cells: game.cells(),
-        exits: game.board().exits.count_ones() as u64,
-        exit_cells: game
-            .board()
-            .exit_coords()
-            .into_iter()
-            .map(|(r, c)| [r, c])
-            .collect(),
-        exit_checksum: format!("{:016x}", game.board().exit_checksum()),
-        states: game.state_count(),
-        counts: counts.into(),
-        levels: solution.levels(),
-        sweeps: solution.sweeps(),
-        engine: config.engine.as_str(),
-        threads: config.threads,
+    let report = SolveReport::new(
+        path,
+        map.format.as_str(),
+        &game,
+        Found {
+            start: start.map(|s| solution.outcome(s)),
+            dte: start.and_then(|s| solution.dte(s)),
+            counts,
+            levels: solution.levels(),
+            sweeps: solution.sweeps(),
+            engine: config.engine.as_str(),
+            threads: config.threads,
+        },
         seconds,
-        peak_memory_bytes: peak_memory(),
-        verified: None,
-        summary: None,
-        scenario: None,
-        saved: None,
-    };
+    );
     Ok(Solved {
         game,
         solution,
@@ -416,7 +394,7 @@ pub(crate) fn solve_loaded(
 }
 
 /// Who moves first in a start pair.
-fn first_mover(game: &CopsAndThief) -> Turn {
+pub(crate) fn first_mover(game: &CopsAndThief) -> Turn {
     if game.rules().thief_first {
         Turn::Thief
     } else {
@@ -448,11 +426,7 @@ pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std
         "map: {} ({}, {} x {}, {} free cells, {} exits)",
         r.map, r.format, r.height, r.width, r.cells, r.exits
     )?;
-    writeln!(
-        out,
-        "states: {} (win {}, loss {}, draw {}; values for the player to move)",
-        r.states, r.counts.win, r.counts.loss, r.counts.draw
-    )?;
+    writeln!(out, "{}", r.counts.states_line(r.states))?;
     writeln!(
         out,
         "engine: {} ({} thread{}), {}",

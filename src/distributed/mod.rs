@@ -192,6 +192,127 @@ pub struct PartitionedSolution {
     pub bands: Vec<Band>,
     /// The cluster-wide results (process 0 only).
     pub summary: Option<Summary>,
+    /// Levels after level 0 (the largest distance to end), known to every
+    /// process.
+    pub levels: u32,
+}
+
+impl PartitionedSolution {
+    /// The states this process's bands hold, `first .. end` (its bands are
+    /// contiguous).
+    #[must_use]
+    pub fn range(&self) -> Range<u64> {
+        match (self.bands.first(), self.bands.last()) {
+            (Some(a), Some(b)) => a.range.start..b.range.end,
+            _ => 0..0,
+        }
+    }
+
+    /// The band holding state `s` of [`PartitionedSolution::range`].
+    fn band(&self, s: u64) -> &Band {
+        let k = self.bands.partition_point(|b| b.range.start <= s);
+        // Empty bands share their start with the next band: take the last
+        // band starting at or before `s` that is not empty.
+        self.bands[..k]
+            .iter()
+            .rev()
+            .find(|b| b.range.contains(&s))
+            .expect("a state of this process's bands")
+    }
+}
+
+/// The tablebase writer reads a process's bands like a solution of its
+/// states alone.
+impl crate::tablebase::Source for PartitionedSolution {
+    fn states(&self) -> u64 {
+        let r = self.range();
+        r.end - r.start
+    }
+
+    fn has_dte(&self) -> bool {
+        self.bands.iter().all(|b| b.dte.is_some())
+    }
+
+    fn levels(&self) -> u32 {
+        self.levels
+    }
+
+    fn fill_values(&self, range: Range<u64>, out: &mut [u8]) {
+        out.fill(0);
+        let first = self.range().start;
+        let mut s = first + range.start;
+        let end = first + range.end;
+        let mut i = 0usize;
+        while s < end {
+            let band = self.band(s);
+            let cells = band.cells.atomics::<AtomicU8>();
+            let stop = end.min(band.range.end);
+            for t in s..stop {
+                let code = match cells.outcome((t - band.range.start) as usize) {
+                    Outcome::Win => 1u8,
+                    Outcome::Loss => 2,
+                    Outcome::Draw => 0,
+                };
+                out[i / 4] |= code << (2 * (i % 4));
+                i += 1;
+            }
+            s = stop;
+        }
+    }
+
+    fn fill_dte(&self, range: Range<u64>, values: &[u8], out: &mut [u16]) {
+        let first = self.range().start;
+        for (i, d) in out.iter_mut().enumerate() {
+            let s = first + range.start + i as u64;
+            let band = self.band(s);
+            *d = match (values[i / 4] >> (2 * (i % 4))) & 3 {
+                0 => 0,
+                _ => band.dte.as_ref().map_or(0, |t| {
+                    t.atomics::<AtomicU16>()[(s - band.range.start) as usize].load(Relaxed)
+                }),
+            };
+        }
+    }
+}
+
+/// Writes process `process`'s shard of a partitioned solve of `game` (one
+/// of `processes`) as a tablebase file to `out`: the header of a whole
+/// table plus which shard of how many it is and its band of cop rows, then
+/// the band's values (and distances when the solve kept them) in the same
+/// blocks as [`write_tablebase`](crate::write_tablebase). Name the file
+/// with [`shard_path`](crate::shard_path) so that
+/// [`Tablebase::open`](crate::Tablebase::open) finds the set.
+///
+/// # Errors
+/// Any error of `out`.
+pub fn write_shard(
+    game: &CopsAndThief,
+    part: &PartitionedSolution,
+    process: usize,
+    processes: usize,
+    engine: &str,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<crate::WriteSummary> {
+    let range = part.range();
+    let grid = &game.board().grid;
+    let block = 2 * game.cells();
+    let row = |state: u64| {
+        let cop = state / block.max(1);
+        if cop < game.cells() {
+            grid.coords(cop as u32).0 as u32
+        } else {
+            grid.height() as u32
+        }
+    };
+    let info = crate::tablebase::ShardInfo {
+        index: process as u32,
+        count: processes as u32,
+        first_state: range.start,
+        end_state: range.end,
+        first_row: row(range.start),
+        end_row: row(range.end),
+    };
+    crate::tablebase::write_source(game, part, Some(info), engine, out)
 }
 
 /// Band boundaries for `parts` workers over the grid game: cop cells are
@@ -353,11 +474,13 @@ pub fn solve<G: Game + Send + 'static>(
         })?;
     let mut bands = Vec::new();
     let mut summary = None;
+    let mut levels = 0;
     for result in guards.join() {
         let done = result.unwrap_or_else(|e| panic!("a worker failed: {e}"));
         if done.summary.is_some() {
             summary = done.summary;
         }
+        levels = done.levels;
         bands.push(Band {
             range: done.range,
             cells: done.cells,
@@ -365,5 +488,9 @@ pub fn solve<G: Game + Send + 'static>(
         });
     }
     bands.sort_by_key(|b| b.range.start);
-    Ok(PartitionedSolution { bands, summary })
+    Ok(PartitionedSolution {
+        bands,
+        summary,
+        levels,
+    })
 }

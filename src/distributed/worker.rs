@@ -68,6 +68,8 @@ pub(super) struct Done {
     pub(super) cells: Region,
     pub(super) dte: Option<Region>,
     pub(super) summary: Option<Summary>,
+    /// Levels of the whole solve (every worker ends at the same one).
+    pub(super) levels: u32,
 }
 
 /// A band's state and the updates that land in it.
@@ -339,5 +341,6 @@ pub(super) fn run<G: Game>(w: &mut Worker, plan: &Plan<G>) -> Done {
         cells: arrays.cells,
         dte: arrays.dte,
         summary,
+        levels: level.saturating_sub(1),
     }
 }

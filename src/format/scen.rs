@@ -24,8 +24,11 @@ pub struct ScenarioEntry {
     pub line: usize,
     /// The benchmark's bucket number.
     pub bucket: u64,
-    /// The map file name the entry was made for.
+    /// The map file name the entry was made for (as written: older
+    /// benchmarks give a path such as `maps/dao/arena.map`).
     pub map: String,
+    /// 1-based column of the map field on its line, for messages.
+    pub map_column: usize,
     /// The map's width the entry declares.
     pub width: usize,
     /// The map's height the entry declares.
@@ -36,6 +39,23 @@ pub struct ScenarioEntry {
     pub goal: Coord,
     /// The octile shortest-path length the benchmark records.
     pub optimal_length: f64,
+}
+
+impl ScenarioEntry {
+    /// The map's file name: the last component of [`map`](Self::map)
+    /// (after the last `/` or `\\`), which is how a batch finds the map
+    /// among its files.
+    ///
+    /// # Example
+    /// ```
+    /// let text = b"version 1\n0\tmaps/dao/arena.map\t49\t49\t1\t2\t5\t6\t5.65\n";
+    /// let scen = retrograde::parse_scen(text, "arena.map.scen").unwrap();
+    /// assert_eq!(scen.entries[0].map_file_name(), "arena.map");
+    /// assert_eq!(scen.entries[0].map_column, 3);
+    /// ```
+    pub fn map_file_name(&self) -> &str {
+        self.map.rsplit(['/', '\\']).next().unwrap_or(&self.map)
+    }
 }
 
 /// A parsed scenario file.
@@ -244,6 +264,7 @@ fn entry(path: &str, line: &str, number: usize) -> Result<ScenarioEntry> {
         line: number,
         bucket: int(0)? as u64,
         map: fields[1].1.to_string(),
+        map_column: fields[1].0,
         width,
         height,
         start,

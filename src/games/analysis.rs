@@ -1,12 +1,10 @@
 //! Whole-map analysis of a solved policeman-and-thief game: how the start
 //! pairs split by verdict and which one lasts longest.
 
-use rayon::prelude::*;
-
 use super::cops::{CopsAndThief, Turn};
 use crate::format::Coord;
 use crate::solve::Solution;
-use crate::{Board, Dte, Verdict};
+use crate::{Board, Dte};
 
 /// How the start pairs of a map split: every (cop, thief) pair of distinct
 /// free cells with the rules' first mover to move.
@@ -47,8 +45,9 @@ impl CopsAndThief {
     }
 
     /// Tallies the start pairs of `solution` (a solution of this game) by
-    /// verdict, in parallel over cop cells on the current rayon pool, and
-    /// finds a longest one.
+    /// verdict, from its per-side counts (one parallel sweep on the current
+    /// rayon pool, popcounts for the bitboard engine), and finds a longest
+    /// one.
     ///
     /// # Example
     /// ```
@@ -65,23 +64,19 @@ impl CopsAndThief {
         } else {
             Turn::Cop
         };
-        let cells = self.cells() as u32;
-        let slot = |v: Verdict| match v {
-            Verdict::CopWins => 0,
-            Verdict::ThiefEscapes => 1,
-            Verdict::Draw => 2,
+        // Every pair of distinct cells, with the first mover to move: all of
+        // that side's states but the captures (cop and thief on one cell),
+        // which are that side's WIN (cop to move) or LOSS (thief to move).
+        let cells = self.cells();
+        let mut side = solution.counts_by_parity()[turn as usize];
+        match turn {
+            Turn::Cop => side.win -= cells,
+            Turn::Thief => side.loss -= cells,
+        }
+        let (cop_wins, thief_escapes) = match turn {
+            Turn::Cop => (side.win, side.loss),
+            Turn::Thief => (side.loss, side.win),
         };
-        let tally = (0..cells)
-            .into_par_iter()
-            .map(|cop| {
-                let mut tally = [0u64; 3];
-                for thief in (0..cells).filter(|&t| t != cop) {
-                    let verdict = self.verdict(solution.outcome(self.state(cop, thief, turn)));
-                    tally[slot(verdict)] += 1;
-                }
-                tally
-            })
-            .reduce(|| [0; 3], |a, b| [a[0] + b[0], a[1] + b[1], a[2] + b[2]]);
         let grid = &self.board().grid;
         let longest = solution.deepest(turn as usize).map(|(dte, s)| {
             let (cop, thief, _) = self.decode(s);
@@ -92,10 +87,10 @@ impl CopsAndThief {
             }
         });
         StartPairs {
-            pairs: tally.iter().sum(),
-            cop_wins: tally[0],
-            thief_escapes: tally[1],
-            draws: tally[2],
+            pairs: cells * cells.saturating_sub(1),
+            cop_wins,
+            thief_escapes,
+            draws: side.draw,
             longest,
         }
     }

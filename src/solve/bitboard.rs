@@ -339,31 +339,33 @@ impl Bits {
         }
     }
 
-    /// WIN / LOSS / DRAW counts over all states: popcounts of the bitsets
-    /// (bits outside free cells, and terminal positions the rules exclude,
-    /// are never set).
-    pub(super) fn counts(&self) -> Counts {
+    /// WIN / LOSS / DRAW counts over the cop-to-move (even) and the
+    /// thief-to-move (odd) states: popcounts of the bitsets (bits outside
+    /// free cells, and terminal positions the rules exclude, are never set).
+    pub(super) fn counts_by_parity(&self) -> [Counts; 2] {
         let layout = &self.layout;
         let words = self.region.atomics::<AtomicU64>();
-        let (win, loss) = (0..layout.cells)
+        let ones = (0..layout.cells)
             .into_par_iter()
             .map(|p| {
                 let record = &words[p * layout.record()..(p + 1) * layout.record()];
-                let ones = |kind: usize| -> u64 {
-                    record[kind * layout.words..(kind + 1) * layout.words]
+                let mut ones = [0u64; KINDS];
+                for (kind, n) in ones.iter_mut().enumerate() {
+                    *n = record[kind * layout.words..(kind + 1) * layout.words]
                         .iter()
                         .map(|w| u64::from(w.load(Relaxed).count_ones()))
-                        .sum()
-                };
-                (ones(CW) + ones(TW), ones(CL) + ones(TL))
+                        .sum();
+                }
+                ones
             })
-            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-        let states = 2 * (layout.cells as u64).pow(2);
-        Counts {
+            .reduce(|| [0; KINDS], |a, b| std::array::from_fn(|k| a[k] + b[k]));
+        let per_turn = (layout.cells as u64).pow(2);
+        let side = |win: u64, loss: u64| Counts {
             win,
             loss,
-            draw: states - win - loss,
-        }
+            draw: per_turn - win - loss,
+        };
+        [side(ones[CW], ones[CL]), side(ones[TW], ones[TL])]
     }
 }
 

@@ -580,17 +580,29 @@ impl Solution {
     /// WIN / LOSS / DRAW counts over all states (a parallel sweep).
     #[must_use]
     pub fn counts(&self) -> Counts {
+        let [even, odd] = self.counts_by_parity();
+        even + odd
+    }
+
+    /// WIN / LOSS / DRAW counts over the even and the odd states apart (a
+    /// parallel sweep). In the grid game a state's parity is the player to
+    /// move (0 the cop, 1 the thief), so whole-map statistics for one side
+    /// to move read this instead of probing every state: the bitboard
+    /// engine answers it with popcounts.
+    #[must_use]
+    pub fn counts_by_parity(&self) -> [Counts; 2] {
         const CHUNK: u64 = 1 << 16;
         let cells = match &self.labels {
             Labels::Cells(cells) => cells,
-            Labels::Bits(bits) => return bits.counts(),
+            Labels::Bits(bits) => return bits.counts_by_parity(),
         };
         (0..self.states.div_ceil(CHUNK))
             .into_par_iter()
             .map(|k| {
-                let mut c = Counts::default();
+                let mut c = [Counts::default(); 2];
                 let range = k * CHUNK..((k + 1) * CHUNK).min(self.states);
                 for s in range.clone() {
+                    let c = &mut c[(s & 1) as usize];
                     match self.outcome(s) {
                         Outcome::Win => c.win += 1,
                         Outcome::Loss => c.loss += 1,
@@ -602,11 +614,19 @@ impl Solution {
                 cells.release(range);
                 c
             })
-            .reduce(Counts::default, |a, b| Counts {
-                win: a.win + b.win,
-                loss: a.loss + b.loss,
-                draw: a.draw + b.draw,
-            })
+            .reduce(|| [Counts::default(); 2], |a, b| [a[0] + b[0], a[1] + b[1]])
+    }
+}
+
+impl std::ops::Add for Counts {
+    type Output = Counts;
+
+    fn add(self, other: Counts) -> Counts {
+        Counts {
+            win: self.win + other.win,
+            loss: self.loss + other.loss,
+            draw: self.draw + other.draw,
+        }
     }
 }
 

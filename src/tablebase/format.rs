@@ -20,11 +20,18 @@
 //!
 //! Header body: rows u32, columns u32, rules u8 (bits: cop diagonal, thief
 //! diagonal, cop passes, thief passes, corner cutting, thief first), flags
-//! u8 (bit 0: distances included), cop start row u32 and column u32
-//! (`u32::MAX` for none), thief start likewise, states per values block
-//! u64, states per distance block u64, engine name (u8 length + bytes),
-//! the free-cell bitmap (rows * columns bits, row-major, LSB first), the
-//! exit bitmap (one bit per free cell id).
+//! u8 (bit 0: distances included; bit 1: a shard), cop start row u32 and
+//! column u32 (`u32::MAX` for none), thief start likewise, states per
+//! values block u64, states per distance block u64, engine name (a u8
+//! length, then the bytes), the free-cell bitmap (rows * columns bits,
+//! row-major, LSB first), the exit bitmap (one bit per free cell id);
+//! then, for a shard only: shard index u32, shard count u32, first state
+//! u64, end state u64, first cop row u32, end cop row u32.
+//!
+//! A shard (one per process of a partitioned solve) holds the states
+//! `first .. end` (the cop cells of rows `first row .. end row`): its
+//! blocks, index and trailer (states, counts) are those of that range
+//! alone, block 0 starting at state `first`; levels are the whole solve's.
 //!
 //! Counts live in the trailer because the writer streams: they are known
 //! only after the last block. All integers are little-endian.
@@ -81,6 +88,19 @@ pub(crate) struct HeaderBody {
     pub(crate) engine: String,
     pub(crate) free: BitVec,
     pub(crate) exits: BitVec,
+    /// Which part of a partitioned solve this file holds (`None`: all).
+    pub(crate) shard: Option<ShardInfo>,
+}
+
+/// The shard fields of a header: which shard of how many, and its band.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ShardInfo {
+    pub(crate) index: u32,
+    pub(crate) count: u32,
+    pub(crate) first_state: u64,
+    pub(crate) end_state: u64,
+    pub(crate) first_row: u32,
+    pub(crate) end_row: u32,
 }
 
 /// The decoded trailer.
@@ -137,7 +157,7 @@ pub(crate) fn encode_header(h: &HeaderBody) -> Vec<u8> {
     body.extend_from_slice(&(h.rows as u32).to_le_bytes());
     body.extend_from_slice(&(h.cols as u32).to_le_bytes());
     body.push(rules_bits(h.rules));
-    body.push(u8::from(h.has_dte));
+    body.push(u8::from(h.has_dte) | u8::from(h.shard.is_some()) << 1);
     for start in [h.cop, h.thief] {
         let (r, c) = start.map_or((u32::MAX, u32::MAX), |(r, c)| (r as u32, c as u32));
         body.extend_from_slice(&r.to_le_bytes());
@@ -150,6 +170,14 @@ pub(crate) fn encode_header(h: &HeaderBody) -> Vec<u8> {
     body.extend_from_slice(engine);
     push_bits(&mut body, &h.free);
     push_bits(&mut body, &h.exits);
+    if let Some(sh) = h.shard {
+        body.extend_from_slice(&sh.index.to_le_bytes());
+        body.extend_from_slice(&sh.count.to_le_bytes());
+        body.extend_from_slice(&sh.first_state.to_le_bytes());
+        body.extend_from_slice(&sh.end_state.to_le_bytes());
+        body.extend_from_slice(&sh.first_row.to_le_bytes());
+        body.extend_from_slice(&sh.end_row.to_le_bytes());
+    }
     let mut out = Vec::with_capacity(body.len() + 20);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
@@ -224,7 +252,7 @@ pub(crate) fn decode_body(body: &[u8], base: usize) -> Result<HeaderBody, String
     }
     let rules = rules_from_bits(c.u8().map_err(wrap)?).ok_or("header: unknown rule bits")?;
     let flags = c.u8().map_err(wrap)?;
-    if flags > 1 {
+    if flags > 3 {
         return Err(format!("header: unknown flags {flags:#x}"));
     }
     let mut start = || -> Result<Option<(usize, usize)>, String> {
@@ -252,6 +280,38 @@ pub(crate) fn decode_body(body: &[u8], base: usize) -> Result<HeaderBody, String
     let free = read_bits(&mut c, rows * cols).map_err(wrap)?;
     let cells = free.count_ones();
     let exits = read_bits(&mut c, cells).map_err(wrap)?;
+    let shard = if flags & 2 != 0 {
+        let index = c.u32().map_err(wrap)?;
+        let count = c.u32().map_err(wrap)?;
+        let first_state = c.u64().map_err(wrap)?;
+        let end_state = c.u64().map_err(wrap)?;
+        let first_row = c.u32().map_err(wrap)?;
+        let end_row = c.u32().map_err(wrap)?;
+        let block = 2 * cells as u64;
+        let states = block * cells as u64;
+        if index >= count
+            || first_state > end_state
+            || end_state > states
+            || first_state % block.max(1) != 0
+            || end_state % block.max(1) != 0
+            || first_row > end_row
+            || end_row as usize > rows
+        {
+            return Err(format!(
+                "header: shard {index} of {count} with states {first_state}..{end_state} and rows {first_row}..{end_row} does not fit a map of {cells} free cells and {rows} rows"
+            ));
+        }
+        Some(ShardInfo {
+            index,
+            count,
+            first_state,
+            end_state,
+            first_row,
+            end_row,
+        })
+    } else {
+        None
+    };
     if c.pos != body.len() {
         return Err(format!(
             "header: {} unexpected bytes after the exit bitmap",
@@ -279,6 +339,7 @@ pub(crate) fn decode_body(body: &[u8], base: usize) -> Result<HeaderBody, String
         engine,
         free,
         exits,
+        shard,
     })
 }
 
@@ -478,11 +539,40 @@ mod tests {
             engine: "parallel".into(),
             free,
             exits,
+            shard: None,
         };
         let bytes = encode_header(&h);
         assert_eq!(&bytes[..8], MAGIC);
         let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
         assert_eq!(decode_body(&bytes[16..16 + len], 16).unwrap(), h);
+        // A shard: 5 cells, 50 states, cop cells 2..5 (row 1 on).
+        let shard = HeaderBody {
+            shard: Some(ShardInfo {
+                index: 1,
+                count: 2,
+                first_state: 20,
+                end_state: 50,
+                first_row: 1,
+                end_row: 2,
+            }),
+            ..h.clone()
+        };
+        let bytes = encode_header(&shard);
+        let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+        assert_eq!(decode_body(&bytes[16..16 + len], 16).unwrap(), shard);
+        // A band that does not start at a cop cell is refused.
+        let bad = HeaderBody {
+            shard: Some(ShardInfo {
+                first_state: 21,
+                ..shard.shard.unwrap()
+            }),
+            ..h
+        };
+        let bytes = encode_header(&bad);
+        let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+        assert!(decode_body(&bytes[16..16 + len], 16)
+            .unwrap_err()
+            .contains("does not fit"));
         for bits in 0..64 {
             assert_eq!(rules_bits(rules_from_bits(bits).unwrap()), bits);
         }

@@ -3,6 +3,13 @@
 //! independently compressed and checksummed blocks), and the [`Tablebase`]
 //! reader that answers any position from it without solving again.
 //!
+//! A partitioned solve saves one *shard* per process (`NAME.I-of-N.rtb`,
+//! see [`shard_path`]), each holding the states of its band of cop rows;
+//! [`Tablebase::open`] opens the whole set from any shard or from
+//! `NAME.rtb`, checks that it is complete and of one solve, and routes each
+//! probe to the shard that holds the state. A table from one process is a
+//! set of one file.
+//!
 //! `format.rs` owns the byte layout, `writer.rs` streams a
 //! [`Solution`](crate::Solution) into it, `reader.rs` maps and checks a file and
 //! decodes blocks, this file turns states into positions and moves.
@@ -12,14 +19,17 @@ mod reader;
 mod writer;
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::format::Coord;
 use crate::game::{Game, Initial};
 use crate::{Board, CopsAndThief, Counts, Dte, Grid, Outcome, Rules, Turn};
 
-use reader::{Kind, Raw};
+pub(crate) use format::ShardInfo;
+use reader::{table_error, Kind, Raw};
+#[cfg(feature = "distributed")]
+pub(crate) use writer::{write_source, Source};
 pub use writer::{write_tablebase, WriteSummary};
 
 /// A position of the grid game: both pieces and the player to move.
@@ -100,8 +110,225 @@ pub struct Header {
     pub dte_bytes: u64,
     /// Bytes of header (magic to header checksum).
     pub header_bytes: u64,
-    /// Bytes of the whole file.
+    /// Bytes of the whole file (of all files, for a set of shards).
     pub file_bytes: u64,
+    /// Whether the table is a set of shards of a partitioned solve.
+    pub partitioned: bool,
+    /// The table's files in state order: one without shards.
+    pub shards: Vec<ShardHeader>,
+}
+
+/// One file of a table: a shard of a partitioned solve, or the whole table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardHeader {
+    /// The file.
+    pub path: PathBuf,
+    /// Shard index, 0-based (0 for a whole table).
+    pub index: u32,
+    /// Shards in the set (1 for a whole table).
+    pub count: u32,
+    /// The grid rows of the cop cells it holds, `first .. end`.
+    pub rows: std::ops::Range<usize>,
+    /// The state indices it holds, `first .. end`.
+    pub states: std::ops::Range<u64>,
+    /// WIN / LOSS / DRAW counts of its states.
+    pub counts: Counts,
+    /// Bytes of the file.
+    pub bytes: u64,
+}
+
+/// The file of shard `index` of `count` of a table saved as `path`:
+/// `DIR/NAME.INDEX-of-COUNT.rtb`, where `NAME` is the file name of `path`
+/// without `.rtb` (`out/t.rtb`, shard 1 of 3: `out/t.1-of-3.rtb`).
+#[must_use]
+pub fn shard_path(path: &Path, index: u32, count: u32) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let base = name.strip_suffix(".rtb").unwrap_or(&name);
+    path.with_file_name(format!("{base}.{index}-of-{count}.rtb"))
+}
+
+/// `(NAME, index, count)` of a shard's file name `NAME.I-of-N.rtb`.
+fn parse_shard_name(name: &str) -> Option<(&str, u32, u32)> {
+    let (base, tag) = name.strip_suffix(".rtb")?.rsplit_once('.')?;
+    let (index, count) = tag.split_once("-of-")?;
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    if base.is_empty() || !digits(index) || !digits(count) {
+        return None;
+    }
+    Some((base, index.parse().ok()?, count.parse().ok()?))
+}
+
+/// For a table path that does not exist, `NAME.rtb`: a shard of a set saved
+/// under that name, found by listing its folder (no wildcards involved);
+/// `None` when there is none.
+fn find_shard(path: &Path) -> Result<Option<PathBuf>> {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return Ok(None);
+    };
+    let base = name.strip_suffix(".rtb").unwrap_or(name);
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(None);
+    };
+    let mut found: Vec<(u32, u32, PathBuf)> = Vec::new();
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        if let Some((b, index, count)) = file.to_str().and_then(parse_shard_name) {
+            if b == base {
+                found.push((count, index, path.with_file_name(&file)));
+            }
+        }
+    }
+    found.sort();
+    match (found.first(), found.last()) {
+        (Some(a), Some(b)) if a.0 != b.0 => Err(table_error(
+            path,
+            "shards",
+            format!(
+                "shards of more than one partitioned solve are saved under this name ({} and {}): open one shard's file to choose",
+                a.2.display(),
+                b.2.display()
+            ),
+        )),
+        (Some(a), _) => Ok(Some(a.2.clone())),
+        _ => Ok(None),
+    }
+}
+
+/// Opens every shard of the set `first` belongs to and checks that they
+/// are one solve's and tile the states; returns them in state order.
+fn open_set(first: Raw, info: ShardInfo) -> Result<Vec<Raw>> {
+    let name = first
+        .path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(parse_shard_name)
+        .map(|(base, i, n)| (base.to_string(), i, n));
+    let base = match name {
+        Some((base, i, n)) if (i, n) == (info.index, info.count) => first.path.with_file_name(base),
+        Some((_, i, n)) => {
+            return Err(first.error(
+                "header",
+                format!(
+                    "holds shard {} of {}, but its name says shard {i} of {n} (a copy or a rename of another shard?)",
+                    info.index, info.count
+                ),
+            ))
+        }
+        None => {
+            return Err(first.error(
+                "header",
+                format!(
+                    "holds shard {} of {} of a partitioned solve, but its name does not end in .{}-of-{}.rtb: the other shards are found by their names",
+                    info.index, info.count, info.index, info.count
+                ),
+            ))
+        }
+    };
+    let mut shards = Vec::with_capacity(info.count as usize);
+    let mut first = Some(first);
+    for k in 0..info.count {
+        if k == info.index {
+            shards.push(first.take().expect("the opened shard"));
+            continue;
+        }
+        let path = shard_path(&base, k, info.count);
+        let raw = match Raw::open(&path) {
+            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Err(table_error(
+                    &path,
+                    "shard",
+                    format!(
+                        "missing: shard {k} of {} of this table is not there (each process of the solve writes its own shard; copy them all into one folder)",
+                        info.count
+                    ),
+                ))
+            }
+            other => other?,
+        };
+        shards.push(raw);
+    }
+    let reference = &shards[info.index as usize];
+    let same = |r: &Raw| {
+        let strip = |r: &Raw| format::HeaderBody {
+            shard: None,
+            ..r.body.clone()
+        };
+        strip(r) == strip(reference)
+    };
+    for (k, raw) in shards.iter().enumerate() {
+        match raw.body.shard {
+            None => {
+                return Err(raw.error(
+                    "header",
+                    format!("not a shard: expected shard {k} of {}", info.count),
+                ))
+            }
+            Some(sh) if sh.count != info.count => {
+                return Err(raw.error(
+                    "header",
+                    format!(
+                        "a shard of another solve: shard {} of {}, expected shard {k} of {} like {}",
+                        sh.index,
+                        sh.count,
+                        info.count,
+                        reference.path.display()
+                    ),
+                ))
+            }
+            Some(sh) if sh.index as usize != k => {
+                return Err(raw.error(
+                    "header",
+                    format!(
+                        "holds shard {} of {}, expected shard {k} (a copy or a rename of another shard?)",
+                        sh.index, sh.count
+                    ),
+                ))
+            }
+            Some(_) => {}
+        }
+        if !same(raw) || raw.trailer.levels != reference.trailer.levels {
+            return Err(raw.error(
+                "header",
+                format!(
+                    "a shard of another solve: its map, starts, exits, rules, distances, engine or levels differ from {}'s",
+                    reference.path.display()
+                ),
+            ));
+        }
+    }
+    let cells = reference.body.free.count_ones() as u64;
+    let mut end = 0;
+    for raw in &shards {
+        let sh = raw.body.shard.expect("checked");
+        if sh.first_state != end {
+            return Err(raw.error(
+                "header",
+                format!(
+                    "a shard of another solve: it holds states {}..{}, the shards before it end at state {end}",
+                    sh.first_state, sh.end_state
+                ),
+            ));
+        }
+        end = sh.end_state;
+    }
+    if end != 2 * cells * cells {
+        let last = shards.last().expect("at least one shard");
+        return Err(last.error(
+            "header",
+            format!(
+                "a shard of another solve: the shards end at state {end}, the map has {} states",
+                2 * cells * cells
+            ),
+        ));
+    }
+    Ok(shards)
 }
 
 /// What [`Tablebase::check`] verified.
@@ -138,7 +365,10 @@ pub struct CheckReport {
 /// std::fs::remove_file(&path).unwrap();
 /// ```
 pub struct Tablebase {
-    raw: Raw,
+    /// The path as opened.
+    path: PathBuf,
+    /// The files, in state order, tiling the states (one without shards).
+    shards: Vec<Raw>,
     game: CopsAndThief,
     header: Header,
 }
@@ -148,11 +378,30 @@ impl Tablebase {
     /// trailer and block index (blocks are checked when read, or all at
     /// once by [`Tablebase::check`]).
     ///
+    /// `path` may also name any shard of a partitioned solve's table, or,
+    /// when no such file exists, the name it was saved under (`t.rtb` for
+    /// `t.0-of-3.rtb` ...): every shard of the set is opened (by its name,
+    /// [`shard_path`]) and checked to be there once and of the same solve.
+    ///
     /// # Errors
     /// [`Error::Io`] when the file cannot be read; [`Error::Table`] naming
-    /// the offset or part when it is truncated, damaged or not a table.
+    /// the offset or part when it is truncated, damaged or not a table, and
+    /// naming the shard when one is missing, duplicated or of another solve.
     pub fn open(path: &Path) -> Result<Tablebase> {
-        let raw = Raw::open(path)?;
+        let raw = match Raw::open(path) {
+            Err(Error::Io { path: p, source }) if source.kind() == std::io::ErrorKind::NotFound => {
+                match find_shard(path)? {
+                    Some(found) => Raw::open(&found)?,
+                    None => return Err(Error::Io { path: p, source }),
+                }
+            }
+            other => other?,
+        };
+        let shards = match raw.body.shard {
+            None => vec![raw],
+            Some(info) => open_set(raw, info)?,
+        };
+        let raw = &shards[0];
         let body = &raw.body;
         let grid = Grid::new(body.rows, body.cols, body.free.clone());
         let cell = |c: Option<Coord>| c.and_then(|(r, col)| grid.cell_at(r, col));
@@ -163,6 +412,36 @@ impl Tablebase {
             grid: grid.clone(),
         };
         let game = CopsAndThief::new(board, body.rules);
+        let sum = |f: &dyn Fn(&Raw) -> u64| shards.iter().map(f).sum::<u64>();
+        let mut counts = Counts::default();
+        for r in &shards {
+            counts.win += r.trailer.counts.win;
+            counts.loss += r.trailer.counts.loss;
+            counts.draw += r.trailer.counts.draw;
+        }
+        let files = shards
+            .iter()
+            .map(|r| {
+                let row = |state: u64| {
+                    let cop = state / (2 * game.cells()).max(1);
+                    if cop < game.cells() {
+                        game.board().grid.coords(cop as u32).0
+                    } else {
+                        body.rows
+                    }
+                };
+                let states = r.first..r.first + r.trailer.states;
+                ShardHeader {
+                    path: r.path.clone(),
+                    index: r.body.shard.map_or(0, |s| s.index),
+                    count: r.body.shard.map_or(1, |s| s.count),
+                    rows: row(states.start)..row(states.end),
+                    states,
+                    counts: r.trailer.counts,
+                    bytes: r.file_bytes(),
+                }
+            })
+            .collect();
         let header = Header {
             version: format::VERSION,
             rows: body.rows,
@@ -172,28 +451,45 @@ impl Tablebase {
             cop_start: body.cop,
             thief_start: body.thief,
             rules: body.rules,
-            states: raw.trailer.states,
-            counts: raw.trailer.counts,
+            states: sum(&|r| r.trailer.states),
+            counts,
             levels: raw.trailer.levels,
-            max_dte: raw.trailer.max_dte,
+            max_dte: shards.iter().map(|r| r.trailer.max_dte).max().unwrap_or(0),
             engine: body.engine.clone(),
             has_dte: body.has_dte,
             value_block_states: body.value_block_states,
             dte_block_states: body.dte_block_states,
-            value_blocks: raw.blocks(Kind::Values),
-            dte_blocks: raw.blocks(Kind::Distances),
-            value_bytes: raw.block_bytes(Kind::Values),
-            dte_bytes: raw.block_bytes(Kind::Distances),
-            header_bytes: raw.header_bytes,
-            file_bytes: raw.file_bytes(),
+            value_blocks: sum(&|r| r.blocks(Kind::Values)),
+            dte_blocks: sum(&|r| r.blocks(Kind::Distances)),
+            value_bytes: sum(&|r| r.block_bytes(Kind::Values)),
+            dte_bytes: sum(&|r| r.block_bytes(Kind::Distances)),
+            header_bytes: sum(&|r| r.header_bytes),
+            file_bytes: sum(&|r| r.file_bytes()),
+            partitioned: body.shard.is_some(),
+            shards: files,
         };
-        Ok(Tablebase { raw, game, header })
+        Ok(Tablebase {
+            path: path.to_path_buf(),
+            shards,
+            game,
+            header,
+        })
     }
 
-    /// The file's path as opened.
+    /// The path as opened.
     #[must_use]
     pub fn path(&self) -> &Path {
-        &self.raw.path
+        &self.path
+    }
+
+    /// The file holding state `s` (the shards tile the states; an empty
+    /// shard shares its first state with the next one, which holds it).
+    fn raw(&self, s: u64) -> &Raw {
+        if self.shards.len() == 1 {
+            return &self.shards[0];
+        }
+        let k = self.shards.partition_point(|r| r.first <= s);
+        &self.shards[k.saturating_sub(1)]
     }
 
     /// The decoded header.
@@ -318,13 +614,14 @@ impl Tablebase {
     /// # Errors
     /// [`Error::Table`] when a block it reads is damaged.
     pub fn probe_state(&self, s: u64) -> Result<Probe> {
-        let value = match self.raw.value(s)? {
+        let raw = self.raw(s);
+        let value = match raw.value(s)? {
             1 => Outcome::Win,
             2 => Outcome::Loss,
             _ => Outcome::Draw,
         };
         let dte = if value != Outcome::Draw && self.header.has_dte {
-            Some(Dte(u32::from(self.raw.distance(s)?)))
+            Some(Dte(u32::from(raw.distance(s)?)))
         } else {
             None
         };
@@ -440,47 +737,56 @@ impl Tablebase {
             .collect()
     }
 
-    /// Verifies every block: checksum, decoding, value codes, and that the
-    /// counts of values equal the trailer's.
+    /// Verifies every block of every file: checksum, decoding, value
+    /// codes, and that the counts of values equal each file's trailer.
     ///
     /// # Errors
-    /// [`Error::Table`] naming the first damaged block.
+    /// [`Error::Table`] naming the file and its first damaged block.
     pub fn check(&self) -> Result<CheckReport> {
-        let mut counts = [0u64; 4];
-        let states = self.header.states;
-        for b in 0..self.header.value_blocks {
-            let data = self.raw.decode(Kind::Values, b)?;
-            let first = b * self.header.value_block_states;
-            let len = (states - first).min(self.header.value_block_states) as usize;
-            for i in 0..len {
-                counts[((data[i / 4] >> (2 * (i % 4))) & 3) as usize] += 1;
-            }
-            if counts[3] != 0 {
-                return Err(self.raw.error(
-                    format!("block {b} (values)"),
-                    "invalid value code 3: the file is damaged",
-                ));
-            }
-        }
-        for b in 0..self.header.dte_blocks {
-            self.raw.decode(Kind::Distances, b)?;
-        }
-        let c = self.header.counts;
-        if [counts[1], counts[2], counts[0]] != [c.win, c.loss, c.draw] {
-            return Err(self.raw.error(
-                "trailer",
-                format!(
-                    "the blocks hold {} wins, {} losses, {} draws; the trailer says {}, {}, {}",
-                    counts[1], counts[2], counts[0], c.win, c.loss, c.draw
-                ),
-            ));
+        for raw in &self.shards {
+            check_raw(raw)?;
         }
         Ok(CheckReport {
             value_blocks: self.header.value_blocks,
             dte_blocks: self.header.dte_blocks,
-            states,
+            states: self.header.states,
         })
     }
+}
+
+/// [`Tablebase::check`] of one file.
+fn check_raw(raw: &Raw) -> Result<()> {
+    let mut counts = [0u64; 4];
+    let states = raw.trailer.states;
+    let per = raw.body.value_block_states;
+    for b in 0..raw.blocks(Kind::Values) {
+        let data = raw.decode(Kind::Values, b)?;
+        let first = b * per;
+        let len = (states - first).min(per) as usize;
+        for i in 0..len {
+            counts[((data[i / 4] >> (2 * (i % 4))) & 3) as usize] += 1;
+        }
+        if counts[3] != 0 {
+            return Err(raw.error(
+                format!("block {b} (values)"),
+                "invalid value code 3: the file is damaged",
+            ));
+        }
+    }
+    for b in 0..raw.blocks(Kind::Distances) {
+        raw.decode(Kind::Distances, b)?;
+    }
+    let c = raw.trailer.counts;
+    if [counts[1], counts[2], counts[0]] != [c.win, c.loss, c.draw] {
+        return Err(raw.error(
+            "trailer",
+            format!(
+                "the blocks hold {} wins, {} losses, {} draws; the trailer says {}, {}, {}",
+                counts[1], counts[2], counts[0], c.win, c.loss, c.draw
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Sort key of a rated move, best first: wins by fastest, then draws, then

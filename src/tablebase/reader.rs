@@ -40,6 +40,8 @@ pub(crate) struct Raw {
     pub(crate) body: HeaderBody,
     pub(crate) trailer: Trailer,
     pub(crate) header_bytes: u64,
+    /// The first state this file holds (0 unless it is a shard).
+    pub(crate) first: u64,
     values: Vec<BlockEntry>,
     distances: Vec<BlockEntry>,
     /// Distinguishes tables in the per-thread block cache.
@@ -214,7 +216,10 @@ impl Raw {
         // The trailer is internally consistent; now consistent with the
         // header and the file?
         let cells = body.free.count_ones() as u64;
-        let states = 2 * cells * cells;
+        let (first, states) = match body.shard {
+            Some(sh) => (sh.first_state, sh.end_state - sh.first_state),
+            None => (0, 2 * cells * cells),
+        };
         let value_blocks = states.div_ceil(body.value_block_states);
         let dte_blocks = if body.has_dte {
             states.div_ceil(body.dte_block_states)
@@ -254,6 +259,7 @@ impl Raw {
             body,
             trailer,
             header_bytes: header_end,
+            first,
             values: values.to_vec(),
             distances: distances.to_vec(),
             map,
@@ -368,10 +374,12 @@ impl Raw {
         })
     }
 
-    /// Raw 2-bit value of state `s` (0 draw, 1 win, 2 loss).
+    /// Raw 2-bit value of state `s` (0 draw, 1 win, 2 loss), a state this
+    /// file holds.
     pub(crate) fn value(&self, s: u64) -> Result<u8> {
         let per = self.body.value_block_states;
-        let (b, i) = (s / per, (s % per) as usize);
+        let local = s - self.first;
+        let (b, i) = (local / per, (local % per) as usize);
         let v = self.with_block(Kind::Values, b, |d| (d[i / 4] >> (2 * (i % 4))) & 3)?;
         if v == 3 {
             return Err(self.error(
@@ -385,7 +393,8 @@ impl Raw {
     /// Stored distance of state `s` (the table must have distances).
     pub(crate) fn distance(&self, s: u64) -> Result<u16> {
         let per = self.body.dte_block_states;
-        let (b, i) = (s / per, (s % per) as usize);
+        let local = s - self.first;
+        let (b, i) = (local / per, (local % per) as usize);
         self.with_block(Kind::Distances, b, |d| {
             u16::from_le_bytes([d[2 * i], d[2 * i + 1]])
         })

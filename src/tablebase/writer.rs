@@ -6,12 +6,13 @@
 //! few blocks on top of the solve's window.
 
 use std::io::{self, Write};
+use std::ops::Range;
 
 use rayon::prelude::*;
 
 use super::format::{
-    encode_dte, encode_entry, encode_header, encode_trailer, BlockEntry, HeaderBody, Trailer,
-    DTE_BLOCK_STATES, VALUE_BLOCK_STATES, ZSTD_LEVEL,
+    encode_dte, encode_entry, encode_header, encode_trailer, BlockEntry, HeaderBody, ShardInfo,
+    Trailer, DTE_BLOCK_STATES, VALUE_BLOCK_STATES, ZSTD_LEVEL,
 };
 use crate::{CopsAndThief, Counts, Game, Solution};
 
@@ -30,6 +31,51 @@ pub struct WriteSummary {
     pub has_dte: bool,
     /// WIN / LOSS / DRAW counts, counted while writing.
     pub counts: Counts,
+}
+
+/// What the writer reads: the states `0 .. states()` of a table (all of a
+/// [`Solution`], or the band of a shard, counted from the band's first
+/// state), through bulk accessors.
+pub(crate) trait Source: Sync {
+    /// States to write.
+    fn states(&self) -> u64;
+    /// Whether distances are kept.
+    fn has_dte(&self) -> bool;
+    /// Levels of the whole solve.
+    fn levels(&self) -> u32;
+    /// Packed 2-bit values of `range` into `out` (see
+    /// [`Solution::fill_values`]).
+    fn fill_values(&self, range: Range<u64>, out: &mut [u8]);
+    /// Distances of `range` (0 for draws), given its packed values.
+    fn fill_dte(&self, range: Range<u64>, values: &[u8], out: &mut [u16]);
+    /// These states are written: their pages may go.
+    fn release(&self, _range: Range<u64>) {}
+}
+
+impl Source for Solution {
+    fn states(&self) -> u64 {
+        Solution::states(self)
+    }
+
+    fn has_dte(&self) -> bool {
+        self.has_dte_table()
+    }
+
+    fn levels(&self) -> u32 {
+        Solution::levels(self)
+    }
+
+    fn fill_values(&self, range: Range<u64>, out: &mut [u8]) {
+        Solution::fill_values(self, range, out);
+    }
+
+    fn fill_dte(&self, range: Range<u64>, values: &[u8], out: &mut [u16]) {
+        self.fill_dte_with(range, values, out);
+    }
+
+    fn release(&self, range: Range<u64>) {
+        Solution::release(self, range);
+    }
 }
 
 /// One compressed unit: the values block of `VALUE_BLOCK_STATES` states and
@@ -85,7 +131,28 @@ pub fn write_tablebase(
             ),
         ));
     }
-    let has_dte = solution.has_dte_table();
+    write_source(game, solution, None, engine, out)
+}
+
+/// Writes the states of `source` as a table of `game`: the whole game
+/// (`shard` `None`), or the band a shard header describes (the source's
+/// states are then the band's, from its first state on).
+pub(crate) fn write_source(
+    game: &CopsAndThief,
+    source: &impl Source,
+    shard: Option<ShardInfo>,
+    engine: &str,
+    out: &mut impl Write,
+) -> io::Result<WriteSummary> {
+    let n = source.states();
+    let expected = shard.map_or(game.state_count(), |s| s.end_state - s.first_state);
+    if n != expected {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{n} states to write, the header says {expected}"),
+        ));
+    }
+    let has_dte = source.has_dte();
     let board = game.board();
     let grid = &board.grid;
     let header = encode_header(&HeaderBody {
@@ -100,6 +167,7 @@ pub fn write_tablebase(
         engine: engine.to_string(),
         free: grid.free().clone(),
         exits: board.exits.clone(),
+        shard,
     });
     out.write_all(&header)?;
     let mut offset = header.len() as u64;
@@ -131,7 +199,7 @@ pub fn write_tablebase(
                     let compressor = compressor
                         .as_mut()
                         .map_err(|e| io::Error::other(e.to_string()))?;
-                    pack_unit(solution, u, n, row, has_dte, compressor)
+                    pack_unit(source, u, n, row, has_dte, compressor)
                 },
             )
             .collect();
@@ -159,7 +227,7 @@ pub fn write_tablebase(
             max_dte = max_dte.max(unit.max_dte);
         }
         // Out of core, these states are done with: drop their pages.
-        solution.release(first * VALUE_BLOCK_STATES..(last * VALUE_BLOCK_STATES).min(n));
+        source.release(first * VALUE_BLOCK_STATES..(last * VALUE_BLOCK_STATES).min(n));
         first = last;
     }
     let mut index = Vec::new();
@@ -174,7 +242,7 @@ pub fn write_tablebase(
             dte_blocks: dte_index.len() as u64,
             states: n,
             counts: summary.counts,
-            levels: solution.levels(),
+            levels: source.levels(),
             max_dte,
         },
     );
@@ -187,7 +255,7 @@ pub fn write_tablebase(
 
 /// Packs and compresses unit `u` (states `u * VALUE_BLOCK_STATES ..`).
 fn pack_unit(
-    solution: &Solution,
+    solution: &impl Source,
     u: u64,
     n: u64,
     row: usize,
@@ -211,7 +279,7 @@ fn pack_unit(
     if has_dte {
         // Draws have no distance; 0 keeps the runs long.
         let mut raw = vec![0u16; len];
-        solution.fill_dte_with(start..end, &values, &mut raw);
+        solution.fill_dte(start..end, &values, &mut raw);
         max_dte = u32::from(raw.iter().copied().max().unwrap_or(0));
         for block in raw.chunks(DTE_BLOCK_STATES as usize) {
             dte.push(compressor.compress(&encode_dte(block, row))?);

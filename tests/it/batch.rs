@@ -405,7 +405,7 @@ fn csv_output_skips_and_usage_errors() {
     let text = std::fs::read_to_string(dir.join("results.csv")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0]
-        .starts_with("map,format,width,height,cells,exits,exit_checksum,states,result,dte,"));
+        .starts_with("map,scen,scen_line,bucket,cop_row,cop_col,thief_row,thief_col,format,width,height,cells,exits,exit_checksum,states,result,dte,"));
     assert!(lines[0].ends_with(",status"));
     assert_eq!(lines.len(), 1 + seeds + 1);
     let big = lines

@@ -38,12 +38,48 @@ pub fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
     child.wait_with_output().expect("wait")
 }
 
-fn stdout(output: &Output) -> String {
+/// A run's standard output (UTF-8).
+pub fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).expect("utf-8 stdout")
 }
 
-fn stderr(output: &Output) -> String {
+/// A run's standard error, lossily.
+pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Runs the binary with `args` and no stdin, asserting exit status
+/// `status` (stderr shown when it differs).
+pub fn run_status(args: &[&str], status: i32) -> Output {
+    let output = run(args, None);
+    assert_eq!(
+        output.status.code(),
+        Some(status),
+        "{args:?}: {}",
+        stderr(&output)
+    );
+    output
+}
+
+/// Runs the binary with `args` and expects exit status 2 with `needle` in
+/// stderr (a refused input); returns stderr.
+pub fn run_refused(args: &[&str], needle: &str) -> String {
+    let err = stderr(&run_status(args, 2));
+    assert!(err.contains(needle), "{args:?}: {err}");
+    err
+}
+
+/// Solves a map into `dir/NAME.rtb` (with distances when `dte`), asserting
+/// success; the table's path.
+pub fn make_table(dir: &Path, name: &str, solve_args: &[&str], dte: bool) -> PathBuf {
+    let path = dir.join(format!("{name}.rtb"));
+    let mut args = vec!["solve", "--quiet", "--save", path.to_str().expect("utf-8")];
+    args.extend_from_slice(solve_args);
+    if dte {
+        args.push("--dte-table");
+    }
+    run_status(&args, 0);
+    path
 }
 
 /// Runs `solve ... --json` and returns the parsed object, asserting success.

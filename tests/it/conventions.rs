@@ -9,26 +9,17 @@ use retrograde::{parse_map, Board, ExitRule, Placement};
 use serde_json::Value as Json;
 
 use crate::agree::{temp_dir, Rng};
-use crate::cli::run;
+use crate::cli::{run, run_refused, run_status, stderr as err, stdout as out};
 
 const ARENA: &str = "data/movingai/arena.map";
 const RANDOM: &str = "data/movingai/random-32-32-10.map";
 const SCEN: &str = "data/movingai/random-32-32-10-random-1.scen";
 
-fn out(output: &std::process::Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("utf-8 stdout")
-}
-
-fn err(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
 /// `solve --json --quiet ARGS`, asserting success; the object and stderr.
 fn json(args: &[&str]) -> (Json, String) {
     let mut all = vec!["solve", "--json", "--quiet"];
     all.extend_from_slice(args);
-    let output = run(&all, None);
-    assert_eq!(output.status.code(), Some(0), "{all:?}: {}", err(&output));
+    let output = run_status(&all, 0);
     let report = serde_json::from_str(out(&output).trim()).unwrap_or_else(|e| panic!("{e}"));
     (report, err(&output))
 }
@@ -193,8 +184,7 @@ fn border_exits_on_a_framed_map_warn_and_rim_exits_do_not() {
         .collect();
     assert_eq!(listed, rim_by_definition(&rows));
     // A map without exits of its own and no flag warns too.
-    let output = run(&["solve", "--quiet", "data/maps/seed/no-exit.txt"], None);
-    assert_eq!(output.status.code(), Some(0));
+    let output = run_status(&["solve", "--quiet", "data/maps/seed/no-exit.txt"], 0);
     assert!(
         err(&output).contains("the map marks none"),
         "{}",
@@ -375,14 +365,10 @@ fn scen_pairs_take_the_start_as_thief_and_the_goal_as_cop() {
         assert_eq!(one["dte"], pairs[k]["dte"], "entry {k}");
     }
     // --scen with a start flag, or on a map of another size, is refused.
-    let output = run(&["solve", RANDOM, "--scen", SCEN, "--cop", "1,1"], None);
-    assert_eq!(output.status.code(), Some(2));
-    let output = run(&["solve", ARENA, "--scen", SCEN], None);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(
-        err(&output).contains("random-32-32-10-random-1.scen:2:1:"),
-        "{}",
-        err(&output)
+    run_refused(&["solve", RANDOM, "--scen", SCEN, "--cop", "1,1"], "--cop");
+    run_refused(
+        &["solve", ARENA, "--scen", SCEN],
+        "random-32-32-10-random-1.scen:2:1:",
     );
 }
 
@@ -430,8 +416,7 @@ fn completions_and_man_pages() {
 
 /// Runs a command that prints one JSON object and returns it.
 fn json_of(args: &[&str]) -> Json {
-    let output = run(args, None);
-    assert_eq!(output.status.code(), Some(0), "{args:?}: {}", err(&output));
+    let output = run_status(args, 0);
     serde_json::from_str(out(&output).trim()).unwrap_or_else(|e| panic!("{args:?}: {e}"))
 }
 
@@ -549,7 +534,7 @@ fn batch_counts_take_suffixes_and_skipped_rows_still_show_exits() {
     assert!(table.lines().next().unwrap().starts_with("map "), "{table}");
     assert!(table.contains(" exits "), "{table}");
     // A bad count is a usage error naming the notation.
-    let bad = run(
+    run_refused(
         &[
             "batch",
             "data/movingai",
@@ -558,10 +543,8 @@ fn batch_counts_take_suffixes_and_skipped_rows_still_show_exits() {
             "--out",
             results,
         ],
-        None,
+        "5e7",
     );
-    assert_eq!(bad.status.code(), Some(2));
-    assert!(err(&bad).contains("5e7"), "{}", err(&bad));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

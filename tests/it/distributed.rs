@@ -5,7 +5,7 @@
 //! real processes, the report, a hostfile, and a peer killed mid-solve.
 
 use std::net::TcpListener;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -437,4 +437,385 @@ fn killing_one_of_three_processes_stops_the_others() {
         assert!(out.stdout.is_empty(), "no report after a failure");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---------------------------------------------------------------------
+// Tablebase shards: `solve --processes N --save` and the table commands.
+
+/// Runs every process of a cluster through the binary with `flags` and
+/// waits; asserts that each succeeded. `slurm`: the process count and
+/// index come from the Slurm variables (a bare `--processes`).
+fn run_cluster(
+    dir: &Path,
+    processes: usize,
+    workers: usize,
+    flags: &[&str],
+    slurm: bool,
+) -> Vec<std::process::Output> {
+    let hostfile = write_hostfile(dir, processes);
+    let children: Vec<Child> = (0..processes)
+        .map(|i| {
+            let mut command = Command::new(binary());
+            command
+                .arg("solve")
+                .args(flags)
+                .args(["--workers", &workers.to_string(), "--hostfile"])
+                .arg(&hostfile)
+                .env_remove("SLURM_NTASKS")
+                .env_remove("SLURM_NPROCS")
+                .env_remove("SLURM_PROCID");
+            if slurm {
+                command
+                    .arg("--processes")
+                    .env("SLURM_NTASKS", processes.to_string())
+                    .env("SLURM_PROCID", i.to_string());
+            } else {
+                command.args([
+                    "--processes",
+                    &processes.to_string(),
+                    "--process",
+                    &i.to_string(),
+                ]);
+            }
+            command
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn retrograde")
+        })
+        .collect();
+    let outputs: Vec<_> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().expect("wait"))
+        .collect();
+    for (i, out) in outputs.iter().enumerate() {
+        assert!(
+            out.status.success(),
+            "process {i} of {processes}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    outputs
+}
+
+/// `retrograde ARGS` from the repository root.
+fn cli(args: &[&str]) -> std::process::Output {
+    crate::cli::run(args, None)
+}
+
+/// Every state of the set at `shards` probes as in the table at `local`.
+fn assert_same_table(label: &str, local: &Path, shards: &Path, processes: usize) {
+    let local = retrograde::Tablebase::open(local).expect("local table");
+    let set = retrograde::Tablebase::open(shards).expect("shard set");
+    let (l, h) = (local.header(), set.header());
+    assert!(h.partitioned && !l.partitioned, "{label}");
+    assert_eq!(h.shards.len(), processes, "{label}");
+    for (k, s) in h.shards.iter().enumerate() {
+        assert_eq!(s.index as usize, k, "{label}");
+        assert_eq!(s.count as usize, processes, "{label}");
+    }
+    assert_eq!(
+        (h.states, h.counts, h.levels, h.max_dte, h.has_dte),
+        (l.states, l.counts, l.levels, l.max_dte, l.has_dte),
+        "{label}"
+    );
+    assert_eq!(
+        (h.rules, h.cop_start, h.thief_start),
+        (l.rules, l.cop_start, l.thief_start)
+    );
+    for s in 0..l.states {
+        assert_eq!(
+            set.probe_state(s).expect("set probe"),
+            local.probe_state(s).expect("local probe"),
+            "{label}: state {s}"
+        );
+    }
+}
+
+#[test]
+fn cli_shards_hold_what_a_local_table_holds() {
+    let dir = crate::agree::temp_dir("distributed-shards");
+    let mut rng = Rng::new(0x5ad5);
+    let shapes = [Shape::Open, Shape::Walls, Shape::Maze, Shape::Corridors];
+    // (label, map file, flags): random maps in a few rule variants, then
+    // the MovingAI maze.
+    let mut cases: Vec<(String, String, Vec<String>)> = Vec::new();
+    for (k, bits) in [0u32, 13, 22, 45, 63].into_iter().enumerate() {
+        let variant = Variant::from_bits(bits);
+        let grid = random_grid(&mut rng, shapes[k % 4], 7);
+        let with_exits = add_random_exits(&mut rng, grid);
+        let arena = add_random_starts(&mut rng, with_exits);
+        let bare = crate::oracle::Arena {
+            cop: None,
+            thief: None,
+            ..arena.clone()
+        };
+        let map = dir.join(format!("random-{k}.txt"));
+        std::fs::write(&map, bare.to_seed_text()).expect("map");
+        let mut flags = variant.cli_flags();
+        for (flag, cell) in [("--cop", arena.cop), ("--thief", arena.thief)] {
+            if let Some((r, c)) = cell {
+                flags.extend([flag.to_string(), format!("{r},{c}")]);
+            }
+        }
+        cases.push((
+            format!("map {k} [{variant}]\n{}", arena.to_seed_text()),
+            map.display().to_string(),
+            flags,
+        ));
+    }
+    // One row: with 2 or 3 processes the first shards hold no states.
+    let corridor = dir.join("corridor.txt");
+    std::fs::write(&corridor, "1 6\nC...TE\n").expect("map");
+    cases.push((
+        "one-row corridor".into(),
+        corridor.display().to_string(),
+        Vec::new(),
+    ));
+    cases.push((
+        "maze-32-32-2".into(),
+        data("data/maps/movingai/maze-32-32-2.map"),
+        ["--cop", "1,1", "--thief", "19,1", "--exits", "border"]
+            .map(String::from)
+            .to_vec(),
+    ));
+    for (k, (label, map, flags)) in cases.iter().enumerate() {
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        let local = dir.join(format!("local-{k}.rtb"));
+        let mut args = vec!["solve", map.as_str(), "--quiet", "--dte-table", "--save"];
+        args.push(local.to_str().unwrap());
+        args.extend(&flags);
+        let out = cli(&args);
+        assert!(out.status.success(), "{label}: {out:?}");
+        for (processes, workers) in [(2, 1 + k % 2), (3, 1)] {
+            let base = dir.join(format!("part-{k}-{processes}.rtb"));
+            let mut cluster = vec![map.as_str(), "--quiet", "--dte-table", "--save"];
+            cluster.push(base.to_str().unwrap());
+            cluster.extend(&flags);
+            run_cluster(&dir, processes, workers, &cluster, false);
+            assert!(!base.exists(), "shards only, no whole table");
+            let label = format!("{label} ({processes} processes)");
+            // By the name it was saved under, and by any shard.
+            assert_same_table(&label, &local, &base, processes);
+            let last = retrograde::shard_path(&base, processes as u32 - 1, processes as u32);
+            assert_same_table(&label, &local, &last, processes);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn cli_table_commands_open_a_shard_set_and_refuse_a_broken_one() {
+    let dir = crate::agree::temp_dir("distributed-shard-set");
+    let map = data("data/maps/sample.txt");
+    let local = dir.join("local.rtb");
+    let out = cli(&[
+        "solve",
+        &map,
+        "--quiet",
+        "--dte-table",
+        "--save",
+        local.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    // Three processes, count and index from the Slurm variables.
+    let base = dir.join("t.rtb");
+    let outputs = run_cluster(
+        &dir,
+        3,
+        1,
+        &[
+            &map,
+            "--dte-table",
+            "--json",
+            "--save",
+            base.to_str().unwrap(),
+        ],
+        true,
+    );
+    let report: serde_json::Value = serde_json::from_slice(&outputs[0].stdout).expect("json");
+    assert_eq!(report["processes"], 3);
+    let shard = |i: u32| retrograde::shard_path(&base, i, 3);
+    assert_eq!(report["saved"]["path"], shard(0).display().to_string());
+    assert_eq!(report["shards"].as_array().map(Vec::len), Some(3));
+    for i in 0..3 {
+        assert!(shard(i).exists());
+    }
+    // The same map under other rules: a foreign set.
+    let other = dir.join("other.rtb");
+    run_cluster(
+        &dir,
+        3,
+        1,
+        &[
+            &map,
+            "--quiet",
+            "--thief-first",
+            "--dte-table",
+            "--save",
+            other.to_str().unwrap(),
+        ],
+        false,
+    );
+
+    // info --check on the set, from any shard or the base name.
+    let info = |table: &Path| -> serde_json::Value {
+        let out = cli(&["info", table.to_str().unwrap(), "--check", "--json"]);
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_slice(&out.stdout).expect("json")
+    };
+    let whole = info(&local);
+    for table in [base.clone(), shard(1)] {
+        let set = info(&table);
+        assert_eq!(set["checked"], true);
+        assert_eq!(set["counts"], whole["counts"]);
+        assert_eq!(set["states"], whole["states"]);
+        let shards = set["shards"].as_array().expect("shards");
+        assert_eq!(shards.len(), 3);
+        assert_eq!(shards[2]["states"][1], whole["states"]);
+    }
+    let text = cli(&["info", shard(2).to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&text.stdout).contains("shards: 3 files"));
+
+    // query (rated moves cross shards), play and render answer as the
+    // local table does.
+    let tb = retrograde::Tablebase::open(&local).expect("local");
+    let mut lines = String::new();
+    for (i, c) in tb.game().board().grid.free().iter_ones().enumerate() {
+        let (r, col) = (c / tb.cols(), c % tb.cols());
+        let (tr, tc) = tb.start().map_or((0, 0), |s| s.thief);
+        if i % 3 == 0 {
+            lines += &format!("{r},{col} {tr},{tc} cop\n{tr},{tc} {r},{col} thief\n");
+        }
+    }
+    let query = |table: &Path| {
+        let out = crate::cli::run(
+            &["query", table.to_str().unwrap(), "--stdin", "--json"],
+            Some(lines.as_bytes()),
+        );
+        assert!(out.status.success(), "{out:?}");
+        out.stdout
+    };
+    assert_eq!(query(&shard(1)), query(&local));
+    let play = |table: &Path| cli(&["play", table.to_str().unwrap()]).stdout;
+    assert_eq!(play(&base), play(&local));
+    let render = |table: &Path, png: &str| {
+        let png = dir.join(png);
+        let out = cli(&[
+            "render",
+            table.to_str().unwrap(),
+            "--overview",
+            "--out",
+            png.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        std::fs::read(png).expect("png")
+    };
+    assert_eq!(render(&shard(0), "set.png"), render(&local, "local.png"));
+
+    // serve opens the set under its name; its answer equals query's.
+    let server = crate::serve::Server::start(&[&shard(2)], &[]);
+    let mut client = crate::http::Client::new(server.addr);
+    let start = tb.start().expect("the sample has starts");
+    let answer = server.json(
+        &mut client,
+        &format!(
+            "/api/query?table=t&cop={},{}&thief={},{}&turn=cop",
+            start.cop.0, start.cop.1, start.thief.0, start.thief.1
+        ),
+    );
+    let cop = format!("{},{}", start.cop.0, start.cop.1);
+    let thief = format!("{},{}", start.thief.0, start.thief.1);
+    let out = cli(&[
+        "query",
+        base.to_str().unwrap(),
+        "--cop",
+        &cop,
+        "--thief",
+        &thief,
+        "--turn",
+        "cop",
+        "--json",
+    ]);
+    let queried: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(answer, queried);
+    drop(server);
+
+    // A missing shard, a shard of another solve, a copy of another shard:
+    // exit 2 naming the file.
+    let refused = |name: &str, files: &[(PathBuf, u32)], expected: &str| {
+        let sub = dir.join(name);
+        std::fs::create_dir_all(&sub).unwrap();
+        for (from, k) in files {
+            std::fs::copy(from, retrograde::shard_path(&sub.join("t.rtb"), *k, 3)).unwrap();
+        }
+        for table in [
+            sub.join("t.rtb"),
+            retrograde::shard_path(&sub.join("t.rtb"), 0, 3),
+        ] {
+            for command in [
+                vec!["info", "--check"],
+                vec!["query", "--cop", &cop, "--thief", &thief],
+            ] {
+                let mut args = vec![command[0], table.to_str().unwrap()];
+                args.extend(&command[1..]);
+                let out = cli(&args);
+                let err = String::from_utf8_lossy(&out.stderr);
+                assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+                assert!(err.contains(expected), "{name}: {err}");
+                assert!(out.stdout.is_empty(), "{name}");
+            }
+        }
+    };
+    refused(
+        "missing",
+        &[(shard(0), 0), (shard(2), 2)],
+        "t.1-of-3.rtb: shard: missing",
+    );
+    refused(
+        "foreign",
+        &[
+            (shard(0), 0),
+            (shard(1), 1),
+            (retrograde::shard_path(&other, 2, 3), 2),
+        ],
+        "t.2-of-3.rtb: header: a shard of another solve",
+    );
+    refused(
+        "copied",
+        &[(shard(0), 0), (shard(1), 1), (shard(0), 2)],
+        "t.2-of-3.rtb: header: holds shard 0 of 3, expected shard 2",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn cli_bare_processes_needs_slurm() {
+    let out = Command::new(binary())
+        .args([
+            "solve",
+            &data("data/maps/sample.txt"),
+            "--processes",
+            "--quiet",
+        ])
+        .env_remove("SLURM_NTASKS")
+        .env_remove("SLURM_NPROCS")
+        .env_remove("SLURM_PROCID")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("SLURM_NTASKS"));
+    let out = Command::new(binary())
+        .args([
+            "solve",
+            &data("data/maps/sample.txt"),
+            "--processes",
+            "2",
+            "--quiet",
+        ])
+        .env("SLURM_PROCID", "2")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("$SLURM_PROCID 2"));
 }

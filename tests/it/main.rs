@@ -33,6 +33,8 @@ mod http;
 mod oracle;
 /// Every README example, run and compared with what README shows.
 mod readme;
+/// `batch --scen` and `query --scen`: rows and answers per scenario pair.
+mod scen;
 /// `serve`'s API against `query`, malformed requests, command-line errors.
 mod serve;
 /// Saved tables: probes, rated moves, optimal play, damaged files.

@@ -12,6 +12,7 @@ use std::time::Duration;
 use serde_json::Value as Json;
 
 use crate::agree::{temp_dir, Rng};
+pub use crate::cli::make_table;
 use crate::cli::run;
 use crate::http::Client;
 
@@ -70,24 +71,6 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// Solves a map into `dir/NAME.rtb` (with distances when `dte`).
-pub fn make_table(dir: &Path, name: &str, solve_args: &[&str], dte: bool) -> PathBuf {
-    let path = dir.join(format!("{name}.rtb"));
-    let mut args = vec!["solve", "--quiet", "--save", path.to_str().expect("utf-8")];
-    args.extend_from_slice(solve_args);
-    if dte {
-        args.push("--dte-table");
-    }
-    let out = run(&args, None);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    path
 }
 
 /// `query TABLE --stdin --json` for `positions` (cop, thief, turn): one

@@ -14,8 +14,10 @@ use serde_json::Value as Json;
 use crate::agree::{
     add_random_exits, add_random_starts, crate_game, random_grid, rules, temp_dir, Rng, Shape,
 };
-use crate::cli::run;
+use crate::cli::{make_table, run, run_status, stderr, stdout};
 use crate::oracle::{Arena, Oracle, Side, Value, Variant};
+
+const SAMPLE: &str = "data/maps/sample.txt";
 
 fn outcome(v: Value) -> Outcome {
     match v {
@@ -354,14 +356,6 @@ fn flipped_bytes_are_detected() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-fn stderr(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
 /// `solve --save`, `info`, `query` (flags and stdin) as processes, and
 /// their errors: damaged, truncated, foreign files and bad positions exit
 /// with status 2 naming the file and the place.
@@ -370,18 +364,7 @@ fn cli_save_info_query_and_errors() {
     let dir = temp_dir("tablebase-cli");
     let table = dir.join("sample.rtb");
     let t = table.to_str().unwrap();
-    let o = run(
-        &[
-            "solve",
-            "data/maps/sample.txt",
-            "--quiet",
-            "--dte-table",
-            "--save",
-            t,
-        ],
-        None,
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run_status(&["solve", SAMPLE, "-q", "--dte-table", "--save", t], 0);
     assert!(stdout(&o).contains("saved: "), "{}", stdout(&o));
     // No temporary file is left beside the table.
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
@@ -544,20 +527,8 @@ fn values_only_table_from_the_sweep_engine() {
 #[test]
 fn cli_play_and_render() {
     let dir = temp_dir("tablebase-play");
-    let table = dir.join("sample.rtb");
+    let table = make_table(&dir, "sample", &[SAMPLE], true);
     let t = table.to_str().unwrap();
-    let o = run(
-        &[
-            "solve",
-            "data/maps/sample.txt",
-            "-q",
-            "--dte-table",
-            "--save",
-            t,
-        ],
-        None,
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     // The optimal game from the start: thief-escapes in 14 plies.
     let gif = dir.join("game.gif");
     let o = run(&["play", t, "--gif", gif.to_str().unwrap()], None);
@@ -621,19 +592,7 @@ fn cli_play_and_render() {
     // bad move is refused, then the cop (the table) catches the thief.
     let corridor = dir.join("corridor.txt");
     std::fs::write(&corridor, "1 5\nC...T\n").unwrap();
-    let small = dir.join("corridor.rtb");
-    let o = run(
-        &[
-            "solve",
-            corridor.to_str().unwrap(),
-            "-q",
-            "--dte-table",
-            "--save",
-            small.to_str().unwrap(),
-        ],
-        None,
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let small = make_table(&dir, "corridor", &[corridor.to_str().unwrap()], true);
     let o = run(
         &[
             "play",

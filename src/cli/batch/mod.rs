@@ -13,6 +13,7 @@
 
 mod discover;
 mod results;
+mod scen;
 mod schedule;
 
 use std::collections::{HashMap, HashSet};
@@ -28,8 +29,9 @@ use super::output::OutputTarget;
 use super::progress::MapsProgress;
 use super::Failure;
 use discover::discover;
-use results::{read_previous, OutFormat, Previous, Row, Sink, OK, TOO_LARGE};
-use schedule::{run_all, Batch, Collector};
+use results::{read_previous, OutFormat, Previous, Row, RowKey, Sink, OK, TOO_LARGE};
+use scen::Pairs;
+use schedule::{plan_all, run_all, Batch, Collector};
 
 /// Default for `--large-states`: above this a map gets every thread.
 /// 5 * 10^7 states take about a second on one core and ~65 MB, so running
@@ -77,6 +79,12 @@ pub(crate) struct BatchArgs {
     /// --save-dir the tables store them too.
     #[arg(long)]
     dte_table: bool,
+    /// Start pairs from a MovingAI scenario file (repeatable): each
+    /// entry's start is the thief, its goal the cop, and it applies to the
+    /// map of PATHs with the file name the entry gives. Only maps some
+    /// entry names are solved, each once; one row per pair.
+    #[arg(long, value_name = "FILE.scen", conflicts_with_all = ["cop", "thief"])]
+    scen: Vec<PathBuf>,
     /// No progress output (errors are still reported on stderr).
     #[arg(long, short)]
     quiet: bool,
@@ -114,21 +122,56 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
     } else {
         Vec::new()
     };
-    let sink = Sink::create(&args.out, format, &previous)?;
-    // Rows are keyed by the raw path, so names that are not UTF-8 never
-    // collide.
-    let done: HashSet<&Path> = previous.iter().map(|p| p.key.as_path()).collect();
-    let todo: Vec<&PathBuf> = found
-        .maps
-        .iter()
-        .filter(|p| !done.contains(p.as_path()))
-        .collect();
-
-    let progress = MapsProgress::new(args.quiet, todo.len() + found.broken.len());
-    let collector = Collector::new(&sink, &progress);
-    for (path, error) in &found.broken {
-        collector.add(Row::failed(path, &flags, &anyhow::anyhow!("{error}")));
-    }
+    // With --scen the rows are the pairs of the maps the entries name;
+    // without, one row per map found.
+    let mut pairs = if args.scen.is_empty() {
+        None
+    } else {
+        let maps = found.maps.iter().chain(found.broken.iter().map(|b| &b.0));
+        Some(Pairs::load(&args.scen, maps)?)
+    };
+    let wanted: HashSet<RowKey> = match &pairs {
+        Some(pairs) => pairs.keys(),
+        None => found
+            .maps
+            .iter()
+            .map(|map| RowKey {
+                map: map.clone(),
+                pair: None,
+            })
+            .collect(),
+    };
+    // Rows are keyed by the raw path (and the pair), so names that are not
+    // UTF-8 never collide and a whole-map row never stands for a pair.
+    let done: HashSet<&RowKey> = previous.iter().map(|p| &p.key).collect();
+    let (todo, broken, unnamed): (Vec<&PathBuf>, Vec<&(PathBuf, String)>, usize) = match &mut pairs
+    {
+        Some(pairs) => {
+            let unnamed = found.maps.len() + found.broken.len() - pairs.maps().count();
+            pairs.forget(&done);
+            let named: HashSet<&PathBuf> = pairs.maps().collect();
+            let todo = found.maps.iter().filter(|m| named.contains(m)).collect();
+            let broken = found
+                .broken
+                .iter()
+                .filter(|b| named.contains(&b.0))
+                .collect();
+            (todo, broken, unnamed)
+        }
+        None => {
+            let todo = found
+                .maps
+                .iter()
+                .filter(|p| {
+                    !done.contains(&RowKey {
+                        map: (*p).clone(),
+                        pair: None,
+                    })
+                })
+                .collect();
+            (todo, found.broken.iter().collect(), 0)
+        }
+    };
     if let Some(dir) = &args.save_dir {
         if !dir.is_dir() {
             return Err(
@@ -139,30 +182,51 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
     let tables = args.save_dir.as_deref().map(|dir| table_names(dir, &todo));
     let batch = Batch {
         tables: tables.as_ref(),
-        dte_table: args.dte_table,
+        // Every pair's distance comes from the table (the sweep engine
+        // keeps none and gives values only), as in `solve --scen`.
+        dte_table: args.dte_table
+            || (pairs.is_some() && config.engine != retrograde::Engine::Sweep),
         game: &args.game,
         flags: &flags,
         config: &config,
         max_states: args.max_states,
         large_states: args.large_states,
+        pairs: pairs.as_ref(),
     };
-    run_all(&batch, &todo, &collector)?;
+    // Every map is read (and every pair checked) before the results file
+    // is touched: a bad scenario entry leaves it as it was.
+    let plans = plan_all(&batch, &todo)?;
+    let sink = Sink::create(&args.out, format, &previous)?;
+    let progress = MapsProgress::new(args.quiet, todo.len() + broken.len());
+    let collector = Collector::new(&sink, &progress);
+    for (path, error) in broken {
+        let row = Row::failed(path, &flags, &anyhow::anyhow!("{error}"));
+        collector.add(match &pairs {
+            Some(pairs) => pairs.spread(path, row),
+            None => vec![row],
+        });
+    }
+    run_all(&batch, plans, &collector)?;
     let rows = collector
         .finish()
         .with_context(|| format!("cannot append to {}", args.out.display()))?;
     let failed = rows.iter().any(Row::is_failure);
     let resumed: Vec<&Previous> = previous
         .iter()
-        .filter(|p| found.maps.contains(&p.key))
+        .filter(|p| wanted.contains(&p.key))
         .collect();
     let stdout = std::io::stdout();
-    print_summary(
-        &mut stdout.lock(),
-        &rows,
-        &resumed,
-        found.ignored,
-        batch_started.elapsed().as_secs_f64(),
-    )?;
+    let totals = Totals {
+        ignored: found.ignored,
+        unnamed,
+        seconds: batch_started.elapsed().as_secs_f64(),
+    };
+    let mut out = stdout.lock();
+    if pairs.is_some() {
+        print_pairs(&mut out, &rows, &resumed, &totals, args.game.xy)?;
+    } else {
+        print_summary(&mut out, &rows, &resumed, &totals)?;
+    }
     Ok(i32::from(failed))
 }
 
@@ -202,20 +266,75 @@ fn table_names(dir: &Path, maps: &[&PathBuf]) -> HashMap<PathBuf, PathBuf> {
         .collect()
 }
 
+/// What the last line of a batch counts besides its rows.
+struct Totals {
+    /// Files in walked directories that are not maps.
+    ignored: usize,
+    /// Maps no `--scen` entry names (not solved).
+    unnamed: usize,
+    /// The whole batch's wall-clock time.
+    seconds: f64,
+}
+
+/// Writes `lines` under `header` in aligned columns (`right`: which are
+/// right-aligned), sorted by `sort` keys; the last column is not padded.
+fn write_table<K: Ord>(
+    out: &mut impl Write,
+    header: &[&str],
+    right: &[bool],
+    mut lines: Vec<(K, Vec<String>)>,
+) -> std::io::Result<()> {
+    lines.sort_by(|a, b| a.0.cmp(&b.0));
+    let header: Vec<String> = header.iter().map(|h| (*h).to_string()).collect();
+    let all: Vec<&Vec<String>> = std::iter::once(&header)
+        .chain(lines.iter().map(|l| &l.1))
+        .collect();
+    let last = header.len() - 1;
+    let widths: Vec<usize> = (0..last)
+        .map(|k| all.iter().map(|l| l[k].chars().count()).max().unwrap_or(0))
+        .collect();
+    for line in all {
+        let mut text = String::new();
+        for (k, cell) in line.iter().enumerate() {
+            if k == last {
+                text.push_str(cell);
+            } else if right[k] {
+                text.push_str(&format!("{cell:>w$}  ", w = widths[k]));
+            } else {
+                text.push_str(&format!("{cell:<w$}  ", w = widths[k]));
+            }
+        }
+        writeln!(out, "{text}")?;
+    }
+    Ok(())
+}
+
+/// Rows solved, failed and skipped as too large.
+fn tally(rows: &[Row]) -> [usize; 3] {
+    let count = |keep: fn(&Row) -> bool| rows.iter().filter(|r| keep(r)).count();
+    [
+        count(|r| r.status == OK),
+        count(Row::is_failure),
+        count(|r| r.status == TOO_LARGE),
+    ]
+}
+
+fn dash() -> String {
+    "-".to_string()
+}
+
 /// Prints one line per map (sorted by path) and the totals.
 fn print_summary(
     out: &mut impl Write,
     rows: &[Row],
     resumed: &[&Previous],
-    ignored: usize,
-    seconds: f64,
+    totals: &Totals,
 ) -> std::io::Result<()> {
-    let dash = || "-".to_string();
     let percent = |share: Option<f64>| share.map_or_else(dash, |s| format!("{:.1}%", 100.0 * s));
-    let mut lines: Vec<[String; 7]> = rows
+    let lines: Vec<(PathBuf, Vec<String>)> = rows
         .iter()
         .map(|r| {
-            [
+            vec![
                 r.path.clone(),
                 r.exits.map_or_else(dash, |e| e.to_string()),
                 percent(r.share.map(|s| s.cop_wins)),
@@ -226,7 +345,7 @@ fn print_summary(
             ]
         })
         .chain(resumed.iter().map(|p| {
-            [
+            vec![
                 p.path.clone(),
                 p.exits.map_or_else(dash, |e| e.to_string()),
                 percent(p.cop_wins),
@@ -236,49 +355,113 @@ fn print_summary(
                 "ok (resumed)".to_string(),
             ]
         }))
+        .map(|line| (PathBuf::from(&line[0]), line))
         .collect();
-    lines.sort_by(|a, b| Path::new(&a[0]).cmp(Path::new(&b[0])));
-    let header = [
-        "map", "exits", "cop wins", "result", "dte", "seconds", "status",
-    ]
-    .map(str::to_string);
-    let widths: Vec<usize> = (0..6)
-        .map(|k| {
-            lines
-                .iter()
-                .chain([&header])
-                .map(|l| l[k].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    for line in [&header].into_iter().chain(&lines) {
-        writeln!(
-            out,
-            "{:<w0$}  {:>w1$}  {:>w2$}  {:<w3$}  {:>w4$}  {:>w5$}  {}",
-            line[0],
-            line[1],
-            line[2],
-            line[3],
-            line[4],
-            line[5],
-            line[6],
-            w0 = widths[0],
-            w1 = widths[1],
-            w2 = widths[2],
-            w3 = widths[3],
-            w4 = widths[4],
-            w5 = widths[5],
-        )?;
-    }
-    let solved = rows.iter().filter(|r| r.status == OK).count();
-    let skipped = rows.iter().filter(|r| r.status == TOO_LARGE).count();
-    let failed = rows.iter().filter(|r| r.is_failure()).count();
+    write_table(
+        out,
+        &[
+            "map", "exits", "cop wins", "result", "dte", "seconds", "status",
+        ],
+        &[false, true, true, false, true, true],
+        lines,
+    )?;
+    let [solved, failed, skipped] = tally(rows);
     writeln!(
         out,
         "{} maps: {solved} solved, {failed} failed, {skipped} skipped (too large), \
-         {} already done (--resume); {ignored} other files ignored; {seconds:.2} s",
+         {} already done (--resume); {} other files ignored; {:.2} s",
         rows.len() + resumed.len(),
         resumed.len(),
+        totals.ignored,
+        totals.seconds,
+    )
+}
+
+/// Prints one line per scenario pair (by map, scenario and line) and the
+/// totals; cells as `row,col`, or `x,y` with `--xy`.
+fn print_pairs(
+    out: &mut impl Write,
+    rows: &[Row],
+    resumed: &[&Previous],
+    totals: &Totals,
+    xy: bool,
+) -> std::io::Result<()> {
+    let cell = |c: Option<[usize; 2]>| {
+        c.map_or_else(dash, |[r, c]| {
+            if xy {
+                format!("{c},{r}")
+            } else {
+                format!("{r},{c}")
+            }
+        })
+    };
+    let entry = |scen: Option<&str>, line: Option<usize>| match (scen, line) {
+        (Some(scen), Some(line)) => format!("{scen}:{line}"),
+        _ => dash(),
+    };
+    type Key = (PathBuf, String, usize);
+    let key = |path: &str, scen: Option<&str>, line: Option<usize>| -> Key {
+        (
+            PathBuf::from(path),
+            scen.unwrap_or_default().to_string(),
+            line.unwrap_or_default(),
+        )
+    };
+    let lines: Vec<(Key, Vec<String>)> = rows
+        .iter()
+        .map(|r| {
+            (
+                key(&r.path, r.scen.as_deref(), r.scen_line),
+                vec![
+                    r.path.clone(),
+                    entry(r.scen.as_deref(), r.scen_line),
+                    cell(r.thief),
+                    cell(r.cop),
+                    r.result.map_or_else(dash, str::to_string),
+                    r.dte.map_or_else(dash, |d| d.to_string()),
+                    r.status.clone(),
+                ],
+            )
+        })
+        .chain(resumed.iter().map(|p| {
+            let (scen, line) = match &p.key.pair {
+                Some((scen, line)) => (Some(scen.as_str()), Some(*line)),
+                None => (None, None),
+            };
+            (
+                key(&p.path, scen, line),
+                vec![
+                    p.path.clone(),
+                    entry(scen, line),
+                    cell(p.pair_cells.map(|c| c.1)),
+                    cell(p.pair_cells.map(|c| c.0)),
+                    p.result.clone().unwrap_or_else(dash),
+                    p.dte.map_or_else(dash, |d| d.to_string()),
+                    "ok (resumed)".to_string(),
+                ],
+            )
+        }))
+        .collect();
+    let maps: HashSet<&str> = lines.iter().map(|l| l.1[0].as_str()).collect();
+    let maps = maps.len();
+    write_table(
+        out,
+        &["map", "entry", "thief", "cop", "result", "dte", "status"],
+        &[false, false, true, true, false, true],
+        lines,
+    )?;
+    let [answered, failed, skipped] = tally(rows);
+    writeln!(
+        out,
+        "{} pairs on {maps} map{} ({}): {answered} answered, {failed} failed, \
+         {skipped} skipped (too large), {} already done (--resume); \
+         {} maps named by no entry; {} other files ignored; {:.2} s",
+        rows.len() + resumed.len(),
+        if maps == 1 { "" } else { "s" },
+        if xy { "x,y" } else { "row,col" },
+        resumed.len(),
+        totals.unnamed,
+        totals.ignored,
+        totals.seconds,
     )
 }

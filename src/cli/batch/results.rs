@@ -80,6 +80,17 @@ pub(super) struct Row {
     /// command's JSON.
     #[serde(rename = "map")]
     pub(super) path: String,
+    /// The scenario file of a pair row (`--scen`), as given; null in a
+    /// whole-map row. With `scen_line` it keys the row.
+    pub(super) scen: Option<String>,
+    /// The pair's line in `scen`.
+    pub(super) scen_line: Option<usize>,
+    /// The entry's bucket.
+    pub(super) bucket: Option<u64>,
+    /// The pair's cop: the entry's goal, `[row, column]`.
+    pub(super) cop: Option<[usize; 2]>,
+    /// The pair's thief: the entry's start, `[row, column]`.
+    pub(super) thief: Option<[usize; 2]>,
     /// `seed` or `movingai`; null when the map could not be read.
     pub(super) format: Option<&'static str>,
     /// Grid width.
@@ -95,8 +106,9 @@ pub(super) struct Row {
     pub(super) exit_checksum: Option<String>,
     /// States: 2 * cells^2.
     pub(super) states: Option<u64>,
-    /// The start's verdict (`cop-wins`, `thief-escapes`, `draw`); null
-    /// when the map has no start and none was given.
+    /// The start's verdict (`cop-wins`, `thief-escapes`, `draw`), or the
+    /// pair's in a pair row; null when the map has no start and none was
+    /// given.
     pub(super) result: Option<&'static str>,
     /// The start's distance to end in plies; null for a draw or no start.
     pub(super) dte: Option<u32>,
@@ -135,8 +147,15 @@ pub(super) struct Row {
 }
 
 /// Column names of the CSV results file; nested JSON fields are flattened.
-pub(super) const CSV_COLUMNS: [&str; 30] = [
+pub(super) const CSV_COLUMNS: [&str; 37] = [
     "map",
+    "scen",
+    "scen_line",
+    "bucket",
+    "cop_row",
+    "cop_col",
+    "thief_row",
+    "thief_col",
     "format",
     "width",
     "height",
@@ -231,6 +250,13 @@ impl Row {
                 let counts = self.counts;
                 csv_record([
                     self.path.clone(),
+                    opt(self.scen.as_deref()),
+                    opt(self.scen_line),
+                    opt(self.bucket),
+                    opt(self.cop.map(|c| c[0])),
+                    opt(self.cop.map(|c| c[1])),
+                    opt(self.thief.map(|c| c[0])),
+                    opt(self.thief.map(|c| c[1])),
                     opt(self.format),
                     opt(self.width),
                     opt(self.height),
@@ -287,10 +313,23 @@ fn key_of(path: &str, path_hex: Option<&str>) -> Option<PathBuf> {
     Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
 }
 
+/// What a row answers, so that `--resume` never takes one kind of row
+/// for the other: a whole map (`pair` none) or one scenario pair (the
+/// scenario file as given and the entry's line).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) struct RowKey {
+    /// The map's raw path.
+    pub(super) map: PathBuf,
+    /// The scenario file and line of a pair row.
+    pub(super) pair: Option<(String, usize)>,
+}
+
 /// A row kept from an earlier run (status ok), for `--resume`.
 pub(super) struct Previous {
-    /// The map's raw path.
-    pub(super) key: PathBuf,
+    /// What the row answers.
+    pub(super) key: RowKey,
+    /// The pair's cop and thief cells (pair rows).
+    pub(super) pair_cells: Option<([usize; 2], [usize; 2])>,
     /// The map file as shown.
     pub(super) path: String,
     /// The start's verdict, if any.
@@ -428,12 +467,31 @@ fn read_json_lines(
         if object.get("schema") != Some(&serde_json::Value::from(crate::cli::schema::SCHEMA)) {
             return Err(foreign(line, "another schema"));
         }
-        let key = key_of(path, string("map_hex")).ok_or_else(|| foreign(line, "bad map_hex"))?;
+        let map = key_of(path, string("map_hex")).ok_or_else(|| foreign(line, "bad map_hex"))?;
+        let cell = |name: &str| -> Option<[usize; 2]> {
+            let pair: Vec<usize> = object
+                .get(name)?
+                .as_array()?
+                .iter()
+                .map(|v| v.as_u64().map(|v| v as usize))
+                .collect::<Option<_>>()?;
+            pair.try_into().ok()
+        };
+        let scen_line = object.get("scen_line").and_then(serde_json::Value::as_u64);
+        let pair = string("scen").zip(scen_line);
+        if pair.is_some() != object.get("scen").is_some_and(|s| !s.is_null()) {
+            return Err(foreign(line, "scen without a scen_line"));
+        }
+        let key = RowKey {
+            map,
+            pair: pair.map(|(scen, line)| (scen.to_string(), line as usize)),
+        };
         rows.push((
             line,
             Parsed {
                 previous: Previous {
                     key,
+                    pair_cells: cell("cop").zip(cell("thief")),
                     path: path.to_string(),
                     result: string("result").map(str::to_string),
                     dte: object.get("dte").and_then(serde_json::Value::as_u64),
@@ -483,13 +541,25 @@ fn read_csv(
         })?;
         let line = record.position().map_or(0, csv::Position::line);
         let field = |name: &str| Some(&record[column(name)]).filter(|f| !f.is_empty());
-        let key = key_of(&record[column("map")], field("map_hex"))
+        let map = key_of(&record[column("map")], field("map_hex"))
             .ok_or_else(|| foreign(line, "bad map_hex"))?;
+        let number = |name: &str| field(name).and_then(|f| f.parse::<usize>().ok());
+        let scen_line = number("scen_line");
+        if field("scen").is_some() != scen_line.is_some() {
+            return Err(foreign(line, "scen without a scen_line"));
+        }
+        let key = RowKey {
+            map,
+            pair: field("scen").map(str::to_string).zip(scen_line),
+        };
+        let cell = |r: &str, c: &str| Some([number(r)?, number(c)?]);
+        let pair_cells = cell("cop_row", "cop_col").zip(cell("thief_row", "thief_col"));
         rows.push((
             line,
             Parsed {
                 previous: Previous {
                     key,
+                    pair_cells,
                     path: record[column("map")].to_string(),
                     result: field("result").map(str::to_string),
                     dte: field("dte").and_then(|d| d.parse().ok()),

@@ -17,10 +17,11 @@ use rayon::prelude::*;
 use retrograde::{load_map, Board, CopsAndThief, Engine, Map};
 
 use super::results::{Longest, Row, Share, Sink, OK, TOO_LARGE};
+use super::scen::{with_pair, Pairs};
 use crate::cli::common::{peak_memory, worker_pool, EngineConfig, GameArgs};
 use crate::cli::output::OutputTarget;
 use crate::cli::progress::{MapsProgress, Reporter};
-use crate::cli::solve::{save_table, solve_loaded};
+use crate::cli::solve::{first_mover, save_table, solve_loaded};
 
 /// A map waiting to be solved, read once, with its size.
 pub(super) struct Job {
@@ -45,6 +46,20 @@ pub(super) struct Batch<'a> {
     pub(super) max_states: Option<u64>,
     /// `--large-states`.
     pub(super) large_states: u64,
+    /// `--scen`: the pairs to answer, by map (rows per pair instead of
+    /// per map).
+    pub(super) pairs: Option<&'a Pairs>,
+}
+
+impl Batch<'_> {
+    /// The rows of a map that ends as `row` before it is solved: one per
+    /// pair with `--scen`.
+    fn rows(&self, map: &Path, row: Row) -> Vec<Row> {
+        match self.pairs {
+            Some(pairs) => pairs.spread(map, row),
+            None => vec![row],
+        }
+    }
 }
 
 /// Collects rows: appends each to the results file, reports it, and keeps
@@ -69,16 +84,26 @@ impl<'a> Collector<'a> {
         }
     }
 
-    /// Takes one finished row.
-    pub(super) fn add(&self, row: Row) {
-        if let Err(e) = self.sink.append(&row) {
-            self.stop.store(true, Ordering::Relaxed);
-            self.error.lock().expect("error lock").get_or_insert(e);
-            return;
+    /// Takes the finished rows of one map (one, or one per pair).
+    pub(super) fn add(&self, rows: Vec<Row>) {
+        for row in &rows {
+            if let Err(e) = self.sink.append(row) {
+                self.stop.store(true, Ordering::Relaxed);
+                self.error.lock().expect("error lock").get_or_insert(e);
+                return;
+            }
         }
-        self.progress
-            .finished(&row.path, &row.summary(), row.is_failure(), row.seconds);
-        self.rows.lock().expect("rows lock").push(row);
+        if let Some(first) = rows.first() {
+            let what = match rows.len() {
+                1 => first.summary(),
+                n if first.status == OK => format!("{n} pairs answered"),
+                n => format!("{n} pairs: {}", first.status),
+            };
+            let failed = rows.iter().any(Row::is_failure);
+            self.progress
+                .finished(&first.path, &what, failed, first.seconds);
+        }
+        self.rows.lock().expect("rows lock").extend(rows);
     }
 
     /// Whether a write failed and no more maps should start.
@@ -95,23 +120,42 @@ impl<'a> Collector<'a> {
     }
 }
 
-/// Sizes every map (on all workers: parsing a large MovingAI map is not
-/// free), then solves the small ones side by side and the large ones one
-/// at a time on every thread; rows go to `collector`.
+/// A map read and sized, or the row it ended with.
+pub(super) type Plan = Result<Job, Vec<Row>>;
+
+/// Reads and sizes every map, on all workers (parsing a large MovingAI
+/// map is not free); with `--scen`, checks every pair against its map, so
+/// that a bad entry stops the batch before anything is written.
+///
+/// # Errors
+/// A worker pool that cannot start; with `--scen`, the first entry that
+/// does not fit its map (an input error).
+pub(super) fn plan_all(batch: &Batch<'_>, todo: &[&PathBuf]) -> Result<Vec<Plan>> {
+    let workers = batch.config.threads.max(1);
+    let plans: Vec<Plan> =
+        worker_pool(workers)?.install(|| todo.par_iter().map(|path| plan(path, batch)).collect());
+    if let Some(pairs) = batch.pairs {
+        for job in plans.iter().flatten() {
+            pairs.cells(&job.key, &job.map.grid)?;
+        }
+    }
+    Ok(plans)
+}
+
+/// Solves the planned maps, the small ones side by side and the large
+/// ones one at a time on every thread; rows go to `collector`.
 pub(super) fn run_all(
     batch: &Batch<'_>,
-    todo: &[&PathBuf],
+    plans: Vec<Plan>,
     collector: &Collector<'_>,
 ) -> Result<()> {
     let config = batch.config;
     let workers = config.threads.max(1);
-    let plans: Vec<Result<Job, Box<Row>>> =
-        worker_pool(workers)?.install(|| todo.par_iter().map(|path| plan(path, batch)).collect());
     let mut small = Vec::new();
     let mut large = Vec::new();
     for planned in plans {
         match planned {
-            Err(row) => collector.add(*row),
+            Err(rows) => collector.add(rows),
             Ok(job) if job.states > batch.large_states && workers > 1 => large.push(job),
             Ok(job) => small.push(job),
         }
@@ -170,30 +214,37 @@ pub(super) fn run_all(
     Ok(())
 }
 
-/// Reads a map to learn its size; returns the job, or the finished row
+/// Reads a map to learn its size; returns the job, or the finished rows
 /// when it cannot be loaded or placed or exceeds `--max-states`.
-fn plan(path: &Path, batch: &Batch<'_>) -> Result<Job, Box<Row>> {
-    let failed =
-        |e: retrograde::Error| Box::new(Row::failed(path, batch.flags, &anyhow::Error::from(e)));
+fn plan(path: &Path, batch: &Batch<'_>) -> Plan {
+    let failed = |e: retrograde::Error| {
+        batch.rows(
+            path,
+            Row::failed(path, batch.flags, &anyhow::Error::from(e)),
+        )
+    };
     let map = load_map(path).map_err(failed)?;
     // Placement errors (a --cop outside this map) are found here, before
     // any map is solved.
     let board = Board::new(&map, &batch.game.placement()).map_err(failed)?;
     let states = CopsAndThief::state_count_of(&board);
     if batch.max_states.is_some_and(|max| states > max) {
-        return Err(Box::new(Row {
-            format: Some(map.format.as_str()),
-            width: Some(map.grid.width()),
-            height: Some(map.grid.height()),
-            cells: Some(map.grid.cells() as u64),
-            // The exits are known without solving: a skipped row still
-            // shows whether the exit flags found any on this map.
-            exits: Some(board.exits.count_ones() as u64),
-            exit_checksum: Some(format!("{:016x}", board.exit_checksum())),
-            states: Some(states),
-            status: TOO_LARGE.to_string(),
-            ..Row::new(path, batch.flags)
-        }));
+        return Err(batch.rows(
+            path,
+            Row {
+                format: Some(map.format.as_str()),
+                width: Some(map.grid.width()),
+                height: Some(map.grid.height()),
+                cells: Some(map.grid.cells() as u64),
+                // The exits are known without solving: a skipped row still
+                // shows whether the exit flags found any on this map.
+                exits: Some(board.exits.count_ones() as u64),
+                exit_checksum: Some(format!("{:016x}", board.exit_checksum())),
+                states: Some(states),
+                status: TOO_LARGE.to_string(),
+                ..Row::new(path, batch.flags)
+            },
+        ));
     }
     Ok(Job {
         key: path.to_path_buf(),
@@ -204,7 +255,8 @@ fn plan(path: &Path, batch: &Batch<'_>) -> Result<Job, Box<Row>> {
 
 /// Solves one map and adds the library's start-pair analysis. Runs inside
 /// the rayon pool whose threads it may use for the sweeps.
-fn solve_job(job: &Job, batch: &Batch<'_>, config: &EngineConfig, reporter: &Reporter) -> Row {
+fn solve_job(job: &Job, batch: &Batch<'_>, config: &EngineConfig, reporter: &Reporter) -> Vec<Row> {
+    let failed = |e: &anyhow::Error| batch.rows(&job.key, Row::failed(&job.key, batch.flags, e));
     let started = Instant::now();
     let solved = match solve_loaded(
         &job.key,
@@ -216,14 +268,14 @@ fn solve_job(job: &Job, batch: &Batch<'_>, config: &EngineConfig, reporter: &Rep
         &super::super::solve::Resumable::default(),
     ) {
         Ok(solved) => solved,
-        Err(e) => return Row::failed(&job.key, batch.flags, &e),
+        Err(e) => return failed(&e),
     };
     if let Some(table) = batch.tables.and_then(|t| t.get(&job.key)) {
         let saved = OutputTarget::check("--save-dir", table)
             .map_err(anyhow::Error::from)
             .and_then(|target| save_table(target, &solved, config.engine));
         if let Err(e) = saved {
-            return Row::failed(&job.key, batch.flags, &e);
+            return failed(&e);
         }
     }
     let pairs = solved.game.start_pairs(&solved.solution);
@@ -240,8 +292,8 @@ fn solve_job(job: &Job, batch: &Batch<'_>, config: &EngineConfig, reporter: &Rep
         cop: [l.cop.0, l.cop.1],
         thief: [l.thief.0, l.thief.1],
     });
-    let report = solved.report;
-    Row {
+    let report = &solved.report;
+    let row = Row {
         format: Some(report.format),
         width: Some(report.width),
         height: Some(report.height),
@@ -262,5 +314,29 @@ fn solve_job(job: &Job, batch: &Batch<'_>, config: &EngineConfig, reporter: &Rep
         peak_memory_bytes: peak_memory(),
         status: OK.to_string(),
         ..Row::new(&job.key, batch.flags)
-    }
+    };
+    let Some(pairs) = batch.pairs else {
+        return vec![row];
+    };
+    // Checked before the batch started (plan_all): cannot fail here.
+    let cells = match pairs.cells(&job.key, &job.map.grid) {
+        Ok(cells) => cells,
+        Err(e) => return failed(&e.into()),
+    };
+    let game = &solved.game;
+    let turn = first_mover(game);
+    cells
+        .into_iter()
+        .map(|pair| {
+            let state = game.state(pair.cop, pair.thief, turn);
+            with_pair(
+                &pair.row,
+                Row {
+                    result: Some(game.verdict(solved.solution.outcome(state)).as_str()),
+                    dte: solved.solution.dte(state).map(|d| d.plies()),
+                    ..row.clone()
+                },
+            )
+        })
+        .collect()
 }

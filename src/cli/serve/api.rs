@@ -168,18 +168,23 @@ impl Served {
         let mut tables = Vec::with_capacity(paths.len());
         let mut by_name = HashMap::new();
         for path in paths {
-            let name = table_name(path)?;
+            let tablebase = Tablebase::open(path)
+                .with_context(|| format!("cannot serve {}", path.display()))?;
+            let name = table_name(path, tablebase.header().partitioned)?;
             if let Some(&other) = by_name.get(&name) {
                 let other: &Table = &tables[other];
+                let why = if tablebase.header().partitioned {
+                    "(shards of one table? name one of them: the others are opened with it)"
+                } else {
+                    "rename one"
+                };
                 return Err(UsageError(format!(
-                    "{} and {} would both be served as `{name}`: rename one",
+                    "{} and {} would both be served as `{name}`: {why}",
                     other.path.display(),
                     path.display()
                 ))
                 .into());
             }
-            let tablebase = Tablebase::open(path)
-                .with_context(|| format!("cannot serve {}", path.display()))?;
             by_name.insert(name.clone(), tables.len());
             tables.push(Table::new(name, path.clone(), tablebase));
         }
@@ -273,7 +278,7 @@ impl Served {
                 let t = &self.tables[table];
                 let json =
                     position_json(&t.tablebase, &t.position(key)?).map_err(|e| t.failed(&e))?;
-                Bytes::from(json.to_string())
+                Bytes::from(serde_json::to_string(&json).expect("a position serializes"))
             }
             Request::Row { table, fixed, turn } => self.tables[table].row(fixed, turn)?,
             Request::Play { table, key, max } => self.tables[table].play(key, max)?,
@@ -284,7 +289,9 @@ impl Served {
 }
 
 /// The name a table is served under: its file stem.
-fn table_name(path: &Path) -> Result<String> {
+/// A table's name: its file stem; for a shard `NAME.I-of-N.rtb`, `NAME`
+/// (the set's name, whichever shard was given).
+fn table_name(path: &Path, partitioned: bool) -> Result<String> {
     let stem = path
         .file_stem()
         .and_then(|s| s.to_str())
@@ -295,7 +302,11 @@ fn table_name(path: &Path) -> Result<String> {
                 path.display()
             ))
         })?;
-    Ok(stem.to_string())
+    let set = stem
+        .rsplit_once('.')
+        .filter(|(_, tag)| partitioned && tag.contains("-of-"))
+        .map_or(stem, |(base, _)| base);
+    Ok(set.to_string())
 }
 
 impl Table {
