@@ -424,12 +424,21 @@ fn predict(d: &[u16], k: usize, row: usize) -> u16 {
 
 /// The stored bytes of a distance block: zigzag-coded residuals against
 /// [`predict`], low bytes then high bytes. `row` is R = 2 C.
+#[cfg(test)]
 pub(crate) fn encode_dte(d: &[u16], row: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    encode_dte_into(d, row, &mut out);
+    out
+}
+
+/// [`encode_dte`] into `out` (cleared first), so a writer reuses one buffer.
+pub(crate) fn encode_dte_into(d: &[u16], row: usize, out: &mut Vec<u8>) {
     // A map has at least one cell, so R >= 2; the guard keeps a zero from
     // ever predicting a state by itself.
     let row = row.max(2);
     let m = d.len();
-    let mut out = vec![0u8; 2 * m];
+    out.clear();
+    out.resize(2 * m, 0);
     let (lo, hi) = out.split_at_mut(m);
     for k in 0..m {
         let r = d[k].wrapping_sub(predict(d, k, row)) as i16;
@@ -437,7 +446,6 @@ pub(crate) fn encode_dte(d: &[u16], row: usize) -> Vec<u8> {
         lo[k] = z as u8;
         hi[k] = (z >> 8) as u8;
     }
-    out
 }
 
 /// Inverse of [`encode_dte`]: the distances of a block from its stored
