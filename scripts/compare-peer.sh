@@ -7,7 +7,8 @@
 #
 # Without maps it generates den312d (from ../shared, border exits) and a
 # 150 x 150 map with 20% random walls (6.4e8 states). Prints a markdown table
-# of median wall time and peak memory, and the ratios. Needs g++ and
+# of median wall time and peak memory of the peer, our default engine
+# (bitboard) and --engine parallel (all cores), and the ratios. Needs g++ and
 # /usr/bin/time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,22 +30,21 @@ measure() { # prints "seconds kilobytes" of one run
   cat "$work/time"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-echo "| map | states | peer s | ours 1 thread s | ours all threads s | peer/ours (1 thread) | peer/ours (all) | peer peak | ours peak (1 thread) | ours bytes/state |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| map | states | peer s | ours bitboard s | ours parallel s | peer/bitboard | peer/parallel | peer peak | bitboard peak | parallel peak | bitboard bytes/state |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for map in "${maps[@]}"; do
-  : > "$work/p"; : > "$work/s"; : > "$work/a"
+  : > "$work/p"; : > "$work/b"; : > "$work/a"
   for _ in $(seq "$runs"); do
     measure "$work/cpp_implicit" "$map" >> "$work/p"
-    measure "$bin" solve "$map" --engine sequential --quiet >> "$work/s"
-    measure "$bin" solve "$map" --engine parallel --quiet >> "$work/a"
+    measure "$bin" solve "$map" --engine bitboard --no-summary --quiet >> "$work/b"
+    measure "$bin" solve "$map" --engine parallel --no-summary --quiet >> "$work/a"
   done
-  states=$("$bin" solve "$map" --json --quiet --engine sequential | python3 -c 'import json,sys; print(json.load(sys.stdin)["states"])')
-  pt=$(cut -d' ' -f1 "$work/p" | median); st=$(cut -d' ' -f1 "$work/s" | median); at=$(cut -d' ' -f1 "$work/a" | median)
-  pm=$(cut -d' ' -f2 "$work/p" | median); sm=$(cut -d' ' -f2 "$work/s" | median)
-  python3 - "$map" "$states" "$pt" "$st" "$at" "$pm" "$sm" <<'PY'
+  states=$("$bin" solve "$map" --json --quiet --no-summary | python3 -c 'import json,sys; print(json.load(sys.stdin)["states"])')
+  col() { cut -d' ' -f"$2" "$work/$1" | median; }
+  python3 - "$map" "$states" "$(col p 1)" "$(col b 1)" "$(col a 1)" "$(col p 2)" "$(col b 2)" "$(col a 2)" <<'PY'
 import sys, os
-m, n, pt, st, at, pm, sm = sys.argv[1], int(sys.argv[2]), *map(float, sys.argv[3:])
-print(f"| {os.path.basename(m)} | {n:.2e} | {pt:.2f} | {st:.2f} | {at:.2f} | {pt/st:.2f}x | {pt/at:.2f}x "
-      f"| {pm/1024:.0f} MiB | {sm/1024:.0f} MiB | {sm*1024/n:.2f} |")
+m, n, pt, bt, at, pm, bm, am = sys.argv[1], int(sys.argv[2]), *map(float, sys.argv[3:])
+print(f"| {os.path.basename(m)} | {n:.2e} | {pt:.2f} | {bt:.2f} | {at:.2f} | {pt/bt:.1f}x | {pt/at:.1f}x "
+      f"| {pm/1024:.0f} MiB | {bm/1024:.0f} MiB | {am/1024:.0f} MiB | {bm*1024/n:.2f} |")
 PY
 done

@@ -52,6 +52,10 @@ use crate::games::cops::CopsAndThief;
 use crate::storage::Region;
 use crate::{Dte, Outcome};
 
+mod bands;
+
+pub(super) use bands::banding;
+
 /// Index of each bitset within a cop cell's record.
 const CW: usize = 0;
 const CL: usize = 1;
@@ -243,6 +247,9 @@ impl Layout {
 pub(super) struct Bits {
     layout: Layout,
     region: Region,
+    /// Out of core: the most cop cells of a window, whose records (and
+    /// distances) are worth keeping resident at a time.
+    window: Option<usize>,
 }
 
 impl Bits {
@@ -345,20 +352,29 @@ impl Bits {
     pub(super) fn counts_by_parity(&self) -> [Counts; 2] {
         let layout = &self.layout;
         let words = self.region.atomics::<AtomicU64>();
-        let ones = (0..layout.cells)
-            .into_par_iter()
-            .map(|p| {
-                let record = &words[p * layout.record()..(p + 1) * layout.record()];
-                let mut ones = [0u64; KINDS];
-                for (kind, n) in ones.iter_mut().enumerate() {
-                    *n = record[kind * layout.words..(kind + 1) * layout.words]
-                        .iter()
-                        .map(|w| u64::from(w.load(Relaxed).count_ones()))
-                        .sum();
-                }
-                ones
-            })
-            .reduce(|| [0; KINDS], |a, b| std::array::from_fn(|k| a[k] + b[k]));
+        // Out of core, a window of cop cells at a time, released behind.
+        let chunk = self.window.unwrap_or(layout.cells).max(1);
+        let mut ones = [0u64; KINDS];
+        for first in (0..layout.cells).step_by(chunk) {
+            let cells = first..(first + chunk).min(layout.cells);
+            let part = cells
+                .clone()
+                .into_par_iter()
+                .map(|p| {
+                    let record = &words[p * layout.record()..(p + 1) * layout.record()];
+                    let mut ones = [0u64; KINDS];
+                    for (kind, n) in ones.iter_mut().enumerate() {
+                        *n = record[kind * layout.words..(kind + 1) * layout.words]
+                            .iter()
+                            .map(|w| u64::from(w.load(Relaxed).count_ones()))
+                            .sum();
+                    }
+                    ones
+                })
+                .reduce(|| [0; KINDS], |a, b| std::array::from_fn(|k| a[k] + b[k]));
+            ones = std::array::from_fn(|k| ones[k] + part[k]);
+            self.release_cells(cells);
+        }
         let per_turn = (layout.cells as u64).pow(2);
         let side = |win: u64, loss: u64| Counts {
             win,
@@ -366,6 +382,32 @@ impl Bits {
             draw: per_turn - win - loss,
         };
         [side(ones[CW], ones[CL]), side(ones[TW], ones[TL])]
+    }
+
+    /// Out of core: how many states to read at a time (`None` in memory).
+    pub(super) fn window_states(&self) -> Option<u64> {
+        self.window
+            .map(|cells| cells as u64 * 2 * self.layout.cells as u64)
+    }
+
+    /// Out of core: drops the resident pages of the records of states
+    /// `range`'s cop cells. A no-op in memory.
+    pub(super) fn release(&self, range: Range<u64>) {
+        let per_cop = 2 * self.layout.cells as u64;
+        if per_cop == 0 {
+            return;
+        }
+        let cells = (range.start / per_cop) as usize..range.end.div_ceil(per_cop) as usize;
+        self.release_cells(cells.start..cells.end.min(self.layout.cells));
+    }
+
+    /// Drops the pages of cop cells `cells`' records, and the page they
+    /// share with the record before (already done with: callers go in
+    /// order).
+    fn release_cells(&self, cells: Range<usize>) {
+        let record = self.layout.record() as u64;
+        let start = (cells.start as u64 * record).saturating_sub(bands::PAGE_WORDS);
+        self.region.release(start..cells.end as u64 * record, 8);
     }
 }
 
@@ -536,7 +578,7 @@ pub(super) struct Found {
 pub(super) fn solve(
     game: &CopsAndThief,
     options: &SolveOptions<'_>,
-    dte: Option<&[AtomicU16]>,
+    dte_region: Option<&Region>,
 ) -> Result<(Bits, Found)> {
     let layout = Layout::new(game);
     let mut region = Region::zeroed::<AtomicU64>(
@@ -544,13 +586,41 @@ pub(super) fn solve(
         &options.backing,
         "bitsets",
     )?;
+    let dte = dte_region.map(Region::atomics::<AtomicU16>);
+    let mut window = None;
     let found = super::thread_pool(options.threads)?.install(|| {
         let threads = rayon::current_num_threads();
         let rules = Rules::new(game, &layout);
         let mut run = Run::new(&layout, &rules, dte, options, threads);
-        run.run(region.words_mut())
+        let (words, pager) = region.words_with_pager();
+        // Out of core, windows of grid rows one at a time (unless one
+        // window holds them all).
+        if let super::Backing::Scratch(_) = options.backing {
+            let room = options.memory_limit.unwrap_or(super::DEFAULT_WINDOW_BYTES);
+            let plan = banding(&layout, dte.is_some(), threads, room).map_err(|minimum| {
+                Error::TooLarge {
+                    what: "an out-of-core bitboard solve (one window of grid rows, its halo rows and the engine's buffers)".to_string(),
+                    needed: minimum,
+                    available: room,
+                    hint: format!("give a memory cap of at least {minimum} bytes"),
+                }
+            })?;
+            if plan.windows.len() > 1 {
+                window = Some(plan.window_cells);
+                run.bands.clear();
+                run.banded = Some(bands::Banded::new(&layout, plan, pager, dte_region, threads));
+            }
+        }
+        run.run(words)
     })?;
-    Ok((Bits { layout, region }, found))
+    Ok((
+        Bits {
+            layout,
+            region,
+            window,
+        },
+        found,
+    ))
 }
 
 /// The move structure in bit form.
@@ -701,6 +771,8 @@ struct Run<'a> {
     /// rows (`TL`, `TW`) changed last level.
     cop_changed: Vec<Spans>,
     thief_changed: Vec<Spans>,
+    /// Out of core: the windows of grid rows worked on one at a time.
+    banded: Option<bands::Banded<'a>>,
 }
 
 impl<'a> Run<'a> {
@@ -756,6 +828,7 @@ impl<'a> Run<'a> {
             bands,
             cop_changed: vec![[layout.span; 2]; layout.cells],
             thief_changed: vec![[layout.span; 2]; layout.cells],
+            banded: None,
         }
     }
 
@@ -772,9 +845,10 @@ impl<'a> Run<'a> {
         // The stats of the level just done, still to be accounted; none
         // when resuming (the checkpoint holds them accounted).
         let mut pending = match self.options.resume {
-            None => Some(self.initialise(words)),
+            None => Some(self.start(words)),
             Some(checkpoint) => {
                 let state = self.restore(checkpoint, words)?;
+                self.release_all();
                 level = state.level;
                 decided = state.decided;
                 found.tracked_dte = state.tracked.map(Dte);
@@ -813,6 +887,7 @@ impl<'a> Run<'a> {
                     let due = sink.poll(level);
                     if due != Due::No {
                         sink.save(&self.snapshot(words, level, decided, &found))?;
+                        self.release_all();
                     }
                     if due == Due::SaveAndStop {
                         return Err(Error::Stopped { level });
@@ -820,7 +895,7 @@ impl<'a> Run<'a> {
                 }
             }
             level += 1;
-            pending = Some(self.level(words, level));
+            pending = Some(self.step(words, level));
         }
         found.levels = level.saturating_sub(1);
         Ok(found)
@@ -920,32 +995,10 @@ impl<'a> Run<'a> {
         if layout.cells == 0 {
             return Stats::NONE;
         }
-        let l = layout.words;
         let count: u64 = words
             .par_chunks_mut(layout.record())
             .enumerate()
-            .map(|(p, record)| {
-                let bit = layout.pos[p] as usize;
-                let (word, mask) = (bit / 64, 1u64 << (bit % 64));
-                let cop_stuck = rules.cop[p].is_empty();
-                let mut ones = 0;
-                for w in layout.span.range() {
-                    let not_here = if w == word { !mask } else { !0 };
-                    let here = if w == word { mask } else { 0 };
-                    let cl =
-                        (rules.exits[w] | if cop_stuck { rules.open[w] } else { 0 }) & not_here;
-                    let tl = here | (rules.stuck[w] & rules.open[w] & not_here);
-                    let tw = rules.exits[w] & not_here;
-                    record[CW * l + w] = here;
-                    record[CL * l + w] = cl;
-                    record[TL * l + w] = tl;
-                    record[TW * l + w] = tw;
-                    ones += u64::from(
-                        here.count_ones() + cl.count_ones() + tl.count_ones() + tw.count_ones(),
-                    );
-                }
-                ones
-            })
+            .map(|(p, record)| init_record(layout, rules, p, record))
             .sum();
         for band in &mut self.bands {
             for halo in [&mut band.above, &mut band.below].into_iter().flatten() {
@@ -1325,6 +1378,29 @@ impl ThiefRows<'_> {
             }
         }
     }
+}
+
+/// Level 0 of cop cell `p`'s record: captures, escapes and players
+/// without a move; returns the bits set.
+fn init_record(layout: &Layout, rules: &Rules, p: usize, record: &mut [u64]) -> u64 {
+    let l = layout.words;
+    let bit = layout.pos[p] as usize;
+    let (word, mask) = (bit / 64, 1u64 << (bit % 64));
+    let cop_stuck = rules.cop[p].is_empty();
+    let mut ones = 0;
+    for w in layout.span.range() {
+        let not_here = if w == word { !mask } else { !0 };
+        let here = if w == word { mask } else { 0 };
+        let cl = (rules.exits[w] | if cop_stuck { rules.open[w] } else { 0 }) & not_here;
+        let tl = here | (rules.stuck[w] & rules.open[w] & not_here);
+        let tw = rules.exits[w] & not_here;
+        record[CW * l + w] = here;
+        record[CL * l + w] = cl;
+        record[TL * l + w] = tl;
+        record[TW * l + w] = tw;
+        ones += u64::from(here.count_ones() + cl.count_ones() + tl.count_ones() + tw.count_ones());
+    }
+    ones
 }
 
 #[cfg(test)]

@@ -568,12 +568,18 @@ impl Solution {
     /// back to the scratch files first). A no-op in memory.
     pub(crate) fn release(&self, range: std::ops::Range<u64>) {
         use propagate::Pager as _;
-        if let Labels::Cells(cells) = &self.labels {
-            ArrayPager {
+        match &self.labels {
+            Labels::Cells(cells) => ArrayPager {
                 cells,
                 dte: self.dte.as_ref(),
             }
-            .release(range);
+            .release(range),
+            Labels::Bits(bits) => {
+                bits.release(range.clone());
+                if let Some(table) = &self.dte {
+                    table.release(range, 2);
+                }
+            }
         }
     }
 
@@ -791,11 +797,8 @@ fn solve_bitboard(game: &crate::CopsAndThief, options: &SolveOptions<'_>) -> Res
     } else {
         None
     };
-    let (bits, found) = bitboard::solve(
-        game,
-        options,
-        dte.as_ref().map(|r| r.atomics::<AtomicU16>()),
-    )?;
+    let (bits, found) = bitboard::solve(game, options, dte.as_ref())?;
+    let window = bits.window_states();
     let bytes = bits.bytes() + dte.as_ref().map_or(0, |r| r.bytes() as u64);
     Ok(Solution {
         phases: Phases {
@@ -810,7 +813,7 @@ fn solve_bitboard(game: &crate::CopsAndThief, options: &SolveOptions<'_>) -> Res
         deepest: found.deepest,
         sweeps: 0,
         bytes,
-        window: None,
+        window,
     })
 }
 

@@ -66,8 +66,13 @@ pub struct StoragePlan {
 /// window) plus a predecessor radius of pages on each side, so a cap below
 /// eight radii of arrays cannot be kept to and is refused with that
 /// minimum; a game without a radius keeps its whole arrays resident and
-/// needs a cap that holds them. The explicit engine in memory needs its
-/// graph plus the larger of its build scratch and the solve arrays.
+/// needs a cap that holds them. The bitboard engine on a grid map out of
+/// core works in windows of grid rows sized from the cap by the engine's
+/// own plan: its resident figure is the largest window's records and
+/// distances, one halo row read from the file, the engine's buffers and a
+/// kernel allowance; a cap below one grid row with those is refused with
+/// that minimum. The explicit engine in memory needs its graph plus the
+/// larger of its build scratch and the solve arrays.
 ///
 /// # Errors
 /// [`Error::TooLarge`] (memory, disk, or a cap below the minimum) and
@@ -183,12 +188,32 @@ pub fn plan_storage(
         // not page them itself.
         Backing::Scratch(_) if explicit => arrays,
         Backing::Scratch(_) => {
-            let (resident, minimum) = out_of_core(game, arrays, room);
+            let grid = game
+                .as_cops_and_thief()
+                .filter(|_| options.engine == Engine::Bitboard);
+            let (resident, minimum, what) = match grid {
+                Some(grid) => {
+                    let (resident, minimum) = bitboard_out_of_core(grid, options, room);
+                    (
+                        resident,
+                        minimum,
+                        "an out-of-core bitboard solve (one window of grid rows with its \
+                         halo rows and the engine's buffers, kept resident)",
+                    )
+                }
+                None => {
+                    let (resident, minimum) = out_of_core(game, arrays, room);
+                    (
+                        resident,
+                        minimum,
+                        "an out-of-core solve (a window of states plus a predecessor \
+                         radius of pages on each side, kept resident)",
+                    )
+                }
+            };
             if room < minimum {
                 return Err(Error::TooLarge {
-                    what: "an out-of-core solve (a window of states plus a predecessor \
-                           radius of pages on each side, kept resident)"
-                        .to_string(),
+                    what: what.to_string(),
                     needed: minimum,
                     available: room,
                     hint: format!("give a memory cap of at least {minimum} bytes"),
@@ -204,6 +229,31 @@ pub fn plan_storage(
         resident,
         edges,
     })
+}
+
+/// The bitboard engine out of core under a cap of `room` bytes: its
+/// resident bytes and the smallest cap it can keep to, from the engine's
+/// own window plan (`solve/bitboard/bands.rs`).
+fn bitboard_out_of_core(
+    game: &crate::CopsAndThief,
+    options: &SolveOptions<'_>,
+    room: u64,
+) -> (u64, u64) {
+    let layout = super::bitboard::Layout::new(game);
+    let threads = if options.threads == 0 {
+        rayon::current_num_threads()
+    } else {
+        options.threads
+    };
+    match super::bitboard::banding(&layout, options.dte_table, threads, room) {
+        // One window: the engine runs as in memory, on the mapped files.
+        Ok(plan) if plan.windows.len() == 1 => {
+            let arrays = estimate(game, options).total();
+            (arrays.max(plan.resident), plan.minimum)
+        }
+        Ok(plan) => (plan.resident, plan.minimum),
+        Err(minimum) => (minimum, minimum),
+    }
 }
 
 /// Out of core under a cap of `room` bytes: the resident bytes of arrays

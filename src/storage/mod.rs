@@ -346,9 +346,64 @@ impl Region {
         unsafe { std::slice::from_raw_parts_mut(self.map.as_mut_ptr().cast::<u64>(), self.len / 8) }
     }
 
+    /// As [`Region::words_mut`], with a [`WordPager`] that drops pages of
+    /// those words while the slice is borrowed (the bit-parallel engine
+    /// out of core releases each band of records as it finishes it).
+    pub(crate) fn words_with_pager(&mut self) -> (&mut [u64], WordPager) {
+        let pager = WordPager {
+            base: self.map.as_ptr() as usize,
+            len: self.len,
+            // Only a shared file mapping keeps its contents when its pages
+            // are dropped.
+            droppable: self.file.is_some() && self.paging == Paging::Kernel,
+        };
+        (self.words_mut(), pager)
+    }
+
     /// Length in bytes.
     pub(crate) fn bytes(&self) -> usize {
         self.len
+    }
+}
+
+/// Drops resident pages of a scratch-file [`Region`] whose words are
+/// borrowed mutably elsewhere ([`Region::words_with_pager`]). A no-op for
+/// anonymous memory and private mappings, where it would lose data.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WordPager {
+    base: usize,
+    len: usize,
+    droppable: bool,
+}
+
+impl WordPager {
+    /// Drops the pages that lie entirely inside words `range`: a shared
+    /// file mapping keeps their contents in the page cache (and the file),
+    /// so the next access faults the same words back in.
+    pub(crate) fn release(&self, range: std::ops::Range<u64>) {
+        if !self.droppable {
+            return;
+        }
+        let page = page_size();
+        let start = (range.start * 8).div_ceil(page) * page;
+        let end = ((range.end * 8).min(self.len as u64) / page) * page;
+        if end <= start {
+            return;
+        }
+        // SAFETY: `base + start .. base + end` lies inside the region's
+        // live mapping (clipped to `len`, page aligned). The mapping is a
+        // shared mapping of a scratch file only this process holds, so
+        // MADV_DONTNEED only unmaps the pages: their contents stay in the
+        // page cache and the file, and every later access (through any
+        // slice of the region) reads the same bytes. Failure is harmless
+        // (the pages stay resident).
+        unsafe {
+            libc::madvise(
+                (self.base + start as usize) as *mut libc::c_void,
+                (end - start) as usize,
+                libc::MADV_DONTNEED,
+            );
+        }
     }
 }
 

@@ -7,8 +7,9 @@ use std::collections::HashSet;
 
 use proptest::prelude::*;
 use retrograde::{
-    check_game_contract, parse_map, solve, verify, Backing, Board, CopsAndThief, Engine, Game,
-    Initial, Outcome, Placement, Rules, Solution, SolveOptions, Turn, Verdict,
+    check_game_contract, parse_map, plan_storage, solve, verify, Backing, Board, CopsAndThief,
+    Engine, Error, Game, Initial, Outcome, Placement, Rules, Solution, SolveOptions, StorageLimits,
+    Turn, Verdict,
 };
 
 use crate::oracle::{Arena, Oracle, Side, Value, Variant};
@@ -110,9 +111,14 @@ pub fn scratch_configs(dir: &std::path::Path) -> Vec<Config> {
             scratch(Engine::Sweep).with_threads(2),
             false,
         ),
+        // The bitboard engine's fixed cost (buffers of a few grid rows and
+        // the kernel's allowance) is above 64 KiB: its own tiny cap.
+        // `bitboard_minimum_configs` tests it at the smallest cap.
         config(
             "scratch/bitboard",
-            scratch(Engine::Bitboard).with_threads(2),
+            scratch(Engine::Bitboard)
+                .with_threads(2)
+                .with_memory_limit(Some(1 << 20)),
             true,
         ),
         config(
@@ -253,6 +259,44 @@ fn assert_start_matches(
     );
 }
 
+/// The bitboard engine out of core at the smallest memory cap
+/// [`plan_storage`] accepts for `game` (read from its refusal of a 1-byte
+/// cap), at 1 and 3 threads: windows of one or two grid rows, so every
+/// level crosses many window edges (halo rows, carried rows, skipped
+/// windows, pages released behind).
+pub fn bitboard_minimum_configs(game: &CopsAndThief, dir: &std::path::Path) -> Vec<Config> {
+    [1, 3]
+        .into_iter()
+        .filter_map(|threads| {
+            let options = SolveOptions::new(Engine::Bitboard)
+                .with_threads(threads)
+                .with_dte_table(true);
+            let limits = |memory| StorageLimits {
+                memory: Some(memory),
+                scratch: Some(dir.to_path_buf()),
+                ..StorageLimits::default()
+            };
+            let minimum = match plan_storage(game, &options, &limits(1)) {
+                Err(Error::TooLarge { needed, .. }) => needed,
+                // No free cells: no arrays, nothing to cap.
+                Ok(plan) if plan.estimate.total() == 0 => return None,
+                other => panic!("a 1-byte cap must be refused, got {other:?}"),
+            };
+            // The minimum itself is accepted (as scratch files whenever
+            // the arrays exceed it) and keeps to itself.
+            let plan = plan_storage(game, &options, &limits(minimum)).expect("minimum cap");
+            assert!(plan.resident <= minimum || plan.backing == Backing::Memory);
+            Some(config(
+                format!("scratch/bitboard-minimum/{threads}"),
+                options
+                    .with_backing(Backing::Scratch(dir.to_path_buf()))
+                    .with_memory_limit(Some(minimum)),
+                true,
+            ))
+        })
+        .collect()
+}
+
 /// Solves with every engine configuration (and the out-of-core ones when
 /// `scratch` names a folder) and compares with the oracle.
 pub fn check_arena(
@@ -267,6 +311,7 @@ pub fn check_arena(
     let mut configs = engine_configs();
     if let Some(dir) = scratch {
         configs.extend(scratch_configs(dir));
+        configs.extend(bitboard_minimum_configs(&game, dir));
     }
     for config in &configs {
         let solution = solve(&game, &config.options)

@@ -1,0 +1,419 @@
+//! Out of core for the bit-parallel engine: windows of grid rows.
+//!
+//! When the bitsets (and the distance table) live in scratch files and do
+//! not fit under the memory cap, a level runs over windows of consecutive
+//! grid rows, one window at a time and in order. Each window is cut into
+//! bands solved in parallel exactly as in memory, and reads only its own
+//! records plus the thief rows (`TL`, `TW`) of the grid row on each side:
+//!
+//! - the row below (the next window's first row) is still at the previous
+//!   level when the window runs, so it is copied from the file just
+//!   before;
+//! - the row above (the previous window's last row) has already moved on
+//!   by then, so it is copied before the previous window runs (the carry).
+//!
+//! Halo copies are taken over the word ranges that can be read: each
+//! cell's own changed range of `TL`, and for `TW` the union of the changed
+//! ranges of the grid rows within two of it (a cop row reads its targets'
+//! `TW` over the union of their changed ranges). When a window is done its
+//! records' pages, and its distances', are dropped from memory (a shared
+//! file mapping: the page cache and the file keep them), so what is
+//! resident stays near one window. A window none of whose rows (nor the
+//! rows beside it) changed in the previous level is skipped without
+//! touching its pages.
+//!
+//! [`banding`] sizes the windows from the cap; [`plan_storage`]
+//! (super::super::plan_storage) asks it too, so the resident figure it
+//! prints and the minimum it refuses below are the engine's own.
+
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use super::{
+    band_level, init_record, Band, Context, Halo, Layout, Run, Span, Spans, Stats,
+    BANDS_PER_WORKER, TL, TW,
+};
+use crate::storage::{Region, WordPager};
+
+/// Words in a 4 KiB page: a window's release also drops the page it
+/// shares with the window before (larger pages only leave a few more
+/// resident).
+pub(crate) const PAGE_WORDS: u64 = 512;
+
+/// Bytes allowed per mapped array beyond a window's own: the pages the
+/// kernel maps around a fault (64 KiB) at both ends and the pages a window
+/// shares with its neighbours.
+const SLACK_PER_ARRAY: u64 = 256 << 10;
+
+/// How an out-of-core bitboard solve runs under a memory cap.
+#[derive(Clone, Debug)]
+pub(crate) struct Banding {
+    /// Grid rows of each window, in order.
+    pub(crate) windows: Vec<Range<usize>>,
+    /// Cop cells of the largest window.
+    pub(crate) window_cells: usize,
+    /// Bytes resident at most: the largest window's records and distances,
+    /// the halo row read from the file, the engine's buffers and
+    /// bookkeeping, and the slack of [`SLACK_PER_ARRAY`].
+    pub(crate) resident: u64,
+    /// The smallest cap that holds one grid row with its halo and the
+    /// buffers.
+    pub(crate) minimum: u64,
+}
+
+/// Cuts the grid rows of `layout` into windows that keep a solve with
+/// `threads` workers (and a distance table when `dte`) under `room` bytes;
+/// `Err` with the smallest cap that can when `room` is below it.
+///
+/// # Errors
+/// The minimum cap, when `room` cannot hold the widest grid row with its
+/// halo row and the engine's buffers.
+pub(crate) fn banding(
+    layout: &Layout,
+    dte: bool,
+    threads: usize,
+    room: u64,
+) -> Result<Banding, u64> {
+    let height = layout.height();
+    let cells = layout.cells as u64;
+    let record = layout.record() as u64 * 8;
+    let row_words = layout.words as u64 * 8;
+    let dte_cell = if dte { 4 * cells } else { 0 };
+    let widest = (0..height).map(|r| layout.row(r).len()).max().unwrap_or(0) as u64;
+    let bands = subbands(threads) as u64;
+    // TL and TW of one grid row.
+    let halo = widest * 2 * row_words;
+    let buffers = bands * (widest * record + 2 * row_words + 2 * halo) + 2 * halo;
+    // Changed ranges, cell positions, cop targets, the cell at each bit and
+    // the rules' rows.
+    let bookkeeping =
+        cells * (4 * 16 + 4 + 24 + 9 * 4) + layout.words as u64 * 64 * 4 + 11 * row_words;
+    let fixed = buffers + bookkeeping + SLACK_PER_ARRAY * if dte { 2 } else { 1 };
+    let row_bytes = |r: usize| layout.row(r).len() as u64 * (record + dte_cell);
+    // The next window's first row, read for the halo below.
+    let below = |end: usize| {
+        if end < height {
+            layout.row(end).len() as u64 * record
+        } else {
+            0
+        }
+    };
+    let minimum = fixed
+        + (0..height)
+            .map(|r| row_bytes(r) + below(r + 1))
+            .max()
+            .unwrap_or(0);
+    if room < minimum {
+        return Err(minimum);
+    }
+    let budget = room - fixed;
+    let mut windows = Vec::new();
+    let mut largest = 0;
+    let mut start = 0;
+    while start < height {
+        let mut end = start + 1;
+        let mut mapped = row_bytes(start);
+        while end < height && mapped + row_bytes(end) + below(end + 1) <= budget {
+            mapped += row_bytes(end);
+            end += 1;
+        }
+        largest = largest.max(mapped + below(end));
+        windows.push(start..end);
+        start = end;
+    }
+    let window_cells = windows
+        .iter()
+        .map(|w| layout.row_cells[w.end] as usize - layout.row_cells[w.start] as usize)
+        .max()
+        .unwrap_or(0);
+    Ok(Banding {
+        windows,
+        window_cells,
+        resident: fixed + largest,
+        minimum,
+    })
+}
+
+/// Bands a window is cut into for `threads` workers.
+fn subbands(threads: usize) -> usize {
+    if threads <= 1 {
+        1
+    } else {
+        threads * BANDS_PER_WORKER
+    }
+}
+
+/// The out-of-core state of a solve: windows, the pages to release, and
+/// buffers reused by every window.
+pub(crate) struct Banded<'a> {
+    windows: Vec<Range<usize>>,
+    pager: WordPager,
+    dte: Option<&'a Region>,
+    /// The bands of the current window (their halos hold up to the widest
+    /// grid row).
+    pool: Vec<Band>,
+    /// The last grid row of the window before, copied before it ran.
+    carry: Halo,
+    /// The next carry, copied before the current window runs.
+    spare: Halo,
+}
+
+impl<'a> Banded<'a> {
+    pub(crate) fn new(
+        layout: &Layout,
+        plan: Banding,
+        pager: WordPager,
+        dte: Option<&'a Region>,
+        threads: usize,
+    ) -> Banded<'a> {
+        let widest = (0..layout.height())
+            .map(|r| layout.row(r).len())
+            .max()
+            .unwrap_or(0);
+        let l = layout.words;
+        let most_rows = plan.windows.iter().map(|w| w.len()).max().unwrap_or(1);
+        let pool = (0..subbands(threads).min(most_rows))
+            .map(|_| Band {
+                rows: 0..0,
+                cells: 0..0,
+                above: Some(Halo::empty(layout, widest)),
+                below: Some(Halo::empty(layout, widest)),
+                staged: [vec![0; widest * 2 * l], vec![0; widest * 2 * l]],
+                staged_span: [
+                    vec![[Span::EMPTY; 2]; widest],
+                    vec![[Span::EMPTY; 2]; widest],
+                ],
+                scratch: vec![0; 2 * l],
+            })
+            .collect();
+        Banded {
+            windows: plan.windows,
+            pager,
+            dte,
+            pool,
+            carry: Halo::empty(layout, widest),
+            spare: Halo::empty(layout, widest),
+        }
+    }
+
+    /// Drops the pages of the records (and distances) of cop cells
+    /// `cells`, and those they share with the window before.
+    fn release(&self, layout: &Layout, cells: Range<usize>) {
+        let record = layout.record() as u64;
+        let start = cells.start as u64 * record;
+        self.pager
+            .release(start.saturating_sub(PAGE_WORDS)..cells.end as u64 * record);
+        if let Some(table) = self.dte {
+            let per_cop = 2 * layout.cells as u64;
+            // u16 distances: a page is four times as many entries.
+            let start = (cells.start as u64 * per_cop).saturating_sub(4 * PAGE_WORDS);
+            table.release(start..cells.end as u64 * per_cop, 2);
+        }
+    }
+}
+
+impl Halo {
+    /// A halo with room for `widest` cells, holding no row.
+    fn empty(layout: &Layout, widest: usize) -> Halo {
+        Halo {
+            cells: 0..0,
+            words: vec![0; widest * 2 * layout.words],
+            changed: vec![[Span::EMPTY; 2]; widest],
+        }
+    }
+
+    /// Copies grid row `row`'s thief rows from the records over the word
+    /// ranges a neighbouring band can read this level (see the module
+    /// docs), with their changed ranges.
+    ///
+    /// `carried` is the union of the carried row's `TW` ranges: rows of the
+    /// window before have moved on in `changed`, and only the carried one
+    /// is read.
+    fn load(
+        &mut self,
+        layout: &Layout,
+        row: usize,
+        records: &[u64],
+        changed: &[Spans],
+        carried: Span,
+    ) {
+        let l = layout.words;
+        let record = layout.record();
+        let near = layout.row_cells[row.saturating_sub(2)] as usize
+            ..layout.row_cells[(row + 3).min(layout.height())] as usize;
+        let wide = changed[near].iter().fold(carried, |acc, s| acc.union(s[1]));
+        let cells = layout.row(row);
+        for (i, p) in cells.clone().enumerate() {
+            self.changed[i] = changed[p];
+            let from = &records[p * record..(p + 1) * record];
+            for (k, kind, span) in [(0, TL, changed[p][0]), (1, TW, wide)] {
+                let range = span.range();
+                self.words[(2 * i + k) * l..(2 * i + k + 1) * l][range.clone()]
+                    .copy_from_slice(&from[kind * l..(kind + 1) * l][range]);
+            }
+        }
+        self.cells = cells;
+    }
+}
+
+impl Run<'_> {
+    /// Level 0, window by window out of core.
+    pub(super) fn start(&mut self, words: &mut [u64]) -> Stats {
+        let Some(banded) = self.banded.take() else {
+            return self.initialise(words);
+        };
+        let (layout, rules) = (self.layout, self.rules);
+        let record = layout.record();
+        let mut count = 0;
+        for rows in &banded.windows {
+            let cells = layout.row_cells[rows.start] as usize..layout.row_cells[rows.end] as usize;
+            count += words[cells.start * record..cells.end * record]
+                .par_chunks_mut(record)
+                .enumerate()
+                .map(|(i, r)| init_record(layout, rules, cells.start + i, r))
+                .sum::<u64>();
+            banded.release(layout, cells);
+        }
+        self.banded = Some(banded);
+        Stats {
+            count,
+            witness: [0, 1],
+        }
+    }
+
+    /// Out of core: drops every page of the records and distances (after
+    /// a checkpoint read or wrote them all). A no-op in memory.
+    pub(super) fn release_all(&self) {
+        if let Some(banded) = &self.banded {
+            banded.release(self.layout, 0..self.layout.cells);
+        }
+    }
+
+    /// One level: in memory, or window by window out of core.
+    pub(super) fn step(&mut self, words: &mut [u64], level: u32) -> Stats {
+        let Some(mut banded) = self.banded.take() else {
+            return self.level(words, level);
+        };
+        let stats = self.windows(&mut banded, words, level);
+        self.banded = Some(banded);
+        stats
+    }
+
+    /// One level over the windows in order.
+    fn windows(&mut self, banded: &mut Banded<'_>, words: &mut [u64], level: u32) -> Stats {
+        let layout = self.layout;
+        let height = layout.height();
+        let ctx = Context {
+            layout,
+            rules: self.rules,
+            dte: self.dte,
+            level,
+        };
+        let mut stats = Stats::NONE;
+        banded.carry.cells = 0..0;
+        for w in 0..banded.windows.len() {
+            let rows = banded.windows[w].clone();
+            let at = |r: usize| layout.row_cells[r] as usize;
+            let cells = at(rows.start)..at(rows.end);
+            // The next window's carry: this window's last row, before it
+            // moves on.
+            let carried = banded.carry.changed[..banded.carry.cells.len()]
+                .iter()
+                .fold(Span::EMPTY, |acc, s| acc.union(s[1]));
+            banded.spare.cells = 0..0;
+            if rows.end < height {
+                banded
+                    .spare
+                    .load(layout, rows.end - 1, words, &self.thief_changed, carried);
+            }
+            // Whether anything this window reads changed last level: its
+            // own rows, the next window's first row, and the row above as
+            // carried (the window before has moved on).
+            let below = at(rows.end)..at((rows.end + 1).min(height));
+            let busy = self.cop_changed[cells.clone()]
+                .iter()
+                .chain(&self.thief_changed[cells.start..below.end])
+                .chain(&banded.carry.changed[..banded.carry.cells.len()])
+                .any(|s| !s[0].is_empty() || !s[1].is_empty());
+            if busy {
+                stats = stats.merge(self.window(&ctx, banded, words, rows.clone(), carried));
+            }
+            std::mem::swap(&mut banded.carry, &mut banded.spare);
+            banded.release(layout, cells);
+        }
+        stats
+    }
+
+    /// One level over the grid rows `rows` of one window, its bands in
+    /// parallel.
+    fn window(
+        &mut self,
+        ctx: &Context<'_>,
+        banded: &mut Banded<'_>,
+        words: &mut [u64],
+        rows: Range<usize>,
+        carried: Span,
+    ) -> Stats {
+        let layout = self.layout;
+        let record = layout.record();
+        let height = layout.height();
+        let at = |r: usize| layout.row_cells[r] as usize;
+        // Cut at grid rows so that bands hold about equal numbers of cells.
+        let parts = banded.pool.len();
+        let (first, last) = (at(rows.start), at(rows.end));
+        let mut cuts = vec![rows.start];
+        for k in 1..parts {
+            let target = (first + (last - first) * k / parts) as u32;
+            let r = layout
+                .row_cells
+                .partition_point(|&c| c < target)
+                .clamp(rows.start, rows.end);
+            if r > *cuts.last().unwrap_or(&0) && r < rows.end {
+                cuts.push(r);
+            }
+        }
+        cuts.push(rows.end);
+        let bands = cuts.len() - 1;
+        for (i, band) in banded.pool[..bands].iter_mut().enumerate() {
+            let (top, bottom) = (cuts[i], cuts[i + 1]);
+            band.rows = top..bottom;
+            band.cells = at(top)..at(bottom);
+            let above = band.above.as_mut().expect("pool halos");
+            if i == 0 {
+                std::mem::swap(above, &mut banded.carry);
+            } else {
+                above.load(layout, top - 1, words, &self.thief_changed, carried);
+            }
+            let below = band.below.as_mut().expect("pool halos");
+            if bottom < height {
+                below.load(layout, bottom, words, &self.thief_changed, carried);
+            } else {
+                below.cells = 0..0;
+            }
+        }
+        let mut parts = Vec::with_capacity(bands);
+        let (mut rest, mut cop_rest, mut thief_rest) = (
+            &mut words[first * record..last * record],
+            &mut self.cop_changed[first..last],
+            &mut self.thief_changed[first..last],
+        );
+        for band in &mut banded.pool[..bands] {
+            let len = band.cells.len();
+            let (mine, more) = rest.split_at_mut(len * record);
+            let (cop_mine, cop_more) = cop_rest.split_at_mut(len);
+            let (thief_mine, thief_more) = thief_rest.split_at_mut(len);
+            parts.push((band, mine, cop_mine, thief_mine));
+            (rest, cop_rest, thief_rest) = (more, cop_more, thief_more);
+        }
+        let stats = parts
+            .into_par_iter()
+            .map(|(band, records, cop, thief)| band_level(ctx, band, records, cop, thief))
+            .reduce(|| Stats::NONE, Stats::merge);
+        std::mem::swap(
+            banded.pool[0].above.as_mut().expect("pool halos"),
+            &mut banded.carry,
+        );
+        stats
+    }
+}
