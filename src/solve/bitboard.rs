@@ -135,6 +135,9 @@ pub(super) struct Layout {
     margin: u32,
     /// Width of the bounding box: a row down is this many bits on.
     width: usize,
+    /// Per word of a row: the bits of free cells (for reading a row's
+    /// cells a word at a time, in cell order).
+    free: Vec<u64>,
 }
 
 impl Layout {
@@ -152,6 +155,7 @@ impl Layout {
                 span: Span::EMPTY,
                 margin: 0,
                 width: 0,
+                free: Vec::new(),
             };
         }
         let coords: Vec<(usize, usize)> = (0..cells as u32).map(|c| grid.coords(c)).collect();
@@ -186,9 +190,14 @@ impl Layout {
                 row_cells[r] = row_cells[r + 1];
             }
         }
+        let mut free = vec![0u64; words];
+        for &p in &pos {
+            free[p as usize / 64] |= 1 << (p % 64);
+        }
         Layout {
             cells,
             words,
+            free,
             pos,
             id_at,
             row_cells,
@@ -258,12 +267,30 @@ impl Bits {
         outcome_in(&self.layout, s, |i| self.word(i))
     }
 
-    /// Values of states `range` packed 2 bits each into `out` (zeroed, see
-    /// [`Solution::fill_values`](super::Solution::fill_values)). Walks the
+    /// Values of states `range` packed 2 bits each into `out` (every byte
+    /// written, see
+    /// [`Solution::fill_values`](super::Solution::fill_values)). From an
+    /// even state on (as the table writer asks), whole words at a time:
+    /// each word of a cop cell's four bitsets gives the codes of up to 64
+    /// thief cells at once (see [`fill_pairs`]); an odd start takes the
+    /// state-by-state path.
+    pub(super) fn fill_values(&self, range: Range<u64>, out: &mut [u8]) {
+        if range.start % 2 == 1 {
+            return self.fill_values_each(range, out);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("bmi2") {
+            // SAFETY: the CPU has BMI2 (checked just above).
+            return unsafe { fill_pairs_bmi2(self, range, out) };
+        }
+        fill_pairs::<false>(self, range, out);
+    }
+
+    /// [`Bits::fill_values`] state by state (any start): walks the
     /// states in order, so the cop, thief and record follow by increments
     /// (no division per state), and reads each thief's word of the two
     /// bitsets of the player to move.
-    pub(super) fn fill_values(&self, range: Range<u64>, out: &mut [u8]) {
+    fn fill_values_each(&self, range: Range<u64>, out: &mut [u8]) {
         if range.is_empty() {
             return;
         }
@@ -382,6 +409,150 @@ impl Bits {
         let start = (cells.start as u64 * record).saturating_sub(bands::PAGE_WORDS);
         self.region.release(start..cells.end as u64 * record, 8);
     }
+}
+
+/// Bits of `x` at the set bits of `mask`, packed to the low end (BMI2's
+/// `pext`): with `BMI2` the instruction, else one step per run of set bits
+/// (free cells come in runs between walls).
+#[inline(always)]
+fn pext<const BMI2: bool>(x: u64, mask: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if BMI2 {
+        // SAFETY: only instantiated with BMI2 = true inside
+        // `fill_pairs_bmi2`, which runs on CPUs with BMI2.
+        return unsafe { std::arch::x86_64::_pext_u64(x, mask) };
+    }
+    let (mut m, mut out, mut k) = (mask, 0u64, 0u32);
+    while m != 0 {
+        let s = m.trailing_zeros();
+        let run = (!(m >> s)).trailing_zeros();
+        let ones = if run == 64 { u64::MAX } else { (1 << run) - 1 };
+        out |= ((x >> s) & ones) << k;
+        k += run;
+        m &= !(ones << s);
+    }
+    out
+}
+
+/// The 16 low bits of `x` spread to every fourth bit (bit i to bit 4 i).
+#[inline(always)]
+fn spread4<const BMI2: bool>(x: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if BMI2 {
+        // SAFETY: as in `pext`.
+        return unsafe { std::arch::x86_64::_pdep_u64(x, 0x1111_1111_1111_1111) };
+    }
+    let mut x = x & 0xffff;
+    x = (x | (x << 24)) & 0x0000_00ff_0000_00ff;
+    x = (x | (x << 12)) & 0x000f_000f_000f_000f;
+    x = (x | (x << 6)) & 0x0303_0303_0303_0303;
+    (x | (x << 3)) & 0x1111_1111_1111_1111
+}
+
+/// Appends bit strings to a byte buffer, 64 bits at a time.
+struct BitSink<'a> {
+    out: &'a mut [u8],
+    at: usize,
+    acc: u64,
+    filled: u32,
+}
+
+impl BitSink<'_> {
+    /// Appends the low `n` bits of `bits` (the bits above them are 0),
+    /// `n` at most 64.
+    #[inline(always)]
+    fn push(&mut self, bits: u64, n: u32) {
+        self.acc |= bits << self.filled;
+        if self.filled + n >= 64 {
+            self.out[self.at..self.at + 8].copy_from_slice(&self.acc.to_le_bytes());
+            self.at += 8;
+            self.acc = if self.filled == 0 {
+                0
+            } else {
+                bits >> (64 - self.filled)
+            };
+            self.filled = self.filled + n - 64;
+        } else {
+            self.filled += n;
+        }
+    }
+
+    /// Writes the bits still held (whole bytes, the last one padded with 0).
+    fn finish(self) {
+        let bytes = self.filled.div_ceil(8) as usize;
+        self.out[self.at..self.at + bytes].copy_from_slice(&self.acc.to_le_bytes()[..bytes]);
+    }
+}
+
+/// [`fill_pairs`] compiled with BMI2 (`pext`, `pdep`).
+///
+/// # Safety
+/// The CPU must have BMI2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2,popcnt")]
+unsafe fn fill_pairs_bmi2(bits: &Bits, range: Range<u64>, out: &mut [u8]) {
+    fill_pairs::<true>(bits, range, out);
+}
+
+/// [`Bits::fill_values`] from an even state: the two states of a (cop,
+/// thief) pair make a 4-bit group (cop to move in the low two bits), so
+/// for each word of a cop cell's record, `pext` by the free cells' bits
+/// packs each bitset's bits in thief-cell order and `spread4` interleaves
+/// the four into groups, 16 thief cells (64 bits of output) at a time.
+/// No division per state: one per cop row.
+#[inline(always)]
+fn fill_pairs<const BMI2: bool>(bits: &Bits, range: Range<u64>, out: &mut [u8]) {
+    let layout = &bits.layout;
+    let words = bits.region.atomics::<AtomicU64>();
+    let cells = layout.cells as u64;
+    let row = layout.words;
+    debug_assert!(range.start % 2 == 0);
+    let mut sink = BitSink {
+        out,
+        at: 0,
+        acc: 0,
+        filled: 0,
+    };
+    // Whole pairs; an odd end leaves the last pair's cop-to-move state.
+    let (first, last) = (range.start / 2, range.end / 2);
+    let mut pair = first;
+    while pair < last {
+        let cop = (pair / cells) as usize;
+        let ta = (pair % cells) as usize;
+        let tb = (cells.min(ta as u64 + last - pair)) as usize;
+        let record = cop * layout.record();
+        let (pa, pb) = (layout.pos[ta] as usize, layout.pos[tb - 1] as usize);
+        for w in pa / 64..=pb / 64 {
+            let mut m = layout.free[w];
+            if w == pa / 64 {
+                m &= u64::MAX << (pa % 64);
+            }
+            if w == pb / 64 {
+                m &= u64::MAX >> (63 - pb % 64);
+            }
+            let load = |kind: usize| words[record + kind * row + w].load(Relaxed);
+            let (cw, cl, tw, tl) = (load(CW), load(CL), load(TW), load(TL));
+            // WIN first, as in `outcome_in` (both bits are never set).
+            let a = pext::<BMI2>(cw, m);
+            let b = pext::<BMI2>(cl & !cw, m);
+            let c = pext::<BMI2>(tw, m);
+            let d = pext::<BMI2>(tl & !tw, m);
+            let k = m.count_ones();
+            let mut done = 0;
+            while done < k {
+                let group = |x: u64| spread4::<BMI2>((x >> done) & 0xffff);
+                let v = group(a) | group(b) << 1 | group(c) << 2 | group(d) << 3;
+                sink.push(v, 4 * (k - done).min(16));
+                done += 16;
+            }
+        }
+        pair += (tb - ta) as u64;
+    }
+    if range.end % 2 == 1 {
+        let code = outcome_in(layout, range.end - 1, |i| words[i].load(Relaxed)) as u64;
+        sink.push(code, 2);
+    }
+    sink.finish();
 }
 
 fn outcome_in(layout: &Layout, s: u64, word: impl Fn(usize) -> u64) -> Outcome {
@@ -1230,4 +1401,108 @@ fn init_record(layout: &Layout, rules: &Rules, p: usize, record: &mut [u64]) -> 
         ones += u64::from(here.count_ones() + cl.count_ones() + tl.count_ones() + tw.count_ones());
     }
     ones
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{parse_map, Board, Engine, Placement};
+
+    /// A small xorshift stream: deterministic test data without a crate.
+    fn stream(mut x: u64) -> impl FnMut() -> u64 {
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    }
+
+    /// `pext` bit by bit.
+    fn pext_naive(x: u64, mask: u64) -> u64 {
+        let mut out = 0;
+        let mut k = 0;
+        for i in 0..64 {
+            if mask >> i & 1 == 1 {
+                out |= (x >> i & 1) << k;
+                k += 1;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn bit_tricks_equal_their_definitions() {
+        let mut next = stream(0x9e37_79b9_7f4a_7c15);
+        for round in 0..4000 {
+            let x = next();
+            // Dense, sparse, full and empty masks.
+            let mask = match round % 4 {
+                0 => next(),
+                1 => next() & next() & next(),
+                2 => u64::MAX,
+                _ => next() | next(),
+            };
+            let want = pext_naive(x, mask);
+            assert_eq!(pext::<false>(x, mask), want, "{x:#x} {mask:#x}");
+            let spread = (0..16).fold(0, |acc, i| acc | (x >> i & 1) << (4 * i));
+            assert_eq!(spread4::<false>(x & 0xffff), spread);
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("bmi2") {
+                assert_eq!(pext::<true>(x, mask), want);
+                assert_eq!(spread4::<true>(x & 0xffff), spread);
+            }
+        }
+    }
+
+    #[test]
+    fn word_wise_fill_equals_the_state_by_state_one() {
+        // Walls make runs of every length, and a wide map makes rows span
+        // several words.
+        let mut next = stream(7);
+        let (rows, cols) = (9, 150);
+        let mut text = format!("{rows} {cols}\n");
+        for r in 0..rows {
+            for c in 0..cols {
+                let ch = match (r, c) {
+                    (0, 0) => 'C',
+                    (8, 149) => 'T',
+                    _ if next() % 5 == 0 => '*',
+                    _ if next() % 9 == 0 => 'E',
+                    _ => '.',
+                };
+                text.push(ch);
+            }
+            text.push('\n');
+        }
+        let map = parse_map(text.as_bytes(), "inline").unwrap();
+        let board = Board::new(&map, &Placement::default()).unwrap();
+        let game = CopsAndThief::new(board, crate::Rules::default());
+        let options = SolveOptions::new(Engine::Bitboard);
+        let (bits, _) = super::solve(&game, &options, None).unwrap();
+        let n = 2 * (bits.layout.cells as u64).pow(2);
+        let mut ranges = vec![0..n, 0..0, 2..3, n - 2..n - 1];
+        for _ in 0..40 {
+            let (a, b) = (next() % (n + 1), next() % (n + 1));
+            ranges.push(a.min(b) & !1..a.max(b));
+        }
+        for range in ranges {
+            let len = (range.end - range.start) as usize;
+            let mut want = vec![0u8; len.div_ceil(4)];
+            bits.fill_values_each(range.clone(), &mut want);
+            for (i, s) in range.clone().enumerate() {
+                assert_eq!((want[i / 4] >> (2 * (i % 4))) & 3, bits.outcome(s) as u8);
+            }
+            let mut got = vec![0xa5u8; len.div_ceil(4)];
+            fill_pairs::<false>(&bits, range.clone(), &mut got);
+            assert_eq!(got, want, "{range:?}");
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("bmi2") {
+                let mut got = vec![0x5au8; len.div_ceil(4)];
+                // SAFETY: the CPU has BMI2.
+                unsafe { fill_pairs_bmi2(&bits, range.clone(), &mut got) };
+                assert_eq!(got, want, "{range:?}");
+            }
+        }
+    }
 }

@@ -440,12 +440,13 @@ impl Solution {
         assert!(range.start <= range.end && range.end <= self.states);
         let len = (range.end - range.start) as usize;
         assert_eq!(out.len(), len.div_ceil(4), "fill_values: wrong buffer size");
-        out.fill(0);
         match &self.labels {
             Labels::Cells(CellStore::Narrow(r)) => {
+                out.fill(0);
                 pack_cells(r.atomics::<AtomicU8>(), range.start as usize, len, out);
             }
             Labels::Cells(CellStore::Wide(r)) => {
+                out.fill(0);
                 pack_cells(r.atomics::<AtomicU32>(), range.start as usize, len, out);
             }
             Labels::Bits(bits) => bits.fill_values(range, out),

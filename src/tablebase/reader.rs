@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 use memmap2::Mmap;
 
 use super::format::{
-    decode_body, decode_entry, decode_trailer, BlockEntry, HeaderBody, Trailer, END_MAGIC,
-    INDEX_ENTRY_BYTES, MAGIC, TRAILER_BYTES, VERSION,
+    decode_body, decode_dte, decode_entry, decode_trailer, BlockEntry, HeaderBody, Trailer,
+    END_MAGIC, INDEX_ENTRY_BYTES, MAGIC, TRAILER_BYTES, VERSION,
 };
 use crate::error::{Error, Result};
 
@@ -326,7 +326,17 @@ impl Raw {
                 format!("decodes to {} bytes, expected {expected}", data.len()),
             ));
         }
-        Ok(data)
+        Ok(match kind {
+            Kind::Values => data,
+            // Residuals back to distances, kept as little-endian u16s.
+            Kind::Distances => {
+                let cells = self.body.exits.len();
+                decode_dte(&data, 2 * cells)
+                    .iter()
+                    .flat_map(|d| d.to_le_bytes())
+                    .collect()
+            }
+        })
     }
 
     /// Calls `f` with the decoded block `b` of `kind`: from this thread's

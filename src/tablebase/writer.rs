@@ -11,8 +11,8 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use super::format::{
-    encode_entry, encode_header, encode_trailer, BlockEntry, HeaderBody, ShardInfo, Trailer,
-    DTE_BLOCK_STATES, VALUE_BLOCK_STATES, ZSTD_LEVEL,
+    encode_dte_into, encode_entry, encode_header, encode_trailer, BlockEntry, HeaderBody,
+    ShardInfo, Trailer, DTE_BLOCK_STATES, VALUE_BLOCK_STATES, ZSTD_LEVEL,
 };
 use crate::{CopsAndThief, Counts, Game, Solution};
 
@@ -172,6 +172,8 @@ pub(crate) fn write_source(
     out.write_all(&header)?;
     let mut offset = header.len() as u64;
     let units = n.div_ceil(VALUE_BLOCK_STATES);
+    // States per cop cell: the distance coding's row (format.rs).
+    let row = 2 * game.cells() as usize;
     // Enough units per batch to keep every worker busy; a few MiB of
     // buffers in all.
     let batch = (rayon::current_num_threads() as u64 * 4).max(1);
@@ -192,12 +194,12 @@ pub(crate) fn write_source(
         let packed: Vec<io::Result<Unit>> = (first..last)
             .into_par_iter()
             .map_init(
-                || zstd::bulk::Compressor::new(ZSTD_LEVEL),
-                |compressor, u| {
-                    let compressor = compressor
+                || zstd::bulk::Compressor::new(ZSTD_LEVEL).map(Scratch::new),
+                |scratch, u| {
+                    let scratch = scratch
                         .as_mut()
                         .map_err(|e| io::Error::other(e.to_string()))?;
-                    pack_unit(source, u, n, has_dte, compressor)
+                    pack_unit(source, u, n, row, has_dte, scratch)
                 },
             )
             .collect();
@@ -251,13 +253,46 @@ pub(crate) fn write_source(
     Ok(summary)
 }
 
+/// A worker's compressor and buffers, kept across units: buffers of a few
+/// hundred KiB freshly allocated per unit come from new pages that the
+/// kernel zeroes each time (measured a fifth of a `--dte-table --save`
+/// run's samples).
+struct Scratch {
+    compressor: zstd::bulk::Compressor<'static>,
+    raw: Vec<u16>,
+    coded: Vec<u8>,
+    packed: Vec<u8>,
+}
+
+impl Scratch {
+    fn new(compressor: zstd::bulk::Compressor<'static>) -> Scratch {
+        Scratch {
+            compressor,
+            raw: Vec::new(),
+            coded: Vec::new(),
+            packed: Vec::new(),
+        }
+    }
+
+    /// `bytes` compressed, in a vector of their own size.
+    fn compress(&mut self, bytes: &[u8]) -> io::Result<Vec<u8>> {
+        self.packed.clear();
+        self.packed
+            .reserve(zstd::zstd_safe::compress_bound(bytes.len()));
+        self.compressor
+            .compress_to_buffer(bytes, &mut self.packed)?;
+        Ok(self.packed.clone())
+    }
+}
+
 /// Packs and compresses unit `u` (states `u * VALUE_BLOCK_STATES ..`).
 fn pack_unit(
     solution: &impl Source,
     u: u64,
     n: u64,
+    row: usize,
     has_dte: bool,
-    compressor: &mut zstd::bulk::Compressor<'_>,
+    scratch: &mut Scratch,
 ) -> io::Result<Unit> {
     let start = u * VALUE_BLOCK_STATES;
     let end = (start + VALUE_BLOCK_STATES).min(n);
@@ -272,22 +307,23 @@ fn pack_unit(
         draw: len as u64 - win - loss,
     };
     let mut max_dte = 0;
-    let mut raw = Vec::new();
+    let mut dte = Vec::new();
     if has_dte {
         // Draws have no distance; 0 keeps the runs long.
-        let mut dte = vec![0u16; len];
-        solution.fill_dte(start..end, &values, &mut dte);
-        max_dte = u32::from(dte.iter().copied().max().unwrap_or(0));
-        raw.reserve_exact(2 * len);
-        for d in &dte {
-            raw.extend_from_slice(&d.to_le_bytes());
+        let mut raw = std::mem::take(&mut scratch.raw);
+        raw.clear();
+        raw.resize(len, 0);
+        solution.fill_dte(start..end, &values, &mut raw);
+        max_dte = u32::from(raw.iter().copied().max().unwrap_or(0));
+        let mut coded = std::mem::take(&mut scratch.coded);
+        for block in raw.chunks(DTE_BLOCK_STATES as usize) {
+            encode_dte_into(block, row, &mut coded);
+            dte.push(scratch.compress(&coded)?);
         }
+        scratch.raw = raw;
+        scratch.coded = coded;
     }
-    let values = compressor.compress(&values)?;
-    let dte = raw
-        .chunks(2 * DTE_BLOCK_STATES as usize)
-        .map(|block| compressor.compress(block))
-        .collect::<io::Result<Vec<_>>>()?;
+    let values = scratch.compress(&values)?;
     Ok(Unit {
         values,
         dte,

@@ -313,6 +313,9 @@ fn flipped_bytes_are_detected() {
         );
         let bad = dir.join("bad.rtb");
         let mut blocks_hit = 0;
+        // Flips inside distance blocks (stored as residuals against a
+        // prediction since format version 2): each must be caught too.
+        let mut distance_blocks_hit = 0;
         for offset in (0..bytes.len()).step_by(step) {
             let mut copy = bytes.clone();
             copy[offset] ^= 0x5a;
@@ -325,6 +328,7 @@ fn flipped_bytes_are_detected() {
                         .expect_err(&format!("flip at {offset} not detected"));
                     let (kind, block) = block_of(&e).unwrap_or_else(|| panic!("{e}"));
                     blocks_hit += 1;
+                    distance_blocks_hit += usize::from(kind == "distances");
                     // Every state of the block is probed through it.
                     let first = block * if kind == "values" { vb } else { db };
                     // The distances of a state are read only for a decided
@@ -344,6 +348,10 @@ fn flipped_bytes_are_detected() {
             assert!(e.is_input_error());
         }
         assert!(blocks_hit > 0);
+        assert!(
+            distance_blocks_hit > 0,
+            "{path:?}: no flip in a distance block"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -472,6 +480,22 @@ fn cli_save_info_query_and_errors() {
     let o = run(&["info", b], None);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("version 9"), "{}", stderr(&o));
+    // A version 1 table (plain distances, smaller blocks) is refused with
+    // the reason, even with a consistent header checksum.
+    let mut copy = bytes.clone();
+    copy[8..12].copy_from_slice(&1u32.to_le_bytes());
+    let body = u32::from_le_bytes(copy[12..16].try_into().unwrap()) as usize;
+    let crc = crc32fast::hash(&copy[..16 + body]);
+    copy[16 + body..20 + body].copy_from_slice(&crc.to_le_bytes());
+    std::fs::write(&bad, &copy).unwrap();
+    let o = run(&["info", b], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("format version 1, this build reads version 2")
+            && stderr(&o).contains("re-create"),
+        "{}",
+        stderr(&o)
+    );
     // A map file is not a table.
     let o = run(&["info", "data/maps/sample.txt"], None);
     assert_eq!(o.status.code(), Some(2));
