@@ -161,7 +161,7 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
     };
     let refuse = |flag: &str| -> Failure {
         UsageError(format!(
-            "{flag} is not available with --processes (a partitioned solve runs its own engine, in memory; use --workers for threads)"
+            "{flag} is not available with --processes (a partitioned solve runs its own engine; use --workers for threads)"
         ))
         .into()
     };
@@ -171,9 +171,6 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
     }
     if engine.threads.is_some() {
         return Err(refuse("--threads"));
-    }
-    if engine.scratch.is_some() || engine.memory.is_some() {
-        return Err(refuse("--scratch and --memory"));
     }
     if args.dump.is_some() || args.verify {
         return Err(refuse("--dump and --verify"));
@@ -249,14 +246,41 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
     let reporter = Arc::new(Reporter::new(args.quiet, "solving"));
     let mine = process * workers..(process + 1) * workers;
     let here = bounds[mine.end] - bounds[mine.start];
-    let bytes: u64 = mine
-        .map(|w| distributed::band_bytes(bounds[w + 1] - bounds[w], args.dte_table))
-        .sum();
+    // Without --scratch or --memory the bands stay in memory unchecked, as
+    // before; with either, the plan decides (and refuses a cap it cannot
+    // keep, with exit status 2).
+    let plan = if engine.scratch.is_some() || engine.memory.is_some() {
+        let limits = retrograde::StorageLimits {
+            memory: engine.memory,
+            scratch: engine.scratch.clone(),
+            spill_to_temp: false,
+            held: 0,
+        };
+        distributed::plan_bands(&*game, &bounds, process, workers, args.dte_table, &limits)?
+    } else {
+        let bytes = mine
+            .clone()
+            .map(|w| distributed::band_bytes(bounds[w + 1] - bounds[w], args.dte_table))
+            .sum();
+        distributed::BandPlan {
+            backing: retrograde::Backing::Memory,
+            bytes,
+            resident: bytes,
+        }
+    };
     reporter.note(&format!(
-        "process {process} of {processes}: {here} of {} states in {workers} band{} ({} of arrays); connecting",
+        "process {process} of {processes}: {here} of {} states in {workers} band{} ({} of arrays {}); connecting",
         game.state_count(),
         if workers == 1 { "" } else { "s" },
-        human_bytes(bytes)
+        human_bytes(plan.bytes),
+        match &plan.backing {
+            retrograde::Backing::Memory => "in memory".to_string(),
+            retrograde::Backing::Scratch(dir) => format!(
+                "in files under {}, at most {} resident",
+                dir.display(),
+                human_bytes(plan.resident)
+            ),
+        }
     ));
 
     // A sign of life per level, for the watchdog.
@@ -293,6 +317,7 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
         process_stat: Some(Arc::new(|| peak_memory().unwrap_or(0))),
         checkpoint: sink.map(|s| Arc::new(s) as Arc<dyn BandSink>),
         resume: resume.flatten().map(|r| Arc::new(r) as Arc<dyn BandSource>),
+        backing: plan.backing,
     };
     let solution = distributed::solve(Arc::clone(&game), &bounds, &config, &options)
         .context("partitioned solve failed")?;

@@ -124,6 +124,113 @@ pub struct PartitionOptions {
     /// Resume from this process's snapshots (every process of the cluster
     /// resumes, or none).
     pub resume: Option<Arc<dyn BandSource>>,
+    /// Where this process's band arrays live (see [`plan_bands`]): memory,
+    /// or unlinked files mapped from a scratch folder.
+    pub backing: Backing,
+}
+
+/// Where one process's band arrays live and what they use, decided by
+/// [`plan_bands`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BandPlan {
+    /// Memory or scratch files.
+    pub backing: Backing,
+    /// Bytes of every band array of the process ([`band_bytes`] summed).
+    pub bytes: u64,
+    /// Bytes of those arrays resident at most by the storage plan's figures:
+    /// all of them in memory; in scratch files, per band a window of states
+    /// plus a predecessor radius of pages on each side (the kernel pages
+    /// the shared file mappings: nothing releases pages per level).
+    pub resident: u64,
+}
+
+/// Plans the storage of process `process`'s bands (of `workers` workers
+/// each, split at `bounds`) under `limits`, as
+/// [`plan_storage`](crate::plan_storage) does for a local solve: memory
+/// when the arrays fit (or no scratch folder is given), scratch files when
+/// a folder is given alone or the arrays exceed the cap. The cap is shared
+/// equally by the process's workers; a cap below what a band's window and
+/// predecessor radius need is refused with that minimum.
+///
+/// # Errors
+/// [`Error::TooLarge`] (memory with no scratch folder, disk, or a cap below
+/// the minimum) and [`Error::Io`] when the folder's free space cannot be
+/// read.
+pub fn plan_bands(
+    game: &impl Game,
+    bounds: &[u64],
+    process: usize,
+    workers: usize,
+    dte_table: bool,
+    limits: &crate::StorageLimits,
+) -> Result<BandPlan> {
+    let bands: Vec<u64> = (process * workers..(process + 1) * workers)
+        .map(|w| bounds[w + 1] - bounds[w])
+        .collect();
+    let bytes: u64 = bands.iter().map(|&n| band_bytes(n, dte_table)).sum();
+    let cap = limits
+        .memory
+        .unwrap_or_else(crate::storage::available_memory);
+    let room = cap.saturating_sub(limits.held);
+    let backing = match &limits.scratch {
+        Some(dir) if limits.memory.is_none() || bytes > room => {
+            let free = crate::storage::free_disk(dir)?;
+            if bytes > free {
+                return Err(Error::TooLarge {
+                    what: format!("this process's band files under {}", dir.display()),
+                    needed: bytes,
+                    available: free,
+                    hint: "free disk space or point --scratch at a larger disk".into(),
+                });
+            }
+            Backing::Scratch(dir.clone())
+        }
+        None if bytes > room => {
+            return Err(Error::TooLarge {
+                what: "this process's band arrays".into(),
+                needed: bytes,
+                available: room,
+                hint: "give it scratch files (--scratch DIR), more memory or more processes"
+                    .into(),
+            })
+        }
+        _ => Backing::Memory,
+    };
+    if backing == Backing::Memory {
+        return Ok(BandPlan {
+            backing,
+            bytes,
+            resident: bytes,
+        });
+    }
+    let share = room / workers.max(1) as u64;
+    let (mut resident, mut minimum) = (0u64, 0u64);
+    for &n in &bands {
+        let (r, m) = crate::solve::out_of_core_states(
+            n,
+            game.predecessor_radius(),
+            band_bytes(n, dte_table),
+            share,
+        );
+        resident += r;
+        minimum = minimum.max(m);
+    }
+    let minimum = minimum.saturating_mul(workers.max(1) as u64) + limits.held;
+    if cap < minimum {
+        return Err(Error::TooLarge {
+            what: "this process's bands in scratch files (per band a window of states plus a \
+                   predecessor radius of pages on each side)"
+                .into(),
+            needed: minimum,
+            available: cap,
+            hint: format!("give a memory cap of at least {minimum} bytes"),
+        });
+    }
+    Ok(BandPlan {
+        backing,
+        bytes,
+        resident,
+    })
 }
 
 /// Cluster-wide results, gathered on process 0.
@@ -456,15 +563,15 @@ pub fn solve<G: Game + Send + 'static>(
     for w in first..first + cluster.workers {
         let len = bounds[w + 1] - bounds[w];
         arrays.push(Some(worker::Arrays {
-            cells: Region::zeroed::<AtomicU8>(len, &Backing::Memory, "state array")?,
+            cells: Region::zeroed::<AtomicU8>(len, &options.backing, "state array")?,
             frontiers: [
-                Frontier::new(len, &Backing::Memory, Paging::Kernel)?,
-                Frontier::new(len, &Backing::Memory, Paging::Kernel)?,
+                Frontier::new(len, &options.backing, Paging::Kernel)?,
+                Frontier::new(len, &options.backing, Paging::Kernel)?,
             ],
             dte: if options.dte_table {
                 Some(Region::zeroed::<AtomicU16>(
                     len,
-                    &Backing::Memory,
+                    &options.backing,
                     "distance table",
                 )?)
             } else {

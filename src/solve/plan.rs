@@ -259,8 +259,19 @@ fn bitboard_out_of_core(
 /// Out of core under a cap of `room` bytes: the resident bytes of arrays
 /// totalling `arrays`, and the smallest cap that keeps them under itself.
 fn out_of_core(game: &impl Game, arrays: u64, room: u64) -> (u64, u64) {
-    let n = game.state_count().max(1);
-    let Some(radius) = game.predecessor_radius().filter(|&r| r < n) else {
+    out_of_core_states(game.state_count(), game.predecessor_radius(), arrays, room)
+}
+
+/// [`out_of_core`] for `n` states of arrays totalling `arrays` bytes whose
+/// predecessors lie within `radius` states (a partitioned solve's band).
+pub(crate) fn out_of_core_states(
+    n: u64,
+    radius: Option<u64>,
+    arrays: u64,
+    room: u64,
+) -> (u64, u64) {
+    let n = n.max(1);
+    let Some(radius) = radius.filter(|&r| r < n) else {
         // No locality: nothing can be released while a level runs.
         return (arrays, arrays);
     };
