@@ -190,8 +190,7 @@ pub fn plan_bands(
                 what: "this process's band arrays".into(),
                 needed: bytes,
                 available: room,
-                hint: "give it scratch files (--scratch DIR), more memory or more processes"
-                    .into(),
+                hint: "give it scratch files (--scratch DIR), more memory or more processes".into(),
             })
         }
         _ => Backing::Memory,

@@ -25,8 +25,8 @@ use crate::{Dte, Outcome};
 
 pub use best::best_moves;
 pub use checkpoint::{Checkpoint, CheckpointSink, Due, Snapshot};
-pub use plan::{plan_storage, StorageLimits, StoragePlan};
 pub(crate) use plan::out_of_core_states;
+pub use plan::{plan_storage, StorageLimits, StoragePlan};
 pub use verify::{verify, verify_observed, Inconsistency, Verification};
 
 /// Which algorithm solves the game.

@@ -604,6 +604,80 @@ fn cli_shards_hold_what_a_local_table_holds() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--scratch DIR` (alone, and with a `--memory` cap below the bands but
+/// above the minimum) puts every process's band arrays in files: the shards
+/// hold what a local table holds, the report says where the bands went,
+/// nothing is left in DIR, and a cap below the minimum is refused.
+#[test]
+fn cli_bands_in_scratch_files_agree_with_the_local_engine() {
+    let dir = crate::agree::temp_dir("distributed-scratch");
+    let scratch = dir.join("scratch");
+    std::fs::create_dir_all(&scratch).expect("scratch dir");
+    // Tall and narrow: a predecessor radius far below a band, so a cap can
+    // force the bands out of memory and still be kept.
+    let mut rows = vec!["...."; 60];
+    rows[0] = "C...";
+    rows[30] = ".*.*";
+    rows[59] = "..TE";
+    let map = dir.join("tall.txt");
+    std::fs::write(&map, format!("60 4\n{}\n", rows.join("\n"))).expect("map");
+    let map = map.to_str().unwrap();
+    let local = dir.join("local.rtb");
+    let out = cli(&[
+        "solve",
+        map,
+        "--quiet",
+        "--dte-table",
+        "--save",
+        local.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let scratch_arg = scratch.to_str().unwrap();
+    // Each process's bands are about 180 KiB; 150K lies above the minimum.
+    for (k, (workers, memory)) in [(1, None), (2, None), (1, Some("150K"))]
+        .into_iter()
+        .enumerate()
+    {
+        let base = dir.join(format!("part-{k}.rtb"));
+        let mut flags = vec![map, "--dte-table", "--scratch", scratch_arg, "--save"];
+        flags.push(base.to_str().unwrap());
+        if let Some(m) = memory {
+            flags.extend(["--memory", m]);
+        }
+        let outputs = run_cluster(&dir, 2, workers, &flags, false);
+        for (i, out) in outputs.iter().enumerate() {
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains(&format!("in files under {scratch_arg}")),
+                "case {k}, process {i}: {err}"
+            );
+        }
+        assert_same_table(&format!("case {k}"), &local, &base, 2);
+        let left: Vec<_> = std::fs::read_dir(&scratch).expect("read scratch").collect();
+        assert!(
+            left.is_empty(),
+            "case {k}: left in the scratch folder: {left:?}"
+        );
+    }
+    // A cap below the minimum: refused before connecting, naming it.
+    let out = cli(&[
+        "solve",
+        map,
+        "--processes",
+        "2",
+        "--process",
+        "0",
+        "--scratch",
+        scratch_arg,
+        "--memory",
+        "1K",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("give a memory cap of at least"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn cli_table_commands_open_a_shard_set_and_refuse_a_broken_one() {
     let dir = crate::agree::temp_dir("distributed-shard-set");
