@@ -266,6 +266,7 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
             backing: retrograde::Backing::Memory,
             bytes,
             resident: bytes,
+            window: None,
         }
     };
     reporter.note(&format!(
@@ -318,6 +319,7 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
         checkpoint: sink.map(|s| Arc::new(s) as Arc<dyn BandSink>),
         resume: resume.flatten().map(|r| Arc::new(r) as Arc<dyn BandSource>),
         backing: plan.backing,
+        window: plan.window,
     };
     let solution = distributed::solve(Arc::clone(&game), &bounds, &config, &options)
         .context("partitioned solve failed")?;

@@ -127,6 +127,10 @@ pub struct PartitionOptions {
     /// Where this process's band arrays live (see [`plan_bands`]): memory,
     /// or unlinked files mapped from a scratch folder.
     pub backing: Backing,
+    /// With scratch files: bytes of a band's arrays a worker works on
+    /// before dropping the pages behind it ([`BandPlan::window`]); `None`
+    /// leaves paging to the kernel.
+    pub window: Option<u64>,
 }
 
 /// Where one process's band arrays live and what they use, decided by
@@ -140,8 +144,13 @@ pub struct BandPlan {
     /// Bytes of those arrays resident at most by the storage plan's figures:
     /// all of them in memory; in scratch files, per band a window of states
     /// plus a predecessor radius of pages on each side (the kernel pages
-    /// the shared file mappings: nothing releases pages per level).
+    /// the shared file mappings, and each worker drops the pages behind
+    /// its window as it drains a level and the whole band's after it).
     pub resident: u64,
+    /// In scratch files: bytes of a band's arrays worked on between page
+    /// releases (three quarters of the cap's share of each worker); give
+    /// it to [`PartitionOptions::window`].
+    pub window: Option<u64>,
 }
 
 /// Plans the storage of process `process`'s bands (of `workers` workers
@@ -200,6 +209,7 @@ pub fn plan_bands(
             backing,
             bytes,
             resident: bytes,
+            window: None,
         });
     }
     let share = room / workers.max(1) as u64;
@@ -229,6 +239,11 @@ pub fn plan_bands(
         backing,
         bytes,
         resident,
+        // A band that fits its window is drained as in memory.
+        window: bands
+            .iter()
+            .any(|&n| band_bytes(n, dte_table) > share / 4 * 3)
+            .then_some(share / 4 * 3),
     })
 }
 
@@ -647,6 +662,7 @@ pub fn solve<G: Game + Send + 'static>(
         observer: options.observer.clone(),
         process_stat: options.process_stat.clone(),
         sink: options.checkpoint.clone(),
+        window: options.window,
         arrays: Mutex::new(arrays),
     });
     let guards =

@@ -70,6 +70,9 @@ pub(super) struct Plan<G> {
     pub(super) process_stat: Option<ProcessStat>,
     /// Where bands save snapshots, when checkpointing.
     pub(super) sink: Option<Arc<dyn BandSink>>,
+    /// Bytes of a band's arrays to work on before dropping the pages
+    /// behind them (bands in scratch files); `None` in memory.
+    pub(super) window: Option<u64>,
     /// Each worker takes its own, by index within the process.
     pub(super) arrays: Mutex<Vec<Option<Arrays>>>,
 }
@@ -175,6 +178,24 @@ pub(super) fn run<G: Game>(w: &mut Worker, plan: &Plan<G>) -> Done {
     };
 
     let [mut cur, mut next] = arrays.frontiers;
+    // Out of core: drop the pages behind the drain every `window` states
+    // (a predecessor radius behind the state drained, the only ones a
+    // later state of the level can update locally), and the whole band's
+    // after each level, so resident memory stays near the window.
+    let len = range.end - range.start;
+    let radius = game.predecessor_radius().unwrap_or(len);
+    let window = plan.window.map(|bytes| {
+        let per_band = super::band_bytes(len, owned.dte.is_some()).max(1);
+        (u128::from(bytes) * u128::from(len) / u128::from(per_band)).max(4096) as u64
+    });
+    let release = |cur: &Frontier, next: &Frontier, states: Range<u64>| {
+        arrays.cells.release(states.clone(), 1);
+        if let Some(table) = &arrays.dte {
+            table.release(states.clone(), 2);
+        }
+        cur.release(states.clone());
+        next.release(states);
+    };
     let resumed = arrays.resumed;
     let fresh = resumed.is_none();
     let resumed = resumed.unwrap_or_default();
@@ -212,7 +233,14 @@ pub(super) fn run<G: Game>(w: &mut Worker, plan: &Plan<G>) -> Done {
         }
         let dte = (level + 1).min(u32::from(u16::MAX)) as u16;
         let mut decided_next = 0u64;
+        let mut released = 0u64;
         cur.drain(0..cur.summary_len(), |i| {
+            if let Some(window) = window {
+                if i >= released + window + radius {
+                    release(&cur, &next, released..i - radius);
+                    released = i - radius;
+                }
+            }
             let s = range.start + i;
             let loss = owned.cells.outcome(i as usize) == Outcome::Loss;
             let word = if loss { s | LOSS_FLAG } else { s };
@@ -277,6 +305,9 @@ pub(super) fn run<G: Game>(w: &mut Worker, plan: &Plan<G>) -> Done {
                 decided_next +=
                     owned.apply_remote(word & !LOSS_FLAG, word & LOSS_FLAG != 0, &next, dte);
             }
+        }
+        if window.is_some() {
+            release(&cur, &next, 0..len);
         }
         decided_total += global;
         decided_per_level.push(global);
