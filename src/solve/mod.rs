@@ -25,6 +25,7 @@ use crate::{Dte, Outcome};
 
 pub use best::best_moves;
 pub use checkpoint::{Checkpoint, CheckpointSink, Due, Snapshot};
+#[cfg(feature = "distributed")]
 pub(crate) use plan::out_of_core_states;
 pub use plan::{plan_storage, StorageLimits, StoragePlan};
 pub use verify::{verify, verify_observed, Inconsistency, Verification};
