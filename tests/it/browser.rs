@@ -181,6 +181,7 @@ fn serve_page_in_headless_chromium() {
             start.cop.0, start.cop.1, start.thief.0, start.thief.1, start.turn
         ),
     );
+    assert_eq!(game["schema"], 1, "/api/play carries the schema");
     let positions: Vec<Position> = game["positions"]
         .as_array()
         .unwrap()

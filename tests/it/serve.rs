@@ -144,6 +144,7 @@ pub struct Grid {
 impl Grid {
     pub fn fetch(server: &Server, client: &mut Client, table: &str) -> Grid {
         let map = server.json(client, &format!("/api/map?table={table}"));
+        assert_eq!(map["schema"], 1, "/api/map carries the schema");
         let lines: Vec<Vec<u8>> = map["grid"]
             .as_array()
             .expect("grid")
@@ -225,6 +226,7 @@ fn serve_api_answers_equal_query_on_random_positions() {
     let server = Server::start(&refs, &[]);
     let mut client = Client::new(server.addr);
     let list = server.json(&mut client, "/api/tables");
+    assert_eq!(list["schema"], 1, "/api/tables carries the schema");
     let names: Vec<&str> = list["tables"]
         .as_array()
         .expect("tables")
@@ -270,6 +272,7 @@ fn serve_api_answers_equal_query_on_random_positions() {
                     Position { cop: cell, ..p }
                 });
             }
+            assert_eq!(row["schema"], 1, "/api/row carries the schema");
             rows.push(row);
         }
         let answers = cli_query(table, &asked);

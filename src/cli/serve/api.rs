@@ -72,7 +72,7 @@ impl IntoResponse for ApiError {
             ApiError::Status(s, m) => (s, m),
             ApiError::Internal(m) => (StatusCode::INTERNAL_SERVER_ERROR, m),
         };
-        (status, axum::Json(json!({ "error": message }))).into_response()
+        (status, axum::Json(json!({ "schema": 1, "error": message }))).into_response()
     }
 }
 
@@ -189,7 +189,7 @@ impl Served {
             tables.push(Table::new(name, path.clone(), tablebase));
         }
         let list: Vec<Value> = tables.iter().map(Table::summary).collect();
-        let tables_json = Bytes::from(json!({ "tables": list }).to_string());
+        let tables_json = Bytes::from(json!({ "schema": 1, "tables": list }).to_string());
         Ok(Served {
             tables,
             by_name,
@@ -331,7 +331,8 @@ impl Table {
             grid.push(line);
         }
         let map_json = Bytes::from(
-            json!({ "name": name, "rows": rows, "cols": cols, "grid": grid }).to_string(),
+            json!({ "schema": 1, "name": name, "rows": rows, "cols": cols, "grid": grid })
+                .to_string(),
         );
         Table {
             name,
@@ -437,6 +438,7 @@ impl Table {
             Fixed::Thief(c) => ("thief", c),
         };
         let body = json!({
+            "schema": 1,
             "table": self.name,
             "fixed": piece,
             piece: [at.0, at.1],
@@ -486,6 +488,7 @@ impl Table {
             "limit"
         };
         let body = json!({
+            "schema": 1,
             "table": self.name,
             "positions": positions,
             "plies": game.len().saturating_sub(1),
