@@ -23,8 +23,8 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
 
-use crate::error::{Error, Result};
-use crate::solve::checkpoint::{fnv, opt_u32, Hashing, Reader, FNV_START};
+use crate::error::Result;
+use crate::solve::checkpoint::{decode_checked, opt_u32, Hashing};
 
 const MAGIC: &[u8] = b"RETROGRADE-BAND-CHECKPOINT-1\n";
 
@@ -200,43 +200,10 @@ impl BandCheckpoint {
     /// errors, with the byte offset of what is wrong).
     ///
     /// # Errors
-    /// [`Error::Checkpoint`] when the bytes are truncated, damaged
+    /// [`Error::Checkpoint`](crate::error::Error::Checkpoint) when the bytes are truncated, damaged
     /// (checksum) or not a band checkpoint.
     pub fn decode(path: &Path, bytes: &[u8]) -> Result<BandCheckpoint> {
-        let bad = |offset: usize, message: String| Error::Checkpoint {
-            path: path.to_path_buf(),
-            offset: offset as u64,
-            message,
-        };
-        if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
-            return Err(bad(
-                0,
-                "not a retrograde band checkpoint (bad magic)".into(),
-            ));
-        }
-        if bytes.len() < MAGIC.len() + 8 {
-            return Err(bad(bytes.len(), "truncated: no checksum".into()));
-        }
-        let body = bytes.len() - 8;
-        let stored = u64::from_le_bytes(bytes[body..].try_into().expect("8 bytes"));
-        if fnv(FNV_START, &bytes[..body]) != stored {
-            return Err(bad(
-                body,
-                "checksum mismatch: the file is truncated or damaged".into(),
-            ));
-        }
-        let mut r = Reader {
-            bytes: &bytes[..body],
-            at: MAGIC.len(),
-        };
-        let inner = |r: &mut Reader<'_>| -> std::result::Result<BandCheckpoint, String> {
-            let fields = r.u32()?;
-            let mut fingerprint = Vec::new();
-            for _ in 0..fields {
-                let name = r.string()?;
-                let value = r.string()?;
-                fingerprint.push((name, value));
-            }
+        decode_checked(path, bytes, MAGIC, "band checkpoint", |r, fingerprint| {
             let level = r.u32()?;
             let in_level = r.u64()?;
             let decided_total = r.u64()?;
@@ -293,8 +260,7 @@ impl BandCheckpoint {
                 frontier,
                 dte,
             })
-        };
-        inner(&mut r).map_err(|message| bad(r.at, message))
+        })
     }
 }
 

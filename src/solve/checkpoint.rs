@@ -201,37 +201,7 @@ impl Checkpoint {
     /// [`Error::Checkpoint`] when the bytes are truncated, damaged
     /// (checksum) or not a checkpoint.
     pub fn decode(path: &Path, bytes: &[u8]) -> Result<Checkpoint> {
-        let bad = |offset: usize, message: String| Error::Checkpoint {
-            path: path.to_path_buf(),
-            offset: offset as u64,
-            message,
-        };
-        if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
-            return Err(bad(0, "not a retrograde checkpoint (bad magic)".into()));
-        }
-        if bytes.len() < MAGIC.len() + 8 {
-            return Err(bad(bytes.len(), "truncated: no checksum".into()));
-        }
-        let body = bytes.len() - 8;
-        let stored = u64::from_le_bytes(bytes[body..].try_into().expect("8 bytes"));
-        if fnv(FNV_START, &bytes[..body]) != stored {
-            return Err(bad(
-                body,
-                "checksum mismatch: the file is truncated or damaged; delete it or resume from another".into(),
-            ));
-        }
-        let mut r = Reader {
-            bytes: &bytes[..body],
-            at: MAGIC.len(),
-        };
-        let inner = |r: &mut Reader<'_>| -> std::result::Result<Checkpoint, String> {
-            let fields = r.u32()?;
-            let mut fingerprint = Vec::new();
-            for _ in 0..fields {
-                let name = r.string()?;
-                let value = r.string()?;
-                fingerprint.push((name, value));
-            }
+        decode_checked(path, bytes, MAGIC, "checkpoint", |r, fingerprint| {
             let level = r.u32()?;
             let decided = r.u64()?;
             let tracked = r.opt_u32()?;
@@ -289,9 +259,56 @@ impl Checkpoint {
                 spans,
                 dte,
             })
-        };
-        inner(&mut r).map_err(|message| bad(r.at, message))
+        })
     }
+}
+
+/// What every kind of checkpoint file shares: checks `magic` and the
+/// trailing checksum of `bytes`, reads the fingerprint, then runs `body`
+/// over the rest; an error from `body` becomes [`Error::Checkpoint`] at the
+/// offset it reached. `kind` names the file in the bad-magic message.
+pub(crate) fn decode_checked<T>(
+    path: &Path,
+    bytes: &[u8],
+    magic: &[u8],
+    kind: &str,
+    body: impl FnOnce(&mut Reader<'_>, Vec<(String, String)>) -> std::result::Result<T, String>,
+) -> Result<T> {
+    let bad = |offset: usize, message: String| Error::Checkpoint {
+        path: path.to_path_buf(),
+        offset: offset as u64,
+        message,
+    };
+    if bytes.len() < magic.len() || &bytes[..magic.len()] != magic {
+        return Err(bad(0, format!("not a retrograde {kind} (bad magic)")));
+    }
+    if bytes.len() < magic.len() + 8 {
+        return Err(bad(bytes.len(), "truncated: no checksum".into()));
+    }
+    let body_len = bytes.len() - 8;
+    let stored = u64::from_le_bytes(bytes[body_len..].try_into().expect("8 bytes"));
+    if fnv(FNV_START, &bytes[..body_len]) != stored {
+        return Err(bad(
+            body_len,
+            "checksum mismatch: the file is truncated or damaged; delete it or resume from another"
+                .into(),
+        ));
+    }
+    let mut r = Reader {
+        bytes: &bytes[..body_len],
+        at: magic.len(),
+    };
+    let inner = |r: &mut Reader<'_>| -> std::result::Result<T, String> {
+        let fields = r.u32()?;
+        let mut fingerprint = Vec::new();
+        for _ in 0..fields {
+            let name = r.string()?;
+            let value = r.string()?;
+            fingerprint.push((name, value));
+        }
+        body(r, fingerprint)
+    };
+    inner(&mut r).map_err(|message| bad(r.at, message))
 }
 
 /// Reads the fields of a checkpoint's body, with the offset for errors.
