@@ -116,14 +116,7 @@ impl BandSnapshot<'_> {
         out: &mut dyn Write,
     ) -> std::io::Result<()> {
         let mut out = Hashing::new(out);
-        out.put(MAGIC)?;
-        out.put(&(fingerprint.len() as u32).to_le_bytes())?;
-        for (name, value) in fingerprint {
-            for s in [name, value] {
-                out.put(&(s.len() as u32).to_le_bytes())?;
-                out.put(s.as_bytes())?;
-            }
-        }
+        out.put_header(MAGIC, fingerprint)?;
         let p = &self.progress;
         out.put(&p.level.to_le_bytes())?;
         for word in [p.in_level, p.decided_total] {

@@ -80,14 +80,7 @@ impl Snapshot<'_> {
         out: &mut dyn Write,
     ) -> std::io::Result<()> {
         let mut out = Hashing::new(out);
-        out.put(MAGIC)?;
-        out.put(&(fingerprint.len() as u32).to_le_bytes())?;
-        for (name, value) in fingerprint {
-            for s in [name, value] {
-                out.put(&(s.len() as u32).to_le_bytes())?;
-                out.put(s.as_bytes())?;
-            }
-        }
+        out.put_header(MAGIC, fingerprint)?;
         let s = &self.state;
         out.put(&s.level.to_le_bytes())?;
         out.put(&s.decided.to_le_bytes())?;
@@ -162,6 +155,25 @@ impl<'a> Hashing<'a> {
             inner,
             sum: FNV_START,
         }
+    }
+
+    /// Writes what every kind of checkpoint file starts with: `magic`,
+    /// then the fingerprint's (name, value) pairs, as
+    /// [`decode_checked`] reads them back.
+    pub(crate) fn put_header(
+        &mut self,
+        magic: &[u8],
+        fingerprint: &[(String, String)],
+    ) -> std::io::Result<()> {
+        self.put(magic)?;
+        self.put(&(fingerprint.len() as u32).to_le_bytes())?;
+        for (name, value) in fingerprint {
+            for s in [name, value] {
+                self.put(&(s.len() as u32).to_le_bytes())?;
+                self.put(s.as_bytes())?;
+            }
+        }
+        Ok(())
     }
 
     pub(crate) fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
