@@ -210,6 +210,14 @@ impl Layout {
         }
     }
 
+    /// Cells of the bounding box's fullest row.
+    fn widest(&self) -> usize {
+        (0..self.height())
+            .map(|r| self.row(r).len())
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Rows of the bounding box.
     fn height(&self) -> usize {
         self.row_cells.len() - 1
@@ -760,6 +768,32 @@ struct Band {
     scratch: Vec<u64>,
 }
 
+impl Band {
+    /// A band over grid rows `rows` with its halos and with staging
+    /// buffers for rows of up to `widest` cells.
+    fn new(
+        layout: &Layout,
+        widest: usize,
+        rows: Range<usize>,
+        above: Option<Halo>,
+        below: Option<Halo>,
+    ) -> Band {
+        let l = layout.words;
+        Band {
+            cells: layout.row_cells[rows.start] as usize..layout.row_cells[rows.end] as usize,
+            rows,
+            above,
+            below,
+            staged: [vec![0; widest * 2 * l], vec![0; widest * 2 * l]],
+            staged_span: [
+                vec![[Span::EMPTY; 2]; widest],
+                vec![[Span::EMPTY; 2]; widest],
+            ],
+            scratch: vec![0; 2 * l],
+        }
+    }
+}
+
 /// The per-level state of a solve.
 struct Run<'a> {
     layout: &'a Layout,
@@ -802,22 +836,18 @@ impl<'a> Run<'a> {
             }
         }
         cuts.push(height);
-        let widest = (0..height).map(|r| layout.row(r).len()).max().unwrap_or(0);
-        let l = layout.words;
+        let widest = layout.widest();
         let bands = cuts
             .windows(2)
             .filter(|w| w[0] < w[1])
-            .map(|w| Band {
-                rows: w[0]..w[1],
-                cells: layout.row_cells[w[0]] as usize..layout.row_cells[w[1]] as usize,
-                above: (w[0] > 0).then(|| Halo::new(layout, w[0] - 1)),
-                below: (w[1] < height).then(|| Halo::new(layout, w[1])),
-                staged: [vec![0; widest * 2 * l], vec![0; widest * 2 * l]],
-                staged_span: [
-                    vec![[Span::EMPTY; 2]; widest],
-                    vec![[Span::EMPTY; 2]; widest],
-                ],
-                scratch: vec![0; 2 * l],
+            .map(|w| {
+                Band::new(
+                    layout,
+                    widest,
+                    w[0]..w[1],
+                    (w[0] > 0).then(|| Halo::new(layout, w[0] - 1)),
+                    (w[1] < height).then(|| Halo::new(layout, w[1])),
+                )
             })
             .collect();
         Run {

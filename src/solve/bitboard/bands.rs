@@ -167,24 +167,17 @@ impl<'a> Banded<'a> {
         dte: Option<&'a Region>,
         threads: usize,
     ) -> Banded<'a> {
-        let widest = (0..layout.height())
-            .map(|r| layout.row(r).len())
-            .max()
-            .unwrap_or(0);
-        let l = layout.words;
+        let widest = layout.widest();
         let most_rows = plan.windows.iter().map(|w| w.len()).max().unwrap_or(1);
         let pool = (0..subbands(threads).min(most_rows))
-            .map(|_| Band {
-                rows: 0..0,
-                cells: 0..0,
-                above: Some(Halo::empty(layout, widest)),
-                below: Some(Halo::empty(layout, widest)),
-                staged: [vec![0; widest * 2 * l], vec![0; widest * 2 * l]],
-                staged_span: [
-                    vec![[Span::EMPTY; 2]; widest],
-                    vec![[Span::EMPTY; 2]; widest],
-                ],
-                scratch: vec![0; 2 * l],
+            .map(|_| {
+                Band::new(
+                    layout,
+                    widest,
+                    0..0,
+                    Some(Halo::empty(layout, widest)),
+                    Some(Halo::empty(layout, widest)),
+                )
             })
             .collect();
         Banded {
