@@ -39,15 +39,29 @@
 //! Values: 2 bits per state (0 draw, 1 win, 2 loss, for the player to move;
 //! state `i` of a block at byte `i / 4`, bits `2 * (i % 4)`). Distances: a
 //! u16 `d` per state (0 for draws; distances of 65535 or more are 65535),
-//! stored as residuals against a prediction so that zstd sees mostly
-//! small, repeated bytes (see [`encode_dte`]): state `k` of a block is
-//! predicted by state `k - R` (the same thief cell and turn, the previous
-//! cop cell; `R = 2 C` states per cop cell) when that is in the block, else
-//! by state `k - 2` (the previous thief cell, same turn), else by 0; the
-//! residual `d - prediction` (mod 2^16, as an i16) is zigzag-coded (0, -1,
-//! 1, -2, ... to 0, 1, 2, 3, ...) and the block holds the low bytes of all
-//! its residuals, then their high bytes. Version 1 stored the plain u16
-//! distances in blocks of 2^17 states; it is refused.
+//! stored as residuals against a prediction (see [`encode_dte_into`]):
+//! state `k` of a block is predicted by state `k - R` (the same thief cell
+//! and turn, the previous cop cell; `R = 2 C` states per cop cell) when
+//! that is in the block, else by state `k - 2` (the previous thief cell,
+//! same turn), else by 0; the residual `d - prediction` (mod 2^16, as an
+//! i16) is zigzag-coded (0, -1, 1, -2, ... to 0, 1, 2, 3, ...). Most
+//! residuals are 0 (86% on a 150 x 150 map, 98% past a block's first cop
+//! cell), in runs, so a block stores (version 3), before compression:
+//!
+//! ```text
+//! runs   pairs of LEB128 varints (zeros, then non-zeros) covering the
+//!        block's states in order; only the first count of zeros and the
+//!        last count of non-zeros may be 0, never both of one pair
+//! low    one byte per non-zero residual, in order: the zigzag value when
+//!        it is under 256, else 0 (an escape)
+//! wide   per escape, in order: the zigzag value, u16
+//! ```
+//!
+//! zstd then sees about a twelfth of the bytes the version 2 layout gave
+//! it (all residuals, low bytes then high bytes), which made compressing
+//! distances the largest part of `--save`'s cost. Version 2 tables (same
+//! header, values and prediction) are still read; version 1 (plain u16
+//! distances in blocks of 2^17 states) is refused.
 
 use bitvec::vec::BitVec;
 
@@ -57,8 +71,11 @@ use crate::{Counts, Rules};
 pub(crate) const MAGIC: &[u8; 8] = b"RTGTBL\r\n";
 /// Last bytes of every complete table.
 pub(crate) const END_MAGIC: &[u8; 8] = b"RTGTEND\n";
-/// The format version this build writes and reads.
-pub(crate) const VERSION: u32 = 2;
+/// The format version this build writes (and reads).
+pub(crate) const VERSION: u32 = 3;
+/// The oldest version this build still reads: version 2 differs only in
+/// how a distance block lays out its residuals ([`decode_dte_v2`]).
+pub(crate) const OLDEST_VERSION: u32 = 2;
 /// Bytes of the fixed trailer, end magic included.
 pub(crate) const TRAILER_BYTES: usize = 8 * 7 + 4 + 4 + 4 + 8;
 /// Bytes of one index entry.
@@ -73,6 +90,8 @@ pub(crate) const DTE_BLOCK_STATES: u64 = 1 << 18;
 /// zstd level: level 3 measured 0.04 bits per state for values (design.md
 /// section 10) at a few hundred MB/s.
 pub(crate) const ZSTD_LEVEL: i32 = 3;
+/// zstd level of the distance blocks (see docs/measurements.md).
+pub(crate) const DTE_ZSTD_LEVEL: i32 = 3;
 
 /// The decoded header body.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -409,59 +428,50 @@ pub(crate) fn decode_entry(bytes: &[u8]) -> BlockEntry {
     }
 }
 
-/// The prediction of state `k` of a distance block from the states before
-/// it (see the module documentation); `row` is R.
+/// Zigzag code of a residual: 0, -1, 1, -2, ... to 0, 1, 2, 3, ...
 #[inline]
-fn predict(d: &[u16], k: usize, row: usize) -> u16 {
-    if k >= row {
-        d[k - row]
-    } else if k >= 2 {
-        d[k - 2]
-    } else {
-        0
-    }
+fn zigzag(r: u16) -> u16 {
+    let r = r as i16;
+    ((r << 1) ^ (r >> 15)) as u16
 }
 
-/// The stored bytes of a distance block: zigzag-coded residuals against
-/// [`predict`], low bytes then high bytes. `row` is R = 2 C.
-#[cfg(test)]
-pub(crate) fn encode_dte(d: &[u16], row: usize) -> Vec<u8> {
-    let mut out = Vec::new();
-    encode_dte_into(d, row, &mut out);
-    out
+/// Inverse of [`zigzag`].
+#[inline]
+fn unzigzag(z: u16) -> u16 {
+    (z >> 1) ^ 0u16.wrapping_sub(z & 1)
 }
 
-/// [`encode_dte`] into `out` (cleared first), so a writer reuses one buffer.
-pub(crate) fn encode_dte_into(d: &[u16], row: usize, out: &mut Vec<u8>) {
+/// Zigzag-coded residuals of a distance block against its prediction
+/// (module documentation) into `z`, which ends with `d.len()` entries.
+/// Three plain loops without a branch per state, so they vectorise.
+fn residuals(d: &[u16], row: usize, z: &mut Vec<u16>) {
     // A map has at least one cell, so R >= 2; the guard keeps a zero from
     // ever predicting a state by itself.
     let row = row.max(2);
     let m = d.len();
-    out.clear();
-    out.resize(2 * m, 0);
-    let (lo, hi) = out.split_at_mut(m);
-    for k in 0..m {
-        let r = d[k].wrapping_sub(predict(d, k, row)) as i16;
-        let z = ((r << 1) ^ (r >> 15)) as u16;
-        lo[k] = z as u8;
-        hi[k] = (z >> 8) as u8;
+    // Every entry is written below: resizing only fills what is new.
+    z.resize(m, 0);
+    let first = m.min(row);
+    for k in 0..first.min(2) {
+        z[k] = zigzag(d[k]);
+    }
+    if first > 2 {
+        for (z, (x, p)) in z[2..first].iter_mut().zip(d[2..first].iter().zip(d)) {
+            *z = zigzag(x.wrapping_sub(*p));
+        }
+    }
+    if m > row {
+        for (z, (x, p)) in z[row..].iter_mut().zip(d[row..].iter().zip(d)) {
+            *z = zigzag(x.wrapping_sub(*p));
+        }
     }
 }
 
-/// Inverse of [`encode_dte`]: the distances of a block from its stored
-/// bytes (`bytes` has 2 bytes per state).
-pub(crate) fn decode_dte(bytes: &[u8], row: usize) -> Vec<u16> {
+/// Undoes the prediction in place: residuals (already unzigzagged) to
+/// distances.
+fn undo_prediction(d: &mut [u16], row: usize) {
     let row = row.max(2);
-    let m = bytes.len() / 2;
-    let (lo, hi) = bytes.split_at(m);
-    let mut d: Vec<u16> = lo
-        .iter()
-        .zip(hi)
-        .map(|(&l, &h)| {
-            let z = u16::from(l) | u16::from(h) << 8;
-            (z >> 1) ^ 0u16.wrapping_sub(z & 1)
-        })
-        .collect();
+    let m = d.len();
     // The first row: each state adds to the one two before it.
     let first = m.min(row);
     for k in 2..first {
@@ -478,6 +488,225 @@ pub(crate) fn decode_dte(bytes: &[u8], row: usize) -> Vec<u16> {
         }
         k = end;
     }
+}
+
+/// The first index at or after `k` whose residual is not zero (`z.len()`
+/// when none): 16 at a time (a vectorised test) over the long zero runs.
+fn next_nonzero(z: &[u16], mut k: usize) -> usize {
+    const STEP: usize = 16;
+    while k + STEP <= z.len() && z[k..k + STEP].iter().fold(0, |a, &x| a | x) == 0 {
+        k += STEP;
+    }
+    while k < z.len() && z[k] == 0 {
+        k += 1;
+    }
+    k
+}
+
+/// The first index at or after `k` whose residual is zero (`z.len()` when
+/// none), 16 at a time likewise.
+fn next_zero(z: &[u16], mut k: usize) -> usize {
+    const STEP: usize = 16;
+    while k + STEP <= z.len() && z[k..k + STEP].iter().all(|&x| x != 0) {
+        k += STEP;
+    }
+    while k < z.len() && z[k] != 0 {
+        k += 1;
+    }
+    k
+}
+
+/// The low bytes of zigzag residuals `z` onto `low` ([`ESCAPE`] for a
+/// wide one), the wide ones onto `wide`. Whole runs at a time, no branch
+/// per residual: wide ones are rare (a jump of 128 plies or more).
+fn push_low(z: &[u16], low: &mut Vec<u8>, wide: &mut Vec<u8>) {
+    low.extend(z.iter().map(|&v| v.min(u16::from(ESCAPE)) as u8));
+    if z.iter().fold(0, |a, &v| a | v) >= u16::from(ESCAPE) {
+        for v in z.iter().filter(|&&v| v >= u16::from(ESCAPE)) {
+            wide.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+}
+
+/// The low byte that stands for a wide residual (255 or more).
+const ESCAPE: u8 = 255;
+
+fn push_varint(mut x: usize, out: &mut Vec<u8>) {
+    while x >= 0x80 {
+        out.push(x as u8 | 0x80);
+        x >>= 7;
+    }
+    out.push(x as u8);
+}
+
+/// A distance block's encoder, its buffers kept across blocks (a writer
+/// encodes hundreds of blocks per worker).
+#[derive(Default)]
+pub(crate) struct DteEncoder {
+    z: Vec<u16>,
+    low: Vec<u8>,
+    wide: Vec<u8>,
+    /// The stored bytes of the last block encoded.
+    pub(crate) out: Vec<u8>,
+}
+
+impl DteEncoder {
+    /// Encodes a distance block (`row` is R = 2 C) into `self.out`: runs,
+    /// low bytes, wide values (module documentation).
+    pub(crate) fn encode(&mut self, d: &[u16], row: usize) {
+        residuals(d, row, &mut self.z);
+        let (z, low, wide, out) = (&self.z, &mut self.low, &mut self.wide, &mut self.out);
+        low.clear();
+        wide.clear();
+        out.clear();
+        let m = z.len();
+        // The first row, predicted only by the previous thief cell, is
+        // mostly non-zero residuals (90%): stored whole, not as runs
+        // (which cost a few dozen cycles each).
+        let head = m.min(row.max(2));
+        push_low(&z[..head], low, wide);
+        let mut k = head;
+        while k < m {
+            let start = next_nonzero(z, k);
+            let end = next_zero(z, start);
+            push_low(&z[start..end], low, wide);
+            push_varint(start - k, out);
+            push_varint(end - start, out);
+            k = end;
+        }
+        out.extend_from_slice(low);
+        out.extend_from_slice(wide);
+    }
+}
+
+/// The stored bytes of a distance block (version 3): see [`DteEncoder`].
+#[cfg(test)]
+pub(crate) fn encode_dte(d: &[u16], row: usize) -> Vec<u8> {
+    let mut e = DteEncoder::default();
+    e.encode(d, row);
+    e.out
+}
+
+/// The most bytes a version 3 distance block of `m` states can hold: a
+/// pair of varints (5 bytes each at most) per state, a low byte and a
+/// wide value per state.
+pub(crate) fn dte_bytes_bound(m: usize) -> usize {
+    13 * m + 16
+}
+
+/// Inverse of [`encode_dte`]: the `m` distances of a version 3 block from
+/// its stored bytes, or what is wrong with them.
+pub(crate) fn decode_dte(bytes: &[u8], m: usize, row: usize) -> Result<Vec<u16>, String> {
+    let mut pos = 0;
+    let mut varint = |what: &str| -> Result<usize, String> {
+        let mut x = 0usize;
+        for shift in (0..35).step_by(7) {
+            let Some(&b) = bytes.get(pos) else {
+                return Err(format!("the runs end inside a {what} count at byte {pos}"));
+            };
+            pos += 1;
+            x |= usize::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return Ok(x);
+            }
+        }
+        Err(format!(
+            "a {what} count longer than 5 bytes ends at byte {pos}"
+        ))
+    };
+    // The first row is stored whole; then the non-zero runs, as (first
+    // state, length).
+    let head = m.min(row.max(2));
+    let mut runs = Vec::new();
+    let mut k = head;
+    let mut stored = head;
+    while k < m {
+        let zeros = varint("zero")?;
+        let ones = varint("non-zero")?;
+        if zeros + ones == 0 || zeros + ones > m - k {
+            return Err(format!(
+                "a run of {zeros} zero and {ones} non-zero residuals at state {k} of {m}"
+            ));
+        }
+        k += zeros;
+        runs.push((k, ones));
+        k += ones;
+        stored += ones;
+    }
+    let low_end = pos + stored;
+    let Some(low) = bytes.get(pos..low_end) else {
+        return Err(format!(
+            "{stored} residual bytes from byte {pos}, the block has {}",
+            bytes.len()
+        ));
+    };
+    let escapes = low.iter().filter(|&&b| b == ESCAPE).count();
+    if bytes.len() != low_end + 2 * escapes {
+        return Err(format!(
+            "{} bytes, the runs and residual bytes need {}",
+            bytes.len(),
+            low_end + 2 * escapes
+        ));
+    }
+    let mut wide = bytes[low_end..]
+        .chunks_exact(2)
+        .map(|w| u16::from_le_bytes([w[0], w[1]]));
+    let mut d = vec![0u16; m];
+    let (head_low, mut low) = low.split_at(head);
+    let mut fill = |to: &mut [u16], from: &[u8], at: usize| -> Result<(), String> {
+        for (x, &b) in to.iter_mut().zip(from) {
+            let z = if b == ESCAPE {
+                let w = wide.next().expect("one wide value per escape, counted");
+                if w < u16::from(ESCAPE) {
+                    return Err(format!(
+                        "the wide residual {w} from state {at} on fits a byte"
+                    ));
+                }
+                w
+            } else {
+                u16::from(b)
+            };
+            *x = unzigzag(z);
+        }
+        Ok(())
+    };
+    fill(&mut d[..head], head_low, 0)?;
+    for (start, len) in runs {
+        let (run, rest) = low.split_at(len);
+        if run.contains(&0) {
+            return Err(format!(
+                "a zero residual in the run of non-zero ones from state {start}"
+            ));
+        }
+        fill(&mut d[start..start + len], run, start)?;
+        low = rest;
+    }
+    undo_prediction(&mut d, row);
+    Ok(d)
+}
+
+/// The version 2 layout of a distance block: all zigzag residuals, low
+/// bytes then high bytes.
+#[cfg(test)]
+pub(crate) fn encode_dte_v2(d: &[u16], row: usize) -> Vec<u8> {
+    let mut z = Vec::new();
+    residuals(d, row, &mut z);
+    let mut out: Vec<u8> = z.iter().map(|&v| v as u8).collect();
+    out.extend(z.iter().map(|&v| (v >> 8) as u8));
+    out
+}
+
+/// Distances of a version 2 distance block (`bytes` has 2 bytes per
+/// state).
+pub(crate) fn decode_dte_v2(bytes: &[u8], row: usize) -> Vec<u16> {
+    let m = bytes.len() / 2;
+    let (lo, hi) = bytes.split_at(m);
+    let mut d: Vec<u16> = lo
+        .iter()
+        .zip(hi)
+        .map(|(&l, &h)| unzigzag(u16::from(l) | u16::from(h) << 8))
+        .collect();
+    undo_prediction(&mut d, row);
     d
 }
 
@@ -485,17 +714,22 @@ pub(crate) fn decode_dte(bytes: &[u8], row: usize) -> Vec<u16> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn distance_coding_round_trips() {
-        // Every row length against the block: none, partial, several rows;
-        // distances with jumps, the extremes and wrapping residuals.
-        let mut x = 12345u64;
-        let mut next = move || {
+    fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+        move || {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             x
-        };
+        }
+    }
+
+    /// Distance blocks of every shape the coding must survive: random
+    /// jumps, the extremes and wrapping residuals; all draws (all zero);
+    /// equal rows (zero runs past the first row, long enough for 2- and
+    /// 3-byte run counts); residuals of every size in runs.
+    fn blocks() -> Vec<(Vec<u16>, usize)> {
+        let mut next = xorshift(12345);
+        let mut out = Vec::new();
         for (m, row) in [
             (0, 4),
             (50, 0),
@@ -515,15 +749,87 @@ mod tests {
                     _ => (k % 300) as u16,
                 })
                 .collect();
-            let bytes = encode_dte(&d, row);
-            assert_eq!(bytes.len(), 2 * m);
-            assert_eq!(decode_dte(&bytes, row), d, "m {m} row {row}");
+            out.push((d, row));
         }
-        // Equal rows give all-zero residuals after the first row.
-        let d: Vec<u16> = (0..40).map(|k| (k % 8) as u16 * 3 + 1).collect();
+        out.push((vec![0; 40_000], 100));
+        out.push((vec![7; 40_000], 100));
+        let row: Vec<u16> = (0..300).map(|k| (k % 17) as u16 * 2 + 1).collect();
+        out.push((row.iter().copied().cycle().take(60_000).collect(), 300));
+        // Rows that differ from the row above in a few runs of residuals of
+        // every size (1 byte, escaped, the largest).
+        let mut d: Vec<u16> = row.iter().copied().cycle().take(30_000).collect();
+        for k in 300..d.len() {
+            d[k] = d[k - 300];
+            if (k / 37) % 11 == 0 {
+                d[k] = d[k].wrapping_add([2, 65534, 300, 32768, 127, 128][k % 6]);
+            }
+        }
+        out.push((d, 300));
+        out
+    }
+
+    #[test]
+    fn distance_coding_round_trips() {
+        for (d, row) in blocks() {
+            let m = d.len();
+            let bytes = encode_dte(&d, row);
+            assert!(bytes.len() <= dte_bytes_bound(m));
+            assert_eq!(decode_dte(&bytes, m, row).unwrap(), d, "m {m} row {row}");
+            let v2 = encode_dte_v2(&d, row);
+            assert_eq!(v2.len(), 2 * m);
+            assert_eq!(decode_dte_v2(&v2, row), d, "v2: m {m} row {row}");
+        }
+        // All draws: the first row's zero bytes and one pair of run counts.
+        assert_eq!(encode_dte(&[0; 40_000], 100).len(), 100 + 3 + 1);
+        // Equal rows: after the first row only zeros, so the residual
+        // bytes are those of the first row alone.
+        let d: Vec<u16> = (0..4000).map(|k| (k % 8) as u16 * 3 + 1).collect();
         let bytes = encode_dte(&d, 8);
-        assert!(bytes[8..40].iter().all(|&b| b == 0));
-        assert!(bytes[40..].iter().all(|&b| b == 0));
+        assert_eq!(bytes.len(), 3 + 8, "{bytes:?}");
+    }
+
+    /// Damaged run counts, residual bytes or wide values are errors (never
+    /// a panic or a silent wrong block).
+    #[test]
+    fn damaged_distance_blocks_are_errors() {
+        let (d, row) = blocks().pop().unwrap();
+        let m = d.len();
+        let bytes = encode_dte(&d, row);
+        let expect_err = |b: &[u8], m: usize, what: &str| {
+            let e = decode_dte(b, m, row).expect_err(what);
+            assert!(!e.is_empty());
+        };
+        expect_err(&bytes[..bytes.len() - 1], m, "one byte short");
+        let mut longer = bytes.clone();
+        longer.push(1);
+        expect_err(&longer, m, "one byte more");
+        expect_err(&bytes, m - 1, "runs past the block");
+        expect_err(&bytes, m + 1, "runs short of the block");
+        // Small blocks of rows of 2 states: the first 2 stored whole, then
+        // runs.
+        let small = |b: &[u8], m: usize| decode_dte(b, m, 2);
+        assert!(small(&[], 5).is_err(), "no runs");
+        assert!(small(&[0, 0, 0, 0], 5)
+            .unwrap_err()
+            .contains("a run of 0 zero and 0 non-zero"));
+        assert!(small(&[0xff; 8], 5)
+            .unwrap_err()
+            .contains("longer than 5 bytes"));
+        assert_eq!(small(&[0, 1, 4, 4, 2], 3).unwrap(), [2, 2, 3]);
+        assert!(small(&[0, 1, 4, 4, 0], 3).is_err(), "a zero in a run");
+        // A wide value (after an escape) that fits a byte.
+        assert_eq!(small(&[ESCAPE, 0, 1], 1).unwrap(), [128]);
+        assert!(small(&[ESCAPE, 5, 0], 1).is_err(), "a narrow wide value");
+        // Any damage is an error or some block: never a panic.
+        let mut next = xorshift(99);
+        for _ in 0..2000 {
+            let mut copy = bytes.clone();
+            let i = next() as usize % copy.len();
+            copy[i] ^= 1 << (next() % 8);
+            if let Ok(decoded) = decode_dte(&copy, m, row) {
+                assert_eq!(decoded.len(), m);
+            }
+        }
     }
 
     #[test]

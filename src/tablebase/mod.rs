@@ -443,7 +443,7 @@ impl Tablebase {
             })
             .collect();
         let header = Header {
-            version: format::VERSION,
+            version: raw.version,
             rows: body.rows,
             cols: body.cols,
             cells: game.cells(),

@@ -12,8 +12,9 @@ use std::sync::{Arc, Mutex};
 use memmap2::Mmap;
 
 use super::format::{
-    decode_body, decode_dte, decode_entry, decode_trailer, BlockEntry, HeaderBody, Trailer,
-    END_MAGIC, INDEX_ENTRY_BYTES, MAGIC, TRAILER_BYTES, VERSION,
+    decode_body, decode_dte, decode_dte_v2, decode_entry, decode_trailer, dte_bytes_bound,
+    BlockEntry, HeaderBody, Trailer, END_MAGIC, INDEX_ENTRY_BYTES, MAGIC, OLDEST_VERSION,
+    TRAILER_BYTES, VERSION,
 };
 use crate::error::{Error, Result};
 
@@ -37,6 +38,8 @@ impl Kind {
 pub(crate) struct Raw {
     pub(crate) path: PathBuf,
     map: Mmap,
+    /// The file's format version (`OLDEST_VERSION ..= VERSION`).
+    pub(crate) version: u32,
     pub(crate) body: HeaderBody,
     pub(crate) trailer: Trailer,
     pub(crate) header_bytes: u64,
@@ -155,10 +158,10 @@ impl Raw {
             ));
         }
         let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
-        if version != VERSION {
+        if !(OLDEST_VERSION..=VERSION).contains(&version) {
             return Err(err(
                 "offset 8",
-                format!("format version {version}, this build reads version {VERSION}: re-create the table with this build's solve --save"),
+                format!("format version {version}, this build reads versions {OLDEST_VERSION} to {VERSION}: re-create the table with this build's solve --save"),
             ));
         }
         let body_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as u64;
@@ -256,6 +259,7 @@ impl Raw {
         let (values, distances) = entries.split_at(value_blocks as usize);
         Ok(Raw {
             path: path.to_path_buf(),
+            version,
             body,
             trailer,
             header_bytes: header_end,
@@ -318,8 +322,38 @@ impl Raw {
             ));
         }
         let expected = self.raw_len(kind, b);
-        let data = zstd::bulk::decompress(bytes, expected)
-            .map_err(|e| self.error(&location, format!("cannot decompress: {e}")))?;
+        let decompress = |capacity: usize| {
+            zstd::bulk::decompress(bytes, capacity)
+                .map_err(|e| self.error(&location, format!("cannot decompress: {e}")))
+        };
+        let cells = self.body.exits.len();
+        if kind == Kind::Distances && self.version >= 3 {
+            // Runs and residual bytes: their length is the frame's to say,
+            // within what a block of these states can hold.
+            let states = expected / 2;
+            let bound = dte_bytes_bound(states);
+            let size = match zstd::zstd_safe::get_frame_content_size(bytes) {
+                Ok(Some(size)) if size <= bound as u64 => size as usize,
+                Ok(Some(size)) => {
+                    return Err(self.error(
+                        location,
+                        format!("holds {size} bytes, a block of {states} states at most {bound}"),
+                    ))
+                }
+                _ => {
+                    return Err(self.error(
+                        location,
+                        "cannot decompress: no zstd frame with its content size",
+                    ))
+                }
+            };
+            let data = decompress(size)?;
+            let d = decode_dte(&data, states, 2 * cells)
+                .map_err(|m| self.error(&location, format!("damaged distances: {m}")))?;
+            // Kept as little-endian u16s.
+            return Ok(d.iter().flat_map(|d| d.to_le_bytes()).collect());
+        }
+        let data = decompress(expected)?;
         if data.len() != expected {
             return Err(self.error(
                 location,
@@ -328,14 +362,11 @@ impl Raw {
         }
         Ok(match kind {
             Kind::Values => data,
-            // Residuals back to distances, kept as little-endian u16s.
-            Kind::Distances => {
-                let cells = self.body.exits.len();
-                decode_dte(&data, 2 * cells)
-                    .iter()
-                    .flat_map(|d| d.to_le_bytes())
-                    .collect()
-            }
+            // Version 2: residual planes back to distances.
+            Kind::Distances => decode_dte_v2(&data, 2 * cells)
+                .iter()
+                .flat_map(|d| d.to_le_bytes())
+                .collect(),
         })
     }
 

@@ -7,12 +7,13 @@
 
 use std::io::{self, Write};
 use std::ops::Range;
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
 use super::format::{
-    encode_dte_into, encode_entry, encode_header, encode_trailer, BlockEntry, HeaderBody,
-    ShardInfo, Trailer, DTE_BLOCK_STATES, VALUE_BLOCK_STATES, ZSTD_LEVEL,
+    encode_entry, encode_header, encode_trailer, BlockEntry, DteEncoder, HeaderBody, ShardInfo,
+    Trailer, DTE_BLOCK_STATES, DTE_ZSTD_LEVEL, VALUE_BLOCK_STATES, ZSTD_LEVEL,
 };
 use crate::{CopsAndThief, Counts, Game, Solution};
 
@@ -176,7 +177,12 @@ pub(crate) fn write_source(
     let row = 2 * game.cells() as usize;
     // Enough units per batch to keep every worker busy; a few MiB of
     // buffers in all.
-    let batch = (rayon::current_num_threads() as u64 * 4).max(1);
+    let threads = rayon::current_num_threads().max(1);
+    let batch = threads as u64 * 4;
+    // One worker's buffers and compressors per thread, reused by every
+    // unit it packs (rayon's `map_init` would build them per split job,
+    // several times per batch).
+    let scratch: Vec<Mutex<Option<Scratch>>> = (0..threads).map(|_| Mutex::new(None)).collect();
     let mut value_index = Vec::new();
     let mut dte_index = Vec::new();
     let mut summary = WriteSummary {
@@ -193,15 +199,17 @@ pub(crate) fn write_source(
         let last = (first + batch).min(units);
         let packed: Vec<io::Result<Unit>> = (first..last)
             .into_par_iter()
-            .map_init(
-                || zstd::bulk::Compressor::new(ZSTD_LEVEL).map(Scratch::new),
-                |scratch, u| {
-                    let scratch = scratch
-                        .as_mut()
-                        .map_err(|e| io::Error::other(e.to_string()))?;
-                    pack_unit(source, u, n, row, has_dte, scratch)
-                },
-            )
+            .map(|u| {
+                let slot = rayon::current_thread_index().unwrap_or(0) % threads;
+                // A panic elsewhere leaves the buffers usable: every use
+                // clears them first.
+                let mut slot = scratch[slot].lock().unwrap_or_else(|e| e.into_inner());
+                if slot.is_none() {
+                    *slot = Some(Scratch::new()?);
+                }
+                let scratch = slot.as_mut().expect("just filled");
+                pack_unit(source, u, n, row, has_dte, scratch)
+            })
             .collect();
         for unit in packed {
             let unit = unit?;
@@ -253,36 +261,43 @@ pub(crate) fn write_source(
     Ok(summary)
 }
 
-/// A worker's compressor and buffers, kept across units: buffers of a few
+/// A worker's compressors and buffers, kept across units: buffers of a few
 /// hundred KiB freshly allocated per unit come from new pages that the
 /// kernel zeroes each time (measured a fifth of a `--dte-table --save`
 /// run's samples).
 struct Scratch {
-    compressor: zstd::bulk::Compressor<'static>,
+    values: zstd::bulk::Compressor<'static>,
+    distances: zstd::bulk::Compressor<'static>,
+    packed_values: Vec<u8>,
     raw: Vec<u16>,
-    coded: Vec<u8>,
+    encoder: DteEncoder,
     packed: Vec<u8>,
 }
 
 impl Scratch {
-    fn new(compressor: zstd::bulk::Compressor<'static>) -> Scratch {
-        Scratch {
-            compressor,
+    fn new() -> io::Result<Scratch> {
+        Ok(Scratch {
+            values: zstd::bulk::Compressor::new(ZSTD_LEVEL)?,
+            distances: zstd::bulk::Compressor::new(DTE_ZSTD_LEVEL)?,
+            packed_values: Vec::new(),
             raw: Vec::new(),
-            coded: Vec::new(),
+            encoder: DteEncoder::default(),
             packed: Vec::new(),
-        }
+        })
     }
+}
 
-    /// `bytes` compressed, in a vector of their own size.
-    fn compress(&mut self, bytes: &[u8]) -> io::Result<Vec<u8>> {
-        self.packed.clear();
-        self.packed
-            .reserve(zstd::zstd_safe::compress_bound(bytes.len()));
-        self.compressor
-            .compress_to_buffer(bytes, &mut self.packed)?;
-        Ok(self.packed.clone())
-    }
+/// `bytes` compressed by `compressor` through the reused buffer `packed`,
+/// returned in a vector of their own size.
+fn compress(
+    compressor: &mut zstd::bulk::Compressor<'static>,
+    packed: &mut Vec<u8>,
+    bytes: &[u8],
+) -> io::Result<Vec<u8>> {
+    packed.clear();
+    packed.reserve(zstd::zstd_safe::compress_bound(bytes.len()));
+    compressor.compress_to_buffer(bytes, packed)?;
+    Ok(packed.clone())
 }
 
 /// Packs and compresses unit `u` (states `u * VALUE_BLOCK_STATES ..`).
@@ -298,9 +313,12 @@ fn pack_unit(
     let end = (start + VALUE_BLOCK_STATES).min(n);
     let len = (end - start) as usize;
     // Bulk reads: one dispatch per unit, a tight loop per storage kind.
-    let mut values = vec![0u8; len.div_ceil(4)];
-    solution.fill_values(start..end, &mut values);
-    let (win, loss) = count_codes(&values);
+    // Every byte and distance is overwritten: resizing fills only what
+    // is new.
+    let values = &mut scratch.packed_values;
+    values.resize(len.div_ceil(4), 0);
+    solution.fill_values(start..end, values);
+    let (win, loss) = count_codes(values);
     let counts = Counts {
         win,
         loss,
@@ -310,20 +328,20 @@ fn pack_unit(
     let mut dte = Vec::new();
     if has_dte {
         // Draws have no distance; 0 keeps the runs long.
-        let mut raw = std::mem::take(&mut scratch.raw);
-        raw.clear();
+        let raw = &mut scratch.raw;
         raw.resize(len, 0);
-        solution.fill_dte(start..end, &values, &mut raw);
+        solution.fill_dte(start..end, values, raw);
         max_dte = u32::from(raw.iter().copied().max().unwrap_or(0));
-        let mut coded = std::mem::take(&mut scratch.coded);
         for block in raw.chunks(DTE_BLOCK_STATES as usize) {
-            encode_dte_into(block, row, &mut coded);
-            dte.push(scratch.compress(&coded)?);
+            scratch.encoder.encode(block, row);
+            dte.push(compress(
+                &mut scratch.distances,
+                &mut scratch.packed,
+                &scratch.encoder.out,
+            )?);
         }
-        scratch.raw = raw;
-        scratch.coded = coded;
     }
-    let values = scratch.compress(&values)?;
+    let values = compress(&mut scratch.values, &mut scratch.packed, values)?;
     Ok(Unit {
         values,
         dte,

@@ -273,6 +273,41 @@ fn data_map_tables_equal_the_solve() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A format version 2 table (distance residuals as byte planes, written
+/// before version 3) still reads: every state equals a fresh solve, and
+/// the same table in version 3 is smaller.
+#[test]
+fn version_2_tables_still_read() {
+    let path = "data/maps/movingai/maze-32-32-2.map";
+    let game = data_game(path, true);
+    let solution = solve_game(&game, true);
+    let old = Tablebase::open(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("data/tablebase/maze-32-32-2-v2.rtb"),
+    )
+    .expect("open the version 2 table");
+    assert_eq!(old.header().version, 2);
+    old.check().expect("check");
+    let dir = temp_dir("tablebase-v2");
+    let new = save(&game, &solution, &dir.join("v3.rtb"));
+    assert_eq!(new.header().version, 3);
+    assert!(new.header().dte_bytes < old.header().dte_bytes);
+    let grid = &game.board().grid;
+    for s in 0..game.state_count() {
+        let (p, t, turn) = game.decode(s);
+        let pos = old
+            .position(grid.coords(p), grid.coords(t), turn)
+            .expect("position");
+        let probe = old.probe(&pos).expect("probe");
+        assert_eq!(
+            (probe.value, probe.dte),
+            (solution.outcome(s), solution.dte(s)),
+            "state {s}"
+        );
+        assert_eq!(new.probe(&pos).expect("probe"), probe, "state {s}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A table of the maze map (several blocks of each kind), written once.
 fn maze_table(dir: &Path) -> PathBuf {
     let game = data_game("data/maps/movingai/maze-32-32-2.map", true);
@@ -491,7 +526,7 @@ fn cli_save_info_query_and_errors() {
     let o = run(&["info", b], None);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("format version 1, this build reads version 2")
+        stderr(&o).contains("format version 1, this build reads versions 2 to 3")
             && stderr(&o).contains("re-create"),
         "{}",
         stderr(&o)
