@@ -90,8 +90,10 @@ pub(crate) const DTE_BLOCK_STATES: u64 = 1 << 18;
 /// zstd level: level 3 measured 0.04 bits per state for values (design.md
 /// section 10) at a few hundred MB/s.
 pub(crate) const ZSTD_LEVEL: i32 = 3;
-/// zstd level of the distance blocks (see docs/measurements.md).
-pub(crate) const DTE_ZSTD_LEVEL: i32 = 3;
+/// zstd level of the distance blocks: on a 150 x 150 map level 1 took
+/// 0.42 bits per state against level 3's 0.41, in two thirds of the time
+/// (docs/measurements.md).
+pub(crate) const DTE_ZSTD_LEVEL: i32 = 1;
 
 /// The decoded header body.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -539,11 +541,32 @@ fn push_varint(mut x: usize, out: &mut Vec<u8>) {
     out.push(x as u8);
 }
 
+/// The 2-bit code of a first-row residual (zigzag `v`): 0, -2 and +2 have
+/// codes of their own (the first row's residuals, against the previous
+/// thief cell, are mostly steps of 2 plies), anything else is
+/// [`HEAD_ESCAPE`].
+#[inline]
+fn head_code(v: u16) -> u8 {
+    match v {
+        0 => 0,
+        3 => 1,
+        4 => 2,
+        _ => HEAD_ESCAPE,
+    }
+}
+
+/// The first-row code whose residual is in the escape bytes.
+const HEAD_ESCAPE: u8 = 3;
+/// The zigzag residual of each first-row code but [`HEAD_ESCAPE`].
+const HEAD_VALUES: [u16; 3] = [0, 3, 4];
+
 /// A distance block's encoder, its buffers kept across blocks (a writer
 /// encodes hundreds of blocks per worker).
 #[derive(Default)]
 pub(crate) struct DteEncoder {
     z: Vec<u16>,
+    codes: Vec<u8>,
+    runs: Vec<u8>,
     low: Vec<u8>,
     wide: Vec<u8>,
     /// The stored bytes of the last block encoded.
@@ -551,29 +574,62 @@ pub(crate) struct DteEncoder {
 }
 
 impl DteEncoder {
-    /// Encodes a distance block (`row` is R = 2 C) into `self.out`: runs,
-    /// low bytes, wide values (module documentation).
+    /// Encodes a distance block (`row` is R = 2 C) into `self.out` (module
+    /// documentation).
     pub(crate) fn encode(&mut self, d: &[u16], row: usize) {
         residuals(d, row, &mut self.z);
-        let (z, low, wide, out) = (&self.z, &mut self.low, &mut self.wide, &mut self.out);
+        let (z, codes, runs, low, wide, out) = (
+            &self.z,
+            &mut self.codes,
+            &mut self.runs,
+            &mut self.low,
+            &mut self.wide,
+            &mut self.out,
+        );
+        runs.clear();
         low.clear();
         wide.clear();
         out.clear();
         let m = z.len();
         // The first row, predicted only by the previous thief cell, is
-        // mostly non-zero residuals (90%): stored whole, not as runs
-        // (which cost a few dozen cycles each).
+        // mostly non-zero residuals (90%): 2-bit codes for the common
+        // ones, not runs (which cost a few dozen cycles each).
         let head = m.min(row.max(2));
-        push_low(&z[..head], low, wide);
+        // Codes a byte each (a vectorised map), padded to whole groups of
+        // 4, then packed 4 to a byte.
+        codes.clear();
+        codes.extend(z[..head].iter().map(|&v| head_code(v)));
+        codes.resize(head.div_ceil(4) * 4, 0);
+        out.extend(codes.chunks_exact(4).map(|c| {
+            let w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            (w | w >> 6 | w >> 12 | w >> 18) as u8
+        }));
+        // The escaped residuals, without a branch per state: each is
+        // written at the next slot, which advances only for an escape.
+        let at = out.len();
+        out.resize(at + head, 0);
+        let slots = &mut out[at..];
+        let mut n = 0;
+        for (&v, &c) in z[..head].iter().zip(codes.iter()) {
+            slots[n] = v.min(u16::from(ESCAPE)) as u8;
+            n += usize::from(c == HEAD_ESCAPE);
+            // Rare (the first state of each turn, a jump of 128 plies):
+            // a branch the predictor gets right.
+            if v >= u16::from(ESCAPE) {
+                wide.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        out.truncate(at + n);
         let mut k = head;
         while k < m {
             let start = next_nonzero(z, k);
             let end = next_zero(z, start);
             push_low(&z[start..end], low, wide);
-            push_varint(start - k, out);
-            push_varint(end - start, out);
+            push_varint(start - k, runs);
+            push_varint(end - start, runs);
             k = end;
         }
+        out.extend_from_slice(runs);
         out.extend_from_slice(low);
         out.extend_from_slice(wide);
     }
@@ -597,7 +653,24 @@ pub(crate) fn dte_bytes_bound(m: usize) -> usize {
 /// Inverse of [`encode_dte`]: the `m` distances of a version 3 block from
 /// its stored bytes, or what is wrong with them.
 pub(crate) fn decode_dte(bytes: &[u8], m: usize, row: usize) -> Result<Vec<u16>, String> {
-    let mut pos = 0;
+    // The first row: 2-bit codes, then the escaped residuals' bytes.
+    let head = m.min(row.max(2));
+    let code = |i: usize| (bytes[i / 4] >> (2 * (i % 4))) & 3;
+    let codes = head.div_ceil(4);
+    if bytes.len() < codes {
+        return Err(format!(
+            "{} bytes, the first row's codes need {codes}",
+            bytes.len()
+        ));
+    }
+    let head_escapes = (0..head).filter(|&i| code(i) == HEAD_ESCAPE).count();
+    let mut pos = codes + head_escapes;
+    let Some(escaped) = bytes.get(codes..pos) else {
+        return Err(format!(
+            "{} bytes, the first row's codes and escapes need {pos}",
+            bytes.len()
+        ));
+    };
     let mut varint = |what: &str| -> Result<usize, String> {
         let mut x = 0usize;
         for shift in (0..35).step_by(7) {
@@ -614,12 +687,10 @@ pub(crate) fn decode_dte(bytes: &[u8], m: usize, row: usize) -> Result<Vec<u16>,
             "a {what} count longer than 5 bytes ends at byte {pos}"
         ))
     };
-    // The first row is stored whole; then the non-zero runs, as (first
-    // state, length).
-    let head = m.min(row.max(2));
+    // Then the non-zero runs, as (first state, length).
     let mut runs = Vec::new();
     let mut k = head;
-    let mut stored = head;
+    let mut nonzero = 0;
     while k < m {
         let zeros = varint("zero")?;
         let ones = varint("non-zero")?;
@@ -631,54 +702,59 @@ pub(crate) fn decode_dte(bytes: &[u8], m: usize, row: usize) -> Result<Vec<u16>,
         k += zeros;
         runs.push((k, ones));
         k += ones;
-        stored += ones;
+        nonzero += ones;
     }
-    let low_end = pos + stored;
+    let low_end = pos + nonzero;
     let Some(low) = bytes.get(pos..low_end) else {
         return Err(format!(
-            "{stored} residual bytes from byte {pos}, the block has {}",
+            "{nonzero} residual bytes from byte {pos}, the block has {}",
             bytes.len()
         ));
     };
-    let escapes = low.iter().filter(|&&b| b == ESCAPE).count();
-    if bytes.len() != low_end + 2 * escapes {
+    let wides = escaped.iter().chain(low).filter(|&&b| b == ESCAPE).count();
+    if bytes.len() != low_end + 2 * wides {
         return Err(format!(
-            "{} bytes, the runs and residual bytes need {}",
+            "{} bytes, the residuals need {}",
             bytes.len(),
-            low_end + 2 * escapes
+            low_end + 2 * wides
         ));
     }
     let mut wide = bytes[low_end..]
         .chunks_exact(2)
         .map(|w| u16::from_le_bytes([w[0], w[1]]));
-    let mut d = vec![0u16; m];
-    let (head_low, mut low) = low.split_at(head);
-    let mut fill = |to: &mut [u16], from: &[u8], at: usize| -> Result<(), String> {
-        for (x, &b) in to.iter_mut().zip(from) {
-            let z = if b == ESCAPE {
-                let w = wide.next().expect("one wide value per escape, counted");
-                if w < u16::from(ESCAPE) {
-                    return Err(format!(
-                        "the wide residual {w} from state {at} on fits a byte"
-                    ));
-                }
-                w
-            } else {
-                u16::from(b)
-            };
-            *x = unzigzag(z);
+    let mut widen = |b: u8, at: usize| -> Result<u16, String> {
+        if b != ESCAPE {
+            return Ok(u16::from(b));
         }
-        Ok(())
+        let w = wide.next().expect("one wide value per escape, counted");
+        if w < u16::from(ESCAPE) {
+            return Err(format!("the wide residual {w} of state {at} fits a byte"));
+        }
+        Ok(w)
     };
-    fill(&mut d[..head], head_low, 0)?;
+    let mut d = vec![0u16; m];
+    let mut escaped = escaped.iter();
+    for (i, x) in d[..head].iter_mut().enumerate() {
+        let c = code(i);
+        let z = if c == HEAD_ESCAPE {
+            widen(*escaped.next().expect("counted"), i)?
+        } else {
+            HEAD_VALUES[usize::from(c)]
+        };
+        *x = unzigzag(z);
+    }
+    let mut low = low;
     for (start, len) in runs {
         let (run, rest) = low.split_at(len);
-        if run.contains(&0) {
-            return Err(format!(
-                "a zero residual in the run of non-zero ones from state {start}"
-            ));
+        for (j, (x, &b)) in d[start..start + len].iter_mut().zip(run).enumerate() {
+            if b == 0 {
+                return Err(format!(
+                    "a zero residual in the run of non-zero ones at state {}",
+                    start + j
+                ));
+            }
+            *x = unzigzag(widen(b, start + j)?);
         }
-        fill(&mut d[start..start + len], run, start)?;
         low = rest;
     }
     undo_prediction(&mut d, row);
@@ -779,13 +855,18 @@ mod tests {
             assert_eq!(v2.len(), 2 * m);
             assert_eq!(decode_dte_v2(&v2, row), d, "v2: m {m} row {row}");
         }
-        // All draws: the first row's zero bytes and one pair of run counts.
-        assert_eq!(encode_dte(&[0; 40_000], 100).len(), 100 + 3 + 1);
+        // All draws: the first row's zero codes and one pair of run counts.
+        assert_eq!(encode_dte(&[0; 40_000], 100).len(), 25 + 3 + 1);
         // Equal rows: after the first row only zeros, so the residual
-        // bytes are those of the first row alone.
+        // bytes are those of the first row alone (codes and 8 escapes).
         let d: Vec<u16> = (0..4000).map(|k| (k % 8) as u16 * 3 + 1).collect();
         let bytes = encode_dte(&d, 8);
-        assert_eq!(bytes.len(), 3 + 8, "{bytes:?}");
+        assert_eq!(bytes.len(), 2 + 8 + 3, "{bytes:?}");
+        // Steps of 2 plies in the first row have codes of their own.
+        // Two equal rows of 8: codes (3 3 2 2, 2 2 2 2, the first state of
+        // each turn escaped: zigzag 20), then 8 zeros and no non-zero.
+        let d: Vec<u16> = (0..16).map(|k| 10 + 2 * (k % 8 / 2) as u16).collect();
+        assert_eq!(encode_dte(&d, 8), [0b1010_1111, 0b1010_1010, 20, 20, 8, 0]);
     }
 
     /// Damaged run counts, residual bytes or wide values are errors (never
@@ -805,21 +886,22 @@ mod tests {
         expect_err(&longer, m, "one byte more");
         expect_err(&bytes, m - 1, "runs past the block");
         expect_err(&bytes, m + 1, "runs short of the block");
-        // Small blocks of rows of 2 states: the first 2 stored whole, then
-        // runs.
+        // Small blocks of rows of 2 states: the first 2 as codes (one
+        // byte), their escapes, then runs.
         let small = |b: &[u8], m: usize| decode_dte(b, m, 2);
         assert!(small(&[], 5).is_err(), "no runs");
-        assert!(small(&[0, 0, 0, 0], 5)
+        assert!(small(&[0, 0, 0], 5)
             .unwrap_err()
             .contains("a run of 0 zero and 0 non-zero"));
-        assert!(small(&[0xff; 8], 5)
+        let endless = [0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff];
+        assert!(small(&endless, 5)
             .unwrap_err()
             .contains("longer than 5 bytes"));
-        assert_eq!(small(&[0, 1, 4, 4, 2], 3).unwrap(), [2, 2, 3]);
-        assert!(small(&[0, 1, 4, 4, 0], 3).is_err(), "a zero in a run");
+        assert_eq!(small(&[0b1010, 0, 1, 2], 3).unwrap(), [2, 2, 3]);
+        assert!(small(&[0b1010, 0, 1, 0], 3).is_err(), "a zero in a run");
         // A wide value (after an escape) that fits a byte.
-        assert_eq!(small(&[ESCAPE, 0, 1], 1).unwrap(), [128]);
-        assert!(small(&[ESCAPE, 5, 0], 1).is_err(), "a narrow wide value");
+        assert_eq!(small(&[3, ESCAPE, 0, 1], 1).unwrap(), [128]);
+        assert!(small(&[3, ESCAPE, 5, 0], 1).is_err(), "a narrow wide value");
         // Any damage is an error or some block: never a panic.
         let mut next = xorshift(99);
         for _ in 0..2000 {
