@@ -44,24 +44,32 @@
 //! and turn, the previous cop cell; `R = 2 C` states per cop cell) when
 //! that is in the block, else by state `k - 2` (the previous thief cell,
 //! same turn), else by 0; the residual `d - prediction` (mod 2^16, as an
-//! i16) is zigzag-coded (0, -1, 1, -2, ... to 0, 1, 2, 3, ...). Most
-//! residuals are 0 (86% on a 150 x 150 map, 98% past a block's first cop
-//! cell), in runs, so a block stores (version 3), before compression:
+//! i16) is zigzag-coded (0, -1, 1, -2, ... to 0, 1, 2, 3, ...). Past the
+//! block's first row of `R` states (or the whole block, if shorter) most
+//! residuals are 0 (98% on a 150 x 150 map), in runs; in the first row
+//! most are -2 or +2 (74%: the next thief cell, a step of 2 plies). So a
+//! block stores (version 3), before compression:
 //!
 //! ```text
-//! runs   pairs of LEB128 varints (zeros, then non-zeros) covering the
-//!        block's states in order; only the first count of zeros and the
-//!        last count of non-zeros may be 0, never both of one pair
-//! low    one byte per non-zero residual, in order: the zigzag value when
-//!        it is under 256, else 0 (an escape)
-//! wide   per escape, in order: the zigzag value, u16
+//! codes    the first row: a 2-bit code per state, 4 to a byte (state i
+//!          at bits 2 (i % 4) of byte i / 4): 0 for a residual of 0, 1 for
+//!          -2, 2 for +2, 3 for an escape
+//! escaped  per escape, in order: its residual's low byte (below)
+//! runs     the rest: pairs of LEB128 varints (zeros, then non-zeros)
+//!          covering its states in order; only the first count of zeros
+//!          and the last count of non-zeros may be 0, never both of a pair
+//! low      per non-zero residual of the runs, in order: its low byte
+//! wide     per low byte 255 (escaped or low, in that order): the zigzag
+//!          value, u16
 //! ```
 //!
-//! zstd then sees about a twelfth of the bytes the version 2 layout gave
-//! it (all residuals, low bytes then high bytes), which made compressing
-//! distances the largest part of `--save`'s cost. Version 2 tables (same
-//! header, values and prediction) are still read; version 1 (plain u16
-//! distances in blocks of 2^17 states) is refused.
+//! A low byte is the zigzag value when it is under 255, else 255 (the
+//! value is in `wide`). zstd (level 1) then sees a twentieth of the bytes of
+//! the version 2 layout (every residual, low bytes then high bytes), which
+//! made compressing distances the largest part of `--save`'s cost, and
+//! the file is smaller. Version 2 tables (same header, values and
+//! prediction) are still read; version 1 (plain u16 distances in blocks of
+//! 2^17 states) is refused.
 
 use bitvec::vec::BitVec;
 
@@ -492,11 +500,34 @@ fn undo_prediction(d: &mut [u16], row: usize) {
     }
 }
 
+/// Bit `j` set when `z[k + j]` is not zero, for the 16 residuals from `k`
+/// on (`k + 16 <= z.len()`): four lanes of a word at a time, no branch.
+#[inline]
+fn nonzero_mask(z: &[u16], k: usize) -> u32 {
+    const LOW: u64 = 0x7fff_7fff_7fff_7fff;
+    let mut mask = 0;
+    for (i, c) in z[k..k + 16].chunks_exact(4).enumerate() {
+        let w =
+            u64::from(c[0]) | u64::from(c[1]) << 16 | u64::from(c[2]) << 32 | u64::from(c[3]) << 48;
+        // Bit 15 of each lane: set when the lane is not zero.
+        let top = (((w & LOW) + LOW) | w) & !LOW;
+        // The four top bits side by side (the products' bits never
+        // overlap, so there is no carry).
+        let four = ((top >> 15).wrapping_mul(1 | 1 << 15 | 1 << 30 | 1 << 45) >> 45) & 0xf;
+        mask |= (four as u32) << (4 * i);
+    }
+    mask
+}
+
 /// The first index at or after `k` whose residual is not zero (`z.len()`
-/// when none): 16 at a time (a vectorised test) over the long zero runs.
+/// when none): 16 at a time over the long zero runs (a vectorised test),
+/// the exact place from a mask.
 fn next_nonzero(z: &[u16], mut k: usize) -> usize {
     const STEP: usize = 16;
-    while k + STEP <= z.len() && z[k..k + STEP].iter().fold(0, |a, &x| a | x) == 0 {
+    while k + STEP <= z.len() {
+        if z[k..k + STEP].iter().fold(0, |a, &x| a | x) != 0 {
+            return k + nonzero_mask(z, k).trailing_zeros() as usize;
+        }
         k += STEP;
     }
     while k < z.len() && z[k] == 0 {
@@ -509,7 +540,11 @@ fn next_nonzero(z: &[u16], mut k: usize) -> usize {
 /// none), 16 at a time likewise.
 fn next_zero(z: &[u16], mut k: usize) -> usize {
     const STEP: usize = 16;
-    while k + STEP <= z.len() && z[k..k + STEP].iter().all(|&x| x != 0) {
+    while k + STEP <= z.len() {
+        let zeros = !nonzero_mask(z, k) & 0xffff;
+        if zeros != 0 {
+            return k + zeros.trailing_zeros() as usize;
+        }
         k += STEP;
     }
     while k < z.len() && z[k] != 0 {
@@ -557,8 +592,28 @@ fn head_code(v: u16) -> u8 {
 
 /// The first-row code whose residual is in the escape bytes.
 const HEAD_ESCAPE: u8 = 3;
-/// The zigzag residual of each first-row code but [`HEAD_ESCAPE`].
-const HEAD_VALUES: [u16; 3] = [0, 3, 4];
+/// Per byte of 4 first-row codes, their 4 residuals (u16 lanes of a
+/// word, the first code in the low lane; 0 for an escape, filled in
+/// later).
+const HEAD_RESIDUALS: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut j = 0;
+        while j < 4 {
+            // Codes 1 and 2: the residuals -2 and +2 (zigzag 3 and 4).
+            let r: u64 = match (b >> (2 * j)) & 3 {
+                1 => 0xfffe,
+                2 => 2,
+                _ => 0,
+            };
+            t[b] |= r << (16 * j);
+            j += 1;
+        }
+        b += 1;
+    }
+    t
+};
 
 /// A distance block's encoder, its buffers kept across blocks (a writer
 /// encodes hundreds of blocks per worker).
@@ -600,26 +655,31 @@ impl DteEncoder {
         codes.clear();
         codes.extend(z[..head].iter().map(|&v| head_code(v)));
         codes.resize(head.div_ceil(4) * 4, 0);
+        let at_codes = out.len();
         out.extend(codes.chunks_exact(4).map(|c| {
             let w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
             (w | w >> 6 | w >> 12 | w >> 18) as u8
         }));
-        // The escaped residuals, without a branch per state: each is
-        // written at the next slot, which advances only for an escape.
-        let at = out.len();
-        out.resize(at + head, 0);
-        let slots = &mut out[at..];
-        let mut n = 0;
-        for (&v, &c) in z[..head].iter().zip(codes.iter()) {
-            slots[n] = v.min(u16::from(ESCAPE)) as u8;
-            n += usize::from(c == HEAD_ESCAPE);
-            // Rare (the first state of each turn, a jump of 128 plies):
-            // a branch the predictor gets right.
-            if v >= u16::from(ESCAPE) {
-                wide.extend_from_slice(&v.to_le_bytes());
+        // The escaped residuals: their codes' bits found 32 states at a
+        // time in the packed codes (both bits set), the rest of the first
+        // row skipped without a look. `low` (empty until the runs) holds
+        // them meanwhile.
+        for (w, chunk) in out[at_codes..].chunks(8).enumerate() {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            let p = u64::from_le_bytes(word);
+            let mut hits = p & (p >> 1) & 0x5555_5555_5555_5555;
+            while hits != 0 {
+                let v = z[32 * w + hits.trailing_zeros() as usize / 2];
+                low.push(v.min(u16::from(ESCAPE)) as u8);
+                if v >= u16::from(ESCAPE) {
+                    wide.extend_from_slice(&v.to_le_bytes());
+                }
+                hits &= hits - 1;
             }
         }
-        out.truncate(at + n);
+        out.extend_from_slice(low);
+        low.clear();
         let mut k = head;
         while k < m {
             let start = next_nonzero(z, k);
@@ -643,9 +703,10 @@ pub(crate) fn encode_dte(d: &[u16], row: usize) -> Vec<u8> {
     e.out
 }
 
-/// The most bytes a version 3 distance block of `m` states can hold: a
-/// pair of varints (5 bytes each at most) per state, a low byte and a
-/// wide value per state.
+/// The most bytes a version 3 distance block of `m` states can hold: per
+/// state at most a code, an escaped byte and a wide value (first row) or a
+/// pair of varints (5 bytes each at most), a low byte and a wide value
+/// (the runs).
 pub(crate) fn dte_bytes_bound(m: usize) -> usize {
     13 * m + 16
 }
@@ -655,15 +716,28 @@ pub(crate) fn dte_bytes_bound(m: usize) -> usize {
 pub(crate) fn decode_dte(bytes: &[u8], m: usize, row: usize) -> Result<Vec<u16>, String> {
     // The first row: 2-bit codes, then the escaped residuals' bytes.
     let head = m.min(row.max(2));
-    let code = |i: usize| (bytes[i / 4] >> (2 * (i % 4))) & 3;
     let codes = head.div_ceil(4);
-    if bytes.len() < codes {
+    let Some(packed) = bytes.get(..codes) else {
         return Err(format!(
             "{} bytes, the first row's codes need {codes}",
             bytes.len()
         ));
-    }
-    let head_escapes = (0..head).filter(|&i| code(i) == HEAD_ESCAPE).count();
+    };
+    // The escapes of 32 states (a word of codes: both bits set), codes
+    // past the first row (padding) left out.
+    let words = codes.div_ceil(8);
+    let escapes_in = |w: usize| -> u64 {
+        let chunk = &packed[8 * w..codes.min(8 * w + 8)];
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        let p = u64::from_le_bytes(word);
+        let states = (head - 32 * w).min(32);
+        let valid = u64::MAX >> (64 - 2 * states);
+        p & (p >> 1) & 0x5555_5555_5555_5555 & valid
+    };
+    let head_escapes: usize = (0..words)
+        .map(|w| escapes_in(w).count_ones() as usize)
+        .sum();
     let mut pos = codes + head_escapes;
     let Some(escaped) = bytes.get(codes..pos) else {
         return Err(format!(
@@ -733,15 +807,22 @@ pub(crate) fn decode_dte(bytes: &[u8], m: usize, row: usize) -> Result<Vec<u16>,
         Ok(w)
     };
     let mut d = vec![0u16; m];
+    // The first row: 4 residuals per code byte from a table, then the
+    // escaped ones in their places.
+    for (x, &b) in d[..head].chunks_mut(4).zip(packed) {
+        let four = HEAD_RESIDUALS[usize::from(b)];
+        for (j, x) in x.iter_mut().enumerate() {
+            *x = (four >> (16 * j)) as u16;
+        }
+    }
     let mut escaped = escaped.iter();
-    for (i, x) in d[..head].iter_mut().enumerate() {
-        let c = code(i);
-        let z = if c == HEAD_ESCAPE {
-            widen(*escaped.next().expect("counted"), i)?
-        } else {
-            HEAD_VALUES[usize::from(c)]
-        };
-        *x = unzigzag(z);
+    for w in 0..words {
+        let mut hits = escapes_in(w);
+        while hits != 0 {
+            let i = 32 * w + hits.trailing_zeros() as usize / 2;
+            d[i] = unzigzag(widen(*escaped.next().expect("counted"), i)?);
+            hits &= hits - 1;
+        }
     }
     let mut low = low;
     for (start, len) in runs {
@@ -867,6 +948,30 @@ mod tests {
         // each turn escaped: zigzag 20), then 8 zeros and no non-zero.
         let d: Vec<u16> = (0..16).map(|k| 10 + 2 * (k % 8 / 2) as u16).collect();
         assert_eq!(encode_dte(&d, 8), [0b1010_1111, 0b1010_1010, 20, 20, 8, 0]);
+    }
+
+    /// The run scanners against a residual at a time, around every place
+    /// a 16-residual step can start or end.
+    #[test]
+    fn run_scanners_match_a_plain_search() {
+        let mut next = xorshift(7);
+        for len in [0, 1, 15, 16, 17, 40, 64, 100] {
+            for _ in 0..50 {
+                let z: Vec<u16> = (0..len)
+                    .map(|_| match next() % 4 {
+                        0 => 0,
+                        1 => 0x8000,
+                        _ => (next() % 3) as u16,
+                    })
+                    .collect();
+                for k in 0..=len {
+                    let plain_nonzero = (k..len).find(|&i| z[i] != 0).unwrap_or(len);
+                    let plain_zero = (k..len).find(|&i| z[i] == 0).unwrap_or(len);
+                    assert_eq!(next_nonzero(&z, k), plain_nonzero, "{z:?} from {k}");
+                    assert_eq!(next_zero(&z, k), plain_zero, "{z:?} from {k}");
+                }
+            }
+        }
     }
 
     /// Damaged run counts, residual bytes or wide values are errors (never

@@ -350,8 +350,7 @@ impl Raw {
             let data = decompress(size)?;
             let d = decode_dte(&data, states, 2 * cells)
                 .map_err(|m| self.error(&location, format!("damaged distances: {m}")))?;
-            // Kept as little-endian u16s.
-            return Ok(d.iter().flat_map(|d| d.to_le_bytes()).collect());
+            return Ok(le_bytes(&d));
         }
         let data = decompress(expected)?;
         if data.len() != expected {
@@ -363,10 +362,7 @@ impl Raw {
         Ok(match kind {
             Kind::Values => data,
             // Version 2: residual planes back to distances.
-            Kind::Distances => decode_dte_v2(&data, 2 * cells)
-                .iter()
-                .flat_map(|d| d.to_le_bytes())
-                .collect(),
+            Kind::Distances => le_bytes(&decode_dte_v2(&data, 2 * cells)),
         })
     }
 
@@ -430,6 +426,16 @@ impl Raw {
             u16::from_le_bytes([d[2 * i], d[2 * i + 1]])
         })
     }
+}
+
+/// Distances kept as little-endian u16s (a decoded block is bytes), in a
+/// loop that vectorises.
+fn le_bytes(d: &[u16]) -> Vec<u8> {
+    let mut out = vec![0u8; 2 * d.len()];
+    for (o, x) in out.chunks_exact_mut(2).zip(d) {
+        o.copy_from_slice(&x.to_le_bytes());
+    }
+    out
 }
 
 pub(crate) fn table_error(
