@@ -57,14 +57,18 @@
 //! escaped  per escape, in order: its residual's low byte (below)
 //! runs     the rest: pairs of LEB128 varints (zeros, then non-zeros)
 //!          covering its states in order; only the first count of zeros
-//!          and the last count of non-zeros may be 0, never both of a pair
-//! low      per non-zero residual of the runs, in order: its low byte
+//!          and the last count of non-zeros may be 0, never both of a
+//!          pair, except in the pair 0 0 alone: a dense block (below)
+//! low      per non-zero residual of the runs, in order (in a dense
+//!          block: per residual after the first row): its low byte
 //! wide     per low byte 255 (escaped or low, in that order): the zigzag
 //!          value, u16
 //! ```
 //!
 //! A low byte is the zigzag value when it is under 255, else 255 (the
-//! value is in `wide`). zstd (level 1) then sees a twentieth of the bytes of
+//! value is in `wide`). A block whose runs would average under 16 states
+//! (a maze, say) is written dense: decoding runs that short costs more
+//! than a byte per residual. zstd (level 1) then sees a twentieth of the bytes of
 //! the version 2 layout (every residual, low bytes then high bytes), which
 //! made compressing distances the largest part of `--save`'s cost, and
 //! the file is smaller. Version 2 tables (same header, values and
@@ -689,11 +693,23 @@ impl DteEncoder {
             push_varint(end - start, runs);
             k = end;
         }
-        out.extend_from_slice(runs);
-        out.extend_from_slice(low);
+        if runs.len() > (m - head) / 8 {
+            // Runs shorter than 16 states on average: every residual's
+            // low byte instead, which decodes faster than the runs (and
+            // zstd squeezes the zeros); the wide values are the same.
+            out.extend_from_slice(&DENSE);
+            out.extend(z[head..].iter().map(|&v| v.min(u16::from(ESCAPE)) as u8));
+        } else {
+            out.extend_from_slice(runs);
+            out.extend_from_slice(low);
+        }
         out.extend_from_slice(wide);
     }
 }
+
+/// In place of the runs: every residual after the first row has a low
+/// byte (an empty pair of runs, never valid otherwise).
+const DENSE: [u8; 2] = [0, 0];
 
 /// The stored bytes of a distance block (version 3): see [`DteEncoder`].
 #[cfg(test)]
@@ -745,6 +761,10 @@ pub(crate) fn decode_dte(bytes: &[u8], m: usize, row: usize) -> Result<Vec<u16>,
             bytes.len()
         ));
     };
+    let dense = head < m && bytes.get(pos..pos + 2) == Some(&DENSE[..]);
+    if dense {
+        pos += 2;
+    }
     let mut varint = |what: &str| -> Result<usize, String> {
         let mut x = 0usize;
         for shift in (0..35).step_by(7) {
@@ -761,10 +781,16 @@ pub(crate) fn decode_dte(bytes: &[u8], m: usize, row: usize) -> Result<Vec<u16>,
             "a {what} count longer than 5 bytes ends at byte {pos}"
         ))
     };
-    // Then the non-zero runs, as (first state, length).
+    // Then the non-zero runs, as (first state, length), or one run of
+    // every state (zeros included) in a dense block.
     let mut runs = Vec::new();
     let mut k = head;
     let mut nonzero = 0;
+    if dense {
+        runs.push((head, m - head));
+        nonzero = m - head;
+        k = m;
+    }
     while k < m {
         let zeros = varint("zero")?;
         let ones = varint("non-zero")?;
@@ -785,7 +811,9 @@ pub(crate) fn decode_dte(bytes: &[u8], m: usize, row: usize) -> Result<Vec<u16>,
             bytes.len()
         ));
     };
-    let wides = escaped.iter().chain(low).filter(|&&b| b == ESCAPE).count();
+    // Two counts, not one over a chain: each vectorises.
+    let wides = escaped.iter().filter(|&&b| b == ESCAPE).count()
+        + low.iter().filter(|&&b| b == ESCAPE).count();
     if bytes.len() != low_end + 2 * wides {
         return Err(format!(
             "{} bytes, the residuals need {}",
@@ -824,19 +852,40 @@ pub(crate) fn decode_dte(bytes: &[u8], m: usize, row: usize) -> Result<Vec<u16>,
             hits &= hits - 1;
         }
     }
-    let mut low = low;
-    for (start, len) in runs {
-        let (run, rest) = low.split_at(len);
-        for (j, (x, &b)) in d[start..start + len].iter_mut().zip(run).enumerate() {
-            if b == 0 {
-                return Err(format!(
-                    "a zero residual in the run of non-zero ones at state {}",
-                    start + j
-                ));
-            }
-            *x = unzigzag(widen(b, start + j)?);
+    // The runs: a residual per low byte, in a loop without a branch per
+    // residual; the rare wide ones after.
+    if !dense && low.contains(&0) {
+        return Err("a zero residual in a run of non-zero ones".into());
+    }
+    let mut at = 0;
+    for &(start, len) in &runs {
+        for (x, &b) in d[start..start + len].iter_mut().zip(&low[at..at + len]) {
+            *x = unzigzag(u16::from(b));
         }
-        low = rest;
+        at += len;
+    }
+    // Escapes found 8 low bytes at a time (a byte 255 is a zero byte of
+    // the complement); runs walked alongside to place them.
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let (mut run, mut run_at) = (0, 0);
+    for (w, chunk) in low.chunks(8).enumerate() {
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        let v = !u64::from_le_bytes(word);
+        // The top bit of each byte of `v` that is not zero (exact: no
+        // carry crosses a byte).
+        let nonzero = (((v & LOW7) + LOW7) | v) & !LOW7;
+        let mut hits = !nonzero & !LOW7;
+        while hits != 0 {
+            let j = 8 * w + hits.trailing_zeros() as usize / 8;
+            while j >= run_at + runs[run].1 {
+                run_at += runs[run].1;
+                run += 1;
+            }
+            let state = runs[run].0 + (j - run_at);
+            d[state] = unzigzag(widen(ESCAPE, state)?);
+            hits &= hits - 1;
+        }
     }
     undo_prediction(&mut d, row);
     Ok(d)
@@ -944,10 +993,14 @@ mod tests {
         let bytes = encode_dte(&d, 8);
         assert_eq!(bytes.len(), 2 + 8 + 3, "{bytes:?}");
         // Steps of 2 plies in the first row have codes of their own.
-        // Two equal rows of 8: codes (3 3 2 2, 2 2 2 2, the first state of
-        // each turn escaped: zigzag 20), then 8 zeros and no non-zero.
-        let d: Vec<u16> = (0..16).map(|k| 10 + 2 * (k % 8 / 2) as u16).collect();
-        assert_eq!(encode_dte(&d, 8), [0b1010_1111, 0b1010_1010, 20, 20, 8, 0]);
+        // Four equal rows of 8: codes (3 3 2 2, 2 2 2 2, the first state
+        // of each turn escaped: zigzag 20), then 24 zeros, no non-zero.
+        let d: Vec<u16> = (0..32).map(|k| 10 + 2 * (k % 8 / 2) as u16).collect();
+        assert_eq!(encode_dte(&d, 8), [0b1010_1111, 0b1010_1010, 20, 20, 24, 0]);
+        // Two: 8 zeros, written dense (a pair of run counts for 8 states).
+        let bytes = encode_dte(&d[..16], 8);
+        assert_eq!(bytes[4..], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(decode_dte(&bytes, 16, 8).unwrap(), d[..16]);
     }
 
     /// The run scanners against a residual at a time, around every place
@@ -995,9 +1048,14 @@ mod tests {
         // byte), their escapes, then runs.
         let small = |b: &[u8], m: usize| decode_dte(b, m, 2);
         assert!(small(&[], 5).is_err(), "no runs");
-        assert!(small(&[0, 0, 0], 5)
+        assert!(small(&[0, 1, 0, 0, 0], 5)
             .unwrap_err()
             .contains("a run of 0 zero and 0 non-zero"));
+        // 0 0 first: a dense block, a byte per state after the first row
+        // (zeros allowed), one short or one over is an error.
+        assert_eq!(small(&[0, 0, 0, 2, 0, 4], 5).unwrap(), [0, 0, 1, 0, 3]);
+        assert!(small(&[0, 0, 0, 2, 0], 5).is_err());
+        assert!(small(&[0, 0, 0, 2, 0, 4, 4], 5).is_err());
         let endless = [0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff];
         assert!(small(&endless, 5)
             .unwrap_err()
