@@ -57,18 +57,14 @@
 //! escaped  per escape, in order: its residual's low byte (below)
 //! runs     the rest: pairs of LEB128 varints (zeros, then non-zeros)
 //!          covering its states in order; only the first count of zeros
-//!          and the last count of non-zeros may be 0, never both of a
-//!          pair, except in the pair 0 0 alone: a dense block (below)
-//! low      per non-zero residual of the runs, in order (in a dense
-//!          block: per residual after the first row): its low byte
+//!          and the last count of non-zeros may be 0, never both of a pair
+//! low      per non-zero residual of the runs, in order: its low byte
 //! wide     per low byte 255 (escaped or low, in that order): the zigzag
 //!          value, u16
 //! ```
 //!
 //! A low byte is the zigzag value when it is under 255, else 255 (the
-//! value is in `wide`). A block whose runs would average under 16 states
-//! (a maze, say) is written dense: decoding runs that short costs more
-//! than a byte per residual. zstd (level 1) then sees a twentieth of the bytes of
+//! value is in `wide`). zstd (level 1) then sees a twentieth of the bytes of
 //! the version 2 layout (every residual, low bytes then high bytes), which
 //! made compressing distances the largest part of `--save`'s cost, and
 //! the file is smaller. Version 2 tables (same header, values and
@@ -693,23 +689,11 @@ impl DteEncoder {
             push_varint(end - start, runs);
             k = end;
         }
-        if runs.len() > (m - head) / 8 {
-            // Runs shorter than 16 states on average: every residual's
-            // low byte instead, which decodes faster than the runs (and
-            // zstd squeezes the zeros); the wide values are the same.
-            out.extend_from_slice(&DENSE);
-            out.extend(z[head..].iter().map(|&v| v.min(u16::from(ESCAPE)) as u8));
-        } else {
-            out.extend_from_slice(runs);
-            out.extend_from_slice(low);
-        }
+        out.extend_from_slice(runs);
+        out.extend_from_slice(low);
         out.extend_from_slice(wide);
     }
 }
-
-/// In place of the runs: every residual after the first row has a low
-/// byte (an empty pair of runs, never valid otherwise).
-const DENSE: [u8; 2] = [0, 0];
 
 /// The stored bytes of a distance block (version 3): see [`DteEncoder`].
 #[cfg(test)]
@@ -761,10 +745,6 @@ pub(crate) fn decode_dte(bytes: &[u8], m: usize, row: usize) -> Result<Vec<u16>,
             bytes.len()
         ));
     };
-    let dense = head < m && bytes.get(pos..pos + 2) == Some(&DENSE[..]);
-    if dense {
-        pos += 2;
-    }
     let mut varint = |what: &str| -> Result<usize, String> {
         let mut x = 0usize;
         for shift in (0..35).step_by(7) {
@@ -781,16 +761,10 @@ pub(crate) fn decode_dte(bytes: &[u8], m: usize, row: usize) -> Result<Vec<u16>,
             "a {what} count longer than 5 bytes ends at byte {pos}"
         ))
     };
-    // Then the non-zero runs, as (first state, length), or one run of
-    // every state (zeros included) in a dense block.
+    // Then the non-zero runs, as (first state, length).
     let mut runs = Vec::new();
     let mut k = head;
     let mut nonzero = 0;
-    if dense {
-        runs.push((head, m - head));
-        nonzero = m - head;
-        k = m;
-    }
     while k < m {
         let zeros = varint("zero")?;
         let ones = varint("non-zero")?;
@@ -854,7 +828,7 @@ pub(crate) fn decode_dte(bytes: &[u8], m: usize, row: usize) -> Result<Vec<u16>,
     }
     // The runs: a residual per low byte, in a loop without a branch per
     // residual; the rare wide ones after.
-    if !dense && low.contains(&0) {
+    if low.contains(&0) {
         return Err("a zero residual in a run of non-zero ones".into());
     }
     let mut at = 0;
@@ -997,10 +971,6 @@ mod tests {
         // of each turn escaped: zigzag 20), then 24 zeros, no non-zero.
         let d: Vec<u16> = (0..32).map(|k| 10 + 2 * (k % 8 / 2) as u16).collect();
         assert_eq!(encode_dte(&d, 8), [0b1010_1111, 0b1010_1010, 20, 20, 24, 0]);
-        // Two: 8 zeros, written dense (a pair of run counts for 8 states).
-        let bytes = encode_dte(&d[..16], 8);
-        assert_eq!(bytes[4..], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-        assert_eq!(decode_dte(&bytes, 16, 8).unwrap(), d[..16]);
     }
 
     /// The run scanners against a residual at a time, around every place
@@ -1048,14 +1018,9 @@ mod tests {
         // byte), their escapes, then runs.
         let small = |b: &[u8], m: usize| decode_dte(b, m, 2);
         assert!(small(&[], 5).is_err(), "no runs");
-        assert!(small(&[0, 1, 0, 0, 0], 5)
+        assert!(small(&[0, 0, 0], 5)
             .unwrap_err()
             .contains("a run of 0 zero and 0 non-zero"));
-        // 0 0 first: a dense block, a byte per state after the first row
-        // (zeros allowed), one short or one over is an error.
-        assert_eq!(small(&[0, 0, 0, 2, 0, 4], 5).unwrap(), [0, 0, 1, 0, 3]);
-        assert!(small(&[0, 0, 0, 2, 0], 5).is_err());
-        assert!(small(&[0, 0, 0, 2, 0, 4, 4], 5).is_err());
         let endless = [0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff];
         assert!(small(&endless, 5)
             .unwrap_err()
