@@ -35,7 +35,18 @@
 //! are the thief rows of grid row r - 1 updated (they read their own cop
 //! rows, still at level k) and the staged cop rows of grid row r - 1
 //! committed. Bands run in parallel; the thief rows just outside a band are
-//! read from a halo copy taken between levels.
+//! read from a halo copy taken between levels. A cell of row r - 1 is
+//! updated as soon as the cop cells of row r that read it are staged, while
+//! its rows are still in cache.
+//!
+//! Two levels per sweep. The level loop is bound by memory traffic (every
+//! level reads each band's changed rows once), so when every band has at
+//! least five grid rows, levels k and k + 1 share one pass: level k + 1
+//! stages row r - 2 right after level k has updated row r - 1. It leaves
+//! out the rows that read another band's rows at level k (the band's first
+//! row, and its last two); after a barrier the halos hold level k, and each
+//! band finishes them, reading its second row from a copy kept before
+//! level k + 1 moved it on.
 //!
 //! Memory: four bits per (P, grid position) pair, about 0.31 bytes per
 //! state on an open map with 20% walls, plus the optional distance table.
@@ -236,6 +247,17 @@ impl Layout {
     /// Cells of bounding-box row `r`.
     fn row(&self, r: usize) -> Range<usize> {
         self.row_cells[r] as usize..self.row_cells[r + 1] as usize
+    }
+
+    /// Cop cell, turn, row word and bit of state `s`.
+    fn track(&self, s: u64) -> (usize, u64, usize, u64) {
+        let pair = s >> 1;
+        let (cop, thief) = (
+            (pair / self.cells as u64) as usize,
+            (pair % self.cells as u64) as usize,
+        );
+        let bit = self.pos[thief] as usize;
+        (cop, s & 1, bit / 64, 1 << (bit % 64))
     }
 
     /// Record word index and bit of state `s` (and whether the thief moves).
@@ -699,12 +721,15 @@ struct Stats {
     count: u64,
     /// Smallest state decided, per side (`u64::MAX` when none).
     witness: [u64; 2],
+    /// Whether the tracked state (the start) was decided.
+    tracked: bool,
 }
 
 impl Stats {
     const NONE: Stats = Stats {
         count: 0,
         witness: [u64::MAX; 2],
+        tracked: false,
     };
 
     fn merge(self, other: Stats) -> Stats {
@@ -714,6 +739,7 @@ impl Stats {
                 self.witness[0].min(other.witness[0]),
                 self.witness[1].min(other.witness[1]),
             ],
+            tracked: self.tracked || other.tracked,
         }
     }
 }
@@ -735,6 +761,18 @@ impl Halo {
             words: vec![0; cells.len() * 2 * layout.words],
             changed: vec![[Span::EMPTY; 2]; cells.len()],
             cells,
+        }
+    }
+
+    /// Copies its rows whole, and their changed ranges, from a band's
+    /// records (`records` and `changed` indexed from cop cell `first`).
+    fn copy_from(&mut self, layout: &Layout, records: &[u64], changed: &[Spans], first: usize) {
+        let l = layout.words;
+        for (i, p) in self.cells.clone().enumerate() {
+            let local = p - first;
+            self.changed[i] = changed[local];
+            let record = &records[local * layout.record()..(local + 1) * layout.record()];
+            self.words[2 * i * l..2 * (i + 1) * l].copy_from_slice(&record[TL * l..(TW + 1) * l]);
         }
     }
 
@@ -764,6 +802,13 @@ struct Band {
     /// their word ranges.
     staged: [Vec<u64>; 2],
     staged_span: [Vec<Spans>; 2],
+    /// The same for the second level of a two-level sweep.
+    staged_next: [Vec<u64>; 2],
+    staged_next_span: [Vec<Spans>; 2],
+    /// Two-level sweeps with a band above: the thief rows of the band's
+    /// second grid row at the first level, kept for the second level's
+    /// update of the first grid row (done after the halos are refreshed).
+    keep: Option<Halo>,
     /// Scratch rows for the thief update.
     scratch: Vec<u64>,
 }
@@ -789,7 +834,95 @@ impl Band {
                 vec![[Span::EMPTY; 2]; widest],
                 vec![[Span::EMPTY; 2]; widest],
             ],
+            staged_next: [Vec::new(), Vec::new()],
+            staged_next_span: [Vec::new(), Vec::new()],
+            keep: None,
             scratch: vec![0; 2 * l],
+        }
+    }
+}
+
+/// What a step of a band's sweep reads and writes besides the staging
+/// buffers: the band's records and changed ranges, its halos and scratch.
+struct RowsOf<'b> {
+    records: &'b mut [u64],
+    cop_changed: &'b mut [Spans],
+    thief_changed: &'b mut [Spans],
+    /// The band's first cop cell (the records are indexed from it).
+    first: usize,
+    above: Option<&'b Halo>,
+    below: Option<&'b Halo>,
+    kept: Option<&'b Halo>,
+    /// Whether staging reads the kept copy instead of the records.
+    keep: bool,
+    scratch: &'b mut [u64],
+}
+
+/// The staging buffers of one level's sweep (two grid rows).
+struct Slots<'b> {
+    staged: &'b mut [Vec<u64>; 2],
+    spans: &'b mut [Vec<Spans>; 2],
+}
+
+/// Which steps of a band the next level of a two-level sweep does in its
+/// first part.
+struct NextSteps {
+    /// First row staged and updated.
+    first: usize,
+    last_staged: usize,
+    last_updated: usize,
+    /// Whether a band lies above.
+    top: bool,
+}
+
+impl Band {
+    /// The band's buffers for a step: those of this level, or (`next`)
+    /// of the next level of a two-level sweep.
+    fn parts<'b>(
+        &'b mut self,
+        records: &'b mut [u64],
+        cop_changed: &'b mut [Spans],
+        thief_changed: &'b mut [Spans],
+        next: bool,
+    ) -> (RowsOf<'b>, Slots<'b>) {
+        let (staged, spans) = if next {
+            (&mut self.staged_next, &mut self.staged_next_span)
+        } else {
+            (&mut self.staged, &mut self.staged_span)
+        };
+        (
+            RowsOf {
+                records,
+                cop_changed,
+                thief_changed,
+                first: self.cells.start,
+                above: self.above.as_ref(),
+                below: self.below.as_ref(),
+                kept: self.keep.as_ref(),
+                keep: false,
+                scratch: &mut self.scratch,
+            },
+            Slots { staged, spans },
+        )
+    }
+
+    /// Whether the band can run two-level sweeps: the next level's first
+    /// part must leave out its first row (a band above) and last two rows
+    /// (a band below) and still keep them apart.
+    fn two_levels_fit(&self) -> bool {
+        self.rows.len() >= 5
+    }
+
+    /// Allocates the buffers of two-level sweeps.
+    fn enable_two_levels(&mut self, layout: &Layout, widest: usize) {
+        let l = layout.words;
+        self.staged_next = [vec![0; widest * 2 * l], vec![0; widest * 2 * l]];
+        self.staged_next_span = [
+            vec![[Span::EMPTY; 2]; widest],
+            vec![[Span::EMPTY; 2]; widest],
+        ];
+        if self.above.is_some() {
+            self.keep = Some(Halo::new(layout, self.rows.start + 1));
         }
     }
 }
@@ -807,6 +940,10 @@ struct Run<'a> {
     thief_changed: Vec<Spans>,
     /// Out of core: the windows of grid rows worked on one at a time.
     banded: Option<bands::Banded<'a>>,
+    /// Whether levels go two at a time (every band is tall enough).
+    two_levels: bool,
+    /// The tracked state (the start) as [`Context::track`] wants it.
+    track: Option<(usize, u64, usize, u64)>,
 }
 
 impl<'a> Run<'a> {
@@ -849,16 +986,21 @@ impl<'a> Run<'a> {
                     (w[1] < height).then(|| Halo::new(layout, w[1])),
                 )
             })
-            .collect();
+            .collect::<Vec<Band>>();
         Run {
             layout,
             rules,
             dte,
             options,
+            two_levels: !bands.is_empty() && bands.iter().all(Band::two_levels_fit),
             bands,
             cop_changed: vec![[layout.span; 2]; layout.cells],
             thief_changed: vec![[layout.span; 2]; layout.cells],
             banded: None,
+            track: options
+                .track
+                .filter(|&t| t < 2 * (layout.cells as u64).pow(2))
+                .map(|t| layout.track(t)),
         }
     }
 
@@ -871,11 +1013,12 @@ impl<'a> Run<'a> {
             deepest: [None; 2],
         };
         let mut decided = 0;
+        // The last level done, and the stats of the levels just done (the
+        // last of them `level`), still to be accounted; none when resuming
+        // (the checkpoint holds them accounted).
         let mut level = 0u32;
-        // The stats of the level just done, still to be accounted; none
-        // when resuming (the checkpoint holds them accounted).
         let mut pending = match self.options.resume {
-            None => Some(self.start(words)),
+            None => vec![self.start(words)],
             Some(checkpoint) => {
                 let state = self.restore(checkpoint, words)?;
                 self.release_all();
@@ -883,27 +1026,33 @@ impl<'a> Run<'a> {
                 decided = state.decided;
                 found.tracked_dte = state.tracked.map(Dte);
                 found.deepest = state.deepest.map(|d| d.map(|(dte, s)| (Dte(dte), s)));
-                None
+                Vec::new()
             }
         };
-        loop {
-            if let Some(in_level) = pending {
+        let last = loop {
+            let first = level + 1 - pending.len() as u32;
+            let mut quiet = None;
+            for (at, in_level) in (first..).zip(&pending) {
                 if let Some(t) = self.options.track {
-                    if found.tracked_dte.is_none()
-                        && outcome_in(layout, t, |i| words[i]) != Outcome::Draw
-                    {
-                        found.tracked_dte = Some(Dte(level));
+                    // Level 0 sets no flags: look at the bits.
+                    let now = if at == 0 {
+                        outcome_in(layout, t, |i| words[i]) != Outcome::Draw
+                    } else {
+                        in_level.tracked
+                    };
+                    if found.tracked_dte.is_none() && now {
+                        found.tracked_dte = Some(Dte(at));
                     }
                 }
                 decided += in_level.count;
                 for (deepest, &witness) in found.deepest.iter_mut().zip(&in_level.witness) {
                     if witness != u64::MAX {
-                        *deepest = Some((Dte(level), witness));
+                        *deepest = Some((Dte(at), witness));
                     }
                 }
                 if let Some(observe) = self.options.observer {
                     observe(&Progress {
-                        level,
+                        level: at,
                         sweeping: false,
                         decided_in_level: in_level.count,
                         decided,
@@ -911,8 +1060,14 @@ impl<'a> Run<'a> {
                     });
                 }
                 if in_level.count == 0 {
+                    quiet = Some(at);
                     break;
                 }
+            }
+            if let Some(at) = quiet {
+                break at;
+            }
+            if !pending.is_empty() {
                 if let Some(sink) = self.options.checkpoint {
                     let due = sink.poll(level);
                     if due != Due::No {
@@ -924,10 +1079,10 @@ impl<'a> Run<'a> {
                     }
                 }
             }
-            level += 1;
-            pending = Some(self.step(words, level));
-        }
-        found.levels = level.saturating_sub(1);
+            pending = self.step(words, level + 1);
+            level += pending.len() as u32;
+        };
+        found.levels = last.saturating_sub(1);
         Ok(found)
     }
 
@@ -1040,16 +1195,87 @@ impl<'a> Run<'a> {
         Stats {
             count,
             witness: [0, 1],
+            tracked: false,
         }
     }
 
     /// One level: every band in parallel, then the halos.
     fn level(&mut self, words: &mut [u64], level: u32) -> Stats {
+        let ctx = Context {
+            layout: self.layout,
+            rules: self.rules,
+            dte: self.dte,
+            level,
+            track: self.track,
+        };
+        let stats = self
+            .parts(words)
+            .into_par_iter()
+            .map(|(band, records, cop, thief)| band_level(&ctx, band, records, cop, thief))
+            .reduce(|| Stats::NONE, Stats::merge);
+        self.refresh_halos(words);
+        stats
+    }
+}
+
+impl Run<'_> {
+    /// Two levels, `level` and the next, in two parts: every band sweeps
+    /// both levels (the second leaving out the rows next to other bands),
+    /// the halos take the first level, every band finishes the second,
+    /// and the halos take it. Each band's rows are read from memory once
+    /// for both levels.
+    fn two_levels(&mut self, words: &mut [u64], level: u32) -> [Stats; 2] {
         let layout = self.layout;
-        let record = layout.record();
+        if self.bands.iter().any(|band| band.staged_next[0].is_empty()) {
+            let widest = layout.widest();
+            for band in &mut self.bands {
+                band.enable_two_levels(layout, widest);
+            }
+        }
+        let ctx = Context {
+            layout,
+            rules: self.rules,
+            dte: self.dte,
+            level,
+            track: self.track,
+        };
+        let next = Context {
+            level: level + 1,
+            ..ctx
+        };
+        let stats = self
+            .parts(words)
+            .into_par_iter()
+            .map(|(band, records, cop, thief)| band_sweep(&ctx, &next, band, records, cop, thief))
+            .reduce(
+                || [Stats::NONE; 2],
+                |a, b| [a[0].merge(b[0]), a[1].merge(b[1])],
+            );
+        self.refresh_halos(words);
+        let finish = self
+            .parts(words)
+            .into_par_iter()
+            .map(|(band, records, cop, thief)| band_finish(&next, band, records, cop, thief))
+            .reduce(|| Stats::NONE, Stats::merge);
+        self.refresh_halos(words);
+        [stats[0], stats[1].merge(finish)]
+    }
+
+    /// Each band with its records and changed ranges.
+    #[allow(clippy::type_complexity)]
+    fn parts<'w>(
+        &'w mut self,
+        words: &'w mut [u64],
+    ) -> Vec<(
+        &'w mut Band,
+        &'w mut [u64],
+        &'w mut [Spans],
+        &'w mut [Spans],
+    )> {
+        let record = self.layout.record();
         let mut parts = Vec::with_capacity(self.bands.len());
         let (mut rest, mut cop_rest, mut thief_rest) = (
-            &mut *words,
+            words,
             &mut self.cop_changed[..],
             &mut self.thief_changed[..],
         );
@@ -1061,24 +1287,50 @@ impl<'a> Run<'a> {
             parts.push((band, mine, cop_mine, thief_mine));
             (rest, cop_rest, thief_rest) = (more, cop_more, thief_more);
         }
-        let ctx = Context {
-            layout,
-            rules: self.rules,
-            dte: self.dte,
-            level,
-        };
-        let stats = parts
-            .into_par_iter()
-            .map(|(band, records, cop, thief)| band_level(&ctx, band, records, cop, thief))
-            .reduce(|| Stats::NONE, Stats::merge);
-        let (words, thief_changed) = (&*words, &self.thief_changed);
+        parts
+    }
+
+    /// Copies the changed ranges of the rows just outside each band into
+    /// its halos.
+    fn refresh_halos(&mut self, words: &[u64]) {
+        let (layout, thief_changed) = (self.layout, &self.thief_changed);
         self.bands.par_iter_mut().for_each(|band| {
             for halo in [&mut band.above, &mut band.below].into_iter().flatten() {
                 halo.refresh(layout, words, thief_changed);
             }
         });
-        stats
     }
+}
+
+/// [`Context::sweep_band`], compiled as [`band_level`] is.
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+popcnt+bmi1+bmi2+lzcnt",
+    "x86_64+avx2+popcnt+bmi1+bmi2+lzcnt"
+))]
+fn band_sweep<'a>(
+    ctx: &Context<'a>,
+    next: &Context<'a>,
+    band: &mut Band,
+    records: &mut [u64],
+    cop_changed: &mut [Spans],
+    thief_changed: &mut [Spans],
+) -> [Stats; 2] {
+    ctx.sweep_band(next, band, records, cop_changed, thief_changed)
+}
+
+/// [`Context::finish_band`], compiled as [`band_level`] is.
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+popcnt+bmi1+bmi2+lzcnt",
+    "x86_64+avx2+popcnt+bmi1+bmi2+lzcnt"
+))]
+fn band_finish<'a>(
+    ctx: &Context<'a>,
+    band: &mut Band,
+    records: &mut [u64],
+    cop_changed: &mut [Spans],
+    thief_changed: &mut [Spans],
+) -> Stats {
+    ctx.finish_band(band, records, cop_changed, thief_changed)
 }
 
 /// One level over one band: [`Context::band`], compiled for AVX2 as well
@@ -1104,6 +1356,9 @@ struct Context<'a> {
     rules: &'a Rules,
     dte: Option<&'a [AtomicU16]>,
     level: u32,
+    /// The state whose deciding level is reported (the start), as cop
+    /// cell, turn, row word and bit.
+    track: Option<(usize, u64, usize, u64)>,
 }
 
 impl Context<'_> {
@@ -1117,56 +1372,227 @@ impl Context<'_> {
         cop_changed: &mut [Spans],
         thief_changed: &mut [Spans],
     ) -> Stats {
-        let layout = self.layout;
-        let first = band.cells.start;
         let mut stats = Stats::NONE;
-        let Band {
-            rows,
-            above,
-            below,
-            staged,
-            staged_span,
-            scratch,
-            ..
-        } = band;
+        let rows = band.rows.clone();
+        let (mut at, mut slots) = band.parts(records, cop_changed, thief_changed, false);
         for r in rows.start..=rows.end {
-            if r < rows.end {
-                let slot = r & 1;
-                let thief_rows = ThiefRows {
-                    records: &*records,
-                    changed: &*thief_changed,
-                    first,
-                    above: above.as_ref(),
-                    below: below.as_ref(),
-                    record: layout.record(),
-                    words: layout.words,
-                };
-                for (i, p) in layout.row(r).enumerate() {
-                    staged_span[slot][i] = self.cop_rows(
-                        p,
-                        &thief_rows,
-                        &mut staged[slot][i * 2 * layout.words..(i + 1) * 2 * layout.words],
-                    );
-                }
+            self.row_step(
+                &mut at,
+                &mut slots,
+                r,
+                r < rows.end,
+                r > rows.start,
+                &mut stats,
+            );
+        }
+        stats
+    }
+
+    /// The first part of a two-level sweep over one band: this level (as
+    /// [`Context::band`]) with the next level (`next`) two grid rows
+    /// behind it, while the rows it reads are still in cache. The next
+    /// level leaves out the grid rows that read a neighbouring band's
+    /// rows of this level ([`Context::finish_band`] does them once the
+    /// halos hold this level).
+    #[inline(always)]
+    fn sweep_band(
+        &self,
+        next: &Context<'_>,
+        band: &mut Band,
+        records: &mut [u64],
+        cop_changed: &mut [Spans],
+        thief_changed: &mut [Spans],
+    ) -> [Stats; 2] {
+        let mut stats = [Stats::NONE; 2];
+        let rows = band.rows.clone();
+        let (top, bottom) = (band.above.is_some(), band.below.is_some());
+        // The next level's steps: staging row r and updating row r - 1.
+        let first = rows.start + usize::from(top);
+        let last_staged = rows.end - 1 - usize::from(bottom);
+        let last_updated = rows.end - 1 - 2 * usize::from(bottom);
+        let plan = NextSteps {
+            first,
+            last_staged,
+            last_updated,
+            top,
+        };
+        let steps = first..last_updated + 2;
+        for r in rows.start..=rows.end {
+            let (mut at, mut slots) = band.parts(records, cop_changed, thief_changed, false);
+            self.row_step(
+                &mut at,
+                &mut slots,
+                r,
+                r < rows.end,
+                r > rows.start,
+                &mut stats[0],
+            );
+            // The next level stages row r - 2 once this level has updated
+            // the thief rows of row r - 1 (during step r).
+            if r >= 2 && steps.contains(&(r - 2)) {
+                next.next_step(
+                    &plan,
+                    band,
+                    records,
+                    cop_changed,
+                    thief_changed,
+                    r - 2,
+                    &mut stats[1],
+                );
             }
-            if r > rows.start {
-                let slot = (r - 1) & 1;
-                for (i, p) in layout.row(r - 1).enumerate() {
-                    let local = p - first;
-                    let record =
-                        &mut records[local * layout.record()..(local + 1) * layout.record()];
-                    let (span, s) = self.thief_rows(p, record, cop_changed[local], scratch);
-                    thief_changed[local] = span;
-                    stats = stats.merge(s);
-                    let staged =
-                        &mut staged[slot][i * 2 * layout.words..(i + 1) * 2 * layout.words];
-                    let (span, s) = self.commit_cop_rows(p, record, staged, staged_span[slot][i]);
-                    cop_changed[local] = span;
-                    stats = stats.merge(s);
+        }
+        for r in (rows.end.saturating_sub(1)).max(steps.start)..steps.end {
+            next.next_step(
+                &plan,
+                band,
+                records,
+                cop_changed,
+                thief_changed,
+                r,
+                &mut stats[1],
+            );
+        }
+        stats
+    }
+
+    /// Step `r` of the next level in [`Context::sweep_band`].
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn next_step(
+        &self,
+        plan: &NextSteps,
+        band: &mut Band,
+        records: &mut [u64],
+        cop_changed: &mut [Spans],
+        thief_changed: &mut [Spans],
+        r: usize,
+        stats: &mut Stats,
+    ) {
+        if plan.top && r == band.rows.start + 2 {
+            // The band's second row is about to move on a level: keep it
+            // for the first row's update.
+            let first = band.cells.start;
+            let keep = band.keep.as_mut().expect("a two-level band below another");
+            keep.copy_from(self.layout, records, thief_changed, first);
+        }
+        let (mut at, mut slots) = band.parts(records, cop_changed, thief_changed, true);
+        let update = r > plan.first && r - 1 <= plan.last_updated;
+        self.row_step(&mut at, &mut slots, r, r <= plan.last_staged, update, stats);
+    }
+
+    /// The second part of a two-level sweep over one band, at the next
+    /// level, once the halos hold the first level: the last two grid rows
+    /// (when a band lies below) and the first one (when a band lies
+    /// above, reading its second row from the copy kept before it moved
+    /// on).
+    #[inline(always)]
+    fn finish_band(
+        &self,
+        band: &mut Band,
+        records: &mut [u64],
+        cop_changed: &mut [Spans],
+        thief_changed: &mut [Spans],
+    ) -> Stats {
+        let mut stats = Stats::NONE;
+        let rows = band.rows.clone();
+        let (top, bottom) = (band.above.is_some(), band.below.is_some());
+        let (mut at, mut slots) = band.parts(records, cop_changed, thief_changed, true);
+        if bottom {
+            self.row_step(&mut at, &mut slots, rows.end - 1, true, true, &mut stats);
+            self.row_step(&mut at, &mut slots, rows.end, false, true, &mut stats);
+        }
+        if top {
+            at.keep = true;
+            self.row_step(&mut at, &mut slots, rows.start, true, false, &mut stats);
+            at.keep = false;
+            self.row_step(&mut at, &mut slots, rows.start + 1, false, true, &mut stats);
+        }
+        stats
+    }
+
+    /// One step of a level's sweep over a band: stages the cop rows of
+    /// grid row `r` (when `stage`) and updates the thief rows and commits
+    /// the cop rows of grid row r - 1 (when `update`).
+    ///
+    /// A cell of row r - 1 is updated as soon as the last cop cell of row
+    /// r that reads it is staged: the cop cells of the next row read it
+    /// from at most one column away, so it is ready once a cell two
+    /// columns right of it is staged. Done that early, its rows are still
+    /// in cache from the staging.
+    #[inline(always)]
+    fn row_step(
+        &self,
+        at: &mut RowsOf<'_>,
+        slots: &mut Slots<'_>,
+        r: usize,
+        stage: bool,
+        update: bool,
+        stats: &mut Stats,
+    ) {
+        let layout = self.layout;
+        let l = layout.words;
+        let behind = if update { layout.row(r - 1) } else { 0..0 };
+        let mut next = behind.start;
+        // Row r stages into one slot while row r - 1 commits from the
+        // other.
+        let ([even], [odd]) = slots.staged.split_at_mut(1) else {
+            unreachable!("two staging slots")
+        };
+        let ([even_span], [odd_span]) = slots.spans.split_at_mut(1) else {
+            unreachable!("two staging slots")
+        };
+        let (out, out_span, done, done_span) = if r & 1 == 0 {
+            (even, even_span, odd, &*odd_span)
+        } else {
+            (odd, odd_span, even, &*even_span)
+        };
+        if stage {
+            for (i, p) in layout.row(r).enumerate() {
+                let thief_rows = ThiefRows {
+                    records: &*at.records,
+                    changed: &*at.thief_changed,
+                    first: at.first,
+                    above: at.above,
+                    below: at.below,
+                    keep: if at.keep { at.kept } else { None },
+                    record: layout.record(),
+                    words: l,
+                };
+                out_span[i] = self.cop_rows(p, &thief_rows, &mut out[i * 2 * l..(i + 1) * 2 * l]);
+                let reach = layout.pos[p] as usize;
+                while next < behind.end && layout.pos[next] as usize + layout.width < reach {
+                    self.update_cell(at, next, next - behind.start, done, done_span, stats);
+                    next += 1;
                 }
             }
         }
-        stats
+        for q in next..behind.end {
+            self.update_cell(at, q, q - behind.start, done, done_span, stats);
+        }
+    }
+
+    /// Updates the thief rows of cop cell `q` (the `i`-th of its grid
+    /// row) and commits its staged cop rows from `staged` / `spans`.
+    #[inline(always)]
+    fn update_cell(
+        &self,
+        at: &mut RowsOf<'_>,
+        q: usize,
+        i: usize,
+        staged: &mut [u64],
+        spans: &[Spans],
+        stats: &mut Stats,
+    ) {
+        let layout = self.layout;
+        let (l, local) = (layout.words, q - at.first);
+        let record = &mut at.records[local * layout.record()..(local + 1) * layout.record()];
+        let (span, s) = self.thief_rows(q, record, at.cop_changed[local], at.scratch);
+        at.thief_changed[local] = span;
+        *stats = stats.merge(s);
+        let staged = &mut staged[i * 2 * l..(i + 1) * 2 * l];
+        let (span, s) = self.commit_cop_rows(q, record, staged, spans[i]);
+        at.cop_changed[local] = span;
+        *stats = stats.merge(s);
     }
 
     /// Computes cop cell `p`'s new cop-to-move rows (`CW` then `CL`, in
@@ -1302,6 +1728,10 @@ impl Context<'_> {
     /// ORs the open bits of `new` (words `first..` of a row) into `row`,
     /// leaves in `new` the bits that were not set before, accounts for
     /// them and returns the words where there were any.
+    ///
+    /// The first pass only reads `row`: most words bring nothing new, and
+    /// storing them anyway would dirty (and write back) every cache line
+    /// of the record the level looks at.
     #[inline(always)]
     fn merge_new(
         &self,
@@ -1314,49 +1744,58 @@ impl Context<'_> {
     ) -> Span {
         let open = &self.rules.open[first..first + row.len()];
         let mut any = 0;
-        for ((r, n), &o) in row.iter_mut().zip(new.iter_mut()).zip(open) {
-            let fresh = *n & o & !*r;
-            *r |= fresh;
+        for ((&r, n), &o) in row.iter().zip(new.iter_mut()).zip(open) {
+            let fresh = *n & o & !r;
             *n = fresh;
             any |= fresh;
         }
-        let mut changed = Span::EMPTY;
         if any == 0 {
-            return changed;
+            return Span::EMPTY;
         }
-        for (i, &fresh) in new.iter().enumerate() {
+        let lo = new.iter().position(|&f| f != 0).unwrap_or(0);
+        let hi = new.iter().rposition(|&f| f != 0).map_or(0, |i| i + 1);
+        let mut count = 0;
+        for (r, &fresh) in row[lo..hi].iter_mut().zip(&new[lo..hi]) {
             if fresh != 0 {
-                let w = first + i;
-                changed = changed.union(Span {
-                    lo: w as u32,
-                    hi: w as u32 + 1,
-                });
-                self.decided(p, w, fresh, turn, stats);
+                *r |= fresh;
+            }
+            count += u64::from(fresh.count_ones());
+        }
+        stats.count += count;
+        if let Some((tp, turn_t, w, bit)) = self.track {
+            if tp == p && turn_t == turn && (first + lo..first + hi).contains(&w) {
+                stats.tracked |= new[w - first] & bit != 0;
             }
         }
-        changed
-    }
-
-    /// Accounts for the states of cop cell `p`, side `turn`, whose bits
-    /// `bits` of word `w` were set this level.
-    #[inline(always)]
-    fn decided(&self, p: usize, w: usize, bits: u64, turn: u64, stats: &mut Stats) {
-        let layout = self.layout;
-        let state = |bit: u32| {
-            let thief = layout.id_at[w * 64 + bit as usize] as u64;
-            (p as u64 * layout.cells as u64 + thief) * 2 + turn
-        };
-        stats.count += u64::from(bits.count_ones());
+        // States grow with the bit position: the first fresh bit is the
+        // call's smallest state.
         let side = turn as usize;
-        stats.witness[side] = stats.witness[side].min(state(bits.trailing_zeros()));
+        let smallest = self.state(p, first + lo, new[lo].trailing_zeros(), turn);
+        stats.witness[side] = stats.witness[side].min(smallest);
         if let Some(table) = self.dte {
             let dte = self.level.min(u32::from(u16::MAX)) as u16;
-            let mut rest = bits;
-            while rest != 0 {
-                table[state(rest.trailing_zeros()) as usize].store(dte, Relaxed);
-                rest &= rest - 1;
+            for (i, &fresh) in new[lo..hi].iter().enumerate() {
+                let mut rest = fresh;
+                while rest != 0 {
+                    let state = self.state(p, first + lo + i, rest.trailing_zeros(), turn);
+                    table[state as usize].store(dte, Relaxed);
+                    rest &= rest - 1;
+                }
             }
         }
+        Span {
+            lo: (first + lo) as u32,
+            hi: (first + hi) as u32,
+        }
+    }
+
+    /// The state of cop cell `p` whose thief stands at bit `bit` of row
+    /// word `w`, side `turn`.
+    #[inline(always)]
+    fn state(&self, p: usize, w: usize, bit: u32, turn: u64) -> u64 {
+        let layout = self.layout;
+        let thief = layout.id_at[w * 64 + bit as usize] as u64;
+        (p as u64 * layout.cells as u64 + thief) * 2 + turn
     }
 }
 
@@ -1368,6 +1807,9 @@ struct ThiefRows<'a> {
     first: usize,
     above: Option<&'a Halo>,
     below: Option<&'a Halo>,
+    /// A copy of some of the band's own rows that takes precedence over
+    /// the records (see [`Band::keep`]).
+    keep: Option<&'a Halo>,
     record: usize,
     words: usize,
 }
@@ -1382,8 +1824,19 @@ impl ThiefRows<'_> {
         unreachable!("cop cell {p} is neither in the band nor in a halo")
     }
 
+    /// The kept copy of cop cell `p`'s rows, if there is one.
+    #[inline]
+    fn kept(&self, p: usize) -> Option<(&Halo, usize)> {
+        self.keep
+            .filter(|keep| keep.cells.contains(&p))
+            .map(|keep| (keep, p - keep.cells.start))
+    }
+
     #[inline]
     fn changed(&self, p: usize) -> Spans {
+        if let Some((keep, i)) = self.kept(p) {
+            return keep.changed[i];
+        }
         match p.checked_sub(self.first) {
             Some(local) if local < self.changed.len() => self.changed[local],
             _ => {
@@ -1397,6 +1850,9 @@ impl ThiefRows<'_> {
     #[inline]
     fn row(&self, p: usize, k: usize) -> &[u64] {
         let l = self.words;
+        if let Some((keep, i)) = self.kept(p) {
+            return &keep.words[(2 * i + k) * l..(2 * i + k + 1) * l];
+        }
         match p.checked_sub(self.first) {
             Some(local) if local < self.changed.len() => {
                 let start = local * self.record + (TL + k) * l;

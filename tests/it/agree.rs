@@ -404,6 +404,11 @@ pub fn random_grid(rng: &mut Rng, shape: Shape, side: usize) -> Arena {
         Shape::Single => (1, 1),
         _ => (rng.range(1, side), rng.range(1, side)),
     };
+    grid_of(rng, shape, height, width)
+}
+
+/// A random `height` x `width` grid of `shape` with walls only.
+pub fn grid_of(rng: &mut Rng, shape: Shape, height: usize, width: usize) -> Arena {
     let mut free = vec![true; height * width];
     match shape {
         Shape::Open | Shape::Line => {}
@@ -773,6 +778,65 @@ fn assert_same_solution(label: &str, a: &Solution, b: &Solution) {
     }
     assert_eq!(a.deepest(0), b.deepest(0), "{label}: deepest cop state");
     assert_eq!(a.deepest(1), b.deepest(1), "{label}: deepest thief state");
+}
+
+/// Tall random maps for the bitboard engine's two-level sweeps.
+const TALL_MAPS: usize = if cfg!(debug_assertions) { 4 } else { 48 };
+
+/// The bitboard engine's two-level sweeps (bands of at least five grid
+/// rows, so that tall maps cut into 4 and 6 bands use them) against the
+/// sequential engine: every state's value and distance, the deepest
+/// states, and the distance of a tracked state without a distance table
+/// (decided at either level of a sweep), in random rule variants.
+#[test]
+fn bitboard_two_level_sweeps_equal_sequential_on_tall_maps() {
+    let shapes = [Shape::Open, Shape::Walls, Shape::Maze, Shape::Corridors];
+    for k in 0..TALL_MAPS {
+        let seed = 7_100_000 + k as u64;
+        let mut rng = Rng::new(seed);
+        let shape = shapes[k % shapes.len()];
+        let (height, width) = (rng.range(20, 44), rng.range(2, 12));
+        let arena = grid_of(&mut rng, shape, height, width);
+        if arena.free_cells().is_empty() {
+            continue;
+        }
+        let arena = add_random_exits(&mut rng, arena);
+        let arena = add_random_starts(&mut rng, arena);
+        let variant = Variant::from_bits(rng.below(64) as u32);
+        let label = format!("tall {shape:?} seed {seed} [{variant}]");
+        let game = crate_game(&arena, variant);
+        let reference = solve(
+            &game,
+            &SolveOptions::new(Engine::Sequential).with_dte_table(true),
+        )
+        .expect("sequential");
+        let n = game.state_count();
+        for threads in [1, 2, 3] {
+            let bits = solve(
+                &game,
+                &SolveOptions::new(Engine::Bitboard)
+                    .with_threads(threads)
+                    .with_dte_table(true),
+            )
+            .expect("bitboard");
+            assert_same_solution(&format!("{label} bitboard/{threads}"), &bits, &reference);
+            for _ in 0..3 {
+                let s = rng.below(n as usize) as u64;
+                let tracked = solve(
+                    &game,
+                    &SolveOptions::new(Engine::Bitboard)
+                        .with_threads(threads)
+                        .with_tracked_state(Some(s)),
+                )
+                .expect("bitboard");
+                assert_eq!(
+                    tracked.dte(s),
+                    reference.dte(s),
+                    "{label} bitboard/{threads}: tracked state {s}"
+                );
+            }
+        }
+    }
 }
 
 /// The bitboard engine against the sequential engine, state by state with

@@ -272,6 +272,7 @@ impl Run<'_> {
         Stats {
             count,
             witness: [0, 1],
+            tracked: false,
         }
     }
 
@@ -283,14 +284,20 @@ impl Run<'_> {
         }
     }
 
-    /// One level: in memory, or window by window out of core.
-    pub(super) fn step(&mut self, words: &mut [u64], level: u32) -> Stats {
+    /// The next levels from `level` on (one, or two at a time in memory
+    /// when the bands are tall enough): in memory, or window by window
+    /// out of core. Returns each level's stats.
+    pub(super) fn step(&mut self, words: &mut [u64], level: u32) -> Vec<Stats> {
         let Some(mut banded) = self.banded.take() else {
-            return self.level(words, level);
+            return if self.two_levels {
+                self.two_levels(words, level).to_vec()
+            } else {
+                vec![self.level(words, level)]
+            };
         };
         let stats = self.windows(&mut banded, words, level);
         self.banded = Some(banded);
-        stats
+        vec![stats]
     }
 
     /// One level over the windows in order.
@@ -302,6 +309,7 @@ impl Run<'_> {
             rules: self.rules,
             dte: self.dte,
             level,
+            track: self.track,
         };
         let mut stats = Stats::NONE;
         banded.carry.cells = 0..0;
