@@ -175,10 +175,11 @@ pub(crate) fn write_source(
     let units = n.div_ceil(VALUE_BLOCK_STATES);
     // States per cop cell: the distance coding's row (format.rs).
     let row = 2 * game.cells() as usize;
-    // Enough units per batch to keep every worker busy; a few MiB of
-    // buffers in all.
+    // Enough units per batch to keep every worker busy, and to make the
+    // wait for a batch's last unit rare; a batch holds only compressed
+    // units (tens of KiB each).
     let threads = rayon::current_num_threads().max(1);
-    let batch = threads as u64 * 4;
+    let batch = threads as u64 * 16;
     // One worker's buffers and compressors per thread, reused by every
     // unit it packs (rayon's `map_init` would build them per split job,
     // several times per batch).
