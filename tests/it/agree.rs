@@ -784,7 +784,7 @@ fn assert_same_solution(label: &str, a: &Solution, b: &Solution) {
 const TALL_MAPS: usize = if cfg!(debug_assertions) { 4 } else { 48 };
 
 /// The bitboard engine's two-level sweeps (bands of at least five grid
-/// rows, so that tall maps cut into 4 and 6 bands use them) against the
+/// rows, so that tall maps cut into 1, 2 and 3 bands use them) against the
 /// sequential engine: every state's value and distance, the deepest
 /// states, and the distance of a tracked state without a distance table
 /// (decided at either level of a sweep), in random rule variants.
