@@ -1208,24 +1208,20 @@ impl<'a> Run<'a> {
 
     /// One level: every band in parallel, then the halos.
     fn level(&mut self, words: &mut [u64], level: u32) -> Stats {
-        let ctx = Context {
-            layout: self.layout,
-            rules: self.rules,
-            dte: self.dte,
-            level,
-            track: self.track,
-        };
+        let ctx = self.context(level);
         let stats = self
             .parts(words)
             .into_par_iter()
-            .map(|(band, records, cop, thief)| band_level(&ctx, band, records, cop, thief))
+            .map(|(band, records, cop, thief)| {
+                band_work(&ctx, Work::Level, band, records, cop, thief)[0]
+            })
             .reduce(|| Stats::NONE, Stats::merge);
         self.refresh_halos(words);
         stats
     }
 }
 
-impl Run<'_> {
+impl<'a> Run<'a> {
     /// Two levels, `level` and the next, in two parts: every band sweeps
     /// both levels (the second leaving out the rows next to other bands),
     /// the halos take the first level, every band finishes the second,
@@ -1239,13 +1235,7 @@ impl Run<'_> {
                 band.enable_two_levels(layout, widest);
             }
         }
-        let ctx = Context {
-            layout,
-            rules: self.rules,
-            dte: self.dte,
-            level,
-            track: self.track,
-        };
+        let ctx = self.context(level);
         let next = Context {
             level: level + 1,
             ..ctx
@@ -1253,7 +1243,9 @@ impl Run<'_> {
         let stats = self
             .parts(words)
             .into_par_iter()
-            .map(|(band, records, cop, thief)| band_sweep(&ctx, &next, band, records, cop, thief))
+            .map(|(band, records, cop, thief)| {
+                band_work(&ctx, Work::Sweep(&next), band, records, cop, thief)
+            })
             .reduce(
                 || [Stats::NONE; 2],
                 |a, b| [a[0].merge(b[0]), a[1].merge(b[1])],
@@ -1262,10 +1254,23 @@ impl Run<'_> {
         let finish = self
             .parts(words)
             .into_par_iter()
-            .map(|(band, records, cop, thief)| band_finish(&next, band, records, cop, thief))
+            .map(|(band, records, cop, thief)| {
+                band_work(&next, Work::Finish, band, records, cop, thief)[0]
+            })
             .reduce(|| Stats::NONE, Stats::merge);
         self.refresh_halos(words);
         [stats[0], stats[1].merge(finish)]
+    }
+
+    /// What every band reads during level `level`.
+    fn context(&self, level: u32) -> Context<'a> {
+        Context {
+            layout: self.layout,
+            rules: self.rules,
+            dte: self.dte,
+            level,
+            track: self.track,
+        }
     }
 
     /// Each band with its records and changed ranges.
@@ -1309,52 +1314,45 @@ impl Run<'_> {
     }
 }
 
-/// [`Context::sweep_band`], compiled as [`band_level`] is.
+/// What a band does in a parallel step (see [`band_work`]).
+#[derive(Clone, Copy)]
+enum Work<'c, 'a> {
+    /// One level ([`Context::band`]).
+    Level,
+    /// The first part of a two-level sweep, with the next level's context
+    /// ([`Context::sweep_band`]).
+    Sweep(&'c Context<'a>),
+    /// The second part ([`Context::finish_band`], at the context's level).
+    Finish,
+}
+
+/// One band's part of a parallel step, compiled for AVX2 and AVX-512 as
+/// well as the baseline and chosen at run time (the word loops are
+/// vectorised, the counts use `popcnt`). Returns the stats of the step's
+/// levels (the second is empty for one level).
 #[multiversion::multiversion(targets(
     "x86_64+avx512f+avx512bw+avx512vl+avx2+popcnt+bmi1+bmi2+lzcnt",
     "x86_64+avx2+popcnt+bmi1+bmi2+lzcnt"
 ))]
-fn band_sweep<'a>(
+fn band_work<'c, 'a>(
     ctx: &Context<'a>,
-    next: &Context<'a>,
+    work: Work<'c, 'a>,
     band: &mut Band,
     records: &mut [u64],
     cop_changed: &mut [Spans],
     thief_changed: &mut [Spans],
 ) -> [Stats; 2] {
-    ctx.sweep_band(next, band, records, cop_changed, thief_changed)
-}
-
-/// [`Context::finish_band`], compiled as [`band_level`] is.
-#[multiversion::multiversion(targets(
-    "x86_64+avx512f+avx512bw+avx512vl+avx2+popcnt+bmi1+bmi2+lzcnt",
-    "x86_64+avx2+popcnt+bmi1+bmi2+lzcnt"
-))]
-fn band_finish<'a>(
-    ctx: &Context<'a>,
-    band: &mut Band,
-    records: &mut [u64],
-    cop_changed: &mut [Spans],
-    thief_changed: &mut [Spans],
-) -> Stats {
-    ctx.finish_band(band, records, cop_changed, thief_changed)
-}
-
-/// One level over one band: [`Context::band`], compiled for AVX2 as well
-/// as the baseline and chosen at run time (the word loops are vectorised,
-/// the counts use `popcnt`).
-#[multiversion::multiversion(targets(
-    "x86_64+avx512f+avx512bw+avx512vl+avx2+popcnt+bmi1+bmi2+lzcnt",
-    "x86_64+avx2+popcnt+bmi1+bmi2+lzcnt"
-))]
-fn band_level<'a>(
-    ctx: &Context<'a>,
-    band: &mut Band,
-    records: &mut [u64],
-    cop_changed: &mut [Spans],
-    thief_changed: &mut [Spans],
-) -> Stats {
-    ctx.band(band, records, cop_changed, thief_changed)
+    match work {
+        Work::Level => [
+            ctx.band(band, records, cop_changed, thief_changed),
+            Stats::NONE,
+        ],
+        Work::Sweep(next) => ctx.sweep_band(next, band, records, cop_changed, thief_changed),
+        Work::Finish => [
+            ctx.finish_band(band, records, cop_changed, thief_changed),
+            Stats::NONE,
+        ],
+    }
 }
 
 /// What every band reads during a level.

@@ -780,6 +780,19 @@ fn assert_same_solution(label: &str, a: &Solution, b: &Solution) {
     assert_eq!(a.deepest(1), b.deepest(1), "{label}: deepest thief state");
 }
 
+/// Asserts that the bitboard engine on `threads` threads, with distances,
+/// agrees with `reference` state by state.
+fn assert_bitboard_equals(label: &str, game: &CopsAndThief, threads: usize, reference: &Solution) {
+    let bits = solve(
+        game,
+        &SolveOptions::new(Engine::Bitboard)
+            .with_threads(threads)
+            .with_dte_table(true),
+    )
+    .expect("bitboard");
+    assert_same_solution(&format!("{label} bitboard/{threads}"), &bits, reference);
+}
+
 /// Tall random maps for the bitboard engine's two-level sweeps.
 const TALL_MAPS: usize = if cfg!(debug_assertions) { 4 } else { 48 };
 
@@ -812,14 +825,7 @@ fn bitboard_two_level_sweeps_equal_sequential_on_tall_maps() {
         .expect("sequential");
         let n = game.state_count();
         for threads in [1, 2, 3] {
-            let bits = solve(
-                &game,
-                &SolveOptions::new(Engine::Bitboard)
-                    .with_threads(threads)
-                    .with_dte_table(true),
-            )
-            .expect("bitboard");
-            assert_same_solution(&format!("{label} bitboard/{threads}"), &bits, &reference);
+            assert_bitboard_equals(&label, &game, threads, &reference);
             for _ in 0..3 {
                 let s = rng.below(n as usize) as u64;
                 let tracked = solve(
@@ -901,14 +907,7 @@ fn bitboard_equals_sequential_on_movingai_and_wide_maps() {
             )
             .expect("sequential");
             for threads in [1, 2] {
-                let bits = solve(
-                    &game,
-                    &SolveOptions::new(Engine::Bitboard)
-                        .with_threads(threads)
-                        .with_dte_table(true),
-                )
-                .expect("bitboard");
-                assert_same_solution(&format!("{label} bitboard/{threads}"), &bits, &reference);
+                assert_bitboard_equals(&label, &game, threads, &reference);
             }
         }
     }

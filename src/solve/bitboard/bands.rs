@@ -31,7 +31,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use super::{
-    band_level, init_record, Band, Context, Halo, Layout, Run, Span, Spans, Stats,
+    band_work, init_record, Band, Context, Halo, Layout, Run, Span, Spans, Stats, Work,
     BANDS_PER_WORKER, TL, TW,
 };
 use crate::storage::{Region, WordPager};
@@ -304,13 +304,7 @@ impl Run<'_> {
     fn windows(&mut self, banded: &mut Banded<'_>, words: &mut [u64], level: u32) -> Stats {
         let layout = self.layout;
         let height = layout.height();
-        let ctx = Context {
-            layout,
-            rules: self.rules,
-            dte: self.dte,
-            level,
-            track: self.track,
-        };
+        let ctx = self.context(level);
         let mut stats = Stats::NONE;
         banded.carry.cells = 0..0;
         for w in 0..banded.windows.len() {
@@ -409,7 +403,9 @@ impl Run<'_> {
         }
         let stats = parts
             .into_par_iter()
-            .map(|(band, records, cop, thief)| band_level(ctx, band, records, cop, thief))
+            .map(|(band, records, cop, thief)| {
+                band_work(ctx, Work::Level, band, records, cop, thief)[0]
+            })
             .reduce(|| Stats::NONE, Stats::merge);
         std::mem::swap(
             banded.pool[0].above.as_mut().expect("pool halos"),
