@@ -269,13 +269,8 @@ impl Layout {
 
     /// Record word index and bit of state `s` (and whether the thief moves).
     fn locate(&self, s: u64) -> (usize, u64, bool) {
-        let pair = s >> 1;
-        let (cop, thief) = (
-            (pair / self.cells as u64) as usize,
-            (pair % self.cells as u64) as usize,
-        );
-        let bit = self.pos[thief] as usize;
-        (cop * self.record() + bit / 64, 1 << (bit % 64), s & 1 == 1)
+        let (cop, turn, word, bit) = self.track(s);
+        (cop * self.record() + word, bit, turn == 1)
     }
 }
 
@@ -1274,32 +1269,14 @@ impl<'a> Run<'a> {
     }
 
     /// Each band with its records and changed ranges.
-    #[allow(clippy::type_complexity)]
-    fn parts<'w>(
-        &'w mut self,
-        words: &'w mut [u64],
-    ) -> Vec<(
-        &'w mut Band,
-        &'w mut [u64],
-        &'w mut [Spans],
-        &'w mut [Spans],
-    )> {
-        let record = self.layout.record();
-        let mut parts = Vec::with_capacity(self.bands.len());
-        let (mut rest, mut cop_rest, mut thief_rest) = (
+    fn parts<'w>(&'w mut self, words: &'w mut [u64]) -> Vec<BandParts<'w>> {
+        split_bands(
+            &mut self.bands,
+            self.layout.record(),
             words,
-            &mut self.cop_changed[..],
-            &mut self.thief_changed[..],
-        );
-        for band in &mut self.bands {
-            let len = band.cells.len();
-            let (mine, more) = rest.split_at_mut(len * record);
-            let (cop_mine, cop_more) = cop_rest.split_at_mut(len);
-            let (thief_mine, thief_more) = thief_rest.split_at_mut(len);
-            parts.push((band, mine, cop_mine, thief_mine));
-            (rest, cop_rest, thief_rest) = (more, cop_more, thief_more);
-        }
-        parts
+            &mut self.cop_changed,
+            &mut self.thief_changed,
+        )
     }
 
     /// Copies the changed ranges of the rows just outside each band into
@@ -1312,6 +1289,36 @@ impl<'a> Run<'a> {
             }
         });
     }
+}
+
+/// A band with its records and the changed ranges of its cop cells.
+type BandParts<'w> = (
+    &'w mut Band,
+    &'w mut [u64],
+    &'w mut [Spans],
+    &'w mut [Spans],
+);
+
+/// Cuts consecutive cop cells' `words` (`record` words each) and changed
+/// ranges into the parts of `bands`, which cover them in order.
+fn split_bands<'w>(
+    bands: &'w mut [Band],
+    record: usize,
+    words: &'w mut [u64],
+    cop_changed: &'w mut [Spans],
+    thief_changed: &'w mut [Spans],
+) -> Vec<BandParts<'w>> {
+    let mut parts = Vec::with_capacity(bands.len());
+    let (mut rest, mut cop_rest, mut thief_rest) = (words, cop_changed, thief_changed);
+    for band in bands {
+        let len = band.cells.len();
+        let (mine, more) = rest.split_at_mut(len * record);
+        let (cop_mine, cop_more) = cop_rest.split_at_mut(len);
+        let (thief_mine, thief_more) = thief_rest.split_at_mut(len);
+        parts.push((band, mine, cop_mine, thief_mine));
+        (rest, cop_rest, thief_rest) = (more, cop_more, thief_more);
+    }
+    parts
 }
 
 /// What a band does in a parallel step (see [`band_work`]).

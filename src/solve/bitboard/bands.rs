@@ -31,8 +31,8 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use super::{
-    band_work, init_record, Band, Context, Halo, Layout, Run, Span, Spans, Stats, Work,
-    BANDS_PER_WORKER, TL, TW,
+    band_work, init_record, split_bands, Band, Context, Halo, Layout, Run, Span, Spans, Stats,
+    Work, BANDS_PER_WORKER, TL, TW,
 };
 use crate::storage::{Region, WordPager};
 
@@ -387,20 +387,13 @@ impl Run<'_> {
                 below.cells = 0..0;
             }
         }
-        let mut parts = Vec::with_capacity(bands);
-        let (mut rest, mut cop_rest, mut thief_rest) = (
+        let parts = split_bands(
+            &mut banded.pool[..bands],
+            record,
             &mut words[first * record..last * record],
             &mut self.cop_changed[first..last],
             &mut self.thief_changed[first..last],
         );
-        for band in &mut banded.pool[..bands] {
-            let len = band.cells.len();
-            let (mine, more) = rest.split_at_mut(len * record);
-            let (cop_mine, cop_more) = cop_rest.split_at_mut(len);
-            let (thief_mine, thief_more) = thief_rest.split_at_mut(len);
-            parts.push((band, mine, cop_mine, thief_mine));
-            (rest, cop_rest, thief_rest) = (more, cop_more, thief_more);
-        }
         let stats = parts
             .into_par_iter()
             .map(|(band, records, cop, thief)| {
