@@ -179,26 +179,13 @@ pub(crate) fn write_source(
     // wait for a batch's last unit rare; a batch holds only compressed
     // units (tens of KiB each).
     let threads = rayon::current_num_threads().max(1);
-    let batch = threads as u64 * 16;
+    let batch = threads as u64 * 32;
     // One worker's buffers and compressors per thread, reused by every
     // unit it packs (rayon's `map_init` would build them per split job,
     // several times per batch).
     let scratch: Vec<Mutex<Option<Scratch>>> = (0..threads).map(|_| Mutex::new(None)).collect();
-    let mut value_index = Vec::new();
-    let mut dte_index = Vec::new();
-    let mut summary = WriteSummary {
-        bytes: 0,
-        value_bytes: 0,
-        dte_bytes: 0,
-        states: n,
-        has_dte,
-        counts: Counts::default(),
-    };
-    let mut max_dte = 0;
-    let mut first = 0;
-    while first < units {
-        let last = (first + batch).min(units);
-        let packed: Vec<io::Result<Unit>> = (first..last)
+    let pack_batch = |first: u64, last: u64| -> Vec<io::Result<Unit>> {
+        (first..last)
             .into_par_iter()
             .map(|u| {
                 let slot = rayon::current_thread_index().unwrap_or(0) % threads;
@@ -211,34 +198,65 @@ pub(crate) fn write_source(
                 let scratch = slot.as_mut().expect("just filled");
                 pack_unit(source, u, n, row, has_dte, scratch)
             })
-            .collect();
-        for unit in packed {
-            let unit = unit?;
-            let mut put = |bytes: &[u8], index: &mut Vec<BlockEntry>| -> io::Result<()> {
-                out.write_all(bytes)?;
-                index.push(BlockEntry {
-                    offset,
-                    len: bytes.len() as u32,
-                    crc: crc32fast::hash(bytes),
-                });
-                offset += bytes.len() as u64;
-                Ok(())
-            };
-            put(&unit.values, &mut value_index)?;
-            summary.value_bytes += unit.values.len() as u64;
-            for block in &unit.dte {
-                put(block, &mut dte_index)?;
-                summary.dte_bytes += block.len() as u64;
+            .collect()
+    };
+    let mut value_index = Vec::new();
+    let mut dte_index = Vec::new();
+    let mut summary = WriteSummary {
+        bytes: 0,
+        value_bytes: 0,
+        dte_bytes: 0,
+        states: n,
+        has_dte,
+        counts: Counts::default(),
+    };
+    let mut max_dte = 0;
+    // A thread of its own packs the batches in order (through the pool)
+    // while this one writes the batch before: writing, checksums and
+    // out-of-core releases no longer leave the workers idle. At most one
+    // packed batch waits.
+    std::thread::scope(|scope| -> io::Result<()> {
+        let (send, batches) = std::sync::mpsc::sync_channel(1);
+        scope.spawn(move || {
+            let mut first = 0;
+            while first < units {
+                let last = (first + batch).min(units);
+                // The writer stopped (an error): so does packing.
+                if send.send((first, last, pack_batch(first, last))).is_err() {
+                    break;
+                }
+                first = last;
             }
-            summary.counts.win += unit.counts.win;
-            summary.counts.loss += unit.counts.loss;
-            summary.counts.draw += unit.counts.draw;
-            max_dte = max_dte.max(unit.max_dte);
+        });
+        for (first, last, packed) in batches {
+            for unit in packed {
+                let unit = unit?;
+                let mut put = |bytes: &[u8], index: &mut Vec<BlockEntry>| -> io::Result<()> {
+                    out.write_all(bytes)?;
+                    index.push(BlockEntry {
+                        offset,
+                        len: bytes.len() as u32,
+                        crc: crc32fast::hash(bytes),
+                    });
+                    offset += bytes.len() as u64;
+                    Ok(())
+                };
+                put(&unit.values, &mut value_index)?;
+                summary.value_bytes += unit.values.len() as u64;
+                for block in &unit.dte {
+                    put(block, &mut dte_index)?;
+                    summary.dte_bytes += block.len() as u64;
+                }
+                summary.counts.win += unit.counts.win;
+                summary.counts.loss += unit.counts.loss;
+                summary.counts.draw += unit.counts.draw;
+                max_dte = max_dte.max(unit.max_dte);
+            }
+            // Out of core, these states are done with: drop their pages.
+            source.release(first * VALUE_BLOCK_STATES..(last * VALUE_BLOCK_STATES).min(n));
         }
-        // Out of core, these states are done with: drop their pages.
-        source.release(first * VALUE_BLOCK_STATES..(last * VALUE_BLOCK_STATES).min(n));
-        first = last;
-    }
+        Ok(())
+    })?;
     let mut index = Vec::new();
     for e in value_index.iter().chain(&dte_index) {
         encode_entry(e, &mut index);
