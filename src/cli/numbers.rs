@@ -56,7 +56,7 @@ pub(crate) fn parse_count(text: &str) -> Result<u64, String> {
         shift -= 1;
     }
     while shift < 0 {
-        if value % 10 != 0 {
+        if !value.is_multiple_of(10) {
             return Err(bad());
         }
         value /= 10;

@@ -466,7 +466,7 @@ impl<'p> Parser<'p> {
         fixed.sort_unstable_by_key(|f| (f.vertex, f.line));
         let mut first_error: Option<(usize, usize, String)> = None;
         let mut report = |line: usize, column: usize, message: String| {
-            if first_error.as_ref().map_or(true, |e| line < e.0) {
+            if first_error.as_ref().is_none_or(|e| line < e.0) {
                 first_error = Some((line, column, message));
             }
         };

@@ -373,7 +373,7 @@ impl Bits {
             }
             thief_moves = !thief_moves;
         }
-        if len % 4 != 0 {
+        if !len.is_multiple_of(4) {
             out[len / 4] = byte;
         }
     }
@@ -538,7 +538,7 @@ fn fill_pairs<const BMI2: bool>(bits: &Bits, range: Range<u64>, out: &mut [u8]) 
     let words = bits.region.atomics::<AtomicU64>();
     let cells = layout.cells as u64;
     let row = layout.words;
-    debug_assert!(range.start % 2 == 0);
+    debug_assert!(range.start.is_multiple_of(2));
     let mut sink = BitSink {
         out,
         at: 0,
@@ -1965,8 +1965,8 @@ mod tests {
                 let ch = match (r, c) {
                     (0, 0) => 'C',
                     (8, 149) => 'T',
-                    _ if next() % 5 == 0 => '*',
-                    _ if next() % 9 == 0 => 'E',
+                    _ if next().is_multiple_of(5) => '*',
+                    _ if next().is_multiple_of(9) => 'E',
                     _ => '.',
                 };
                 text.push(ch);

@@ -350,7 +350,7 @@ impl Reader<'_> {
     pub(crate) fn len(&mut self, size: usize) -> std::result::Result<usize, String> {
         let n = self.u64()?;
         let left = (self.bytes.len() - self.at) as u64;
-        if n.checked_mul(size as u64).map_or(true, |b| b > left) {
+        if n.checked_mul(size as u64).is_none_or(|b| b > left) {
             return Err(format!("length {n} exceeds the file"));
         }
         Ok(n as usize)

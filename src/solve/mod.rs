@@ -870,7 +870,7 @@ const DECIDED_LANES: [u64; 256] = {
 fn copy_decided(table: &[AtomicU16], values: &[u8], out: &mut [u16]) {
     let mut done = 0;
     #[cfg(target_endian = "little")]
-    if table.as_ptr() as usize % std::mem::align_of::<AtomicU64>() == 0 {
+    if (table.as_ptr() as usize).is_multiple_of(std::mem::align_of::<AtomicU64>()) {
         let words = out.len() / 4;
         // SAFETY: `table` starts aligned for u64 and holds at least
         // `4 * words` u16s, so they are `words` whole u64s in bounds;

@@ -383,7 +383,7 @@ impl<G: Game> Work<'_, G> {
             let loss = cells.outcome(s as usize) == Outcome::Loss;
             self.game.for_each_predecessor(s, |u| {
                 debug_assert!(
-                    radius.map_or(true, |r| u.abs_diff(s) <= r),
+                    radius.is_none_or(|r| u.abs_diff(s) <= r),
                     "predecessor {u} of state {s} lies beyond the game's predecessor radius {radius:?}"
                 );
                 let now = if loss {

@@ -65,7 +65,7 @@ impl<G: Game> Work<'_, G> {
         observe(0, decided);
         let mut sweeps = 0u32;
         while pending.any(0..len) {
-            let forward = sweeps % 2 == 0;
+            let forward = sweeps.is_multiple_of(2);
             // Pages outside [low, high) have been released in this sweep.
             let (mut low, mut high) = (0, n);
             let order: Vec<&Range<usize>> = if forward {

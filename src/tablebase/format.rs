@@ -570,9 +570,60 @@ fn step_masks<const N: usize>(a: &[u16; 16], b: &[u16; 16], steps: [u16; N]) -> 
     }
 }
 
-/// Bit `j` of the result is bit `j` of `x` moved to bit `2 j`.
+/// For 32 lanes, bit `j` of each mask set when `a[j] - b[j]` (mod 2^16)
+/// is that mask's step: one AVX-512 compare per step with `WIDE` (only
+/// instantiated so inside [`DteEncoder::encode_avx512`]), else two SSE2
+/// halves.
 #[inline(always)]
-fn spread(x: u32) -> u64 {
+fn step_masks32<const WIDE: bool, const N: usize>(
+    a: &[u16; 32],
+    b: &[u16; 32],
+    steps: [u16; N],
+) -> [u32; N] {
+    #[cfg(target_arch = "x86_64")]
+    if WIDE {
+        use std::arch::x86_64::{
+            _mm512_cmpeq_epi16_mask, _mm512_loadu_si512, _mm512_set1_epi16, _mm512_sub_epi16,
+        };
+        // SAFETY: each array holds 32 lanes, 64 bytes: one unaligned
+        // 64-byte load from its start stays inside it. Instantiated with
+        // `WIDE` only inside `encode_avx512`, which runs on CPUs with
+        // AVX-512F and BW (checked by its caller).
+        return unsafe {
+            let r = _mm512_sub_epi16(
+                _mm512_loadu_si512(a.as_ptr().cast()),
+                _mm512_loadu_si512(b.as_ptr().cast()),
+            );
+            // A loop, not a closure: a closure is compiled without the
+            // caller's target features, and the compares would not inline.
+            let mut masks = [0u32; N];
+            for (m, s) in masks.iter_mut().zip(steps) {
+                *m = _mm512_cmpeq_epi16_mask(r, _mm512_set1_epi16(s as i16));
+            }
+            masks
+        };
+    }
+    let half = |h: usize| {
+        step_masks(
+            a[16 * h..16 * h + 16].try_into().expect("16 lanes"),
+            b[16 * h..16 * h + 16].try_into().expect("16 lanes"),
+            steps,
+        )
+    };
+    let (low, high) = (half(0), half(1));
+    std::array::from_fn(|i| low[i] | high[i] << 16)
+}
+
+/// Bit `j` of the result is bit `j` of `x` moved to bit `2 j` (`pdep`
+/// with `WIDE`, see [`step_masks32`]).
+#[inline(always)]
+fn spread<const WIDE: bool>(x: u32) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if WIDE {
+        // SAFETY: instantiated with `WIDE` only inside `encode_avx512`,
+        // which runs on CPUs with BMI2 (checked by its caller).
+        return unsafe { std::arch::x86_64::_pdep_u64(u64::from(x), 0x5555_5555_5555_5555) };
+    }
     let mut x = u64::from(x);
     x = (x | x << 16) & 0x0000_ffff_0000_ffff;
     x = (x | x << 8) & 0x00ff_00ff_00ff_00ff;
@@ -633,21 +684,47 @@ pub(crate) struct DteEncoder {
 impl DteEncoder {
     /// Encodes a distance block (`row` is R = 2 C) into `self.out` (module
     /// documentation), in one pass over the distances: residuals are
-    /// compared 16 lanes at a time and only the non-zero ones (a few per
-    /// cent past the first row) are computed one by one. A version that
-    /// first stored every residual, then scanned them for runs, took 3
-    /// times as long (the tests' `reference_encoder` is its plain twin).
+    /// compared 32 lanes at a time (AVX-512BW where the CPU has it, else
+    /// SSE2) and only the non-zero ones (a few per cent past the first
+    /// row) are computed one by one. On a 150 x 150 map's save this took
+    /// 0.15 s of CPU time, against 0.30 s for a version that first stored
+    /// every residual and then scanned them for runs (the tests'
+    /// `reference_encoder` is its plain twin).
     pub(crate) fn encode(&mut self, d: &[u16], row: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("bmi2")
+        {
+            // SAFETY: the CPU has AVX-512F and BW (BW implies F) and BMI2,
+            // checked just above.
+            return unsafe { self.encode_avx512(d, row) };
+        }
+        self.encode_with::<false>(d, row);
+    }
+
+    /// [`DteEncoder::encode`] with 32-lane compares (AVX-512BW) and `pdep`.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F, AVX-512BW and BMI2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,bmi2")]
+    unsafe fn encode_avx512(&mut self, d: &[u16], row: usize) {
+        self.encode_with::<true>(d, row);
+    }
+
+    /// [`DteEncoder::encode`]'s body, for both instruction sets.
+    #[inline(always)]
+    fn encode_with<const WIDE: bool>(&mut self, d: &[u16], row: usize) {
         let row = row.max(2);
         let head = d.len().min(row);
         self.out.clear();
         self.runs.clear();
         self.low.clear();
         self.wide.clear();
-        self.encode_head(&d[..head]);
+        self.encode_head::<WIDE>(&d[..head]);
         self.out.extend_from_slice(&self.low);
         self.low.clear();
-        self.encode_runs(d, head, row);
+        self.encode_runs::<WIDE>(d, head, row);
         self.out.extend_from_slice(&self.runs);
         self.out.extend_from_slice(&self.low);
         self.out.extend_from_slice(&self.wide);
@@ -657,29 +734,18 @@ impl DteEncoder {
     /// onto `out`, the escaped residuals onto `low` and `wide`. 32 states
     /// per step: masks of the residuals 0, -2 and +2, spread into the
     /// 2-bit codes of 8 bytes.
-    fn encode_head(&mut self, d: &[u16]) {
+    #[inline(always)]
+    fn encode_head<const WIDE: bool>(&mut self, d: &[u16]) {
         let n = d.len();
         let at = self.out.len();
         self.out.resize(at + n.div_ceil(4), 0);
         let (mut cur_end, mut pred_end) = ([0u16; 32], [0u16; 32]);
         for c in (0..n).step_by(32) {
             let (cur, pred, len) = lanes(d, c, 2, &mut cur_end, &mut pred_end);
-            let mut m = [0u32; 3];
-            for h in 0..2 {
-                let (a, b) = (&cur[16 * h..16 * h + 16], &pred[16 * h..16 * h + 16]);
-                let part = step_masks(
-                    a.try_into().expect("16 lanes"),
-                    b.try_into().expect("16 lanes"),
-                    [0, 0xfffe, 2],
-                );
-                for (m, p) in m.iter_mut().zip(part) {
-                    *m |= p << (16 * h);
-                }
-            }
+            let [zero, minus, plus] = step_masks32::<WIDE, 3>(cur, pred, [0, 0xfffe, 2]);
             let valid = u32::MAX >> (32 - len);
-            let [zero, minus, plus] = m;
             let escapes = valid & !(zero | minus | plus);
-            let codes = spread(minus | escapes) | spread(plus | escapes) << 1;
+            let codes = spread::<WIDE>(minus | escapes) | spread::<WIDE>(plus | escapes) << 1;
             let bytes = len.div_ceil(4);
             self.out[at + c / 4..at + c / 4 + bytes].copy_from_slice(&codes.to_le_bytes()[..bytes]);
             let mut e = escapes;
@@ -700,7 +766,8 @@ impl DteEncoder {
     /// `wide`. 64 states per step: a mask of the non-zero residuals; a
     /// step inside a zero run costs only the mask, the runs' ends are its
     /// bit changes.
-    fn encode_runs(&mut self, d: &[u16], head: usize, row: usize) {
+    #[inline(always)]
+    fn encode_runs<const WIDE: bool>(&mut self, d: &[u16], head: usize, row: usize) {
         let m = d.len();
         if head >= m {
             return;
@@ -714,14 +781,13 @@ impl DteEncoder {
         while c < m {
             let (cur, pred, len) = lanes(d, c, row, &mut cur_end, &mut pred_end);
             let mut equal = 0u64;
-            for q in 0..4 {
-                let (a, b) = (&cur[16 * q..16 * q + 16], &pred[16 * q..16 * q + 16]);
-                let [e] = step_masks(
-                    a.try_into().expect("16 lanes"),
-                    b.try_into().expect("16 lanes"),
+            for h in 0..2 {
+                let [e] = step_masks32::<WIDE, 1>(
+                    cur[32 * h..32 * h + 32].try_into().expect("32 lanes"),
+                    pred[32 * h..32 * h + 32].try_into().expect("32 lanes"),
                     [0],
                 );
-                equal |= u64::from(e) << (16 * q);
+                equal |= u64::from(e) << (32 * h);
             }
             let valid = u64::MAX >> (64 - len);
             let nonzero = !equal & valid;
@@ -1096,9 +1162,16 @@ mod tests {
     fn encoder_matches_the_reference() {
         let mut next = xorshift(99);
         let mut encoder = DteEncoder::default();
+        // Both instruction sets, whichever `encode` picks on this CPU.
+        let mut check = |d: &[u16], row: usize| {
+            let want = reference_encoder(d, row);
+            encoder.encode(d, row);
+            assert_eq!(encoder.out, want, "m {} row {row}", d.len());
+            encoder.encode_with::<false>(d, row);
+            assert_eq!(encoder.out, want, "SSE2: m {} row {row}", d.len());
+        };
         for (d, row) in blocks() {
-            encoder.encode(&d, row);
-            assert_eq!(encoder.out, reference_encoder(&d, row), "row {row}");
+            check(&d, row);
         }
         for case in 0..3000 {
             let m = match case % 3 {
@@ -1124,7 +1197,7 @@ mod tests {
                         _ => (k % 50) as u16 * 2,
                     },
                     Some(a) => {
-                        if changing == 0 && next() % change_rate == 0 {
+                        if changing == 0 && next().is_multiple_of(change_rate) {
                             changing = 1 + next() % 100;
                         }
                         if changing > 0 {

@@ -94,7 +94,7 @@ fn open_map(rows: usize, cols: usize, seed: u64) -> String {
                     state ^= state >> 7;
                     state ^= state << 17;
                     let border = r == 0 || c == 0 || r + 1 == rows || c + 1 == cols;
-                    match (state % 8 == 0, border) {
+                    match (state.is_multiple_of(8), border) {
                         (true, _) => '*',
                         (false, true) => 'E',
                         (false, false) => '.',

@@ -756,7 +756,7 @@ fn check_bulk_accessors(label: &str, solution: &Solution, cuts: &[(u64, u64)]) {
             let want = solution.dte(s).map_or(0, |d| d.plies().min(65535) as u16);
             assert_eq!(dte[i], want, "{label}: dte of state {s} in {range:?}");
         }
-        if len % 4 != 0 {
+        if !len.is_multiple_of(4) {
             assert_eq!(values[len / 4] >> (2 * (len % 4)), 0, "{label}: padding");
         }
     }

@@ -149,7 +149,7 @@ pub(super) fn grundy(args: &GrundyArgs, out: &mut impl Write) -> Result<()> {
     if args
         .rows
         .checked_mul(args.cols)
-        .map_or(true, |cells| cells > MAX_CELLS)
+        .is_none_or(|cells| cells > MAX_CELLS)
     {
         return Err(usage(format!(
             "a {} x {} board is too large: at most {MAX_CELLS} cells (e.g. 4096 x 4096)",
@@ -311,7 +311,7 @@ fn product_remoteness(game: &PieceGame, states: &[u64]) -> Result<Option<u32>> {
     if product
         .state_count()
         .checked_mul(u64::from(product.max_moves()))
-        .map_or(true, |work| work > PRODUCT_WORK)
+        .is_none_or(|work| work > PRODUCT_WORK)
     {
         return Ok(None);
     }
