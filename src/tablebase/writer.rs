@@ -145,6 +145,22 @@ pub(crate) fn write_source(
     engine: &str,
     out: &mut impl Write,
 ) -> io::Result<WriteSummary> {
+    // Enough units per batch to keep every worker busy, and to make the
+    // wait for a batch's last unit rare; a batch holds only compressed
+    // units (tens of KiB each).
+    write_batched(game, source, shard, engine, out, 32)
+}
+
+/// [`write_source`] in batches of `units_per_thread` units per worker
+/// (tests use small batches to cross many batch ends on small maps).
+fn write_batched(
+    game: &CopsAndThief,
+    source: &impl Source,
+    shard: Option<ShardInfo>,
+    engine: &str,
+    out: &mut impl Write,
+    units_per_thread: u64,
+) -> io::Result<WriteSummary> {
     let n = source.states();
     let expected = shard.map_or(game.state_count(), |s| s.end_state - s.first_state);
     if n != expected {
@@ -175,11 +191,8 @@ pub(crate) fn write_source(
     let units = n.div_ceil(VALUE_BLOCK_STATES);
     // States per cop cell: the distance coding's row (format.rs).
     let row = 2 * game.cells() as usize;
-    // Enough units per batch to keep every worker busy, and to make the
-    // wait for a batch's last unit rare; a batch holds only compressed
-    // units (tens of KiB each).
     let threads = rayon::current_num_threads().max(1);
-    let batch = threads as u64 * 32;
+    let batch = threads as u64 * units_per_thread.max(1);
     // One worker's buffers and compressors per thread, reused by every
     // unit it packs (rayon's `map_init` would build them per split job,
     // several times per batch).
@@ -394,7 +407,56 @@ fn count_codes(values: &[u8]) -> (u64, u64) {
 
 #[cfg(test)]
 mod tests {
-    use super::count_codes;
+    use super::{count_codes, write_batched, write_tablebase};
+    use crate::{parse_map, solve, Backing, Board, CopsAndThief, Engine, Placement, Rules};
+    use crate::{ExitRule, Game, SolveOptions};
+
+    /// An out-of-core solve (pages released behind the writer while the
+    /// packing thread reads ahead) writes the same bytes as an in-memory
+    /// one, in batches of one unit per worker (8 units, 4 batches on
+    /// 2 workers) as in the default ones.
+    #[test]
+    fn out_of_core_tables_equal_in_memory_ones() {
+        // 34 x 34 with a wall every 7th cell: 991 cells, 1.96e6 states.
+        let text: String = (0..34)
+            .map(|r| {
+                let row: String = (0..34)
+                    .map(|c| if (34 * r + c) % 7 == 3 { '#' } else { '.' })
+                    .collect();
+                row + "\n"
+            })
+            .collect();
+        let map = parse_map(format!("34 34\n{text}").as_bytes(), "inline").unwrap();
+        let placement = Placement {
+            exit_rules: vec![ExitRule::Border],
+            ..Placement::default()
+        };
+        let game = CopsAndThief::new(Board::new(&map, &placement).unwrap(), Rules::default());
+        assert!(game.state_count() > 5 * super::VALUE_BLOCK_STATES);
+        let dir = std::env::temp_dir().join(format!("rtb-ooc-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let options = SolveOptions::new(Engine::Bitboard)
+            .with_threads(2)
+            .with_dte_table(true);
+        let in_memory = solve(&game, &options).unwrap();
+        let paged = solve(
+            &game,
+            &options
+                .clone()
+                .with_backing(Backing::Scratch(dir.clone()))
+                .with_memory_limit(Some(1 << 20)),
+        )
+        .unwrap();
+        let mut want = Vec::new();
+        write_tablebase(&game, &in_memory, "bitboard", &mut want).unwrap();
+        for per_thread in [1, 32] {
+            let mut got = Vec::new();
+            write_batched(&game, &paged, None, "bitboard", &mut got, per_thread).unwrap();
+            assert!(got == want, "{per_thread} units per thread");
+        }
+        drop(paged);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn count_codes_matches_a_per_code_count() {
