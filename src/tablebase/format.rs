@@ -632,13 +632,25 @@ fn spread<const WIDE: bool>(x: u32) -> u64 {
     (x | x << 1) & 0x5555_5555_5555_5555
 }
 
-/// The low byte of zigzag residual `z` onto `low` ([`ESCAPE`] when it is
+/// The residuals `cur[j] - pred[j]` of the lanes `j` set in `lanes`, in
+/// order: each zigzag value's low byte onto `low` ([`ESCAPE`] when it is
 /// wide, the value then onto `wide`).
 #[inline(always)]
-fn push_residual(z: u16, low: &mut Vec<u8>, wide: &mut Vec<u8>) {
-    low.push(z.min(u16::from(ESCAPE)) as u8);
-    if z >= u16::from(ESCAPE) {
-        wide.extend_from_slice(&z.to_le_bytes());
+fn push_residuals(
+    mut lanes: u64,
+    cur: &[u16],
+    pred: &[u16],
+    low: &mut Vec<u8>,
+    wide: &mut Vec<u8>,
+) {
+    while lanes != 0 {
+        let j = lanes.trailing_zeros() as usize;
+        let z = zigzag(cur[j].wrapping_sub(pred[j]));
+        low.push(z.min(u16::from(ESCAPE)) as u8);
+        if z >= u16::from(ESCAPE) {
+            wide.extend_from_slice(&z.to_le_bytes());
+        }
+        lanes &= lanes - 1;
     }
 }
 
@@ -748,16 +760,7 @@ impl DteEncoder {
             let codes = spread::<WIDE>(minus | escapes) | spread::<WIDE>(plus | escapes) << 1;
             let bytes = len.div_ceil(4);
             self.out[at + c / 4..at + c / 4 + bytes].copy_from_slice(&codes.to_le_bytes()[..bytes]);
-            let mut e = escapes;
-            while e != 0 {
-                let j = e.trailing_zeros() as usize;
-                push_residual(
-                    zigzag(cur[j].wrapping_sub(pred[j])),
-                    &mut self.low,
-                    &mut self.wide,
-                );
-                e &= e - 1;
-            }
+            push_residuals(escapes.into(), cur, pred, &mut self.low, &mut self.wide);
         }
     }
 
@@ -804,16 +807,7 @@ impl DteEncoder {
                     }
                     changes &= changes - 1;
                 }
-                let mut nz = nonzero;
-                while nz != 0 {
-                    let j = nz.trailing_zeros() as usize;
-                    push_residual(
-                        zigzag(cur[j].wrapping_sub(pred[j])),
-                        &mut self.low,
-                        &mut self.wide,
-                    );
-                    nz &= nz - 1;
-                }
+                push_residuals(nonzero, cur, pred, &mut self.low, &mut self.wide);
                 last = nonzero >> (len - 1) & 1;
             }
             c += len;
