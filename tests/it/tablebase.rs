@@ -248,18 +248,7 @@ fn data_map_tables_equal_the_solve() {
         assert_eq!((tb.rows(), tb.cols()), (grid.height(), grid.width()));
         assert_eq!(tb.header().counts, solution.counts(), "{path}");
         assert_eq!(tb.header().levels, solution.levels(), "{path}");
-        for s in 0..game.state_count() {
-            let (p, t, turn) = game.decode(s);
-            let pos = tb
-                .position(grid.coords(p), grid.coords(t), turn)
-                .expect("position");
-            let probe = tb.probe(&pos).expect("probe");
-            assert_eq!(
-                (probe.value, probe.dte),
-                (solution.outcome(s), solution.dte(s)),
-                "{path}: state {s}"
-            );
-        }
+        assert_table_equals_solve(&tb, &game, &solution, path);
         if let Some(s) = game.start() {
             let (p, t, turn) = game.decode(s);
             let start = tb.start().expect("start");
@@ -273,39 +262,75 @@ fn data_map_tables_equal_the_solve() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Asserts that `tb` answers every state of `game` with `solution`'s
+/// value and distance.
+#[track_caller]
+fn assert_table_equals_solve(
+    tb: &Tablebase,
+    game: &CopsAndThief,
+    solution: &Solution,
+    label: &str,
+) {
+    let grid = &game.board().grid;
+    for s in 0..game.state_count() {
+        let (p, t, turn) = game.decode(s);
+        let pos = tb
+            .position(grid.coords(p), grid.coords(t), turn)
+            .expect("position");
+        let probe = tb.probe(&pos).expect("probe");
+        assert_eq!(
+            (probe.value, probe.dte),
+            (solution.outcome(s), solution.dte(s)),
+            "{label}: state {s}"
+        );
+    }
+}
+
+/// A committed table of maze-32-32-2 with border exits and distances.
+fn fixture(version: u32) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("data/tablebase/maze-32-32-2-v{version}.rtb"))
+}
+
 /// A format version 2 table (distance residuals as byte planes, written
 /// before version 3) still reads: every state equals a fresh solve, and
 /// the same table in version 3 is smaller.
 #[test]
 fn version_2_tables_still_read() {
-    let path = "data/maps/movingai/maze-32-32-2.map";
-    let game = data_game(path, true);
+    let game = data_game("data/maps/movingai/maze-32-32-2.map", true);
     let solution = solve_game(&game, true);
-    let old = Tablebase::open(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("data/tablebase/maze-32-32-2-v2.rtb"),
-    )
-    .expect("open the version 2 table");
+    let old = Tablebase::open(&fixture(2)).expect("open the version 2 table");
     assert_eq!(old.header().version, 2);
     old.check().expect("check");
+    assert_table_equals_solve(&old, &game, &solution, "version 2");
     let dir = temp_dir("tablebase-v2");
     let new = save(&game, &solution, &dir.join("v3.rtb"));
     assert_eq!(new.header().version, 3);
     assert!(new.header().dte_bytes < old.header().dte_bytes);
-    let grid = &game.board().grid;
-    for s in 0..game.state_count() {
-        let (p, t, turn) = game.decode(s);
-        let pos = old
-            .position(grid.coords(p), grid.coords(t), turn)
-            .expect("position");
-        let probe = old.probe(&pos).expect("probe");
-        assert_eq!(
-            (probe.value, probe.dte),
-            (solution.outcome(s), solution.dte(s)),
-            "state {s}"
-        );
-        assert_eq!(new.probe(&pos).expect("probe"), probe, "state {s}");
-    }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The writer still writes the committed version 3 table (made before the
+/// one-pass distance encoder) byte for byte: a change to the layout must
+/// bump the format version, and keep reading this file. The file answers
+/// every state as a fresh solve.
+#[test]
+fn version_3_tables_are_written_as_before() {
+    let game = data_game("data/maps/movingai/maze-32-32-2.map", true);
+    let solution = solve_game(&game, true);
+    let mut written = Vec::new();
+    write_tablebase(&game, &solution, "bitboard", &mut written).expect("write");
+    let committed = std::fs::read(fixture(3)).expect("read the version 3 table");
+    assert!(
+        written == committed,
+        "the writer's bytes changed ({} bytes, the committed table {}): a new layout needs a new format version",
+        written.len(),
+        committed.len()
+    );
+    let table = Tablebase::open(&fixture(3)).expect("open the version 3 table");
+    assert_eq!(table.header().version, 3);
+    table.check().expect("check");
+    assert_table_equals_solve(&table, &game, &solution, "version 3");
 }
 
 /// A table of the maze map (several blocks of each kind), written once.
