@@ -1206,10 +1206,9 @@ mod tests {
                 };
                 d.push(x);
             }
-            encoder.encode(&d, row);
-            assert_eq!(encoder.out, reference_encoder(&d, row), "m {m} row {row}");
+            check(&d, row);
             assert_eq!(
-                decode_dte(&encoder.out, m, row).unwrap(),
+                decode_dte(&encode_dte(&d, row), m, row).unwrap(),
                 d,
                 "m {m} row {row}"
             );
