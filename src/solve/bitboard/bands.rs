@@ -30,10 +30,12 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::{
-    band_work, init_record, split_bands, Band, Context, Halo, Layout, Run, Span, Spans, Stats,
-    Work, BANDS_PER_WORKER, TL, TW,
-};
+use super::halo::{split_bands, Band, Halo};
+use super::kernel::{band_work, BandStep, Context, Decisions};
+use super::layout::{Layout, Span, Spans};
+use super::masks::init_record;
+use super::run::Run;
+use super::{BANDS_PER_WORKER, TL, TW};
 use crate::storage::{Region, WordPager};
 
 /// Words in a 4 KiB page: a window's release also drops the page it
@@ -86,7 +88,7 @@ pub(crate) fn banding(
     let halo = widest * 2 * row_words;
     let buffers = bands * (widest * record + 2 * row_words + 2 * halo) + 2 * halo;
     // Changed ranges, cell positions, cop targets, the cell at each bit and
-    // the rules' rows.
+    // the move masks' rows.
     let bookkeeping =
         cells * (4 * 16 + 4 + 24 + 9 * 4) + layout.words as u64 * 64 * 4 + 11 * row_words;
     let fixed = buffers + bookkeeping + SLACK_PER_ARRAY * if dte { 2 } else { 1 };
@@ -252,11 +254,11 @@ impl Halo {
 
 impl Run<'_> {
     /// Level 0, window by window out of core.
-    pub(super) fn start(&mut self, words: &mut [u64]) -> Stats {
+    pub(super) fn start(&mut self, words: &mut [u64]) -> Decisions {
         let Some(banded) = self.banded.take() else {
             return self.initialise(words);
         };
-        let (layout, rules) = (self.layout, self.rules);
+        let (layout, masks) = (self.layout, self.masks);
         let record = layout.record();
         let mut count = 0;
         for rows in &banded.windows {
@@ -264,12 +266,12 @@ impl Run<'_> {
             count += words[cells.start * record..cells.end * record]
                 .par_chunks_mut(record)
                 .enumerate()
-                .map(|(i, r)| init_record(layout, rules, cells.start + i, r))
+                .map(|(i, r)| init_record(layout, masks, cells.start + i, r))
                 .sum::<u64>();
             banded.release(layout, cells);
         }
         self.banded = Some(banded);
-        Stats {
+        Decisions {
             count,
             witness: [0, 1],
             tracked: false,
@@ -287,7 +289,7 @@ impl Run<'_> {
     /// The next levels from `level` on (one, or two at a time in memory
     /// when the bands are tall enough): in memory, or window by window
     /// out of core. Returns each level's stats.
-    pub(super) fn step(&mut self, words: &mut [u64], level: u32) -> Vec<Stats> {
+    pub(super) fn step(&mut self, words: &mut [u64], level: u32) -> Vec<Decisions> {
         let Some(mut banded) = self.banded.take() else {
             return if self.two_levels {
                 self.two_levels(words, level).to_vec()
@@ -301,11 +303,11 @@ impl Run<'_> {
     }
 
     /// One level over the windows in order.
-    fn windows(&mut self, banded: &mut Banded<'_>, words: &mut [u64], level: u32) -> Stats {
+    fn windows(&mut self, banded: &mut Banded<'_>, words: &mut [u64], level: u32) -> Decisions {
         let layout = self.layout;
         let height = layout.height();
         let ctx = self.context(level);
-        let mut stats = Stats::NONE;
+        let mut stats = Decisions::NONE;
         banded.carry.cells = 0..0;
         for w in 0..banded.windows.len() {
             let rows = banded.windows[w].clone();
@@ -349,7 +351,7 @@ impl Run<'_> {
         words: &mut [u64],
         rows: Range<usize>,
         carried: Span,
-    ) -> Stats {
+    ) -> Decisions {
         let layout = self.layout;
         let record = layout.record();
         let height = layout.height();
@@ -397,9 +399,9 @@ impl Run<'_> {
         let stats = parts
             .into_par_iter()
             .map(|(band, records, cop, thief)| {
-                band_work(ctx, Work::Level, band, records, cop, thief)[0]
+                band_work(ctx, BandStep::Level, band, records, cop, thief)[0]
             })
-            .reduce(|| Stats::NONE, Stats::merge);
+            .reduce(|| Decisions::NONE, Decisions::merge);
         std::mem::swap(
             banded.pool[0].above.as_mut().expect("pool halos"),
             &mut banded.carry,

@@ -1,0 +1,380 @@
+//! The driver: the per-level state of a solve, the level loop (progress,
+//! the tracked start, checkpoints), one level or two over the bands in
+//! parallel, and the halo refreshes between them.
+
+use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
+use super::bands;
+use super::halo::{split_bands, Band, BandParts, Halo};
+use super::kernel::{band_work, BandStep, Context, Decisions};
+use super::layout::{Layout, Span, Spans};
+use super::masks::{init_record, MoveMasks};
+use super::{bits::outcome_in, Depths, BANDS_PER_WORKER_IN_MEMORY};
+use crate::error::{Error, Result};
+use crate::solve::checkpoint::{Due, Snapshot, State};
+use crate::solve::{Checkpoint, Progress, SolveOptions};
+use crate::{Dte, Outcome};
+
+/// The per-level state of a solve.
+pub(super) struct Run<'a> {
+    pub(super) layout: &'a Layout,
+    pub(super) masks: &'a MoveMasks,
+    pub(super) dte: Option<&'a [AtomicU16]>,
+    pub(super) options: &'a SolveOptions<'a>,
+    pub(super) bands: Vec<Band>,
+    /// Per cop cell: words of its cop rows (`CW`, `CL`) and of its thief
+    /// rows (`TL`, `TW`) changed last level.
+    pub(super) cop_changed: Vec<Spans>,
+    pub(super) thief_changed: Vec<Spans>,
+    /// Out of core: the windows of grid rows worked on one at a time.
+    pub(super) banded: Option<bands::Banded<'a>>,
+    /// Whether levels go two at a time (every band is tall enough).
+    pub(super) two_levels: bool,
+    /// The tracked state (the start) as [`Context::track`] wants it.
+    pub(super) track: Option<(usize, u64, usize, u64)>,
+}
+
+impl<'a> Run<'a> {
+    pub(super) fn new(
+        layout: &'a Layout,
+        masks: &'a MoveMasks,
+        dte: Option<&'a [AtomicU16]>,
+        options: &'a SolveOptions<'a>,
+        threads: usize,
+    ) -> Run<'a> {
+        let height = layout.height();
+        let wanted = if threads <= 1 {
+            1
+        } else {
+            threads * BANDS_PER_WORKER_IN_MEMORY
+        };
+        // Cut at grid rows so that bands hold about equal numbers of cells.
+        let mut cuts = vec![0];
+        for k in 1..wanted {
+            let target = (layout.cells * k / wanted) as u32;
+            let r = layout
+                .row_cells
+                .partition_point(|&c| c < target)
+                .min(height);
+            if r > *cuts.last().unwrap_or(&0) && r < height {
+                cuts.push(r);
+            }
+        }
+        cuts.push(height);
+        let widest = layout.widest();
+        let bands = cuts
+            .windows(2)
+            .filter(|w| w[0] < w[1])
+            .map(|w| {
+                Band::new(
+                    layout,
+                    widest,
+                    w[0]..w[1],
+                    (w[0] > 0).then(|| Halo::new(layout, w[0] - 1)),
+                    (w[1] < height).then(|| Halo::new(layout, w[1])),
+                )
+            })
+            .collect::<Vec<Band>>();
+        Run {
+            layout,
+            masks,
+            dte,
+            options,
+            two_levels: !bands.is_empty() && bands.iter().all(Band::two_levels_fit),
+            bands,
+            cop_changed: vec![[layout.span; 2]; layout.cells],
+            thief_changed: vec![[layout.span; 2]; layout.cells],
+            banded: None,
+            track: options
+                .track
+                .filter(|&t| t < 2 * (layout.cells as u64).pow(2))
+                .map(|t| layout.track(t)),
+        }
+    }
+
+    pub(super) fn run(&mut self, words: &mut [u64]) -> Result<Depths> {
+        let layout = self.layout;
+        let n = 2 * (layout.cells as u64).pow(2);
+        let mut depths = Depths {
+            levels: 0,
+            tracked_dte: None,
+            deepest: [None; 2],
+        };
+        let mut decided = 0;
+        // The last level done, and the stats of the levels just done (the
+        // last of them `level`), still to be accounted; none when resuming
+        // (the checkpoint holds them accounted).
+        let mut level = 0u32;
+        let mut pending = match self.options.resume {
+            None => vec![self.start(words)],
+            Some(checkpoint) => {
+                let state = self.restore(checkpoint, words)?;
+                self.release_all();
+                level = state.level;
+                decided = state.decided;
+                depths.tracked_dte = state.tracked.map(Dte);
+                depths.deepest = state.deepest.map(|d| d.map(|(dte, s)| (Dte(dte), s)));
+                Vec::new()
+            }
+        };
+        let last = loop {
+            let first = level + 1 - pending.len() as u32;
+            let mut quiet = None;
+            for (at, in_level) in (first..).zip(&pending) {
+                if let Some(t) = self.options.track {
+                    // Level 0 sets no flags: look at the bits.
+                    let now = if at == 0 {
+                        outcome_in(layout, t, |i| words[i]) != Outcome::Draw
+                    } else {
+                        in_level.tracked
+                    };
+                    if depths.tracked_dte.is_none() && now {
+                        depths.tracked_dte = Some(Dte(at));
+                    }
+                }
+                decided += in_level.count;
+                for (deepest, &witness) in depths.deepest.iter_mut().zip(&in_level.witness) {
+                    if witness != u64::MAX {
+                        *deepest = Some((Dte(at), witness));
+                    }
+                }
+                if let Some(observe) = self.options.observer {
+                    observe(&Progress {
+                        level: at,
+                        sweeping: false,
+                        decided_in_level: in_level.count,
+                        decided,
+                        states: n,
+                    });
+                }
+                if in_level.count == 0 {
+                    quiet = Some(at);
+                    break;
+                }
+            }
+            if let Some(at) = quiet {
+                break at;
+            }
+            if !pending.is_empty() {
+                if let Some(sink) = self.options.checkpoint {
+                    let due = sink.poll(level);
+                    if due != Due::No {
+                        sink.save(&self.snapshot(words, level, decided, &depths))?;
+                        self.release_all();
+                    }
+                    if due == Due::SaveAndStop {
+                        return Err(Error::Stopped { level });
+                    }
+                }
+            }
+            pending = self.step(words, level + 1);
+            level += pending.len() as u32;
+        };
+        depths.levels = last.saturating_sub(1);
+        Ok(depths)
+    }
+
+    /// The state between levels, for a checkpoint.
+    fn snapshot<'w>(
+        &self,
+        words: &'w [u64],
+        level: u32,
+        decided: u64,
+        depths: &Depths,
+    ) -> Snapshot<'w>
+    where
+        'a: 'w,
+    {
+        let spans = self
+            .cop_changed
+            .iter()
+            .chain(&self.thief_changed)
+            .map(|s| [s[0].lo, s[0].hi, s[1].lo, s[1].hi])
+            .collect();
+        Snapshot {
+            state: State {
+                level,
+                decided,
+                tracked: depths.tracked_dte.map(|d| d.0),
+                deepest: depths.deepest.map(|d| d.map(|(dte, s)| (dte.0, s))),
+                cells: self.layout.cells as u64,
+                row_words: self.layout.words as u64,
+            },
+            words,
+            spans,
+            dte: self.dte,
+        }
+    }
+
+    /// Loads a checkpoint's bitsets, changed ranges, distances and halos.
+    fn restore(&mut self, checkpoint: &Checkpoint, words: &mut [u64]) -> Result<State> {
+        let layout = self.layout;
+        let state = checkpoint.state;
+        let misfit = |message: String| Error::Checkpoint {
+            path: std::path::PathBuf::from("checkpoint"),
+            offset: 0,
+            message,
+        };
+        if state.cells != layout.cells as u64
+            || state.row_words != layout.words as u64
+            || checkpoint.words.len() != words.len()
+            || checkpoint.spans.len() != 2 * layout.cells
+        {
+            return Err(misfit(format!(
+                "made for a board of {} free cells ({} words a row), this one has {} ({})",
+                state.cells, state.row_words, layout.cells, layout.words
+            )));
+        }
+        match (&checkpoint.dte, self.dte) {
+            (Some(from), Some(to)) if from.len() == to.len() => {
+                for (t, &f) in to.iter().zip(from) {
+                    t.store(f, Relaxed);
+                }
+            }
+            (None, None) => {}
+            _ => {
+                return Err(misfit(
+                    "the distance table setting differs (--dte-table / --dump)".to_string(),
+                ))
+            }
+        }
+        words.copy_from_slice(&checkpoint.words);
+        let span = |lo: u32, hi: u32| Span { lo, hi };
+        let (cop, thief) = checkpoint.spans.split_at(layout.cells);
+        for (to, s) in self.cop_changed.iter_mut().zip(cop) {
+            *to = [span(s[0], s[1]), span(s[2], s[3])];
+        }
+        for (to, s) in self.thief_changed.iter_mut().zip(thief) {
+            *to = [span(s[0], s[1]), span(s[2], s[3])];
+        }
+        // The halos hold whole rows: copy them in full, then take the
+        // changed ranges of the checkpoint's level.
+        let full = vec![[layout.span; 2]; layout.cells];
+        for band in &mut self.bands {
+            for halo in [&mut band.above, &mut band.below].into_iter().flatten() {
+                halo.refresh(layout, words, &full);
+                for (i, p) in halo.cells.clone().enumerate() {
+                    halo.changed[i] = self.thief_changed[p];
+                }
+            }
+        }
+        Ok(state)
+    }
+
+    /// Level 0: captures, escapes and players without a move.
+    pub(super) fn initialise(&mut self, words: &mut [u64]) -> Decisions {
+        let layout = self.layout;
+        let masks = self.masks;
+        if layout.cells == 0 {
+            return Decisions::NONE;
+        }
+        let count: u64 = words
+            .par_chunks_mut(layout.record())
+            .enumerate()
+            .map(|(p, record)| init_record(layout, masks, p, record))
+            .sum();
+        for band in &mut self.bands {
+            for halo in [&mut band.above, &mut band.below].into_iter().flatten() {
+                halo.refresh(layout, words, &self.thief_changed);
+            }
+        }
+        // Every cop cell's captures are decided: the smallest states of
+        // each side are cop cell 0's, thief cell 0.
+        Decisions {
+            count,
+            witness: [0, 1],
+            tracked: false,
+        }
+    }
+
+    /// One level: every band in parallel, then the halos.
+    pub(super) fn level(&mut self, words: &mut [u64], level: u32) -> Decisions {
+        let ctx = self.context(level);
+        let stats = self
+            .parts(words)
+            .into_par_iter()
+            .map(|(band, records, cop, thief)| {
+                band_work(&ctx, BandStep::Level, band, records, cop, thief)[0]
+            })
+            .reduce(|| Decisions::NONE, Decisions::merge);
+        self.refresh_halos(words);
+        stats
+    }
+}
+
+impl<'a> Run<'a> {
+    /// Two levels, `level` and the next, in two parts: every band sweeps
+    /// both levels (the second leaving out the rows next to other bands),
+    /// the halos take the first level, every band finishes the second,
+    /// and the halos take it. Each band's rows are read from memory once
+    /// for both levels.
+    pub(super) fn two_levels(&mut self, words: &mut [u64], level: u32) -> [Decisions; 2] {
+        let layout = self.layout;
+        if self.bands.iter().any(|band| band.staged_next[0].is_empty()) {
+            let widest = layout.widest();
+            for band in &mut self.bands {
+                band.enable_two_levels(layout, widest);
+            }
+        }
+        let ctx = self.context(level);
+        let next = Context {
+            level: level + 1,
+            ..ctx
+        };
+        let stats = self
+            .parts(words)
+            .into_par_iter()
+            .map(|(band, records, cop, thief)| {
+                band_work(&ctx, BandStep::Sweep(&next), band, records, cop, thief)
+            })
+            .reduce(
+                || [Decisions::NONE; 2],
+                |a, b| [a[0].merge(b[0]), a[1].merge(b[1])],
+            );
+        self.refresh_halos(words);
+        let finish = self
+            .parts(words)
+            .into_par_iter()
+            .map(|(band, records, cop, thief)| {
+                band_work(&next, BandStep::Finish, band, records, cop, thief)[0]
+            })
+            .reduce(|| Decisions::NONE, Decisions::merge);
+        self.refresh_halos(words);
+        [stats[0], stats[1].merge(finish)]
+    }
+
+    /// What every band reads during level `level`.
+    pub(super) fn context(&self, level: u32) -> Context<'a> {
+        Context {
+            layout: self.layout,
+            masks: self.masks,
+            dte: self.dte,
+            level,
+            track: self.track,
+        }
+    }
+
+    /// Each band with its records and changed ranges.
+    fn parts<'w>(&'w mut self, words: &'w mut [u64]) -> Vec<BandParts<'w>> {
+        split_bands(
+            &mut self.bands,
+            self.layout.record(),
+            words,
+            &mut self.cop_changed,
+            &mut self.thief_changed,
+        )
+    }
+
+    /// Copies the changed ranges of the rows just outside each band into
+    /// its halos.
+    fn refresh_halos(&mut self, words: &[u64]) {
+        let (layout, thief_changed) = (self.layout, &self.thief_changed);
+        self.bands.par_iter_mut().for_each(|band| {
+            for halo in [&mut band.above, &mut band.below].into_iter().flatten() {
+                halo.refresh(layout, words, thief_changed);
+            }
+        });
+    }
+}

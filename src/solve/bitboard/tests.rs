@@ -1,0 +1,107 @@
+//! The bit readers against their definitions: `pext` / `pdep` against
+//! bit-by-bit loops, and the word-wise value fill against the
+//! state-by-state one.
+
+#[cfg(target_arch = "x86_64")]
+use super::bits::fill_pairs_bmi2;
+use super::bits::{fill_pairs, pext, spread4};
+use super::*;
+use crate::{parse_map, Board, Engine, Placement};
+
+/// A small xorshift stream: deterministic test data without a crate.
+fn stream(mut x: u64) -> impl FnMut() -> u64 {
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}
+
+/// `pext` bit by bit.
+fn pext_naive(x: u64, mask: u64) -> u64 {
+    let mut out = 0;
+    let mut k = 0;
+    for i in 0..64 {
+        if mask >> i & 1 == 1 {
+            out |= (x >> i & 1) << k;
+            k += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn bit_tricks_equal_their_definitions() {
+    let mut next = stream(0x9e37_79b9_7f4a_7c15);
+    for round in 0..4000 {
+        let x = next();
+        // Dense, sparse, full and empty masks.
+        let mask = match round % 4 {
+            0 => next(),
+            1 => next() & next() & next(),
+            2 => u64::MAX,
+            _ => next() | next(),
+        };
+        let want = pext_naive(x, mask);
+        assert_eq!(pext::<false>(x, mask), want, "{x:#x} {mask:#x}");
+        let spread = (0..16).fold(0, |acc, i| acc | (x >> i & 1) << (4 * i));
+        assert_eq!(spread4::<false>(x & 0xffff), spread);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("bmi2") {
+            assert_eq!(pext::<true>(x, mask), want);
+            assert_eq!(spread4::<true>(x & 0xffff), spread);
+        }
+    }
+}
+
+#[test]
+fn word_wise_fill_equals_the_state_by_state_one() {
+    // Walls make runs of every length, and a wide map makes rows span
+    // several words.
+    let mut next = stream(7);
+    let (rows, cols) = (9, 150);
+    let mut text = format!("{rows} {cols}\n");
+    for r in 0..rows {
+        for c in 0..cols {
+            let ch = match (r, c) {
+                (0, 0) => 'C',
+                (8, 149) => 'T',
+                _ if next().is_multiple_of(5) => '*',
+                _ if next().is_multiple_of(9) => 'E',
+                _ => '.',
+            };
+            text.push(ch);
+        }
+        text.push('\n');
+    }
+    let map = parse_map(text.as_bytes(), "inline").unwrap();
+    let board = Board::new(&map, &Placement::default()).unwrap();
+    let game = CopsAndThief::new(board, crate::Rules::default());
+    let options = SolveOptions::new(Engine::Bitboard);
+    let (bits, _) = super::solve(&game, &options, None).unwrap();
+    let n = 2 * (bits.layout.cells as u64).pow(2);
+    let mut ranges = vec![0..n, 0..0, 2..3, n - 2..n - 1];
+    for _ in 0..40 {
+        let (a, b) = (next() % (n + 1), next() % (n + 1));
+        ranges.push(a.min(b) & !1..a.max(b));
+    }
+    for range in ranges {
+        let len = (range.end - range.start) as usize;
+        let mut want = vec![0u8; len.div_ceil(4)];
+        bits.fill_values_each(range.clone(), &mut want);
+        for (i, s) in range.clone().enumerate() {
+            assert_eq!((want[i / 4] >> (2 * (i % 4))) & 3, bits.outcome(s) as u8);
+        }
+        let mut got = vec![0xa5u8; len.div_ceil(4)];
+        fill_pairs::<false>(&bits, range.clone(), &mut got);
+        assert_eq!(got, want, "{range:?}");
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("bmi2") {
+            let mut got = vec![0x5au8; len.div_ceil(4)];
+            // SAFETY: the CPU has BMI2.
+            unsafe { fill_pairs_bmi2(&bits, range.clone(), &mut got) };
+            assert_eq!(got, want, "{range:?}");
+        }
+    }
+}
