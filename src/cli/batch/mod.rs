@@ -180,12 +180,16 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
         }
     }
     let tables = args.save_dir.as_deref().map(|dir| table_names(dir, &todo));
+    // The engine's rule (no distance table from the sweep engine) refuses
+    // the whole batch before any map, not each map in turn.
+    retrograde::SolveOptions::new(config.engine)
+        .with_dte_table(args.dte_table)
+        .check_engine()?;
     let batch = Batch {
         tables: tables.as_ref(),
-        // Every pair's distance comes from the table (the sweep engine
-        // keeps none and gives values only), as in `solve --scen`.
-        dte_table: args.dte_table
-            || (pairs.is_some() && config.engine != retrograde::Engine::Sweep),
+        // Every pair's distance comes from the table (an engine that keeps
+        // none gives values only), as in `solve --scen`.
+        dte_table: args.dte_table || (pairs.is_some() && config.engine.keeps_distances()),
         game: &args.game,
         flags: &flags,
         config: &config,
