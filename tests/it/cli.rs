@@ -756,7 +756,10 @@ fn bench_compares_engines_and_exports_records() {
     assert_eq!(bad.status.code(), Some(2));
     // clap names the value and lists the library's engines.
     let err = stderr(&bad);
-    assert!(err.contains("'fast'") && err.contains("bitboard, parallel"), "{err}");
+    assert!(
+        err.contains("'fast'") && err.contains("bitboard, parallel"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 
