@@ -453,14 +453,15 @@ fn reset_peak_memory() {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
-fn row(r: &BenchRecord) -> String {
+/// One text row; `width` is the map column's (the longest path's).
+fn row(r: &BenchRecord, width: usize) -> String {
     match &r.error {
         Some(e) => format!(
-            "{:<28} {:<10} {:>3}  refused: {e}",
+            "{:<width$} {:<10} {:>3}  refused: {e}",
             r.map, r.engine, r.threads
         ),
         None => format!(
-            "{:<28} {:<10} {:>3} {:>14} {:>15} {:>18} {:>17} {:>12.3e} {:>11} {:>14} {:>5} {}",
+            "{:<width$} {:<10} {:>3} {:>14} {:>15} {:>18} {:>17} {:>9.3} {:>9.3} {:>12.3e} {:>11} {:>14} {:>5} {}",
             r.map,
             r.engine,
             r.threads,
@@ -473,6 +474,8 @@ fn row(r: &BenchRecord) -> String {
                     .map_or_else(|| "-".to_string(), |s| format!("{s:.3}"))
             ),
             format!("{:.3} … {:.3}", r.min_seconds, r.max_seconds),
+            r.build_seconds,
+            r.solve_seconds,
             r.states_per_second,
             r.peak_memory_bytes
                 .map_or_else(|| "?".to_string(), human_bytes),
@@ -490,9 +493,17 @@ fn row(r: &BenchRecord) -> String {
 fn print_table(records: &[BenchRecord]) -> std::io::Result<()> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
+    // The map column is as wide as the longest path, so that long paths
+    // do not push their rows out of line.
+    let width = records
+        .iter()
+        .map(|r| r.map.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(28);
     writeln!(
         out,
-        "{:<28} {:<10} {:>3} {:>14} {:>15} {:>18} {:>17} {:>12} {:>11} {:>14} {:>5} check",
+        "{:<width$} {:<10} {:>3} {:>14} {:>15} {:>18} {:>17} {:>9} {:>9} {:>12} {:>11} {:>14} {:>5} check",
         "map",
         "engine",
         "thr",
@@ -500,13 +511,15 @@ fn print_table(records: &[BenchRecord]) -> std::io::Result<()> {
         "edges",
         "mean ± σ s",
         "min … max s",
+        "build s",
+        "solve s",
         "states/s",
         "peak mem",
         "result",
         "dte"
     )?;
     for r in records {
-        writeln!(out, "{}", row(r))?;
+        writeln!(out, "{}", row(r, width))?;
     }
     Ok(())
 }

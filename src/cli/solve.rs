@@ -15,8 +15,8 @@ use retrograde::{
 use super::checkpoint;
 use super::common::{human_bytes, worker_pool, EngineConfig, EngineFlags, GameArgs, UsageError};
 use super::output::{
-    print_text, save_with, Found, OutputTarget, SaveReport, ScenPair, SolveReport, SummaryJson,
-    VerifyReport,
+    print_plan, print_text, save_with, Found, OutputTarget, PlanReport, SaveReport, ScenPair,
+    SolveReport, SummaryJson, VerifyReport,
 };
 use super::progress::Reporter;
 use super::Failure;
@@ -62,6 +62,11 @@ pub(crate) struct SolveArgs {
     /// No progress output.
     #[arg(long, short)]
     pub(crate) quiet: bool,
+    /// Print what the solve would cost (states, memory, engine, whether
+    /// the arrays go to scratch files, whether it fits) without solving;
+    /// exit status 0 if it fits, else 2.
+    #[arg(long)]
+    plan: bool,
     /// Bitboard engine: keep a snapshot of the solve in DIR (every
     /// --checkpoint-every minutes, and on Ctrl-C / SIGTERM, which then end
     /// the solve); continue it with --resume DIR. With --processes: every
@@ -83,6 +88,27 @@ pub(crate) struct SolveArgs {
 pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
     let config = args.engine.resolve_grid()?;
     let scenario = args.scen.as_deref().map(load_scen).transpose()?;
+    let map = match load_map(&args.map) {
+        Err(e) if is_scen(&args.map) => {
+            return Err(anyhow::Error::from(e)
+                .context(format!(
+                    "{} looks like a MovingAI scenario, not a map: give the map and --scen {}",
+                    args.map.display(),
+                    args.map.display()
+                ))
+                .into())
+        }
+        loaded => loaded?,
+    };
+    // The scenario is checked against the map before the solve, as batch
+    // does: its sizes and every entry's cells.
+    if let Some(scenario) = &scenario {
+        let board = Board::new(&map, &args.game.placement())?;
+        scenario.check_size(&board.grid)?;
+        for entry in &scenario.entries {
+            scenario.cells(entry, &board.grid)?;
+        }
+    }
     // The dump's path is checked before the solve, not after it.
     let dump_target = args
         .dump
@@ -104,6 +130,18 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
     SolveOptions::new(config.engine)
         .with_dte_table(dte_table)
         .check_engine()?;
+    if args.plan {
+        let plan = plan_map(&args.map, &map, &args.game, &config, dte_table)?;
+        let stdout = std::io::stdout();
+        let mut out = stdout.lock();
+        if args.json {
+            serde_json::to_writer(&mut out, &super::schema::versioned(&plan))?;
+            writeln!(out)?;
+        } else {
+            print_plan(&mut out, &plan)?;
+        }
+        return Ok(if plan.fits { 0 } else { super::EXIT_INPUT });
+    }
     let checkpoint_dir = args.checkpoint.as_ref().or(args.resume.as_ref());
     let (sink, resume) = match checkpoint_dir {
         None => (None, None),
@@ -134,8 +172,8 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
         sink: sink.as_ref().map(|s| s as &dyn retrograde::CheckpointSink),
         resume: resume.as_ref(),
     };
-    let solved = solve_map(
-        &args.map, &args.game, &config, dte_table, &reporter, &resumable,
+    let solved = solve_loaded(
+        &args.map, &map, &args.game, &config, dte_table, &reporter, &resumable,
     );
     let mut solved = match solved {
         Err(e) => {
@@ -258,19 +296,54 @@ pub(crate) struct Solved {
     pub(crate) report: SolveReport,
 }
 
-/// Loads, places and solves one map (`solve`).
-pub(crate) fn solve_map(
+/// Whether `path` is named as a MovingAI scenario (`.scen`).
+fn is_scen(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("scen"))
+}
+
+/// What solving `map` would cost under `config`, from the library's
+/// storage plan (nothing allocated); shared by `solve --plan` and
+/// `batch --plan`.
+pub(crate) fn plan_map(
     path: &Path,
+    map: &Map,
     game_args: &GameArgs,
     config: &EngineConfig,
     dte_table: bool,
-    reporter: &Reporter,
-    resumable: &Resumable<'_>,
-) -> Result<Solved> {
-    let map = load_map(path)?;
-    solve_loaded(
-        path, &map, game_args, config, dte_table, reporter, resumable,
-    )
+) -> Result<PlanReport> {
+    let board = Board::new(map, &game_args.placement())?;
+    let game = CopsAndThief::new(board, game_args.rules());
+    let options = SolveOptions::new(config.engine)
+        .with_threads(config.threads)
+        .with_dte_table(dte_table)
+        .with_tracked_state(game.start());
+    let mut report = PlanReport {
+        map: path.display().to_string(),
+        states: game.state_count(),
+        engine: config.engine.as_str(),
+        bytes: 0,
+        resident: 0,
+        scratch: None,
+        fits: false,
+        refused: None,
+    };
+    match plan_storage(&game, &options, &config.limits()) {
+        Ok(plan) => {
+            report.bytes = plan.estimate.total();
+            report.resident = plan.resident;
+            report.scratch = match &plan.backing {
+                Backing::Memory => None,
+                Backing::Scratch(dir) => Some(dir.display().to_string()),
+            };
+            report.fits = true;
+        }
+        Err(e @ (retrograde::Error::TooLarge { .. } | retrograde::Error::Unsupported { .. })) => {
+            report.refused = Some(e.to_string());
+        }
+        Err(e) => return Err(e.into()),
+    }
+    Ok(report)
 }
 
 /// Checkpointing of one solve: where snapshots go, what it resumes from.

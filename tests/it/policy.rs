@@ -143,3 +143,134 @@ fn bench_runs_the_default_engine_by_default() {
     assert!(help.contains("JSON object"), "{help}");
     assert!(!help.contains("JSON array"), "{help}");
 }
+
+const SCEN: &str = "data/movingai/random-32-32-10-random-1.scen";
+
+#[test]
+fn solve_plan_says_what_a_solve_costs_without_solving() {
+    let text = stdout(&crate::cli::run_status(&["solve", SAMPLE, "--plan"], 0));
+    assert!(
+        text.starts_with("plan: data/maps/sample.txt: 8450 states, engine bitboard,"),
+        "{text}"
+    );
+    assert!(text.contains("in memory: fits"), "{text}");
+    assert!(!text.contains("result:"), "nothing solved: {text}");
+    let refused = crate::cli::run_status(
+        &[
+            "solve",
+            SAMPLE,
+            "--plan",
+            "--json",
+            "--memory",
+            "1K",
+            "--engine",
+            "sequential",
+        ],
+        2,
+    );
+    let json: serde_json::Value = serde_json::from_str(stdout(&refused).trim()).unwrap();
+    assert_eq!(json["fits"], false);
+    assert_eq!(json["states"], 8450);
+    assert_eq!(json["engine"], "sequential");
+    assert!(json["refused"].as_str().unwrap().contains("1024"), "{json}");
+    // Scratch files named where they would go.
+    let dir = crate::agree::temp_dir("policy-plan");
+    let scratch = crate::cli::run_status(
+        &[
+            "solve",
+            SAMPLE,
+            "--plan",
+            "--json",
+            "--engine",
+            "sequential",
+            "--scratch",
+            dir.to_str().unwrap(),
+        ],
+        0,
+    );
+    let json: serde_json::Value = serde_json::from_str(stdout(&scratch).trim()).unwrap();
+    assert_eq!(json["scratch"], dir.to_str().unwrap());
+    assert_eq!(json["fits"], true);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn batch_plan_lists_every_map_and_batch_warns_without_max_states() {
+    let out = crate::cli::run_status(&["batch", "data/maps/seed", "--plan", "--json"], 0);
+    let rows: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 13, "{rows:?}");
+    assert!(rows
+        .iter()
+        .all(|r| r["engine"] == "bitboard" && r["states"].is_u64()));
+    let dir = crate::agree::temp_dir("policy-batch-warn");
+    let rows = dir.join("rows.jsonl");
+    let warned = crate::cli::run_status(&["batch", SAMPLE, "--out", rows.to_str().unwrap()], 0);
+    assert!(crate::cli::stderr(&warned).contains("warning: no --max-states"));
+    let quiet = crate::cli::run_status(
+        &[
+            "batch",
+            SAMPLE,
+            "--out",
+            rows.to_str().unwrap(),
+            "--max-states",
+            "1e6",
+        ],
+        0,
+    );
+    assert!(!crate::cli::stderr(&quiet).contains("--max-states"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn solve_checks_a_scenario_against_the_map_before_solving() {
+    // The map is 16 x 9, the scenario's entries are for 32 x 32: refused
+    // before the solve (no sizing note on stderr), at the entry's line.
+    let err = run_refused(
+        &["solve", SAMPLE, "--scen", SCEN],
+        "the entry is for a 32 x 32 map",
+    );
+    assert!(!err.contains("of arrays"), "solved first: {err}");
+    let err = run_refused(&["solve", SCEN], "looks like a MovingAI scenario");
+    assert!(err.contains(&format!("--scen {SCEN}")), "{err}");
+}
+
+#[test]
+fn bench_text_shows_build_and_solve_times_in_aligned_columns() {
+    let dir = crate::agree::temp_dir("policy-bench-long-path-name-that-is-longer-than-the-column");
+    let long = dir.join("a-map-with-a-long-file-name.txt");
+    std::fs::copy(SAMPLE, &long).unwrap();
+    let out = crate::cli::run_status(
+        &[
+            "bench",
+            SAMPLE,
+            long.to_str().unwrap(),
+            "--engines",
+            "sequential",
+            "--runs",
+            "1",
+            "--warmup",
+            "0",
+            "--quiet",
+        ],
+        0,
+    );
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].contains("build s") && lines[0].contains("solve s"),
+        "{text}"
+    );
+    // Every row's engine column starts where the header's does.
+    let at = lines[0].find("engine").unwrap();
+    for line in &lines[1..] {
+        assert_eq!(
+            line[at..].split_whitespace().next(),
+            Some("sequential"),
+            "{text}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

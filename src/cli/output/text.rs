@@ -151,3 +151,57 @@ pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std
     }
     Ok(())
 }
+
+/// What one solve would cost, from the library's storage plan, without
+/// solving (`solve --plan`, one per map with `batch --plan`).
+#[derive(serde::Serialize, Debug)]
+pub(crate) struct PlanReport {
+    /// The map file.
+    pub(crate) map: String,
+    /// States of the game.
+    pub(crate) states: u64,
+    /// The engine that would solve it.
+    pub(crate) engine: &'static str,
+    /// Bytes of every array the solve would allocate.
+    pub(crate) bytes: u64,
+    /// Bytes of those resident at most.
+    pub(crate) resident: u64,
+    /// The folder of the scratch files the arrays would go to (null: in
+    /// memory).
+    pub(crate) scratch: Option<String>,
+    /// Whether the solve fits the limits (else it would be refused).
+    pub(crate) fits: bool,
+    /// Why it would be refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) refused: Option<String>,
+}
+
+/// One line of text for a [`PlanReport`].
+pub(crate) fn print_plan(out: &mut impl Write, p: &PlanReport) -> std::io::Result<()> {
+    let verdict = match &p.refused {
+        None => "fits".to_string(),
+        Some(why) => format!("does not fit: {why}"),
+    };
+    if p.refused.is_some() && p.bytes == 0 {
+        return writeln!(
+            out,
+            "plan: {}: {} states, engine {}: {verdict}",
+            p.map, p.states, p.engine
+        );
+    }
+    writeln!(
+        out,
+        "plan: {}: {} states, engine {}, {} of arrays {}: {verdict}",
+        p.map,
+        p.states,
+        p.engine,
+        human_bytes(p.bytes),
+        match &p.scratch {
+            None => "in memory".to_string(),
+            Some(dir) => format!(
+                "in scratch files under {dir}, at most {} resident",
+                human_bytes(p.resident)
+            ),
+        }
+    )
+}
