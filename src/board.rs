@@ -191,17 +191,12 @@ impl Board {
     /// value, so a results row can be compared without listing every exit.
     #[must_use]
     pub fn exit_checksum(&self) -> u64 {
-        let mut h = 0xcbf2_9ce4_8422_2325u64;
-        for (r, c) in self.exit_coords() {
-            for byte in (r as u64)
-                .to_le_bytes()
-                .into_iter()
-                .chain((c as u64).to_le_bytes())
-            {
-                h = (h ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3);
-            }
-        }
-        h
+        self.exit_coords()
+            .into_iter()
+            .fold(crate::hash::FNV_START, |h, (r, c)| {
+                let h = crate::hash::fnv1a(h, &(r as u64).to_le_bytes());
+                crate::hash::fnv1a(h, &(c as u64).to_le_bytes())
+            })
     }
 }
 

@@ -83,6 +83,17 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// An engine was asked for something it does not keep (distances
+    /// from the sweep engine, checkpoints from an engine without them).
+    #[error("the {engine} engine does not keep {what}: {hint}")]
+    Unsupported {
+        /// The engine's name.
+        engine: String,
+        /// What was asked for.
+        what: String,
+        /// What to do instead.
+        hint: String,
+    },
     /// A solve stopped on its checkpoint sink's request after saving a
     /// snapshot of `level`.
     #[error("stopped after level {level} (checkpoint saved)")]
@@ -116,6 +127,7 @@ impl Error {
                 | Error::Io { .. }
                 | Error::Table { .. }
                 | Error::Checkpoint { .. }
+                | Error::Unsupported { .. }
         )
     }
 }

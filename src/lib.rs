@@ -31,6 +31,7 @@ mod format;
 mod game;
 mod games;
 mod grid;
+mod hash;
 mod outcome;
 pub mod render;
 mod solve;
@@ -50,11 +51,12 @@ pub use games::analysis::{LongestGame, StartPairs};
 pub use games::cops::{CopsAndThief, Rules, Turn};
 pub use games::graph::{load_graph, load_graph_within, parse_graph, Convention};
 pub use grid::Grid;
+pub use hash::{fnv1a, FNV_START};
 pub use outcome::{Dte, Outcome, Terminal, Verdict};
 pub use solve::{
     best_moves, estimate, plan_storage, solve, verify, verify_observed, Checkpoint, CheckpointSink,
     Counts, Due, Engine, Estimate, Inconsistency, Phases, Progress, Snapshot, Solution,
-    SolveOptions, StorageLimits, StoragePlan, Verification,
+    SolveOptions, StorageLimits, StoragePlan, UnknownEngine, Verification,
 };
 pub use storage::{available_memory, free_disk, Backing};
 pub use tablebase::{

@@ -15,14 +15,15 @@ use std::time::Instant;
 
 use anyhow::{anyhow, Result};
 use clap::Args as ClapArgs;
-use rayon::prelude::*;
 use retrograde::{
-    count_edges, load_map, plan_storage, solve, Board, CopsAndThief, Engine, Game, Outcome,
-    Solution, SolveOptions, StorageLimits,
+    count_edges, load_map, plan_storage, solve, Board, CopsAndThief, Engine, Game, SolveOptions,
+    StorageLimits,
 };
 use serde::Serialize;
 
-use super::common::{human_bytes, parse_size, threads_flag, worker_pool, GameArgs, UsageError};
+use super::common::{
+    engine_parser, human_bytes, threads_flag, worker_pool, GameArgs, StorageFlags, UsageError,
+};
 use super::export::{self, opt};
 use super::output::OutputTarget;
 use super::Failure;
@@ -35,14 +36,17 @@ pub(crate) struct BenchArgs {
     maps: Vec<PathBuf>,
     #[command(flatten)]
     game: GameArgs,
-    /// Engines to compare, comma-separated: explicit, sequential,
-    /// parallel, sweep (values only: compared by values, not distances).
+    /// Engines to compare, comma-separated, the first the reference the
+    /// others must agree with (the sweep engine keeps no distances: it is
+    /// compared by values).
     #[arg(
         long,
+        value_name = "ENGINE,...",
         value_delimiter = ',',
-        default_value = "explicit,sequential,parallel"
+        value_parser = engine_parser(),
+        default_value = "bitboard,explicit,sequential,parallel"
     )]
-    engines: Vec<String>,
+    engines: Vec<Engine>,
     /// Worker threads for the parallel engine and the explicit build
     /// [default: all cores].
     #[arg(long, value_name = "N")]
@@ -58,10 +62,10 @@ pub(crate) struct BenchArgs {
     /// No progress output.
     #[arg(long, short)]
     quiet: bool,
-    /// Memory the explicit engine may use [default: available memory].
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    memory: Option<u64>,
-    /// Write the records as a JSON array.
+    #[command(flatten)]
+    storage: StorageFlags,
+    /// Write the records as one JSON object (`schema`, and `results`: one
+    /// record per engine and map).
     #[arg(long, value_name = "FILE")]
     export_json: Option<PathBuf>,
     /// Write the records as CSV.
@@ -128,20 +132,8 @@ pub(crate) struct BenchRecord {
 
 /// Runs `bench`; returns the exit status.
 pub(crate) fn run(args: BenchArgs) -> Result<i32, Failure> {
-    let engines = args
-        .engines
-        .iter()
-        .map(|name| match name.as_str() {
-            "explicit" => Ok(Engine::Explicit),
-            "sequential" => Ok(Engine::Sequential),
-            "parallel" => Ok(Engine::Parallel),
-            "sweep" => Ok(Engine::Sweep),
-            "bitboard" => Ok(Engine::Bitboard),
-            other => Err(UsageError(format!(
-                "--engines: unknown engine `{other}`; expected explicit, sequential, parallel, bitboard or sweep"
-            ))),
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let engines = args.engines.clone();
+    let limits = args.storage.limits(0)?;
     if args.runs == 0 {
         return Err(UsageError("--runs must be at least 1".into()).into());
     }
@@ -182,7 +174,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<i32, Failure> {
                 engine,
                 threads,
             };
-            let record = bench_one(&run, &args, &progress, &mut reference)?;
+            let record = bench_one(&run, &args, &limits, &progress, &mut reference)?;
             records.push(record);
         }
     }
@@ -270,6 +262,7 @@ impl BenchProgress {
 fn bench_one(
     run: &Run<'_>,
     args: &BenchArgs,
+    limits: &StorageLimits,
     progress: &BenchProgress,
     reference: &mut Option<(u64, Option<u32>)>,
 ) -> Result<BenchRecord> {
@@ -284,31 +277,35 @@ fn bench_one(
     let mut solves = Vec::new();
     let mut last = None;
     let mut error = None;
-    // Sizes and the explicit engine's fit are known before any timed run:
-    // the library's storage plan, in memory (bench never spills to files).
+    // Sizes and every engine's fit are known before any run: the
+    // library's storage plan under the same --memory and --scratch as
+    // `solve`, so nothing is allocated that is not known to fit.
     let probe = CopsAndThief::new(board.clone(), rules);
     let edges = count_edges(&probe);
     let states = probe.state_count();
-    let mut plan = None;
-    if engine == Engine::Explicit {
-        let limits = StorageLimits {
-            memory: args.memory,
-            ..StorageLimits::default()
-        };
-        match plan_storage(&probe, &SolveOptions::new(engine), &limits) {
-            Err(retrograde::Error::TooLarge {
-                needed, available, ..
-            }) => {
-                error = Some(format!(
-                    "explicit graph needs {} but {} are available",
-                    human_bytes(needed),
-                    human_bytes(available)
-                ));
-            }
-            Err(e) => return Err(e.into()),
-            Ok(fits) => plan = Some(fits),
+    let start = probe.start();
+    let sized = SolveOptions::new(engine)
+        .with_threads(threads)
+        .with_tracked_state(start);
+    let plan = match plan_storage(&probe, &sized, limits) {
+        Err(retrograde::Error::TooLarge {
+            needed, available, ..
+        }) => {
+            let what = if engine == Engine::Explicit {
+                "explicit graph"
+            } else {
+                engine.as_str()
+            };
+            error = Some(format!(
+                "{what} needs {} but {} are available",
+                human_bytes(needed),
+                human_bytes(available)
+            ));
+            None
         }
-    }
+        Err(e) => return Err(e.into()),
+        Ok(fits) => Some(fits),
+    };
     drop(probe);
     reset_peak_memory();
     let pool = worker_pool(threads)?;
@@ -331,12 +328,11 @@ fn bench_one(
         let game = CopsAndThief::new(board.clone(), rules);
         let start = game.start();
         let setup = started.elapsed();
-        let mut options = SolveOptions::new(engine)
+        let Some(plan) = &plan else { break };
+        let options = SolveOptions::new(engine)
             .with_threads(threads)
-            .with_tracked_state(start);
-        if let Some(plan) = &plan {
-            options = options.with_plan(plan);
-        }
+            .with_tracked_state(start)
+            .with_plan(plan);
         // The library times its own phases: the explicit engine's graph
         // build, then the propagation.
         let solution = pool.install(|| solve(&game, &options))?;
@@ -379,7 +375,7 @@ fn bench_one(
     };
     let start = game.start();
     let dte = start.and_then(|s| solution.dte(s)).map(|d| d.plies());
-    let print = (fingerprint(&solution), dte);
+    let print = (solution.values_hash(), dte);
     record.agrees = match reference {
         None => {
             *reference = Some(print);
@@ -405,32 +401,6 @@ fn bench_one(
     record.result = start.map(|s| game.verdict(solution.outcome(s)).as_str());
     record.dte = dte;
     Ok(record)
-}
-
-/// A hash of every state's value in state order (FNV-1a per chunk, chunks
-/// combined in order), so two solutions can be compared without keeping
-/// both in memory.
-fn fingerprint(solution: &Solution) -> u64 {
-    const CHUNK: u64 = 1 << 20;
-    let n = solution.states();
-    let hashes: Vec<u64> = (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|k| {
-            let mut h = 0xcbf2_9ce4_8422_2325u64;
-            for s in k * CHUNK..((k + 1) * CHUNK).min(n) {
-                let v = match solution.outcome(s) {
-                    Outcome::Draw => 0u64,
-                    Outcome::Win => 1,
-                    Outcome::Loss => 2,
-                };
-                h = (h ^ v).wrapping_mul(0x100_0000_01b3);
-            }
-            h
-        })
-        .collect();
-    hashes.iter().fold(0u64, |acc, &h| {
-        (acc ^ h).wrapping_mul(0x100_0000_01b3).rotate_left(7)
-    })
 }
 
 /// Summary statistics of run times, as hyperfine reports them.
@@ -483,14 +453,15 @@ fn reset_peak_memory() {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
-fn row(r: &BenchRecord) -> String {
+/// One text row; `width` is the map column's (the longest path's).
+fn row(r: &BenchRecord, width: usize) -> String {
     match &r.error {
         Some(e) => format!(
-            "{:<28} {:<10} {:>3}  refused: {e}",
+            "{:<width$} {:<10} {:>3}  refused: {e}",
             r.map, r.engine, r.threads
         ),
         None => format!(
-            "{:<28} {:<10} {:>3} {:>14} {:>15} {:>18} {:>17} {:>12.3e} {:>11} {:>14} {:>5} {}",
+            "{:<width$} {:<10} {:>3} {:>14} {:>15} {:>18} {:>17} {:>9.3} {:>9.3} {:>12.3e} {:>11} {:>14} {:>5} {}",
             r.map,
             r.engine,
             r.threads,
@@ -503,6 +474,8 @@ fn row(r: &BenchRecord) -> String {
                     .map_or_else(|| "-".to_string(), |s| format!("{s:.3}"))
             ),
             format!("{:.3} … {:.3}", r.min_seconds, r.max_seconds),
+            r.build_seconds,
+            r.solve_seconds,
             r.states_per_second,
             r.peak_memory_bytes
                 .map_or_else(|| "?".to_string(), human_bytes),
@@ -520,9 +493,17 @@ fn row(r: &BenchRecord) -> String {
 fn print_table(records: &[BenchRecord]) -> std::io::Result<()> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
+    // The map column is as wide as the longest path, so that long paths
+    // do not push their rows out of line.
+    let width = records
+        .iter()
+        .map(|r| r.map.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(28);
     writeln!(
         out,
-        "{:<28} {:<10} {:>3} {:>14} {:>15} {:>18} {:>17} {:>12} {:>11} {:>14} {:>5} check",
+        "{:<width$} {:<10} {:>3} {:>14} {:>15} {:>18} {:>17} {:>9} {:>9} {:>12} {:>11} {:>14} {:>5} check",
         "map",
         "engine",
         "thr",
@@ -530,13 +511,15 @@ fn print_table(records: &[BenchRecord]) -> std::io::Result<()> {
         "edges",
         "mean ± σ s",
         "min … max s",
+        "build s",
+        "solve s",
         "states/s",
         "peak mem",
         "result",
         "dte"
     )?;
     for r in records {
-        writeln!(out, "{}", row(r))?;
+        writeln!(out, "{}", row(r, width))?;
     }
     Ok(())
 }

@@ -33,10 +33,7 @@ pub(crate) fn fingerprint(
         .into());
     }
     let bytes = std::fs::read(map).with_context(|| map.display().to_string())?;
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in &bytes {
-        hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
+    let hash = retrograde::fnv1a(retrograde::FNV_START, &bytes);
     Ok(vec![
         (
             "map".into(),

@@ -4,30 +4,22 @@
 
 use std::path::PathBuf;
 
-use clap::{Args as ClapArgs, ValueEnum};
-use retrograde::{Backing, Coord, Engine, ExitRule, Placement, Rules, StorageLimits};
+use clap::Args as ClapArgs;
+use retrograde::{Coord, Engine, ExitRule, Placement, Rules, StorageLimits};
 
 /// A usage error found after clap (a flag value that clap cannot check).
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub(crate) struct UsageError(pub(crate) String);
 
-/// Engine names on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum EngineArg {
-    /// One thread, plain updates.
-    Sequential,
-    /// rayon workers over disjoint stripes of states (the default with more
-    /// than one core).
-    Parallel,
-    /// Value-only sweeps for maps larger than memory (no distances).
-    Sweep,
-    /// Store the whole graph (forward and reverse CSR, built on --threads
-    /// workers), then propagate sequentially: the classic baseline.
-    Explicit,
-    /// Grid maps: bit-parallel levels over bitsets of thief cells (other
-    /// games: parallel).
-    Bitboard,
+/// `--engine NAME`: the library's engine names, each with its one-line
+/// description in `--help` and completions.
+pub(crate) fn engine_parser() -> impl clap::builder::TypedValueParser<Value = Engine> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        Engine::ALL.map(|e| PossibleValue::new(e.as_str()).help(e.description())),
+    )
+    .try_map(|name| name.parse::<Engine>())
 }
 
 /// Start, exit and rule flags.
@@ -138,17 +130,11 @@ impl GameArgs {
     }
 }
 
-/// Engine, thread and storage flags.
-#[derive(ClapArgs, Debug, Clone)]
-pub(crate) struct EngineFlags {
-    /// Solver engine [default: bitboard for grid maps; for graphs parallel
-    /// with more than one core, else sequential].
-    #[arg(long, value_enum)]
-    pub(crate) engine: Option<EngineArg>,
-    /// Worker threads for the parallel engine and the explicit engine's
-    /// graph build [default: all cores].
-    #[arg(long, value_name = "N")]
-    pub(crate) threads: Option<usize>,
+/// Memory and scratch flags, shared by every command that solves: their
+/// one route to the library's [`plan_storage`](retrograde::plan_storage)
+/// is [`StorageFlags::limits`].
+#[derive(ClapArgs, Debug, Clone, Default)]
+pub(crate) struct StorageFlags {
     /// Put the state arrays in files under DIR (solves larger than RAM);
     /// with --memory, only when they do not fit in that cap.
     #[arg(long, value_name = "DIR")]
@@ -161,32 +147,58 @@ pub(crate) struct EngineFlags {
     pub(crate) memory: Option<u64>,
 }
 
+impl StorageFlags {
+    /// The storage limits of these flags for the library's storage plan:
+    /// `--memory`, `--scratch`, and out of core in the temporary folder
+    /// when neither is enough; `held` bytes the command already holds
+    /// (a loaded graph) count against the cap.
+    pub(crate) fn limits(&self, held: u64) -> Result<StorageLimits, UsageError> {
+        if let Some(dir) = &self.scratch {
+            if !dir.is_dir() {
+                return Err(UsageError(format!(
+                    "--scratch {}: not a directory",
+                    dir.display()
+                )));
+            }
+        }
+        Ok(StorageLimits {
+            memory: self.memory,
+            scratch: self.scratch.clone(),
+            spill_to_temp: true,
+            held,
+        })
+    }
+}
+
+/// Engine, thread and storage flags.
+#[derive(ClapArgs, Debug, Clone)]
+pub(crate) struct EngineFlags {
+    /// Solver engine [default: bitboard for grid maps; for graphs parallel
+    /// with more than one core, else sequential].
+    #[arg(long, value_name = "ENGINE", value_parser = engine_parser())]
+    pub(crate) engine: Option<Engine>,
+    /// Worker threads for the parallel engine and the explicit engine's
+    /// graph build [default: all cores].
+    #[arg(long, value_name = "N")]
+    pub(crate) threads: Option<usize>,
+    #[command(flatten)]
+    pub(crate) storage: StorageFlags,
+}
+
 /// Resolved engine configuration.
 #[derive(Clone, Debug)]
 pub(crate) struct EngineConfig {
     pub(crate) engine: Engine,
     pub(crate) threads: usize,
-    /// Files under `--scratch` if given, else memory; the library's
-    /// storage plan decides per solve.
-    pub(crate) backing: Backing,
-    /// The user's memory cap (`--memory`).
-    pub(crate) memory_limit: Option<u64>,
+    /// `--memory` and `--scratch` as the library's limits (from
+    /// [`StorageFlags::limits`]); the storage plan decides per solve.
+    pub(crate) storage: StorageLimits,
 }
 
 impl EngineConfig {
-    /// The storage limits of these flags for the library's
-    /// [`plan_storage`](retrograde::plan_storage): `--memory`, `--scratch`,
-    /// and out of core in the temporary folder when neither is enough.
+    /// The storage limits for a solve that holds nothing else.
     pub(crate) fn limits(&self) -> StorageLimits {
-        StorageLimits {
-            memory: self.memory_limit,
-            scratch: match &self.backing {
-                Backing::Scratch(dir) => Some(dir.clone()),
-                Backing::Memory => None,
-            },
-            spill_to_temp: true,
-            held: 0,
-        }
+        self.storage.clone()
     }
 }
 
@@ -206,11 +218,7 @@ impl EngineFlags {
     pub(crate) fn resolve(&self) -> Result<EngineConfig, UsageError> {
         let threads = threads_flag(self.threads)?;
         let engine = match self.engine {
-            Some(EngineArg::Sequential) => Engine::Sequential,
-            Some(EngineArg::Parallel) => Engine::Parallel,
-            Some(EngineArg::Explicit) => Engine::Explicit,
-            Some(EngineArg::Sweep) => Engine::Sweep,
-            Some(EngineArg::Bitboard) => Engine::Bitboard,
+            Some(engine) => engine,
             None if threads > 1 => Engine::Parallel,
             None => Engine::Sequential,
         };
@@ -220,14 +228,6 @@ impl EngineFlags {
                     .into(),
             ));
         }
-        if let Some(dir) = &self.scratch {
-            if !dir.is_dir() {
-                return Err(UsageError(format!(
-                    "--scratch {}: not a directory",
-                    dir.display()
-                )));
-            }
-        }
         Ok(EngineConfig {
             engine,
             threads: if engine == Engine::Sequential {
@@ -235,11 +235,7 @@ impl EngineFlags {
             } else {
                 threads
             },
-            backing: self
-                .scratch
-                .clone()
-                .map_or(Backing::Memory, Backing::Scratch),
-            memory_limit: self.memory,
+            storage: self.storage.limits(0)?,
         })
     }
 }

@@ -22,7 +22,6 @@
 //! Under Slurm, a bare `--processes` takes the count from `$SLURM_NTASKS`
 //! (or `$SLURM_NPROCS`), and `--process` defaults to `$SLURM_PROCID`.
 
-use std::hash::{Hash, Hasher};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -39,9 +38,9 @@ use serde::Serialize;
 
 use super::checkpoint;
 use super::common::{human_bytes, peak_memory, UsageError};
-use super::output::{Found, OutputTarget, SolveReport};
+use super::output::{print_text, save_with, Found, OutputTarget, SolveReport};
 use super::progress::Reporter;
-use super::solve::{print_text, save_with, SolveArgs};
+use super::solve::SolveArgs;
 use super::Failure;
 
 /// `--processes`: a count, or (bare) the count of the Slurm job step.
@@ -246,29 +245,11 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
     let reporter = Arc::new(Reporter::new(args.quiet, "solving"));
     let mine = process * workers..(process + 1) * workers;
     let here = bounds[mine.end] - bounds[mine.start];
-    // Without --scratch or --memory the bands stay in memory unchecked, as
-    // before; with either, the plan decides (and refuses a cap it cannot
-    // keep, with exit status 2).
-    let plan = if engine.scratch.is_some() || engine.memory.is_some() {
-        let limits = retrograde::StorageLimits {
-            memory: engine.memory,
-            scratch: engine.scratch.clone(),
-            spill_to_temp: false,
-            held: 0,
-        };
-        distributed::plan_bands(&*game, &bounds, process, workers, args.dte_table, &limits)?
-    } else {
-        let bytes = mine
-            .clone()
-            .map(|w| distributed::band_bytes(bounds[w + 1] - bounds[w], args.dte_table))
-            .sum();
-        distributed::BandPlan {
-            backing: retrograde::Backing::Memory,
-            bytes,
-            resident: bytes,
-            window: None,
-        }
-    };
+    // The same route as a local solve: --memory and --scratch (or the
+    // available memory) plan the bands before anything is allocated, and
+    // what cannot fit is refused with exit status 2.
+    let limits = engine.storage.limits(0)?;
+    let plan = distributed::plan_bands(&*game, &bounds, process, workers, args.dte_table, &limits)?;
     reporter.note(&format!(
         "process {process} of {processes}: {here} of {} states in {workers} band{} ({} of arrays {}); connecting",
         game.state_count(),
@@ -313,7 +294,7 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
     let options = PartitionOptions {
         dte_table: args.dte_table,
         track: game.start(),
-        session: fingerprint(&game),
+        session: distributed::game_hash(&game),
         observer: Some(Arc::new(observer)),
         process_stat: Some(Arc::new(|| peak_memory().unwrap_or(0))),
         checkpoint: sink.map(|s| Arc::new(s) as Arc<dyn BandSink>),
@@ -485,21 +466,6 @@ fn read_hostfile(path: &Path, processes: usize) -> Result<Vec<String>, Failure> 
         ),
     }
     .into())
-}
-
-/// A fingerprint of everything that defines the game: grid, exits, starts
-/// and rules. Peers with another fingerprint are refused at connection.
-fn fingerprint(game: &CopsAndThief) -> u64 {
-    // SipHash with fixed keys: the same in every process of one build.
-    let mut h = std::hash::DefaultHasher::new();
-    let board = game.board();
-    let grid = &board.grid;
-    (grid.height(), grid.width(), grid.cells()).hash(&mut h);
-    for cell in 0..grid.cells() as u32 {
-        (grid.coords(cell), board.exits[cell as usize]).hash(&mut h);
-    }
-    (board.cop, board.thief, format!("{:?}", game.rules())).hash(&mut h);
-    h.finish()
 }
 
 /// Panic hook and watchdog: a lost peer or a stalled cluster ends this

@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
     best_moves, load_graph_within, plan_storage, solve, Convention, Engine, ExplicitGraph, Outcome,
-    Solution, SolveOptions, StorageLimits,
+    Solution, SolveOptions,
 };
 use serde::Serialize;
 
@@ -120,13 +120,6 @@ struct QueryReport {
 /// Runs `graph`; returns the exit status.
 pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
     let config = args.engine.resolve()?;
-    if config.engine == Engine::Sweep && (args.query.is_some() || args.dump.is_some()) {
-        return Err(UsageError(
-            "--query and --dump need distances to end, which --engine sweep does not compute"
-                .into(),
-        )
-        .into());
-    }
     // The dump's path is checked before the parse and solve.
     let dump_target = args
         .dump
@@ -146,7 +139,8 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
         config.threads
     })?;
     let started = Instant::now();
-    let graph = pool.install(|| load_graph_within(&args.file, convention, config.memory_limit))?;
+    let graph =
+        pool.install(|| load_graph_within(&args.file, convention, config.storage.memory))?;
     let parse_seconds = started.elapsed().as_secs_f64();
     if let Some(v) = args.query {
         if v >= graph.state_count() {
@@ -174,10 +168,7 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
         .with_dte_table(args.dump.is_some() || args.query.is_some());
     // The per-state arrays go to memory or scratch files as for `solve`,
     // under what the cap leaves beside the graph.
-    let limits = StorageLimits {
-        held: graph.bytes(),
-        ..config.limits()
-    };
+    let limits = args.engine.storage.limits(graph.bytes())?;
     let plan = plan_storage(&graph, &options, &limits)?;
     let options = options.with_plan(&plan).with_observer(&observe);
     let started = Instant::now();

@@ -61,7 +61,7 @@ struct Args {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Solve a policeman-and-thief map (seed text or MovingAI .map).
-    Solve(solve::SolveArgs),
+    Solve(SolveCommand),
     /// Solve every map under some directories with the same flags; one
     /// result row per map (JSON Lines or CSV), resumable.
     Batch(batch::BatchArgs),
@@ -91,6 +91,28 @@ enum Command {
     Man(completions::ManArgs),
 }
 
+/// `solve`'s flags: a local solve's, and (feature `distributed`) those of
+/// a partitioned one, which `--processes` selects here so that neither
+/// module imports the other's runner.
+#[derive(clap::Args, Debug)]
+struct SolveCommand {
+    #[command(flatten)]
+    solve: solve::SolveArgs,
+    #[cfg(feature = "distributed")]
+    #[command(flatten)]
+    cluster: distributed::ClusterArgs,
+}
+
+impl SolveCommand {
+    fn run(self) -> Result<i32, Failure> {
+        #[cfg(feature = "distributed")]
+        if self.cluster.processes.is_some() {
+            return distributed::run(&self.solve, &self.cluster);
+        }
+        solve::run(self.solve)
+    }
+}
+
 /// An error with the exit status it should produce.
 #[derive(Debug)]
 pub(crate) struct Failure {
@@ -118,7 +140,7 @@ impl<E: Into<anyhow::Error>> From<E> for Failure {
 pub(crate) fn main() -> i32 {
     let args = Args::parse();
     let result = match args.command {
-        Command::Solve(a) => solve::run(a),
+        Command::Solve(a) => a.run(),
         Command::Batch(a) => batch::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Graph(a) => graph::run(a),

@@ -13,7 +13,7 @@ use retrograde::{Coord, Outcome, Position, Probe, Tablebase, Turn};
 
 use super::common::{parse_coord, UsageError};
 use super::output::OutputTarget;
-use super::query::{mover_cell, open_table, turn_name, value_text, Side};
+use super::query::{mover_cell, open_table, value_text, Side};
 use super::Failure;
 
 /// Flags of `play`.
@@ -94,7 +94,7 @@ fn frame(out: &mut impl Write, tb: &Tablebase, ply: usize, pos: &Position) -> Re
     writeln!(
         out,
         "ply {ply}: {} to move (cop {},{}, thief {},{}): {} ({})",
-        turn_name(pos.turn),
+        pos.turn.as_str(),
         pos.cop.0,
         pos.cop.1,
         pos.thief.0,
@@ -117,7 +117,7 @@ fn ending(tb: &Tablebase, pos: &Position, repeated: bool, plies: usize) -> Strin
     } else if tb.rated_moves(pos).map(|m| m.is_empty()).unwrap_or(false) {
         format!(
             "{} cannot move after {plies} plies and loses",
-            turn_name(pos.turn)
+            pos.turn.as_str()
         )
     } else {
         format!("stopped after {plies} plies (--max-plies)")
@@ -203,7 +203,7 @@ fn interactive(
     writeln!(
         out,
         "you play the {}; moves: a number from the list or a target cell ROW,COL; q quits",
-        turn_name(human)
+        human.as_str()
     )?;
     let mut pos = start;
     let mut seen: HashMap<Position, usize> = HashMap::new();
@@ -262,7 +262,7 @@ fn interactive(
             writeln!(
                 out,
                 "the {} moves to {},{}",
-                turn_name(pos.turn),
+                pos.turn.as_str(),
                 best.to.0,
                 best.to.1
             )?;

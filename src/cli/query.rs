@@ -64,14 +64,6 @@ pub(crate) struct QueryArgs {
     json: bool,
 }
 
-/// Name of a turn in JSON and text.
-pub(crate) fn turn_name(t: Turn) -> &'static str {
-    match t {
-        Turn::Cop => "cop",
-        Turn::Thief => "thief",
-    }
-}
-
 /// One rated move in [`PositionJson`].
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub(crate) struct MoveJson {
@@ -115,7 +107,7 @@ pub(crate) fn position_json(tb: &Tablebase, pos: &Position) -> Result<PositionJs
         schema: super::schema::SCHEMA,
         cop: [pos.cop.0, pos.cop.1],
         thief: [pos.thief.0, pos.thief.1],
-        turn: turn_name(pos.turn),
+        turn: pos.turn.as_str(),
         value: probe.value.as_str(),
         dte: probe.dte.map(|d| d.plies()),
         moves,
@@ -151,7 +143,7 @@ fn print_text(out: &mut impl Write, tb: &Tablebase, pos: &Position, xy: bool) ->
         cop.1,
         thief.0,
         thief.1,
-        turn_name(pos.turn),
+        pos.turn.as_str(),
         value_text(probe.value, probe.dte)
     )?;
     if moves.is_empty() {

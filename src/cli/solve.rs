@@ -9,13 +9,14 @@ use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
     load_map, load_scen, plan_storage, solve, verify_observed, write_tablebase, Backing, Board,
-    CopsAndThief, Engine, Game, Map, Outcome, Solution, SolveOptions, Turn, WriteSummary,
+    CopsAndThief, Engine, Game, Map, Outcome, Solution, SolveOptions,
 };
 
 use super::checkpoint;
 use super::common::{human_bytes, worker_pool, EngineConfig, EngineFlags, GameArgs, UsageError};
 use super::output::{
-    Found, OutputTarget, SaveReport, ScenPair, SolveReport, SummaryJson, VerifyReport,
+    print_plan, print_text, save_with, Found, OutputTarget, PlanReport, SaveReport, ScenPair,
+    SolveReport, SummaryJson, VerifyReport,
 };
 use super::progress::Reporter;
 use super::Failure;
@@ -61,6 +62,11 @@ pub(crate) struct SolveArgs {
     /// No progress output.
     #[arg(long, short)]
     pub(crate) quiet: bool,
+    /// Print what the solve would cost (states, memory, engine, whether
+    /// the arrays go to scratch files, whether it fits) without solving;
+    /// exit status 0 if it fits, else 2.
+    #[arg(long)]
+    plan: bool,
     /// Bitboard engine: keep a snapshot of the solve in DIR (every
     /// --checkpoint-every minutes, and on Ctrl-C / SIGTERM, which then end
     /// the solve); continue it with --resume DIR. With --processes: every
@@ -76,25 +82,33 @@ pub(crate) struct SolveArgs {
     /// unless --checkpoint names another.
     #[arg(long, value_name = "DIR")]
     pub(crate) resume: Option<PathBuf>,
-    #[cfg(feature = "distributed")]
-    #[command(flatten)]
-    cluster: super::distributed::ClusterArgs,
 }
 
 /// Runs `solve`; returns the exit status.
 pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
-    #[cfg(feature = "distributed")]
-    if args.cluster.processes.is_some() {
-        return super::distributed::run(&args, &args.cluster);
-    }
     let config = args.engine.resolve_grid()?;
-    if config.engine == Engine::Sweep && (args.dte_table || args.dump.is_some()) {
-        return Err(UsageError(
-            "--engine sweep computes values only: --dte-table and --dump need a level engine (sequential or parallel)".into(),
-        )
-        .into());
-    }
     let scenario = args.scen.as_deref().map(load_scen).transpose()?;
+    let map = match load_map(&args.map) {
+        Err(e) if is_scen(&args.map) => {
+            return Err(anyhow::Error::from(e)
+                .context(format!(
+                    "{} looks like a MovingAI scenario, not a map: give the map and --scen {}",
+                    args.map.display(),
+                    args.map.display()
+                ))
+                .into())
+        }
+        loaded => loaded?,
+    };
+    // The scenario is checked against the map before the solve, as batch
+    // does: its sizes and every entry's cells.
+    if let Some(scenario) = &scenario {
+        let board = Board::new(&map, &args.game.placement())?;
+        scenario.check_size(&board.grid)?;
+        for entry in &scenario.entries {
+            scenario.cells(entry, &board.grid)?;
+        }
+    }
     // The dump's path is checked before the solve, not after it.
     let dump_target = args
         .dump
@@ -106,19 +120,36 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
         .as_deref()
         .map(|p| OutputTarget::check("--save", p))
         .transpose()?;
-    // Every scenario pair's distance comes from the table (the sweep engine
-    // keeps none and reports values only).
+    // Every scenario pair's distance comes from the table (an engine that
+    // keeps no distances reports values only).
     let dte_table = args.dte_table
         || args.dump.is_some()
-        || (scenario.is_some() && config.engine != Engine::Sweep);
+        || (scenario.is_some() && config.engine.keeps_distances());
+    // The engine's own rule (the sweep engine keeps no distances), before
+    // any work.
+    SolveOptions::new(config.engine)
+        .with_dte_table(dte_table)
+        .check_engine()?;
+    if args.plan {
+        let plan = plan_map(&args.map, &map, &args.game, &config, dte_table)?;
+        let stdout = std::io::stdout();
+        let mut out = stdout.lock();
+        if args.json {
+            serde_json::to_writer(&mut out, &super::schema::versioned(&plan))?;
+            writeln!(out)?;
+        } else {
+            print_plan(&mut out, &plan)?;
+        }
+        return Ok(if plan.fits { 0 } else { super::EXIT_INPUT });
+    }
     let checkpoint_dir = args.checkpoint.as_ref().or(args.resume.as_ref());
     let (sink, resume) = match checkpoint_dir {
         None => (None, None),
         Some(dir) => {
-            if config.engine != Engine::Bitboard {
+            if !config.engine.keeps_checkpoints() {
                 return Err(UsageError(format!(
                     "--checkpoint and --resume need --engine bitboard (the default for grid maps), not {}",
-                    config.engine.as_str()
+                    config.engine
                 ))
                 .into());
             }
@@ -141,8 +172,8 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
         sink: sink.as_ref().map(|s| s as &dyn retrograde::CheckpointSink),
         resume: resume.as_ref(),
     };
-    let solved = solve_map(
-        &args.map, &args.game, &config, dte_table, &reporter, &resumable,
+    let solved = solve_loaded(
+        &args.map, &map, &args.game, &config, dte_table, &reporter, &resumable,
     );
     let mut solved = match solved {
         Err(e) => {
@@ -171,7 +202,7 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
         let game = &solved.game;
         let grid = &game.board().grid;
         scenario.check_size(grid)?;
-        let turn = first_mover(game);
+        let turn = game.rules().first_mover();
         let mut pairs = Vec::with_capacity(scenario.entries.len());
         for entry in &scenario.entries {
             let (thief, cop) = scenario.cells(entry, grid)?;
@@ -258,31 +289,6 @@ pub(crate) fn save_table(
     })
 }
 
-/// Writes a table (or a shard) to `target` atomically with `write`, and
-/// reports it; shared by every way of saving.
-pub(crate) fn save_with(
-    target: OutputTarget,
-    write: impl FnOnce(&mut super::output::Output) -> std::io::Result<WriteSummary>,
-) -> Result<SaveReport> {
-    let started = Instant::now();
-    let path = target.path().to_path_buf();
-    let mut summary = None;
-    target.write_with(|out| {
-        summary = Some(write(out)?);
-        Ok(())
-    })?;
-    let summary = summary.expect("written");
-    let states = summary.states.max(1) as f64;
-    Ok(SaveReport {
-        path: path.display().to_string(),
-        bytes: summary.bytes,
-        distances: summary.has_dte,
-        value_bits_per_state: summary.value_bytes as f64 * 8.0 / states,
-        dte_bits_per_state: summary.dte_bytes as f64 * 8.0 / states,
-        seconds: started.elapsed().as_secs_f64(),
-    })
-}
-
 /// A solved map: the game, its solution and the report.
 pub(crate) struct Solved {
     pub(crate) game: CopsAndThief,
@@ -290,19 +296,54 @@ pub(crate) struct Solved {
     pub(crate) report: SolveReport,
 }
 
-/// Loads, places and solves one map (`solve`).
-pub(crate) fn solve_map(
+/// Whether `path` is named as a MovingAI scenario (`.scen`).
+fn is_scen(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("scen"))
+}
+
+/// What solving `map` would cost under `config`, from the library's
+/// storage plan (nothing allocated); shared by `solve --plan` and
+/// `batch --plan`.
+pub(crate) fn plan_map(
     path: &Path,
+    map: &Map,
     game_args: &GameArgs,
     config: &EngineConfig,
     dte_table: bool,
-    reporter: &Reporter,
-    resumable: &Resumable<'_>,
-) -> Result<Solved> {
-    let map = load_map(path)?;
-    solve_loaded(
-        path, &map, game_args, config, dte_table, reporter, resumable,
-    )
+) -> Result<PlanReport> {
+    let board = Board::new(map, &game_args.placement())?;
+    let game = CopsAndThief::new(board, game_args.rules());
+    let options = SolveOptions::new(config.engine)
+        .with_threads(config.threads)
+        .with_dte_table(dte_table)
+        .with_tracked_state(game.start());
+    let mut report = PlanReport {
+        map: path.display().to_string(),
+        states: game.state_count(),
+        engine: config.engine.as_str(),
+        bytes: 0,
+        resident: 0,
+        scratch: None,
+        fits: false,
+        refused: None,
+    };
+    match plan_storage(&game, &options, &config.limits()) {
+        Ok(plan) => {
+            report.bytes = plan.estimate.total();
+            report.resident = plan.resident;
+            report.scratch = match &plan.backing {
+                Backing::Memory => None,
+                Backing::Scratch(dir) => Some(dir.display().to_string()),
+            };
+            report.fits = true;
+        }
+        Err(e @ (retrograde::Error::TooLarge { .. } | retrograde::Error::Unsupported { .. })) => {
+            report.refused = Some(e.to_string());
+        }
+        Err(e) => return Err(e.into()),
+    }
+    Ok(report)
 }
 
 /// Checkpointing of one solve: where snapshots go, what it resumes from.
@@ -389,131 +430,6 @@ pub(crate) fn solve_loaded(
     })
 }
 
-/// Who moves first in a start pair.
-pub(crate) fn first_mover(game: &CopsAndThief) -> Turn {
-    if game.rules().thief_first {
-        Turn::Thief
-    } else {
-        Turn::Cop
-    }
-}
-
-/// A cell for text output: `row,col`, or `x,y` with --xy.
-fn show_cell(cell: [usize; 2], xy: bool) -> String {
-    if xy {
-        format!("{},{}", cell[1], cell[0])
-    } else {
-        format!("{},{}", cell[0], cell[1])
-    }
-}
-
-pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std::io::Result<()> {
-    match (r.result, r.dte) {
-        (Some(result), Some(dte)) => writeln!(out, "result: {result} in {dte} plies")?,
-        (Some(result), None) => writeln!(out, "result: {result}")?,
-        (None, _) if r.scenario.is_some() => {}
-        (None, _) => writeln!(
-            out,
-            "result: none (the map has no cop and thief start; give --cop and --thief)"
-        )?,
-    }
-    writeln!(
-        out,
-        "map: {} ({}, {} x {}, {} free cells, {} exits)",
-        r.map, r.format, r.height, r.width, r.cells, r.exits
-    )?;
-    writeln!(out, "{}", r.counts.states_line(r.states))?;
-    writeln!(
-        out,
-        "engine: {} ({} thread{}), {}",
-        r.engine,
-        r.threads,
-        if r.threads == 1 { "" } else { "s" },
-        if r.sweeps > 0 {
-            format!("{} sweeps (values only, no distances)", r.sweeps)
-        } else {
-            format!("{} levels", r.levels)
-        }
-    )?;
-    writeln!(
-        out,
-        "time: {:.3} s, peak memory: {}",
-        r.seconds,
-        r.peak_memory_bytes
-            .map_or_else(|| "unknown".to_string(), human_bytes)
-    )?;
-    let order = if xy { "x,y" } else { "row,col" };
-    if let Some(s) = &r.summary {
-        writeln!(
-            out,
-            "start pairs: {} ({} to move): cop wins {:.1}%, thief escapes {:.1}%, draw {:.1}%",
-            s.pairs,
-            if s.thief_first { "thief" } else { "cop" },
-            100.0 * s.share.cop_wins,
-            100.0 * s.share.thief_escapes,
-            100.0 * s.share.draw
-        )?;
-        if let Some(l) = &s.longest {
-            writeln!(
-                out,
-                "longest: {} plies, cop {} thief {} ({order})",
-                l.dte,
-                show_cell(l.cop, xy),
-                show_cell(l.thief, xy)
-            )?;
-        }
-    }
-    if let Some(pairs) = &r.scenario {
-        writeln!(
-            out,
-            "scenario: {} pairs (thief at the start, cop at the goal; {order})",
-            pairs.len()
-        )?;
-        writeln!(out, "line\tthief\tcop\tresult\tdte")?;
-        for p in pairs {
-            writeln!(
-                out,
-                "{}\t{}\t{}\t{}\t{}",
-                p.line,
-                show_cell(p.thief, xy),
-                show_cell(p.cop, xy),
-                p.result,
-                p.dte.map_or_else(|| "-".to_string(), |d| d.to_string())
-            )?;
-        }
-    }
-    if let Some(t) = &r.saved {
-        writeln!(
-            out,
-            "saved: {} ({}, values {:.3} bits/state{}) in {:.3} s",
-            t.path,
-            human_bytes(t.bytes),
-            t.value_bits_per_state,
-            if t.distances {
-                format!(", distances {:.3} bits/state", t.dte_bits_per_state)
-            } else {
-                String::new()
-            },
-            t.seconds
-        )?;
-    }
-    if let Some(v) = &r.verified {
-        writeln!(
-            out,
-            "verified: {} of {} states consistent with their moves ({}) in {:.3} s",
-            v.states - v.inconsistent,
-            v.states,
-            if v.distances {
-                "values and distances"
-            } else {
-                "values"
-            },
-            v.seconds
-        )?;
-    }
-    Ok(())
-}
-
 /// Writes every state as a CSV row, in state-index order.
 fn dump(game: &CopsAndThief, solution: &Solution, out: &mut impl Write) -> std::io::Result<()> {
     writeln!(out, "cop_row,cop_col,thief_row,thief_col,turn,value,dte")?;
@@ -522,10 +438,7 @@ fn dump(game: &CopsAndThief, solution: &Solution, out: &mut impl Write) -> std::
         let (cop, thief, turn) = game.decode(s);
         let (cr, cc) = grid.coords(cop);
         let (tr, tc) = grid.coords(thief);
-        let turn = match turn {
-            Turn::Cop => "cop",
-            Turn::Thief => "thief",
-        };
+        let turn = turn.as_str();
         let value = solution.outcome(s);
         match solution.dte(s) {
             Some(d) if value != Outcome::Draw => {

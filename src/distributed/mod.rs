@@ -156,8 +156,9 @@ pub struct BandPlan {
 /// Plans the storage of process `process`'s bands (of `workers` workers
 /// each, split at `bounds`) under `limits`, as
 /// [`plan_storage`](crate::plan_storage) does for a local solve: memory
-/// when the arrays fit (or no scratch folder is given), scratch files when
-/// a folder is given alone or the arrays exceed the cap. The cap is shared
+/// when the arrays fit, scratch files when a folder is given alone or the
+/// arrays exceed the cap (in the temporary folder with `spill_to_temp` and
+/// no folder), else a refusal with the bytes needed. The cap is shared
 /// equally by the process's workers; a cap below what a band's window and
 /// predecessor radius need is refused with that minimum.
 ///
@@ -193,6 +194,14 @@ pub fn plan_bands(
                 });
             }
             Backing::Scratch(dir.clone())
+        }
+        // As a local solve: too big for memory and no folder given, out of
+        // core in the temporary folder when allowed and its disk has room.
+        None if bytes > room
+            && limits.spill_to_temp
+            && bytes <= crate::storage::free_disk(&std::env::temp_dir()).unwrap_or(0) =>
+        {
+            Backing::Scratch(std::env::temp_dir())
         }
         None if bytes > room => {
             return Err(Error::TooLarge {
@@ -492,6 +501,44 @@ fn load_band(
     }
     arrays.resumed = Some(saved.progress);
     Ok(())
+}
+
+/// A hash of everything that defines the grid game (grid, exits, starts,
+/// rules), the same in every process and build: the session value of
+/// [`PartitionOptions::session`], so that peers solving another game are
+/// refused at connection.
+#[must_use]
+pub fn game_hash(game: &CopsAndThief) -> u64 {
+    use crate::hash::{fnv1a, FNV_START};
+    let board = game.board();
+    let grid = &board.grid;
+    let word = |h: u64, v: u64| fnv1a(h, &v.to_le_bytes());
+    let mut h = [
+        grid.height() as u64,
+        grid.width() as u64,
+        grid.cells() as u64,
+    ]
+    .into_iter()
+    .fold(FNV_START, word);
+    for cell in 0..grid.cells() as u32 {
+        let (r, c) = grid.coords(cell);
+        h = [r as u64, c as u64, u64::from(board.exits[cell as usize])]
+            .into_iter()
+            .fold(h, word);
+    }
+    // A missing start hashes as u64::MAX, no cell id.
+    let start = |s: Option<u32>| s.map_or(u64::MAX, u64::from);
+    let rules = game.rules();
+    let flags = [
+        rules.cop_diagonal,
+        rules.thief_diagonal,
+        rules.cop_passes,
+        rules.thief_passes,
+        rules.corner_cutting,
+        rules.thief_first,
+    ];
+    h = word(word(h, start(board.cop)), start(board.thief));
+    fnv1a(h, &flags.map(u8::from))
 }
 
 /// Band boundaries for `parts` workers over the grid game: cop cells are

@@ -36,6 +36,18 @@ pub struct Rules {
     pub thief_first: bool,
 }
 
+impl Rules {
+    /// Who moves first from the start (the cop unless `thief_first`).
+    #[must_use]
+    pub fn first_mover(&self) -> Turn {
+        if self.thief_first {
+            Turn::Thief
+        } else {
+            Turn::Cop
+        }
+    }
+}
+
 impl Default for Rules {
     fn default() -> Rules {
         Rules {
@@ -56,6 +68,17 @@ pub enum Turn {
     Cop = 0,
     /// The thief moves next.
     Thief = 1,
+}
+
+impl Turn {
+    /// The player's name, `cop` or `thief`, as text and JSON show it.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Turn::Cop => "cop",
+            Turn::Thief => "thief",
+        }
+    }
 }
 
 /// Up to 9 move targets of one cell (8 steps and the pass).

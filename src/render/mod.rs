@@ -168,11 +168,9 @@ fn legend_row(img: &mut Image, x: usize, y: usize, colour: Rgb, label: &str) -> 
 
 const MARGIN: usize = 10;
 
-fn turn_name(t: Turn) -> &'static str {
-    match t {
-        Turn::Cop => "COP",
-        Turn::Thief => "THIEF",
-    }
+/// A turn in the built-in font, which has capitals only.
+fn turn_name(t: Turn) -> String {
+    t.as_str().to_ascii_uppercase()
 }
 
 /// The value of a probe told from the cop's side.

@@ -131,16 +131,7 @@ pub(crate) fn opt_u32(v: Option<u32>) -> [u8; 5] {
     b
 }
 
-/// FNV-1a 64 over bytes.
-pub(crate) fn fnv(mut sum: u64, bytes: &[u8]) -> u64 {
-    for &b in bytes {
-        sum ^= u64::from(b);
-        sum = sum.wrapping_mul(0x0100_0000_01b3);
-    }
-    sum
-}
-
-pub(crate) const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+pub(crate) use crate::hash::{fnv1a as fnv, FNV_START};
 
 /// A writer that keeps the FNV-1a 64 checksum of what went through it
 /// (shared with the band checkpoints of `distributed`).

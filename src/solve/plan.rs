@@ -96,6 +96,7 @@ pub fn plan_storage(
     options: &SolveOptions<'_>,
     limits: &StorageLimits,
 ) -> Result<StoragePlan> {
+    options.check(game)?;
     let explicit = options.engine == Engine::Explicit;
     // The per-state arrays are the same for every engine but the sweep's;
     // the explicit engine's graph is sized below, only when it is needed.
@@ -131,7 +132,9 @@ pub fn plan_storage(
         }
         // Too big for memory and no folder given: out of core in the
         // temporary folder rather than give up, when its disk has room.
-        None if arrays > room && limits.spill_to_temp => {
+        // The explicit engine keeps its graph resident whatever backs it:
+        // files would not keep it under the cap, so it is sized below.
+        None if arrays > room && limits.spill_to_temp && !explicit => {
             let dir = std::env::temp_dir();
             let free = free_disk(&dir).unwrap_or(0);
             if arrays > free {
@@ -159,7 +162,9 @@ pub fn plan_storage(
     };
     let mut edges = None;
     let resident = match &backing {
-        Backing::Memory if explicit => {
+        // In files or in memory, the explicit engine touches its whole
+        // graph and arrays every level: all of it must fit under the cap.
+        _ if explicit => {
             let states = game.state_count();
             let counted = count_edges(game);
             let graph = graph_bytes(states, counted);
@@ -184,9 +189,6 @@ pub fn plan_storage(
             needed
         }
         Backing::Memory => arrays,
-        // The explicit engine keeps its graph and arrays in files and does
-        // not page them itself.
-        Backing::Scratch(_) if explicit => arrays,
         Backing::Scratch(_) => {
             let grid = game
                 .as_cops_and_thief()

@@ -544,11 +544,7 @@ impl Tablebase {
     /// The rules' first mover.
     #[must_use]
     pub fn first_mover(&self) -> Turn {
-        if self.header.rules.thief_first {
-            Turn::Thief
-        } else {
-            Turn::Cop
-        }
+        self.header.rules.first_mover()
     }
 
     /// The map's start position (first mover to move), if it has both

@@ -31,6 +31,8 @@ mod harden;
 mod http;
 /// The brute-force reference solver written from docs/rules.md.
 mod oracle;
+/// Engine and memory policy: what an engine keeps, one route for --memory.
+mod policy;
 /// Every README example, run and compared with what README shows.
 mod readme;
 /// `batch --scen` and `query --scen`: rows and answers per scenario pair.

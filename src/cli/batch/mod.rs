@@ -54,8 +54,16 @@ pub(crate) struct BatchArgs {
     #[command(flatten)]
     engine: EngineFlags,
     /// Results file, one row per map: `.jsonl` (JSON Lines) or `.csv`.
-    #[arg(long, value_name = "FILE")]
-    out: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "plan")]
+    out: Option<PathBuf>,
+    /// Print per map what its solve would cost (states, memory, engine,
+    /// whether the arrays go to scratch files, whether it fits) without
+    /// solving or writing --out.
+    #[arg(long)]
+    plan: bool,
+    /// With --plan: one JSON object per map (JSON Lines) instead of text.
+    #[arg(long, requires = "plan")]
+    json: bool,
     /// Keep the rows of --out whose status is ok and solve only the other
     /// maps (a torn last line from a killed run is dropped).
     #[arg(long)]
@@ -92,11 +100,23 @@ pub(crate) struct BatchArgs {
 
 /// Runs `batch`; returns the exit status.
 pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
-    let format = OutFormat::from_path(&args.out)?;
     let config = args.engine.resolve_grid()?;
+    if args.max_states.is_none() && !args.plan {
+        say!(
+            "warning: no --max-states: every map found is solved, however large (see what each costs with --plan)"
+        );
+    }
+    if args.plan {
+        return plan_only(&args, &config);
+    }
+    let out = args
+        .out
+        .clone()
+        .expect("clap requires --out without --plan");
+    let format = OutFormat::from_path(&out)?;
     // Checked (and dropped) before any map is solved: rows are appended to
     // the file and --resume reads it back, so it must be a regular file.
-    let target = OutputTarget::check("--out", &args.out)?;
+    let target = OutputTarget::check("--out", &out)?;
     if !target.is_file() {
         return Err(UsageError(format!(
             "--out {}: expected a regular file (rows are appended to it and --resume reads it back)",
@@ -118,7 +138,7 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
         .into());
     }
     let previous = if args.resume {
-        read_previous(&args.out, format, &flags)?
+        read_previous(&out, format, &flags)?
     } else {
         Vec::new()
     };
@@ -180,12 +200,16 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
         }
     }
     let tables = args.save_dir.as_deref().map(|dir| table_names(dir, &todo));
+    // The engine's rule (no distance table from the sweep engine) refuses
+    // the whole batch before any map, not each map in turn.
+    retrograde::SolveOptions::new(config.engine)
+        .with_dte_table(args.dte_table)
+        .check_engine()?;
     let batch = Batch {
         tables: tables.as_ref(),
-        // Every pair's distance comes from the table (the sweep engine
-        // keeps none and gives values only), as in `solve --scen`.
-        dte_table: args.dte_table
-            || (pairs.is_some() && config.engine != retrograde::Engine::Sweep),
+        // Every pair's distance comes from the table (an engine that keeps
+        // none gives values only), as in `solve --scen`.
+        dte_table: args.dte_table || (pairs.is_some() && config.engine.keeps_distances()),
         game: &args.game,
         flags: &flags,
         config: &config,
@@ -196,7 +220,7 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
     // Every map is read (and every pair checked) before the results file
     // is touched: a bad scenario entry leaves it as it was.
     let plans = plan_all(&batch, &todo)?;
-    let sink = Sink::create(&args.out, format, &previous)?;
+    let sink = Sink::create(&out, format, &previous)?;
     let progress = MapsProgress::new(args.quiet, todo.len() + broken.len());
     let collector = Collector::new(&sink, &progress);
     for (path, error) in broken {
@@ -209,7 +233,7 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
     run_all(&batch, plans, &collector)?;
     let rows = collector
         .finish()
-        .with_context(|| format!("cannot append to {}", args.out.display()))?;
+        .with_context(|| format!("cannot append to {}", out.display()))?;
     let failed = rows.iter().any(Row::is_failure);
     let resumed: Vec<&Previous> = previous
         .iter()
@@ -464,4 +488,35 @@ fn print_pairs(
         totals.ignored,
         totals.seconds,
     )
+}
+
+/// `batch --plan`: every map found, planned as `solve --plan` plans it,
+/// one line (or JSON object) each; nothing is solved or written.
+fn plan_only(args: &BatchArgs, config: &crate::cli::common::EngineConfig) -> Result<i32, Failure> {
+    use std::io::Write as _;
+    let found = discover(&args.paths);
+    retrograde::SolveOptions::new(config.engine)
+        .with_dte_table(args.dte_table)
+        .check_engine()?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for (path, error) in &found.broken {
+        writeln!(out, "plan: {}: cannot be read: {error}", path.display())?;
+    }
+    for path in &found.maps {
+        let planned = retrograde::load_map(path)
+            .map_err(anyhow::Error::from)
+            .and_then(|map| {
+                crate::cli::solve::plan_map(path, &map, &args.game, config, args.dte_table)
+            });
+        match planned {
+            Ok(plan) if args.json => {
+                serde_json::to_writer(&mut out, &crate::cli::schema::versioned(&plan))?;
+                writeln!(out)?;
+            }
+            Ok(plan) => crate::cli::output::print_plan(&mut out, &plan)?,
+            Err(e) => writeln!(out, "plan: {}: cannot be planned: {e:#}", path.display())?,
+        }
+    }
+    Ok(0)
 }

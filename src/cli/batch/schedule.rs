@@ -21,7 +21,7 @@ use super::scen::{with_pair, Pairs};
 use crate::cli::common::{peak_memory, worker_pool, EngineConfig, GameArgs};
 use crate::cli::output::OutputTarget;
 use crate::cli::progress::{MapsProgress, Reporter};
-use crate::cli::solve::{first_mover, save_table, solve_loaded};
+use crate::cli::solve::{save_table, solve_loaded};
 
 /// A map waiting to be solved, read once, with its size.
 pub(super) struct Job {
@@ -324,7 +324,7 @@ fn solve_job(job: &Job, batch: &Batch<'_>, config: &EngineConfig, reporter: &Rep
         Err(e) => return failed(&e.into()),
     };
     let game = &solved.game;
-    let turn = first_mover(game);
+    let turn = game.rules().first_mover();
     cells
         .into_iter()
         .map(|pair| {

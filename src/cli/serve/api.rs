@@ -356,7 +356,7 @@ impl Table {
             "cells": self.free.len(),
             "exits": self.free.iter().filter(|&&c| tb.is_exit(c)).count(),
             "has_dte": tb.header().has_dte,
-            "first_mover": turn_name(tb.first_mover()),
+            "first_mover": tb.first_mover().as_str(),
             "start": start,
         })
     }
@@ -442,7 +442,7 @@ impl Table {
             "table": self.name,
             "fixed": piece,
             piece: [at.0, at.1],
-            "turn": turn_name(turn.into()),
+            "turn": Turn::from(turn).as_str(),
             "rows": self.rows,
             "cols": self.cols,
             "values": String::from_utf8_lossy(&values),
@@ -503,15 +503,8 @@ fn position_value(p: &Position) -> Value {
     json!({
         "cop": [p.cop.0, p.cop.1],
         "thief": [p.thief.0, p.thief.1],
-        "turn": turn_name(p.turn),
+        "turn": p.turn.as_str(),
     })
-}
-
-fn turn_name(turn: Turn) -> &'static str {
-    match turn {
-        Turn::Cop => "cop",
-        Turn::Thief => "thief",
-    }
 }
 
 fn parse_turn(text: &str) -> Result<TurnKey, ApiError> {

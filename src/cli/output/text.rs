@@ -1,0 +1,207 @@
+//! Text printers shared by the commands that solve (`solve`, and a
+//! partitioned solve's process 0) and the one way a table is saved.
+
+use std::io::Write;
+use std::time::Instant;
+
+use anyhow::Result;
+use retrograde::WriteSummary;
+
+use super::{Output, OutputTarget, SaveReport, SolveReport};
+use crate::cli::common::human_bytes;
+
+/// Writes a table (or a shard) to `target` atomically with `write`, and
+/// reports it; shared by every way of saving.
+pub(crate) fn save_with(
+    target: OutputTarget,
+    write: impl FnOnce(&mut Output) -> std::io::Result<WriteSummary>,
+) -> Result<SaveReport> {
+    let started = Instant::now();
+    let path = target.path().to_path_buf();
+    let mut summary = None;
+    target.write_with(|out| {
+        summary = Some(write(out)?);
+        Ok(())
+    })?;
+    let summary = summary.expect("written");
+    let states = summary.states.max(1) as f64;
+    Ok(SaveReport {
+        path: path.display().to_string(),
+        bytes: summary.bytes,
+        distances: summary.has_dte,
+        value_bits_per_state: summary.value_bytes as f64 * 8.0 / states,
+        dte_bits_per_state: summary.dte_bytes as f64 * 8.0 / states,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// A cell for text output: `row,col`, or `x,y` with --xy.
+fn show_cell(cell: [usize; 2], xy: bool) -> String {
+    if xy {
+        format!("{},{}", cell[1], cell[0])
+    } else {
+        format!("{},{}", cell[0], cell[1])
+    }
+}
+
+/// The text report of a solve.
+pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std::io::Result<()> {
+    match (r.result, r.dte) {
+        (Some(result), Some(dte)) => writeln!(out, "result: {result} in {dte} plies")?,
+        (Some(result), None) => writeln!(out, "result: {result}")?,
+        (None, _) if r.scenario.is_some() => {}
+        (None, _) => writeln!(
+            out,
+            "result: none (the map has no cop and thief start; give --cop and --thief)"
+        )?,
+    }
+    writeln!(
+        out,
+        "map: {} ({}, {} x {}, {} free cells, {} exits)",
+        r.map, r.format, r.height, r.width, r.cells, r.exits
+    )?;
+    writeln!(out, "{}", r.counts.states_line(r.states))?;
+    writeln!(
+        out,
+        "engine: {} ({} thread{}), {}",
+        r.engine,
+        r.threads,
+        if r.threads == 1 { "" } else { "s" },
+        if r.sweeps > 0 {
+            format!("{} sweeps (values only, no distances)", r.sweeps)
+        } else {
+            format!("{} levels", r.levels)
+        }
+    )?;
+    writeln!(
+        out,
+        "time: {:.3} s, peak memory: {}",
+        r.seconds,
+        r.peak_memory_bytes
+            .map_or_else(|| "unknown".to_string(), human_bytes)
+    )?;
+    let order = if xy { "x,y" } else { "row,col" };
+    if let Some(s) = &r.summary {
+        writeln!(
+            out,
+            "start pairs: {} ({} to move): cop wins {:.1}%, thief escapes {:.1}%, draw {:.1}%",
+            s.pairs,
+            if s.thief_first { "thief" } else { "cop" },
+            100.0 * s.share.cop_wins,
+            100.0 * s.share.thief_escapes,
+            100.0 * s.share.draw
+        )?;
+        if let Some(l) = &s.longest {
+            writeln!(
+                out,
+                "longest: {} plies, cop {} thief {} ({order})",
+                l.dte,
+                show_cell(l.cop, xy),
+                show_cell(l.thief, xy)
+            )?;
+        }
+    }
+    if let Some(pairs) = &r.scenario {
+        writeln!(
+            out,
+            "scenario: {} pairs (thief at the start, cop at the goal; {order})",
+            pairs.len()
+        )?;
+        writeln!(out, "line\tthief\tcop\tresult\tdte")?;
+        for p in pairs {
+            writeln!(
+                out,
+                "{}\t{}\t{}\t{}\t{}",
+                p.line,
+                show_cell(p.thief, xy),
+                show_cell(p.cop, xy),
+                p.result,
+                p.dte.map_or_else(|| "-".to_string(), |d| d.to_string())
+            )?;
+        }
+    }
+    if let Some(t) = &r.saved {
+        writeln!(
+            out,
+            "saved: {} ({}, values {:.3} bits/state{}) in {:.3} s",
+            t.path,
+            human_bytes(t.bytes),
+            t.value_bits_per_state,
+            if t.distances {
+                format!(", distances {:.3} bits/state", t.dte_bits_per_state)
+            } else {
+                String::new()
+            },
+            t.seconds
+        )?;
+    }
+    if let Some(v) = &r.verified {
+        writeln!(
+            out,
+            "verified: {} of {} states consistent with their moves ({}) in {:.3} s",
+            v.states - v.inconsistent,
+            v.states,
+            if v.distances {
+                "values and distances"
+            } else {
+                "values"
+            },
+            v.seconds
+        )?;
+    }
+    Ok(())
+}
+
+/// What one solve would cost, from the library's storage plan, without
+/// solving (`solve --plan`, one per map with `batch --plan`).
+#[derive(serde::Serialize, Debug)]
+pub(crate) struct PlanReport {
+    /// The map file.
+    pub(crate) map: String,
+    /// States of the game.
+    pub(crate) states: u64,
+    /// The engine that would solve it.
+    pub(crate) engine: &'static str,
+    /// Bytes of every array the solve would allocate.
+    pub(crate) bytes: u64,
+    /// Bytes of those resident at most.
+    pub(crate) resident: u64,
+    /// The folder of the scratch files the arrays would go to (null: in
+    /// memory).
+    pub(crate) scratch: Option<String>,
+    /// Whether the solve fits the limits (else it would be refused).
+    pub(crate) fits: bool,
+    /// Why it would be refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) refused: Option<String>,
+}
+
+/// One line of text for a [`PlanReport`].
+pub(crate) fn print_plan(out: &mut impl Write, p: &PlanReport) -> std::io::Result<()> {
+    let verdict = match &p.refused {
+        None => "fits".to_string(),
+        Some(why) => format!("does not fit: {why}"),
+    };
+    if p.refused.is_some() && p.bytes == 0 {
+        return writeln!(
+            out,
+            "plan: {}: {} states, engine {}: {verdict}",
+            p.map, p.states, p.engine
+        );
+    }
+    writeln!(
+        out,
+        "plan: {}: {} states, engine {}, {} of arrays {}: {verdict}",
+        p.map,
+        p.states,
+        p.engine,
+        human_bytes(p.bytes),
+        match &p.scratch {
+            None => "in memory".to_string(),
+            Some(dir) => format!(
+                "in scratch files under {dir}, at most {} resident",
+                human_bytes(p.resident)
+            ),
+        }
+    )
+}
