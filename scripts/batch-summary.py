@@ -8,7 +8,8 @@
   batch-summary.py RESULTS [--plot FILE.png] [--no-plot]
 
 RESULTS is the file written by `retrograde batch --out` (.jsonl or .csv).
-Prints a markdown table (one line per map, sorted by path, then totals) on
+Prints a markdown table (one line per map, or per scenario pair for a
+`batch --scen` file, sorted by map, then totals) on
 stdout and, when matplotlib is importable, writes a PNG plot of seconds
 against states, coloured by result (default: RESULTS with .png appended).
 Dependency: matplotlib (`pip install matplotlib`, or `uv run` reads the
@@ -22,7 +23,9 @@ from collections import Counter
 
 # CSV columns that hold numbers (everything else stays a string).
 INTEGERS = {"width", "height", "cells", "exits", "states", "dte", "win", "loss", "draw",
-            "pairs", "longest_dte", "threads", "array_bytes", "peak_memory_bytes"}
+            "pairs", "longest_dte", "threads", "array_bytes", "peak_memory_bytes",
+            "scen_line", "bucket", "cop_row", "cop_col", "thief_row", "thief_col",
+            "longest_cop_row", "longest_cop_col", "longest_thief_row", "longest_thief_col"}
 FLOATS = {"seconds", "share_cop_wins", "share_thief_escapes", "share_draw"}
 
 
@@ -61,9 +64,23 @@ def read_rows(path):
                     rows.append(flatten(json.loads(line)))
                 except json.JSONDecodeError:
                     print(f"skipping a line that is not JSON: {line[:60]!r}", file=sys.stderr)
-    # The last row of a map wins, as when a batch is resumed by hand.
-    by_path = {row["path"]: row for row in rows}
-    return [by_path[p] for p in sorted(by_path)]
+    # Rows are keyed as batch keys them: by map, and for a scenario pair also
+    # by its file and line. The last row of a key wins, as when a batch is
+    # resumed by hand.
+    by_key = {row_key(row): row for row in rows}
+    return [by_key[k] for k in sorted(by_key)]
+
+
+def row_key(row):
+    """A row's key: its map, then its scenario file and line (pair rows)."""
+    return (row.get("map") or "", row.get("scen") or "", row.get("scen_line") or 0)
+
+
+def label(row):
+    """The table's first column: the map, and the scenario entry of a pair row."""
+    if row.get("scen"):
+        return f"{row['map']} ({row['scen']}:{row.get('scen_line')})"
+    return row["map"]
 
 
 def result_of(row):
@@ -87,16 +104,20 @@ def print_table(rows):
     for r in rows:
         status = str(r.get("status", "")).replace("|", "\\|")
         print(
-            f"| {r['path']} | {cell(r.get('format'))} | {cell(r.get('states'))} "
+            f"| {label(r)} | {cell(r.get('format'))} | {cell(r.get('states'))} "
             f"| {cell(r.get('result'))} | {cell(r.get('dte'))} "
             f"| {cell(r.get('share_cop_wins'), 3)} | {cell(r.get('share_thief_escapes'), 3)} "
             f"| {cell(r.get('share_draw'), 3)} | {cell(r.get('seconds'), 3)} | {status} |"
         )
     categories = Counter(result_of(r) for r in rows)
-    total_seconds = sum(r.get("seconds") or 0 for r in rows)
-    total_states = sum(r.get("states") or 0 for r in rows if r.get("status") == "ok")
+    # Pair rows repeat their map's solve (states, seconds): count it once.
+    per_map = {r.get("map"): r for r in rows}.values()
+    total_seconds = sum(r.get("seconds") or 0 for r in per_map)
+    total_states = sum(r.get("states") or 0 for r in per_map if r.get("status") == "ok")
+    pairs = sum(1 for r in rows if r.get("scen"))
+    counted = f"{len(rows)} maps" if not pairs else f"{len(rows)} rows ({pairs} scenario pairs) on {len(per_map)} maps"
     print()
-    print(f"**{len(rows)} maps**: " + ", ".join(f"{n} {k}" for k, n in sorted(categories.items()))
+    print(f"**{counted}**: " + ", ".join(f"{n} {k}" for k, n in sorted(categories.items()))
           + f"; {total_states} states solved in {total_seconds:.2f} s of map time")
 
 

@@ -1,27 +1,30 @@
-//! Every example in README.md, run as written and checked against what the
-//! README shows.
+//! Every example in README.md and docs/guide.md, run as written and checked
+//! against what the document shows; and `scripts/batch-summary.py`, which
+//! both documents tell users to run on a batch's results.
 //!
-//! Conventions the README follows so that its examples can be checked:
+//! Conventions the documents follow so that their examples can be checked:
 //! - ```` ```console ```` blocks: a line `$ COMMAND` runs COMMAND; the lines
 //!   up to the next `$ ` line are its expected standard output (or, when
 //!   they start with `error:`, its standard error, and the exit status must
 //!   be 2). Lines compare with runs of spaces collapsed, and `…` matches
 //!   any text within a line; a line `…` alone matches any number of lines.
 //!   Output that is one JSON object compares as JSON, except the keys that
-//!   measure the run (`seconds`, `peak_memory_bytes`, `threads`, `engine`,
-//!   `array_bytes`).
-//! - ```` ```sh ```` blocks: every line that starts with `retrograde ` runs
-//!   and must succeed; other lines (cargo, python) are not run here, nor is
-//!   `retrograde serve`, which runs until stopped (`serve.rs` tests it).
+//!   measure the run (`seconds`, `peak_memory_bytes`, `threads`,
+//!   `array_bytes`); the engine is part of the answer and compares.
+//! - ```` ```sh ```` blocks: every line that starts with `retrograde ` or
+//!   `python3 scripts/` runs and must succeed; other lines (cargo) are not
+//!   run here, nor is `retrograde serve`, which runs until stopped
+//!   (`serve.rs` tests it).
 //! - ```` ```text ```` blocks are shown, not run: a measurement over data
 //!   outside the repository, a synopsis, commands that need a cargo
 //!   feature or a cluster.
 //! - `retrograde` is the binary under test; `cat FILE` prints a file; a
 //!   trailing `> FILE` sends standard output to FILE.
 //!
-//! Commands run one after another in one temporary folder holding a link
-//! to the repository's `data/`, so files written by one example (batch
-//! results) are there for the next.
+//! Each document's commands run one after another in a temporary folder of
+//! its own holding links to the repository's `data/` and `scripts/`, so
+//! files written by one example (batch results, tables) are there for the
+//! next.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -70,7 +73,9 @@ fn examples(readme: &str) -> Vec<Example> {
             }
             Some("sh") => {
                 let command = line.split(" #").next().unwrap_or("").trim();
-                if command.starts_with("retrograde ") && !command.starts_with("retrograde serve ") {
+                let runs =
+                    command.starts_with("retrograde ") || command.starts_with("python3 scripts/");
+                if runs && !command.starts_with("retrograde serve ") {
                     out.push(Example {
                         line: number,
                         command: command.to_string(),
@@ -119,12 +124,18 @@ fn execute(dir: &Path, command: &str) -> Output {
             .stdin(Stdio::null())
             .output()
             .expect("run the binary"),
+        "python3" => Command::new("python3")
+            .args(&words[1..])
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run python3 (CI installs it)"),
         "cat" => Command::new("cat")
             .args(&words[1..])
             .current_dir(dir)
             .output()
             .expect("run cat"),
-        other => panic!("README example `{command}`: cannot run `{other}`"),
+        other => panic!("example `{command}`: cannot run `{other}`"),
     };
     if let Some(file) = redirect {
         std::fs::write(dir.join(file), &output.stdout).expect("write the redirected output");
@@ -172,13 +183,7 @@ fn lines_match(expected: &[String], actual: &[String]) -> bool {
 }
 
 /// Keys whose values measure the run rather than the answer.
-const VOLATILE: [&str; 5] = [
-    "seconds",
-    "peak_memory_bytes",
-    "threads",
-    "engine",
-    "array_bytes",
-];
+const VOLATILE: [&str; 4] = ["seconds", "peak_memory_bytes", "threads", "array_bytes"];
 
 fn strip_volatile(value: &mut Json) {
     match value {
@@ -230,7 +235,7 @@ fn check(example: &Example, output: &Output) -> Result<(), String> {
         return if want == got {
             Ok(())
         } else {
-            Err(format!("JSON differs:\nREADME: {want}\nactual: {got}"))
+            Err(format!("JSON differs:\ndocument: {want}\nactual:   {got}"))
         };
     }
     let want: Vec<String> = expected.iter().map(|l| squash(l)).collect();
@@ -239,7 +244,7 @@ fn check(example: &Example, output: &Output) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "output differs:\n--- README\n{}\n--- actual\n{}",
+            "output differs:\n--- document\n{}\n--- actual\n{}",
             expected.join("\n"),
             shown
         ))
@@ -250,25 +255,142 @@ fn repository() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-#[test]
-fn every_readme_example_runs_as_shown() {
-    let readme = std::fs::read_to_string(repository().join("README.md")).unwrap();
-    let all = examples(&readme);
-    assert!(all.len() >= 10, "README examples found: {all:?}");
-    let dir = temp_dir("readme");
-    std::os::unix::fs::symlink(repository().join("data"), dir.join("data")).unwrap();
+/// Runs every example of one document (a path under the repository) in a
+/// fresh folder and returns the failures, each naming its line.
+fn run_document(name: &str, at_least: usize) -> Vec<String> {
+    let text = std::fs::read_to_string(repository().join(name)).unwrap();
+    let all = examples(&text);
+    assert!(all.len() >= at_least, "{name}: examples found: {all:?}");
+    let dir = temp_dir(&format!("doc-{}", name.replace('/', "-")));
+    for linked in ["data", "scripts"] {
+        std::os::unix::fs::symlink(repository().join(linked), dir.join(linked)).unwrap();
+    }
     let mut failures = Vec::new();
     for example in &all {
         let output = execute(&dir, &example.command);
         if let Err(why) = check(example, &output) {
             failures.push(format!(
-                "README.md:{}: `{}`: {why}",
+                "{name}:{}: `{}`: {why}",
                 example.line, example.command
             ));
         }
     }
     std::fs::remove_dir_all(&dir).unwrap();
+    failures
+}
+
+#[test]
+fn every_readme_example_runs_as_shown() {
+    let failures = run_document("README.md", 10);
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn every_guide_example_runs_as_shown() {
+    let failures = run_document("docs/guide.md", 30);
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// `scripts/batch-summary.py` on a batch's results in both formats: one
+/// table row per map (keyed by the `map` column), sorted, then the totals;
+/// and one row per pair for a `--scen` batch.
+#[test]
+fn batch_summary_script_reads_what_batch_writes() {
+    let dir = temp_dir("batch-summary");
+    let batch = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_retrograde"))
+            .arg("batch")
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "batch {args:?}: {output:?}");
+    };
+    let maps = repository().join("data/maps/seed");
+    let maps = maps.to_str().unwrap();
+    let count = std::fs::read_dir(repository().join("data/maps/seed"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "txt")
+        })
+        .count();
+    assert!(count >= 3);
+    let movingai = repository().join("data/movingai");
+    let scen = movingai.join("random-32-32-10-random-1.scen");
+    for results in ["r.csv", "r.jsonl"] {
+        batch(&[maps, "--out", results, "-q"]);
+        batch(&[maps, "--out", results, "-q", "--resume"]);
+    }
+    batch(&[
+        movingai.to_str().unwrap(),
+        "--exits",
+        "rim",
+        "--scen",
+        scen.to_str().unwrap(),
+        "--out",
+        "pairs.csv",
+        "-q",
+    ]);
+    let summary = |results: &str| {
+        let output = Command::new("python3")
+            .arg(repository().join("scripts/batch-summary.py"))
+            .args([results, "--no-plot"])
+            .current_dir(&dir)
+            .output()
+            .expect("run python3 (CI installs it)");
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{results}: {stderr}");
+        assert!(!stderr.contains("Traceback"), "{results}: {stderr}");
+        stdout
+    };
+    let csv = summary("r.csv");
+    let rows: Vec<&str> = csv
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with("| "))
+        .collect();
+    assert_eq!(rows.len(), count, "one row per map:\n{csv}");
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r.split(" | ").next().unwrap())
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+    assert!(names.iter().all(|n| n.contains("data/maps/seed/")), "{csv}");
+    assert!(
+        rows.iter().all(|r| r.trim_end().ends_with("| ok |")),
+        "{csv}"
+    );
+    assert!(
+        csv.contains(&format!("**{count} maps**")),
+        "totals line:\n{csv}"
+    );
+    // The two batches ran apart, so only the columns before the times agree.
+    let answers = |table: &str| -> Vec<String> {
+        table
+            .lines()
+            .filter(|l| l.starts_with("| "))
+            .map(|l| l.split(" | ").take(8).collect::<Vec<_>>().join(" | "))
+            .collect()
+    };
+    assert_eq!(
+        answers(&summary("r.jsonl")),
+        answers(&csv),
+        "JSON Lines and CSV give one table"
+    );
+    let pairs = summary("pairs.csv");
+    let rows = pairs
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains("random-32-32-10.map"))
+        .count();
+    assert_eq!(rows, 461, "one row per scenario pair:\n{pairs}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -297,4 +419,14 @@ fn the_checker_itself_compares() {
         Some(&["x".to_string(), String::new()][..])
     );
     assert_eq!(found[1].command, "retrograde a b");
+    // JSON compares every key but the run's measurements: the engine counts.
+    let run = |stdout: &str| Output {
+        status: std::process::ExitStatus::default(),
+        stdout: stdout.as_bytes().to_vec(),
+        stderr: Vec::new(),
+    };
+    let shown =
+        &examples("```console\n$ retrograde x\n{\"engine\":\"parallel\",\"seconds\":1}\n```\n")[0];
+    assert!(check(shown, &run(r#"{"engine":"parallel","seconds":2}"#)).is_ok());
+    assert!(check(shown, &run(r#"{"engine":"bitboard","seconds":1}"#)).is_err());
 }
