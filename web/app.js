@@ -30,6 +30,7 @@ const state = {
   autoTimer: null,
   cell: 1, // CSS pixels per cell
   base: null, // an offscreen canvas, one pixel per cell: the map
+  exits: null, // the same, exits only (drawn over the heatmap on small cells)
   heatLayer: null, // the same for the heatmap
   seq: 0, // the newest refresh; older answers are dropped
   pending: 0, // requests in flight (tests wait for 0)
@@ -51,6 +52,43 @@ async function api(path, params) {
   }
 }
 
+// A cell from a link's `ROW,COL`, or null.
+function parseCell(text) {
+  const m = /^(\d+),(\d+)$/.exec(text || "");
+  return m ? [Number(m[1]), Number(m[2])] : null;
+}
+
+// `?table=&cop=&thief=&turn=` opens that position; bad parts are named.
+function applyLink(params) {
+  const problems = [];
+  const { rows, cols, grid } = state.map;
+  for (const piece of ["cop", "thief"]) {
+    if (!params.has(piece)) continue;
+    const rc = parseCell(params.get(piece));
+    if (!rc || rc[0] >= rows || rc[1] >= cols) problems.push(`${piece}=${params.get(piece)} is not a cell of the map`);
+    else if (grid[rc[0]][rc[1]] === "#") problems.push(`${piece}=${fmt(rc)} is a wall`);
+    else state[piece] = rc;
+  }
+  if (params.has("turn")) {
+    const turn = params.get("turn");
+    if (turn === "cop" || turn === "thief") state.turn = turn;
+    else problems.push(`turn=${turn} is not cop or thief`);
+  }
+  return problems;
+}
+
+// The address follows the position, so that it can be shared or reloaded.
+function updateLink() {
+  if (!state.table) return;
+  const params = new URLSearchParams({ table: state.table.name });
+  if (state.cop) params.set("cop", fmt(state.cop));
+  if (state.thief) params.set("thief", fmt(state.thief));
+  params.set("turn", state.turn);
+  // Commas kept readable: `cop=3,4`, not `cop=3%2C4`.
+  const url = `${location.pathname}?${params.toString().replaceAll("%2C", ",")}`;
+  if (url !== location.pathname + location.search) history.replaceState(null, "", url);
+}
+
 async function init() {
   try {
     const { tables } = await api("/api/tables", {});
@@ -63,13 +101,28 @@ async function init() {
     }
     $("table-row").hidden = tables.length < 2;
     select.addEventListener("change", () => loadTable(select.value));
-    await loadTable(tables[0].name);
+    const link = new URLSearchParams(location.search);
+    const problems = [];
+    let first = tables[0].name;
+    let cells = true; // a link's cells belong to its table only
+    if (link.has("table")) {
+      if (tables.some((t) => t.name === link.get("table"))) first = link.get("table");
+      else {
+        problems.push(`no table named ${link.get("table")}`);
+        cells = false;
+      }
+    }
+    select.value = first;
+    await loadTable(first, cells ? () => problems.push(...applyLink(link)) : null);
+    if (problems.length) $("error").textContent = `link: ${problems.join("; ")}`;
   } catch (e) {
     $("error").textContent = e.message;
   }
 }
 
-async function loadTable(name) {
+// `link`, when given, places the pieces from the address before the
+// first refresh.
+async function loadTable(name, link) {
   stopAuto();
   state.table = state.tables.find((t) => t.name === name);
   state.map = await api("/api/map", { table: name });
@@ -80,6 +133,7 @@ async function loadTable(name) {
   state.game = null;
   state.row = null;
   state.info = null;
+  if (link) link();
   $("table-info").textContent =
     `${t.rows} x ${t.cols}, ${t.cells} free cells, ${t.exits} exits` +
     (t.has_dte ? "" : ", no distances stored");
@@ -106,6 +160,16 @@ function buildBase() {
   }
   ctx.putImageData(image, 0, 0);
   state.base = canvas;
+  const exits = document.createElement("canvas");
+  exits.width = cols;
+  exits.height = rows;
+  const ex = exits.getContext("2d");
+  const layer = ex.createImageData(cols, rows);
+  for (let r = 0; r < rows; r++)
+    for (let c = 0; c < cols; c++)
+      if (grid[r][c] === "E") layer.data.set([...RGB.exit, 255], (r * cols + c) * 4);
+  ex.putImageData(layer, 0, 0);
+  state.exits = exits;
 }
 
 // Fits the canvas to its box: whole pixels per cell when cells are large,
@@ -179,8 +243,11 @@ function draw() {
     ctx.globalAlpha = 0.85;
     ctx.drawImage(state.heatLayer, 0, 0, w, h);
     ctx.globalAlpha = 1;
-    // Exits stay visible under the heatmap.
-    if (cell >= 4) {
+    // Exits stay visible under the heatmap: outlined on large cells,
+    // filled on small ones (rim exits line every border of a big map).
+    if (cell < 4) {
+      ctx.drawImage(state.exits, 0, 0, w, h);
+    } else {
       ctx.strokeStyle = `rgb(${RGB.exit})`;
       ctx.lineWidth = Math.max(1, cell / 8);
       for (let r = 0; r < rows; r++)
@@ -228,7 +295,9 @@ function draw() {
     const at = state[piece];
     if (!at) continue;
     const [x, y] = center(at);
-    const radius = Math.max(cell * 0.42, 5);
+    // Never smaller than a labelled disc: on big maps a cell is under a
+    // pixel and the pieces must still be found and told apart.
+    const radius = Math.max(cell * 0.42, 9);
     ctx.fillStyle = `rgb(${RGB[piece]})`;
     ctx.strokeStyle = piece === state.turn ? "#000" : "#fff";
     ctx.lineWidth = Math.max(1.5, radius / 4);
@@ -262,6 +331,7 @@ const positionParams = () => ({
 async function refresh() {
   const seq = ++state.seq;
   const jobs = [];
+  updateLink();
   updatePanel();
   draw();
   if (state.cop && state.thief) {
@@ -321,10 +391,13 @@ function updatePanel() {
   const current =
     info && same(info.cop, state.cop) && same(info.thief, state.thief) && info.turn === state.turn;
   const value = $("value");
-  value.textContent = current ? info.value : "–";
+  // Only what is known: nothing while an answer is pending.
+  value.textContent = current ? info.value : "";
   value.className = current ? info.value : "";
-  $("dte").textContent = current && info.dte !== null ? info.dte : "–";
-  $("dte-box").hidden = current && info.dte === null;
+  const known = current && info.dte !== null;
+  $("dte").textContent = known ? info.dte : "";
+  $("dte-plies").textContent = known && info.dte === 1 ? "ply" : "plies";
+  $("dte-box").hidden = !known;
   $("verdict").textContent = current ? sentence(info) : "";
   const list = $("moves");
   list.replaceChildren();
@@ -369,6 +442,19 @@ function place(piece, r, c) {
   state[piece] = [r, c];
   state.game = null;
   refresh();
+}
+
+// The cell under the pointer, told in the panel.
+function hover(event) {
+  if (!state.map) return;
+  const [r, c] = cellAt(event);
+  const { rows, cols, grid } = state.map;
+  if (r < 0 || c < 0 || r >= rows || c >= cols) {
+    $("hover").textContent = "";
+    return;
+  }
+  const kind = grid[r][c] === "#" ? " (wall)" : grid[r][c] === "E" ? " (exit)" : "";
+  $("hover").textContent = `cell ${r},${c}${kind}`;
 }
 
 function cellAt(event) {
@@ -426,6 +512,8 @@ async function toggleAuto() {
 function wire() {
   const canvas = $("board");
   canvas.addEventListener("click", (e) => place(state.place, ...cellAt(e)));
+  canvas.addEventListener("mousemove", hover);
+  canvas.addEventListener("mouseleave", () => ($("hover").textContent = ""));
   canvas.addEventListener("contextmenu", (e) => {
     e.preventDefault();
     place(other(state.place), ...cellAt(e));

@@ -40,6 +40,13 @@ pub(crate) struct PlayArgs {
     /// The side you play with --interactive [default: the side to move].
     #[arg(long, value_enum, requires = "interactive")]
     side: Option<Side>,
+    /// One line per ply (the move and the value), no board: the default
+    /// on maps over 40 rows or 80 columns.
+    #[arg(long, conflicts_with_all = ["board", "interactive"])]
+    moves: bool,
+    /// The board after every ply, whatever the map's size.
+    #[arg(long)]
+    board: bool,
     /// Stop after this many plies.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     max_plies: usize,
@@ -84,9 +91,62 @@ fn cop_words(p: &Probe, turn: Turn) -> String {
         Outcome::Draw => "a draw",
     };
     match p.dte {
-        Some(d) => format!("{what} in {d} plies"),
+        Some(d) => format!(
+            "{what} in {d} {}",
+            if d.plies() == 1 { "ply" } else { "plies" }
+        ),
         None => what.to_string(),
     }
+}
+
+/// A board larger than this (rows, columns) is not printed every ply
+/// unless `--board` asks: 40 x 80 fits a terminal, and a 194 x 194 map
+/// would print thousands of lines for one game.
+const BOARD_LIMIT: (usize, usize) = (40, 80);
+
+/// The ply that led from `before` to `after`, in words.
+fn move_words(before: &Position, after: &Position) -> String {
+    let from = mover_cell(before);
+    let to = match before.turn {
+        Turn::Cop => after.cop,
+        Turn::Thief => after.thief,
+    };
+    if from == to {
+        format!("the {} passes", before.turn.as_str())
+    } else {
+        format!(
+            "the {} moves {},{} -> {},{}",
+            before.turn.as_str(),
+            from.0,
+            from.1,
+            to.0,
+            to.1
+        )
+    }
+}
+
+/// A ply as one line, without the board (`--moves`).
+fn move_line(
+    out: &mut impl Write,
+    tb: &Tablebase,
+    ply: usize,
+    before: Option<&Position>,
+    pos: &Position,
+) -> Result<()> {
+    let p = tb.probe(pos)?;
+    let what = before.map_or("start".to_string(), |b| move_words(b, pos));
+    writeln!(
+        out,
+        "ply {ply}: {what}; {} to move (cop {},{}, thief {},{}): {} ({})",
+        pos.turn.as_str(),
+        pos.cop.0,
+        pos.cop.1,
+        pos.thief.0,
+        pos.thief.1,
+        value_text(p.value, p.dte),
+        cop_words(&p, pos.turn)
+    )?;
+    Ok(())
 }
 
 fn frame(out: &mut impl Write, tb: &Tablebase, ply: usize, pos: &Position) -> Result<()> {
@@ -176,8 +236,23 @@ pub(crate) fn run(args: PlayArgs) -> Result<i32, Failure> {
             "note: this table has no distances (saved without --dte-table): moves keep the value but may not be the fastest"
         )?;
     }
+    let large = tb.rows() > BOARD_LIMIT.0 || tb.cols() > BOARD_LIMIT.1;
+    let boards = !args.moves && (args.board || !large);
+    if large && !args.moves && !args.board {
+        writeln!(
+            out,
+            "note: the map is {} x {}: one line per ply (--board prints the board every ply)",
+            tb.rows(),
+            tb.cols()
+        )?;
+    }
     for (ply, pos) in game.iter().enumerate() {
-        frame(&mut out, &tb, ply, pos)?;
+        if boards {
+            frame(&mut out, &tb, ply, pos)?;
+        } else {
+            let before = ply.checked_sub(1).map(|k| &game[k]);
+            move_line(&mut out, &tb, ply, before, pos)?;
+        }
     }
     let last = game.last().expect("a game has its start");
     let repeated = game[..game.len() - 1].contains(last);
@@ -259,13 +334,17 @@ fn interactive(
             }
         } else {
             let best = moves[0];
-            writeln!(
-                out,
-                "the {} moves to {},{}",
-                pos.turn.as_str(),
-                best.to.0,
-                best.to.1
-            )?;
+            if best.to == from {
+                writeln!(out, "the {} passes", pos.turn.as_str())?;
+            } else {
+                writeln!(
+                    out,
+                    "the {} moves to {},{}",
+                    pos.turn.as_str(),
+                    best.to.0,
+                    best.to.1
+                )?;
+            }
             best.to
         };
         pos = match pos.turn {

@@ -8,7 +8,7 @@ use clap::Args as ClapArgs;
 use retrograde::render::{heatmap, overview, Fixed};
 use retrograde::{Coord, Turn};
 
-use super::common::parse_coord;
+use super::common::{parse_coord, UsageError};
 use super::output::OutputTarget;
 use super::query::{open_table, Side};
 use super::Failure;
@@ -32,14 +32,26 @@ pub(crate) struct RenderArgs {
     /// Who moves [default: the rules' first mover].
     #[arg(long, value_enum)]
     turn: Option<Side>,
-    /// The PNG file to write.
+    /// The PNG file to write (`-`: standard output); PNG is the only
+    /// format, so another extension is refused.
     #[arg(long, value_name = "OUT.png")]
     out: PathBuf,
 }
 
 /// Runs `render`; returns the exit status.
 pub(crate) fn run(args: RenderArgs) -> Result<i32, Failure> {
-    // The picture's path is checked before the table is read.
+    // The picture's path is checked before the table is read: a name
+    // promising another format would get PNG bytes.
+    if let Some(ext) = args.out.extension() {
+        if !ext.eq_ignore_ascii_case("png") {
+            return Err(UsageError(format!(
+                "--out {}: cannot write .{} pictures; the supported format is PNG (.png)",
+                args.out.display(),
+                ext.to_string_lossy()
+            ))
+            .into());
+        }
+    }
     let target = OutputTarget::check("--out", &args.out)?;
     let tb = open_table(&args.table)?;
     let turn = args.turn.map_or(tb.first_mover(), Turn::from);

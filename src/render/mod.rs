@@ -27,14 +27,18 @@ pub struct Image {
 
 type Rgb = [u8; 3];
 
+// One colour scheme with the page of `serve` (web/style.css): the cop
+// blue, the thief orange, a draw grey. Blue against orange stays apart
+// for the common colour-vision deficiencies, and red is left to the
+// page's "loss".
 const BACKGROUND: Rgb = [255, 255, 255];
 const INK: Rgb = [20, 20, 20];
-const WALL: Rgb = [45, 45, 50];
-const FREE: Rgb = [228, 228, 222];
-const EXIT: Rgb = [30, 160, 70];
-const COP: Rgb = [205, 40, 40];
-const THIEF: Rgb = [40, 90, 205];
-const DRAW: Rgb = [235, 180, 50];
+const WALL: Rgb = [43, 45, 49];
+const FREE: Rgb = [244, 241, 234];
+const EXIT: Rgb = [46, 158, 91];
+const COP: Rgb = [47, 111, 220];
+const THIEF: Rgb = [224, 123, 34];
+const DRAW: Rgb = [138, 143, 152];
 const CAUGHT: Rgb = [150, 40, 160];
 
 impl Image {
@@ -110,7 +114,9 @@ fn lighten(c: Rgb, t: f64) -> Rgb {
     [mix(c[0]), mix(c[1]), mix(c[2])]
 }
 
-/// The map: walls, free cells coloured by `colour`, exits outlined.
+/// The map: walls, free cells coloured by `colour`, exits outlined (or,
+/// on cells too small for an outline, filled: a pixel in one corner is
+/// lost on big maps, where rim exits line every border).
 fn draw_map(
     img: &mut Image,
     tb: &Tablebase,
@@ -131,7 +137,7 @@ fn draw_map(
                 if s >= 4 {
                     img.frame(x, y, s, s, (s / 6).max(1), EXIT);
                 } else {
-                    img.put(x, y, EXIT);
+                    img.fill(x, y, s, s, EXIT);
                 }
             }
         }
@@ -183,9 +189,10 @@ fn for_cop(p: &Probe, turn: Turn) -> Outcome {
 }
 
 /// A heatmap: every cell of the moving piece coloured by the outcome from
-/// the cop's side (red: the cop wins, blue: the thief escapes, amber: a
-/// draw), dark when the game ends soon and light when late; walls dark,
-/// exits outlined in green, the fixed piece marked; legend below.
+/// the cop's side (blue: the cop wins, orange: the thief escapes, grey: a
+/// draw), dark when the game ends soon and light when late (on tables
+/// with distances); walls dark, exits outlined in green, the fixed piece
+/// marked; legend below.
 ///
 /// # Errors
 /// [`Error::Placement`](crate::Error::Placement) when the fixed cell is not
@@ -207,17 +214,20 @@ pub fn heatmap(tb: &Tablebase, fixed: Fixed, turn: Turn) -> Result<Image> {
     }
     let s = cell_pixels(tb);
     let title = format!("{name} AT {},{}  {} TO MOVE", at.0, at.1, turn_name(turn));
-    let legend = [
+    let mut legend = vec![
         (COP, "COP WINS".to_string()),
         (THIEF, "THIEF ESCAPES".to_string()),
         (DRAW, "DRAW".to_string()),
         (WALL, "WALL".to_string()),
         (EXIT, "EXIT".to_string()),
-        (
+    ];
+    // A table saved without distances shades nothing: no distance legend.
+    if tb.header().has_dte {
+        legend.push((
             lighten(COP, 0.7),
             format!("LIGHTER = LONGER GAME (UP TO {max} PLIES)"),
-        ),
-    ];
+        ));
+    }
     let map_w = tb.cols() * s;
     let map_h = tb.rows() * s;
     let text_w = legend
@@ -287,7 +297,7 @@ pub fn cop_win_shares(tb: &Tablebase, turn: Turn) -> Result<Vec<(Coord, f64)>> {
 }
 
 /// The overview: every cop cell coloured by the share of thief cells from
-/// which the cop wins (blue 0% to red 100%), with a gradient legend.
+/// which the cop wins (orange 0% to blue 100%), with a gradient legend.
 ///
 /// # Errors
 /// [`Error::Table`](crate::Error::Table) for a damaged block.
@@ -335,7 +345,7 @@ pub fn overview(tb: &Tablebase, turn: Turn) -> Result<Image> {
     Ok(img)
 }
 
-/// One frame of a game: the map, the cop (red C), the thief (blue T), a
+/// One frame of a game: the map, the cop (blue C), the thief (orange T), a
 /// caption.
 fn game_frame(tb: &Tablebase, pos: &Position, caption: &str) -> Image {
     let s = cell_pixels(tb).max(6);

@@ -2,7 +2,9 @@
 //! the DevTools protocol, `cdp.rs`): it loads, shows the start's value,
 //! steps through and autoplays the optimal game, places pieces by clicking
 //! cells, toggles the player to move and draws the heatmap, every shown
-//! value checked against `query`. Saves a screenshot (target/serve.png;
+//! value checked against `query`; the cell under the pointer is named,
+//! the address follows the position and opens it again (deep links), and
+//! the pieces stay visible, labelled discs on a map of a million cells. Saves a screenshot (target/serve.png;
 //! with RETROGRADE_UPDATE_SCREENSHOT=1 also docs/serve.png, shown by README).
 //! Without Chromium the test says it was skipped and why.
 
@@ -57,7 +59,7 @@ fn settle_on(browser: &mut Chromium, p: &Position) -> Shown {
         .wait_for(
             &format!(
                 "!retrograde.busy() && document.getElementById('where').textContent === {place:?} \
-                 && document.getElementById('value').textContent !== '–'"
+                 && document.getElementById('value').textContent !== ''"
             ),
             Duration::from_secs(10),
         )
@@ -71,7 +73,7 @@ fn assert_matches(shown: &Shown, want: &Json) {
     assert_eq!(shown.value, want["value"].as_str().unwrap(), "{shown:?}");
     let dte = want["dte"]
         .as_u64()
-        .map_or("–".to_string(), |d| d.to_string());
+        .map_or(String::new(), |d| d.to_string());
     assert_eq!(shown.dte, dte, "{shown:?}");
     assert_eq!(
         shown.moves,
@@ -92,6 +94,50 @@ fn click_cell(browser: &mut Chromium, (r, c): (usize, usize)) {
 
 fn click(browser: &mut Chromium, selector: &str) {
     browser.click_element(selector).unwrap();
+}
+
+/// The address's query string.
+fn search(browser: &mut Chromium) -> String {
+    let v = browser.eval("location.search").unwrap();
+    v.as_str().unwrap().to_string()
+}
+
+/// The link to position `p` of `table`.
+fn link(table: &str, p: &Position) -> String {
+    format!(
+        "?table={table}&cop={},{}&thief={},{}&turn={}",
+        p.cop.0, p.cop.1, p.thief.0, p.thief.1, p.turn
+    )
+}
+
+/// Moves the pointer over a cell and returns what the panel says of it.
+fn hover_cell(browser: &mut Chromium, (r, c): (usize, usize)) -> String {
+    let at = browser
+        .eval(&format!("retrograde.cellCenter({r}, {c})"))
+        .unwrap();
+    browser
+        .hover(at["x"].as_f64().unwrap(), at["y"].as_f64().unwrap())
+        .unwrap();
+    let text = browser
+        .wait_for(
+            &format!(
+                "(() => {{ const t = document.getElementById('hover').textContent;                    return t.startsWith('cell {r},{c}') && t; }})()"
+            ),
+            Duration::from_secs(5),
+        )
+        .unwrap();
+    text.as_str().unwrap().to_string()
+}
+
+/// The canvas pixel `dx` CSS pixels right of a cell's centre.
+fn beside_centre(browser: &mut Chromium, (r, c): (usize, usize), dx: f64) -> [u8; 3] {
+    let rgba = browser
+        .eval(&format!(
+            "(() => {{ const k = retrograde.state.cell, d = window.devicePixelRatio || 1;                const px = document.getElementById('board').getContext('2d')                  .getImageData(Math.floor(((({c}) + 0.5) * k + {dx}) * d),                    Math.floor(((({r}) + 0.5) * k) * d), 1, 1).data;                return [px[0], px[1], px[2]]; }})()"
+        ))
+        .unwrap();
+    let px = |i: usize| rgba[i].as_u64().unwrap() as u8;
+    [px(0), px(1), px(2)]
 }
 
 /// The canvas pixel 3 CSS pixels inside a cell's top-left corner: away
@@ -164,13 +210,38 @@ fn serve_page_in_headless_chromium() {
         .navigate(
             &server.url(),
             "window.retrograde !== undefined && !retrograde.busy() \
-             && document.getElementById('value').textContent !== '–'",
+             && document.getElementById('value').textContent !== ''",
         )
         .unwrap_or_else(|e| panic!("{e}"));
 
     // The start, as `query` sees it.
     let shown_start = settle_on(&mut browser, &start);
     assert_matches(&shown_start, &cli_query(&table, &[start])[0]);
+    assert_eq!(
+        search(&mut browser),
+        link("sample", &start),
+        "the address follows"
+    );
+
+    // The pointer over a cell names it (and says wall or exit).
+    let exit = grid
+        .lines
+        .iter()
+        .enumerate()
+        .find_map(|(r, l)| l.iter().position(|&c| c == b'E').map(|c| (r, c)))
+        .unwrap();
+    assert_eq!(hover_cell(&mut browser, (0, 0)), "cell 0,0 (wall)");
+    assert_eq!(
+        hover_cell(&mut browser, exit),
+        format!("cell {},{} (exit)", exit.0, exit.1)
+    );
+    let free = grid.free[grid.free.len() / 2];
+    if grid.lines[free.0][free.1] != b'E' {
+        assert_eq!(
+            hover_cell(&mut browser, free),
+            format!("cell {},{}", free.0, free.1)
+        );
+    }
 
     // The optimal game: forward, to the end, back, to the start, autoplay;
     // each shown position is the served game's and `query`'s value.
@@ -201,6 +272,7 @@ fn serve_page_in_headless_chromium() {
         );
     };
     expect_step(&mut browser, "#forward", 1);
+    assert_eq!(search(&mut browser), link("sample", &positions[1]));
     expect_step(&mut browser, "#forward", 2);
     expect_step(&mut browser, "#back", 1);
     expect_step(&mut browser, "#last", plies);
@@ -388,7 +460,7 @@ fn serve_page_in_headless_chromium() {
     browser
         .wait_for(
             "!retrograde.busy() && document.getElementById('table-info').textContent \
-               .startsWith('1024 x 1024') && document.getElementById('value').textContent !== '–'",
+               .startsWith('1024 x 1024') && document.getElementById('value').textContent !== ''",
             Duration::from_secs(20),
         )
         .unwrap();
@@ -418,4 +490,83 @@ fn serve_page_in_headless_chromium() {
         &settle_on(&mut browser, &here),
         &cli_query(&big, &[here])[0],
     );
+    // Under a pixel per cell, each piece is still a disc of its colour
+    // (6 CSS pixels from its centre), labelled.
+    let cop_rgb = [47u8, 111, 220];
+    let thief_rgb = [224u8, 123, 34];
+    let near = |a: [u8; 3], b: [u8; 3]| (0..3).all(|i| a[i].abs_diff(b[i]) <= 12);
+    let px = beside_centre(&mut browser, here.cop, 6.0);
+    assert!(near(px, cop_rgb), "cop disc at {:?}: {px:?}", here.cop);
+    let px = beside_centre(&mut browser, here.thief, 6.0);
+    assert!(
+        near(px, thief_rgb),
+        "thief disc at {:?}: {px:?}",
+        here.thief
+    );
+
+    // Deep links: the address opens that table and position, and follows
+    // the game from there.
+    let deep = Position {
+        cop: maze_grid.free[rng.below(maze_grid.free.len())],
+        thief: maze_grid.free[rng.below(maze_grid.free.len())],
+        turn: "thief",
+    };
+    browser
+        .navigate(
+            &format!("{}{}", server.url(), link("maze", &deep)),
+            "window.retrograde !== undefined && !retrograde.busy() \
+             && document.getElementById('value').textContent !== ''",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let s = settle_on(&mut browser, &deep);
+    assert_matches(&s, &cli_query(&maze, &[deep])[0]);
+    assert_eq!(search(&mut browser), link("maze", &deep));
+    click(&mut browser, "#forward");
+    let game = browser
+        .wait_for(
+            "!retrograde.busy() && retrograde.state.game",
+            Duration::from_secs(10),
+        )
+        .unwrap();
+    if game["positions"].as_array().unwrap().len() > 1 {
+        let next = Position::from_json(&game["positions"][1]);
+        assert_matches(
+            &settle_on(&mut browser, &next),
+            &cli_query(&maze, &[next])[0],
+        );
+        assert_eq!(search(&mut browser), link("maze", &next));
+    }
+    // A bad link is named, and the table's start (or nothing) is shown.
+    let wall = maze_grid
+        .lines
+        .iter()
+        .enumerate()
+        .find_map(|(r, l)| l.iter().position(|&c| c == b'#').map(|c| (r, c)))
+        .unwrap();
+    browser
+        .navigate(
+            &format!(
+                "{}?table=maze&cop={},{}&turn=both",
+                server.url(),
+                wall.0,
+                wall.1
+            ),
+            "window.retrograde !== undefined && !retrograde.busy() \
+             && document.getElementById('error').textContent.includes('turn=both')",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let error = shown(&mut browser).error;
+    assert!(
+        error.contains("is a wall") && error.contains("turn=both"),
+        "{error}"
+    );
+    browser
+        .navigate(
+            &format!("{}?table=nope", server.url()),
+            "window.retrograde !== undefined && !retrograde.busy() \
+             && document.getElementById('error').textContent.includes('nope')",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let error = shown(&mut browser).error;
+    assert!(error.starts_with("link: no table named nope"), "{error}");
 }

@@ -223,6 +223,15 @@ impl Chromium {
         Ok(())
     }
 
+    /// Moves the pointer to page coordinates (CSS pixels), no click.
+    pub fn hover(&mut self, x: f64, y: f64) -> Result<(), String> {
+        self.call(
+            "Input.dispatchMouseEvent",
+            json!({ "type": "mouseMoved", "x": x, "y": y }),
+        )?;
+        Ok(())
+    }
+
     /// Clicks the middle of the element `selector`.
     pub fn click_element(&mut self, selector: &str) -> Result<(), String> {
         let rect = self.eval(&format!(

@@ -20,6 +20,9 @@ mod conventions;
 mod distributed;
 /// Map parser and placement errors: line, column and message.
 mod formats;
+/// Issue 23's friction points: one colour scheme, legends, exits and
+/// titles of pictures, `play --moves`, passes, man page sections.
+mod friction;
 /// data/expected.csv against the engines; `regenerate_golden` rewrites it.
 mod golden;
 /// Edge-list games and the explicit CSR engine: reference, parser, CLI.

@@ -47,6 +47,16 @@ fn show_cell(cell: [usize; 2], xy: bool) -> String {
 /// The text report of a solve.
 pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std::io::Result<()> {
     match (r.result, r.dte) {
+        // A start at distance 0 is already over: say why.
+        (Some(result), Some(0)) => writeln!(
+            out,
+            "result: {result} in 0 plies ({})",
+            if result == "cop-wins" {
+                "the cop starts on the thief"
+            } else {
+                "the thief starts on an exit"
+            }
+        )?,
         (Some(result), Some(dte)) => writeln!(out, "result: {result} in {dte} plies")?,
         (Some(result), None) => writeln!(out, "result: {result}")?,
         (None, _) if r.scenario.is_some() => {}
