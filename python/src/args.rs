@@ -72,3 +72,13 @@ pub fn value_code(o: Outcome) -> i8 {
         Outcome::Draw => 0,
     }
 }
+
+/// Values and distances over a map, as numpy arrays.
+pub type Maps2<'py> = (
+    Bound<'py, numpy::PyArray2<i8>>,
+    Bound<'py, numpy::PyArray2<i32>>,
+);
+/// Values of many positions.
+pub type Values1<'py> = Bound<'py, numpy::PyArray1<i8>>;
+/// Distances of many positions.
+pub type Dte1<'py> = Bound<'py, numpy::PyArray1<i32>>;

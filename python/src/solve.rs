@@ -7,7 +7,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use numpy::ndarray::Array2;
-use numpy::{IntoPyArray, PyArray2};
+use numpy::IntoPyArray;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -16,7 +16,7 @@ use retrograde::{
     SolveOptions, StorageLimits, Turn,
 };
 
-use crate::args::{self, cell, value_code};
+use crate::args::{self, cell, value_code, Maps2};
 use crate::errors::{guard, io_to_py, panic_to_py, to_py};
 use crate::map::{Map, Rules};
 
@@ -324,7 +324,7 @@ impl Solution {
         cop: Option<Coord>,
         thief: Option<Coord>,
         turn: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<(Bound<'py, PyArray2<i8>>, Bound<'py, PyArray2<i32>>)> {
+    ) -> PyResult<Maps2<'py>> {
         let (cop_fixed, at) = fixed(cop, thief)?;
         let grid = &self.game.board().grid;
         let id = cell(grid, if cop_fixed { "cop" } else { "thief" }, at, false)?;

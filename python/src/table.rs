@@ -4,14 +4,14 @@
 use std::path::PathBuf;
 
 use numpy::ndarray::Array1;
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 use retrograde::{Coord, Outcome, Position, Tablebase, Turn};
 
-use crate::args::{self, cell, turn_name, value_code};
+use crate::args::{self, cell, turn_name, value_code, Dte1, Maps2, Values1};
 use crate::errors::{guard, to_py};
 use crate::solve::{fixed, heatmap_arrays};
 
@@ -219,7 +219,7 @@ impl Table {
         cops: &Bound<'py, PyAny>,
         thieves: &Bound<'py, PyAny>,
         turns: &Bound<'py, PyAny>,
-    ) -> PyResult<(Bound<'py, PyArray1<i8>>, Bound<'py, PyArray1<i32>>)> {
+    ) -> PyResult<(Values1<'py>, Dte1<'py>)> {
         let tb = self.tb()?;
         let np = py.import("numpy")?;
         let as_i64 = |a: &Bound<'py, PyAny>| np.call_method1("ascontiguousarray", (a, "int64"));
@@ -258,35 +258,45 @@ impl Table {
             }
             grid.cell_at(r as usize, c as usize)
         };
-        const CHUNK: usize = 4096;
-        // Err(i): position i cannot be answered; Ok(Err(e)): a damaged block.
+        // Positions are probed in state order (sorted first), so each
+        // thread walks its share of the table's blocks in file order and
+        // decodes each block it needs about once, however random the
+        // input; answers are scattered back to the caller's order.
         let failed: Option<Result<retrograde::Error, usize>> = py.detach(|| {
-            values
-                .par_chunks_mut(CHUNK)
-                .zip(dte.par_chunks_mut(CHUNK))
-                .enumerate()
-                .map(|(k, (vs, ds))| {
-                    for j in 0..vs.len() {
-                        let i = k * CHUNK + j;
-                        let (Some(p), Some(t), Some(turn)) = (
-                            cell_of(cs[2 * i], cs[2 * i + 1]),
-                            cell_of(ts[2 * i], ts[2 * i + 1]),
-                            turn_code(us[i]),
-                        ) else {
-                            return Some(Err(i));
-                        };
-                        match tb.probe_state(tb.game().state(p, t, turn)) {
-                            Ok(probe) => {
-                                vs[j] = value_code(probe.value);
-                                ds[j] = probe.dte.map_or(-1, |d| d.plies() as i32);
-                            }
-                            Err(e) => return Some(Ok(e)),
-                        }
+            let states: Result<Vec<(u64, usize)>, usize> = (0..n)
+                .into_par_iter()
+                .map(|i| {
+                    match (
+                        cell_of(cs[2 * i], cs[2 * i + 1]),
+                        cell_of(ts[2 * i], ts[2 * i + 1]),
+                        turn_code(us[i]),
+                    ) {
+                        (Some(p), Some(t), Some(turn)) => Ok((tb.game().state(p, t, turn), i)),
+                        _ => Err(i),
                     }
-                    None
                 })
-                .find_first(Option::is_some)
-                .flatten()
+                .collect();
+            let mut states = match states {
+                Ok(s) => s,
+                Err(i) => return Some(Err(i)),
+            };
+            states.par_sort_unstable();
+            let answers: Result<Vec<(i8, i32)>, retrograde::Error> = states
+                .par_iter()
+                .map(|&(s, _)| {
+                    tb.probe_state(s)
+                        .map(|p| (value_code(p.value), p.dte.map_or(-1, |d| d.plies() as i32)))
+                })
+                .collect();
+            let answers = match answers {
+                Ok(a) => a,
+                Err(e) => return Some(Ok(e)),
+            };
+            for (&(_, i), (v, d)) in states.iter().zip(answers) {
+                values[i] = v;
+                dte[i] = d;
+            }
+            None
         });
         match failed {
             None => Ok((
@@ -323,7 +333,7 @@ impl Table {
         cop: Option<Coord>,
         thief: Option<Coord>,
         turn: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<(Bound<'py, PyArray2<i8>>, Bound<'py, PyArray2<i32>>)> {
+    ) -> PyResult<Maps2<'py>> {
         let tb = self.tb()?;
         let (cop_fixed, at) = fixed(cop, thief)?;
         let game = tb.game();
