@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 
 mod args;
 mod errors;
+mod graph;
 mod map;
 mod solve;
 mod table;
@@ -23,6 +24,8 @@ fn _retrograde(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<table::Table>()?;
     m.add_function(wrap_pyfunction!(solve::solve, m)?)?;
     m.add_function(wrap_pyfunction!(table::open_table, m)?)?;
+    m.add_function(wrap_pyfunction!(graph::solve_edges, m)?)?;
+    m.add_function(wrap_pyfunction!(graph::grundy_edges, m)?)?;
     m.add_function(wrap_pyfunction!(toolkit::nim, m)?)?;
     m.add_function(wrap_pyfunction!(toolkit::subtraction, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
