@@ -16,6 +16,7 @@ target/release/retrograde).
 import argparse
 import os
 import pathlib
+import resource
 import statistics
 import subprocess
 import sys
@@ -34,7 +35,7 @@ def main():
     ap.add_argument("--walls", type=float, default=0.4)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--probes", type=int, default=1_000_000)
-    ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--pairs", type=int, default=3, help="0: skip the solve comparison")
     args = ap.parse_args()
     binary = os.environ.get("RETROGRADE_BIN", str(ROOT / "target" / "release" / "retrograde"))
     with tempfile.TemporaryDirectory() as tmp:
@@ -50,21 +51,32 @@ def main():
               f"{2 * m.cells ** 2:,} states; {os.cpu_count()} cores")
 
         # Solve, side by side.
-        py_times, cli_times = [], []
+        # Wall time, and CPU time (this process's for Python, the child's
+        # for the CLI), which a loaded machine disturbs less.
+        py_times, cli_times, py_cpu, cli_cpu = [], [], [], []
         for i in range(args.pairs):
             for side in ("py", "cli") if i % 2 == 0 else ("cli", "py"):
                 t = time.perf_counter()
                 if side == "py":
+                    c = time.process_time()
                     sol = retrograde.solve(m, distances=False)
                     py_times.append(time.perf_counter() - t)
+                    py_cpu.append(time.process_time() - c)
                 else:
+                    before = resource.getrusage(resource.RUSAGE_CHILDREN)
                     subprocess.run([binary, "solve", str(map_path)], check=True, capture_output=True)
                     cli_times.append(time.perf_counter() - t)
-        py_med, cli_med = statistics.median(py_times), statistics.median(cli_times)
-        print(f"solve (values only): python {py_med:.3f} s, cli {cli_med:.3f} s "
-              f"(medians of {args.pairs}); python/cli = {py_med / cli_med:.3f}")
-        print(f"  python runs: {', '.join(f'{x:.3f}' for x in py_times)}")
-        print(f"  cli runs:    {', '.join(f'{x:.3f}' for x in cli_times)}")
+                    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    cli_cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+        if args.pairs:
+            for what, py, cl in (("wall", py_times, cli_times), ("cpu", py_cpu, cli_cpu)):
+                a, b = statistics.median(py), statistics.median(cl)
+                print(f"solve (values only), {what}: python {a:.3f} s, cli {b:.3f} s "
+                      f"(medians of {args.pairs}); python/cli = {a / b:.3f}")
+                print(f"  python runs: {', '.join(f'{x:.3f}' for x in py)}")
+                print(f"  cli runs:    {', '.join(f'{x:.3f}' for x in cl)}")
+        else:
+            sol = retrograde.solve(m, distances=False)
 
         # probe_many over a values table.
         table = tmp / "t.rtb"
@@ -78,15 +90,18 @@ def main():
         turns = rng.integers(2, size=n, dtype=np.uint8)
         with retrograde.open_table(table) as tb:
             tb.probe_many(cops, thieves, turns)
-            runs = []
+            runs, cpu = [], []
             for _ in range(5):
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 values, _ = tb.probe_many(cops, thieves, turns)
                 runs.append(time.perf_counter() - t)
+                cpu.append(time.process_time() - c)
             best = min(runs)
             print(f"probe_many: {n:,} random positions of a {table.stat().st_size:,}-byte values table: "
                   f"best {best * 1e3:.1f} ms = {n / best / 1e6:.2f} M probes/s "
-                  f"(median {n / statistics.median(runs) / 1e6:.2f} M/s)")
+                  f"(median {n / statistics.median(runs) / 1e6:.2f} M/s); "
+                  f"CPU {statistics.median(cpu) * 1e3:.1f} ms a call = "
+                  f"{n / statistics.median(cpu) / 1e6:.2f} M probes per CPU-second")
             # Spot check against single probes.
             code = {"win": 1, "loss": -1, "draw": 0}
             for i in range(0, n, n // 100):
