@@ -1,0 +1,25 @@
+from typing import Any, Iterable, Optional, Tuple
+
+import numpy as np
+import numpy.typing as npt
+
+from ._retrograde import Map as Map
+from ._retrograde import Rules as Rules
+from ._retrograde import Solution as Solution
+from ._retrograde import Table as Table
+from ._retrograde import __version__ as __version__
+from ._retrograde import nim as nim
+from ._retrograde import open_table as open_table
+from ._retrograde import solve as solve
+from ._retrograde import subtraction as subtraction
+
+def solve_graph(
+    graph: Any,
+    *,
+    n: Optional[int] = None,
+    win: Iterable[Any] = ...,
+    loss: Iterable[Any] = ...,
+    misere: bool = False,
+    threads: Optional[int] = None,
+) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]: ...
+def grundy(graph: Any, *, n: Optional[int] = None) -> npt.NDArray[np.uint32]: ...

@@ -1,0 +1,305 @@
+//! `Map` (a grid with its starts and exits) and `Rules` (the variants).
+
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use retrograde::{Coord, ExitRule, Placement};
+
+use crate::errors::{guard, to_py};
+
+/// A map of the policeman-and-thief game: free and blocked cells, the
+/// starts and the exits.
+///
+/// Build one with `Map.from_file(path)` (seed text or MovingAI `.map`) or
+/// `Map.from_array(a, exits=...)` from a 2-D array of free cells. `cop`,
+/// `thief` and `exits` override what the file says; `exits` is a list of
+/// `(row, col)` cells and/or rules: `"border"`, `"rim"`, `"random:K:SEED"`.
+#[pyclass(module = "retrograde", frozen)]
+pub struct Map {
+    pub map: retrograde::Map,
+    pub placement: Placement,
+    pub name: String,
+}
+
+fn exits_arg(exits: Option<&Bound<'_, PyAny>>) -> PyResult<(Vec<Coord>, Vec<ExitRule>)> {
+    let mut cells = Vec::new();
+    let mut rules = Vec::new();
+    let Some(exits) = exits else {
+        return Ok((cells, rules));
+    };
+    let items: Vec<Bound<'_, PyAny>> = if exits.is_instance_of::<pyo3::types::PyString>() {
+        vec![exits.clone()]
+    } else {
+        exits
+            .try_iter()
+            .map_err(|_| {
+                PyTypeError::new_err("exits: expected a list of (row, col) cells or rules")
+            })?
+            .collect::<PyResult<_>>()?
+    };
+    for item in items {
+        if let Ok(s) = item.extract::<String>() {
+            rules.push(exit_rule(&s)?);
+        } else {
+            let (r, c): (usize, usize) = item.extract().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "exits: {}: expected a (row, col) cell or \"border\", \"rim\", \"random:K:SEED\"",
+                    item.repr().map_or_else(|_| "?".into(), |r| r.to_string())
+                ))
+            })?;
+            cells.push((r, c));
+        }
+    }
+    Ok((cells, rules))
+}
+
+fn exit_rule(s: &str) -> PyResult<ExitRule> {
+    let bad = || {
+        PyValueError::new_err(format!(
+            "exits {s:?}: expected \"border\", \"rim\" or \"random:K:SEED\""
+        ))
+    };
+    match s {
+        "border" => Ok(ExitRule::Border),
+        "rim" => Ok(ExitRule::Rim),
+        _ => {
+            let rest = s.strip_prefix("random:").ok_or_else(bad)?;
+            let (k, seed) = rest.split_once(':').ok_or_else(bad)?;
+            Ok(ExitRule::Random {
+                count: k.parse().map_err(|_| bad())?,
+                seed: seed.parse().map_err(|_| bad())?,
+            })
+        }
+    }
+}
+
+fn placement(
+    cop: Option<Coord>,
+    thief: Option<Coord>,
+    exits: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Placement> {
+    let (exits, exit_rules) = exits_arg(exits)?;
+    Ok(Placement {
+        cop,
+        thief,
+        exits,
+        exit_rules,
+    })
+}
+
+impl Map {
+    fn checked(map: retrograde::Map, placement: Placement, name: String) -> PyResult<Map> {
+        // Placement errors surface here, not at the first solve.
+        retrograde::Board::new(&map, &placement).map_err(to_py)?;
+        Ok(Map {
+            map,
+            placement,
+            name,
+        })
+    }
+
+    /// The board: grid, exits and starts resolved.
+    pub fn board(&self) -> PyResult<retrograde::Board> {
+        retrograde::Board::new(&self.map, &self.placement).map_err(to_py)
+    }
+}
+
+#[pymethods]
+impl Map {
+    /// Reads a map file (seed text or MovingAI `.map`, detected from the
+    /// content). Raises `ValueError` naming file, line and column for a
+    /// malformed file, `OSError` when it cannot be read.
+    #[staticmethod]
+    #[pyo3(signature = (path, *, cop=None, thief=None, exits=None))]
+    fn from_file(
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        cop: Option<Coord>,
+        thief: Option<Coord>,
+        exits: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Map> {
+        let placement = placement(cop, thief, exits)?;
+        let map = py.detach(|| guard(|| retrograde::load_map(&path).map_err(to_py)))?;
+        Map::checked(map, placement, path.display().to_string())
+    }
+
+    /// A map from a 2-D array of free cells (bool, or numbers: non-zero is
+    /// free), with optional starts and exits.
+    #[staticmethod]
+    #[pyo3(signature = (a, *, exits=None, cop=None, thief=None))]
+    fn from_array(
+        py: Python<'_>,
+        a: &Bound<'_, PyAny>,
+        exits: Option<&Bound<'_, PyAny>>,
+        cop: Option<Coord>,
+        thief: Option<Coord>,
+    ) -> PyResult<Map> {
+        let np = py.import("numpy")?;
+        let arr = np.call_method1("asarray", (a,))?;
+        let ndim: usize = arr.getattr("ndim")?.extract()?;
+        if ndim != 2 {
+            return Err(PyValueError::new_err(format!(
+                "from_array: expected a 2-D array of free cells, got {ndim} dimensions"
+            )));
+        }
+        let arr = np.call_method1("not_equal", (arr, 0))?;
+        let arr: PyReadonlyArray2<'_, bool> = arr.extract()?;
+        let view = arr.as_array();
+        let (rows, cols) = view.dim();
+        if rows == 0 || cols == 0 {
+            return Err(PyValueError::new_err("from_array: the map has no cells"));
+        }
+        // The seed format is the one way a grid enters the library, so its
+        // checks (sizes, at least one free cell) apply here too.
+        let mut text = format!("{rows} {cols}\n").into_bytes();
+        text.reserve(rows * (cols + 1));
+        for row in view.rows() {
+            text.extend(row.iter().map(|&free| if free { b'.' } else { b'*' }));
+            text.push(b'\n');
+        }
+        let map = retrograde::parse_map(&text, "<array>").map_err(to_py)?;
+        Map::checked(map, placement(cop, thief, exits)?, "<array>".into())
+    }
+
+    /// Free cells as a 2-D bool array (`True` = free).
+    fn to_array<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<bool>> {
+        let g = &self.map.grid;
+        Array2::from_shape_fn((g.height(), g.width()), |(r, c)| {
+            g.is_free(r as i64, c as i64)
+        })
+        .into_pyarray(py)
+    }
+
+    /// Exit cells as a 2-D bool array, after the `exits` overrides.
+    fn exit_array<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<bool>>> {
+        let board = self.board()?;
+        let g = &self.map.grid;
+        Ok(Array2::from_shape_fn((g.height(), g.width()), |(r, c)| {
+            g.cell_at(r, c).is_some_and(|id| board.exits[id as usize])
+        })
+        .into_pyarray(py))
+    }
+
+    /// Rows of the map.
+    #[getter]
+    fn rows(&self) -> usize {
+        self.map.grid.height()
+    }
+
+    /// Columns of the map.
+    #[getter]
+    fn cols(&self) -> usize {
+        self.map.grid.width()
+    }
+
+    /// Number of free cells.
+    #[getter]
+    fn cells(&self) -> usize {
+        self.map.grid.cells()
+    }
+
+    /// The cop's start `(row, col)`, or `None`.
+    #[getter]
+    fn cop(&self) -> PyResult<Option<Coord>> {
+        let b = self.board()?;
+        Ok(b.cop.map(|c| self.map.grid.coords(c)))
+    }
+
+    /// The thief's start `(row, col)`, or `None`.
+    #[getter]
+    fn thief(&self) -> PyResult<Option<Coord>> {
+        let b = self.board()?;
+        Ok(b.thief.map(|c| self.map.grid.coords(c)))
+    }
+
+    /// Exit cells `(row, col)`, row-major, after the overrides.
+    #[getter]
+    fn exits(&self) -> PyResult<Vec<Coord>> {
+        Ok(self.board()?.exit_coords())
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<retrograde.Map {} ({}x{}, {} free cells)>",
+            self.name,
+            self.map.grid.height(),
+            self.map.grid.width(),
+            self.map.grid.cells()
+        )
+    }
+}
+
+/// The rule variants (`docs/rules.md`); the defaults are the standard
+/// game: the cop moves like a king with corner cutting, the thief like a
+/// rook, both may pass, the cop moves first.
+#[pyclass(module = "retrograde", frozen, eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Rules {
+    pub rules: retrograde::Rules,
+}
+
+#[pymethods]
+impl Rules {
+    #[new]
+    #[pyo3(signature = (*, cop_diagonal=true, thief_diagonal=false, cop_passes=true, thief_passes=true, corner_cutting=true, thief_first=false))]
+    fn new(
+        cop_diagonal: bool,
+        thief_diagonal: bool,
+        cop_passes: bool,
+        thief_passes: bool,
+        corner_cutting: bool,
+        thief_first: bool,
+    ) -> Rules {
+        Rules {
+            rules: retrograde::Rules {
+                cop_diagonal,
+                thief_diagonal,
+                cop_passes,
+                thief_passes,
+                corner_cutting,
+                thief_first,
+            },
+        }
+    }
+
+    /// The cop moves in 8 directions (else 4).
+    #[getter]
+    fn cop_diagonal(&self) -> bool {
+        self.rules.cop_diagonal
+    }
+    /// The thief moves in 8 directions (else 4).
+    #[getter]
+    fn thief_diagonal(&self) -> bool {
+        self.rules.thief_diagonal
+    }
+    /// The cop may pass.
+    #[getter]
+    fn cop_passes(&self) -> bool {
+        self.rules.cop_passes
+    }
+    /// The thief may pass.
+    #[getter]
+    fn thief_passes(&self) -> bool {
+        self.rules.thief_passes
+    }
+    /// A diagonal step needs only its target free.
+    #[getter]
+    fn corner_cutting(&self) -> bool {
+        self.rules.corner_cutting
+    }
+    /// The thief moves first from the start.
+    #[getter]
+    fn thief_first(&self) -> bool {
+        self.rules.thief_first
+    }
+
+    fn __repr__(&self) -> String {
+        let r = &self.rules;
+        let b = |v: bool| if v { "True" } else { "False" };
+        format!(
+            "Rules(cop_diagonal={}, thief_diagonal={}, cop_passes={}, thief_passes={}, corner_cutting={}, thief_first={})",
+            b(r.cop_diagonal), b(r.thief_diagonal), b(r.cop_passes), b(r.thief_passes), b(r.corner_cutting), b(r.thief_first)
+        )
+    }
+}

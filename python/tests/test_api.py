@@ -1,0 +1,175 @@
+"""Maps from arrays, rule variants, errors as exceptions, the toolkit,
+Ctrl-C during a solve."""
+
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+import retrograde
+
+from conftest import DATA, MAPS
+
+
+def test_from_array_round_trips_and_solves_as_the_file():
+    m = retrograde.Map.from_file(DATA / "maps" / "sample.txt")
+    a = m.to_array()
+    assert a.dtype == bool and a.shape == (m.rows, m.cols)
+    m2 = retrograde.Map.from_array(a.astype(np.uint8), exits=m.exits, cop=m.cop, thief=m.thief)
+    np.testing.assert_array_equal(m2.to_array(), a)
+    assert m2.exits == m.exits
+    s1, s2 = retrograde.solve(m), retrograde.solve(m2)
+    assert s1.start == s2.start and s1.counts == s2.counts
+    np.testing.assert_array_equal(m2.exit_array(), m.exit_array())
+
+
+def test_exit_rules_and_rule_variants_change_answers_as_the_cli(cli):
+    path = DATA / "maps" / "sample.txt"
+    m = retrograde.Map.from_file(path, exits=["rim"])
+    for kwargs, flags in [
+        ({}, []),
+        ({"thief_diagonal": True}, ["--thief-diagonal"]),
+        ({"cop_diagonal": False}, ["--cop-orthogonal"]),
+        ({"cop_passes": False, "thief_passes": False}, ["--no-pass"]),
+        ({"corner_cutting": False}, ["--no-corner-cutting"]),
+        ({"thief_first": True}, ["--thief-first"]),
+    ]:
+        sol = retrograde.solve(m, rules=retrograde.Rules(**kwargs))
+        out = cli("solve", path, "--exits", "rim", "--json", *flags).stdout
+        import json
+
+        report = json.loads(out)
+        counts = report["counts"] if "counts" in report else report["states"]
+        assert sol.counts == {k: counts[k] for k in ("win", "loss", "draw")}, flags
+
+
+def test_bad_map_raises_value_error_with_the_cli_message(cli):
+    bad = DATA / "bad" / "short-row.txt"
+    with pytest.raises(ValueError) as e:
+        retrograde.Map.from_file(bad)
+    p = cli("solve", bad, check=False)
+    assert p.returncode == 2
+    assert str(e.value) in p.stderr
+    assert ":3:4:" in str(e.value)
+
+
+def test_missing_file_and_damaged_table_raise():
+    with pytest.raises(FileNotFoundError):
+        retrograde.Map.from_file("/nonexistent/map.txt")
+    with pytest.raises(FileNotFoundError):
+        retrograde.open_table("/nonexistent/t.rtb")
+
+
+def test_damaged_table_is_a_value_error(tmp_path):
+    sol = retrograde.solve(retrograde.Map.from_file(DATA / "maps" / "sample.txt"))
+    path = tmp_path / "t.rtb"
+    sol.save(path)
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="t.rtb"):
+        with retrograde.open_table(path) as tb:
+            tb.probe_many(*np.broadcast_arrays(np.array([[1, 1]]), np.array([[1, 1]])), [0])
+            # Every state decoded: the damaged block is among them.
+            cells = np.argwhere(tb.to_array())
+            c = np.repeat(cells, len(cells), axis=0)
+            t = np.tile(cells, (len(cells), 1))
+            tb.probe_many(c, t, np.zeros(len(c), np.uint8))
+            tb.probe_many(c, t, np.ones(len(c), np.uint8))
+
+
+def test_positions_the_table_cannot_answer_raise_key_error(tmp_path):
+    m = retrograde.Map.from_file(DATA / "maps" / "sample.txt")
+    sol = retrograde.solve(m, distances=False)
+    path = tmp_path / "t.rtb"
+    sol.save(path)
+    tb = retrograde.open_table(path)
+    with pytest.raises(KeyError, match="outside the map"):
+        tb.probe_value((100, 0), m.thief)
+    with pytest.raises(KeyError, match="wall"):
+        tb.probe((0, 0), m.thief)
+    with pytest.raises(KeyError, match="no distances"):
+        tb.probe_dte(m.cop, m.thief)
+    assert tb.get_value((0, 0), m.thief, default="?") == "?"
+    assert tb.get_value(m.cop, m.thief) == sol.value(m.cop, m.thief)
+    with pytest.raises(KeyError, match="position 1"):
+        tb.probe_many([m.cop, (0, 0)], [m.thief, m.thief], [0, 0])
+    with pytest.raises(KeyError, match="turn 2"):
+        tb.probe_many([m.cop], [m.thief], [2])
+    with pytest.raises(ValueError):
+        tb.probe_many([m.cop], [m.thief], [0, 1])
+    with pytest.raises(ValueError):
+        tb.probe(m.cop, m.thief, "police")
+    tb.close()
+    assert tb.closed
+    with pytest.raises(ValueError, match="closed"):
+        tb.probe(m.cop, m.thief)
+
+
+def test_solution_errors():
+    m = retrograde.Map.from_file(DATA / "maps" / "sample.txt")
+    with pytest.raises(ValueError, match="one cop"):
+        retrograde.solve(m, cops=2)
+    sol = retrograde.solve(m, distances=False)
+    assert sol.start[1] is not None  # the start's distance is tracked
+    with pytest.raises(ValueError, match="distances"):
+        sol.best_moves(m.cop, m.thief)
+    with pytest.raises(ValueError, match="wall"):
+        sol.value((0, 0), m.thief)
+    with pytest.raises(ValueError, match="exactly one"):
+        sol.heatmap(cop=m.cop, thief=m.thief)
+    with pytest.raises(ValueError):
+        retrograde.Map.from_array(np.zeros((0, 3)))
+    with pytest.raises(ValueError, match="2-D"):
+        retrograde.Map.from_array(np.ones(4))
+    with pytest.raises(ValueError, match="exits"):
+        retrograde.Map.from_file(DATA / "maps" / "sample.txt", exits=["nowhere"])
+    with pytest.raises(ValueError, match="cop 0,0"):
+        retrograde.Map.from_file(DATA / "maps" / "sample.txt", cop=(0, 0))
+    with pytest.raises(MemoryError):
+        retrograde.solve(retrograde.Map.from_array(np.ones((60, 60)), exits="border"), memory=1000)
+
+
+def test_toolkit():
+    assert retrograde.nim([1, 2, 3]) == (0, [])
+    s, moves = retrograde.nim([3, 4, 5])
+    assert s == 2 and moves == [(0, 2)]
+    r = retrograde.subtraction([1, 2], 9)
+    assert r["period"] == 3 and r["wins"] is False and r["winning_move"] is None
+    assert retrograde.subtraction([1, 2], 10)["winning_move"] == 1
+    with pytest.raises(ValueError):
+        retrograde.subtraction([], 3)
+
+
+def test_ctrl_c_interrupts_a_long_solve_with_keyboard_interrupt():
+    m = retrograde.Map.from_array(np.ones((90, 90), bool), exits=[(0, 0)])
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    started = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        retrograde.solve(m, distances=False)
+    timer.join()
+    # Stopped within a level, not run to the end.
+    assert time.monotonic() - started < 30
+
+
+def test_other_threads_run_while_solving():
+    m = retrograde.Map.from_array(np.ones((40, 40), bool), exits="border")
+    ticks = []
+    stop = threading.Event()
+
+    def tick():
+        while not stop.is_set():
+            ticks.append(1)
+            time.sleep(0.001)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    try:
+        retrograde.solve(m)
+    finally:
+        stop.set()
+        t.join()
+    assert len(ticks) > 3
