@@ -47,8 +47,10 @@ pub use format::{
 };
 pub use game::{check_game_contract, Game, Initial};
 pub use games::analysis::{LongestGame, StartPairs};
+pub use games::arena::{Arena, MAX_SPEED};
 pub use games::cops::{CopsAndThief, Rules, Turn};
 pub use games::graph::{load_graph, load_graph_within, parse_graph, Convention};
+pub use games::kcops::{KCops, MAX_COPS};
 pub use grid::Grid;
 pub use outcome::{Dte, Outcome, Terminal, Verdict};
 pub use solve::{
