@@ -3,6 +3,8 @@
 
 /// Engines against the oracle on random maps; `Game` contract properties.
 mod agree;
+/// The several-cops game against its oracle on random maps and graphs.
+mod agree_kcops;
 /// The batch subcommand over directories of maps: rows, errors, resume.
 mod batch;
 /// The page of `serve` in headless Chromium (skipped without Chromium).
@@ -31,6 +33,8 @@ mod harden;
 mod http;
 /// The brute-force reference solver written from docs/rules.md.
 mod oracle;
+/// The brute-force reference solver of the several-cops game.
+mod oracle_kcops;
 /// Every README example, run and compared with what README shows.
 mod readme;
 /// `batch --scen` and `query --scen`: rows and answers per scenario pair.
