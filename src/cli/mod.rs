@@ -33,6 +33,7 @@ mod distributed;
 mod export;
 mod graph;
 mod info;
+mod kcops;
 mod numbers;
 mod output;
 mod play;

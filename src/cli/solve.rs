@@ -29,6 +29,8 @@ pub(crate) struct SolveArgs {
     pub(crate) game: GameArgs,
     #[command(flatten)]
     pub(crate) engine: EngineFlags,
+    #[command(flatten)]
+    pub(crate) kcops: super::kcops::KCopsArgs,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub(crate) json: bool,
@@ -83,6 +85,15 @@ pub(crate) struct SolveArgs {
 
 /// Runs `solve`; returns the exit status.
 pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
+    // Several cops, speeds or a graph: their own path (one cop at speed 1
+    // on a map goes on below, unchanged).
+    #[cfg(feature = "distributed")]
+    let partitioned = args.cluster.processes.is_some();
+    #[cfg(not(feature = "distributed"))]
+    let partitioned = false;
+    if let Some(status) = super::kcops::dispatch(&args, partitioned, args.scen.is_some())? {
+        return Ok(status);
+    }
     #[cfg(feature = "distributed")]
     if args.cluster.processes.is_some() {
         return super::distributed::run(&args, &args.cluster);
