@@ -31,6 +31,8 @@ mod graph;
 mod harden;
 /// A minimal HTTP/1.1 client for `serve` and `browser`.
 mod http;
+/// Several cops end to end: named graphs, `solve --cops`, `--graph`, dumps.
+mod kcops_cli;
 /// The brute-force reference solver written from docs/rules.md.
 mod oracle;
 /// The brute-force reference solver of the several-cops game.
