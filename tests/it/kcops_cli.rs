@@ -151,12 +151,11 @@ fn one_cop_at_speed_one_is_unchanged() {
     assert_eq!(strip(&plain), strip(&flagged));
 }
 
+/// A dump row: cops, thief, side to move, value, distance to end.
+type Row = (Vec<usize>, usize, Side, Value, Option<u32>);
+
 /// Reads a dump: every row as (cells, thief, turn, value, dte).
-fn dump_rows(
-    path: &std::path::Path,
-    per_cell: usize,
-    k: usize,
-) -> Vec<(Vec<usize>, usize, Side, Value, Option<u32>)> {
+fn dump_rows(path: &std::path::Path, per_cell: usize, k: usize) -> Vec<Row> {
     let text = std::fs::read_to_string(path).unwrap();
     text.lines()
         .skip(1)
