@@ -43,13 +43,15 @@ pub use board::{Board, ExitRule, Placement};
 pub use csr::{count_edges, explicit_estimate, Csr, ExplicitGraph, Neighbors};
 pub use error::{Error, Result};
 pub use format::{
-    load_map, load_scen, parse_map, parse_scen, sniff_map, Coord, Map, MapFormat, Scenario,
-    ScenarioEntry,
+    load_edge_list, load_map, load_scen, looks_like_graph6, parse_edge_list, parse_map, parse_scen,
+    sniff_map, Coord, EdgeList, Map, MapFormat, Scenario, ScenarioEntry,
 };
 pub use game::{check_game_contract, Game, Initial};
 pub use games::analysis::{LongestGame, StartPairs};
+pub use games::arena::{Arena, MAX_SPEED};
 pub use games::cops::{CopsAndThief, Rules, Turn};
 pub use games::graph::{load_graph, load_graph_within, parse_graph, Convention};
+pub use games::kcops::{KCops, MAX_COPS};
 pub use grid::Grid;
 pub use hash::{fnv1a, FNV_START};
 pub use outcome::{Dte, Outcome, Terminal, Verdict};

@@ -25,14 +25,17 @@ pub(crate) fn engine_parser() -> impl clap::builder::TypedValueParser<Value = En
 /// Start, exit and rule flags.
 #[derive(ClapArgs, Debug, Clone)]
 pub(crate) struct GameArgs {
-    /// The cop's start as ROW,COL (0-based; X,Y with --xy); overrides the map's.
-    #[arg(long, value_name = "ROW,COL", value_parser = parse_coord)]
-    pub(crate) cop: Option<Coord>,
-    /// The thief's start as ROW,COL (0-based; X,Y with --xy); overrides the map's.
-    #[arg(long, value_name = "ROW,COL", value_parser = parse_coord)]
+    /// The cop's start as ROW,COL (0-based; X,Y with --xy); overrides the
+    /// map's. `solve --cops K`: once per cop; with --graph a vertex V.
+    #[arg(long, value_name = "ROW,COL", value_parser = parse_place, action = clap::ArgAction::Append)]
+    pub(crate) cop: Vec<Coord>,
+    /// The thief's start as ROW,COL (0-based; X,Y with --xy); overrides the
+    /// map's. With --graph a vertex V.
+    #[arg(long, value_name = "ROW,COL", value_parser = parse_place)]
     pub(crate) thief: Option<Coord>,
-    /// An exit cell ROW,COL (X,Y with --xy; repeatable); replaces the map's exits.
-    #[arg(long = "exit", value_name = "ROW,COL", value_parser = parse_coord)]
+    /// An exit cell ROW,COL (X,Y with --xy; repeatable); replaces the map's
+    /// exits. With --graph a vertex V.
+    #[arg(long = "exit", value_name = "ROW,COL", value_parser = parse_place)]
     pub(crate) exit: Vec<Coord>,
     /// Read --cop, --thief and --exit as X,Y (column, row: MovingAI's
     /// order) and print coordinates in text output as x,y.
@@ -73,7 +76,7 @@ impl GameArgs {
         // Flags hold what was typed; with --xy that is (column, row).
         let order = |(a, b): Coord| if self.xy { (b, a) } else { (a, b) };
         Placement {
-            cop: self.cop.map(order),
+            cop: self.cop.last().copied().map(order),
             thief: self.thief.map(order),
             exits: self.exit.iter().copied().map(order).collect(),
             exit_rules: self.exits.clone(),
@@ -277,6 +280,18 @@ pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
         .ok()
         .and_then(|n| n.checked_mul(1 << shift))
         .ok_or_else(|| format!("expected a size such as 512M or 2G, found `{text}`"))
+}
+
+/// The row of a place typed as a bare vertex id `V` (`solve --graph`): no
+/// map has it, so a vertex given to a map command is told apart.
+pub(crate) const VERTEX: usize = usize::MAX;
+
+/// Parses `ROW,COL`, or a bare vertex id `V` as `(VERTEX, V)`.
+pub(crate) fn parse_place(text: &str) -> Result<Coord, String> {
+    match text.trim().parse::<usize>() {
+        Ok(v) if !text.contains(',') => Ok((VERTEX, v)),
+        _ => parse_coord(text),
+    }
 }
 
 /// Parses `ROW,COL`.

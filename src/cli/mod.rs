@@ -33,6 +33,7 @@ mod distributed;
 mod export;
 mod graph;
 mod info;
+mod kcops;
 mod numbers;
 mod output;
 mod play;
@@ -105,6 +106,15 @@ struct SolveCommand {
 
 impl SolveCommand {
     fn run(self) -> Result<i32, Failure> {
+        // Several cops, speeds or a graph: their own path (one cop at speed
+        // 1 on a map goes on below, unchanged).
+        #[cfg(feature = "distributed")]
+        let partitioned = self.cluster.processes.is_some();
+        #[cfg(not(feature = "distributed"))]
+        let partitioned = false;
+        if let Some(status) = kcops::dispatch(&self.solve, partitioned, self.solve.scen.is_some())? {
+            return Ok(status);
+        }
         #[cfg(feature = "distributed")]
         if self.cluster.processes.is_some() {
             return distributed::run(&self.solve, &self.cluster);

@@ -30,6 +30,8 @@ pub(crate) struct SolveArgs {
     pub(crate) game: GameArgs,
     #[command(flatten)]
     pub(crate) engine: EngineFlags,
+    #[command(flatten)]
+    pub(crate) kcops: super::kcops::KCopsArgs,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub(crate) json: bool,
@@ -58,7 +60,7 @@ pub(crate) struct SolveArgs {
     /// Take start pairs from a MovingAI scenario file: each entry's start
     /// is the thief, its goal the cop; one result per pair from one solve.
     #[arg(long, value_name = "FILE.scen", conflicts_with_all = ["cop", "thief"])]
-    scen: Option<PathBuf>,
+    pub(crate) scen: Option<PathBuf>,
     /// No progress output.
     #[arg(long, short)]
     pub(crate) quiet: bool,

@@ -1,10 +1,12 @@
 //! Map files: the seed text format and MovingAI `.map`, detected from the
 //! content. This is the only place that reads map files; it never solves.
 
+mod edges;
 mod movingai;
 mod scen;
 mod seed;
 
+pub use edges::{load_edge_list, looks_like_graph6, parse_edge_list, EdgeList};
 pub use scen::{load_scen, parse_scen, Scenario, ScenarioEntry};
 
 use std::io::{BufRead, BufReader};

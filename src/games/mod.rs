@@ -1,5 +1,7 @@
 //! Games behind the [`Game`](crate::Game) trait, one file each.
 
 pub mod analysis;
+pub mod arena;
 pub mod cops;
 pub mod graph;
+pub mod kcops;

@@ -3,6 +3,8 @@
 
 /// Engines against the oracle on random maps; `Game` contract properties.
 mod agree;
+/// The several-cops game against its oracle on random maps and graphs.
+mod agree_kcops;
 /// The batch subcommand over directories of maps: rows, errors, resume.
 mod batch;
 /// The page of `serve` in headless Chromium (skipped without Chromium).
@@ -32,10 +34,14 @@ mod graph;
 mod harden;
 /// A minimal HTTP/1.1 client for `serve` and `browser`.
 mod http;
+/// Several cops end to end: named graphs, `solve --cops`, `--graph`, dumps.
+mod kcops_cli;
 /// The brute-force reference solver written from docs/rules.md.
 mod oracle;
 /// Engine and memory policy: what an engine keeps, one route for --memory.
 mod policy;
+/// The brute-force reference solver of the several-cops game.
+mod oracle_kcops;
 /// Every README example, run and compared with what README shows.
 mod readme;
 /// `batch --scen` and `query --scen`: rows and answers per scenario pair.

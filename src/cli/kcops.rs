@@ -1,0 +1,539 @@
+//! `solve --cops K`, `--cop-speed`, `--thief-speed` and `solve --graph`:
+//! the several-cops game ([`KCops`]) on a map or an undirected graph,
+//! solved by the counter engines. One cop at speed 1 on a map never comes
+//! here: `solve`'s own path answers it, byte for byte as before.
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::Args as ClapArgs;
+use retrograde::{
+    load_edge_list, load_map, looks_like_graph6, plan_storage, solve, verify_observed, Arena,
+    Backing, Board, Coord, Engine, Game, KCops, Outcome, Placement, Solution, SolveOptions, Turn,
+};
+use serde::Serialize;
+
+use super::common::{human_bytes, worker_pool, GameArgs, UsageError, VERTEX};
+use super::output::{CountsJson, OutputTarget, VerifyReport};
+use super::progress::Reporter;
+use super::solve::SolveArgs;
+use super::Failure;
+
+/// Flags of the several-cops game (part of `solve`).
+#[derive(ClapArgs, Debug, Clone)]
+pub(crate) struct KCopsArgs {
+    /// Number of cops, 1 to 4 (give --cop once per cop) [default: 1].
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=4))]
+    pub(crate) cops: Option<u32>,
+    /// Steps a cop may take per turn (walks; each step a legal move).
+    #[arg(long, value_name = "S", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub(crate) cop_speed: u32,
+    /// Steps the thief may take per turn, never through a cop.
+    #[arg(long, value_name = "S", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub(crate) thief_speed: u32,
+    /// Read MAP as an undirected graph (`u v` a line, 0-based); --cop,
+    /// --thief and --exit then take vertex ids.
+    #[arg(long)]
+    pub(crate) graph: bool,
+}
+
+impl KCopsArgs {
+    fn k(&self) -> u32 {
+        self.cops.unwrap_or(1)
+    }
+
+    /// Whether this solve leaves the one-cop grid game.
+    fn active(&self) -> bool {
+        self.graph || self.k() > 1 || self.cop_speed > 1 || self.thief_speed > 1
+    }
+}
+
+/// `solve`'s hook: `Some(status)` when the several-cops game ran, `None`
+/// to go on with the one-cop grid game.
+pub(crate) fn dispatch(
+    args: &SolveArgs,
+    partitioned: bool,
+    scen: bool,
+) -> Result<Option<i32>, Failure> {
+    let game = &args.game;
+    let vertex_given = |c: &Coord| c.0 == VERTEX || c.1 == VERTEX;
+    let flags = game.cop.iter().chain(&game.thief).chain(&game.exit);
+    if !args.kcops.graph {
+        if let Some(&(_, v)) = flags.clone().find(|c| vertex_given(c)) {
+            return Err(UsageError(format!(
+                "a bare vertex id `{v}` where a map needs ROW,COL (vertex ids need --graph)"
+            ))
+            .into());
+        }
+    }
+    if !args.kcops.active() {
+        if game.cop.len() > 1 {
+            return Err(UsageError(format!(
+                "--cop given {} times: give --cops {} for several cops",
+                game.cop.len(),
+                game.cop.len()
+            ))
+            .into());
+        }
+        return Ok(None);
+    }
+    let refuse = |what: &str| -> Failure {
+        UsageError(format!(
+            "{what} is not available with several cops, speeds or --graph yet"
+        ))
+        .into()
+    };
+    if partitioned {
+        return Err(refuse("--processes"));
+    }
+    if scen {
+        return Err(refuse("--scen"));
+    }
+    if args.save.is_some() {
+        return Err(refuse("--save"));
+    }
+    if args.checkpoint.is_some() || args.resume.is_some() {
+        return Err(refuse("--checkpoint / --resume"));
+    }
+    run(args).map(Some)
+}
+
+/// What was solved: a map (with its grid) or a graph.
+enum Source {
+    Map {
+        format: &'static str,
+        height: usize,
+        width: usize,
+    },
+    Graph {
+        edges: usize,
+    },
+}
+
+/// The report of a several-cops solve (`--json`).
+#[derive(Serialize)]
+struct Report {
+    map: String,
+    format: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    width: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    height: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    edges: Option<usize>,
+    cops: u32,
+    cop_speed: u32,
+    thief_speed: u32,
+    /// The cops' start cells ([row, column] on maps, vertex ids on graphs).
+    start_cops: Option<Vec<serde_json::Value>>,
+    start_thief: Option<serde_json::Value>,
+    result: Option<&'static str>,
+    dte: Option<u32>,
+    cells: u64,
+    exits: u64,
+    states: u64,
+    counts: CountsJson,
+    levels: u32,
+    sweeps: u32,
+    engine: &'static str,
+    threads: usize,
+    seconds: f64,
+    peak_memory_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verified: Option<VerifyReport>,
+}
+
+fn run(args: &SolveArgs) -> Result<i32, Failure> {
+    let mut config = args.engine.resolve()?;
+    if config.engine == Engine::Bitboard {
+        // Grid-only; with several cops it would hand over to this one.
+        config.engine = Engine::Parallel;
+    }
+    if config.engine == Engine::Sweep && (args.dte_table || args.dump.is_some()) {
+        return Err(UsageError(
+            "--engine sweep computes values only: --dte-table and --dump need a level engine (sequential or parallel)".into(),
+        )
+        .into());
+    }
+    let dump_target = args
+        .dump
+        .as_deref()
+        .map(|p| OutputTarget::check("--dump", p))
+        .transpose()?;
+    let dte_table = args.dte_table || args.dump.is_some();
+    let k = args.kcops.k();
+    let (arena, source, cops, thief) = if args.kcops.graph {
+        graph_arena(&args.map, &args.game)?
+    } else {
+        map_arena(&args.map, &args.game, k)?
+    };
+    if !cops.is_empty() && cops.len() != k as usize {
+        return Err(UsageError(format!(
+            "--cops {k} needs --cop {k} times, found {}",
+            cops.len()
+        ))
+        .into());
+    }
+    let arena = arena.with_speeds(args.kcops.cop_speed, args.kcops.thief_speed);
+    let exits = arena.exit_count() as u64;
+    let cells = u64::from(arena.cells());
+    let game = KCops::new(arena, k)?.with_thief_first(args.game.thief_first);
+    let start = match (cops.is_empty(), thief) {
+        (false, Some(t)) => Some(game.start(&cops, t)),
+        _ => None,
+    };
+    let reporter = Reporter::new(args.quiet, "solving");
+    let started = Instant::now();
+    let observe = |p: &retrograde::Progress| reporter.observe(p);
+    let options = SolveOptions::new(config.engine)
+        .with_threads(config.threads)
+        .with_dte_table(dte_table)
+        .with_tracked_state(start);
+    let plan = plan_storage(&game, &options, &config.limits())?;
+    let arrays = plan.estimate.total() - plan.estimate.graph;
+    reporter.note(&format!(
+        "{} states: {} of arrays {}",
+        game.state_count(),
+        human_bytes(arrays),
+        match &plan.backing {
+            Backing::Memory => "in memory".to_string(),
+            Backing::Scratch(dir) => format!(
+                "in files under {}, at most {} resident",
+                dir.display(),
+                human_bytes(plan.resident)
+            ),
+        }
+    ));
+    let options = options.with_plan(&plan).with_observer(&observe);
+    let solution = solve(&game, &options).context("solve failed")?;
+    reporter.finish();
+    let seconds = started.elapsed().as_secs_f64();
+    let show = |cell: u32| -> serde_json::Value {
+        match game.arena().grid() {
+            Some(grid) => {
+                let (r, c) = grid.coords(cell);
+                serde_json::json!([r, c])
+            }
+            None => serde_json::json!(cell),
+        }
+    };
+    let (format, width, height, edges) = match source {
+        Source::Map {
+            format,
+            height,
+            width,
+        } => (format, Some(width), Some(height), None),
+        Source::Graph { edges } => ("edges", None, None, Some(edges)),
+    };
+    let mut sorted = cops.clone();
+    sorted.sort_unstable();
+    let mut report = Report {
+        map: args.map.display().to_string(),
+        format,
+        width,
+        height,
+        edges,
+        cops: k,
+        cop_speed: args.kcops.cop_speed,
+        thief_speed: args.kcops.thief_speed,
+        start_cops: start.map(|_| sorted.iter().map(|&c| show(c)).collect()),
+        start_thief: start.and(thief).map(show),
+        result: start.map(|s| game.verdict(solution.outcome(s)).as_str()),
+        dte: start.and_then(|s| solution.dte(s)).map(|d| d.plies()),
+        cells,
+        exits,
+        states: game.state_count(),
+        counts: solution.counts().into(),
+        levels: solution.levels(),
+        sweeps: solution.sweeps(),
+        engine: config.engine.as_str(),
+        threads: config.threads,
+        seconds,
+        peak_memory_bytes: super::common::peak_memory(),
+        verified: None,
+    };
+    let check = if args.verify {
+        reporter.note("verifying every state against its moves");
+        let started = Instant::now();
+        let pool = worker_pool(config.threads)?;
+        let observe = |done: u64, total: u64| reporter.checked(done, total);
+        let check = pool.install(|| verify_observed(&game, &solution, &observe));
+        reporter.finish();
+        report.verified = Some(VerifyReport {
+            states: check.states,
+            distances: check.distances,
+            inconsistent: check.inconsistent,
+            seconds: started.elapsed().as_secs_f64(),
+        });
+        Some(check)
+    } else {
+        None
+    };
+    if let Some(target) = dump_target {
+        target.write_with(|out| dump(&game, &solution, out))?;
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        serde_json::to_writer(&mut out, &super::schema::versioned(&report))?;
+        writeln!(out)?;
+    } else {
+        print_text(&mut out, &report)?;
+    }
+    match check.and_then(|c| c.first) {
+        Some(bad) => {
+            let (cops, thief, turn) = game.decode(bad.state);
+            say!(
+                "error: verification failed: state {} (cops {:?}, thief {}, {turn:?} to move) is stored as {:?} but its moves give {:?}",
+                bad.state,
+                cops.iter().map(|&c| show(c).to_string()).collect::<Vec<_>>(),
+                show(thief),
+                bad.found,
+                bad.expected
+            );
+            Ok(1)
+        }
+        None => Ok(0),
+    }
+}
+
+/// The cell of a map place, as `Board::new` checks starts.
+fn map_cell(grid: &retrograde::Grid, what: &str, coord: Coord) -> Result<u32> {
+    let label = format!("{what} {},{}", coord.0, coord.1);
+    if coord.0 >= grid.height() || coord.1 >= grid.width() {
+        return Err(retrograde::Error::Placement {
+            what: label,
+            message: format!(
+                "outside the map: rows are 0..={}, columns 0..={}",
+                grid.height() - 1,
+                grid.width() - 1
+            ),
+        }
+        .into());
+    }
+    grid.cell_at(coord.0, coord.1).ok_or_else(|| {
+        retrograde::Error::Placement {
+            what: label,
+            message: "is a wall: expected a free cell".to_string(),
+        }
+        .into()
+    })
+}
+
+type Built = (Arena, Source, Vec<u32>, Option<u32>);
+
+fn map_arena(path: &Path, game: &GameArgs, k: u32) -> Result<Built> {
+    let map = load_map(path)?;
+    // Starts are resolved here (several cops); exits as in the one-cop game.
+    let placement = Placement {
+        cop: None,
+        thief: None,
+        ..game.placement()
+    };
+    let walls = retrograde::Map {
+        cop: None,
+        thief: None,
+        ..map.clone()
+    };
+    let board = Board::new(&walls, &placement)?;
+    let grid = &board.grid;
+    let order = |(a, b): Coord| if game.xy { (b, a) } else { (a, b) };
+    let mut cops = game
+        .cop
+        .iter()
+        .map(|&c| map_cell(grid, "--cop", order(c)))
+        .collect::<Result<Vec<_>>>()?;
+    if cops.is_empty() && k == 1 {
+        if let Some(c) = map.cop {
+            cops.push(map_cell(grid, "the map's cop start", c)?);
+        }
+    }
+    let thief = match (game.thief, map.thief) {
+        (Some(t), _) => Some(map_cell(grid, "--thief", order(t))?),
+        (None, Some(t)) => Some(map_cell(grid, "the map's thief start", t)?),
+        (None, None) => None,
+    };
+    let source = Source::Map {
+        format: map.format.as_str(),
+        height: grid.height(),
+        width: grid.width(),
+    };
+    Ok((Arena::from_board(&board, game.rules()), source, cops, thief))
+}
+
+fn graph_arena(path: &Path, game: &GameArgs) -> Result<Built> {
+    if path != Path::new("-") {
+        let mut head = [0u8; 256];
+        let read = std::fs::File::open(path)
+            .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+            .map_err(|source| retrograde::Error::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        if looks_like_graph6(&head[..read]) {
+            // HOOK(graph6): kengine's `format::graph6` parser is wired here
+            // at merge (graph6 detected by content: printable ASCII 63..126,
+            // an optional `>>graph6<<` header).
+            return Err(UsageError(format!(
+                "{}: graph6 input is not supported by this build yet; give an edge list (`u v` a line)",
+                path.display()
+            ))
+            .into());
+        }
+    }
+    let list = load_edge_list(path)?;
+    if !game.exits.is_empty() {
+        return Err(
+            UsageError("--exits rules are for maps; give --exit V on a graph".into()).into(),
+        );
+    }
+    let vertex = |what: &str, c: Coord| -> Result<u32> {
+        match c {
+            (VERTEX, v) if v < list.n as usize => Ok(v as u32),
+            (VERTEX, v) => Err(retrograde::Error::Placement {
+                what: format!("{what} {v}"),
+                message: format!("the graph's vertices are 0..{}", list.n),
+            }
+            .into()),
+            (r, c) => Err(UsageError(format!(
+                "{what} {r},{c}: a graph takes a vertex id V, not ROW,COL"
+            ))
+            .into()),
+        }
+    };
+    let cops = game
+        .cop
+        .iter()
+        .map(|&c| vertex("--cop", c))
+        .collect::<Result<Vec<_>>>()?;
+    let thief = game.thief.map(|t| vertex("--thief", t)).transpose()?;
+    let exits = game
+        .exit
+        .iter()
+        .map(|&e| vertex("--exit", e))
+        .collect::<Result<Vec<_>>>()?;
+    let rules = game.rules();
+    let arena = Arena::from_edges(list.n, &list.edges)?
+        .with_exits(&exits)?
+        .with_passes(rules.cop_passes, rules.thief_passes);
+    let source = Source::Graph {
+        edges: list.edges.len(),
+    };
+    Ok((arena, source, cops, thief))
+}
+
+fn print_text(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
+    match (r.result, r.dte) {
+        (Some(result), Some(dte)) => writeln!(out, "result: {result} in {dte} plies")?,
+        (Some(result), None) => writeln!(out, "result: {result}")?,
+        (None, _) => writeln!(
+            out,
+            "result: none (no start; give --cop once per cop and --thief)"
+        )?,
+    }
+    let speeds = format!(
+        "{} cop{}, cop speed {}, thief speed {}",
+        r.cops,
+        if r.cops == 1 { "" } else { "s" },
+        r.cop_speed,
+        r.thief_speed
+    );
+    match (r.height, r.width, r.edges) {
+        (Some(h), Some(w), _) => writeln!(
+            out,
+            "map: {} ({}, {h} x {w}, {} free cells, {} exits); {speeds}",
+            r.map, r.format, r.cells, r.exits
+        )?,
+        (_, _, edges) => writeln!(
+            out,
+            "graph: {} ({} vertices, {} edges, {} exits); {speeds}",
+            r.map,
+            r.cells,
+            edges.unwrap_or(0),
+            r.exits
+        )?,
+    }
+    writeln!(out, "{}", r.counts.states_line(r.states))?;
+    writeln!(
+        out,
+        "engine: {} ({} thread{}), {}",
+        r.engine,
+        r.threads,
+        if r.threads == 1 { "" } else { "s" },
+        if r.sweeps > 0 {
+            format!("{} sweeps (values only, no distances)", r.sweeps)
+        } else {
+            format!("{} levels", r.levels)
+        }
+    )?;
+    writeln!(
+        out,
+        "time: {:.3} s, peak memory: {}",
+        r.seconds,
+        r.peak_memory_bytes
+            .map_or_else(|| "unknown".to_string(), human_bytes)
+    )?;
+    if let Some(v) = &r.verified {
+        writeln!(
+            out,
+            "verified: {} of {} states consistent with their moves ({}) in {:.3} s",
+            v.states - v.inconsistent,
+            v.states,
+            if v.distances {
+                "values and distances"
+            } else {
+                "values"
+            },
+            v.seconds
+        )?;
+    }
+    Ok(())
+}
+
+/// Every state as a CSV row in state-index order, the cops ascending:
+/// `cop1_row,cop1_col,...,thief_row,thief_col,turn,value,dte` on maps,
+/// `cop1,...,thief,turn,value,dte` on graphs.
+fn dump(game: &KCops, solution: &Solution, out: &mut impl Write) -> std::io::Result<()> {
+    let k = game.cops();
+    let grid = game.arena().grid();
+    let mut header = Vec::new();
+    for i in 1..=k {
+        match grid {
+            Some(_) => header.extend([format!("cop{i}_row"), format!("cop{i}_col")]),
+            None => header.push(format!("cop{i}")),
+        }
+    }
+    match grid {
+        Some(_) => header.extend(["thief_row".to_string(), "thief_col".to_string()]),
+        None => header.push("thief".to_string()),
+    }
+    header.extend(["turn", "value", "dte"].map(String::from));
+    writeln!(out, "{}", header.join(","))?;
+    let mut line = String::new();
+    for s in 0..game.state_count() {
+        use std::fmt::Write as _;
+        let (cops, thief, turn) = game.decode(s);
+        line.clear();
+        for cell in cops.iter().chain([&thief]) {
+            let _ = match grid {
+                Some(grid) => {
+                    let (r, c) = grid.coords(*cell);
+                    write!(line, "{r},{c},")
+                }
+                None => write!(line, "{cell},"),
+            };
+        }
+        let turn = match turn {
+            Turn::Cop => "cop",
+            Turn::Thief => "thief",
+        };
+        let value = solution.outcome(s);
+        match solution.dte(s) {
+            Some(d) if value != Outcome::Draw => writeln!(out, "{line}{turn},{value},{d}")?,
+            _ => writeln!(out, "{line}{turn},{value},")?,
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,211 @@
+//! Undirected graphs as edge lists, for the several-cops game on graphs:
+//! `u v` a line, 0-based vertex ids separated by spaces or tabs; blank
+//! lines and `#` comments (a whole line, or after an edge) are skipped.
+//! The graph has `largest id + 1` vertices; self-loops and repeated edges
+//! are kept here (the arena drops them).
+//!
+//! graph6 (nauty's format) is told apart by content: its lines are
+//! printable ASCII 63 to 126, an optional `>>graph6<<` header first, while
+//! an edge list holds digits, blanks and `#`. [`looks_like_graph6`] makes
+//! that call; parsing graph6 lives in its own module.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+/// Most vertices an edge list may name: ids index per-vertex arrays, and
+/// even one cop on a graph this large is far past any solve.
+pub const MAX_VERTICES: u32 = 1 << 24;
+
+/// Most bytes of one line.
+const LINE_LIMIT: usize = 1 << 12;
+
+/// An undirected graph read from a file: vertices `0..n` and its edges.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EdgeList {
+    /// Number of vertices.
+    pub n: u32,
+    /// The edges as read, `(u, v)`.
+    pub edges: Vec<(u32, u32)>,
+}
+
+/// Whether `head` (the first bytes of a file) looks like graph6 rather than
+/// an edge list: an optional `>>graph6<<` header, then a first line of
+/// printable ASCII 63 to 126 only.
+#[must_use]
+pub fn looks_like_graph6(head: &[u8]) -> bool {
+    let head = head.strip_prefix(b">>graph6<<").unwrap_or(head);
+    let line = head.split(|&b| b == b'\n').next().unwrap_or_default();
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    !line.is_empty() && line.iter().all(|&b| (63..=126).contains(&b))
+}
+
+/// Parses an edge list (format in the module docs). `path` names the input
+/// in errors.
+///
+/// # Errors
+/// [`Error::Parse`] with the line and column of the first problem.
+///
+/// # Example
+/// ```
+/// let g = retrograde::parse_edge_list(b"# a triangle\n0 1\n1 2\n2 0\n", "triangle").unwrap();
+/// assert_eq!((g.n, g.edges.len()), (3, 3));
+/// ```
+pub fn parse_edge_list(bytes: &[u8], path: &str) -> Result<EdgeList> {
+    read_edge_list(bytes, path)
+}
+
+/// Reads an edge-list file; `-` reads standard input.
+///
+/// # Errors
+/// [`Error::Io`] when the file cannot be read, [`Error::Parse`] when it is
+/// malformed.
+pub fn load_edge_list(path: &Path) -> Result<EdgeList> {
+    let name = path.display().to_string();
+    if path == Path::new("-") {
+        return read_edge_list(std::io::stdin().lock(), &name);
+    }
+    let file = std::fs::File::open(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    read_edge_list(BufReader::with_capacity(1 << 16, file), &name)
+}
+
+fn read_edge_list(mut reader: impl BufRead, path: &str) -> Result<EdgeList> {
+    let error = |line: usize, column: usize, message: String| Error::Parse {
+        path: path.to_string(),
+        line,
+        column,
+        message,
+    };
+    let mut edges = Vec::new();
+    let mut n = 0u32;
+    let mut buf = Vec::new();
+    let mut number = 0;
+    loop {
+        buf.clear();
+        let read = std::io::Read::take(&mut reader as &mut dyn BufRead, LINE_LIMIT as u64 + 1)
+            .read_until(b'\n', &mut buf)
+            .map_err(|source| Error::Io {
+                path: path.into(),
+                source,
+            })?;
+        if read == 0 {
+            break;
+        }
+        number += 1;
+        if buf.len() > LINE_LIMIT && buf.last() != Some(&b'\n') {
+            return Err(error(
+                number,
+                LINE_LIMIT + 1,
+                format!("a line longer than {LINE_LIMIT} bytes: expected `u v` (two vertex ids)"),
+            ));
+        }
+        let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let line = match line.iter().position(|&b| b == b'#') {
+            Some(hash) => &line[..hash],
+            None => line,
+        };
+        let mut ids = [0u32; 2];
+        let mut found = 0;
+        let mut at = 0;
+        while at < line.len() {
+            let b = line[at];
+            if b == b' ' || b == b'\t' {
+                at += 1;
+                continue;
+            }
+            let start = at;
+            while at < line.len() && line[at] != b' ' && line[at] != b'\t' {
+                at += 1;
+            }
+            let token = &line[start..at];
+            let column = start + 1;
+            if found == 2 {
+                return Err(error(
+                    number,
+                    column,
+                    format!(
+                        "expected the end of the line after `u v`, found `{}`",
+                        String::from_utf8_lossy(token)
+                    ),
+                ));
+            }
+            let id = std::str::from_utf8(token)
+                .ok()
+                .filter(|t| t.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|t| t.parse::<u32>().ok())
+                .filter(|&id| id < MAX_VERTICES)
+                .ok_or_else(|| {
+                    error(
+                        number,
+                        column,
+                        format!(
+                            "expected a vertex id (an integer 0 to {}), found `{}`",
+                            MAX_VERTICES - 1,
+                            String::from_utf8_lossy(token)
+                        ),
+                    )
+                })?;
+            ids[found] = id;
+            found += 1;
+        }
+        match found {
+            0 => {}
+            1 => {
+                return Err(error(
+                    number,
+                    line.len() + 1,
+                    "expected a second vertex id (`u v`), found the end of the line".into(),
+                ))
+            }
+            _ => {
+                n = n.max(ids[0] + 1).max(ids[1] + 1);
+                edges.push((ids[0], ids[1]));
+            }
+        }
+    }
+    Ok(EdgeList { n, edges })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> String {
+        parse_edge_list(text.as_bytes(), "g.txt")
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn edges_comments_and_errors_with_their_place() {
+        let g = parse_edge_list(b"0 1 # first\n\n  3\t2\r\n", "g").unwrap();
+        assert_eq!(
+            g,
+            EdgeList {
+                n: 4,
+                edges: vec![(0, 1), (3, 2)]
+            }
+        );
+        assert!(err("0 1\n1 x\n").starts_with("g.txt:2:3: expected a vertex id"));
+        assert!(err("0 1 2\n").starts_with("g.txt:1:5: expected the end"));
+        assert!(err("0 1\n7\n").starts_with("g.txt:2:2: expected a second"));
+        assert!(err("-1 0\n").starts_with("g.txt:1:1:"));
+        assert!(err("99999999999 0\n").starts_with("g.txt:1:1:"));
+        let long = format!("0 {}\n", "1".repeat(5000));
+        assert!(err(&long).starts_with("g.txt:1:4097: a line longer"));
+    }
+
+    #[test]
+    fn graph6_is_told_from_edge_lists() {
+        assert!(looks_like_graph6(b"Ch\n"));
+        assert!(looks_like_graph6(b">>graph6<<IheA@GUAo\n"));
+        assert!(!looks_like_graph6(b"0 1\n1 2\n"));
+        assert!(!looks_like_graph6(b"# comment\n0 1\n"));
+        assert!(!looks_like_graph6(b""));
+    }
+}

@@ -1,0 +1,467 @@
+//! Several cops and one thief on an [`Arena`] (a grid map or a graph), as a
+//! [`Game`] with moves generated on the fly (`docs/rules.md`, "Several
+//! cops").
+//!
+//! State layout: the cops are a multiset `c_1 <= ... <= c_k` of cells,
+//! ranked by the combinatorial number system on multisets,
+//! `rank(c) = sum_i C(c_i + i - 1, i)` (i from 1): the ranks of all
+//! multisets are exactly `0..C(n + k - 1, k)`. State `(c, t, turn)` has
+//! index `(rank(c) * n + t) * 2 + turn`, turn 0 for the cops to move. With
+//! one cop `rank(c) = c_1`, which is [`CopsAndThief`](crate::CopsAndThief)'s
+//! layout.
+//!
+//! Successors and predecessors are the *distinct* states one move away:
+//! several cops reaching the same multiset by different assignments is one
+//! move. Reach sets are symmetric (see [`Arena`]), so the cop multisets that
+//! can move to `c` are the multisets `c` can move to, and the thief cells
+//! that can move to `t` are those `t` can move to with the same cops.
+
+use std::cell::RefCell;
+
+use crate::error::{Error, Result};
+use crate::game::{Game, Initial};
+use crate::games::arena::Arena;
+use crate::games::cops::Turn;
+use crate::{Outcome, Terminal, Verdict};
+
+/// Most cops a [`KCops`] game may have.
+pub const MAX_COPS: u32 = 4;
+
+thread_local! {
+    /// Joint cop moves of one state, as multiset ranks (one buffer per
+    /// thread, taken out while the caller's closure runs).
+    static JOINT: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `k` cops and a thief on an [`Arena`].
+///
+/// A side with no move at all (no passing, an isolated cell) loses, as in
+/// the one-cop game.
+///
+/// # Example
+/// Two cops catch the thief on a 5-cycle, where one cop cannot:
+/// ```
+/// use retrograde::{solve, Arena, Engine, KCops, SolveOptions, Verdict};
+/// let cycle = Arena::from_edges(5, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)]).unwrap();
+/// for (k, verdict) in [(1, Verdict::Draw), (2, Verdict::CopWins)] {
+///     let game = KCops::new(cycle.clone(), k).unwrap();
+///     let solution = solve(&game, &SolveOptions::new(Engine::Sequential)).unwrap();
+///     let start = game.start(&[0; 2][..k as usize], 2);
+///     assert_eq!(game.verdict(solution.outcome(start)), verdict);
+/// }
+/// ```
+#[derive(Clone, Debug)]
+pub struct KCops {
+    arena: Arena,
+    k: u32,
+    n: u64,
+    /// `C(m, i)` at `binom[i * stride + m]`, for `i <= k`, `m < stride`.
+    binom: Vec<u64>,
+    stride: usize,
+    multisets: u64,
+    max_moves: u32,
+    thief_first: bool,
+    radius: Option<u64>,
+}
+
+impl KCops {
+    /// The game of `k` cops (1 to [`MAX_COPS`]) on `arena`, cops moving
+    /// first.
+    ///
+    /// # Errors
+    /// [`Error::Placement`] when `k` is out of range or the states would not
+    /// fit a 64-bit index.
+    pub fn new(arena: Arena, k: u32) -> Result<KCops> {
+        if !(1..=MAX_COPS).contains(&k) {
+            return Err(Error::Placement {
+                what: format!("--cops {k}"),
+                message: format!("the number of cops must be 1 to {MAX_COPS}"),
+            });
+        }
+        let n = u64::from(arena.cells());
+        let stride = n as usize + k as usize;
+        let mut binom = vec![0u64; (k as usize + 1) * stride];
+        for m in 0..stride {
+            // C(m, i) = C(m, i - 1) * (m - i + 1) / i; saturated values
+            // are past u64 anyway and end as u64::MAX.
+            let mut c: u128 = 1;
+            for i in 0..=k as usize {
+                if i > m {
+                    c = 0;
+                } else if i > 0 {
+                    c = c.saturating_mul((m + 1 - i) as u128) / i as u128;
+                }
+                binom[i * stride + m] = u64::try_from(c).unwrap_or(u64::MAX);
+            }
+        }
+        let multisets = binom[k as usize * stride + stride - 1];
+        let too_many = || Error::Placement {
+            what: format!("{k} cops on {n} cells"),
+            message: "too many states for a 64-bit index".to_string(),
+        };
+        if n > 0 && multisets == u64::MAX {
+            return Err(too_many());
+        }
+        multisets
+            .checked_mul(n)
+            .and_then(|x| x.checked_mul(2))
+            .ok_or_else(too_many)?;
+        let cop_bound = (arena.max_cop_reach() as u64)
+            .checked_pow(k)
+            .map_or(multisets, |p| p.min(multisets));
+        let max_moves = cop_bound.max(arena.max_thief_reach() as u64);
+        let max_moves = u32::try_from(max_moves).map_err(|_| Error::Placement {
+            what: format!("{k} cops on {n} cells"),
+            message: "a state could have more than 2^32 moves".to_string(),
+        })?;
+        // One cop: predecessors stay within the cop's reach in cell ids,
+        // as in the one-cop game; several: ranks move far, no useful bound.
+        let radius = (k == 1).then(|| {
+            let reach = (0..arena.cells())
+                .flat_map(|c| arena.cop_reach(c).iter().map(move |&to| c.abs_diff(to)))
+                .max()
+                .unwrap_or(0);
+            (u64::from(reach) + 1) * 2 * n
+        });
+        Ok(KCops {
+            arena,
+            k,
+            n,
+            binom,
+            stride,
+            multisets,
+            max_moves,
+            thief_first: false,
+            radius,
+        })
+    }
+
+    /// The same game with the thief moving first from the start.
+    #[must_use]
+    pub fn with_thief_first(mut self, thief_first: bool) -> KCops {
+        self.thief_first = thief_first;
+        self
+    }
+
+    /// The arena.
+    #[must_use]
+    pub fn arena(&self) -> &Arena {
+        &self.arena
+    }
+
+    /// The number of cops k.
+    #[must_use]
+    pub fn cops(&self) -> u32 {
+        self.k
+    }
+
+    /// Whether the thief moves first from the start.
+    #[must_use]
+    pub fn thief_first(&self) -> bool {
+        self.thief_first
+    }
+
+    /// The number of cop multisets, `C(n + k - 1, k)`.
+    #[must_use]
+    pub fn multisets(&self) -> u64 {
+        self.multisets
+    }
+
+    #[inline]
+    fn binom(&self, m: u64, i: usize) -> u64 {
+        self.binom[i * self.stride + m as usize]
+    }
+
+    /// The rank of a multiset of `k` cells given in ascending order.
+    #[inline]
+    #[must_use]
+    pub fn rank(&self, sorted: &[u32]) -> u64 {
+        debug_assert!(sorted.windows(2).all(|w| w[0] <= w[1]));
+        sorted
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| self.binom(u64::from(c) + i as u64, i + 1))
+            .sum()
+    }
+
+    /// The multiset of rank `rank` into `out[..k]`, ascending.
+    #[inline]
+    pub fn unrank(&self, mut rank: u64, out: &mut [u32]) {
+        let mut hi = self.n.saturating_sub(1);
+        for i in (1..=self.k as usize).rev() {
+            // Largest x <= hi with C(x + i - 1, i) <= rank.
+            let (mut lo, mut top) = (0u64, hi);
+            while lo < top {
+                let mid = (lo + top).div_ceil(2);
+                if self.binom(mid + i as u64 - 1, i) <= rank {
+                    lo = mid;
+                } else {
+                    top = mid - 1;
+                }
+            }
+            out[i - 1] = lo as u32;
+            rank -= self.binom(lo + i as u64 - 1, i);
+            hi = lo;
+        }
+    }
+
+    /// Index of state `(cops, thief, turn)`; `cops` in any order, `k` of
+    /// them.
+    #[must_use]
+    pub fn state(&self, cops: &[u32], thief: u32, turn: Turn) -> u64 {
+        assert_eq!(cops.len(), self.k as usize, "one cell per cop");
+        let mut sorted = [0u32; MAX_COPS as usize];
+        sorted[..cops.len()].copy_from_slice(cops);
+        sorted[..cops.len()].sort_unstable();
+        (self.rank(&sorted[..cops.len()]) * self.n + u64::from(thief)) * 2 + turn as u64
+    }
+
+    /// `(cops ascending, thief, turn)` of state `s`.
+    #[must_use]
+    pub fn decode(&self, s: u64) -> (Vec<u32>, u32, Turn) {
+        let (cops, thief, turn) = self.split(s);
+        (cops[..self.k as usize].to_vec(), thief, turn)
+    }
+
+    #[inline]
+    fn split(&self, s: u64) -> ([u32; MAX_COPS as usize], u32, Turn) {
+        let pair = s >> 1;
+        let turn = if s & 1 == 0 { Turn::Cop } else { Turn::Thief };
+        let mut cops = [0u32; MAX_COPS as usize];
+        self.unrank(pair / self.n, &mut cops);
+        (cops, (pair % self.n) as u32, turn)
+    }
+
+    /// The start state with these cops and thief and the first mover.
+    #[must_use]
+    pub fn start(&self, cops: &[u32], thief: u32) -> u64 {
+        let turn = if self.thief_first {
+            Turn::Thief
+        } else {
+            Turn::Cop
+        };
+        self.state(cops, thief, turn)
+    }
+
+    /// The cops' verdict for the start state's value (for its mover).
+    #[must_use]
+    pub fn verdict(&self, start_value: Outcome) -> Verdict {
+        Verdict::from_mover(start_value, !self.thief_first)
+    }
+
+    /// The terminal value of `(cops, thief, turn)`, if it is terminal:
+    /// capture first, then escape.
+    #[inline]
+    fn terminal(&self, cops: &[u32], thief: u32, turn: Turn) -> Option<Terminal> {
+        let cops_won = if cops.contains(&thief) {
+            true
+        } else if self.arena.is_exit(thief) {
+            false
+        } else {
+            return None;
+        };
+        Some(if cops_won == (turn == Turn::Cop) {
+            Terminal::Win
+        } else {
+            Terminal::Loss
+        })
+    }
+
+    /// Calls `f` with the rank of every distinct multiset the cops on
+    /// `cops` (ascending) can move to together, leaving out multisets that
+    /// hold `avoid`.
+    fn for_each_joint(&self, cops: &[u32], avoid: Option<u32>, mut f: impl FnMut(u64)) {
+        if self.k == 1 {
+            for &to in self.arena.cop_reach(cops[0]) {
+                if Some(to) != avoid {
+                    f(u64::from(to));
+                }
+            }
+            return;
+        }
+        let mut ranks = JOINT.with(|j| std::mem::take(&mut *j.borrow_mut()));
+        ranks.clear();
+        let mut dest = [0u32; MAX_COPS as usize];
+        self.push_joint(0, 0, cops, avoid, &mut dest, &mut ranks);
+        ranks.sort_unstable();
+        ranks.dedup();
+        for &r in &ranks {
+            f(r);
+        }
+        JOINT.with(|j| *j.borrow_mut() = ranks);
+    }
+
+    /// Assigns cop `i` onward; equal cops take their targets in
+    /// non-decreasing order (`lo`), which drops the permutations of one
+    /// assignment among them before any sorting.
+    fn push_joint(
+        &self,
+        i: usize,
+        lo: usize,
+        cops: &[u32],
+        avoid: Option<u32>,
+        dest: &mut [u32; MAX_COPS as usize],
+        out: &mut Vec<u64>,
+    ) {
+        if i == cops.len() {
+            let mut sorted = *dest;
+            sorted[..i].sort_unstable();
+            out.push(self.rank(&sorted[..i]));
+            return;
+        }
+        let reach = self.arena.cop_reach(cops[i]);
+        let from = if i > 0 && cops[i] == cops[i - 1] {
+            lo
+        } else {
+            0
+        };
+        for (j, &to) in reach.iter().enumerate().skip(from) {
+            if Some(to) == avoid {
+                continue;
+            }
+            dest[i] = to;
+            self.push_joint(i + 1, j, cops, avoid, dest, out);
+        }
+    }
+
+    fn initial_of(&self, cops: &[u32], thief: u32, turn: Turn) -> Initial {
+        if let Some(t) = self.terminal(cops, thief, turn) {
+            return Initial::Decided(t);
+        }
+        let mut moves = 0u32;
+        match turn {
+            Turn::Cop => self.for_each_joint(cops, None, |_| moves += 1),
+            Turn::Thief => self.arena.thief_reach(thief, cops, |_| moves += 1),
+        }
+        if moves == 0 {
+            Initial::Decided(Terminal::Loss)
+        } else {
+            Initial::Moves(moves)
+        }
+    }
+}
+
+impl Game for KCops {
+    fn state_count(&self) -> u64 {
+        self.multisets * self.n * 2
+    }
+
+    fn max_moves(&self) -> u32 {
+        self.max_moves
+    }
+
+    fn initial(&self, s: u64) -> Initial {
+        let (cops, thief, turn) = self.split(s);
+        self.initial_of(&cops[..self.k as usize], thief, turn)
+    }
+
+    fn for_each_successor(&self, s: u64, mut f: impl FnMut(u64)) {
+        let (cops, thief, turn) = self.split(s);
+        let cops = &cops[..self.k as usize];
+        if self.terminal(cops, thief, turn).is_some() {
+            return;
+        }
+        let t = u64::from(thief);
+        match turn {
+            Turn::Cop => self.for_each_joint(cops, None, |r| f((r * self.n + t) * 2 + 1)),
+            Turn::Thief => {
+                let base = (s >> 1) - t;
+                self.arena
+                    .thief_reach(thief, cops, |to| f((base + u64::from(to)) * 2));
+            }
+        }
+    }
+
+    fn for_each_predecessor(&self, s: u64, mut f: impl FnMut(u64)) {
+        let (cops, thief, turn) = self.split(s);
+        let cops = &cops[..self.k as usize];
+        let t = u64::from(thief);
+        match turn {
+            Turn::Cop => {
+                // The thief moved last, from a cell of its (symmetric) reach
+                // with these cops; that state must not have been terminal.
+                let base = (s >> 1) - t;
+                self.arena.thief_reach(thief, cops, |from| {
+                    if !cops.contains(&from) && !self.arena.is_exit(from) {
+                        f((base + u64::from(from)) * 2 + 1);
+                    }
+                });
+            }
+            Turn::Thief => {
+                // The cops moved last; before it the thief stood here too,
+                // so an exit or a cop on the thief made that state terminal.
+                if self.arena.is_exit(thief) {
+                    return;
+                }
+                self.for_each_joint(cops, Some(thief), |r| f((r * self.n + t) * 2));
+            }
+        }
+    }
+
+    fn side(&self, s: u64) -> usize {
+        (s & 1) as usize
+    }
+
+    fn predecessor_radius(&self) -> Option<u64> {
+        self.radius
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check_game_contract;
+
+    fn cycle(n: u32) -> Arena {
+        let edges: Vec<_> = (0..n).map(|v| (v, (v + 1) % n)).collect();
+        Arena::from_edges(n, &edges).unwrap()
+    }
+
+    #[test]
+    fn ranks_are_dense_and_unrank_inverts_them() {
+        for k in 1..=MAX_COPS {
+            let game = KCops::new(cycle(6), k).unwrap();
+            let mut seen = Vec::new();
+            let mut cells = vec![0u32; k as usize];
+            // Every ascending k-tuple over 0..6 by an odometer.
+            loop {
+                let r = game.rank(&cells);
+                let mut back = [0u32; 4];
+                game.unrank(r, &mut back);
+                assert_eq!(&back[..k as usize], &cells[..]);
+                seen.push(r);
+                let Some(i) = (0..k as usize).rev().find(|&i| cells[i] < 5) else {
+                    break;
+                };
+                let v = cells[i] + 1;
+                cells[i..].fill(v);
+            }
+            seen.sort_unstable();
+            assert_eq!(seen, (0..game.multisets()).collect::<Vec<_>>(), "k = {k}");
+        }
+    }
+
+    #[test]
+    fn the_contract_holds_for_every_k_and_speed() {
+        for k in 1..=3 {
+            for speeds in [(1, 1), (2, 1), (1, 2), (2, 3)] {
+                let arena = cycle(5)
+                    .with_speeds(speeds.0, speeds.1)
+                    .with_exits(&[3])
+                    .unwrap();
+                let game = KCops::new(arena, k).unwrap();
+                check_game_contract(&game).unwrap_or_else(|e| panic!("k {k} {speeds:?}: {e}"));
+            }
+        }
+        let lonely = Arena::from_edges(3, &[(0, 1)])
+            .unwrap()
+            .with_passes(false, false);
+        check_game_contract(&KCops::new(lonely, 2).unwrap()).unwrap();
+    }
+
+    #[test]
+    fn cops_out_of_range_are_refused() {
+        assert!(KCops::new(cycle(4), 0).is_err());
+        assert!(KCops::new(cycle(4), 5).is_err());
+    }
+}

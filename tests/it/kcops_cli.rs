@@ -1,0 +1,410 @@
+//! The several-cops game end to end: the named graphs of `data/graphs/`
+//! against their known cop numbers, `solve --cops` / `--graph` / `--dump`
+//! against the oracle, one cop at speed 1 unchanged, bad input refused.
+
+use retrograde::{load_edge_list, solve, Arena, Engine, Game, KCops, Outcome, SolveOptions};
+
+use crate::agree::temp_dir;
+use crate::cli::{run, stdout};
+use crate::oracle::{Arena as Grid, Side, Value, Variant};
+use crate::oracle_kcops::{KBoard, KOracle};
+
+/// The best placement of `k` cops on `arena` if one wins against every
+/// thief cell (docs/rules.md): `(cops, capture time in plies)`, the least
+/// capture time, the smallest rank on ties.
+fn winning_placement(arena: &Arena, k: u32) -> Option<(Vec<u32>, u32)> {
+    let game = KCops::new(arena.clone(), k).unwrap();
+    let options = SolveOptions::new(Engine::Parallel)
+        .with_threads(2)
+        .with_dte_table(true);
+    let solution = solve(&game, &options).unwrap();
+    let n = u64::from(arena.cells());
+    let mut best: Option<(Vec<u32>, u32)> = None;
+    for rank in 0..game.multisets() {
+        let worst = (0..n).try_fold(0, |worst, t| {
+            let s = (rank * n + t) * 2;
+            (solution.outcome(s) == Outcome::Win)
+                .then(|| worst.max(solution.dte(s).unwrap().plies()))
+        });
+        if let Some(worst) = worst {
+            if best.as_ref().is_none_or(|b| worst < b.1) {
+                best = Some((game.decode(rank * n * 2).0, worst));
+            }
+        }
+    }
+    best
+}
+
+/// `data/graphs/cop-numbers.csv`: (file stem, vertices, edges, cop number).
+fn named_graphs() -> Vec<(String, u32, usize, u32)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/graphs");
+    let text = std::fs::read_to_string(dir.join("cop-numbers.csv")).unwrap();
+    text.lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            (
+                f[0].to_string(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+                f[3].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Every named graph has the cop number the literature gives: k - 1 cops
+/// have no winning placement, k cops have one (Robertson's 4 cops take a
+/// couple of seconds: 277,970 states of up to 625 joint moves each).
+#[test]
+fn named_graphs_have_their_known_cop_numbers() {
+    let graphs = named_graphs();
+    assert!(graphs.len() >= 12);
+    for (name, vertices, edges, cop_number) in graphs {
+        let path = format!("{}/data/graphs/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+        let list = load_edge_list(std::path::Path::new(&path)).unwrap();
+        assert_eq!((list.n, list.edges.len()), (vertices, edges), "{name}");
+        let arena = Arena::from_edges(list.n, &list.edges).unwrap();
+        if cop_number > 1 {
+            assert_eq!(
+                winning_placement(&arena, cop_number - 1),
+                None,
+                "{name}: {} cops should not win",
+                cop_number - 1
+            );
+        }
+        let (cops, plies) = winning_placement(&arena, cop_number)
+            .unwrap_or_else(|| panic!("{name}: {cop_number} cops should win"));
+        assert!(
+            plies % 2 == 1 || vertices == 1,
+            "{name}: a capture ends on the cops' move"
+        );
+        assert_eq!(cops.len(), cop_number as usize, "{name}");
+    }
+}
+
+/// The same test through the oracle on the smaller named graphs.
+#[test]
+fn small_named_graphs_agree_with_the_oracle_cop_number() {
+    for (name, _, _, cop_number) in named_graphs() {
+        if ![
+            "petersen",
+            "cycle-4",
+            "cycle-5",
+            "tree-path-8",
+            "tree-star-7",
+        ]
+        .contains(&name.as_str())
+        {
+            continue;
+        }
+        let path = format!("{}/data/graphs/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+        let list = load_edge_list(std::path::Path::new(&path)).unwrap();
+        let edges: Vec<(usize, usize)> = list
+            .edges
+            .iter()
+            .map(|&(u, v)| (u as usize, v as usize))
+            .collect();
+        let board = KBoard::from_edges(list.n as usize, &edges);
+        assert_eq!(
+            KOracle::cop_number(&board, 3),
+            Some(cop_number as usize),
+            "{name}"
+        );
+    }
+}
+
+const MAP: &str = "data/maps/sample.txt";
+
+/// `--cops 1` at speed 1 is today's solve, byte for byte (the dump), and
+/// the same report but for time and memory.
+#[test]
+fn one_cop_at_speed_one_is_unchanged() {
+    let dir = temp_dir("kcops-one");
+    let (a, b) = (dir.join("a.csv"), dir.join("b.csv"));
+    let plain = run(&["solve", MAP, "-q", "--dump", a.to_str().unwrap()], None);
+    let flagged = run(
+        &[
+            "solve",
+            MAP,
+            "-q",
+            "--cops",
+            "1",
+            "--cop-speed",
+            "1",
+            "--thief-speed",
+            "1",
+            "--dump",
+            b.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(plain.status.success() && flagged.status.success());
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let strip = |o: &std::process::Output| -> Vec<String> {
+        stdout(o)
+            .lines()
+            .filter(|l| !l.starts_with("time:"))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(strip(&plain), strip(&flagged));
+}
+
+/// A dump row: cops, thief, side to move, value, distance to end.
+type Row = (Vec<usize>, usize, Side, Value, Option<u32>);
+
+/// Reads a dump: every row as (cells, thief, turn, value, dte).
+fn dump_rows(path: &std::path::Path, per_cell: usize, k: usize) -> Vec<Row> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            let cells: Vec<usize> = f[..per_cell * (k + 1)]
+                .iter()
+                .map(|x| x.parse().unwrap())
+                .collect();
+            let side = if f[per_cell * (k + 1)] == "cop" {
+                Side::Cop
+            } else {
+                Side::Thief
+            };
+            let value = match f[per_cell * (k + 1) + 1] {
+                "win" => Value::Win,
+                "loss" => Value::Loss,
+                _ => Value::Draw,
+            };
+            let dte = f[per_cell * (k + 1) + 2].parse().ok();
+            let (cops, thief) = cells.split_at(per_cell * k);
+            let thief = if per_cell == 2 {
+                thief[0] * 1000 + thief[1]
+            } else {
+                thief[0]
+            };
+            let cops = cops
+                .chunks(per_cell)
+                .map(|c| {
+                    if per_cell == 2 {
+                        c[0] * 1000 + c[1]
+                    } else {
+                        c[0]
+                    }
+                })
+                .collect();
+            (cops, thief, side, value, dte)
+        })
+        .collect()
+}
+
+/// `solve --cops 2 --dump` on a map and `--graph --cops 3 --dump` with
+/// speeds: every row as the oracle says, cops ascending, one row a state.
+#[test]
+fn dumps_agree_with_the_oracle() {
+    let dir = temp_dir("kcops-dump");
+    // A map: 2 cops, thief speed 2.
+    let text = "3 4\nC..E\n.**.\n...T\n";
+    let map = dir.join("map.txt");
+    std::fs::write(&map, text).unwrap();
+    let out = dir.join("map.csv");
+    let o = run(
+        &[
+            "solve",
+            map.to_str().unwrap(),
+            "-q",
+            "--cops",
+            "2",
+            "--cop",
+            "0,0",
+            "--cop",
+            "2,0",
+            "--thief",
+            "2,3",
+            "--thief-speed",
+            "2",
+            "--json",
+            "--dump",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(json["cops"], 2);
+    assert_eq!(json["thief_speed"], 2);
+    let grid = Grid::from_seed_text(text);
+    let mut board = KBoard::from_grid(&grid, Variant::default());
+    board.thief_speed = 2;
+    let oracle = KOracle::solve(&board, 2);
+    let cells = grid.free_cells();
+    let id = |code: usize| {
+        cells
+            .iter()
+            .position(|&c| c == (code / 1000, code % 1000))
+            .unwrap()
+    };
+    let rows = dump_rows(&out, 2, 2);
+    let n = cells.len();
+    assert_eq!(rows.len(), n * (n + 1) / 2 * n * 2);
+    for (cops, thief, side, value, dte) in rows {
+        let cops: Vec<usize> = cops.into_iter().map(id).collect();
+        assert!(cops[0] <= cops[1]);
+        assert_eq!(
+            oracle.lookup(&cops, id(thief), side),
+            (value, dte),
+            "{cops:?} {thief} {side:?}"
+        );
+    }
+    let start = oracle.lookup(&[0, id(2000)], id(2003), Side::Cop);
+    let expected = match start.0 {
+        Value::Win => "cop-wins",
+        Value::Loss => "thief-escapes",
+        Value::Draw => "draw",
+    };
+    assert_eq!(json["result"], expected);
+
+    // A graph: 3 cops of speed 2 on a 7-cycle with an exit.
+    let graph = dir.join("c7.txt");
+    let edges: Vec<(usize, usize)> = (0..7).map(|v| (v, (v + 1) % 7)).collect();
+    let text: String = edges.iter().map(|(u, v)| format!("{u} {v}\n")).collect();
+    std::fs::write(&graph, text).unwrap();
+    let out = dir.join("graph.csv");
+    let o = run(
+        &[
+            "solve",
+            "--graph",
+            graph.to_str().unwrap(),
+            "-q",
+            "--cops",
+            "3",
+            "--cop-speed",
+            "2",
+            "--exit",
+            "4",
+            "--engine",
+            "sequential",
+            "--dump",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let header = std::fs::read_to_string(&out).unwrap();
+    assert!(header.starts_with("cop1,cop2,cop3,thief,turn,value,dte\n"));
+    let mut board = KBoard::from_edges(7, &edges);
+    board.exit[4] = true;
+    board.cop_speed = 2;
+    let oracle = KOracle::solve(&board, 3);
+    let rows = dump_rows(&out, 1, 3);
+    assert_eq!(rows.len(), 84 * 7 * 2);
+    for (cops, thief, side, value, dte) in rows {
+        assert!(cops.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(oracle.lookup(&cops, thief, side), (value, dte));
+    }
+}
+
+/// Bad graphs and bad flags: exit status 2, the place named, no output.
+#[test]
+fn bad_input_is_refused_with_its_place() {
+    let dir = temp_dir("kcops-bad");
+    let bad = dir.join("bad.txt");
+    std::fs::write(&bad, "0 1\n1 2 # fine\n2 z\n").unwrap();
+    let dump = dir.join("never.csv");
+    let o = run(
+        &[
+            "solve",
+            "--graph",
+            bad.to_str().unwrap(),
+            "--dump",
+            dump.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("bad.txt:3:3: expected a vertex id"), "{err}");
+    assert!(!dump.exists());
+    let g6 = dir.join("g.g6");
+    std::fs::write(&g6, "IheA@GUAo\n").unwrap();
+    let o = run(
+        &["solve", "--graph", g6.to_str().unwrap(), "--cops", "2"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    for args in [
+        &["solve", MAP, "--cop", "1,1", "--cop", "1,2"][..],
+        &[
+            "solve", MAP, "--cops", "2", "--cop", "1,1", "--thief", "5,9",
+        ],
+        &["solve", MAP, "--cops", "2", "--cop", "1,1", "--cop", "0,0"],
+        &["solve", MAP, "--cops", "5"],
+        &["solve", MAP, "--cop-speed", "0"],
+        &["solve", MAP, "--cop", "3", "--thief", "5,9"],
+        &["solve", MAP, "--cops", "2", "--save", "x.rtb"],
+        &[
+            "solve",
+            "--graph",
+            "data/graphs/petersen.txt",
+            "--cops",
+            "2",
+            "--cop",
+            "1",
+            "--cop",
+            "10",
+        ],
+        &[
+            "solve",
+            "--graph",
+            "data/graphs/petersen.txt",
+            "--cop",
+            "1,1",
+        ],
+    ] {
+        let o = run(args, None);
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+/// The Game of a graph from the crate's own reader equals the oracle's on
+/// a named graph with two cops (a larger instance than the random ones).
+#[test]
+fn two_cops_on_the_petersen_graph_agree_with_the_oracle() {
+    let path = format!("{}/data/graphs/petersen.txt", env!("CARGO_MANIFEST_DIR"));
+    let list = load_edge_list(std::path::Path::new(&path)).unwrap();
+    let game = KCops::new(Arena::from_edges(list.n, &list.edges).unwrap(), 2).unwrap();
+    let solution = solve(
+        &game,
+        &SolveOptions::new(Engine::Sequential).with_dte_table(true),
+    )
+    .unwrap();
+    let edges: Vec<(usize, usize)> = list
+        .edges
+        .iter()
+        .map(|&(u, v)| (u as usize, v as usize))
+        .collect();
+    let oracle = KOracle::solve(&KBoard::from_edges(10, &edges), 2);
+    for s in 0..game.state_count() {
+        let (cops, thief, turn) = game.decode(s);
+        let cops: Vec<usize> = cops.iter().map(|&c| c as usize).collect();
+        let side = if turn == retrograde::Turn::Cop {
+            Side::Cop
+        } else {
+            Side::Thief
+        };
+        let (value, dte) = oracle.lookup(&cops, thief as usize, side);
+        let expected = match value {
+            Value::Win => Outcome::Win,
+            Value::Loss => Outcome::Loss,
+            Value::Draw => Outcome::Draw,
+        };
+        assert_eq!(
+            (solution.outcome(s), solution.dte(s).map(|d| d.plies())),
+            (expected, dte)
+        );
+    }
+}
