@@ -18,6 +18,8 @@ mod conventions;
 /// Partitioned solves over loopback TCP (feature `distributed`).
 #[cfg(feature = "distributed")]
 mod distributed;
+/// Forged tables with valid checksums against the reader.
+mod forged;
 /// Map parser and placement errors: line, column and message.
 mod formats;
 /// data/expected.csv against the engines; `regenerate_golden` rewrites it.
