@@ -267,3 +267,52 @@ fn a_table_shrunk_while_open_gives_errors_not_a_signal() {
     assert!(tb.check().is_err());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Point 11: a FIFO at one map's table name in `--save-dir`, or at a man
+/// page's name in `man --out-dir`: that output is refused, nothing blocks,
+/// the batch saves the other tables.
+#[test]
+fn fifos_among_outputs_are_refused_not_waited_on() {
+    let dir = temp_dir("faults-savedir");
+    let tables = dir.join("tables");
+    std::fs::create_dir(&tables).unwrap();
+    let maps = dir.join("maps");
+    std::fs::create_dir(&maps).unwrap();
+    std::fs::copy(MAP, maps.join("a.txt")).unwrap();
+    std::fs::copy(MAP, maps.join("b.txt")).unwrap();
+    let fifo = tables.join("a.rtb");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let out = dir.join("rows.jsonl");
+    let o = run(
+        &[
+            "batch",
+            s(&maps),
+            "--quiet",
+            "--save-dir",
+            s(&tables),
+            "--out",
+            s(&out),
+        ],
+        b"",
+    );
+    assert_ne!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(Tablebase::open(&tables.join("b.rtb")).is_ok());
+    let rows = std::fs::read_to_string(&out).unwrap();
+    assert!(rows.contains("not a regular file"), "{rows}");
+    let pages = dir.join("man");
+    std::fs::create_dir(&pages).unwrap();
+    let page = pages.join("retrograde-solve.1");
+    assert!(Command::new("mkfifo")
+        .arg(&page)
+        .status()
+        .unwrap()
+        .success());
+    let o = run(&["man", "--out-dir", s(&pages)], b"");
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(err(&o).contains("retrograde-solve.1"), "{}", err(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
