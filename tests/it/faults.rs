@@ -316,3 +316,31 @@ fn fifos_among_outputs_are_refused_not_waited_on() {
     assert!(err(&o).contains("retrograde-solve.1"), "{}", err(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Point 6: more idle connections than `serve` holds (512) do not keep a
+/// new client waiting past the idle timeout (15 s).
+#[test]
+fn idle_connections_do_not_starve_new_clients() {
+    let dir = temp_dir("faults-idle");
+    let table = saved_table(&dir, MAP, "v.rtb", false);
+    let server = crate::serve::Server::start(&[&table], &[]);
+    let idle: Vec<std::net::TcpStream> = (0..520)
+        .filter_map(|_| std::net::TcpStream::connect(server.addr).ok())
+        .collect();
+    assert!(idle.len() >= 512, "{} connections", idle.len());
+    let started = Instant::now();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let addr = server.addr;
+    std::thread::spawn(move || {
+        let mut client = crate::http::Client::new(addr);
+        let _ = tx.send(client.get("/api/tables").map(|r| r.status));
+    });
+    let answer = rx.recv_timeout(Duration::from_secs(40));
+    assert!(
+        matches!(answer, Ok(Ok(200))),
+        "{answer:?} after {:?}",
+        started.elapsed()
+    );
+    drop(idle);
+    let _ = std::fs::remove_dir_all(&dir);
+}
