@@ -223,6 +223,23 @@ pub(crate) fn man(args: ManArgs, command: clap::Command) -> Result<i32, Failure>
                 ))
                 .into());
             }
+            // A FIFO at a page's name would block the write forever (no
+            // reader): every page's name must be free or a regular file.
+            for entry in std::fs::read_dir(&dir)
+                .with_context(|| format!("cannot list {}", dir.display()))?
+                .flatten()
+            {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                let page = name.starts_with("retrograde") && name.ends_with(".1");
+                if page && !std::fs::metadata(entry.path()).is_ok_and(|m| m.is_file()) {
+                    return Err(super::common::UsageError(format!(
+                        "--out-dir {}: {name} is not a regular file (a FIFO, device, directory or dangling link): remove it first",
+                        dir.display()
+                    ))
+                    .into());
+                }
+            }
             write_pages(command, &dir)
                 .with_context(|| format!("cannot write man pages into {}", dir.display()))?;
         }

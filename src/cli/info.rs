@@ -197,7 +197,7 @@ pub(crate) fn run(args: InfoArgs) -> Result<i32, Failure> {
     writeln!(
         out,
         "solved by: {} engine, {} levels; distances: {}",
-        r.engine,
+        printable(&r.engine),
         r.levels,
         if r.distances { "yes" } else { "no" }
     )?;
@@ -245,4 +245,18 @@ pub(crate) fn run(args: InfoArgs) -> Result<i32, Failure> {
         )?;
     }
     Ok(0)
+}
+
+/// `s` with control characters escaped (`\u{1b}`): a table's strings come
+/// from the file, and a forged one must not drive the terminal.
+pub(crate) fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }

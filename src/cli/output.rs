@@ -316,6 +316,65 @@ pub(crate) struct OutputTarget {
     /// The path as the user gave it, for messages.
     shown: PathBuf,
     kind: Kind,
+    /// The file this target holds against other outputs and the inputs.
+    _claim: Option<Claim>,
+}
+
+/// Files in use by this process, by resolved path: inputs (for the whole
+/// run) and checked regular-file outputs (while their target lives). Two
+/// outputs on one file would lose one; an output on an input would replace
+/// what is being read.
+static INPUTS: Mutex<Vec<(PathBuf, String)>> = Mutex::new(Vec::new());
+static OUTPUTS: Mutex<Vec<(u64, PathBuf, String)>> = Mutex::new(Vec::new());
+static NEXT_CLAIM: AtomicU64 = AtomicU64::new(0);
+
+/// An output's hold on its file, released when the target (or the output
+/// made from it) is dropped.
+#[derive(Debug)]
+struct Claim(u64);
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        lock(&OUTPUTS).retain(|(id, _, _)| *id != self.0);
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The resolved path of `path` (links followed), or of its folder joined
+/// with its name when it does not exist yet.
+fn identity(path: &Path) -> Option<PathBuf> {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return Some(p);
+    }
+    let name = path.file_name()?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Some(std::fs::canonicalize(dir).ok()?.join(name))
+}
+
+/// Records `path` as an input of this run (`what` names it in messages:
+/// `the map`, `the table`): an output checked on the same file, before or
+/// after, is refused.
+///
+/// # Errors
+/// A [`UsageError`] when an output already holds the file.
+pub(crate) fn note_input(what: &str, path: &Path) -> Result<(), UsageError> {
+    let Some(key) = identity(path) else {
+        return Ok(());
+    };
+    if let Some((_, _, flag)) = lock(&OUTPUTS).iter().find(|(_, k, _)| *k == key) {
+        return Err(UsageError(format!(
+            "{flag} {}: is {what} it reads; write the output to another file",
+            path.display()
+        )));
+    }
+    lock(&INPUTS).push((key, what.to_string()));
+    Ok(())
 }
 
 #[derive(Debug)]
@@ -343,6 +402,7 @@ impl OutputTarget {
             return Ok(OutputTarget {
                 shown,
                 kind: Kind::Stdout,
+                _claim: None,
             });
         }
         if path.as_os_str().is_empty() {
@@ -372,6 +432,27 @@ impl OutputTarget {
             }
             Err(e) => return Err(refuse(&e.to_string())),
         };
+        // Checked before the temporary file is made, so a refusal leaves
+        // nothing behind.
+        let claim = match (&target, identity(path)) {
+            (Target::File(_), Some(key)) => {
+                if let Some((_, what)) = lock(&INPUTS).iter().find(|(k, _)| *k == key) {
+                    return Err(refuse(&format!(
+                        "is {what} it reads; write the output to another file"
+                    )));
+                }
+                let mut outputs = lock(&OUTPUTS);
+                if let Some((_, _, other)) = outputs.iter().find(|(_, k, _)| *k == key) {
+                    return Err(refuse(&format!(
+                        "is also the file of {other}: give each output its own file"
+                    )));
+                }
+                let id = NEXT_CLAIM.fetch_add(1, Ordering::Relaxed);
+                outputs.push((id, key, flag.to_string()));
+                Some(Claim(id))
+            }
+            _ => None,
+        };
         let kind = match target {
             Target::Stdout => Kind::Stdout,
             Target::Stderr => Kind::Stderr,
@@ -381,7 +462,11 @@ impl OutputTarget {
                     .map_err(|e| refuse(&format!("cannot create a file next to it: {e}")))?,
             ),
         };
-        Ok(OutputTarget { shown, kind })
+        Ok(OutputTarget {
+            shown,
+            kind,
+            _claim: claim,
+        })
     }
 
     /// True when the output becomes a regular file (new or replaced), the

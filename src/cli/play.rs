@@ -12,8 +12,8 @@ use retrograde::render::{game_frames, write_gif};
 use retrograde::{Coord, Outcome, Position, Probe, Tablebase, Turn};
 
 use super::common::{parse_coord, UsageError};
-use super::output::OutputTarget;
-use super::query::{mover_cell, open_table, value_text, Side};
+use super::output::{note_input, OutputTarget};
+use super::query::{mover_cell, open_table, read_line_bounded, value_text, Line, Side};
 use super::Failure;
 
 /// Flags of `play`.
@@ -173,7 +173,20 @@ fn ending(tb: &Tablebase, pos: &Position, repeated: bool, plies: usize) -> Strin
     } else if tb.is_exit(pos.thief) {
         format!("the thief escapes after {plies} plies")
     } else if repeated {
-        format!("the position repeats after {plies} plies: a draw (the thief evades forever)")
+        // Without distances the moves keep the value but need not make
+        // progress: a decided position can cycle, and the verdict is then
+        // the table's, never "a draw".
+        match tb.probe(pos).map(|p| p.value) {
+            Ok(Outcome::Draw) => format!(
+                "the position repeats after {plies} plies: a draw (the thief evades forever)"
+            ),
+            Ok(value) => format!(
+                "stopped after {plies} plies at a repeated position: the table says {} for the {} to move, but it keeps no distances (saved without --dte-table), so the game cannot be played out to its end",
+                value.as_str().to_uppercase(),
+                pos.turn.as_str()
+            ),
+            Err(e) => format!("stopped after {plies} plies: {e}"),
+        }
     } else if tb.rated_moves(pos).map(|m| m.is_empty()).unwrap_or(false) {
         format!(
             "{} cannot move after {plies} plies and loses",
@@ -207,6 +220,7 @@ fn start_position(args: &PlayArgs, tb: &Tablebase) -> Result<Position> {
 /// Runs `play`; returns the exit status.
 pub(crate) fn run(args: PlayArgs) -> Result<i32, Failure> {
     // The picture's path is checked before any work.
+    note_input("the table", &args.table)?;
     let gif_target = args
         .gif
         .as_deref()
@@ -259,7 +273,10 @@ pub(crate) fn run(args: PlayArgs) -> Result<i32, Failure> {
     writeln!(out, "{}", ending(&tb, last, repeated, game.len() - 1))?;
     if let Some(target) = gif_target {
         let frames = game_frames(&tb, &game)?;
-        target.write_with(|f| write_gif(&frames, f))?;
+        // Encoded first, as render's PNG: a closed pipe stays visible.
+        let mut gif = Vec::new();
+        write_gif(&frames, &mut gif)?;
+        target.write_with(|f| f.write_all(&gif))?;
     }
     Ok(0)
 }
@@ -309,15 +326,20 @@ fn interactive(
             loop {
                 writeln!(out, "your move: {}", list.join("  "))?;
                 out.flush()?;
-                let mut line = String::new();
-                if input
-                    .read_line(&mut line)
+                let mut buf = Vec::new();
+                let line = match read_line_bounded(input, &mut buf)
                     .context("cannot read standard input")?
-                    == 0
                 {
-                    writeln!(out, "input ended: game abandoned")?;
-                    return Ok(0);
-                }
+                    Line::End => {
+                        writeln!(out, "input ended: game abandoned")?;
+                        return Ok(0);
+                    }
+                    Line::Text(line) => line,
+                    Line::Bad(why) => {
+                        writeln!(out, "not a legal move: {why}")?;
+                        continue;
+                    }
+                };
                 let line = line.trim();
                 if line == "q" || line == "quit" {
                     writeln!(out, "game abandoned")?;

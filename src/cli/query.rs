@@ -3,7 +3,7 @@
 //! one per entry of a MovingAI scenario with `--scen`).
 //! [`position_json`] is the JSON of one position, shared with the server.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -247,8 +247,25 @@ pub(crate) fn run(args: QueryArgs) -> Result<i32, Failure> {
     // Like a batch: a bad line is reported and skipped, the status says so
     // at the end.
     let mut status = 0;
-    for (number, line) in std::io::stdin().lock().lines().enumerate() {
-        let line = line.context("cannot read standard input")?;
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut buf = Vec::new();
+    let mut number = 0;
+    loop {
+        let line =
+            match read_line_bounded(&mut input, &mut buf).context("cannot read standard input")? {
+                Line::End => break,
+                Line::Text(line) => line,
+                Line::Bad(why) => {
+                    out.flush()?;
+                    say!("error: stdin:{}: {why}", number + 1);
+                    status = super::EXIT_INPUT;
+                    number += 1;
+                    continue;
+                }
+            };
+        number += 1;
+        let number = number - 1;
         if line.trim().is_empty() {
             continue;
         }
@@ -267,4 +284,65 @@ pub(crate) fn run(args: QueryArgs) -> Result<i32, Failure> {
         }
     }
     Ok(status)
+}
+
+/// Longest input line `query --stdin` and `play --interactive` accept: a
+/// position is a few dozen bytes, and a longer line is skipped as it is
+/// read, never held whole.
+pub(crate) const MAX_LINE_BYTES: usize = 4096;
+
+/// One line of input, as [`read_line_bounded`] read it.
+pub(crate) enum Line {
+    /// The input ended.
+    End,
+    /// A line (without its newline).
+    Text(String),
+    /// A line too long or not UTF-8: why, to report; it was consumed.
+    Bad(String),
+}
+
+/// Reads one line holding at most [`MAX_LINE_BYTES`] of it in `buf`.
+pub(crate) fn read_line_bounded(
+    input: &mut impl std::io::BufRead,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<Line> {
+    buf.clear();
+    let mut total = 0usize;
+    let mut any = false;
+    loop {
+        let chunk = input.fill_buf()?;
+        if chunk.is_empty() {
+            break;
+        }
+        any = true;
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i, true),
+            None => (chunk.len(), false),
+        };
+        let room = (MAX_LINE_BYTES + 1).saturating_sub(buf.len());
+        buf.extend_from_slice(&chunk[..take.min(room)]);
+        total = total.saturating_add(take);
+        input.consume(take + usize::from(done));
+        if done {
+            break;
+        }
+    }
+    if !any {
+        return Ok(Line::End);
+    }
+    if total > MAX_LINE_BYTES {
+        return Ok(Line::Bad(format!(
+            "line of {total} bytes, longer than the {MAX_LINE_BYTES} a position needs: skipped"
+        )));
+    }
+    if buf.last() == Some(&b'\r') {
+        buf.pop();
+    }
+    match std::str::from_utf8(buf) {
+        Ok(s) => Ok(Line::Text(s.to_string())),
+        Err(e) => Ok(Line::Bad(format!(
+            "not UTF-8 text (invalid byte at column {}): skipped",
+            e.valid_up_to() + 1
+        ))),
+    }
 }

@@ -9,7 +9,7 @@ use retrograde::render::{heatmap, overview, Fixed};
 use retrograde::{Coord, Turn};
 
 use super::common::{parse_coord, UsageError};
-use super::output::OutputTarget;
+use super::output::{note_input, OutputTarget};
 use super::query::{open_table, Side};
 use super::Failure;
 
@@ -52,6 +52,8 @@ pub(crate) fn run(args: RenderArgs) -> Result<i32, Failure> {
             .into());
         }
     }
+    note_input("the table", &args.table)?;
+    note_input("the table", &args.table)?;
     let target = OutputTarget::check("--out", &args.out)?;
     let tb = open_table(&args.table)?;
     let turn = args.turn.map_or(tb.first_mover(), Turn::from);
@@ -60,6 +62,11 @@ pub(crate) fn run(args: RenderArgs) -> Result<i32, Failure> {
         (None, Some(t)) => heatmap(&tb, Fixed::Thief(t), turn)?,
         (None, None) => overview(&tb, turn)?,
     };
-    target.write_with(|f| image.write_png(f))?;
+    // Encoded first, then written: the encoder wraps write errors, which
+    // would hide a closed standard output (`--out - | head`) from the
+    // quiet exit every command gives it.
+    let mut png = Vec::new();
+    image.write_png(&mut png)?;
+    target.write_with(|f| std::io::Write::write_all(f, &png))?;
     Ok(0)
 }

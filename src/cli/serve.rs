@@ -11,6 +11,7 @@
 mod api;
 mod cache;
 
+use std::future::Future;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -70,6 +71,12 @@ const MAX_URI: usize = 2048;
 const MAX_BODY: usize = 1024;
 /// Time limit of one request.
 const REQUEST_TIME: Duration = Duration::from_secs(10);
+/// A connection with no bytes read or written for this long is closed,
+/// freeing its slot: otherwise [`MAX_CONNECTIONS`] idle connections (or
+/// clients that never finish their headers) would make every new client
+/// wait as long as they are held. Longer than [`REQUEST_TIME`], so a
+/// request being answered is ended by its own timeout first.
+const IDLE_TIME: Duration = Duration::from_secs(15);
 /// Bytes of answers kept by the response cache.
 const CACHE_BYTES: usize = 64 << 20;
 
@@ -320,6 +327,7 @@ impl axum::serve::Listener for Limited {
                 LimitedIo {
                     io,
                     _permit: permit,
+                    idle: Box::pin(tokio::time::sleep(IDLE_TIME)),
                 },
                 addr,
             );
@@ -335,6 +343,27 @@ impl axum::serve::Listener for Limited {
 struct LimitedIo {
     io: TcpStream,
     _permit: OwnedSemaphorePermit,
+    /// Fires [`IDLE_TIME`] after the last byte moved either way.
+    idle: Pin<Box<tokio::time::Sleep>>,
+}
+
+impl LimitedIo {
+    fn touch(&mut self) {
+        self.idle
+            .as_mut()
+            .reset(tokio::time::Instant::now() + IDLE_TIME);
+    }
+
+    /// A pending read or write past the idle time ends the connection.
+    fn pending_or_idle<T>(&mut self, cx: &mut TaskContext<'_>) -> Poll<std::io::Result<T>> {
+        match self.idle.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "connection idle",
+            ))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
 }
 
 impl AsyncRead for LimitedIo {
@@ -343,7 +372,16 @@ impl AsyncRead for LimitedIo {
         cx: &mut TaskContext<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.io).poll_read(cx, buf)
+        let before = buf.filled().len();
+        match Pin::new(&mut self.io).poll_read(cx, buf) {
+            Poll::Pending => self.pending_or_idle(cx),
+            ready => {
+                if buf.filled().len() > before {
+                    self.touch();
+                }
+                ready
+            }
+        }
     }
 }
 
@@ -353,7 +391,15 @@ impl AsyncWrite for LimitedIo {
         cx: &mut TaskContext<'_>,
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write(cx, buf)
+        match Pin::new(&mut self.io).poll_write(cx, buf) {
+            Poll::Pending => self.pending_or_idle(cx),
+            ready => {
+                if matches!(ready, Poll::Ready(Ok(n)) if n > 0) {
+                    self.touch();
+                }
+                ready
+            }
+        }
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<std::io::Result<()>> {
@@ -372,7 +418,15 @@ impl AsyncWrite for LimitedIo {
         cx: &mut TaskContext<'_>,
         bufs: &[std::io::IoSlice<'_>],
     ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
+        match Pin::new(&mut self.io).poll_write_vectored(cx, bufs) {
+            Poll::Pending => self.pending_or_idle(cx),
+            ready => {
+                if matches!(ready, Poll::Ready(Ok(n)) if n > 0) {
+                    self.touch();
+                }
+                ready
+            }
+        }
     }
 
     fn is_write_vectored(&self) -> bool {

@@ -112,6 +112,10 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
         }
     }
     // The dump's path is checked before the solve, not after it.
+    super::output::note_input("the map", &args.map)?;
+    if let Some(scen) = &args.scen {
+        super::output::note_input("the scenario file", scen)?;
+    }
     let dump_target = args
         .dump
         .as_deref()

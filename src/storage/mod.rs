@@ -7,7 +7,6 @@
 
 pub(crate) mod cells;
 pub(crate) mod frontier;
-pub(crate) mod mapped;
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};

@@ -231,7 +231,9 @@ fn open_set(first: Raw, info: ShardInfo) -> Result<Vec<Raw>> {
             ))
         }
     };
-    let mut shards = Vec::with_capacity(info.count as usize);
+    // Not `with_capacity(count)`: the count comes from the file, and each
+    // shard is opened (or found missing) before the next is needed.
+    let mut shards = Vec::new();
     let mut first = Some(first);
     for k in 0..info.count {
         if k == info.index {

@@ -1,4 +1,4 @@
-//! Opening a table: the mapping, header and trailer checks, and block
+//! Opening a table: the header and trailer checks, and block reading and
 //! decoding with two caches: the last block of each kind per thread (no
 //! lock), then decoded blocks shared by all threads up to a byte budget.
 
@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use memmap2::Mmap;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 
 use super::format::{
     decode_body, decode_dte, decode_dte_v2, decode_entry, decode_trailer, dte_bytes_bound,
@@ -34,10 +34,19 @@ impl Kind {
     }
 }
 
-/// The raw table: mapping, decoded header and trailer, block index.
+/// The raw table: the open file, decoded header and trailer, block index.
+///
+/// Blocks are read with `pread` into a buffer, not mapped: a table that
+/// another process overwrites or truncates while it is open (a server
+/// keeps tables open for days) then gives a short read or a checksum
+/// mismatch, an error naming the file, where a mapping would kill the
+/// process with SIGBUS. The copy costs little next to decompressing the
+/// block, and decoded blocks are cached.
 pub(crate) struct Raw {
     pub(crate) path: PathBuf,
-    map: Mmap,
+    file: File,
+    /// Bytes of the file when opened.
+    len: u64,
     /// The file's format version (`OLDEST_VERSION ..= VERSION`).
     pub(crate) version: u32,
     pub(crate) body: HeaderBody,
@@ -144,7 +153,7 @@ impl Raw {
             path: path.to_path_buf(),
             source,
         };
-        let file = File::open(path).map_err(io)?;
+        let file = open_regular(path).map_err(io)?;
         let len = file.metadata().map_err(io)?.len();
         let err = |location: &str, message: String| table_error(path, location, message);
         if len < 16 {
@@ -153,22 +162,31 @@ impl Raw {
                 format!("truncated: {len} bytes, a table header needs at least 16"),
             ));
         }
-        let map = crate::storage::mapped::map_file(&file).map_err(io)?;
-        let bytes = &map[..];
-        if &bytes[..8] != MAGIC {
+        let read = |offset: u64, n: u64| -> Result<Vec<u8>> {
+            let mut buf = vec![0u8; n as usize];
+            file.read_exact_at(&mut buf, offset).map_err(|e| {
+                err(
+                    &format!("offset {offset}"),
+                    format!("cannot read {n} bytes: {e} (did the file change while open?)"),
+                )
+            })?;
+            Ok(buf)
+        };
+        let start = read(0, 16)?;
+        if &start[..8] != MAGIC {
             return Err(err(
                 "offset 0",
                 "wrong magic: not a retrograde tablebase (.rtb) file".into(),
             ));
         }
-        let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
+        let version = u32::from_le_bytes(start[8..12].try_into().unwrap());
         if !(OLDEST_VERSION..=VERSION).contains(&version) {
             return Err(err(
                 "offset 8",
                 format!("format version {version}, this build reads versions {OLDEST_VERSION} to {VERSION}: re-create the table with this build's solve --save"),
             ));
         }
-        let body_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as u64;
+        let body_len = u32::from_le_bytes(start[12..16].try_into().unwrap()) as u64;
         let header_end = 16 + body_len + 4;
         if header_end > len {
             return Err(err(
@@ -176,6 +194,7 @@ impl Raw {
                 format!("truncated: the header needs {header_end} bytes, the file has {len}"),
             ));
         }
+        let bytes = read(0, header_end)?;
         let crc_at = (16 + body_len) as usize;
         let stored = u32::from_le_bytes(bytes[crc_at..crc_at + 4].try_into().unwrap());
         if crc32fast::hash(&bytes[..crc_at]) != stored {
@@ -186,16 +205,21 @@ impl Raw {
         }
         let body = decode_body(&bytes[16..crc_at], 16).map_err(|m| err("header", m))?;
         let min = header_end + TRAILER_BYTES as u64;
-        if len < min || &bytes[(len as usize - 8)..] != END_MAGIC {
+        let tail = if len >= min {
+            read(len - TRAILER_BYTES as u64, TRAILER_BYTES as u64)?
+        } else {
+            Vec::new()
+        };
+        if len < min || &tail[TRAILER_BYTES - 8..] != END_MAGIC {
             return Err(err(
                 &format!("offset {}", len.saturating_sub(8)),
                 format!("truncated or damaged: a complete table ends with the trailer magic (file is {len} bytes)"),
             ));
         }
-        let trailer_at = len as usize - TRAILER_BYTES;
-        let trailer_bytes = &bytes[trailer_at..];
+        let trailer_at = len - TRAILER_BYTES as u64;
+        let trailer_bytes = &tail[..];
         let trailer = decode_trailer(trailer_bytes);
-        let index_end = trailer_at as u64;
+        let index_end = trailer_at;
         if trailer.index_offset < header_end || trailer.index_offset > index_end {
             return Err(err(
                 &format!("trailer (offset {trailer_at})"),
@@ -205,7 +229,23 @@ impl Raw {
                 ),
             ));
         }
-        let index = &bytes[trailer.index_offset as usize..trailer_at];
+        // The index length is checked against the header's block counts
+        // below; bound it first by what the block counts can need at all,
+        // so a forged trailer cannot make this read allocate the file.
+        let index_len = trailer_at - trailer.index_offset;
+        let index_max = (trailer.value_blocks.saturating_add(trailer.dte_blocks))
+            .saturating_mul(INDEX_ENTRY_BYTES as u64);
+        if index_len > index_max {
+            return Err(err(
+                &format!("trailer (offset {trailer_at})"),
+                format!(
+                    "the index holds {index_len} bytes, {} value and {} distance blocks need {index_max}",
+                    trailer.value_blocks, trailer.dte_blocks
+                ),
+            ));
+        }
+        let index_bytes = read(trailer.index_offset, index_len)?;
+        let index = &index_bytes[..];
         let crc_stored = u32::from_le_bytes(
             trailer_bytes[TRAILER_BYTES - 12..TRAILER_BYTES - 8]
                 .try_into()
@@ -238,7 +278,10 @@ impl Raw {
             || trailer.value_blocks != value_blocks
             || trailer.dte_blocks != dte_blocks
             || index.len() as u64 != (value_blocks + dte_blocks) * INDEX_ENTRY_BYTES as u64
-            || trailer.counts.win + trailer.counts.loss + trailer.counts.draw != states
+            || [trailer.counts.loss, trailer.counts.draw]
+                .iter()
+                .try_fold(trailer.counts.win, |sum, &c| sum.checked_add(c))
+                != Some(states)
         {
             return Err(err(
                 &where_trailer,
@@ -250,7 +293,8 @@ impl Raw {
             .map(decode_entry)
             .collect();
         for (k, e) in entries.iter().enumerate() {
-            if e.offset < header_end || e.offset + u64::from(e.len) > trailer.index_offset {
+            let end = e.offset.checked_add(u64::from(e.len));
+            if e.offset < header_end || end.is_none_or(|end| end > trailer.index_offset) {
                 return Err(err(
                     &format!("index entry {k}"),
                     format!(
@@ -270,7 +314,8 @@ impl Raw {
             first,
             values: values.to_vec(),
             distances: distances.to_vec(),
-            map,
+            file,
+            len,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             shared: SharedBlocks::new(),
         })
@@ -278,7 +323,7 @@ impl Raw {
 
     /// Bytes of the file.
     pub(crate) fn file_bytes(&self) -> u64 {
-        self.map.len() as u64
+        self.len
     }
 
     /// Compressed bytes of the blocks of `kind`.
@@ -318,7 +363,17 @@ impl Raw {
     pub(crate) fn decode(&self, kind: Kind, b: u64) -> Result<Vec<u8>> {
         let e = self.entries(kind)[b as usize];
         let location = format!("block {b} ({}, offset {})", kind.name(), e.offset);
-        let bytes = &self.map[e.offset as usize..(e.offset + u64::from(e.len)) as usize];
+        let mut buf = vec![0u8; e.len as usize];
+        self.file.read_exact_at(&mut buf, e.offset).map_err(|err| {
+            self.error(
+                &location,
+                format!(
+                    "cannot read {} bytes: {err} (the file changed while open? open it again)",
+                    e.len
+                ),
+            )
+        })?;
+        let bytes = &buf[..];
         if crc32fast::hash(bytes) != e.crc {
             return Err(self.error(
                 location,
@@ -447,6 +502,37 @@ fn le_bytes(d: &[u16]) -> Vec<u8> {
         o.copy_from_slice(&x.to_le_bytes());
     }
     out
+}
+
+/// Opens `path` for reading if it is a regular file. The open does not
+/// block (`O_NONBLOCK`: a FIFO at a table's name would wait for a writer
+/// forever), and the type is checked on the open file, not on the name, so
+/// the answer holds for the file actually read.
+fn open_regular(path: &Path) -> std::io::Result<File> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let kind = file.metadata()?.file_type();
+    if kind.is_file() {
+        return Ok(file);
+    }
+    let what = if kind.is_dir() {
+        "a directory"
+    } else {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            "a FIFO (named pipe)"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "a device"
+        }
+    };
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!("is {what}, not a table file"),
+    ))
 }
 
 pub(crate) fn table_error(

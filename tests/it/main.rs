@@ -20,6 +20,10 @@ mod conventions;
 /// Partitioned solves over loopback TCP (feature `distributed`).
 #[cfg(feature = "distributed")]
 mod distributed;
+/// Issue 23 faults: FIFO and directory tables, output collisions, pipes.
+mod faults;
+/// Forged tables with valid checksums against the reader.
+mod forged;
 /// Map parser and placement errors: line, column and message.
 mod formats;
 /// Issue 23's friction points: one colour scheme, legends, exits and

@@ -271,6 +271,18 @@ fn solve_job(job: &Job, batch: &Batch<'_>, config: &EngineConfig, reporter: &Rep
         Err(e) => return failed(&e),
     };
     if let Some(table) = batch.tables.and_then(|t| t.get(&job.key)) {
+        // A FIFO or device at a table's name would take the bytes straight
+        // (a FIFO without a reader blocks the batch forever): a table is a
+        // regular file, so this map's table is refused and the batch goes on.
+        if let Ok(meta) = std::fs::metadata(table) {
+            if !meta.is_file() {
+                let e = anyhow::Error::from(super::super::common::UsageError(format!(
+                    "--save-dir {}: not a regular file (a FIFO, device or directory): a table is saved as a file",
+                    table.display()
+                )));
+                return failed(&e);
+            }
+        }
         let saved = OutputTarget::check("--save-dir", table)
             .map_err(anyhow::Error::from)
             .and_then(|target| save_table(target, &solved, config.engine));

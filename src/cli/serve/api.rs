@@ -453,7 +453,9 @@ impl Table {
 
     /// `/api/play`: the optimal game as positions with their values, and
     /// how it ends: `capture`, `escape`, `stuck` (the player to move has no
-    /// move), `repetition` (a draw: the last position occurred before) or
+    /// move), `repetition` (a draw: the last position occurred before),
+    /// `no-distances` (a decided position repeated: a table without
+    /// distances cannot play it out) or
     /// `limit` (`max` plies reached).
     fn play(&self, key: PositionKey, max: usize) -> Result<Bytes, ApiError> {
         let tb = &self.tablebase;
@@ -477,7 +479,13 @@ impl Table {
             .iter()
             .any(|p| p.cop == last.cop && p.thief == last.thief && p.turn == last.turn)
         {
-            "repetition"
+            // Only a draw repeats under play by distances; on a table
+            // without them a decided game can cycle, and calling that a
+            // draw would contradict the table.
+            match positions.last().map(|v| v["value"] == "draw") {
+                Some(false) => "no-distances",
+                _ => "repetition",
+            }
         } else if tb
             .rated_moves(last)
             .map_err(|e| self.failed(&e))?
