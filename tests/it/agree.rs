@@ -56,7 +56,8 @@ pub struct Config {
 fn config(name: impl Into<String>, options: SolveOptions<'static>, distances: bool) -> Config {
     Config {
         name: name.into(),
-        options: options.with_dte_table(true),
+        // An engine that keeps no distances refuses a distance table.
+        options: options.with_dte_table(distances),
         distances,
     }
 }

@@ -809,7 +809,7 @@ proptest::proptest! {
                 let options = config
                     .options
                     .clone()
-                    .with_dte_table(table)
+                    .with_dte_table(table && config.options.engine().keeps_distances())
                     .with_tracked_state(tracked);
                 let solution = solve(&game, &options).expect("solve");
                 check_bulk_accessors(&format!("{} dte_table={table}", config.name), &solution, &cuts);

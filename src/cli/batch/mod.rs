@@ -101,7 +101,8 @@ pub(crate) struct BatchArgs {
 /// Runs `batch`; returns the exit status.
 pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
     let config = args.engine.resolve_grid()?;
-    if args.max_states.is_none() && !args.plan {
+    // Advice, not an error: --quiet leaves it out.
+    if args.max_states.is_none() && !args.plan && !args.quiet {
         say!(
             "warning: no --max-states: every map found is solved, however large (see what each costs with --plan)"
         );
