@@ -1,6 +1,6 @@
 //! `retrograde bench MAP...`: the explicit-versus-on-the-fly comparison.
 //! Each engine solves each map (same starts, exits and rules); the engines
-//! must agree state by state (a fingerprint of every value and the start's
+//! must agree state by state (a hash of every value and the start's
 //! distance), and each run reports build and solve time, throughput, edges
 //! and its own peak memory, as a table and as JSON, CSV or Markdown.
 //!
@@ -379,7 +379,7 @@ fn bench_one(
     };
     let start = game.start();
     let dte = start.and_then(|s| solution.dte(s)).map(|d| d.plies());
-    let print = (fingerprint(&solution), dte);
+    let print = (values_hash(&solution), dte);
     record.agrees = match reference {
         None => {
             *reference = Some(print);
@@ -410,7 +410,7 @@ fn bench_one(
 /// A hash of every state's value in state order (FNV-1a per chunk, chunks
 /// combined in order), so two solutions can be compared without keeping
 /// both in memory.
-fn fingerprint(solution: &Solution) -> u64 {
+fn values_hash(solution: &Solution) -> u64 {
     const CHUNK: u64 = 1 << 20;
     let n = solution.states();
     let hashes: Vec<u64> = (0..n.div_ceil(CHUNK))

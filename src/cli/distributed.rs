@@ -313,7 +313,7 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
     let options = PartitionOptions {
         dte_table: args.dte_table,
         track: game.start(),
-        session: fingerprint(&game),
+        session: game_hash(&game),
         observer: Some(Arc::new(observer)),
         process_stat: Some(Arc::new(|| peak_memory().unwrap_or(0))),
         checkpoint: sink.map(|s| Arc::new(s) as Arc<dyn BandSink>),
@@ -487,9 +487,9 @@ fn read_hostfile(path: &Path, processes: usize) -> Result<Vec<String>, Failure> 
     .into())
 }
 
-/// A fingerprint of everything that defines the game: grid, exits, starts
-/// and rules. Peers with another fingerprint are refused at connection.
-fn fingerprint(game: &CopsAndThief) -> u64 {
+/// A hash of everything that defines the game: grid, exits, starts and
+/// rules. Peers with another hash are refused at connection.
+fn game_hash(game: &CopsAndThief) -> u64 {
     // SipHash with fixed keys: the same in every process of one build.
     let mut h = std::hash::DefaultHasher::new();
     let board = game.board();
