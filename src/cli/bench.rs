@@ -1,6 +1,6 @@
 //! `retrograde bench MAP...`: the explicit-versus-on-the-fly comparison.
 //! Each engine solves each map (same starts, exits and rules); the engines
-//! must agree state by state (a fingerprint of every value and the start's
+//! must agree state by state (a hash of every value and the start's
 //! distance), and each run reports build and solve time, throughput, edges
 //! and its own peak memory, as a table and as JSON, CSV or Markdown.
 //!

@@ -109,7 +109,7 @@ pub struct PartitionOptions {
     pub dte_table: bool,
     /// Record this state's distance to end without a table.
     pub track: Option<u64>,
-    /// A fingerprint of the game (map, starts, exits, rules): every process
+    /// A hash of the game (map, starts, exits, rules): every process
     /// must give the same one, or the handshake fails.
     pub session: u64,
     /// Called by this process's first worker after each level, with global

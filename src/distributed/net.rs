@@ -22,7 +22,7 @@ pub(super) struct Hello {
     pub(super) process: u64,
     pub(super) processes: u64,
     pub(super) workers: u64,
-    /// A fingerprint of the game and the partition: peers must agree.
+    /// A hash of the game and the partition: peers must agree.
     pub(super) session: u64,
     /// The newest level this process can resume from, or [`FRESH`].
     pub(super) resume: u64,

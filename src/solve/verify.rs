@@ -119,9 +119,10 @@ pub fn verify_observed(
     total
 }
 
-type Found = (u64, Option<Inconsistency>);
+/// Inconsistent states counted, and the first of them.
+type Mismatches = (u64, Option<Inconsistency>);
 
-fn merge(a: Found, b: Found) -> Found {
+fn merge(a: Mismatches, b: Mismatches) -> Mismatches {
     let first = match (a.1, b.1) {
         (Some(x), Some(y)) => Some(if x.state <= y.state { x } else { y }),
         (x, y) => x.or(y),
@@ -134,8 +135,8 @@ fn check_range(
     solution: &Solution,
     distances: bool,
     range: std::ops::Range<u64>,
-) -> Found {
-    let mut found: Found = (0, None);
+) -> Mismatches {
+    let mut found: Mismatches = (0, None);
     let dte = |s: u64| {
         if distances {
             solution.dte(s).map(|d| d.plies())

@@ -10,22 +10,25 @@
 //! probe to the shard that holds the state. A table from one process is a
 //! set of one file.
 //!
-//! `format.rs` owns the byte layout, `writer.rs` streams a
-//! [`Solution`](crate::Solution) into it, `reader.rs` maps and checks a file and
-//! decodes blocks, this file turns states into positions and moves.
+//! `format/` owns the byte layout (`format/dte.rs` the distance codec),
+//! `writer.rs` streams a [`Solution`](crate::Solution) into it, `reader.rs`
+//! maps and checks a file and decodes blocks, `check.rs` verifies a whole
+//! table, `moves.rs` rates moves and plays optimal games, this file opens
+//! a table and turns states into positions and probes.
 
+mod check;
 mod format;
+mod moves;
 mod reader;
 mod writer;
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::format::Coord;
-use crate::game::{Game, Initial};
 use crate::{Board, CopsAndThief, Counts, Dte, Grid, Outcome, Rules, Turn};
 
+pub use check::CheckReport;
 pub(crate) use format::ShardInfo;
 use reader::{table_error, Kind, Raw};
 #[cfg(feature = "distributed")]
@@ -333,17 +336,6 @@ fn open_set(first: Raw, info: ShardInfo) -> Result<Vec<Raw>> {
     Ok(shards)
 }
 
-/// What [`Tablebase::check`] verified.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CheckReport {
-    /// Values blocks checked (checksum, decoding, value codes).
-    pub value_blocks: u64,
-    /// Distance blocks checked (checksum, decoding).
-    pub dte_blocks: u64,
-    /// States whose value was read; the counts matched the trailer's.
-    pub states: u64,
-}
-
 /// A saved solve, memory-mapped: answers any position by decoding one
 /// block. Cheap to share between threads (`&Tablebase` is `Sync`); each
 /// thread keeps its last decoded block of values and of distances, and the
@@ -635,72 +627,6 @@ impl Tablebase {
         self.probe_state(self.state(pos)?)
     }
 
-    /// Every move of the player to move, rated for that player, best
-    /// first: winning moves by fastest win, then drawing moves, then losing
-    /// moves by slowest loss (ties by target cell). A terminal position
-    /// has none.
-    ///
-    /// # Errors
-    /// As [`Tablebase::probe`].
-    pub fn rated_moves(&self, pos: &Position) -> Result<Vec<RatedMove>> {
-        Ok(self
-            .rated_successors(self.state(pos)?)?
-            .into_iter()
-            .map(|(_, m)| m)
-            .collect())
-    }
-
-    /// Rated moves with their successor states, best first.
-    fn rated_successors(&self, s: u64) -> Result<Vec<(u64, RatedMove)>> {
-        if matches!(self.game.initial(s), Initial::Decided(_)) {
-            return Ok(Vec::new());
-        }
-        let mut next = Vec::with_capacity(9);
-        self.game.for_each_successor(s, |t| next.push(t));
-        let mover = self.game.decode(s).2;
-        let mut moves = Vec::with_capacity(next.len());
-        for t in next {
-            let after = self.probe_state(t)?;
-            let p = self.position_of(t);
-            moves.push((
-                t,
-                RatedMove {
-                    to: if mover == Turn::Cop { p.cop } else { p.thief },
-                    value: after.value.flip(),
-                    dte: after.dte,
-                },
-            ));
-        }
-        moves.sort_by_key(|(_, m)| (rank(m), m.to));
-        Ok(moves)
-    }
-
-    /// The game from `pos` under optimal play (each side plays its best
-    /// rated move): the positions from `pos` on, ending at a terminal
-    /// position, at the first repeated position (included, so a draw shows
-    /// its cycle), or after `max_plies` moves. From a decided position of
-    /// a table with distances it has exactly `dte` moves.
-    ///
-    /// # Errors
-    /// As [`Tablebase::probe`].
-    pub fn optimal_game(&self, pos: &Position, max_plies: usize) -> Result<Vec<Position>> {
-        let mut s = self.state(pos)?;
-        let mut seen = HashSet::new();
-        seen.insert(s);
-        let mut game = vec![*pos];
-        while game.len() <= max_plies {
-            let Some(&(t, _)) = self.rated_successors(s)?.first() else {
-                break;
-            };
-            game.push(self.position_of(t));
-            if !seen.insert(t) {
-                break;
-            }
-            s = t;
-        }
-        Ok(game)
-    }
-
     /// For a fixed cop cell and turn, every free thief cell with its probe,
     /// in row-major order (for heatmaps).
     ///
@@ -733,67 +659,5 @@ impl Tablebase {
                 ))
             })
             .collect()
-    }
-
-    /// Verifies every block of every file: checksum, decoding, value
-    /// codes, and that the counts of values equal each file's trailer.
-    ///
-    /// # Errors
-    /// [`Error::Table`] naming the file and its first damaged block.
-    pub fn check(&self) -> Result<CheckReport> {
-        for raw in &self.shards {
-            check_raw(raw)?;
-        }
-        Ok(CheckReport {
-            value_blocks: self.header.value_blocks,
-            dte_blocks: self.header.dte_blocks,
-            states: self.header.states,
-        })
-    }
-}
-
-/// [`Tablebase::check`] of one file.
-fn check_raw(raw: &Raw) -> Result<()> {
-    let mut counts = [0u64; 4];
-    let states = raw.trailer.states;
-    let per = raw.body.value_block_states;
-    for b in 0..raw.blocks(Kind::Values) {
-        let data = raw.decode(Kind::Values, b)?;
-        let first = b * per;
-        let len = (states - first).min(per) as usize;
-        for i in 0..len {
-            counts[((data[i / 4] >> (2 * (i % 4))) & 3) as usize] += 1;
-        }
-        if counts[3] != 0 {
-            return Err(raw.error(
-                format!("block {b} (values)"),
-                "invalid value code 3: the file is damaged",
-            ));
-        }
-    }
-    for b in 0..raw.blocks(Kind::Distances) {
-        raw.decode(Kind::Distances, b)?;
-    }
-    let c = raw.trailer.counts;
-    if [counts[1], counts[2], counts[0]] != [c.win, c.loss, c.draw] {
-        return Err(raw.error(
-            "trailer",
-            format!(
-                "the blocks hold {} wins, {} losses, {} draws; the trailer says {}, {}, {}",
-                counts[1], counts[2], counts[0], c.win, c.loss, c.draw
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// Sort key of a rated move, best first: wins by fastest, then draws, then
-/// losses by slowest. A missing distance sorts after known ones among wins.
-fn rank(m: &RatedMove) -> (u8, i64) {
-    let d = m.dte.map(|d| i64::from(d.plies()));
-    match m.value {
-        Outcome::Win => (0, d.unwrap_or(i64::MAX)),
-        Outcome::Draw => (1, 0),
-        Outcome::Loss => (2, d.map_or(0, |d| -d)),
     }
 }

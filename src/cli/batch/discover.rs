@@ -18,7 +18,7 @@ const SNIFF_BYTES: usize = 4096;
 
 /// What the walk found.
 #[derive(Default)]
-pub(super) struct Found {
+pub(super) struct Discovered {
     /// Map files, sorted, each file once.
     pub(super) maps: Vec<PathBuf>,
     /// Paths that could not be walked or read, with the error (they become
@@ -29,8 +29,8 @@ pub(super) struct Found {
 }
 
 /// Collects the maps named by `paths`: files as given, directories walked.
-pub(super) fn discover(paths: &[PathBuf]) -> Found {
-    let mut found = Found::default();
+pub(super) fn discover(paths: &[PathBuf]) -> Discovered {
+    let mut found = Discovered::default();
     let mut visited = HashSet::new();
     for path in paths {
         if path.is_dir() {
@@ -55,7 +55,7 @@ pub(super) fn discover(paths: &[PathBuf]) -> Found {
 /// Walks `dir` recursively in sorted order. Symbolic links are followed,
 /// but each directory is entered once (by canonical path), so link loops
 /// end and a directory linked twice is not solved twice.
-fn walk(dir: &Path, visited: &mut HashSet<PathBuf>, found: &mut Found) {
+fn walk(dir: &Path, visited: &mut HashSet<PathBuf>, found: &mut Discovered) {
     let canonical = match std::fs::canonicalize(dir) {
         Ok(c) => c,
         Err(e) => {

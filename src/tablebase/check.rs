@@ -1,0 +1,71 @@
+//! Whole-table verification: every block of every file decoded and its
+//! values counted against the trailer.
+
+use super::reader::{Kind, Raw};
+use super::Tablebase;
+use crate::error::Result;
+
+/// What [`Tablebase::check`] verified.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CheckReport {
+    /// Values blocks checked (checksum, decoding, value codes).
+    pub value_blocks: u64,
+    /// Distance blocks checked (checksum, decoding).
+    pub dte_blocks: u64,
+    /// States whose value was read; the counts matched the trailer's.
+    pub states: u64,
+}
+
+impl Tablebase {
+    /// Verifies every block of every file: checksum, decoding, value
+    /// codes, and that the counts of values equal each file's trailer.
+    ///
+    /// # Errors
+    /// [`Error::Table`](crate::Error::Table) naming the file and its first
+    /// damaged block.
+    pub fn check(&self) -> Result<CheckReport> {
+        for raw in &self.shards {
+            check_raw(raw)?;
+        }
+        Ok(CheckReport {
+            value_blocks: self.header.value_blocks,
+            dte_blocks: self.header.dte_blocks,
+            states: self.header.states,
+        })
+    }
+}
+
+/// [`Tablebase::check`] of one file.
+fn check_raw(raw: &Raw) -> Result<()> {
+    let mut counts = [0u64; 4];
+    let states = raw.trailer.states;
+    let per = raw.body.value_block_states;
+    for b in 0..raw.blocks(Kind::Values) {
+        let data = raw.decode(Kind::Values, b)?;
+        let first = b * per;
+        let len = (states - first).min(per) as usize;
+        for i in 0..len {
+            counts[((data[i / 4] >> (2 * (i % 4))) & 3) as usize] += 1;
+        }
+        if counts[3] != 0 {
+            return Err(raw.error(
+                format!("block {b} (values)"),
+                "invalid value code 3: the file is damaged",
+            ));
+        }
+    }
+    for b in 0..raw.blocks(Kind::Distances) {
+        raw.decode(Kind::Distances, b)?;
+    }
+    let c = raw.trailer.counts;
+    if [counts[1], counts[2], counts[0]] != [c.win, c.loss, c.draw] {
+        return Err(raw.error(
+            "trailer",
+            format!(
+                "the blocks hold {} wins, {} losses, {} draws; the trailer says {}, {}, {}",
+                counts[1], counts[2], counts[0], c.win, c.loss, c.draw
+            ),
+        ));
+    }
+    Ok(())
+}
