@@ -1,6 +1,7 @@
 //! Map files: the seed text format and MovingAI `.map`, detected from the
 //! content. This is the only place that reads map files; it never solves.
 
+pub(crate) mod graph6;
 mod movingai;
 mod scen;
 mod seed;
