@@ -371,7 +371,7 @@ fn write_summary(out: &mut impl Write, args: &CopNumberArgs, s: &Summary) -> Res
             l.text
         )?;
     }
-    if let Some(l) = &s.longest {
+    if let Some(l) = s.longest.as_ref().filter(|_| !args.counts) {
         writeln!(
             out,
             "longest capture time: {} rounds (graph {}, line {}: {})",

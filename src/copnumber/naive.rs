@@ -4,7 +4,9 @@
 use std::collections::HashMap;
 
 use super::engine::{solve_kcops, KState, KcopOptions};
-use super::small::{closed_masks, is_dismantlable, small_cops_win};
+use super::small::{
+    closed_masks, dominated_by_two, is_dismantlable, small_cops_win, small_two_cops_win,
+};
 use super::{cop_number_of_graph, KArena};
 use crate::outcome::Outcome;
 
@@ -294,6 +296,12 @@ fn small_path_engine_and_naive_agree_on_cop_wins_and_capture_times() {
             )
             .placement;
             assert_eq!(small, big, "case {case} k={k} {edges:?}");
+            if k == 2 {
+                assert_eq!(small_two_cops_win(&closed), small, "case {case} {edges:?}");
+                if dominated_by_two(&closed) {
+                    assert!(small.as_ref().is_some_and(|s| s.1 <= 1), "{edges:?}");
+                }
+            }
             // The naive solve: the placements winning everywhere, fastest.
             let naive = naive_solve(&a, k);
             let mut best: Option<(u32, Vec<u32>)> = None;

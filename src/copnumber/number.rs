@@ -3,7 +3,9 @@
 //! fastest (smallest rank on ties) and its capture time.
 
 use super::engine::{solve_kcops, KcopOptions};
-use super::small::{closed_masks, is_dismantlable, small_cops_win};
+use super::small::{
+    closed_masks, dominated_by_two, is_dismantlable, small_cops_win, small_two_cops_win,
+};
 use super::KArena;
 
 /// The cop number of an arena and how the cops win.
@@ -118,7 +120,18 @@ pub fn cop_number_of_graph(
                 };
             }
         }
-        if let Some((placement, plies)) = small_cops_win(&closed, k) {
+        if k == 2 && !timed && dominated_by_two(&closed) {
+            return CopNumber {
+                timed: false,
+                ..CopNumber::won(2, Vec::new(), 0)
+            };
+        }
+        let won = if k == 2 {
+            small_two_cops_win(&closed)
+        } else {
+            small_cops_win(&closed, k)
+        };
+        if let Some((placement, plies)) = won {
             return CopNumber::won(k, placement, plies);
         }
         debug_assert!(k > 1, "a dismantlable graph is cop-win");

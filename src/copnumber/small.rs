@@ -137,6 +137,97 @@ pub(crate) fn small_cops_win(closed: &[u64], k: usize) -> Option<(Vec<u32>, u32)
     }
 }
 
+/// Two cops on a small plain graph, the same game as [`small_cops_win`]
+/// with `k = 2` but over ordered pairs (`n * n` rows, each pair twice):
+/// direct indexing instead of ranking, for the millions of small graphs of
+/// a graph6 stream.
+pub(crate) fn small_two_cops_win(closed: &[u64]) -> Option<(Vec<u32>, u32)> {
+    let n = closed.len();
+    debug_assert!(n <= 64);
+    if n == 0 {
+        return None;
+    }
+    let full: u64 = if n == 64 { u64::MAX } else { (1 << n) - 1 };
+    let mut masks = vec![0u64; n * n];
+    for a in 0..n {
+        for b in 0..n {
+            masks[a * n + b] = (1 << a) | (1 << b);
+        }
+    }
+    // Rank order of {a <= b} is b first, then a (colex).
+    let first_full = |cw: &[u64]| {
+        (0..n).find_map(|b| {
+            (0..=b)
+                .find(|&a| cw[a * n + b] == full)
+                .map(|a| vec![a as u32, b as u32])
+        })
+    };
+    let mut cw = masks.clone();
+    let mut tl = masks.clone();
+    if let Some(p) = first_full(&cw) {
+        return Some((p, 0));
+    }
+    let mut half = vec![0u64; n * n];
+    let mut level = 0;
+    loop {
+        // The cop on b moves (to x), the cop on y has moved already.
+        for y in 0..n {
+            let row = &tl[y * n..(y + 1) * n];
+            for b in 0..n {
+                let mut acc = 0;
+                let mut xs = closed[b];
+                while xs != 0 {
+                    let x = xs.trailing_zeros() as usize;
+                    xs &= xs - 1;
+                    acc |= row[x];
+                }
+                half[y * n + b] = acc;
+            }
+        }
+        let mut changed = false;
+        for b in 0..n {
+            for a in 0..=b {
+                let i = a * n + b;
+                let mut acc = 0;
+                let mut ys = closed[a];
+                while ys != 0 {
+                    let y = ys.trailing_zeros() as usize;
+                    ys &= ys - 1;
+                    acc |= half[y * n + b];
+                }
+                let c = masks[i] | acc;
+                let mut outside = full & !cw[i];
+                let mut safe = 0;
+                while outside != 0 {
+                    let u = outside.trailing_zeros();
+                    outside &= outside - 1;
+                    safe |= closed[u as usize];
+                }
+                let t = masks[i] | (full & !safe);
+                changed |= c != cw[i] || t != tl[i];
+                cw[i] = c;
+                tl[i] = t;
+                cw[b * n + a] = c;
+                tl[b * n + a] = t;
+            }
+        }
+        if !changed {
+            return None;
+        }
+        level += 1;
+        if let Some(p) = first_full(&cw) {
+            return Some((p, level));
+        }
+    }
+}
+
+/// Whether two vertices dominate the graph (then two cops win at once).
+pub(crate) fn dominated_by_two(closed: &[u64]) -> bool {
+    let n = closed.len();
+    let full: u64 = if n == 64 { u64::MAX } else { (1 << n) - 1 };
+    (0..n).any(|b| (0..=b).any(|a| closed[a] | closed[b] == full))
+}
+
 /// Closed neighbourhoods of a graph with n <= 64.
 pub(crate) fn closed_masks(n: usize, edges: &[(u32, u32)]) -> Vec<u64> {
     let mut closed: Vec<u64> = (0..n).map(|v| 1 << v).collect();
