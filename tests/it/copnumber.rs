@@ -30,7 +30,8 @@ fn closed(n: usize, edges: &Edges) -> Vec<u64> {
 /// placement wins everywhere.
 fn naive_capture(n: usize, edges: &Edges, k: usize) -> Option<u32> {
     let nb = closed(n, edges);
-    let near = |v: usize| (0..n).filter(move |&u| nb[v] >> u & 1 == 1);
+    let nb = &nb;
+    let near = move |v: usize| (0..n).filter(move |&u| nb[v] >> u & 1 == 1);
     let places: Vec<Vec<usize>> = if k == 1 {
         (0..n).map(|a| vec![a]).collect()
     } else {
