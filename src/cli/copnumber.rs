@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use rayon::prelude::*;
-use retrograde::copnumber::{cop_number_of_graph, CopNumber};
+use retrograde::copnumber::{
+    cop_number_of_graph, multiset_count, solve_kcops, CopNumber, KArena, KcopOptions,
+};
 use retrograde::{parse_graph6, Graph6Reader};
 use serde::Serialize;
 
@@ -36,6 +38,11 @@ pub(crate) struct CopNumberArgs {
     /// times of cop-win graphs are then not computed.
     #[arg(long)]
     counts: bool,
+    /// Instead of the cop number, solve the game with exactly K cops over
+    /// every state (no early stop) and print its state counts, levels and
+    /// time: the engine's measurement (`scripts/kcop-measure.sh`).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=4))]
+    full_solve: Option<u32>,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -163,6 +170,11 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
                         return edge_list(&args, &path, line, text, reader_rest(&mut reader)?);
                     }
                     first = false;
+                    if let Some(k) = args.full_solve {
+                        let (n, edges) = parse_graph6(bytes).map_err(|e| reader.line_error(e))?;
+                        full_solve(&mut out, n, &edges, k)?;
+                        continue;
+                    }
                     batch.push((line, bytes.to_vec()));
                 }
             }
@@ -281,9 +293,13 @@ fn edge_list(
         }
         edges.push((uv[0], uv[1]));
     }
-    let r = cop_number_of_graph(n, &edges, args.max_cops, true);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
+    if let Some(k) = args.full_solve {
+        full_solve(&mut out, n, &edges, k)?;
+        return Ok(0);
+    }
+    let r = cop_number_of_graph(n, &edges, args.max_cops, true);
     let mut summary = Summary::default();
     let g6 = retrograde::to_graph6(n, &edges);
     summary.add(0, 1, g6.as_bytes(), &r);
@@ -294,6 +310,35 @@ fn edge_list(
         write_summary(&mut out, args, &summary)?;
     }
     Ok(0)
+}
+
+/// Solves the k-cop game on one graph over every state and reports it.
+fn full_solve(out: &mut impl Write, n: usize, edges: &[(u32, u32)], k: u32) -> Result<()> {
+    let arena = KArena::from_graph(n, edges);
+    let states = multiset_count(n, k as usize) as f64 * n as f64 * 2.0;
+    let started = std::time::Instant::now();
+    let sol = solve_kcops(
+        &arena,
+        &KcopOptions {
+            cops: k as usize,
+            ..KcopOptions::default()
+        },
+    );
+    let seconds = started.elapsed().as_secs_f64();
+    let c = sol.counts();
+    let max_degree = arena.cop_steps.iter().map(Vec::len).max().unwrap_or(0);
+    writeln!(
+        out,
+        "{k} cops on {n} vertices (max degree {max_degree}): {states:.3e} states, {} levels, {seconds:.2} s ({:.3e} states/s)",
+        sol.levels,
+        states / seconds.max(1e-9)
+    )?;
+    writeln!(
+        out,
+        "cops to move: {} win, {} lose, {} draw; thief to move: {} win, {} lose, {} draw",
+        c[0], c[1], c[2], c[3], c[4], c[5]
+    )?;
+    Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]

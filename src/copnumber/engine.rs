@@ -37,7 +37,7 @@ pub struct KcopOptions {
     pub start: Option<KState>,
     /// Stop at the first level where some placement wins against every
     /// thief cell (the cop number's question); values are then partial.
-    pub(crate) stop_when_placed: bool,
+    pub stop_when_placed: bool,
 }
 
 /// A k-cop state: cop cells (any order), thief cell, side to move.
@@ -82,6 +82,21 @@ impl KSolution {
     #[must_use]
     pub fn cops(&self) -> usize {
         self.k
+    }
+
+    /// States by side to move and value: `[cops win, cops lose, cops
+    /// draw, thief wins, thief loses, thief draws]`.
+    #[must_use]
+    pub fn counts(&self) -> [u64; 6] {
+        let ones = |v: &[u64]| v.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
+        let per_side = (self.cw.len() / self.words) as u64 * self.n as u64;
+        let (cw, cl, tw, tl) = (
+            ones(&self.cw),
+            ones(&self.cl),
+            ones(&self.tw),
+            ones(&self.tl),
+        );
+        [cw, cl, per_side - cw - cl, tw, tl, per_side - tw - tl]
     }
 
     /// Value of a state for the side to move, with its distance to end when
