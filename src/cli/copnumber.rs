@@ -13,7 +13,7 @@ use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use rayon::prelude::*;
 use retrograde::copnumber::{
-    cop_number_of_graph, multiset_count, solve_kcops, CopNumber, KArena, KcopOptions,
+    cop_number_of_graph, kcop_memory, multiset_count, solve_kcops, CopNumber, KArena, KcopOptions,
 };
 use retrograde::{parse_graph6, Graph6Reader};
 use serde::Serialize;
@@ -172,8 +172,15 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
                     first = false;
                     if let Some(k) = args.full_solve {
                         let (n, edges) = parse_graph6(bytes).map_err(|e| reader.line_error(e))?;
+                        check_fits(&path, line, n, k)?;
                         full_solve(&mut out, n, &edges, k)?;
                         continue;
+                    }
+                    if bytes.first().is_some_and(|&b| b > 63 + 62) {
+                        // Over 62 vertices: the general engine.
+                        if let Ok((n, _)) = parse_graph6(bytes) {
+                            check_fits(&path, line, n, args.max_cops)?;
+                        }
                     }
                     batch.push((line, bytes.to_vec()));
                 }
@@ -296,9 +303,11 @@ fn edge_list(
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if let Some(k) = args.full_solve {
+        check_fits(path, first_line, n, k)?;
         full_solve(&mut out, n, &edges, k)?;
         return Ok(0);
     }
+    check_fits(path, first_line, n, args.max_cops)?;
     let r = cop_number_of_graph(n, &edges, args.max_cops, true);
     let mut summary = Summary::default();
     let g6 = retrograde::to_graph6(n, &edges);
@@ -310,6 +319,25 @@ fn edge_list(
         write_summary(&mut out, args, &summary)?;
     }
     Ok(0)
+}
+
+/// Refuses a graph whose k-cop solve would not fit in memory (graphs of up
+/// to 64 vertices take the small path and always fit).
+fn check_fits(path: &Path, line: usize, n: usize, k: u32) -> Result<(), Failure> {
+    let need = kcop_memory(n, k as usize);
+    let have = retrograde::available_memory();
+    if n > 64 && need > have {
+        return Err(Failure {
+            status: super::EXIT_INPUT,
+            error: anyhow::anyhow!(
+                "{}:{line}: {k} cops on {n} vertices need about {} MiB, more than the {} MiB available: lower --max-cops",
+                path.display(),
+                need >> 20,
+                have >> 20
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Solves the k-cop game on one graph over every state and reports it.

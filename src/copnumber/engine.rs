@@ -133,6 +133,19 @@ impl KSolution {
     }
 }
 
+/// Bytes a k-cop solve of `n` cells allocates at its peak (without the
+/// distance table): eight bitsets (four attractors, current and next
+/// level) and the k - 1 tables of partly-moved tuples.
+#[must_use]
+pub fn kcop_memory(n: usize, k: usize) -> u64 {
+    let row = n.div_ceil(64).max(1) as u64 * 8;
+    let sets = 8 * multiset_count(n, k);
+    let inter: u64 = (1..k)
+        .map(|j| multiset_count(n, j) * multiset_count(n, k - j))
+        .sum();
+    (sets + inter).saturating_mul(row)
+}
+
 /// Which of the two attractors a cop step computes.
 #[derive(Clone, Copy)]
 enum Op {
@@ -314,6 +327,24 @@ impl<'a> Engine<'a> {
     /// staying). `tmp` is scratch of one row.
     fn thief_pre(&self, x: &[u64], cm: &[u64], out: &mut [u64], tmp: &mut [u64]) {
         let words = self.words;
+        let set: u32 = x.iter().map(|w| w.count_ones()).sum();
+        if self.arena.thief_speed == 1 && self.arena.thief_passes && set as usize > self.n / 2 {
+            // Dense target: walk the few cells outside it instead; such a
+            // cell is out of reach only if it and all its neighbours are.
+            out.copy_from_slice(&self.cells);
+            for w in 0..words {
+                let mut bits = self.cells[w] & !x[w];
+                while bits != 0 {
+                    let t = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let a = &self.adj[t * words..(t + 1) * words];
+                    if a.iter().zip(x).all(|(a, x)| a & x == 0) {
+                        out[w] &= !(1 << (t % 64));
+                    }
+                }
+            }
+            return;
+        }
         self.dilate(x, out);
         for _ in 1..self.arena.thief_speed {
             for w in 0..words {
@@ -345,7 +376,17 @@ impl<'a> Engine<'a> {
 
     /// Thief rows of level d + 1 from the cop rows of level d; `tw` is
     /// empty when the thief cannot win anywhere.
-    fn thief_move(&self, cw: &[u64], cl: &[u64], tl: &mut [u64], tw: &mut [u64]) {
+    ///
+    /// `prev` holds level d's thief rows and level d - 1's cop rows: a row
+    /// whose cop row did not change keeps its thief row.
+    fn thief_move(
+        &self,
+        cw: &[u64],
+        cl: &[u64],
+        prev: Option<[&[u64]; 4]>,
+        tl: &mut [u64],
+        tw: &mut [u64],
+    ) {
         let (n, k, words) = (self.n, self.k, self.words);
         let chunk = self.chunk_rows(self.ranks);
         let body = |ci: usize, tl_rows: &mut [u64], mut tw_rows: Option<&mut [u64]>| {
@@ -360,18 +401,35 @@ impl<'a> Engine<'a> {
             );
             for (i, tl_row) in tl_rows.chunks_mut(words).enumerate() {
                 let r = first + i;
+                let span = r * words..(r + 1) * words;
+                let same = |now: &[u64], before: &[u64]| now[span.clone()] == before[span.clone()];
                 self.cop_mask(&cops[..k], &mut cm);
-                let cw_row = &cw[r * words..(r + 1) * words];
-                for w in 0..words {
-                    x[w] = self.cells[w] & !cw_row[w];
-                }
-                self.thief_pre(&x, &cm, &mut y, &mut tmp);
-                for w in 0..words {
-                    let open = self.cells[w] & !cm[w] & !self.exits[w];
-                    let term = cm[w] | (self.stuck[w] & open);
-                    tl_row[w] = term | (open & !y[w]);
+                let cw_row = &cw[span.clone()];
+                match prev {
+                    Some([tl_old, _, cw_old, _]) if same(cw, cw_old) => {
+                        tl_row.copy_from_slice(&tl_old[span.clone()]);
+                    }
+                    _ => {
+                        for w in 0..words {
+                            x[w] = self.cells[w] & !cw_row[w];
+                        }
+                        self.thief_pre(&x, &cm, &mut y, &mut tmp);
+                        for w in 0..words {
+                            let open = self.cells[w] & !cm[w] & !self.exits[w];
+                            let term = cm[w] | (self.stuck[w] & open);
+                            tl_row[w] = term | (open & !y[w]);
+                        }
+                    }
                 }
                 if let Some(tw_rows) = tw_rows.as_deref_mut() {
+                    if let Some([_, tw_old, _, cl_old]) = prev {
+                        if same(cl, cl_old) {
+                            tw_rows[i * words..(i + 1) * words]
+                                .copy_from_slice(&tw_old[span.clone()]);
+                            next_multiset(&mut cops[..k], n);
+                            continue;
+                        }
+                    }
                     let cl_row = &cl[r * words..(r + 1) * words];
                     self.thief_pre(cl_row, &cm, &mut y, &mut tmp);
                     let tw_row = &mut tw_rows[i * words..(i + 1) * words];
@@ -422,7 +480,7 @@ impl<'a> Engine<'a> {
             // FORALL over moves into nothing holds only without a move.
             self.cop_move(Op::ForAll, &empty, &mut inter, &mut cl);
         }
-        self.thief_move(&empty, &empty, &mut tl, &mut tw);
+        self.thief_move(&empty, &empty, None, &mut tl, &mut tw);
         drop(empty);
         let mut dte = options.dte_table.then(|| vec![u16::MAX; ranks * n * 2]);
         let start = options.start.as_ref().map(|s| {
@@ -461,11 +519,13 @@ impl<'a> Engine<'a> {
         let (mut cl2, mut tw2) = (alloc(two), alloc(two));
         let mut level = 0u32;
         while !(options.stop_when_placed && sol.placement.is_some()) {
+            // Thief rows first: `cw2` and `cl2` still hold level d - 1.
+            let prev = (level > 0).then_some([&tl[..], &tw[..], &cw2[..], &cl2[..]]);
+            self.thief_move(&cw, &cl, prev, &mut tl2, &mut tw2);
             self.cop_move(Op::Exists, &tl, &mut inter, &mut cw2);
             if two {
                 self.cop_move(Op::ForAll, &tw, &mut inter, &mut cl2);
             }
-            self.thief_move(&cw, &cl, &mut tl2, &mut tw2);
             if cw2 == cw && tl2 == tl && cl2 == cl && tw2 == tw {
                 break;
             }
