@@ -48,6 +48,9 @@ pub(crate) struct CopNumberArgs {
     quiet: bool,
 }
 
+/// One graph of a batch: (vertices, edges, answer), or its line's error.
+type Solved = std::result::Result<(usize, usize, CopNumber), (usize, retrograde::Graph6Error)>;
+
 /// Graphs read and solved per batch.
 const BATCH: usize = 1 << 15;
 
@@ -189,9 +192,7 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
         if batch.is_empty() {
             break;
         }
-        let results: Vec<
-            std::result::Result<(usize, usize, CopNumber), (usize, retrograde::Graph6Error)>,
-        > = batch
+        let results: Vec<Solved> = batch
             .par_iter()
             .map(|(line, bytes)| match parse_graph6(bytes) {
                 Ok((n, edges)) => Ok((
@@ -310,10 +311,20 @@ fn edge_list(
     check_fits(path, first_line, n, args.max_cops)?;
     let r = cop_number_of_graph(n, &edges, args.max_cops, true);
     let mut summary = Summary::default();
-    let g6 = retrograde::to_graph6(n, &edges);
-    summary.add(0, 1, g6.as_bytes(), &r);
+    // An edge list is named by its file (its graph6 line may be long).
+    let name = path.display().to_string();
+    summary.add(0, 1, name.as_bytes(), &r);
     if !args.counts {
-        write_graph(&mut out, args.json, 0, 1, n, edges.len(), g6.as_bytes(), &r)?;
+        write_graph(
+            &mut out,
+            args.json,
+            0,
+            1,
+            n,
+            edges.len(),
+            name.as_bytes(),
+            &r,
+        )?;
     }
     if args.counts {
         write_summary(&mut out, args, &summary)?;
