@@ -28,6 +28,7 @@ mod bench;
 mod checkpoint;
 mod common;
 mod completions;
+mod copnumber;
 #[cfg(feature = "distributed")]
 mod distributed;
 mod export;
@@ -69,6 +70,9 @@ enum Command {
     /// Compare engines (explicit graph vs on the fly) on the same maps:
     /// build and solve time, states/s, edges, peak memory; checks agreement.
     Bench(bench::BenchArgs),
+    /// The cop number of graphs (graph6 streams, edge lists): the fewest
+    /// cops that always catch the thief, a placement and the capture time.
+    Copnumber(copnumber::CopNumberArgs),
     /// Solve a directed game graph given as an edge list (`u v` per line).
     Graph(graph::GraphArgs),
     /// Describe a saved table (`solve --save`); --check verifies every block.
@@ -154,6 +158,7 @@ pub(crate) fn main() -> i32 {
         Command::Batch(a) => batch::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Graph(a) => graph::run(a),
+        Command::Copnumber(a) => copnumber::run(a),
         Command::Info(a) => info::run(a),
         Command::Query(a) => query::run(a),
         Command::Play(a) => play::run(a),

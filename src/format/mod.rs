@@ -2,6 +2,7 @@
 //! content. This is the only place that reads map files; it never solves.
 
 mod edges;
+pub(crate) mod graph6;
 mod movingai;
 mod scen;
 mod seed;

@@ -17,6 +17,8 @@ mod checkpoint;
 mod cli;
 /// Issue 16: rim exits, warnings, --xy, --scen, counts, summary, completions.
 mod conventions;
+/// `copnumber`: small graphs against independent checks, named graphs.
+mod copnumber;
 /// Partitioned solves over loopback TCP (feature `distributed`).
 #[cfg(feature = "distributed")]
 mod distributed;

@@ -1,0 +1,620 @@
+//! The bit-parallel k-cop engine.
+//!
+//! Four bitsets, each one row of thief cells per cop multiset (rank `r`):
+//! `cw` cops to move and the cops have won, `cl` cops to move and lost,
+//! `tl` thief to move and lost, `tw` thief to move and won. Each holds the
+//! states decided up to the current level, so with `d` the level:
+//!
+//! - `cw[d+1] = capture | (open & EXISTS joint cop move into tl[d])`
+//! - `cl[d+1] = term_cl | (open & FORALL joint cop moves into tw[d])`
+//! - `tl[d+1] = term_tl | (open & FORALL thief moves into cw[d])`
+//! - `tw[d+1] = exits   | (open & EXISTS thief move into cl[d])`
+//!
+//! and a state's level is exactly its distance to end (WIN = 1 + min over
+//! LOSS successors, LOSS = 1 + max over successors). The joint cop move
+//! is k single-cop steps through tables of partly-moved tuples: `S_j(A, B)`
+//! with `A` the j cops not yet moved and `B` the k - j destinations
+//! already chosen, `S_0 = tl`, `S_{j+1}(A + a, B) = OP_{a' in R(a)}
+//! S_j(A, B + a')`; so a row reads `k * |R|` rows instead of `|R|^k`. The
+//! thief's move reads only its own row: an OR of neighbour rows of the
+//! graph (a dilation), `S` of them for speed `S`, intermediate cells masked
+//! by the cops' cells.
+
+use rayon::prelude::*;
+
+use super::rank::{multiset_count, next_multiset, unrank_multiset, Ranker, MAX_COPS};
+use super::KArena;
+use crate::outcome::{Dte, Outcome};
+
+/// Options of a k-cop solve.
+#[derive(Clone, Debug, Default)]
+pub struct KcopOptions {
+    /// Number of cops, 1 to 4.
+    pub cops: usize,
+    /// Keep a per-state distance table (2 bytes a state).
+    pub dte_table: bool,
+    /// A state whose distance to record.
+    pub start: Option<KState>,
+    /// Stop at the first level where some placement wins against every
+    /// thief cell (the cop number's question); values are then partial.
+    pub stop_when_placed: bool,
+}
+
+/// A k-cop state: cop cells (any order), thief cell, side to move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KState {
+    /// The cops' cells.
+    pub cops: Vec<u32>,
+    /// The thief's cell.
+    pub thief: u32,
+    /// Whether the cops are to move.
+    pub cops_to_move: bool,
+}
+
+/// The result of a k-cop solve: the four attractors, levels, and the
+/// distances asked for.
+pub struct KSolution {
+    n: usize,
+    k: usize,
+    words: usize,
+    cw: Vec<u64>,
+    cl: Vec<u64>,
+    tl: Vec<u64>,
+    tw: Vec<u64>,
+    /// Levels computed (the largest distance to end found).
+    pub levels: u32,
+    dte: Option<Vec<u16>>,
+    /// Distance of [`KcopOptions::start`] if decided.
+    pub start_dte: Option<u32>,
+    /// The smallest-rank multiset whose cops-to-move row is all WIN at the
+    /// least level, with that level (its capture time in plies).
+    pub placement: Option<(Vec<u32>, u32)>,
+}
+
+impl KSolution {
+    /// Number of cells.
+    #[must_use]
+    pub fn cells(&self) -> usize {
+        self.n
+    }
+
+    /// Number of cops.
+    #[must_use]
+    pub fn cops(&self) -> usize {
+        self.k
+    }
+
+    /// States by side to move and value: `[cops win, cops lose, cops
+    /// draw, thief wins, thief loses, thief draws]`.
+    #[must_use]
+    pub fn counts(&self) -> [u64; 6] {
+        let ones = |v: &[u64]| v.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
+        let per_side = (self.cw.len() / self.words) as u64 * self.n as u64;
+        let (cw, cl, tw, tl) = (
+            ones(&self.cw),
+            ones(&self.cl),
+            ones(&self.tw),
+            ones(&self.tl),
+        );
+        [cw, cl, per_side - cw - cl, tw, tl, per_side - tw - tl]
+    }
+
+    /// Value of a state for the side to move, with its distance to end when
+    /// decided and the distance table was kept (`Some(None)`-free: `None`
+    /// distance means no table or a draw).
+    ///
+    /// # Panics
+    /// If the state has the wrong number of cops or a cell out of range.
+    #[must_use]
+    pub fn value(&self, s: &KState) -> (Outcome, Option<Dte>) {
+        assert_eq!(s.cops.len(), self.k);
+        let mut cops = s.cops.clone();
+        cops.sort_unstable();
+        let r = super::rank_multiset(&cops) as usize;
+        let t = s.thief as usize;
+        let bit = |v: &[u64]| v[r * self.words + t / 64] >> (t % 64) & 1 == 1;
+        let (win, loss) = if s.cops_to_move {
+            (bit(&self.cw), bit(&self.cl))
+        } else {
+            (bit(&self.tw), bit(&self.tl))
+        };
+        let outcome = if win {
+            Outcome::Win
+        } else if loss {
+            Outcome::Loss
+        } else {
+            Outcome::Draw
+        };
+        let dte = self.dte.as_ref().and_then(|d| {
+            let v = d[(r * self.n + t) * 2 + usize::from(!s.cops_to_move)];
+            (v != u16::MAX).then_some(Dte(u32::from(v)))
+        });
+        (outcome, dte)
+    }
+}
+
+/// Bytes a k-cop solve of `n` cells allocates at its peak (without the
+/// distance table): eight bitsets (four attractors, current and next
+/// level) and the k - 1 tables of partly-moved tuples.
+#[must_use]
+pub fn kcop_memory(n: usize, k: usize) -> u64 {
+    let row = n.div_ceil(64).max(1) as u64 * 8;
+    let sets = 8 * multiset_count(n, k);
+    let inter: u64 = (1..k)
+        .map(|j| multiset_count(n, j) * multiset_count(n, k - j))
+        .sum();
+    (sets + inter).saturating_mul(row)
+}
+
+/// Which of the two attractors a cop step computes.
+#[derive(Clone, Copy)]
+enum Op {
+    Exists,
+    ForAll,
+}
+
+/// Solves the k-cop game on `arena`.
+///
+/// # Panics
+/// If `options.cops` is not 1 to 4, an arena field has the wrong length, or
+/// the state space does not fit this machine's `usize`.
+#[must_use]
+pub fn solve_kcops(arena: &KArena, options: &KcopOptions) -> KSolution {
+    let k = options.cops;
+    assert!((1..=MAX_COPS).contains(&k), "1 to {MAX_COPS} cops");
+    assert!(arena.cop_steps.len() == arena.n && arena.thief_steps.len() == arena.n);
+    assert!(arena.exits.len() == arena.n);
+    Engine::new(arena, k).run(options)
+}
+
+struct Engine<'a> {
+    arena: &'a KArena,
+    n: usize,
+    k: usize,
+    words: usize,
+    ranks: usize,
+    ranker: Ranker,
+    reach: Vec<Vec<u32>>,
+    /// Thief neighbour rows, `n * words`.
+    adj: Vec<u64>,
+    cells: Vec<u64>,
+    exits: Vec<u64>,
+    /// Cells where the thief has no move at all.
+    stuck: Vec<u64>,
+    /// Whether some cop cell has no move (then some cop rows have none).
+    thief_can_win: bool,
+}
+
+fn bitset(n: usize, words: usize, f: impl Fn(usize) -> bool) -> Vec<u64> {
+    let mut v = vec![0u64; words];
+    for i in (0..n).filter(|&i| f(i)) {
+        v[i / 64] |= 1 << (i % 64);
+    }
+    v
+}
+
+impl<'a> Engine<'a> {
+    fn new(arena: &'a KArena, k: usize) -> Engine<'a> {
+        let n = arena.n;
+        let words = n.div_ceil(64).max(1);
+        let ranks = usize::try_from(multiset_count(n, k)).expect("state space fits usize");
+        let reach: Vec<Vec<u32>> = (0..n).map(|c| arena.cop_reach(c)).collect();
+        let mut adj = vec![0u64; n * words];
+        for (u, nb) in arena.thief_steps.iter().enumerate() {
+            for &v in nb {
+                adj[u * words + v as usize / 64] |= 1 << (v % 64);
+            }
+        }
+        let stuck = bitset(n, words, |t| {
+            !arena.thief_passes && arena.thief_steps[t].is_empty()
+        });
+        let thief_can_win = arena.exits.iter().any(|&e| e)
+            || reach.iter().any(Vec::is_empty)
+            || stuck.iter().any(|&w| w != 0);
+        Engine {
+            arena,
+            n,
+            k,
+            words,
+            ranks,
+            ranker: Ranker::new(n),
+            reach,
+            adj,
+            cells: bitset(n, words, |_| true),
+            exits: bitset(n, words, |t| arena.exits[t]),
+            stuck,
+            thief_can_win,
+        }
+    }
+
+    fn cop_mask(&self, cops: &[u32], out: &mut [u64]) {
+        out.fill(0);
+        for &c in cops {
+            out[c as usize / 64] |= 1 << (c % 64);
+        }
+    }
+
+    /// Rows per parallel task: enough tasks to balance, each long enough
+    /// to pay for unranking its first row.
+    fn chunk_rows(&self, rows: usize) -> usize {
+        (rows / (rayon::current_num_threads() * 16)).clamp(64, 1 << 16)
+    }
+
+    /// Calls `f(A, B, row)` for every row of a table of shape `(sa, sb)`,
+    /// rows in rank order `rank(A) * C(n + sb - 1, sb) + rank(B)`, in
+    /// parallel.
+    fn par_table(
+        &self,
+        out: &mut [u64],
+        sa: usize,
+        sb: usize,
+        f: impl Fn(&[u32], &[u32], &mut [u64]) + Sync,
+    ) {
+        let (n, words) = (self.n, self.words);
+        let nb = multiset_count(n, sb) as usize;
+        let chunk = self.chunk_rows(out.len() / words);
+        out.par_chunks_mut(chunk * words)
+            .enumerate()
+            .for_each(|(ci, rows)| {
+                let first = ci * chunk;
+                let mut a = [0u32; MAX_COPS];
+                let mut b = [0u32; MAX_COPS];
+                a[..sa].copy_from_slice(&unrank_multiset((first / nb) as u64, sa));
+                b[..sb].copy_from_slice(&unrank_multiset((first % nb) as u64, sb));
+                for row in rows.chunks_mut(words) {
+                    f(&a[..sa], &b[..sb], row);
+                    if !next_multiset(&mut b[..sb], n) {
+                        next_multiset(&mut a[..sa], n);
+                    }
+                }
+            });
+    }
+
+    /// One joint cop move over `src` (shape `(0, k)`) into `out` (shape
+    /// `(k, 0)`), through the intermediate tables `inter[j]` (shape `(j, k -
+    /// j)`), then the terminal and open masks of `op`'s attractor.
+    fn cop_move(&self, op: Op, src: &[u64], inter: &mut [Vec<u64>], out: &mut [u64]) {
+        let (n, k, words) = (self.n, self.k, self.words);
+        let fill = match op {
+            Op::Exists => 0,
+            Op::ForAll => u64::MAX,
+        };
+        for j in 0..k {
+            let (before, after) = inter.split_at_mut(j + 1);
+            let from: &[u64] = if j == 0 { src } else { &before[j] };
+            let to: &mut [u64] = if j + 1 == k { &mut *out } else { &mut after[0] };
+            let nb_src = multiset_count(n, k - j) as usize;
+            let last = j + 1 == k;
+            self.par_table(to, j + 1, k - j - 1, |a, b, row| {
+                let top = a[j];
+                let ra = (self.ranker.rank(a) - self.ranker.term(j, top)) as usize;
+                let base = ra * nb_src;
+                row.fill(fill);
+                for &x in &self.reach[top as usize] {
+                    let s = (base + self.ranker.rank_with(b, x) as usize) * words;
+                    let s = &from[s..s + words];
+                    match op {
+                        Op::Exists => row.iter_mut().zip(s).for_each(|(r, v)| *r |= v),
+                        Op::ForAll => row.iter_mut().zip(s).for_each(|(r, v)| *r &= v),
+                    }
+                }
+                if last {
+                    self.finish_cop_row(op, a, row);
+                }
+            });
+        }
+    }
+
+    /// Masks a freshly moved cops-to-move row: terminal states at their
+    /// level-0 value, open states as computed.
+    fn finish_cop_row(&self, op: Op, cops: &[u32], row: &mut [u64]) {
+        let no_move = cops.iter().any(|&c| self.reach[c as usize].is_empty());
+        for (w, r) in row.iter_mut().enumerate() {
+            let cm = cop_word(cops, w);
+            let open = self.cells[w] & !cm & !self.exits[w];
+            *r = match op {
+                Op::Exists => cm | (open & *r),
+                Op::ForAll => {
+                    let term = (self.exits[w] & !cm) | if no_move { open } else { 0 };
+                    term | (open & *r)
+                }
+            };
+        }
+    }
+
+    /// The cells from which the thief reaches `x` in one move with cops on
+    /// `cm` (walks of 1..=S steps through cells without a cop, plus
+    /// staying). `tmp` is scratch of one row.
+    fn thief_pre(&self, x: &[u64], cm: &[u64], out: &mut [u64], tmp: &mut [u64]) {
+        let words = self.words;
+        let set: u32 = x.iter().map(|w| w.count_ones()).sum();
+        if self.arena.thief_speed == 1 && self.arena.thief_passes && set as usize > self.n / 2 {
+            // Dense target: walk the few cells outside it instead; such a
+            // cell is out of reach only if it and all its neighbours are.
+            out.copy_from_slice(&self.cells);
+            for w in 0..words {
+                let mut bits = self.cells[w] & !x[w];
+                while bits != 0 {
+                    let t = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let a = &self.adj[t * words..(t + 1) * words];
+                    if a.iter().zip(x).all(|(a, x)| a & x == 0) {
+                        out[w] &= !(1 << (t % 64));
+                    }
+                }
+            }
+            return;
+        }
+        self.dilate(x, out);
+        for _ in 1..self.arena.thief_speed {
+            for w in 0..words {
+                tmp[w] = x[w] | (out[w] & !cm[w]);
+            }
+            self.dilate(tmp, out);
+        }
+        if self.arena.thief_passes {
+            for w in 0..words {
+                out[w] |= x[w];
+            }
+        }
+    }
+
+    /// `out = OR over u in z of the thief's neighbours of u`.
+    fn dilate(&self, z: &[u64], out: &mut [u64]) {
+        let words = self.words;
+        out.fill(0);
+        for (w, &zw) in z.iter().enumerate() {
+            let mut bits = zw;
+            while bits != 0 {
+                let u = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let a = &self.adj[u * words..(u + 1) * words];
+                out.iter_mut().zip(a).for_each(|(o, v)| *o |= v);
+            }
+        }
+    }
+
+    /// Thief rows of level d + 1 from the cop rows of level d; `tw` is
+    /// empty when the thief cannot win anywhere.
+    ///
+    /// `prev` holds level d's thief rows and level d - 1's cop rows: a row
+    /// whose cop row did not change keeps its thief row.
+    fn thief_move(
+        &self,
+        cw: &[u64],
+        cl: &[u64],
+        prev: Option<[&[u64]; 4]>,
+        tl: &mut [u64],
+        tw: &mut [u64],
+    ) {
+        let (n, k, words) = (self.n, self.k, self.words);
+        let chunk = self.chunk_rows(self.ranks);
+        let body = |ci: usize, tl_rows: &mut [u64], mut tw_rows: Option<&mut [u64]>| {
+            let first = ci * chunk;
+            let mut cops = [0u32; MAX_COPS];
+            cops[..k].copy_from_slice(&unrank_multiset(first as u64, k));
+            let (mut cm, mut x, mut y, mut tmp) = (
+                vec![0u64; words],
+                vec![0u64; words],
+                vec![0u64; words],
+                vec![0u64; words],
+            );
+            for (i, tl_row) in tl_rows.chunks_mut(words).enumerate() {
+                let r = first + i;
+                let span = r * words..(r + 1) * words;
+                let same = |now: &[u64], before: &[u64]| now[span.clone()] == before[span.clone()];
+                self.cop_mask(&cops[..k], &mut cm);
+                let cw_row = &cw[span.clone()];
+                match prev {
+                    Some([tl_old, _, cw_old, _]) if same(cw, cw_old) => {
+                        tl_row.copy_from_slice(&tl_old[span.clone()]);
+                    }
+                    _ => {
+                        for w in 0..words {
+                            x[w] = self.cells[w] & !cw_row[w];
+                        }
+                        self.thief_pre(&x, &cm, &mut y, &mut tmp);
+                        for w in 0..words {
+                            let open = self.cells[w] & !cm[w] & !self.exits[w];
+                            let term = cm[w] | (self.stuck[w] & open);
+                            tl_row[w] = term | (open & !y[w]);
+                        }
+                    }
+                }
+                if let Some(tw_rows) = tw_rows.as_deref_mut() {
+                    if let Some([_, tw_old, _, cl_old]) = prev {
+                        if same(cl, cl_old) {
+                            tw_rows[i * words..(i + 1) * words]
+                                .copy_from_slice(&tw_old[span.clone()]);
+                            next_multiset(&mut cops[..k], n);
+                            continue;
+                        }
+                    }
+                    let cl_row = &cl[r * words..(r + 1) * words];
+                    self.thief_pre(cl_row, &cm, &mut y, &mut tmp);
+                    let tw_row = &mut tw_rows[i * words..(i + 1) * words];
+                    for w in 0..words {
+                        let open = self.cells[w] & !cm[w] & !self.exits[w];
+                        tw_row[w] = (self.exits[w] & !cm[w]) | (open & y[w]);
+                    }
+                }
+                next_multiset(&mut cops[..k], n);
+            }
+        };
+        if tw.is_empty() {
+            tl.par_chunks_mut(chunk * words)
+                .enumerate()
+                .for_each(|(ci, a)| body(ci, a, None));
+        } else {
+            tl.par_chunks_mut(chunk * words)
+                .zip(tw.par_chunks_mut(chunk * words))
+                .enumerate()
+                .for_each(|(ci, (a, b))| body(ci, a, Some(b)));
+        }
+    }
+
+    fn run(self, options: &KcopOptions) -> KSolution {
+        let (n, k, words, ranks) = (self.n, self.k, self.words, self.ranks);
+        let size = ranks * words;
+        let two = self.thief_can_win;
+        let alloc = |on: bool| if on { vec![0u64; size] } else { Vec::new() };
+        let (mut cw, mut tl) = (vec![0u64; size], vec![0u64; size]);
+        let (mut cl, mut tw) = (alloc(two), alloc(two));
+        // Level 0: the terminal states, as the level-d formulas give them
+        // from empty attractors.
+        let empty = vec![0u64; size];
+        let mut inter: Vec<Vec<u64>> = (0..k)
+            .map(|j| {
+                if j == 0 {
+                    Vec::new()
+                } else {
+                    vec![
+                        0u64;
+                        multiset_count(n, j) as usize * multiset_count(n, k - j) as usize * words
+                    ]
+                }
+            })
+            .collect();
+        self.cop_move(Op::Exists, &empty, &mut inter, &mut cw);
+        if two {
+            // FORALL over moves into nothing holds only without a move.
+            self.cop_move(Op::ForAll, &empty, &mut inter, &mut cl);
+        }
+        self.thief_move(&empty, &empty, None, &mut tl, &mut tw);
+        drop(empty);
+        let mut dte = options.dte_table.then(|| vec![u16::MAX; ranks * n * 2]);
+        let start = options.start.as_ref().map(|s| {
+            let mut c = s.cops.clone();
+            c.sort_unstable();
+            (
+                super::rank_multiset(&c) as usize,
+                s.thief as usize,
+                usize::from(!s.cops_to_move),
+            )
+        });
+        let mut sol = KSolution {
+            n,
+            k,
+            words,
+            cw: Vec::new(),
+            cl: Vec::new(),
+            tl: Vec::new(),
+            tw: Vec::new(),
+            levels: 0,
+            dte: None,
+            start_dte: None,
+            placement: None,
+        };
+        let zeros = vec![0u64; size];
+        self.record(
+            0,
+            [&zeros, &zeros, &zeros, &zeros],
+            [&cw, &cl, &tl, &tw],
+            &mut dte,
+            start,
+            &mut sol,
+        );
+        drop(zeros);
+        let (mut cw2, mut tl2) = (vec![0u64; size], vec![0u64; size]);
+        let (mut cl2, mut tw2) = (alloc(two), alloc(two));
+        let mut level = 0u32;
+        while !(options.stop_when_placed && sol.placement.is_some()) {
+            // Thief rows first: `cw2` and `cl2` still hold level d - 1.
+            let prev = (level > 0).then_some([&tl[..], &tw[..], &cw2[..], &cl2[..]]);
+            self.thief_move(&cw, &cl, prev, &mut tl2, &mut tw2);
+            self.cop_move(Op::Exists, &tl, &mut inter, &mut cw2);
+            if two {
+                self.cop_move(Op::ForAll, &tw, &mut inter, &mut cl2);
+            }
+            if cw2 == cw && tl2 == tl && cl2 == cl && tw2 == tw {
+                break;
+            }
+            level += 1;
+            self.record(
+                level,
+                [&cw, &cl, &tl, &tw],
+                [&cw2, &cl2, &tl2, &tw2],
+                &mut dte,
+                start,
+                &mut sol,
+            );
+            std::mem::swap(&mut cw, &mut cw2);
+            std::mem::swap(&mut cl, &mut cl2);
+            std::mem::swap(&mut tl, &mut tl2);
+            std::mem::swap(&mut tw, &mut tw2);
+        }
+        let fix = |v: Vec<u64>| if v.is_empty() { vec![0u64; size] } else { v };
+        sol.cw = cw;
+        sol.tl = tl;
+        sol.cl = fix(cl);
+        sol.tw = fix(tw);
+        sol.levels = level;
+        sol.dte = dte;
+        sol
+    }
+
+    /// Notes the states new at `level` (in `next`, not in `prev`): the
+    /// distance table, the start, and the first all-WIN placement row.
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &self,
+        level: u32,
+        prev: [&Vec<u64>; 4],
+        next: [&Vec<u64>; 4],
+        dte: &mut Option<Vec<u16>>,
+        start: Option<(usize, usize, usize)>,
+        sol: &mut KSolution,
+    ) {
+        let (n, words) = (self.n, self.words);
+        let d16 = u16::try_from(level).unwrap_or(u16::MAX - 1);
+        let bit = |v: &Vec<u64>, r: usize, t: usize| {
+            !v.is_empty() && v[r * words + t / 64] >> (t % 64) & 1 == 1
+        };
+        if let Some((r, t, turn)) = start {
+            if sol.start_dte.is_none() {
+                let (a, b) = if turn == 0 { (0, 1) } else { (2, 3) };
+                if bit(next[a], r, t) || bit(next[b], r, t) {
+                    sol.start_dte = Some(level);
+                }
+            }
+        }
+        if sol.placement.is_none() {
+            let found = next[0]
+                .par_chunks(words)
+                .position_first(|row| row == self.cells.as_slice());
+            if let Some(r) = found {
+                sol.placement = Some((unrank_multiset(r as u64, self.k), level));
+            }
+        }
+        if let Some(d) = dte {
+            d.par_chunks_mut(2 * n).enumerate().for_each(|(r, out)| {
+                for (set, turn) in [(0, 0), (1, 0), (2, 1), (3, 1)] {
+                    if next[set].is_empty() {
+                        continue;
+                    }
+                    for w in 0..words {
+                        let old = if prev[set].is_empty() {
+                            0
+                        } else {
+                            prev[set][r * words + w]
+                        };
+                        let mut new = next[set][r * words + w] & !old;
+                        while new != 0 {
+                            let t = w * 64 + new.trailing_zeros() as usize;
+                            new &= new - 1;
+                            out[t * 2 + turn] = d16;
+                        }
+                    }
+                }
+            });
+        }
+    }
+}
+
+/// The bits of word `w` of a cop multiset's cells.
+#[inline]
+fn cop_word(cops: &[u32], w: usize) -> u64 {
+    cops.iter()
+        .filter(|&&c| c as usize / 64 == w)
+        .fold(0, |m, &c| m | 1 << (c % 64))
+}

@@ -1,0 +1,129 @@
+//! Several cops: the bit-parallel k-cop engine and the cop number.
+//!
+//! The game is the k-cop game of issue 24 (`KCOPS-SPEC`): k identical cops
+//! and one thief on an arena of `n` cells; a state is (multiset of cop
+//! cells, thief cell, side to move). The engine keeps, per cop multiset
+//! (ranked by the combinatorial number system), one bitset row over thief
+//! cells per attractor and side to move, and computes levels in order, so
+//! a state's level is its distance to end.
+//!
+//! This lives in its own folder, beside `solve/`, because it needs nothing
+//! of the `Game` machinery (no state arrays, no counters, no storage
+//! planning): its input is a plain [`KArena`] and its own bitsets, and the
+//! cop number is a question asked of it. Declared from `lib.rs` alone, it
+//! does not touch `solve/mod.rs`.
+
+mod engine;
+mod number;
+mod rank;
+mod small;
+
+#[cfg(test)]
+mod naive;
+
+pub use engine::{kcop_memory, solve_kcops, KSolution, KState, KcopOptions};
+pub use number::{cop_number, cop_number_of_graph, CopNumber};
+pub use rank::{multiset_count, rank_multiset, unrank_multiset};
+pub use small::is_dismantlable;
+
+/// The arena of a k-cop game: `n` cells, each side's one-step relation
+/// (symmetric), exits, pass flags and speeds. A plain description, so that
+/// any game (grid maps, graphs) can be turned into one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KArena {
+    /// Number of cells, `0..n`.
+    pub n: usize,
+    /// Cells one cop step away from each cell (symmetric, no self-loops).
+    pub cop_steps: Vec<Vec<u32>>,
+    /// Cells one thief step away from each cell (symmetric, no self-loops).
+    pub thief_steps: Vec<Vec<u32>>,
+    /// Exit cells: the thief standing on one (not under a cop) has won.
+    pub exits: Vec<bool>,
+    /// Whether a cop may stay put.
+    pub cop_passes: bool,
+    /// Whether the thief may stay put.
+    pub thief_passes: bool,
+    /// Most cop steps in one turn (at least 1).
+    pub cop_speed: u32,
+    /// Most thief steps in one turn (at least 1).
+    pub thief_speed: u32,
+}
+
+impl KArena {
+    /// The arena of an undirected graph: both sides move along the edges,
+    /// both may pass, speed 1, no exits. Self-loops and repeated edges are
+    /// ignored.
+    ///
+    /// # Panics
+    /// If an edge names a vertex `>= n`.
+    #[must_use]
+    pub fn from_graph(n: usize, edges: &[(u32, u32)]) -> KArena {
+        let mut adj = vec![Vec::new(); n];
+        for &(u, v) in edges {
+            assert!(
+                (u as usize) < n && (v as usize) < n,
+                "edge ({u}, {v}) outside 0..{n}"
+            );
+            if u != v {
+                adj[u as usize].push(v);
+                adj[v as usize].push(u);
+            }
+        }
+        for a in &mut adj {
+            a.sort_unstable();
+            a.dedup();
+        }
+        KArena {
+            n,
+            cop_steps: adj.clone(),
+            thief_steps: adj,
+            exits: vec![false; n],
+            cop_passes: true,
+            thief_passes: true,
+            cop_speed: 1,
+            thief_speed: 1,
+        }
+    }
+
+    /// Whether this is the plain graph game (speed 1, both pass, no exits,
+    /// the same relation for both sides), where dismantlability decides one
+    /// cop.
+    #[must_use]
+    pub fn is_plain_graph(&self) -> bool {
+        self.cop_speed == 1
+            && self.thief_speed == 1
+            && self.cop_passes
+            && self.thief_passes
+            && !self.exits.iter().any(|&e| e)
+            && self.cop_steps == self.thief_steps
+    }
+
+    /// A cop's reach from `c`: the ends of walks of 1..=speed cop steps,
+    /// plus `c` when cops pass; sorted, distinct.
+    pub(crate) fn cop_reach(&self, c: usize) -> Vec<u32> {
+        let mut seen = vec![false; self.n];
+        let mut frontier = vec![c as u32];
+        let mut out = Vec::new();
+        if self.cop_passes {
+            seen[c] = true;
+            out.push(c as u32);
+        }
+        for _ in 0..self.cop_speed {
+            let mut next = Vec::new();
+            for &u in &frontier {
+                for &v in &self.cop_steps[u as usize] {
+                    if !seen[v as usize] {
+                        seen[v as usize] = true;
+                        out.push(v);
+                    }
+                    next.push(v);
+                }
+            }
+            next.sort_unstable();
+            next.dedup();
+            frontier = next;
+        }
+        out.sort_unstable();
+        out
+    }
+}

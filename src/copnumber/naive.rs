@@ -1,0 +1,334 @@
+//! A naive fixpoint of the k-cop game written from the spec, state by
+//! state with explicit joint moves, to check the bitset engine against.
+
+use std::collections::HashMap;
+
+use super::engine::{solve_kcops, KState, KcopOptions};
+use super::small::{
+    closed_masks, dominated_by_two, is_dismantlable, small_cops_win, small_two_cops_win,
+};
+use super::{cop_number_of_graph, KArena};
+use crate::outcome::Outcome;
+
+type State = (Vec<u32>, u32, bool);
+
+fn cop_reach(a: &KArena, c: u32) -> Vec<u32> {
+    let mut out: Vec<u32> = if a.cop_passes { vec![c] } else { vec![] };
+    let mut layer = vec![c];
+    for _ in 0..a.cop_speed {
+        layer = layer
+            .iter()
+            .flat_map(|&u| a.cop_steps[u as usize].iter().copied())
+            .collect();
+        out.extend(&layer);
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn thief_reach(a: &KArena, t: u32, cops: &[u32]) -> Vec<u32> {
+    let mut out = if a.thief_passes { vec![t] } else { vec![] };
+    // Walks of 1..=S steps; every cell but the last must hold no cop.
+    fn walk(a: &KArena, at: u32, left: u32, cops: &[u32], out: &mut Vec<u32>) {
+        for &v in &a.thief_steps[at as usize] {
+            out.push(v);
+            if left > 1 && !cops.contains(&v) {
+                walk(a, v, left - 1, cops, out);
+            }
+        }
+    }
+    walk(a, t, a.thief_speed, cops, &mut out);
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn successors(a: &KArena, s: &State) -> Vec<State> {
+    let (cops, t, cop_turn) = s;
+    if *cop_turn {
+        let mut all: Vec<Vec<u32>> = vec![vec![]];
+        for &c in cops {
+            let r = cop_reach(a, c);
+            all = all
+                .iter()
+                .flat_map(|p| r.iter().map(move |&x| [p.clone(), vec![x]].concat()))
+                .collect();
+        }
+        let mut out: Vec<State> = all
+            .into_iter()
+            .map(|mut p| {
+                p.sort_unstable();
+                (p, *t, false)
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    } else {
+        thief_reach(a, *t, cops)
+            .into_iter()
+            .map(|x| (cops.clone(), x, true))
+            .collect()
+    }
+}
+
+/// Every state's (outcome for the mover, distance) by levels.
+pub(crate) fn naive_solve(a: &KArena, k: usize) -> HashMap<State, (Outcome, u32)> {
+    let mut states = Vec::new();
+    let mut p = vec![0u32; k];
+    loop {
+        for t in 0..a.n as u32 {
+            states.push((p.clone(), t, true));
+            states.push((p.clone(), t, false));
+        }
+        // Next multiset, ascending cells.
+        let mut i = 0;
+        loop {
+            if i == k {
+                return run(a, states);
+            }
+            let limit = if i + 1 < k { p[i + 1] } else { a.n as u32 - 1 };
+            if p[i] < limit {
+                p[i] += 1;
+                p[..i].iter_mut().for_each(|c| *c = 0);
+                break;
+            }
+            i += 1;
+        }
+    }
+}
+
+fn run(a: &KArena, states: Vec<State>) -> HashMap<State, (Outcome, u32)> {
+    let mut val: HashMap<State, (Outcome, u32)> = HashMap::new();
+    let succ: HashMap<State, Vec<State>> = states
+        .iter()
+        .map(|s| (s.clone(), successors(a, s)))
+        .collect();
+    for s in &states {
+        let (cops, t, cop_turn) = s;
+        let v = if cops.contains(t) {
+            Some(if *cop_turn {
+                Outcome::Win
+            } else {
+                Outcome::Loss
+            })
+        } else if a.exits[*t as usize] {
+            Some(if *cop_turn {
+                Outcome::Loss
+            } else {
+                Outcome::Win
+            })
+        } else if succ[s].is_empty() {
+            Some(Outcome::Loss)
+        } else {
+            None
+        };
+        if let Some(v) = v {
+            val.insert(s.clone(), (v, 0));
+        }
+    }
+    for d in 0.. {
+        let mut new = Vec::new();
+        for s in states.iter().filter(|s| !val.contains_key(*s)) {
+            let ss = &succ[s];
+            if ss
+                .iter()
+                .any(|x| matches!(val.get(x), Some((Outcome::Loss, _))))
+            {
+                new.push((s.clone(), Outcome::Win));
+            } else if ss
+                .iter()
+                .all(|x| matches!(val.get(x), Some((Outcome::Win, _))))
+            {
+                new.push((s.clone(), Outcome::Loss));
+            }
+        }
+        if new.is_empty() {
+            break;
+        }
+        for (s, v) in new {
+            val.insert(s, (v, d + 1));
+        }
+    }
+    val
+}
+
+/// A small deterministic generator for the random arenas.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn random_graph(rng: &mut Rng, n: usize, p: u64) -> Vec<(u32, u32)> {
+    let mut edges = Vec::new();
+    for v in 0..n as u32 {
+        for u in 0..v {
+            if rng.below(100) < p {
+                edges.push((u, v));
+            }
+        }
+    }
+    edges
+}
+
+#[test]
+fn engine_agrees_with_the_naive_fixpoint_state_by_state() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut checked = 0;
+    for case in 0..160 {
+        let k = 1 + case % 3;
+        let n = 1 + rng.below(if k == 3 { 5 } else { 7 }) as usize;
+        let p = 25 + rng.below(50);
+        let edges = random_graph(&mut rng, n, p);
+        let mut a = KArena::from_graph(n, &edges);
+        if case % 4 != 0 {
+            a.cop_speed = 1 + rng.below(2) as u32;
+            a.thief_speed = 1 + rng.below(2) as u32;
+            a.cop_passes = rng.below(4) != 0;
+            a.thief_passes = rng.below(4) != 0;
+            a.exits = (0..n).map(|_| rng.below(6) == 0).collect();
+        }
+        if case % 5 == 1 {
+            // Different relations for the two sides (as on grids).
+            let more = random_graph(&mut rng, n, 30);
+            a.cop_steps = KArena::from_graph(n, &[edges.clone(), more].concat()).cop_steps;
+        }
+        let sol = solve_kcops(
+            &a,
+            &KcopOptions {
+                cops: k,
+                dte_table: true,
+                ..KcopOptions::default()
+            },
+        );
+        let naive = naive_solve(&a, k);
+        for r in 0..super::multiset_count(n, k) {
+            let cops = super::unrank_multiset(r, k);
+            for t in 0..n as u32 {
+                for cop_turn in [true, false] {
+                    let want = naive.get(&(cops.clone(), t, cop_turn)).copied();
+                    let s = KState {
+                        cops: cops.clone(),
+                        thief: t,
+                        cops_to_move: cop_turn,
+                    };
+                    let (got, dte) = sol.value(&s);
+                    let want_v = want.map_or(Outcome::Draw, |w| w.0);
+                    assert_eq!(got, want_v, "case {case} {a:?} k={k} state {s:?}");
+                    assert_eq!(
+                        dte.map(|x| x.0),
+                        want.map(|w| w.1),
+                        "case {case} k={k} {s:?}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 10_000, "{checked}");
+}
+
+#[test]
+fn draws_are_draws_and_the_start_distance_is_recorded() {
+    // A 5-cycle: one cop never catches the thief (all draws at thief to
+    // move and cops to move away from capture).
+    let a = KArena::from_graph(5, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)]);
+    let start = KState {
+        cops: vec![0],
+        thief: 2,
+        cops_to_move: true,
+    };
+    let sol = solve_kcops(
+        &a,
+        &KcopOptions {
+            cops: 1,
+            start: Some(start.clone()),
+            ..KcopOptions::default()
+        },
+    );
+    assert_eq!(sol.value(&start).0, Outcome::Draw);
+    assert_eq!(sol.start_dte, None);
+    let two = KState {
+        cops: vec![4, 0],
+        thief: 2,
+        cops_to_move: true,
+    };
+    let sol = solve_kcops(
+        &a,
+        &KcopOptions {
+            cops: 2,
+            start: Some(two.clone()),
+            ..KcopOptions::default()
+        },
+    );
+    assert_eq!(sol.value(&two).0, Outcome::Win);
+    assert_eq!(sol.start_dte, Some(3));
+}
+
+#[test]
+fn small_path_engine_and_naive_agree_on_cop_wins_and_capture_times() {
+    let mut rng = Rng(12345);
+    for case in 0..300 {
+        let n = 1 + rng.below(8) as usize;
+        let p = 20 + rng.below(60);
+        let edges = random_graph(&mut rng, n, p);
+        let a = KArena::from_graph(n, &edges);
+        let closed = closed_masks(n, &edges);
+        for k in 1..=2usize {
+            let small = small_cops_win(&closed, k);
+            let big = solve_kcops(
+                &a,
+                &KcopOptions {
+                    cops: k,
+                    stop_when_placed: true,
+                    ..KcopOptions::default()
+                },
+            )
+            .placement;
+            assert_eq!(small, big, "case {case} k={k} {edges:?}");
+            if k == 2 {
+                assert_eq!(small_two_cops_win(&closed), small, "case {case} {edges:?}");
+                if dominated_by_two(&closed) {
+                    assert!(small.as_ref().is_some_and(|s| s.1 <= 1), "{edges:?}");
+                }
+            }
+            // The naive solve: the placements winning everywhere, fastest.
+            let naive = naive_solve(&a, k);
+            let mut best: Option<(u32, Vec<u32>)> = None;
+            for r in 0..super::multiset_count(n, k) {
+                let p = super::unrank_multiset(r, k);
+                let worst = (0..n as u32)
+                    .map(|t| match naive.get(&(p.clone(), t, true)) {
+                        Some(&(Outcome::Win, d)) => Some(d),
+                        _ => None,
+                    })
+                    .try_fold(0, |m, d| d.map(|d| m.max(d)));
+                if let Some(w) = worst {
+                    if best.as_ref().is_none_or(|b| w < b.0) {
+                        best = Some((w, p.clone()));
+                    }
+                }
+            }
+            assert_eq!(small, best.map(|(w, p)| (p, w)), "case {case} k={k}");
+            if k == 1 {
+                assert_eq!(is_dismantlable(&closed), small.is_some(), "{edges:?}");
+            }
+        }
+        let c = cop_number_of_graph(n, &edges, 3, true);
+        assert_eq!(
+            c.cop_number == Some(1),
+            is_dismantlable(&closed),
+            "{edges:?}"
+        );
+    }
+}

@@ -1,0 +1,239 @@
+//! The cop number's fast path for small plain graphs (n <= 64: one `u64`
+//! per row, closed neighbourhoods as masks): a sequential engine that keeps
+//! only the cops' attractor (with no exits and passing allowed the thief
+//! never wins, he draws) and stops at the first level where a placement
+//! wins against every thief cell; and dismantlability, which decides one
+//! cop exactly.
+
+use super::rank::{multiset_count, next_multiset, Ranker, MAX_COPS};
+
+/// Whether a graph given by its closed neighbourhoods (`closed[v]` has bit
+/// `v` and its neighbours; n <= 64) is dismantlable: vertices can be
+/// removed one at a time, each a corner (its closed neighbourhood inside
+/// another remaining vertex's), down to one. Exactly the graphs where one
+/// cop wins (Nowakowski and Winkler; Quilliot).
+///
+/// # Panics
+/// If `closed` has more than 64 vertices.
+#[must_use]
+pub fn is_dismantlable(closed: &[u64]) -> bool {
+    let n = closed.len();
+    assert!(n <= 64, "at most 64 vertices");
+    if n == 0 {
+        return false;
+    }
+    let mut alive: u64 = if n == 64 { u64::MAX } else { (1 << n) - 1 };
+    let mut left = n;
+    while left > 1 {
+        let mut removed = false;
+        let mut vs = alive;
+        while vs != 0 {
+            let v = vs.trailing_zeros() as usize;
+            vs &= vs - 1;
+            let nv = closed[v] & alive;
+            // A dominating vertex u != v must be a neighbour of v.
+            let mut us = nv & !(1 << v);
+            while us != 0 {
+                let u = us.trailing_zeros() as usize;
+                us &= us - 1;
+                if nv & !closed[u] == 0 {
+                    alive &= !(1 << v);
+                    left -= 1;
+                    removed = true;
+                    break;
+                }
+            }
+            if removed {
+                break;
+            }
+        }
+        if !removed {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether k cops win on the plain graph `closed` (n <= 64) from some
+/// placement: the smallest-rank placement winning fastest and its capture
+/// time in plies, or `None`.
+pub(crate) fn small_cops_win(closed: &[u64], k: usize) -> Option<(Vec<u32>, u32)> {
+    let n = closed.len();
+    debug_assert!(n <= 64 && (1..=MAX_COPS).contains(&k));
+    if n == 0 {
+        return None;
+    }
+    let full: u64 = if n == 64 { u64::MAX } else { (1 << n) - 1 };
+    let ranker = Ranker::new(n);
+    let ranks = multiset_count(n, k) as usize;
+    let mut masks = vec![0u64; ranks];
+    let mut cells = [0u32; MAX_COPS];
+    for m in &mut masks {
+        *m = cells[..k].iter().fold(0, |m, &c| m | 1 << c);
+        next_multiset(&mut cells[..k], n);
+    }
+    let first_full = |cw: &[u64]| cw.iter().position(|&r| r == full);
+    let unrank = |r: usize| super::unrank_multiset(r as u64, k);
+    let mut cw = masks.clone();
+    let mut tl = masks.clone();
+    if let Some(r) = first_full(&cw) {
+        return Some((unrank(r), 0));
+    }
+    // Intermediate tables S_j, j = 1..k-1, and the next cw.
+    let mut inter: Vec<Vec<u64>> = (1..k)
+        .map(|j| vec![0u64; (multiset_count(n, j) * multiset_count(n, k - j)) as usize])
+        .collect();
+    let mut cw2 = vec![0u64; ranks];
+    let mut level = 0;
+    loop {
+        // Cops: k single-cop steps, each an OR over a closed neighbourhood.
+        for j in 0..k {
+            let (sa, sb) = (j + 1, k - j - 1);
+            let nb_src = multiset_count(n, k - j) as usize;
+            let (before, after) = inter.split_at_mut(j);
+            let from: &[u64] = if j == 0 { &tl } else { &before[j - 1] };
+            let to: &mut [u64] = if j + 1 == k { &mut cw2 } else { &mut after[0] };
+            let mut a = [0u32; MAX_COPS];
+            let mut b = [0u32; MAX_COPS];
+            for out in to.iter_mut() {
+                let top = a[j];
+                let base = (ranker.rank(&a[..sa]) - ranker.term(j, top)) as usize * nb_src;
+                let mut acc = 0;
+                let mut xs = closed[top as usize];
+                while xs != 0 {
+                    let x = xs.trailing_zeros();
+                    xs &= xs - 1;
+                    acc |= from[base + ranker.rank_with(&b[..sb], x) as usize];
+                }
+                *out = acc;
+                if !next_multiset(&mut b[..sb], n) {
+                    next_multiset(&mut a[..sa], n);
+                }
+            }
+        }
+        let mut changed = false;
+        for r in 0..ranks {
+            let c = masks[r] | cw2[r];
+            // Thief: safe where some closed neighbour is outside cw.
+            let mut outside = full & !cw[r];
+            let mut safe = 0;
+            while outside != 0 {
+                let u = outside.trailing_zeros();
+                outside &= outside - 1;
+                safe |= closed[u as usize];
+            }
+            let t = masks[r] | (full & !safe);
+            changed |= c != cw[r] || t != tl[r];
+            cw[r] = c;
+            tl[r] = t;
+        }
+        if !changed {
+            return None;
+        }
+        level += 1;
+        if let Some(r) = first_full(&cw) {
+            return Some((unrank(r), level));
+        }
+    }
+}
+
+/// Two cops on a small plain graph, the same game as [`small_cops_win`]
+/// with `k = 2` but over ordered pairs (`n * n` rows, each pair twice):
+/// direct indexing instead of ranking, for the millions of small graphs of
+/// a graph6 stream.
+pub(crate) fn small_two_cops_win(closed: &[u64]) -> Option<(Vec<u32>, u32)> {
+    let n = closed.len();
+    debug_assert!(n <= 64);
+    if n == 0 {
+        return None;
+    }
+    let full: u64 = if n == 64 { u64::MAX } else { (1 << n) - 1 };
+    let mut masks = vec![0u64; n * n];
+    for a in 0..n {
+        for b in 0..n {
+            masks[a * n + b] = (1 << a) | (1 << b);
+        }
+    }
+    // Rank order of {a <= b} is b first, then a (colex).
+    let first_full = |cw: &[u64]| {
+        (0..n).find_map(|b| {
+            (0..=b)
+                .find(|&a| cw[a * n + b] == full)
+                .map(|a| vec![a as u32, b as u32])
+        })
+    };
+    let mut cw = masks.clone();
+    let mut tl = masks.clone();
+    if let Some(p) = first_full(&cw) {
+        return Some((p, 0));
+    }
+    let mut half = vec![0u64; n * n];
+    let mut level = 0;
+    loop {
+        // The cop on b moves (to x), the cop on y has moved already.
+        for y in 0..n {
+            let row = &tl[y * n..(y + 1) * n];
+            for b in 0..n {
+                let mut acc = 0;
+                let mut xs = closed[b];
+                while xs != 0 {
+                    let x = xs.trailing_zeros() as usize;
+                    xs &= xs - 1;
+                    acc |= row[x];
+                }
+                half[y * n + b] = acc;
+            }
+        }
+        let mut changed = false;
+        for b in 0..n {
+            for a in 0..=b {
+                let i = a * n + b;
+                let mut acc = 0;
+                let mut ys = closed[a];
+                while ys != 0 {
+                    let y = ys.trailing_zeros() as usize;
+                    ys &= ys - 1;
+                    acc |= half[y * n + b];
+                }
+                let c = masks[i] | acc;
+                let mut outside = full & !cw[i];
+                let mut safe = 0;
+                while outside != 0 {
+                    let u = outside.trailing_zeros();
+                    outside &= outside - 1;
+                    safe |= closed[u as usize];
+                }
+                let t = masks[i] | (full & !safe);
+                changed |= c != cw[i] || t != tl[i];
+                cw[i] = c;
+                tl[i] = t;
+                cw[b * n + a] = c;
+                tl[b * n + a] = t;
+            }
+        }
+        if !changed {
+            return None;
+        }
+        level += 1;
+        if let Some(p) = first_full(&cw) {
+            return Some((p, level));
+        }
+    }
+}
+
+/// Whether two vertices dominate the graph (then two cops win at once).
+pub(crate) fn dominated_by_two(closed: &[u64]) -> bool {
+    let n = closed.len();
+    let full: u64 = if n == 64 { u64::MAX } else { (1 << n) - 1 };
+    (0..n).any(|b| (0..=b).any(|a| closed[a] | closed[b] == full))
+}
+
+/// Closed neighbourhoods of a graph with n <= 64.
+pub(crate) fn closed_masks(n: usize, edges: &[(u32, u32)]) -> Vec<u64> {
+    let mut closed: Vec<u64> = (0..n).map(|v| 1 << v).collect();
+    for &(u, v) in edges {
+        closed[u as usize] |= 1 << v;
+        closed[v as usize] |= 1 << u;
+    }
+    closed
+}

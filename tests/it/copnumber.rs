@@ -1,0 +1,405 @@
+//! `copnumber` against independent checks: dismantlability for one cop and
+//! a naive two-cop fixpoint written here, on every connected graph up to
+//! 8 vertices (`nauty-geng` when installed, else every labelled graph up
+//! to 6 vertices and random ones of 7 and 8), the known cop numbers of
+//! named graphs built here, graph6 and edge-list input and bad input.
+
+use std::collections::HashSet;
+use std::process::Command;
+
+use retrograde::copnumber::{cop_number, cop_number_of_graph, is_dismantlable, KArena};
+use retrograde::to_graph6;
+use serde_json::Value as Json;
+
+use crate::agree::temp_dir;
+use crate::cli::{run, stderr, stdout};
+
+type Edges = Vec<(u32, u32)>;
+
+fn closed(n: usize, edges: &Edges) -> Vec<u64> {
+    let mut c: Vec<u64> = (0..n).map(|v| 1 << v).collect();
+    for &(u, v) in edges {
+        c[u as usize] |= 1 << v;
+        c[v as usize] |= 1 << u;
+    }
+    c
+}
+
+/// Least over placements of the longest capture (plies) for k cops, by a
+/// plain fixpoint over explicit (placement, thief) pairs; `None` if no
+/// placement wins everywhere.
+fn naive_capture(n: usize, edges: &Edges, k: usize) -> Option<u32> {
+    let nb = closed(n, edges);
+    let nb = &nb;
+    let near = move |v: usize| (0..n).filter(move |&u| nb[v] >> u & 1 == 1);
+    let places: Vec<Vec<usize>> = if k == 1 {
+        (0..n).map(|a| vec![a]).collect()
+    } else {
+        (0..n)
+            .flat_map(|b| (0..=b).map(move |a| vec![a, b]))
+            .collect()
+    };
+    let index = |p: &[usize]| -> usize {
+        if k == 1 {
+            p[0]
+        } else {
+            let (a, b) = (p[0].min(p[1]), p[0].max(p[1]));
+            b * (b + 1) / 2 + a
+        }
+    };
+    let moves: Vec<Vec<usize>> = places
+        .iter()
+        .map(|p| {
+            let mut m: Vec<usize> = if k == 1 {
+                near(p[0]).map(|x| index(&[x])).collect()
+            } else {
+                near(p[0])
+                    .flat_map(|x| near(p[1]).map(move |y| (x, y)))
+                    .map(|(x, y)| index(&[x, y]))
+                    .collect()
+            };
+            m.sort_unstable();
+            m.dedup();
+            m
+        })
+        .collect();
+    // cw[p][t], tl[p][t]: level at which the cops have won (cops to move,
+    // thief to move).
+    let mut cw = vec![vec![u32::MAX; n]; places.len()];
+    let mut tl = cw.clone();
+    for (i, p) in places.iter().enumerate() {
+        for &c in p {
+            cw[i][c] = 0;
+            tl[i][c] = 0;
+        }
+    }
+    for d in 0.. {
+        let mut new = Vec::new();
+        for i in 0..places.len() {
+            for t in 0..n {
+                if cw[i][t] == u32::MAX && moves[i].iter().any(|&j| tl[j][t] <= d) {
+                    new.push((true, i, t));
+                }
+                if tl[i][t] == u32::MAX && near(t).all(|x| cw[i][x] <= d) {
+                    new.push((false, i, t));
+                }
+            }
+        }
+        if new.is_empty() {
+            break;
+        }
+        for (cop, i, t) in new {
+            if cop {
+                cw[i][t] = d + 1;
+            } else {
+                tl[i][t] = d + 1;
+            }
+        }
+    }
+    cw.iter()
+        .filter(|row| row.iter().all(|&d| d != u32::MAX))
+        .map(|row| *row.iter().max().unwrap())
+        .min()
+}
+
+fn connected(n: usize, edges: &Edges) -> bool {
+    let nb = closed(n, edges);
+    let mut seen = 1u64;
+    loop {
+        let next = (0..n)
+            .filter(|&v| seen >> v & 1 == 1)
+            .fold(seen, |s, v| s | nb[v]);
+        if next == seen {
+            return seen.count_ones() as usize == n;
+        }
+        seen = next;
+    }
+}
+
+/// Every connected graph on `n` vertices from nauty, if installed.
+fn geng(n: usize) -> Option<Vec<String>> {
+    let out = Command::new("nauty-geng")
+        .args(["-cq", &n.to_string()])
+        .output()
+        .ok()?;
+    out.status.success().then(|| {
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    })
+}
+
+/// Connected graphs up to 8 vertices: nauty's when installed, else every
+/// labelled graph up to 6 vertices and random ones on 7 and 8.
+fn small_graphs() -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(g) = (1..=8).map(geng).collect::<Option<Vec<_>>>() {
+        for x in g {
+            lines.extend(x);
+        }
+        assert_eq!(lines.len(), 1 + 1 + 2 + 6 + 21 + 112 + 853 + 11117);
+        return lines;
+    }
+    let mut seen = HashSet::new();
+    for n in 1..=6usize {
+        let pairs: Vec<(u32, u32)> = (0..n as u32)
+            .flat_map(|v| (0..v).map(move |u| (u, v)))
+            .collect();
+        for mask in 0u64..1 << pairs.len() {
+            let edges: Edges = (0..pairs.len())
+                .filter(|&i| mask >> i & 1 == 1)
+                .map(|i| pairs[i])
+                .collect();
+            if connected(n, &edges) {
+                let g = to_graph6(n, &edges);
+                if seen.insert(g.clone()) {
+                    lines.push(g);
+                }
+            }
+        }
+    }
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for i in 0..3000 {
+        let n = 7 + i % 2;
+        let mut edges = Vec::new();
+        for v in 0..n as u32 {
+            for u in 0..v {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                if x % 100 < 30 + (i as u64 % 40) {
+                    edges.push((u, v));
+                }
+            }
+        }
+        if connected(n, &edges) {
+            lines.push(to_graph6(n, &edges));
+        }
+    }
+    lines
+}
+
+#[test]
+fn copnumber_agrees_with_dismantlability_and_a_naive_two_cop_fixpoint() {
+    let graphs = small_graphs();
+    let dir = temp_dir("copnumber-small");
+    let path = dir.join("small.g6");
+    std::fs::write(&path, graphs.join("\n") + "\n").unwrap();
+    let out = run(
+        &[
+            "copnumber",
+            path.to_str().unwrap(),
+            "--json",
+            "--max-cops",
+            "2",
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let rows: Vec<Json> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), graphs.len() + 1);
+    let mut ones = 0;
+    for (g, row) in graphs.iter().zip(&rows) {
+        let (n, edges) = retrograde::parse_graph6(g.as_bytes()).unwrap();
+        let one = naive_capture(n, &edges, 1);
+        assert_eq!(one.is_some(), is_dismantlable(&closed(n, &edges)), "{g}");
+        let want = match one {
+            Some(t) => (Some(1), t),
+            None => match naive_capture(n, &edges, 2) {
+                Some(t) => (Some(2), t),
+                None => (None, 0),
+            },
+        };
+        ones += usize::from(one.is_some());
+        let got = (
+            row["cop_number"].as_u64().map(|c| c as u32),
+            row["capture_time_plies"].as_u64().unwrap() as u32,
+        );
+        assert_eq!(got, want, "{g}: {row}");
+        assert_eq!(
+            row["capture_time"].as_u64().unwrap() as u32,
+            want.1.div_ceil(2),
+            "{g}"
+        );
+        // Every graph on at most 9 vertices needs at most 2 cops.
+        assert!(want.0.is_some(), "{g}");
+        // The placement wins: as many cells as cops.
+        assert_eq!(
+            row["placement"].as_array().unwrap().len() as u32,
+            want.0.unwrap(),
+            "{g}"
+        );
+    }
+    assert!(ones > 0 && ones < graphs.len());
+    let summary = rows.last().unwrap();
+    assert_eq!(summary["graphs"].as_u64(), Some(graphs.len() as u64));
+    assert_eq!(summary["cop_number"]["1"].as_u64(), Some(ones as u64));
+    // --json --counts: the one object of the issue.
+    let out = run(
+        &["copnumber", path.to_str().unwrap(), "--json", "--counts"],
+        None,
+    );
+    let counts: Json = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(counts["graphs"].as_u64(), Some(graphs.len() as u64));
+    assert_eq!(counts["cop_number"]["1"].as_u64(), Some(ones as u64));
+    assert_eq!(
+        counts["cop_number"]["2"].as_u64(),
+        Some((graphs.len() - ones) as u64)
+    );
+}
+
+fn cycle(n: u32) -> Edges {
+    (0..n).map(|i| (i, (i + 1) % n)).collect()
+}
+
+fn lcf(n: u32, jumps: &[i32]) -> Edges {
+    let mut e = cycle(n);
+    for i in 0..n {
+        let j = jumps[i as usize % jumps.len()];
+        let v = (i as i32 + j).rem_euclid(n as i32) as u32;
+        if i < v {
+            e.push((i, v));
+        }
+    }
+    e
+}
+
+fn petersen() -> Edges {
+    let mut e = Vec::new();
+    for i in 0..5 {
+        e.push((i, (i + 1) % 5));
+        e.push((5 + i, 5 + (i + 2) % 5));
+        e.push((i, i + 5));
+    }
+    e
+}
+
+fn hypercube(d: u32) -> Edges {
+    (0..1u32 << d)
+        .flat_map(|v| (0..d).map(move |b| (v, v ^ 1 << b)))
+        .filter(|(u, v)| u < v)
+        .collect()
+}
+
+fn grid(r: u32, c: u32) -> Edges {
+    let mut e = Vec::new();
+    for i in 0..r {
+        for j in 0..c {
+            let v = i * c + j;
+            if j + 1 < c {
+                e.push((v, v + 1));
+            }
+            if i + 1 < r {
+                e.push((v, v + c));
+            }
+        }
+    }
+    e
+}
+
+/// The Robertson graph, the (4,5)-cage: a 19-cycle and one chord from each
+/// vertex.
+fn robertson() -> Edges {
+    let jumps = [8, 4, 7, 4, 8, 5, 7, 4, 7, 8, 4, 5, 7, 8, 4, 8, 4, 8, 4];
+    let mut e = cycle(19);
+    e.extend((0..19).map(|i| (i, (i + jumps[i as usize]) % 19)));
+    e
+}
+
+fn degrees(n: usize, e: &Edges) -> Vec<usize> {
+    let mut d = vec![0; n];
+    for &(u, v) in e {
+        d[u as usize] += 1;
+        d[v as usize] += 1;
+    }
+    d
+}
+
+#[test]
+fn named_graphs_have_their_known_cop_numbers() {
+    let dodecahedron = lcf(20, &[10, 7, 4, -4, -7, 10, -4, 7, -7, 4]);
+    let heawood = lcf(14, &[5, -5]);
+    let named: Vec<(&str, usize, Edges, u32, usize)> = vec![
+        ("Petersen", 10, petersen(), 3, 3),
+        ("dodecahedron", 20, dodecahedron, 3, 3),
+        ("Heawood", 14, heawood, 3, 3),
+        ("Q4", 16, hypercube(4), 3, 4),
+        ("Robertson", 19, robertson(), 4, 4),
+        ("4x4 grid", 16, grid(4, 4), 2, 0),
+    ];
+    for (name, n, edges, c, regular) in named {
+        if regular > 0 {
+            assert!(degrees(n, &edges).iter().all(|&d| d == regular), "{name}");
+        }
+        let r = cop_number_of_graph(n, &edges, 4, true);
+        assert_eq!(r.cop_number, Some(c), "{name}");
+        assert_eq!(r.placement.len(), c as usize, "{name}");
+        assert!(r.capture_time_plies > 0, "{name}");
+    }
+    for n in 4..=12 {
+        assert_eq!(
+            cop_number_of_graph(n, &cycle(n as u32), 4, true).cop_number,
+            Some(2),
+            "C{n}"
+        );
+    }
+    // Random trees (each vertex hangs from an earlier one): one cop.
+    let mut x = 7u64;
+    for n in 1..40usize {
+        let edges: Edges = (1..n as u32)
+            .map(|v| {
+                x = x
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                ((x >> 33) as u32 % v, v)
+            })
+            .collect();
+        let r = cop_number_of_graph(n, &edges, 4, true);
+        assert_eq!(r.cop_number, Some(1), "tree {edges:?}");
+    }
+    // The general engine (graphs over 64 vertices and any arena) agrees
+    // with the small path: a cycle of 70 and a Petersen with a speed-2
+    // thief (more cops needed).
+    assert_eq!(
+        cop_number_of_graph(70, &cycle(70), 3, true).cop_number,
+        Some(2)
+    );
+    let p = KArena::from_graph(10, &petersen());
+    assert_eq!(cop_number(&p, 4).cop_number, Some(3));
+    let mut fast = p;
+    fast.thief_speed = 2;
+    assert!(cop_number(&fast, 4).cop_number.is_none_or(|c| c >= 3));
+}
+
+#[test]
+fn copnumber_reads_edge_lists_and_reports_bad_input_with_line_and_column() {
+    let out = run(
+        &["copnumber", "-"],
+        Some(b"# C5\n0 1\n1 2\n2 3\n3 4\n4 0\n"),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("cop number 2"), "{}", stdout(&out));
+    let out = run(&["copnumber", "-", "--json"], Some(b"Bg\nBw\n"));
+    let lines: Vec<Json> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["cop_number"].as_u64(), Some(1));
+    assert_eq!(lines[0]["placement"], serde_json::json!([1]));
+    assert_eq!(lines[0]["capture_time"].as_u64(), Some(1));
+    assert_eq!(lines[2]["graphs"].as_u64(), Some(2));
+    let out = run(&["copnumber", "-"], Some(b"Bg\nB!\n"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("-:2:2:"), "{}", stderr(&out));
+    let out = run(&["copnumber", "-"], Some(b"0 1\n1 x\n"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("-:2:3:"), "{}", stderr(&out));
+    let out = run(&["copnumber", "no/such/file.g6"], None);
+    assert_eq!(out.status.code(), Some(2));
+}
