@@ -116,7 +116,8 @@ impl SolveCommand {
         let partitioned = self.cluster.processes.is_some();
         #[cfg(not(feature = "distributed"))]
         let partitioned = false;
-        if let Some(status) = kcops::dispatch(&self.solve, partitioned, self.solve.scen.is_some())? {
+        if let Some(status) = kcops::dispatch(&self.solve, partitioned, self.solve.scen.is_some())?
+        {
             return Ok(status);
         }
         #[cfg(feature = "distributed")]

@@ -44,10 +44,10 @@ mod http;
 mod kcops_cli;
 /// The brute-force reference solver written from docs/rules.md.
 mod oracle;
-/// Engine and memory policy: what an engine keeps, one route for --memory.
-mod policy;
 /// The brute-force reference solver of the several-cops game.
 mod oracle_kcops;
+/// Engine and memory policy: what an engine keeps, one route for --memory.
+mod policy;
 /// Every README example, run and compared with what README shows.
 mod readme;
 /// `batch --scen` and `query --scen`: rows and answers per scenario pair.
