@@ -78,6 +78,8 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             ("Solve the sample map.", "retrograde solve data/maps/sample.txt"),
             ("A MovingAI map with starts and exits from flags, as JSON.", "retrograde solve data/movingai/arena.map --cop 5,20 --thief 40,30 --exits rim --json"),
             ("Save the table with distances for query, play, render and serve.", "retrograde solve data/maps/sample.txt --dte-table --save sample.rtb"),
+            ("Two cops on the sample map.", "retrograde solve data/maps/sample.txt --cops 2 --cop 1,1 --cop 1,2"),
+            ("Three cops on the Petersen graph, thief at vertex 5.", "retrograde solve --graph data/graphs/petersen.txt --cops 3 --cop 0 --cop 1 --cop 2 --thief 5"),
         ],
     ),
     (
@@ -92,6 +94,13 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             "Compare engines on one map.",
             "retrograde bench data/movingai/random-32-32-10.map --cop 1,1 --thief 20,20 --exits rim -q",
         )],
+    ),
+    (
+        "copnumber",
+        &[
+            ("The cop number of a named graph, a winning placement and the capture time.", "retrograde copnumber data/graphs/petersen.txt"),
+            ("Counts by cop number over every connected graph on 8 vertices (nauty's geng).", "nauty-geng -c 8 | retrograde copnumber - --json --counts"),
+        ],
     ),
     (
         "graph",

@@ -132,18 +132,33 @@ fn outputs_on_one_file_or_on_the_input_are_refused() {
     let map = dir.join("m.txt");
     std::fs::copy(MAP, &map).unwrap();
     let map_text = std::fs::read(&map).unwrap();
+    // render refuses a non-PNG name first, so its table is named `.png` to
+    // reach the check that the picture would replace the table.
+    let png_table = saved_table(&dir, MAP, "v.png", false);
+    let png_before = std::fs::read(&png_table).unwrap();
     for args in [
         vec!["solve", MAP, "-q", "--save", s(&x), "--dump", s(&x)],
-        vec!["render", s(&table), "--overview", "--out", s(&table)],
+        vec![
+            "render",
+            s(&png_table),
+            "--overview",
+            "--out",
+            s(&png_table),
+        ],
         vec!["play", s(&table), "--gif", s(&table)],
         vec!["solve", s(&map), "-q", "--dump", s(&map)],
     ] {
         let o = run(&args, b"");
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", err(&o));
-        assert!(err(&o).contains("another file") || err(&o).contains("own file"));
+        assert!(
+            err(&o).contains("another file") || err(&o).contains("own file"),
+            "{args:?}: {}",
+            err(&o)
+        );
     }
     assert!(!x.exists());
     assert_eq!(std::fs::read(&table).unwrap(), before);
+    assert_eq!(std::fs::read(&png_table).unwrap(), png_before);
     assert_eq!(std::fs::read(&map).unwrap(), map_text);
     let _ = std::fs::remove_dir_all(&dir);
 }
