@@ -1,0 +1,275 @@
+//! Serializable reports (here), the text printers (`text.rs`), and
+//! [`OutputTarget`] (`target.rs`): the one way every command writes a file
+//! (`--dump`, `--out`, exports and any new output). Library types never
+//! derive `Serialize`; the conversion happens here.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+mod target;
+mod text;
+pub(crate) use target::{
+    defer_stop_signals, is_closed_stdout, note_input, stop_requested, write_atomically, Output,
+    OutputTarget,
+};
+pub(crate) use text::{print_plan, print_text, save_with, PlanReport};
+
+/// Counts of states by value for the player to move.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CountsJson {
+    /// WIN states.
+    pub(crate) win: u64,
+    /// LOSS states.
+    pub(crate) loss: u64,
+    /// DRAW states.
+    pub(crate) draw: u64,
+}
+
+impl CountsJson {
+    /// The `states:` line of `solve` and `info`: every state and how they
+    /// split, for the player to move.
+    pub(crate) fn states_line(&self, states: u64) -> String {
+        format!(
+            "states: {states} (win {}, loss {}, draw {}; values for the player to move)",
+            self.win, self.loss, self.draw
+        )
+    }
+}
+
+impl From<retrograde::Counts> for CountsJson {
+    fn from(c: retrograde::Counts) -> Self {
+        CountsJson {
+            win: c.win,
+            loss: c.loss,
+            draw: c.draw,
+        }
+    }
+}
+
+/// The result of solving one map.
+#[derive(Serialize, Debug, Clone)]
+pub(crate) struct SolveReport {
+    /// The map file as given.
+    pub(crate) map: String,
+    /// `seed` or `movingai`.
+    pub(crate) format: &'static str,
+    /// Map width in columns.
+    pub(crate) width: usize,
+    /// Map height in rows.
+    pub(crate) height: usize,
+    /// `cop-wins`, `thief-escapes`, `draw`, or null without starts.
+    pub(crate) result: Option<&'static str>,
+    /// The start's distance to end in plies (null for a draw or no start).
+    pub(crate) dte: Option<u32>,
+    /// Free cells.
+    pub(crate) cells: u64,
+    /// Exit cells.
+    pub(crate) exits: u64,
+    /// The exit cells as [row, column], row-major.
+    pub(crate) exit_cells: Vec<[usize; 2]>,
+    /// FNV-1a checksum of the exit cells (16 hex digits), as in batch rows.
+    pub(crate) exit_checksum: String,
+    /// States: 2 * cells^2.
+    pub(crate) states: u64,
+    /// Counts over every (cop, thief, turn) state.
+    pub(crate) counts: CountsJson,
+    /// Propagation levels (the largest distance to end of a decided state).
+    pub(crate) levels: u32,
+    /// Sweeps of the sweep engine (0 for the level engines).
+    pub(crate) sweeps: u32,
+    /// Engine name.
+    pub(crate) engine: &'static str,
+    /// Worker threads.
+    pub(crate) threads: usize,
+    /// Wall-clock seconds for building and solving (not loading).
+    pub(crate) seconds: f64,
+    /// Peak resident memory of the process in bytes, if known.
+    pub(crate) peak_memory_bytes: Option<u64>,
+    /// The check of `solve --verify` (absent without it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) verified: Option<VerifyReport>,
+    /// Whole-map results over every start pair (text default; `--summary`).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(crate) summary: Option<SummaryJson>,
+    /// One result per `--scen` entry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) scenario: Option<Vec<ScenPair>>,
+    /// The table written by `--save` (absent without it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) saved: Option<SaveReport>,
+}
+
+/// What a solve found, whichever engine ran it: the parts of a
+/// [`SolveReport`] that are not about the map.
+pub(crate) struct Found {
+    /// The start's value for its player to move (`None` without starts).
+    pub(crate) start: Option<retrograde::Outcome>,
+    /// The start's distance to end (`None` for a draw or without starts).
+    pub(crate) dte: Option<retrograde::Dte>,
+    /// Counts over every state.
+    pub(crate) counts: retrograde::Counts,
+    /// Propagation levels.
+    pub(crate) levels: u32,
+    /// Sweeps of the sweep engine (0 otherwise).
+    pub(crate) sweeps: u32,
+    /// Engine name.
+    pub(crate) engine: &'static str,
+    /// Worker threads.
+    pub(crate) threads: usize,
+}
+
+impl SolveReport {
+    /// The report of a solve of `game`, loaded from `path` in `format`,
+    /// that found `found` in `seconds`; the optional parts (summary,
+    /// verification, scenario, saved table) start out absent. Shared by
+    /// the local and the partitioned solve, so both say the same.
+    pub(crate) fn new(
+        path: &Path,
+        format: &'static str,
+        game: &retrograde::CopsAndThief,
+        found: Found,
+        seconds: f64,
+    ) -> SolveReport {
+        let board = game.board();
+        let grid = &board.grid;
+        SolveReport {
+            map: path.display().to_string(),
+            format,
+            width: grid.width(),
+            height: grid.height(),
+            result: found.start.map(|v| game.verdict(v).as_str()),
+            dte: found.dte.map(|d| d.plies()),
+            cells: game.cells(),
+            exits: board.exits.count_ones() as u64,
+            exit_cells: board
+                .exit_coords()
+                .into_iter()
+                .map(|(r, c)| [r, c])
+                .collect(),
+            exit_checksum: format!("{:016x}", board.exit_checksum()),
+            states: retrograde::Game::state_count(game),
+            counts: found.counts.into(),
+            levels: found.levels,
+            sweeps: found.sweeps,
+            engine: found.engine,
+            threads: found.threads,
+            seconds,
+            peak_memory_bytes: super::common::peak_memory(),
+            verified: None,
+            summary: None,
+            scenario: None,
+            saved: None,
+        }
+    }
+}
+
+/// Whole-map results: the same keys as a batch row's.
+#[derive(Serialize, Debug, Clone)]
+pub(crate) struct SummaryJson {
+    /// Start pairs: cop != thief, the first mover to move.
+    pub(crate) pairs: u64,
+    /// Whether the thief is the first mover (`--thief-first`).
+    #[serde(skip)]
+    pub(crate) thief_first: bool,
+    /// Shares of the pairs by verdict.
+    pub(crate) share: ShareJson,
+    /// One pair at the longest distance to end (null without distances).
+    pub(crate) longest: Option<LongestJson>,
+}
+
+/// Shares of the start pairs by verdict, as fractions.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
+pub(crate) struct ShareJson {
+    /// Pairs the cop wins.
+    pub(crate) cop_wins: f64,
+    /// Pairs the thief escapes from.
+    pub(crate) thief_escapes: f64,
+    /// Pairs drawn.
+    pub(crate) draw: f64,
+}
+
+/// A start pair at the longest distance to end.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LongestJson {
+    /// Distance to end in plies.
+    pub(crate) dte: u32,
+    /// The cop's cell as [row, column].
+    pub(crate) cop: [usize; 2],
+    /// The thief's cell as [row, column].
+    pub(crate) thief: [usize; 2],
+}
+
+impl SummaryJson {
+    /// From the library's summary; `thief_first` only labels text output.
+    pub(crate) fn new(s: &retrograde::StartPairs, thief_first: bool) -> SummaryJson {
+        let share = |count: u64| {
+            if s.pairs == 0 {
+                0.0
+            } else {
+                count as f64 / s.pairs as f64
+            }
+        };
+        SummaryJson {
+            pairs: s.pairs,
+            thief_first,
+            share: ShareJson {
+                cop_wins: share(s.cop_wins),
+                thief_escapes: share(s.thief_escapes),
+                draw: share(s.draws),
+            },
+            longest: s.longest.map(|l| LongestJson {
+                dte: l.dte.plies(),
+                cop: [l.cop.0, l.cop.1],
+                thief: [l.thief.0, l.thief.1],
+            }),
+        }
+    }
+}
+
+/// One start pair of a `--scen` file and its result.
+#[derive(Serialize, Debug, Clone)]
+pub(crate) struct ScenPair {
+    /// The entry's line in the scenario file.
+    pub(crate) line: usize,
+    /// The entry's bucket.
+    pub(crate) bucket: u64,
+    /// The cop's cell (the entry's goal) as [row, column].
+    pub(crate) cop: [usize; 2],
+    /// The thief's cell (the entry's start) as [row, column].
+    pub(crate) thief: [usize; 2],
+    /// `cop-wins`, `thief-escapes` or `draw`.
+    pub(crate) result: &'static str,
+    /// Distance to end in plies (null for a draw, or with the sweep engine).
+    pub(crate) dte: Option<u32>,
+}
+
+/// The table written by `solve --save` / `batch --save-dir`.
+#[derive(Serialize, Debug, Clone)]
+pub(crate) struct SaveReport {
+    /// The table file.
+    pub(crate) path: String,
+    /// Its size in bytes.
+    pub(crate) bytes: u64,
+    /// Whether it stores distances.
+    pub(crate) distances: bool,
+    /// Compressed values, bits per state.
+    pub(crate) value_bits_per_state: f64,
+    /// Compressed distances, bits per state (0 without).
+    pub(crate) dte_bits_per_state: f64,
+    /// Wall-clock seconds of writing.
+    pub(crate) seconds: f64,
+}
+
+/// What `solve --verify` checked.
+#[derive(Serialize, Debug, Clone)]
+pub(crate) struct VerifyReport {
+    /// States checked.
+    pub(crate) states: u64,
+    /// Whether distances were checked too.
+    pub(crate) distances: bool,
+    /// States whose stored value or distance disagrees with their moves.
+    pub(crate) inconsistent: u64,
+    /// Wall-clock seconds of the check.
+    pub(crate) seconds: f64,
+}
