@@ -9,10 +9,14 @@ use proptest::prelude::*;
 use retrograde::{
     check_game_contract, parse_map, plan_storage, solve, verify, Backing, Board, CopsAndThief,
     Engine, Error, Game, Initial, Outcome, Placement, Rules, Solution, SolveOptions, StorageLimits,
-    Turn, Verdict,
+    Verdict,
 };
 
-use crate::oracle::{Arena, Oracle, Side, Value, Variant};
+use crate::oracle::{Arena, Oracle, Side, Variant};
+use crate::support::{
+    add_random_exits, add_random_starts, grid_of, outcome, random_grid, temp_dir, turn, Rng, Shape,
+    SHAPES,
+};
 
 /// The crate's rules for an oracle variant.
 pub fn rules(variant: Variant) -> Rules {
@@ -128,21 +132,6 @@ pub fn scratch_configs(dir: &std::path::Path) -> Vec<Config> {
             true,
         ),
     ]
-}
-
-fn outcome(value: Value) -> Outcome {
-    match value {
-        Value::Win => Outcome::Win,
-        Value::Loss => Outcome::Loss,
-        Value::Draw => Outcome::Draw,
-    }
-}
-
-fn turn(side: Side) -> Turn {
-    match side {
-        Side::Cop => Turn::Cop,
-        Side::Thief => Turn::Thief,
-    }
 }
 
 /// Index of the oracle state `(cop, thief, side)` in the crate's game.
@@ -330,197 +319,6 @@ pub fn check_arena(
     }
     assert_start_matches(&label, arena, variant, &oracle, &game);
     oracle
-}
-
-/// SplitMix64: a small deterministic generator for the random maps.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// Uniform in `lo..=hi`.
-    pub fn range(&mut self, lo: usize, hi: usize) -> usize {
-        lo + self.below(hi - lo + 1)
-    }
-
-    /// True with probability `percent` / 100.
-    pub fn percent(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
-
-/// Families of random maps.
-#[derive(Clone, Copy, Debug)]
-pub enum Shape {
-    /// No walls.
-    Open,
-    /// Independent random walls.
-    Walls,
-    /// A random spanning-tree maze on the even cells, a few extra openings.
-    Maze,
-    /// Wall rows with one gap each: a winding corridor.
-    Corridors,
-    /// A single row or column.
-    Line,
-    /// A single cell, free or (rarely) a wall.
-    Single,
-}
-
-const SHAPES: [Shape; 6] = [
-    Shape::Open,
-    Shape::Walls,
-    Shape::Maze,
-    Shape::Corridors,
-    Shape::Line,
-    Shape::Single,
-];
-
-/// A random grid of `shape` with walls only (no exits, no starts); sides
-/// of two-dimensional shapes are at most `side`.
-pub fn random_grid(rng: &mut Rng, shape: Shape, side: usize) -> Arena {
-    let (height, width) = match shape {
-        Shape::Line => {
-            let n = rng.range(1, 9);
-            if rng.percent(50) {
-                (1, n)
-            } else {
-                (n, 1)
-            }
-        }
-        Shape::Single => (1, 1),
-        _ => (rng.range(1, side), rng.range(1, side)),
-    };
-    grid_of(rng, shape, height, width)
-}
-
-/// A random `height` x `width` grid of `shape` with walls only.
-pub fn grid_of(rng: &mut Rng, shape: Shape, height: usize, width: usize) -> Arena {
-    let mut free = vec![true; height * width];
-    match shape {
-        Shape::Open | Shape::Line => {}
-        Shape::Single => free[0] = !rng.percent(5),
-        Shape::Walls => {
-            let density = rng.range(5, 50);
-            for f in &mut free {
-                *f = !rng.percent(density);
-            }
-        }
-        Shape::Maze => {
-            free.fill(false);
-            let mut stack = vec![(0usize, 0usize)];
-            free[0] = true;
-            while let Some(&(r, c)) = stack.last() {
-                let mut options = Vec::new();
-                for (dr, dc) in [(-2i64, 0i64), (2, 0), (0, -2), (0, 2)] {
-                    let (nr, nc) = (r as i64 + dr, c as i64 + dc);
-                    if nr >= 0 && nc >= 0 && (nr as usize) < height && (nc as usize) < width {
-                        let (nr, nc) = (nr as usize, nc as usize);
-                        if !free[nr * width + nc] {
-                            options.push((nr, nc));
-                        }
-                    }
-                }
-                if options.is_empty() {
-                    stack.pop();
-                    continue;
-                }
-                let (nr, nc) = options[rng.below(options.len())];
-                free[nr * width + nc] = true;
-                free[(r + nr) / 2 * width + (c + nc) / 2] = true;
-                stack.push((nr, nc));
-            }
-            for f in &mut free {
-                if !*f && rng.percent(15) {
-                    *f = true;
-                }
-            }
-        }
-        Shape::Corridors => {
-            let vertical = rng.percent(50);
-            let (outer, inner) = if vertical {
-                (width, height)
-            } else {
-                (height, width)
-            };
-            for k in (1..outer).step_by(2) {
-                let gap = if rng.percent(50) { 0 } else { inner - 1 };
-                for j in 0..inner {
-                    if j != gap {
-                        let (r, c) = if vertical { (j, k) } else { (k, j) };
-                        free[r * width + c] = false;
-                    }
-                }
-            }
-        }
-    }
-    Arena {
-        height,
-        width,
-        exit: vec![false; height * width],
-        free,
-        cop: None,
-        thief: None,
-    }
-}
-
-/// Adds exits by a random rule: none, one, a few, the border, or every free
-/// cell.
-pub fn add_random_exits(rng: &mut Rng, mut arena: Arena) -> Arena {
-    let cells = arena.free_cells();
-    match rng.below(6) {
-        0 => {}
-        1 => arena = arena.with_border_exits(),
-        2 => {
-            for (r, c) in cells {
-                arena.exit[r * arena.width + c] = true;
-            }
-        }
-        3 if !cells.is_empty() => {
-            let (r, c) = cells[rng.below(cells.len())];
-            arena.exit[r * arena.width + c] = true;
-        }
-        _ => {
-            for (r, c) in cells {
-                if rng.percent(15) {
-                    arena.exit[r * arena.width + c] = true;
-                }
-            }
-        }
-    }
-    arena
-}
-
-/// Picks random starts (possibly equal, possibly on exits), or none.
-pub fn add_random_starts(rng: &mut Rng, mut arena: Arena) -> Arena {
-    let cells = arena.free_cells();
-    if !cells.is_empty() && rng.percent(90) {
-        arena.cop = Some(cells[rng.below(cells.len())]);
-        arena.thief = Some(cells[rng.below(cells.len())]);
-    }
-    arena
-}
-
-/// A temporary directory unique to this process and `name`, emptied first.
-pub fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("retrograde-it-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
 }
 
 /// Maps checked per shape family by the `random_*_agree_with_oracle`

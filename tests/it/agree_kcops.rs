@@ -9,20 +9,14 @@
 use proptest::prelude::*;
 use retrograde::{
     check_game_contract, parse_map, solve, verify, Arena as GameArena, Board, CopsAndThief, Engine,
-    Game, KCops, Outcome, Placement, SolveOptions, Turn,
+    Game, KCops, Placement, SolveOptions, Turn,
 };
 
-use crate::agree::{add_random_exits, engine_configs, grid_of, rules, Config, Rng, Shape};
+use crate::agree::{engine_configs, rules, Config};
 use crate::oracle::{Arena, Side, Value, Variant};
 use crate::oracle_kcops::{KBoard, KOracle};
-
-fn outcome(value: Value) -> Outcome {
-    match value {
-        Value::Win => Outcome::Win,
-        Value::Loss => Outcome::Loss,
-        Value::Draw => Outcome::Draw,
-    }
-}
+use crate::support::outcome;
+use crate::support::{add_random_exits, grid_of, Rng, Shape};
 
 /// The crate's board of an oracle grid (walls and exits; starts dropped).
 fn crate_board(arena: &Arena) -> Board {

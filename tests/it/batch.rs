@@ -12,7 +12,7 @@ use serde_json::Value as Json;
 
 /// A temporary directory unique to this process and `name`, emptied first.
 fn temp_dir(name: &str) -> PathBuf {
-    crate::agree::temp_dir(&format!("batch-{name}"))
+    crate::support::temp_dir(&format!("batch-{name}"))
 }
 
 /// The committed map folder `data/maps/<sub>`.
@@ -24,7 +24,7 @@ fn data_maps(sub: &str) -> PathBuf {
 
 /// The binary, run in `dir`.
 fn command(dir: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_retrograde"));
+    let mut command = crate::support::bin();
     command
         .args(args)
         .current_dir(dir)

@@ -14,10 +14,10 @@ use std::time::Duration;
 
 use serde_json::Value as Json;
 
-use crate::agree::{temp_dir, Rng};
 use crate::cdp::{chromium_path, Chromium};
 use crate::http::Client;
 use crate::serve::{cli_query, make_table, Grid, Position, Server};
+use crate::support::{temp_dir, Rng};
 
 /// What the panel shows.
 #[derive(Debug)]

@@ -7,13 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::agree::temp_dir;
-
-fn bin() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_retrograde"));
-    command.current_dir(env!("CARGO_MANIFEST_DIR"));
-    command
-}
+use crate::support::bin;
+use crate::support::temp_dir;
 
 /// A `side` x `side` serpentine corridor (odd `side`): about `side`^2 / 2
 /// free cells and a level count in the thousands, so a solve runs long

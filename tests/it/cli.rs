@@ -2,85 +2,14 @@
 //! and JSON, the `--dump` CSV, stdin, placement and rule flags, and bad input
 //! (exit status 2, file:line:column on stderr, no partial output file).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
 use retrograde::{parse_map, Board, ExitRule, Placement};
 use serde_json::Value as Json;
 
-use crate::agree::temp_dir;
 use crate::golden::{data_dir, expected_rows, Row};
 use crate::oracle::{Arena, Oracle, Side, Value, Variant};
-
-/// Runs the binary in the crate root with `args`, feeding `stdin`.
-pub fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_retrograde"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run the retrograde binary");
-    if let Some(bytes) = stdin {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(bytes)
-            .expect("write stdin");
-    }
-    child.wait_with_output().expect("wait")
-}
-
-/// A run's standard output (UTF-8).
-pub fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("utf-8 stdout")
-}
-
-/// A run's standard error, lossily.
-pub fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-/// Runs the binary with `args` and no stdin, asserting exit status
-/// `status` (stderr shown when it differs).
-pub fn run_status(args: &[&str], status: i32) -> Output {
-    let output = run(args, None);
-    assert_eq!(
-        output.status.code(),
-        Some(status),
-        "{args:?}: {}",
-        stderr(&output)
-    );
-    output
-}
-
-/// Runs the binary with `args` and expects exit status 2 with `needle` in
-/// stderr (a refused input); returns stderr.
-pub fn run_refused(args: &[&str], needle: &str) -> String {
-    let err = stderr(&run_status(args, 2));
-    assert!(err.contains(needle), "{args:?}: {err}");
-    err
-}
-
-/// Solves a map into `dir/NAME.rtb` (with distances when `dte`), asserting
-/// success; the table's path.
-pub fn make_table(dir: &Path, name: &str, solve_args: &[&str], dte: bool) -> PathBuf {
-    let path = dir.join(format!("{name}.rtb"));
-    let mut args = vec!["solve", "--quiet", "--save", path.to_str().expect("utf-8")];
-    args.extend_from_slice(solve_args);
-    if dte {
-        args.push("--dte-table");
-    }
-    run_status(&args, 0);
-    path
-}
+use crate::support::{run, stderr, stdout, temp_dir};
 
 /// Runs `solve ... --json` and returns the parsed object, asserting success.
 fn solve_json(args: &[&str], stdin: Option<&[u8]>) -> Json {
@@ -785,7 +714,7 @@ fn explicit_engine_refuses_a_graph_over_the_memory_cap() {
 /// Runs `solve --json --quiet ARGS` with `TMPDIR` set to `tmp`; returns the
 /// report and stderr.
 fn solve_json_in(tmp: &Path, args: &[&str]) -> (Json, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_retrograde"))
+    let output = crate::support::bin()
         .args(["solve", "--json"])
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))

@@ -8,8 +8,8 @@ use std::collections::{BTreeSet, HashMap};
 use retrograde::{parse_map, Board, ExitRule, Placement};
 use serde_json::Value as Json;
 
-use crate::agree::{temp_dir, Rng};
-use crate::cli::{run, run_refused, run_status, stderr as err, stdout as out};
+use crate::support::{run, run_refused, run_status, stderr as err, stdout as out};
+use crate::support::{temp_dir, Rng};
 
 const ARENA: &str = "data/movingai/arena.map";
 const RANDOM: &str = "data/movingai/random-32-32-10.map";

@@ -11,8 +11,8 @@ use retrograde::copnumber::{cop_number, cop_number_of_graph, is_dismantlable, KA
 use retrograde::to_graph6;
 use serde_json::Value as Json;
 
-use crate::agree::temp_dir;
-use crate::cli::{run, stderr, stdout};
+use crate::support::temp_dir;
+use crate::support::{run, stderr, stdout};
 
 type Edges = Vec<(u32, u32)>;
 

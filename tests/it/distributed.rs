@@ -15,8 +15,9 @@ use retrograde::{
     load_map, solve, Board, CopsAndThief, Engine, ExitRule, Game, Placement, Rules, SolveOptions,
 };
 
-use crate::agree::{add_random_exits, add_random_starts, crate_game, random_grid, Rng, Shape};
+use crate::agree::crate_game;
 use crate::oracle::Variant;
+use crate::support::{add_random_exits, add_random_starts, random_grid, Rng, Shape};
 
 /// (processes, workers per process) of every cluster shape tested.
 const SHAPES: [(usize, usize); 8] = [
@@ -259,7 +260,7 @@ fn write_hostfile(dir: &Path, processes: usize) -> std::path::PathBuf {
 
 #[test]
 fn cli_process_zero_prints_the_local_report_plus_the_exchange() {
-    let dir = crate::agree::temp_dir("distributed-cli");
+    let dir = crate::support::temp_dir("distributed-cli");
     let map = data("data/maps/movingai/maze-32-32-2.map");
     let flags = [
         map.as_str(),
@@ -345,7 +346,7 @@ fn cli_process_zero_prints_the_local_report_plus_the_exchange() {
 
 #[test]
 fn cli_rejects_a_peer_that_solves_another_game_and_a_missing_peer() {
-    let dir = crate::agree::temp_dir("distributed-mismatch");
+    let dir = crate::support::temp_dir("distributed-mismatch");
     let map = data("data/maps/sample.txt");
     let hostfile = write_hostfile(&dir, 2);
     let zero = spawn_process(&hostfile, 2, 0, 1, &[&map, "--quiet"]);
@@ -394,7 +395,7 @@ fn winding_map(dir: &Path) -> std::path::PathBuf {
 
 #[test]
 fn killing_one_of_three_processes_stops_the_others() {
-    let dir = crate::agree::temp_dir("distributed-kill");
+    let dir = crate::support::temp_dir("distributed-kill");
     let map = winding_map(&dir);
     let map = map.display().to_string();
     let hostfile = write_hostfile(&dir, 3);
@@ -500,7 +501,7 @@ fn run_cluster(
 
 /// `retrograde ARGS` from the repository root.
 fn cli(args: &[&str]) -> std::process::Output {
-    crate::cli::run(args, None)
+    crate::support::run(args, None)
 }
 
 /// Every state of the set at `shards` probes as in the table at `local`.
@@ -534,7 +535,7 @@ fn assert_same_table(label: &str, local: &Path, shards: &Path, processes: usize)
 
 #[test]
 fn cli_shards_hold_what_a_local_table_holds() {
-    let dir = crate::agree::temp_dir("distributed-shards");
+    let dir = crate::support::temp_dir("distributed-shards");
     let mut rng = Rng::new(0x5ad5);
     let shapes = [Shape::Open, Shape::Walls, Shape::Maze, Shape::Corridors];
     // (label, map file, flags): random maps in a few rule variants, then
@@ -610,7 +611,7 @@ fn cli_shards_hold_what_a_local_table_holds() {
 /// nothing is left in DIR, and a cap below the minimum is refused.
 #[test]
 fn cli_bands_in_scratch_files_agree_with_the_local_engine() {
-    let dir = crate::agree::temp_dir("distributed-scratch");
+    let dir = crate::support::temp_dir("distributed-scratch");
     let scratch = dir.join("scratch");
     std::fs::create_dir_all(&scratch).expect("scratch dir");
     // Tall and narrow: a predecessor radius far below a band, so a cap can
@@ -680,7 +681,7 @@ fn cli_bands_in_scratch_files_agree_with_the_local_engine() {
 
 #[test]
 fn cli_table_commands_open_a_shard_set_and_refuse_a_broken_one() {
-    let dir = crate::agree::temp_dir("distributed-shard-set");
+    let dir = crate::support::temp_dir("distributed-shard-set");
     let map = data("data/maps/sample.txt");
     let local = dir.join("local.rtb");
     let out = cli(&[
@@ -763,7 +764,7 @@ fn cli_table_commands_open_a_shard_set_and_refuse_a_broken_one() {
         }
     }
     let query = |table: &Path| {
-        let out = crate::cli::run(
+        let out = crate::support::run(
             &["query", table.to_str().unwrap(), "--stdin", "--json"],
             Some(lines.as_bytes()),
         );
@@ -910,7 +911,7 @@ fn has_snapshot(dir: &Path) -> bool {
 
 #[test]
 fn cli_killed_cluster_resumes_from_its_checkpoints() {
-    let dir = crate::agree::temp_dir("distributed-resume");
+    let dir = crate::support::temp_dir("distributed-resume");
     let map = winding_map(&dir);
     let map = map.display().to_string();
     let ck = dir.join("ck");

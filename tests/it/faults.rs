@@ -10,16 +10,11 @@ use std::time::{Duration, Instant};
 
 use retrograde::Tablebase;
 
-use crate::agree::temp_dir;
 use crate::forged::{reseal, saved_table, u64_at, TRAILER};
+use crate::support::bin;
+use crate::support::temp_dir;
 
 const MAP: &str = "data/maps/sample.txt";
-
-fn bin() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_retrograde"));
-    command.current_dir(env!("CARGO_MANIFEST_DIR"));
-    command
-}
 
 /// Runs `args`, killing it past 20 s (a blocked open fails the test).
 fn run(args: &[&str], stdin: &[u8]) -> Output {

@@ -4,20 +4,14 @@
 //! forgery and a panic, a huge allocation or a wrong answer.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use retrograde::{Probe, Tablebase};
 
-use crate::agree::temp_dir;
+use crate::support::bin;
+use crate::support::temp_dir;
 
 pub(crate) const TRAILER: usize = 76;
 const ENTRY: usize = 16;
-
-fn bin() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_retrograde"));
-    command.current_dir(env!("CARGO_MANIFEST_DIR"));
-    command
-}
 
 /// A table of `map` saved by the binary (with distances when `dte`).
 pub(crate) fn saved_table(dir: &Path, map: &str, name: &str, dte: bool) -> PathBuf {

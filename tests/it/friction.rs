@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use retrograde::Tablebase;
 
-use crate::agree::temp_dir;
-use crate::cli::{make_table, run_refused, run_status, stdout};
+use crate::support::temp_dir;
+use crate::support::{make_table, run_refused, run_status, stdout};
 
 /// A decoded RGB picture.
 struct Picture {
@@ -239,7 +239,7 @@ fn play_moves_prints_one_line_per_ply_and_passes_as_passes() {
     let boards = stdout(&run_status(&["play", t], 0));
     assert!(boards.lines().any(|l| l == "C.T"), "{boards}");
     // The table's own pass in interactive play.
-    let output = crate::cli::run(
+    let output = crate::support::run(
         &["play", t, "--interactive", "--side", "cop"],
         Some(b"0,1\n0,2\n"),
     );

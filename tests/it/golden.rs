@@ -438,7 +438,7 @@ fn check(row: &Row) {
     let board = Board::new(&map, &row.placement()).unwrap_or_else(|e| panic!("{label}: {e}"));
     let game = CopsAndThief::new(board, rules(row.variant));
     let start = game.start().unwrap_or_else(|| panic!("{label}: no start"));
-    let dir = crate::agree::temp_dir(&format!("golden-{}", row.map.replace('/', "-")));
+    let dir = crate::support::temp_dir(&format!("golden-{}", row.map.replace('/', "-")));
     let mut configs = engine_configs();
     configs.extend(scratch_configs(&dir));
     configs.push(Config {

@@ -568,11 +568,11 @@ fn explicit_engine_refuses_a_graph_over_the_memory_limit() {
 /// A fresh empty directory for one test (names prefixed apart from the
 /// other modules' directories).
 fn temp_dir(name: &str) -> PathBuf {
-    crate::agree::temp_dir(&format!("graph-{name}"))
+    crate::support::temp_dir(&format!("graph-{name}"))
 }
 
 fn run(args: &[&str]) -> Output {
-    crate::cli::run(args, None)
+    crate::support::run(args, None)
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -693,7 +693,7 @@ fn cli_bad_input_exits_2_and_leaves_no_dump() {
 
 #[test]
 fn cli_reads_stdin_and_solves_maps_with_the_explicit_engine() {
-    let out = crate::cli::run(&["graph", "-", "--json"], Some(GRAPH.as_bytes()));
+    let out = crate::support::run(&["graph", "-", "--json"], Some(GRAPH.as_bytes()));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["vertices"], 6);
 

@@ -14,14 +14,9 @@ use proptest::prelude::*;
 use retrograde::theory::empty_cell::parse_contest;
 use retrograde::{parse_graph, parse_map, Convention, Error};
 
-use crate::agree::temp_dir;
-use crate::cli::run;
-
-fn bin() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_retrograde"));
-    command.current_dir(env!("CARGO_MANIFEST_DIR"));
-    command
-}
+use crate::support::bin;
+use crate::support::run;
+use crate::support::temp_dir;
 
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()

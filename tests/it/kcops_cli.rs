@@ -4,10 +4,10 @@
 
 use retrograde::{load_edge_list, solve, Arena, Engine, Game, KCops, Outcome, SolveOptions};
 
-use crate::agree::temp_dir;
-use crate::cli::{run, stdout};
 use crate::oracle::{Arena as Grid, Side, Value, Variant};
 use crate::oracle_kcops::{KBoard, KOracle};
+use crate::support::temp_dir;
+use crate::support::{run, stdout};
 
 /// The best placement of `k` cops on `arena` if one wins against every
 /// thief cell (docs/rules.md): `(cops, capture time in plies)`, the least

@@ -54,6 +54,8 @@ mod readme;
 mod scen;
 /// `serve`'s API against `query`, malformed requests, command-line errors.
 mod serve;
+/// What the test modules share: the binary, temp dirs, random maps, tables, converters.
+mod support;
 /// Saved tables: probes, rated moves, optimal play, damaged files.
 mod tablebase;
 /// The game-theory toolkit: subtraction, nim, grundy, empty-cell.

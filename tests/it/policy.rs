@@ -5,7 +5,7 @@
 use retrograde::{parse_map, solve, Board, CopsAndThief, Engine, Error, Placement, Rules};
 use retrograde::{SolveOptions, StorageLimits};
 
-use crate::cli::{run, run_refused, stdout};
+use crate::support::{run, run_refused, stdout};
 
 const SAMPLE: &str = "data/maps/sample.txt";
 /// 887,112 states: its explicit graph needs about 58 MB.
@@ -49,7 +49,7 @@ fn every_command_refuses_sweep_distances_by_the_library_rule() {
         &["solve", SAMPLE, "--engine", "sweep", "--dump", "/dev/null"],
         rule,
     );
-    let dir = crate::agree::temp_dir("policy-sweep");
+    let dir = crate::support::temp_dir("policy-sweep");
     let out = dir.join("rows.csv");
     let out = out.to_str().unwrap();
     run_refused(
@@ -148,14 +148,14 @@ const SCEN: &str = "data/movingai/random-32-32-10-random-1.scen";
 
 #[test]
 fn solve_plan_says_what_a_solve_costs_without_solving() {
-    let text = stdout(&crate::cli::run_status(&["solve", SAMPLE, "--plan"], 0));
+    let text = stdout(&crate::support::run_status(&["solve", SAMPLE, "--plan"], 0));
     assert!(
         text.starts_with("plan: data/maps/sample.txt: 8450 states, engine bitboard,"),
         "{text}"
     );
     assert!(text.contains("in memory: fits"), "{text}");
     assert!(!text.contains("result:"), "nothing solved: {text}");
-    let refused = crate::cli::run_status(
+    let refused = crate::support::run_status(
         &[
             "solve",
             SAMPLE,
@@ -174,8 +174,8 @@ fn solve_plan_says_what_a_solve_costs_without_solving() {
     assert_eq!(json["engine"], "sequential");
     assert!(json["refused"].as_str().unwrap().contains("1024"), "{json}");
     // Scratch files named where they would go.
-    let dir = crate::agree::temp_dir("policy-plan");
-    let scratch = crate::cli::run_status(
+    let dir = crate::support::temp_dir("policy-plan");
+    let scratch = crate::support::run_status(
         &[
             "solve",
             SAMPLE,
@@ -196,7 +196,7 @@ fn solve_plan_says_what_a_solve_costs_without_solving() {
 
 #[test]
 fn batch_plan_lists_every_map_and_batch_warns_without_max_states() {
-    let out = crate::cli::run_status(&["batch", "data/maps/seed", "--plan", "--json"], 0);
+    let out = crate::support::run_status(&["batch", "data/maps/seed", "--plan", "--json"], 0);
     let rows: Vec<serde_json::Value> = stdout(&out)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -205,11 +205,11 @@ fn batch_plan_lists_every_map_and_batch_warns_without_max_states() {
     assert!(rows
         .iter()
         .all(|r| r["engine"] == "bitboard" && r["states"].is_u64()));
-    let dir = crate::agree::temp_dir("policy-batch-warn");
+    let dir = crate::support::temp_dir("policy-batch-warn");
     let rows = dir.join("rows.jsonl");
-    let warned = crate::cli::run_status(&["batch", SAMPLE, "--out", rows.to_str().unwrap()], 0);
-    assert!(crate::cli::stderr(&warned).contains("warning: no --max-states"));
-    let quiet = crate::cli::run_status(
+    let warned = crate::support::run_status(&["batch", SAMPLE, "--out", rows.to_str().unwrap()], 0);
+    assert!(crate::support::stderr(&warned).contains("warning: no --max-states"));
+    let quiet = crate::support::run_status(
         &[
             "batch",
             SAMPLE,
@@ -220,7 +220,7 @@ fn batch_plan_lists_every_map_and_batch_warns_without_max_states() {
         ],
         0,
     );
-    assert!(!crate::cli::stderr(&quiet).contains("--max-states"));
+    assert!(!crate::support::stderr(&quiet).contains("--max-states"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -239,10 +239,11 @@ fn solve_checks_a_scenario_against_the_map_before_solving() {
 
 #[test]
 fn bench_text_shows_build_and_solve_times_in_aligned_columns() {
-    let dir = crate::agree::temp_dir("policy-bench-long-path-name-that-is-longer-than-the-column");
+    let dir =
+        crate::support::temp_dir("policy-bench-long-path-name-that-is-longer-than-the-column");
     let long = dir.join("a-map-with-a-long-file-name.txt");
     std::fs::copy(SAMPLE, &long).unwrap();
-    let out = crate::cli::run_status(
+    let out = crate::support::run_status(
         &[
             "bench",
             SAMPLE,

@@ -31,7 +31,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value as Json;
 
-use crate::agree::temp_dir;
+use crate::support::temp_dir;
 
 /// One example: the command and, for console blocks, its expected output.
 #[derive(Debug)]
@@ -118,7 +118,7 @@ fn execute(dir: &Path, command: &str) -> Output {
         words.pop();
     }
     let output = match words[0].as_str() {
-        "retrograde" => Command::new(env!("CARGO_BIN_EXE_retrograde"))
+        "retrograde" => crate::support::bin()
             .args(&words[1..])
             .current_dir(dir)
             .stdin(Stdio::null())
@@ -298,7 +298,7 @@ fn every_guide_example_runs_as_shown() {
 fn batch_summary_script_reads_what_batch_writes() {
     let dir = temp_dir("batch-summary");
     let batch = |args: &[&str]| {
-        let output = Command::new(env!("CARGO_BIN_EXE_retrograde"))
+        let output = crate::support::bin()
             .arg("batch")
             .args(args)
             .current_dir(&dir)

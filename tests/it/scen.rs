@@ -10,8 +10,8 @@ use std::path::Path;
 
 use serde_json::Value as Json;
 
-use crate::agree::temp_dir;
-use crate::cli::{make_table, run, run_refused, run_status, stderr, stdout};
+use crate::support::temp_dir;
+use crate::support::{make_table, run, run_refused, run_status, stderr, stdout};
 
 const RANDOM: &str = "data/movingai/random-32-32-10.map";
 const SCEN: &str = "data/movingai/random-32-32-10-random-1.scen";

@@ -6,15 +6,15 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use serde_json::Value as Json;
 
-use crate::agree::{temp_dir, Rng};
-pub use crate::cli::make_table;
-use crate::cli::run;
 use crate::http::Client;
+pub use crate::support::make_table;
+use crate::support::run;
+use crate::support::{temp_dir, Rng};
 
 /// A `retrograde serve` process on a free loopback port, killed on drop.
 pub struct Server {
@@ -26,7 +26,7 @@ pub struct Server {
 impl Server {
     /// Serves `tables` with `extra` flags; waits for the address line.
     pub fn start(tables: &[&Path], extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_retrograde"))
+        let mut child = crate::support::bin()
             .arg("serve")
             .args(tables)
             .args(["--bind", "127.0.0.1:0"])
@@ -584,7 +584,7 @@ fn serve_command_line_errors_exit_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("garbage.rtb"));
 
     // With --public another address is served, with a warning.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_retrograde"))
+    let mut child = crate::support::bin()
         .args(["serve", t, "--bind", "0.0.0.0:0", "--public"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -624,7 +624,7 @@ fn serve_open_starts_the_browser() {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_retrograde"))
+    let mut child = crate::support::bin()
         .args([
             "serve",
             table.to_str().unwrap(),

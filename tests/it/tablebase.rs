@@ -11,11 +11,10 @@ use retrograde::{
 };
 use serde_json::Value as Json;
 
-use crate::agree::{
-    add_random_exits, add_random_starts, crate_game, random_grid, rules, temp_dir, Rng, Shape,
-};
-use crate::cli::{make_table, run, run_status, stderr, stdout};
+use crate::agree::{crate_game, rules};
 use crate::oracle::{Arena, Oracle, Side, Value, Variant};
+use crate::support::{add_random_exits, add_random_starts, random_grid, temp_dir, Rng, Shape};
+use crate::support::{make_table, run, run_status, stderr, stdout};
 
 const SAMPLE: &str = "data/maps/sample.txt";
 

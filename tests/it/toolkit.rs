@@ -20,11 +20,11 @@ use retrograde::{solve, Engine, Game, Outcome, SolveOptions};
 
 /// The shared SplitMix64 generator with the u64 / i64 draws these tests
 /// use.
-struct Rng(crate::agree::Rng);
+struct Rng(crate::support::Rng);
 
 impl Rng {
     fn new(seed: u64) -> Rng {
-        Rng(crate::agree::Rng::new(seed))
+        Rng(crate::support::Rng::new(seed))
     }
 
     fn below(&mut self, n: u64) -> u64 {
@@ -38,7 +38,7 @@ impl Rng {
 
 /// Runs the built binary; returns (exit status, stdout, stderr).
 fn run(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
-    let output = crate::cli::run(args, stdin.map(str::as_bytes));
+    let output = crate::support::run(args, stdin.map(str::as_bytes));
     (
         output.status.code().unwrap_or(-1),
         String::from_utf8(output.stdout).unwrap(),

@@ -6,8 +6,9 @@
 
 use retrograde::{solve, verify, Engine, Game, SolveOptions};
 
-use crate::agree::{add_random_exits, crate_game, random_grid, Rng, Shape};
+use crate::agree::crate_game;
 use crate::oracle::Variant;
+use crate::support::{add_random_exits, random_grid, Rng, Shape};
 
 /// With distances the check is a certificate: it passes if and only if the
 /// stored values and distances are the game's solution.
