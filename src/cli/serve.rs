@@ -95,6 +95,7 @@ pub(crate) fn run(args: ServeArgs) -> Result<i32, Failure> {
         .into());
     }
     let served = Arc::new(Served::open(&args.tables, CACHE_BYTES)?);
+    one_malloc_arena();
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
@@ -104,6 +105,24 @@ pub(crate) fn run(args: ServeArgs) -> Result<i32, Failure> {
         .context("cannot start the server's runtime")?;
     runtime.block_on(serve(args, served))?;
     Ok(0)
+}
+
+/// Keeps the server's resident memory within its caches (the answers'
+/// 64 MiB and 256 MiB of blocks per table) plus its working set: glibc
+/// gives each thread that allocates while another holds the lock an arena
+/// of its own, and the freed buffers of large answers (a row of a 194 x 194
+/// map is about 100 KB of JSON) stay in those arenas. Under 8 clients each
+/// asking distinct rows that grew to 1.4 GB (issue 23, point 8); with one
+/// arena the server stays at the caches plus about 50 MiB (measured in
+/// docs/measurements.md, "serve: resident memory"). Must run before the
+/// runtime starts its threads.
+fn one_malloc_arena() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets an allocator parameter; no other thread of
+    // this process allocates yet (the runtime is built after this call).
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
 }
 
 async fn serve(args: ServeArgs, served: Arc<Served>) -> Result<()> {
