@@ -588,3 +588,63 @@ fn resume_refuses_foreign_files_and_other_flags() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 23: Ctrl-C in a batch lets the maps in flight finish, prints the
+/// partial summary and how to go on (`--resume`), exits 130; the resumed
+/// batch ends with the rows of an uninterrupted one.
+#[test]
+fn ctrl_c_prints_the_partial_summary_and_the_resume_hint() {
+    let dir = temp_dir("sigint");
+    let maps = dir.join("maps");
+    std::fs::create_dir_all(&maps).unwrap();
+    let count = 20;
+    for k in 0..count {
+        let side = 30 + k % 4 * 5;
+        std::fs::write(
+            maps.join(format!("open-{k:02}.txt")),
+            open_map(side, side + 3, k as u64),
+        )
+        .unwrap();
+    }
+    let out = dir.join("rows.jsonl");
+    let child = command(&dir, &["batch", "maps", "--out", "rows.jsonl", "-q"])
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::read_to_string(&out).map_or(0, |t| t.matches('\n').count()) < 1 {
+        assert!(Instant::now() < deadline, "no row written within a minute");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // SAFETY: kill(2) on our own child's pid, which has not been waited for.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let stopped = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&stopped.stdout);
+    let stderr = String::from_utf8_lossy(&stopped.stderr);
+    assert_eq!(stopped.status.code(), Some(130), "{stdout}\n{stderr}");
+    let kept = rows(&out).len();
+    assert!(
+        kept < count,
+        "the stop should land mid-run ({kept} of {count})"
+    );
+    assert!(stdout.contains(&format!("{kept} solved")), "{stdout}");
+    assert!(
+        stderr.contains("stopping after the maps in flight"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "interrupted: {} of {count} maps not solved",
+            count - kept
+        )) && stderr.contains("--resume"),
+        "{stderr}"
+    );
+    let resumed = run(
+        &dir,
+        &["batch", "maps", "--out", "rows.jsonl", "--resume", "-q"],
+    );
+    assert_eq!(resumed.status.code(), Some(0), "{resumed:?}");
+    assert_eq!(rows(&out).len(), count);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -115,6 +115,7 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
         .clone()
         .expect("clap requires --out without --plan");
     let format = OutFormat::from_path(&out)?;
+    let out_name = out.clone();
     // Checked (and dropped) before any map is solved: rows are appended to
     // the file and --resume reads it back, so it must be a regular file.
     let target = OutputTarget::check("--out", &out)?;
@@ -231,6 +232,12 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
             None => vec![row],
         });
     }
+    // Ctrl-C (or SIGTERM, SIGHUP) lets the maps in flight finish and their
+    // rows land, then the summary of what is done and how to go on; a
+    // second one ends the batch at once (the rows written so far stay).
+    super::output::defer_stop_signals_saying(
+        "stopping after the maps in flight (their rows are kept); press Ctrl-C again to stop at once",
+    );
     run_all(&batch, plans, &collector)?;
     let rows = collector
         .finish()
@@ -251,6 +258,21 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
         print_pairs(&mut out, &rows, &resumed, &totals, args.game.xy)?;
     } else {
         print_summary(&mut out, &rows, &resumed, &totals)?;
+    }
+    if let Some(signal) = super::output::stop_requested() {
+        out.flush()?;
+        let finished: HashSet<&str> = rows.iter().map(|r| r.path.as_str()).collect();
+        let left = todo
+            .iter()
+            .filter(|m| !finished.contains(m.display().to_string().as_str()))
+            .count();
+        say!(
+            "interrupted: {left} of {} maps not solved; their rows are not in {}: \
+             run the same command with --resume to solve them",
+            todo.len(),
+            out_name.display()
+        );
+        return Ok(128 + signal);
     }
     Ok(i32::from(failed))
 }

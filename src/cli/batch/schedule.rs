@@ -19,7 +19,7 @@ use retrograde::{load_map, Board, CopsAndThief, Engine, Map};
 use super::results::{Longest, Row, Share, Sink, OK, TOO_LARGE};
 use super::scen::{with_pair, Pairs};
 use crate::cli::common::{peak_memory, worker_pool, EngineConfig, GameArgs};
-use crate::cli::output::OutputTarget;
+use crate::cli::output::{stop_requested, OutputTarget};
 use crate::cli::progress::{MapsProgress, Reporter};
 use crate::cli::solve::{save_table, solve_loaded};
 
@@ -106,9 +106,10 @@ impl<'a> Collector<'a> {
         self.rows.lock().expect("rows lock").extend(rows);
     }
 
-    /// Whether a write failed and no more maps should start.
+    /// Whether a write failed or a stop was asked for (Ctrl-C, SIGTERM,
+    /// SIGHUP), so that no more maps should start.
     fn stopped(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
+        self.stop.load(Ordering::Relaxed) || stop_requested().is_some()
     }
 
     /// The rows, or the first write error.

@@ -456,6 +456,17 @@ pub(crate) fn defer_stop_signals() {
     watch_signals();
 }
 
+/// Like [`defer_stop_signals`], and the first signal prints `note` on
+/// standard error at once (a batch says that it stops after the maps in
+/// flight, and how to stop at once).
+pub(crate) fn defer_stop_signals_saying(note: &'static str) {
+    let _ = STOP_NOTE.set(note);
+    defer_stop_signals();
+}
+
+/// What the first deferred signal prints (see [`defer_stop_signals_saying`]).
+static STOP_NOTE: OnceLock<&'static str> = OnceLock::new();
+
 /// The signal that requested a stop since [`defer_stop_signals`].
 pub(crate) fn stop_requested() -> Option<i32> {
     match STOP.load(Ordering::SeqCst) {
@@ -482,6 +493,9 @@ fn watch_signals() {
                         .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst)
                         .is_ok()
                 {
+                    if let Some(note) = STOP_NOTE.get() {
+                        eprintln!("{note}");
+                    }
                     continue;
                 }
                 for temp in LIVE.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
