@@ -49,7 +49,6 @@ pub use format::{
     sniff_map, Coord, EdgeList, Map, MapFormat, Scenario, ScenarioEntry,
 };
 pub use game::{check_game_contract, Game, Initial};
-pub use games::analysis::{LongestGame, StartPairs};
 pub use games::arena::{Arena, MAX_SPEED};
 pub use games::cops::{CopsAndThief, Rules, Turn};
 pub use games::graph::{load_graph, load_graph_within, parse_graph, Convention};
@@ -57,6 +56,7 @@ pub use games::kcops::{KCops, MAX_COPS};
 pub use grid::Grid;
 pub use hash::{fnv1a, FNV_START};
 pub use outcome::{Dte, Outcome, Terminal, Verdict};
+pub use solve::analysis::{LongestGame, StartPairs};
 pub use solve::{
     best_moves, estimate, plan_storage, solve, verify, verify_observed, Checkpoint, CheckpointSink,
     Counts, Due, Engine, Estimate, Inconsistency, Phases, Progress, Snapshot, Solution,

@@ -362,3 +362,32 @@ pub(crate) fn worker_pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
         .build()
         .context("cannot start worker threads")
 }
+
+/// Flags of the several-cops game (part of `solve`).
+#[derive(ClapArgs, Debug, Clone)]
+pub(crate) struct KCopsArgs {
+    /// Number of cops, 1 to 4 (give --cop once per cop) [default: 1].
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=4))]
+    pub(crate) cops: Option<u32>,
+    /// Steps a cop may take per turn (walks; each step a legal move).
+    #[arg(long, value_name = "S", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub(crate) cop_speed: u32,
+    /// Steps the thief may take per turn, never through a cop.
+    #[arg(long, value_name = "S", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub(crate) thief_speed: u32,
+    /// Read MAP as an undirected graph (`u v` a line, 0-based); --cop,
+    /// --thief and --exit then take vertex ids.
+    #[arg(long)]
+    pub(crate) graph: bool,
+}
+
+impl KCopsArgs {
+    pub(crate) fn k(&self) -> u32 {
+        self.cops.unwrap_or(1)
+    }
+
+    /// Whether this solve leaves the one-cop grid game.
+    pub(crate) fn active(&self) -> bool {
+        self.graph || self.k() > 1 || self.cop_speed > 1 || self.thief_speed > 1
+    }
+}

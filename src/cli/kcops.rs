@@ -8,7 +8,6 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use clap::Args as ClapArgs;
 use retrograde::{
     load_edge_list, load_map, looks_like_graph6, plan_storage, solve, verify_observed, Arena,
     Backing, Board, Coord, Engine, Game, KCops, Outcome, Placement, Solution, SolveOptions, Turn,
@@ -20,35 +19,6 @@ use super::output::{CountsJson, OutputTarget, VerifyReport};
 use super::progress::Reporter;
 use super::solve::SolveArgs;
 use super::Failure;
-
-/// Flags of the several-cops game (part of `solve`).
-#[derive(ClapArgs, Debug, Clone)]
-pub(crate) struct KCopsArgs {
-    /// Number of cops, 1 to 4 (give --cop once per cop) [default: 1].
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=4))]
-    pub(crate) cops: Option<u32>,
-    /// Steps a cop may take per turn (walks; each step a legal move).
-    #[arg(long, value_name = "S", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub(crate) cop_speed: u32,
-    /// Steps the thief may take per turn, never through a cop.
-    #[arg(long, value_name = "S", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub(crate) thief_speed: u32,
-    /// Read MAP as an undirected graph (`u v` a line, 0-based); --cop,
-    /// --thief and --exit then take vertex ids.
-    #[arg(long)]
-    pub(crate) graph: bool,
-}
-
-impl KCopsArgs {
-    fn k(&self) -> u32 {
-        self.cops.unwrap_or(1)
-    }
-
-    /// Whether this solve leaves the one-cop grid game.
-    fn active(&self) -> bool {
-        self.graph || self.k() > 1 || self.cop_speed > 1 || self.thief_speed > 1
-    }
-}
 
 /// `solve`'s hook: `Some(status)` when the several-cops game ran, `None`
 /// to go on with the one-cop grid game.

@@ -31,7 +31,7 @@ pub(crate) struct SolveArgs {
     #[command(flatten)]
     pub(crate) engine: EngineFlags,
     #[command(flatten)]
-    pub(crate) kcops: super::kcops::KCopsArgs,
+    pub(crate) kcops: super::common::KCopsArgs,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub(crate) json: bool,

@@ -1,6 +1,5 @@
 //! Games behind the [`Game`](crate::Game) trait, one file each.
 
-pub mod analysis;
 pub mod arena;
 pub mod cops;
 pub mod graph;

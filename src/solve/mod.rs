@@ -3,6 +3,7 @@
 //! Engines never do I/O and never see a grid or a file format; a dense state
 //! index is the only currency. The only failure is allocation.
 
+pub mod analysis;
 mod best;
 mod bitboard;
 pub(crate) mod checkpoint;

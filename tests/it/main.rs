@@ -42,6 +42,8 @@ mod harden;
 mod http;
 /// Several cops end to end: named graphs, `solve --cops`, `--graph`, dumps.
 mod kcops_cli;
+/// The source tree's shape: file lengths, no import cycles.
+mod layout;
 /// The brute-force reference solver written from docs/rules.md.
 mod oracle;
 /// The brute-force reference solver of the several-cops game.

@@ -1,9 +1,9 @@
 //! Whole-map analysis of a solved policeman-and-thief game: how the start
 //! pairs split by verdict and which one lasts longest.
 
-use super::cops::{CopsAndThief, Turn};
+use super::Solution;
 use crate::format::Coord;
-use crate::solve::Solution;
+use crate::games::cops::{CopsAndThief, Turn};
 use crate::{Board, Dte};
 
 /// How the start pairs of a map split: every (cop, thief) pair of distinct
