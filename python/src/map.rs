@@ -99,6 +99,15 @@ impl Map {
         })
     }
 
+    /// The same map with the cop starting at `c` (checked as a start).
+    pub fn with_cop(&self, c: Coord) -> PyResult<Map> {
+        let placement = Placement {
+            cop: Some(c),
+            ..self.placement.clone()
+        };
+        Map::checked(self.map.clone(), placement, self.name.clone())
+    }
+
     /// The board: grid, exits and starts resolved.
     pub fn board(&self) -> PyResult<retrograde::Board> {
         retrograde::Board::new(&self.map, &self.placement).map_err(to_py)
