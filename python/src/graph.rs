@@ -200,10 +200,7 @@ pub fn cop_number_edges<'py>(
             )))
         }
         Some(n) => {
-            if let Some(i) = pairs
-                .iter()
-                .position(|&(u, v)| u64::from(u.max(v)) >= n)
-            {
+            if let Some(i) = pairs.iter().position(|&(u, v)| u64::from(u.max(v)) >= n) {
                 let (u, v) = pairs[i];
                 return Err(PyValueError::new_err(format!(
                     "edges[{i}]: edge {u} {v}: vertices are 0..{n}"

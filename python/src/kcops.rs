@@ -7,11 +7,11 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use retrograde::{
-    plan_storage, Arena, Board, Coord, Engine, Game, KCops, Outcome, Placement, SolveOptions,
+    plan_storage, Arena, Board, Engine, Game, KCops, Outcome, Placement, SolveOptions,
     StorageLimits, Turn,
 };
 
-use crate::args::{self, cell, Maps2};
+use crate::args::{self, cell, At, Maps2};
 use crate::errors::{guard, panic_to_py, to_py};
 use crate::map::{Map, Rules};
 use crate::solve::{heatmap_arrays, threads_arg};
@@ -23,7 +23,7 @@ use crate::solve::{heatmap_arrays, threads_arg};
 fn game_of(
     map: &Map,
     k: u32,
-    cops_at: Option<&[Coord]>,
+    cops_at: Option<&[At]>,
     rules: retrograde::Rules,
 ) -> PyResult<(KCops, Option<u64>)> {
     let placement = Placement {
@@ -50,7 +50,7 @@ fn game_of(
         .placement
         .thief
         .or(map.map.thief)
-        .map(|t| cell(grid, "thief", t, false))
+        .map(|t| cell(grid, "thief", t.into(), false))
         .transpose()?;
     let game = KCops::new(Arena::from_board(&board, rules), k)
         .map_err(to_py)?
@@ -67,7 +67,7 @@ pub fn solve_kcops(
     py: Python<'_>,
     map: &Map,
     k: u32,
-    cops_at: Option<Vec<Coord>>,
+    cops_at: Option<Vec<At>>,
     rules: Option<Rules>,
     distances: bool,
     threads: Option<usize>,
@@ -148,7 +148,7 @@ impl CopsSolution {
         self.game.arena().grid().expect("built from a map")
     }
 
-    fn cop_cells(&self, cops: &[Coord]) -> PyResult<Vec<u32>> {
+    fn cop_cells(&self, cops: &[At]) -> PyResult<Vec<u32>> {
         if cops.len() != self.game.cops() as usize {
             return Err(PyValueError::new_err(format!(
                 "cops: expected {} cells, got {}",
@@ -161,12 +161,7 @@ impl CopsSolution {
             .collect()
     }
 
-    fn state(
-        &self,
-        cops: &[Coord],
-        thief: Coord,
-        turn: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<u64> {
+    fn state(&self, cops: &[At], thief: At, turn: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
         let c = self.cop_cells(cops)?;
         let t = cell(self.grid(), "thief", thief, false)?;
         let turn = args::turn_or(turn, self.first_mover())?;
@@ -187,8 +182,8 @@ impl CopsSolution {
     #[pyo3(signature = (cops, thief, turn=None))]
     fn value(
         &self,
-        cops: Vec<Coord>,
-        thief: Coord,
+        cops: Vec<At>,
+        thief: At,
         turn: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<&'static str> {
         Ok(self
@@ -202,8 +197,8 @@ impl CopsSolution {
     #[pyo3(signature = (cops, thief, turn=None))]
     fn dte(
         &self,
-        cops: Vec<Coord>,
-        thief: Coord,
+        cops: Vec<At>,
+        thief: At,
         turn: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<u32>> {
         Ok(self.dte_of(self.state(&cops, thief, turn)?))
@@ -216,7 +211,7 @@ impl CopsSolution {
     fn heatmap<'py>(
         &self,
         py: Python<'py>,
-        cops: Vec<Coord>,
+        cops: Vec<At>,
         turn: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Maps2<'py>> {
         let c = self.cop_cells(&cops)?;

@@ -16,7 +16,7 @@ use retrograde::{
     SolveOptions, StorageLimits, Turn,
 };
 
-use crate::args::{self, cell, value_code, Maps2};
+use crate::args::{self, cell, value_code, At, Maps2};
 use crate::errors::{guard, io_to_py, panic_to_py, to_py};
 use crate::map::{Map, Rules};
 
@@ -81,7 +81,7 @@ pub fn solve(
     py: Python<'_>,
     map: &Map,
     cops: i64,
-    cops_at: Option<Vec<Coord>>,
+    cops_at: Option<Vec<At>>,
     rules: Option<Rules>,
     distances: bool,
     threads: Option<usize>,
@@ -113,7 +113,7 @@ pub fn solve(
     let map = match one {
         None => map,
         Some(c) => {
-            moved = map.with_cop(c)?;
+            moved = map.with_cop(c.to_coord("--cop")?)?;
             &moved
         }
     };
@@ -238,7 +238,7 @@ pub fn heatmap_arrays(
 }
 
 /// Which piece a heatmap fixes: exactly one of `cop=` / `thief=`.
-pub fn fixed(cop: Option<Coord>, thief: Option<Coord>) -> PyResult<(bool, Coord)> {
+pub fn fixed(cop: Option<At>, thief: Option<At>) -> PyResult<(bool, At)> {
     match (cop, thief) {
         (Some(c), None) => Ok((true, c)),
         (None, Some(t)) => Ok((false, t)),
@@ -249,7 +249,7 @@ pub fn fixed(cop: Option<Coord>, thief: Option<Coord>) -> PyResult<(bool, Coord)
 }
 
 impl Solution {
-    fn state(&self, cop: Coord, thief: Coord, turn: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
+    fn state(&self, cop: At, thief: At, turn: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
         let grid = &self.game.board().grid;
         let p = cell(grid, "cop", cop, false)?;
         let t = cell(grid, "thief", thief, false)?;
@@ -269,12 +269,7 @@ impl Solution {
 impl Solution {
     /// `"win"`, `"loss"` or `"draw"` for the player to move.
     #[pyo3(signature = (cop, thief, turn=None))]
-    fn value(
-        &self,
-        cop: Coord,
-        thief: Coord,
-        turn: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<&'static str> {
+    fn value(&self, cop: At, thief: At, turn: Option<&Bound<'_, PyAny>>) -> PyResult<&'static str> {
         Ok(self
             .solution
             .outcome(self.state(cop, thief, turn)?)
@@ -284,12 +279,7 @@ impl Solution {
     /// Distance to end in plies; `None` for a draw, or for any state but
     /// the start when solved with `distances=False`.
     #[pyo3(signature = (cop, thief, turn=None))]
-    fn dte(
-        &self,
-        cop: Coord,
-        thief: Coord,
-        turn: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Option<u32>> {
+    fn dte(&self, cop: At, thief: At, turn: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u32>> {
         Ok(self.dte_of(self.state(cop, thief, turn)?))
     }
 
@@ -300,8 +290,8 @@ impl Solution {
     #[pyo3(signature = (cop, thief, turn=None))]
     fn best_moves(
         &self,
-        cop: Coord,
-        thief: Coord,
+        cop: At,
+        thief: At,
         turn: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<Coord>> {
         if !self.distances {
@@ -376,8 +366,8 @@ impl Solution {
     fn heatmap<'py>(
         &self,
         py: Python<'py>,
-        cop: Option<Coord>,
-        thief: Option<Coord>,
+        cop: Option<At>,
+        thief: Option<At>,
         turn: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Maps2<'py>> {
         let (cop_fixed, at) = fixed(cop, thief)?;
