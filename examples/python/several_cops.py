@@ -17,7 +17,7 @@ path = sys.argv[1] if len(sys.argv) > 1 else ROOT / "data" / "maps" / "sample.tx
 m = retrograde.Map.from_file(path)
 one = retrograde.solve(m)
 print(f"{m}: one cop from {m.cop}: {one.verdict}, start {one.start}")
-# A second cop on the other exit: the same as `retrograde solve MAP --cops 2
+# A second cop on the first one's cell, then on an exit: `retrograde solve MAP --cops 2
 # --cop R,C --cop R,C`; the thief starts where the map says.
 exits = m.exits
 for second in [m.cop, exits[-1]]:

@@ -62,17 +62,32 @@ fn game_of(
     Ok((game, start))
 }
 
+/// `solve`'s arguments that the one-cop and several-cop games share.
+pub struct Shared {
+    /// `rules=`.
+    pub rules: Option<Rules>,
+    /// `distances=`.
+    pub distances: bool,
+    /// `threads=`, unchecked.
+    pub threads: Option<usize>,
+    /// `memory=`.
+    pub memory: Option<u64>,
+}
+
 /// The several-cops solve behind `solve(map, cops=K)` for K > 1.
 pub fn solve_kcops(
     py: Python<'_>,
     map: &Map,
     k: u32,
     cops_at: Option<Vec<At>>,
-    rules: Option<Rules>,
-    distances: bool,
-    threads: Option<usize>,
-    memory: Option<u64>,
+    shared: Shared,
 ) -> PyResult<CopsSolution> {
+    let Shared {
+        rules,
+        distances,
+        threads,
+        memory,
+    } = shared;
     if let Some(at) = &cops_at {
         if at.len() != k as usize {
             return Err(PyValueError::new_err(format!(

@@ -95,7 +95,13 @@ pub fn solve(
     }
     if cops > 1 {
         let k = cops as u32;
-        return crate::kcops::solve_kcops(py, map, k, cops_at, rules, distances, threads, memory)
+        let shared = crate::kcops::Shared {
+            rules,
+            distances,
+            threads,
+            memory,
+        };
+        return crate::kcops::solve_kcops(py, map, k, cops_at, shared)
             .and_then(|s| Ok(Py::new(py, s)?.into_any()));
     }
     let one = match cops_at.as_deref() {
