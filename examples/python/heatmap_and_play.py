@@ -26,7 +26,8 @@ args = ap.parse_args()
 m = retrograde.Map.from_file(args.map)
 sol = retrograde.solve(m)  # Ctrl-C stops a long solve with KeyboardInterrupt
 value, dte = sol.start
-print(f"{m}: the cop moves first and {value}s in {dte} plies ({sol.verdict})")
+verb = {"win": "wins", "loss": "loses", "draw": "draws"}[value]
+print(f"{m}: the first mover {verb}" + (f" in {dte} plies" if dte is not None else "") + f" ({sol.verdict})")
 
 # Every thief cell against the cop on its start, cop to move: the value for
 # the cop (1 win, -1 loss, 0 draw, -2 wall) and the distance to end.

@@ -8,7 +8,8 @@
    of free cells, one vectorised call (best of 5 calls, after one warm-up).
 2. The same solve (bitboard engine, values only, all cores) timed from
    Python (`retrograde.solve`, in-process) and from the CLI (`retrograde
-   solve MAP`, the process's wall time), alternating, PAIRS pairs; medians.
+   solve MAP --no-summary`, the process's wall time), alternating, PAIRS
+   pairs; medians, and the median of the pairs' ratios.
 
 Needs the package installed and the release binary (RETROGRADE_BIN or
 target/release/retrograde).
@@ -64,7 +65,10 @@ def main():
                     py_cpu.append(time.process_time() - c)
                 else:
                     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                    subprocess.run([binary, "solve", str(map_path)], check=True, capture_output=True)
+                    # --no-summary: the text summary walks every start
+                    # pair after the solve, work Python's solve never does.
+                    subprocess.run([binary, "solve", str(map_path), "--no-summary", "--quiet"],
+                                   check=True, capture_output=True)
                     cli_times.append(time.perf_counter() - t)
                     after = resource.getrusage(resource.RUSAGE_CHILDREN)
                     cli_cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
@@ -73,6 +77,9 @@ def main():
                 a, b = statistics.median(py), statistics.median(cl)
                 print(f"solve (values only), {what}: python {a:.3f} s, cli {b:.3f} s "
                       f"(medians of {args.pairs}); python/cli = {a / b:.3f}")
+                ratios = [a / b for a, b in zip(py, cl)]
+                print(f"  pair ratios python/cli: {', '.join(f'{x:.3f}' for x in ratios)} "
+                      f"(median {statistics.median(ratios):.3f})")
                 print(f"  python runs: {', '.join(f'{x:.3f}' for x in py)}")
                 print(f"  cli runs:    {', '.join(f'{x:.3f}' for x in cl)}")
         else:

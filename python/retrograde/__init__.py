@@ -12,6 +12,8 @@ distance to end (plies). Quick start::
     with retrograde.open_table("sample.rtb") as tb:
         tb.probe(m.cop, m.thief)            # ('win', 7)
         tb.play()                           # the optimal game
+    two = retrograde.solve(m, cops=2, cops_at=[m.cop, m.cop])  # a CopsSolution
+    retrograde.cop_number(nx.petersen_graph())  # {'cop_number': 3, ...}
 
 Positions are ``(cop, thief, turn)``: cells as ``(row, col)``, 0-based;
 ``turn`` is ``"cop"`` or ``"thief"`` (the player to move), by default the
@@ -19,7 +21,9 @@ rules' first mover.
 """
 
 from ._retrograde import (
+    CopsSolution,
     Map,
+    cop_number_edges as _cop_number_edges,
     grundy_edges as _grundy_edges,
     solve_edges as _solve_edges,
     Rules,
@@ -33,7 +37,9 @@ from ._retrograde import (
 )
 
 __all__ = [
+    "CopsSolution",
     "Map",
+    "cop_number",
     "grundy",
     "solve_graph",
     "Rules",
@@ -87,3 +93,38 @@ def grundy(graph, *, n=None):
     uint32 array; ``ValueError`` naming a vertex on a cycle."""
     edges, n, _ = _as_edges(graph, n, ())
     return _grundy_edges(edges, n=n)
+
+
+def cop_number(graph, *, n=None, max_cops=4):
+    """The cop number of an undirected graph: the least number of cops (1 to
+    ``max_cops``, at most 4) that catch the thief from some placement
+    wherever the thief starts, both sides moving along an edge or passing,
+    the cops first; ``retrograde copnumber``'s answer.
+
+    ``graph``: an ``(M, 2)`` array of undirected edges between vertex ids
+    ``0..n`` (``n`` default: the largest id + 1), or an undirected networkx
+    graph. Returns a dict: ``cop_number`` (``None`` when more than
+    ``max_cops`` cops are needed), ``placement`` (a winning placement that
+    catches the thief fastest: vertex ids ascending, or networkx nodes),
+    ``capture_time`` (rounds: a cops' move and a thief's move) and
+    ``capture_time_plies`` from that placement under best play, and
+    ``vertices``. ``ValueError`` for bad input (a directed graph included),
+    ``MemoryError`` for a graph too large for ``max_cops`` cops.
+    """
+    try:
+        import networkx as nx
+    except ImportError:
+        nx = None
+    nodes = None
+    if nx is not None and isinstance(graph, nx.Graph):
+        if graph.is_directed():
+            raise ValueError(
+                "cop_number: the cop number is defined on undirected graphs; "
+                "give graph.to_undirected()"
+            )
+        nodes = list(graph.nodes)
+        graph, n, _ = _as_edges(graph, n, ())
+    r = _cop_number_edges(graph, n=n, max_cops=max_cops)
+    if nodes is not None:
+        r["placement"] = [nodes[v] for v in r["placement"]]
+    return r

@@ -1,8 +1,9 @@
-from typing import Any, Iterable, Optional, Tuple
+from typing import Any, Iterable, List, Optional, Tuple, TypedDict
 
 import numpy as np
 import numpy.typing as npt
 
+from ._retrograde import CopsSolution as CopsSolution
 from ._retrograde import Map as Map
 from ._retrograde import Rules as Rules
 from ._retrograde import Solution as Solution
@@ -23,3 +24,13 @@ def solve_graph(
     threads: Optional[int] = None,
 ) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]: ...
 def grundy(graph: Any, *, n: Optional[int] = None) -> npt.NDArray[np.uint32]: ...
+
+
+class CopNumber(TypedDict):
+    cop_number: Optional[int]
+    placement: List[Any]
+    capture_time: int
+    capture_time_plies: int
+    vertices: int
+
+def cop_number(graph: Any, *, n: Optional[int] = None, max_cops: int = 4) -> CopNumber: ...

@@ -1,7 +1,7 @@
 """Type stubs of the compiled module (see ``help(retrograde)``)."""
 
 import os
-from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, TypeVar, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -135,15 +135,51 @@ class Table:
     @property
     def closed(self) -> bool: ...
 
+class CopsSolution:
+    """A solved game of several cops: values and distances of every state."""
+
+    def value(self, cops: Sequence[Cell], thief: Cell, turn: Optional[TurnArg] = None) -> Value: ...
+    def dte(self, cops: Sequence[Cell], thief: Cell, turn: Optional[TurnArg] = None) -> Optional[int]: ...
+    def heatmap(
+        self, cops: Sequence[Cell], *, turn: Optional[TurnArg] = None
+    ) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]: ...
+    @property
+    def counts(self) -> Dict[str, int]: ...
+    @property
+    def start(self) -> Optional[Tuple[Value, Optional[int]]]: ...
+    @property
+    def verdict(self) -> Optional[Literal["cop-wins", "thief-escapes", "draw"]]: ...
+    @property
+    def cops(self) -> int: ...
+    @property
+    def states(self) -> int: ...
+    @property
+    def levels(self) -> int: ...
+    @property
+    def has_distances(self) -> bool: ...
+
+@overload
 def solve(
     map: Map,
     *,
-    cops: int = 1,
+    cops: Literal[1] = 1,
+    cops_at: Optional[Sequence[Cell]] = None,
     rules: Optional[Rules] = None,
     distances: bool = True,
     threads: Optional[int] = None,
     memory: Optional[int] = None,
 ) -> Solution: ...
+@overload
+def solve(
+    map: Map,
+    *,
+    cops: int,
+    cops_at: Optional[Sequence[Cell]] = None,
+    rules: Optional[Rules] = None,
+    distances: bool = True,
+    threads: Optional[int] = None,
+    memory: Optional[int] = None,
+) -> Union[Solution, CopsSolution]: ...
 def open_table(path: PathLike) -> Table: ...
 def nim(heaps: Sequence[int]) -> Tuple[int, List[Tuple[int, int]]]: ...
 def subtraction(moves: Sequence[int], heap: int, *, limit: int = 1000000) -> Dict[str, Any]: ...
@@ -157,3 +193,6 @@ def solve_edges(
     threads: Optional[int] = None,
 ) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]: ...
 def grundy_edges(edges: npt.ArrayLike, *, n: Optional[int] = None) -> npt.NDArray[np.uint32]: ...
+def cop_number_edges(
+    edges: npt.ArrayLike, *, n: Optional[int] = None, max_cops: int = 4
+) -> Dict[str, Any]: ...

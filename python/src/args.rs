@@ -1,6 +1,6 @@
 //! Conversions of Python arguments: cells, turns, values.
 
-use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::exceptions::{PyKeyError, PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 use retrograde::{Coord, Grid, Outcome, Turn};
 
@@ -38,16 +38,80 @@ pub fn turn_name(t: Turn) -> &'static str {
     }
 }
 
+/// A cell argument `(row, col)` of any Python ints: a negative or huge
+/// one is then answered as a cell off the map (`KeyError` / `ValueError`
+/// worded as the library words it), not with pyo3's `OverflowError`.
+#[derive(Clone, Copy, Debug)]
+pub struct At {
+    /// Row; past the range of i64, saturated (still off every map).
+    pub row: i64,
+    /// Column, saturated as `row`.
+    pub col: i64,
+}
+
+impl<'py> FromPyObject<'_, 'py> for At {
+    type Error = PyErr;
+
+    fn extract(ob: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        let (r, c): (Bound<'py, PyAny>, Bound<'py, PyAny>) = ob.extract()?;
+        let int = |x: &Bound<'py, PyAny>| match x.extract::<i64>() {
+            Ok(v) => Ok(v),
+            Err(e) if e.is_instance_of::<PyOverflowError>(x.py()) => {
+                Ok(if x.lt(0)? { i64::MIN } else { i64::MAX })
+            }
+            Err(e) => Err(e),
+        };
+        Ok(At {
+            row: int(&r)?,
+            col: int(&c)?,
+        })
+    }
+}
+
+impl From<Coord> for At {
+    fn from((row, col): Coord) -> At {
+        // Grids are at most 65535 x 65535: these fit.
+        At {
+            row: row as i64,
+            col: col as i64,
+        }
+    }
+}
+
+impl At {
+    /// The cell as a `Coord`, `None` when a coordinate is negative.
+    pub fn coord(self) -> Option<Coord> {
+        Some((
+            usize::try_from(self.row).ok()?,
+            usize::try_from(self.col).ok()?,
+        ))
+    }
+
+    /// The cell as a `Coord`, or `ValueError` naming `what` when negative
+    /// (for starts and exits, which the library checks further).
+    pub fn to_coord(self, what: &str) -> PyResult<Coord> {
+        self.coord().ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "{what} {},{}: outside the map: rows and columns start at 0",
+                self.row, self.col
+            ))
+        })
+    }
+}
+
 /// Why `c` is not a free cell of `grid`, worded as the library words it.
-pub fn cell_problem(grid: &Grid, what: &str, c: Coord) -> Option<String> {
-    let label = format!("{what} {},{}", c.0, c.1);
-    if c.0 >= grid.height() || c.1 >= grid.width() {
+pub fn cell_problem(grid: &Grid, what: &str, c: At) -> Option<String> {
+    let label = format!("{what} {},{}", c.row, c.col);
+    let Some(c) = c
+        .coord()
+        .filter(|c| c.0 < grid.height() && c.1 < grid.width())
+    else {
         return Some(format!(
             "{label}: outside the map: rows are 0..={}, columns 0..={}",
             grid.height().saturating_sub(1),
             grid.width().saturating_sub(1)
         ));
-    }
+    };
     match grid.cell_at(c.0, c.1) {
         Some(_) => None,
         None => Some(format!("{label}: is a wall: expected a free cell")),
@@ -56,9 +120,11 @@ pub fn cell_problem(grid: &Grid, what: &str, c: Coord) -> Option<String> {
 
 /// The free cell id of `c`, or `ValueError` (solutions) / `KeyError`
 /// (tables: a position the table cannot answer).
-pub fn cell(grid: &Grid, what: &str, c: Coord, key_error: bool) -> PyResult<u32> {
+pub fn cell(grid: &Grid, what: &str, c: At, key_error: bool) -> PyResult<u32> {
     match cell_problem(grid, what, c) {
-        None => Ok(grid.cell_at(c.0, c.1).expect("checked free")),
+        None => Ok(grid
+            .cell_at(c.row as usize, c.col as usize)
+            .expect("checked free")),
         Some(m) if key_error => Err(PyKeyError::new_err(m)),
         Some(m) => Err(PyValueError::new_err(m)),
     }

@@ -11,6 +11,30 @@ use retrograde::{parse_graph, Convention, Engine, ExplicitGraph, SolveOptions};
 use crate::args::{value_code, Dte1, Values1};
 use crate::errors::{guard, message, panic_to_py, to_py};
 
+/// `edges` as an (M, 2) int64 array (an empty sequence is no edges).
+fn edge_array<'py>(
+    py: Python<'py>,
+    edges: &Bound<'py, PyAny>,
+) -> PyResult<PyReadonlyArray2<'py, i64>> {
+    let np = py.import("numpy")?;
+    let arr = np.call_method1("asarray", (edges, "int64"))?;
+    let arr = if arr.getattr("size")?.extract::<usize>()? == 0 {
+        np.call_method1("zeros", ((0, 2), "int64"))?
+    } else {
+        arr
+    };
+    let arr: PyReadonlyArray2<'py, i64> = arr
+        .extract()
+        .map_err(|_| PyValueError::new_err("edges: expected an (M, 2) array of vertex ids"))?;
+    if arr.as_array().ncols() != 2 {
+        return Err(PyValueError::new_err(format!(
+            "edges: expected an (M, 2) array of vertex ids, got {:?}",
+            arr.as_array().dim()
+        )));
+    }
+    Ok(arr)
+}
+
 /// The graph of `edges` ((M, 2) vertex ids), `n` vertices (default:
 /// largest id + 1), `win` / `loss` vertices fixed: built through the
 /// library's edge-list parser, so its checks (and messages) apply.
@@ -22,23 +46,8 @@ fn build(
     loss: Vec<u64>,
     misere: bool,
 ) -> PyResult<ExplicitGraph> {
-    let np = py.import("numpy")?;
-    let arr = np.call_method1("asarray", (edges, "int64"))?;
-    let arr = if arr.getattr("size")?.extract::<usize>()? == 0 {
-        np.call_method1("zeros", ((0, 2), "int64"))?
-    } else {
-        arr
-    };
-    let arr: PyReadonlyArray2<'_, i64> = arr
-        .extract()
-        .map_err(|_| PyValueError::new_err("edges: expected an (M, 2) array of vertex ids"))?;
+    let arr = edge_array(py, edges)?;
     let view = arr.as_array();
-    if view.ncols() != 2 {
-        return Err(PyValueError::new_err(format!(
-            "edges: expected an (M, 2) array of vertex ids, got {:?}",
-            view.dim()
-        )));
-    }
     let mut text = Vec::with_capacity(view.nrows() * 16 + 32);
     let mut line = |s: String| {
         text.extend_from_slice(s.as_bytes());
@@ -86,6 +95,7 @@ pub fn solve_edges<'py>(
     misere: bool,
     threads: Option<usize>,
 ) -> PyResult<(Values1<'py>, Dte1<'py>)> {
+    crate::solve::threads_arg(threads)?;
     let graph = build(py, edges, n, win, loss, misere)?;
     let engine = match threads {
         Some(1) => Engine::Sequential,
@@ -136,4 +146,92 @@ pub fn grundy_edges<'py>(
         })
     })?;
     Ok(Array1::from_vec(values).into_pyarray(py))
+}
+
+/// Most vertices `cop_number` takes, as `retrograde copnumber` reads them.
+const MAX_VERTEX: i64 = 1 << 16;
+
+/// The cop number of an undirected graph (`edges` an (M, 2) array of
+/// vertex ids, `n` vertices, default largest id + 1): the least number of
+/// cops, 1 to `max_cops`, that catch the thief from some placement
+/// wherever the thief starts (both sides move along edges or pass, cops
+/// first). A dict, as `retrograde copnumber --json` reports it:
+/// `cop_number` (`None` when more than `max_cops` are needed),
+/// `placement` (vertex ids, ascending), `capture_time` (rounds) and
+/// `capture_time_plies`, `vertices`. `ValueError` for bad input,
+/// `MemoryError` for a solve that cannot fit.
+#[pyfunction]
+#[pyo3(signature = (edges, *, n=None, max_cops=4))]
+pub fn cop_number_edges<'py>(
+    py: Python<'py>,
+    edges: &Bound<'py, PyAny>,
+    n: Option<u64>,
+    max_cops: u32,
+) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    if !(1..=retrograde::MAX_COPS).contains(&max_cops) {
+        return Err(PyValueError::new_err(format!(
+            "max_cops {max_cops}: expected 1 to {}",
+            retrograde::MAX_COPS
+        )));
+    }
+    let arr = edge_array(py, edges)?;
+    let view = arr.as_array();
+    let mut pairs = Vec::with_capacity(view.nrows());
+    let mut top = 0i64;
+    for (i, e) in view.rows().into_iter().enumerate() {
+        for v in [e[0], e[1]] {
+            if !(0..MAX_VERTEX).contains(&v) {
+                return Err(PyValueError::new_err(format!(
+                    "edges[{i}]: expected vertex ids 0..{}, got ({}, {})",
+                    MAX_VERTEX - 1,
+                    e[0],
+                    e[1]
+                )));
+            }
+            top = top.max(v + 1);
+        }
+        pairs.push((e[0] as u32, e[1] as u32));
+    }
+    let n = match n {
+        None => top as u64,
+        Some(n) if n > MAX_VERTEX as u64 => {
+            return Err(PyValueError::new_err(format!(
+                "n {n}: at most {MAX_VERTEX} vertices"
+            )))
+        }
+        Some(n) => {
+            if let Some(i) = pairs.iter().position(|&(u, v)| u64::from(u.max(v)) >= n) {
+                let (u, v) = pairs[i];
+                return Err(PyValueError::new_err(format!(
+                    "edges[{i}]: edge {u} {v}: vertices are 0..{n}"
+                )));
+            }
+            n
+        }
+    } as usize;
+    // As `retrograde copnumber` refuses it: graphs of up to 64 vertices
+    // take the small engine and always fit.
+    let need = retrograde::copnumber::kcop_memory(n, max_cops as usize);
+    let have = retrograde::available_memory();
+    if n > 64 && need > have {
+        return Err(pyo3::exceptions::PyMemoryError::new_err(format!(
+            "{max_cops} cops on {n} vertices need about {} MiB, more than the {} MiB available: lower max_cops",
+            need >> 20,
+            have >> 20
+        )));
+    }
+    let r = py.detach(|| {
+        guard(|| {
+            Ok(retrograde::copnumber::cop_number_of_graph(
+                n, &pairs, max_cops, true,
+            ))
+        })
+    })?;
+    let d = pyo3::types::PyDict::new(py);
+    d.set_item("cop_number", r.cop_number)?;
+    d.set_item("placement", r.placement)?;
+    d.set_item("capture_time", r.capture_time_rounds)?;
+    d.set_item("capture_time_plies", r.capture_time_plies)?;
+    d.set_item("vertices", n)?;
+    Ok(d)
 }

@@ -9,23 +9,27 @@ use pyo3::prelude::*;
 mod args;
 mod errors;
 mod graph;
+mod kcops;
 mod map;
 mod solve;
 mod table;
 mod toolkit;
 
 /// Retrograde analysis of policeman and thief (and other two-player games)
-/// from Python: `Map`, `solve`, `open_table`, `nim`, `subtraction`.
+/// from Python: `Map`, `solve`, `open_table`, `cop_number_edges`, `nim`,
+/// `subtraction`.
 #[pymodule]
 fn _retrograde(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<map::Map>()?;
     m.add_class::<map::Rules>()?;
     m.add_class::<solve::Solution>()?;
     m.add_class::<table::Table>()?;
+    m.add_class::<kcops::CopsSolution>()?;
     m.add_function(wrap_pyfunction!(solve::solve, m)?)?;
     m.add_function(wrap_pyfunction!(table::open_table, m)?)?;
     m.add_function(wrap_pyfunction!(graph::solve_edges, m)?)?;
     m.add_function(wrap_pyfunction!(graph::grundy_edges, m)?)?;
+    m.add_function(wrap_pyfunction!(graph::cop_number_edges, m)?)?;
     m.add_function(wrap_pyfunction!(toolkit::nim, m)?)?;
     m.add_function(wrap_pyfunction!(toolkit::subtraction, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

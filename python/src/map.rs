@@ -6,6 +6,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use retrograde::{Coord, ExitRule, Placement};
 
+use crate::args::At;
 use crate::errors::{guard, to_py};
 
 /// A map of the policeman-and-thief game: free and blocked cells, the
@@ -42,13 +43,13 @@ fn exits_arg(exits: Option<&Bound<'_, PyAny>>) -> PyResult<(Vec<Coord>, Vec<Exit
         if let Ok(s) = item.extract::<String>() {
             rules.push(exit_rule(&s)?);
         } else {
-            let (r, c): (usize, usize) = item.extract().map_err(|_| {
+            let at: At = item.extract().map_err(|_| {
                 PyTypeError::new_err(format!(
                     "exits: {}: expected a (row, col) cell or \"border\", \"rim\", \"random:K:SEED\"",
                     item.repr().map_or_else(|_| "?".into(), |r| r.to_string())
                 ))
             })?;
-            cells.push((r, c));
+            cells.push(at.to_coord("--exit")?);
         }
     }
     Ok((cells, rules))
@@ -75,14 +76,14 @@ fn exit_rule(s: &str) -> PyResult<ExitRule> {
 }
 
 fn placement(
-    cop: Option<Coord>,
-    thief: Option<Coord>,
+    cop: Option<At>,
+    thief: Option<At>,
     exits: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Placement> {
     let (exits, exit_rules) = exits_arg(exits)?;
     Ok(Placement {
-        cop,
-        thief,
+        cop: cop.map(|c| c.to_coord("--cop")).transpose()?,
+        thief: thief.map(|t| t.to_coord("--thief")).transpose()?,
         exits,
         exit_rules,
     })
@@ -97,6 +98,15 @@ impl Map {
             placement,
             name,
         })
+    }
+
+    /// The same map with the cop starting at `c` (checked as a start).
+    pub fn with_cop(&self, c: Coord) -> PyResult<Map> {
+        let placement = Placement {
+            cop: Some(c),
+            ..self.placement.clone()
+        };
+        Map::checked(self.map.clone(), placement, self.name.clone())
     }
 
     /// The board: grid, exits and starts resolved.
@@ -115,8 +125,8 @@ impl Map {
     fn from_file(
         py: Python<'_>,
         path: std::path::PathBuf,
-        cop: Option<Coord>,
-        thief: Option<Coord>,
+        cop: Option<At>,
+        thief: Option<At>,
         exits: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Map> {
         let placement = placement(cop, thief, exits)?;
@@ -132,8 +142,8 @@ impl Map {
         py: Python<'_>,
         a: &Bound<'_, PyAny>,
         exits: Option<&Bound<'_, PyAny>>,
-        cop: Option<Coord>,
-        thief: Option<Coord>,
+        cop: Option<At>,
+        thief: Option<At>,
     ) -> PyResult<Map> {
         let np = py.import("numpy")?;
         let arr = np.call_method1("asarray", (a,))?;

@@ -16,7 +16,7 @@ use retrograde::{
     SolveOptions, StorageLimits, Turn,
 };
 
-use crate::args::{self, cell, value_code, Maps2};
+use crate::args::{self, cell, value_code, At, Maps2};
 use crate::errors::{guard, io_to_py, panic_to_py, to_py};
 use crate::map::{Map, Rules};
 
@@ -44,37 +44,98 @@ impl CheckpointSink for StopSink<'_> {
 /// How often the waiting Python thread looks for a pending signal.
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
+/// Most worker threads `threads=` accepts, as the CLI's `--threads`.
+const MAX_THREADS: usize = 1024;
+
+/// `threads=`: at least 1, at most [`MAX_THREADS`]; absent, one per core.
+pub fn threads_arg(threads: Option<usize>) -> PyResult<usize> {
+    match threads {
+        Some(0) => Err(PyValueError::new_err("threads must be at least 1")),
+        Some(t) if t > MAX_THREADS => Err(PyValueError::new_err(format!(
+            "threads={t}: at most {MAX_THREADS}"
+        ))),
+        Some(t) => Ok(t),
+        None => Ok(std::thread::available_parallelism().map_or(1, usize::from)),
+    }
+}
+
 /// Solves the policeman-and-thief game on `map` (every state WIN / LOSS /
 /// DRAW for the player to move, with its distance to end) and returns a
-/// `Solution`.
+/// `Solution`, or with `cops` > 1 a `CopsSolution`.
 ///
-/// `rules`: a `Rules` (default: the standard game). `distances`: keep
-/// every state's distance to end (else only the start's). `threads`:
-/// worker threads (default: all cores). `memory`: bytes the solve may use;
-/// above it, it runs out of core in the temporary folder. `cops`: only 1
-/// in this version.
+/// `cops`: 1 to 4 cops. `cops_at`: the cops' start cells, `cops` of
+/// them (one cop: replaces the map's cop start; several: without it there
+/// is no start, only the values of every state). `rules`: a `Rules`
+/// (default: the standard game). `distances`: keep every state's distance
+/// to end (else only the start's). `threads`: worker threads (default: all
+/// cores). `memory`: bytes the solve may use; above it, it runs out of
+/// core in the temporary folder.
 ///
-/// The GIL is released while solving; Ctrl-C stops the solve after the
-/// level in progress and raises `KeyboardInterrupt`.
+/// The GIL is released while solving. With one cop, Ctrl-C stops the
+/// solve after the level in progress and raises `KeyboardInterrupt`; the
+/// several-cop engines cannot be stopped, so Ctrl-C is seen when they end.
 #[pyfunction]
-#[pyo3(signature = (map, *, cops=1, rules=None, distances=true, threads=None, memory=None))]
+#[pyo3(signature = (map, *, cops=1, cops_at=None, rules=None, distances=true, threads=None, memory=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn solve(
     py: Python<'_>,
     map: &Map,
-    cops: usize,
+    cops: i64,
+    cops_at: Option<Vec<At>>,
+    rules: Option<Rules>,
+    distances: bool,
+    threads: Option<usize>,
+    memory: Option<u64>,
+) -> PyResult<Py<PyAny>> {
+    let max = i64::from(retrograde::MAX_COPS);
+    if !(1..=max).contains(&cops) {
+        return Err(PyValueError::new_err(format!(
+            "cops={cops}: the number of cops must be 1 to {max}"
+        )));
+    }
+    if cops > 1 {
+        let k = cops as u32;
+        let shared = crate::kcops::Shared {
+            rules,
+            distances,
+            threads,
+            memory,
+        };
+        return crate::kcops::solve_kcops(py, map, k, cops_at, shared)
+            .and_then(|s| Ok(Py::new(py, s)?.into_any()));
+    }
+    let one = match cops_at.as_deref() {
+        None => None,
+        Some([c]) => Some(*c),
+        Some(at) => {
+            return Err(PyValueError::new_err(format!(
+                "cops_at: cops=1 needs 1 cell, got {}",
+                at.len()
+            )))
+        }
+    };
+    threads_arg(threads)?;
+    let moved;
+    let map = match one {
+        None => map,
+        Some(c) => {
+            moved = map.with_cop(c.to_coord("--cop")?)?;
+            &moved
+        }
+    };
+    solve_one(py, map, rules, distances, threads, memory)
+        .and_then(|s| Ok(Py::new(py, s)?.into_any()))
+}
+
+/// The one-cop solve (the bitboard engine, stoppable).
+fn solve_one(
+    py: Python<'_>,
+    map: &Map,
     rules: Option<Rules>,
     distances: bool,
     threads: Option<usize>,
     memory: Option<u64>,
 ) -> PyResult<Solution> {
-    if cops != 1 {
-        return Err(PyValueError::new_err(format!(
-            "cops={cops}: this version solves games with one cop only"
-        )));
-    }
-    if threads == Some(0) {
-        return Err(PyValueError::new_err("threads must be at least 1"));
-    }
     let board = map.board()?;
     let game = CopsAndThief::new(board, rules.map_or_else(Default::default, |r| r.rules));
     let start = game.start();
@@ -183,7 +244,7 @@ pub fn heatmap_arrays(
 }
 
 /// Which piece a heatmap fixes: exactly one of `cop=` / `thief=`.
-pub fn fixed(cop: Option<Coord>, thief: Option<Coord>) -> PyResult<(bool, Coord)> {
+pub fn fixed(cop: Option<At>, thief: Option<At>) -> PyResult<(bool, At)> {
     match (cop, thief) {
         (Some(c), None) => Ok((true, c)),
         (None, Some(t)) => Ok((false, t)),
@@ -194,7 +255,7 @@ pub fn fixed(cop: Option<Coord>, thief: Option<Coord>) -> PyResult<(bool, Coord)
 }
 
 impl Solution {
-    fn state(&self, cop: Coord, thief: Coord, turn: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
+    fn state(&self, cop: At, thief: At, turn: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
         let grid = &self.game.board().grid;
         let p = cell(grid, "cop", cop, false)?;
         let t = cell(grid, "thief", thief, false)?;
@@ -214,12 +275,7 @@ impl Solution {
 impl Solution {
     /// `"win"`, `"loss"` or `"draw"` for the player to move.
     #[pyo3(signature = (cop, thief, turn=None))]
-    fn value(
-        &self,
-        cop: Coord,
-        thief: Coord,
-        turn: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<&'static str> {
+    fn value(&self, cop: At, thief: At, turn: Option<&Bound<'_, PyAny>>) -> PyResult<&'static str> {
         Ok(self
             .solution
             .outcome(self.state(cop, thief, turn)?)
@@ -229,12 +285,7 @@ impl Solution {
     /// Distance to end in plies; `None` for a draw, or for any state but
     /// the start when solved with `distances=False`.
     #[pyo3(signature = (cop, thief, turn=None))]
-    fn dte(
-        &self,
-        cop: Coord,
-        thief: Coord,
-        turn: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Option<u32>> {
+    fn dte(&self, cop: At, thief: At, turn: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u32>> {
         Ok(self.dte_of(self.state(cop, thief, turn)?))
     }
 
@@ -245,8 +296,8 @@ impl Solution {
     #[pyo3(signature = (cop, thief, turn=None))]
     fn best_moves(
         &self,
-        cop: Coord,
-        thief: Coord,
+        cop: At,
+        thief: At,
         turn: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<Coord>> {
         if !self.distances {
@@ -321,8 +372,8 @@ impl Solution {
     fn heatmap<'py>(
         &self,
         py: Python<'py>,
-        cop: Option<Coord>,
-        thief: Option<Coord>,
+        cop: Option<At>,
+        thief: Option<At>,
         turn: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Maps2<'py>> {
         let (cop_fixed, at) = fixed(cop, thief)?;

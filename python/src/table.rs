@@ -11,7 +11,7 @@ use pyo3::types::PyDict;
 use rayon::prelude::*;
 use retrograde::{Coord, Outcome, Position, Tablebase, Turn};
 
-use crate::args::{self, cell, turn_name, value_code, Dte1, Maps2, Values1};
+use crate::args::{self, cell, turn_name, value_code, At, Dte1, Maps2, Values1};
 use crate::errors::{guard, to_py};
 use crate::solve::{fixed, heatmap_arrays};
 
@@ -37,7 +37,7 @@ pub struct Table {
 }
 
 /// Codes of `probe_many`'s turn array.
-fn turn_code(t: u8) -> Option<Turn> {
+fn turn_code(t: i64) -> Option<Turn> {
     match t {
         0 => Some(Turn::Cop),
         1 => Some(Turn::Thief),
@@ -56,7 +56,7 @@ impl Table {
             .ok_or_else(|| PyValueError::new_err("the table is closed"))
     }
 
-    fn state(&self, cop: Coord, thief: Coord, turn: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
+    fn state(&self, cop: At, thief: At, turn: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
         let tb = self.tb()?;
         let grid = &tb.game().board().grid;
         let p = cell(grid, "cop", cop, true)?;
@@ -70,16 +70,17 @@ impl Table {
         Ok((p.value, p.dte.map(|d| d.plies())))
     }
 
-    fn position(
-        &self,
-        cop: Coord,
-        thief: Coord,
-        turn: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Position> {
+    fn position(&self, cop: At, thief: At, turn: Option<&Bound<'_, PyAny>>) -> PyResult<Position> {
         let tb = self.tb()?;
         self.state(cop, thief, turn)?;
         let turn = args::turn_or(turn, tb.first_mover())?;
-        Ok(Position { cop, thief, turn })
+        // Both checked as cells of the map above, so not negative.
+        let coord = |a: At| (a.row as usize, a.col as usize);
+        Ok(Position {
+            cop: coord(cop),
+            thief: coord(thief),
+            turn,
+        })
     }
 }
 
@@ -91,8 +92,8 @@ impl Table {
     #[pyo3(signature = (cop, thief, turn=None))]
     fn probe(
         &self,
-        cop: Coord,
-        thief: Coord,
+        cop: At,
+        thief: At,
         turn: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<(&'static str, Option<u32>)> {
         let (v, d) = self.probe_at(self.state(cop, thief, turn)?)?;
@@ -104,8 +105,8 @@ impl Table {
     #[pyo3(signature = (cop, thief, turn=None))]
     fn probe_value(
         &self,
-        cop: Coord,
-        thief: Coord,
+        cop: At,
+        thief: At,
         turn: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<&'static str> {
         Ok(self.probe_at(self.state(cop, thief, turn)?)?.0.as_str())
@@ -117,8 +118,8 @@ impl Table {
     #[pyo3(signature = (cop, thief, turn=None))]
     fn probe_dte(
         &self,
-        cop: Coord,
-        thief: Coord,
+        cop: At,
+        thief: At,
         turn: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<u32>> {
         let s = self.state(cop, thief, turn)?;
@@ -137,8 +138,8 @@ impl Table {
     fn get_value(
         &self,
         py: Python<'_>,
-        cop: Coord,
-        thief: Coord,
+        cop: At,
+        thief: At,
         turn: Option<&Bound<'_, PyAny>>,
         default: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
@@ -164,8 +165,8 @@ impl Table {
     #[pyo3(signature = (cop, thief, turn=None))]
     fn best_moves(
         &self,
-        cop: Coord,
-        thief: Coord,
+        cop: At,
+        thief: At,
         turn: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<(Coord, &'static str, Option<u32>)>> {
         let pos = self.position(cop, thief, turn)?;
@@ -184,16 +185,16 @@ impl Table {
     fn play(
         &self,
         py: Python<'_>,
-        cop: Option<Coord>,
-        thief: Option<Coord>,
+        cop: Option<At>,
+        thief: Option<At>,
         turn: Option<&Bound<'_, PyAny>>,
         max_plies: usize,
     ) -> PyResult<Vec<(Coord, Coord, &'static str)>> {
         let tb = self.tb()?;
         let start = tb.start();
         let (cop, thief) = match (
-            cop.or(start.map(|p| p.cop)),
-            thief.or(start.map(|p| p.thief)),
+            cop.or(start.map(|p| p.cop.into())),
+            thief.or(start.map(|p| p.thief.into())),
         ) {
             (Some(c), Some(t)) => (c, t),
             _ => {
@@ -222,17 +223,30 @@ impl Table {
     ) -> PyResult<(Values1<'py>, Dte1<'py>)> {
         let tb = self.tb()?;
         let np = py.import("numpy")?;
-        let as_i64 = |a: &Bound<'py, PyAny>| np.call_method1("ascontiguousarray", (a, "int64"));
-        let cops = as_i64(cops)?;
-        let thieves = as_i64(thieves)?;
-        let turns = np.call_method1("ascontiguousarray", (turns, "uint8"))?;
+        // Integers only, converted without loss: a cast would truncate
+        // 1.5 to 1 or wrap a turn of 257 to 1 and answer the wrong position.
+        let as_i64 = |a: &Bound<'py, PyAny>, what: &str| -> PyResult<Bound<'py, PyAny>> {
+            let a = np.call_method1("asarray", (a,))?;
+            let kind: String = a.getattr("dtype")?.getattr("kind")?.extract()?;
+            let size: usize = a.getattr("size")?.extract()?;
+            if size > 0 && !matches!(kind.as_str(), "i" | "u" | "b") {
+                return Err(PyValueError::new_err(format!(
+                    "probe_many: {what} must be integers, got dtype {}",
+                    a.getattr("dtype")?.str()?
+                )));
+            }
+            np.call_method1("ascontiguousarray", (a, "int64"))
+        };
+        let cops = as_i64(cops, "cops")?;
+        let thieves = as_i64(thieves, "thieves")?;
+        let turns = as_i64(turns, "turns")?;
         let cops: PyReadonlyArray2<'_, i64> = cops
             .extract()
             .map_err(|_| PyValueError::new_err("probe_many: cops must be an (N, 2) array"))?;
         let thieves: PyReadonlyArray2<'_, i64> = thieves
             .extract()
             .map_err(|_| PyValueError::new_err("probe_many: thieves must be an (N, 2) array"))?;
-        let turns: PyReadonlyArray1<'_, u8> = turns
+        let turns: PyReadonlyArray1<'_, i64> = turns
             .extract()
             .map_err(|_| PyValueError::new_err("probe_many: turns must be an (N,) array"))?;
         let (cv, tv, uv) = (cops.as_array(), thieves.as_array(), turns.as_array());
@@ -330,8 +344,8 @@ impl Table {
     fn heatmap<'py>(
         &self,
         py: Python<'py>,
-        cop: Option<Coord>,
-        thief: Option<Coord>,
+        cop: Option<At>,
+        thief: Option<At>,
         turn: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Maps2<'py>> {
         let tb = self.tb()?;

@@ -98,6 +98,14 @@ def test_positions_the_table_cannot_answer_raise_key_error(tmp_path):
         tb.probe_many([m.cop, (0, 0)], [m.thief, m.thief], [0, 0])
     with pytest.raises(KeyError, match="turn 2"):
         tb.probe_many([m.cop], [m.thief], [2])
+    # No silent casts: a turn of 257 is not turn 1, a cell of 1.5 not 1.
+    with pytest.raises(KeyError, match="turn 257"):
+        tb.probe_many(np.array([m.cop]), np.array([m.thief]), np.array([257]))
+    with pytest.raises(ValueError, match="cops must be integers"):
+        tb.probe_many(np.array([m.cop]) + 0.5, [m.thief], [0])
+    with pytest.raises(KeyError, match="cop -1,1: outside the map"):
+        tb.probe((-1, 1), m.thief)
+    assert tb.get_value((-1, 1), m.thief, default="?") == "?"
     with pytest.raises(ValueError):
         tb.probe_many([m.cop], [m.thief], [0, 1])
     with pytest.raises(ValueError):
@@ -110,8 +118,12 @@ def test_positions_the_table_cannot_answer_raise_key_error(tmp_path):
 
 def test_solution_errors():
     m = retrograde.Map.from_file(DATA / "maps" / "sample.txt")
-    with pytest.raises(ValueError, match="one cop"):
-        retrograde.solve(m, cops=2)
+    with pytest.raises(ValueError, match="cops=5: the number of cops must be 1 to 4"):
+        retrograde.solve(m, cops=5)
+    with pytest.raises(ValueError, match="threads must be at least 1"):
+        retrograde.solve(m, threads=0)
+    with pytest.raises(ValueError, match="at most 1024"):
+        retrograde.solve(m, threads=10**6)
     sol = retrograde.solve(m, distances=False)
     assert sol.start[1] is not None  # the start's distance is tracked
     with pytest.raises(ValueError, match="distances"):
@@ -128,6 +140,15 @@ def test_solution_errors():
         retrograde.Map.from_file(DATA / "maps" / "sample.txt", exits=["nowhere"])
     with pytest.raises(ValueError, match="cop 0,0"):
         retrograde.Map.from_file(DATA / "maps" / "sample.txt", cop=(0, 0))
+    with pytest.raises(ValueError, match="--cop -1,2: outside the map"):
+        retrograde.Map.from_file(DATA / "maps" / "sample.txt", cop=(-1, 2))
+    with pytest.raises(ValueError, match="--exit 1,-2: outside the map"):
+        retrograde.Map.from_file(DATA / "maps" / "sample.txt", exits=[(1, -2)])
+    # Negative and huge cells are cells off the map, not OverflowError.
+    with pytest.raises(ValueError, match="cop -1,0: outside the map: rows are 0..=8"):
+        sol.value((-1, 0), m.thief)
+    with pytest.raises(ValueError, match="thief 0,9223372036854775807: outside the map"):
+        sol.dte(m.cop, (0, 10**30))
     with pytest.raises(MemoryError):
         retrograde.solve(retrograde.Map.from_array(np.ones((60, 60)), exits="border"), memory=1000)
 
@@ -144,8 +165,10 @@ def test_toolkit():
 
 
 def test_ctrl_c_interrupts_a_long_solve_with_keyboard_interrupt():
-    m = retrograde.Map.from_array(np.ones((90, 90), bool), exits=[(0, 0)])
-    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    # Long enough (about 10 s on 2 cores) that the signal always lands
+    # mid-solve; a 90 x 90 map ended before it on an idle machine.
+    m = retrograde.Map.from_array(np.ones((200, 200), bool), exits=[(0, 0)])
+    timer = threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGINT))
     started = time.monotonic()
     timer.start()
     with pytest.raises(KeyboardInterrupt):
