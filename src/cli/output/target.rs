@@ -494,7 +494,7 @@ fn watch_signals() {
                         .is_ok()
                 {
                     if let Some(note) = STOP_NOTE.get() {
-                        eprintln!("{note}");
+                        say!("{note}");
                     }
                     continue;
                 }
