@@ -332,3 +332,71 @@ fn small_path_engine_and_naive_agree_on_cop_wins_and_capture_times() {
         );
     }
 }
+
+#[test]
+fn the_cop_number_alone_from_the_core_agrees_with_the_full_solve() {
+    // Graphs with many corners hung on a core that needs 1, 2 or 3 cops
+    // (a tree, a cycle, the Petersen graph) and random graphs.
+    let petersen: Vec<(u32, u32)> = (0..5u32)
+        .flat_map(|i| [(i, (i + 1) % 5), (5 + i, 5 + (i + 2) % 5), (i, i + 5)])
+        .collect();
+    let cycle: Vec<(u32, u32)> = (0..6u32).map(|i| (i, (i + 1) % 6)).collect();
+    let mut rng = Rng(777);
+    let mut seen = [0usize; 4];
+    for case in 0..600 {
+        let (mut n, mut edges) = match case % 4 {
+            0 => (10usize, petersen.clone()),
+            1 => (6, cycle.clone()),
+            2 => (1, Vec::new()),
+            _ => {
+                let n = 4 + rng.below(9) as usize;
+                let p = 15 + rng.below(50);
+                (n, random_graph(&mut rng, n, p))
+            }
+        };
+        // New vertices: each a corner of the graph so far (a copy of a
+        // vertex's closed neighbourhood, or a part of it with the vertex)
+        // or, now and then, a random attachment that may change the core.
+        for _ in 0..rng.below(7) {
+            let v = n as u32;
+            let u = rng.below(n as u64) as u32;
+            let near: Vec<u32> = edges
+                .iter()
+                .filter_map(|&(a, b)| (a == u).then_some(b).or((b == u).then_some(a)))
+                .collect();
+            edges.push((u, v));
+            for w in near {
+                if rng.below(3) > 0 || case % 7 == 0 {
+                    edges.push((w, v));
+                }
+            }
+            if case % 11 == 0 {
+                edges.push((rng.below(n as u64) as u32, v));
+            }
+            n += 1;
+        }
+        let closed = closed_masks(n, &edges);
+        let connected = {
+            let mut seen = 1u64;
+            loop {
+                let next = (0..n)
+                    .filter(|&v| seen >> v & 1 == 1)
+                    .fold(seen, |s, v| s | closed[v]);
+                if next == seen {
+                    break seen.count_ones() as usize == n;
+                }
+                seen = next;
+            }
+        };
+        if !connected {
+            continue;
+        }
+        let full = cop_number_of_graph(n, &edges, 3, true);
+        let alone = cop_number_of_graph(n, &edges, 3, false);
+        assert_eq!(alone.cop_number, full.cop_number, "case {case}: {edges:?}");
+        assert!(!alone.timed && alone.placement.is_empty());
+        seen[full.cop_number.map_or(0, |c| c as usize)] += 1;
+    }
+    // Every cop number of the cores was met.
+    assert!(seen[1] > 0 && seen[2] > 0 && seen[3] > 0, "{seen:?}");
+}

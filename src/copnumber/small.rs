@@ -17,11 +17,19 @@ use super::rank::{multiset_count, next_multiset, Ranker, MAX_COPS};
 /// If `closed` has more than 64 vertices.
 #[must_use]
 pub fn is_dismantlable(closed: &[u64]) -> bool {
+    !closed.is_empty() && corners_removed(closed).count_ones() == 1
+}
+
+/// The vertices left (as a mask) once corners are removed one at a time
+/// while some remain (at least one vertex is always left). Which corners go
+/// first does not matter for the cop number: removing a corner keeps it
+/// (see [`core`]).
+///
+/// # Panics
+/// If `closed` has more than 64 vertices.
+pub(crate) fn corners_removed(closed: &[u64]) -> u64 {
     let n = closed.len();
     assert!(n <= 64, "at most 64 vertices");
-    if n == 0 {
-        return false;
-    }
     let mut alive: u64 = if n == 64 { u64::MAX } else { (1 << n) - 1 };
     let mut left = n;
     while left > 1 {
@@ -48,10 +56,42 @@ pub fn is_dismantlable(closed: &[u64]) -> bool {
             }
         }
         if !removed {
-            return false;
+            break;
         }
     }
-    true
+    alive
+}
+
+/// The core of a graph: what is left once corners are removed (the
+/// vertices of `alive`), renumbered in order.
+///
+/// It has the graph's cop number: a corner v (N[v] inside N[u]) maps onto
+/// u by a retraction, so the graph without v needs no more cops
+/// (Berarducci and Intrigila); and k cops winning there win on the whole
+/// graph by chasing the thief's image (v read as u): once a cop stands on
+/// the image, the thief on v can only step inside N[v], all next to u, and
+/// is caught one move later. Capture times are not kept.
+pub(crate) fn core(closed: &[u64], alive: u64) -> Vec<u64> {
+    let compact = |mask: u64| {
+        let mut out = 0u64;
+        let mut vs = alive;
+        let mut i = 0;
+        while vs != 0 {
+            let v = vs.trailing_zeros();
+            vs &= vs - 1;
+            out |= (mask >> v & 1) << i;
+            i += 1;
+        }
+        out
+    };
+    let mut vs = alive;
+    let mut out = Vec::with_capacity(alive.count_ones() as usize);
+    while vs != 0 {
+        let v = vs.trailing_zeros() as usize;
+        vs &= vs - 1;
+        out.push(compact(closed[v] & alive));
+    }
+    out
 }
 
 /// Whether k cops win on the plain graph `closed` (n <= 64) from some
