@@ -109,20 +109,21 @@ pub fn cop_number_of_graph(
     if n == 0 {
         return CopNumber::more_than();
     }
-    let closed = closed_masks(n, edges);
+    // On the stack: millions of small graphs go through here.
+    let mut masks = [0u64; 64];
+    let closed = closed_masks(n, edges, &mut masks);
     if !timed {
-        return untimed(&closed, max_cops);
+        return untimed(closed, max_cops);
     }
     for k in 1..=max_cops as usize {
-        if k == 1 {
-            if !is_dismantlable(&closed) {
-                continue;
-            }
+        // Dismantlability decides one cop at a fraction of a solve's cost.
+        if k == 1 && !is_dismantlable(closed) {
+            continue;
         }
         let won = if k == 2 {
-            small_two_cops_win(&closed)
+            small_two_cops_win(closed)
         } else {
-            small_cops_win(&closed, k)
+            small_cops_win(closed, k)
         };
         if let Some((placement, plies)) = won {
             return CopNumber::won(k, placement, plies);
