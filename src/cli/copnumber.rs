@@ -83,10 +83,33 @@ struct GraphJson<'a> {
     capture_time_plies: u32,
 }
 
+/// `--json --counts`: the counts alone, the object of the issue.
 #[derive(Serialize)]
 struct CountsJson {
     graphs: u64,
     cop_number: BTreeMap<String, u64>,
+}
+
+/// The `--json` summary: the counts and the first graphs with the largest
+/// cop number and the longest capture time.
+#[derive(Serialize)]
+struct SummaryJson {
+    #[serde(flatten)]
+    counts: CountsJson,
+    /// Named apart from the batch rows' `longest` (a distance to end and
+    /// its cells), as the JSON vocabulary keeps one meaning per key.
+    largest_cop_number: Option<NotedJson>,
+    longest_capture_time: Option<NotedJson>,
+}
+
+/// A graph named in the summary.
+#[derive(Serialize)]
+struct NotedJson {
+    graph: u64,
+    line: usize,
+    graph6: String,
+    cop_number: Option<u32>,
+    capture_time: Option<u32>,
 }
 
 /// A graph kept for the summary.
@@ -97,6 +120,8 @@ struct Noted {
     text: String,
     c: Option<u32>,
     rounds: u32,
+    /// Whether `rounds` was computed.
+    timed: bool,
 }
 
 #[derive(Default)]
@@ -120,6 +145,7 @@ impl Summary {
             text: String::from_utf8_lossy(text).into_owned(),
             c,
             rounds: rounds.unwrap_or(0),
+            timed: rounds.is_some(),
         };
         if self.largest.as_ref().is_none_or(|l| c_key(c) > c_key(l.c)) {
             self.largest = Some(note());
@@ -538,7 +564,19 @@ fn write_summary(
             serde_json::to_writer(&mut *out, &s.counts_json())?;
             writeln!(out)?;
         } else {
-            serde_json::to_writer(&mut *out, &versioned(&s.counts_json()))?;
+            let noted = |l: &Noted, timed: bool| NotedJson {
+                graph: l.graph + 1,
+                line: l.line,
+                graph6: l.text.clone(),
+                cop_number: l.c,
+                capture_time: (timed && l.c.is_some()).then_some(l.rounds),
+            };
+            let summary = SummaryJson {
+                counts: s.counts_json(),
+                largest_cop_number: s.largest.as_ref().map(|l| noted(l, l.timed)),
+                longest_capture_time: s.longest.as_ref().map(|l| noted(l, true)),
+            };
+            serde_json::to_writer(&mut *out, &versioned(&summary))?;
             writeln!(out)?;
         }
         return Ok(());
