@@ -40,8 +40,9 @@ pub(crate) struct CopNumberArgs {
     /// JSON Lines: one object per graph, then the summary object.
     #[arg(long)]
     json: bool,
-    /// Print only the summary (graphs read, counts by cop number); capture
-    /// times of cop-win graphs are then not computed.
+    /// Print only the summary (graphs read, counts by cop number): only
+    /// the cop number is computed (on each graph's core, its corners
+    /// removed), no placement or capture time.
     #[arg(long)]
     counts: bool,
     /// Instead of the cop number, solve the game with exactly K cops over
