@@ -3,7 +3,10 @@
 //! with a winning placement and the capture time; over a stream the counts
 //! by cop number and the graphs with the largest cop number and capture
 //! time. Graphs are read in batches and solved in parallel, printed in
-//! input order.
+//! input order; with `--out FILE` they go to a results file that an
+//! interrupted run leaves consistent and `--resume` continues (`results`).
+
+mod results;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, IsTerminal, Write};
@@ -18,8 +21,11 @@ use retrograde::copnumber::{
 use retrograde::{parse_graph6, Graph6Reader};
 use serde::Serialize;
 
+use super::common::UsageError;
+use super::output::{defer_stop_signals, stop_requested, OutputTarget};
 use super::schema::versioned;
 use super::Failure;
+use results::{resume_command, Record, Results};
 
 /// Flags of `copnumber`.
 #[derive(ClapArgs, Debug)]
@@ -34,15 +40,27 @@ pub(crate) struct CopNumberArgs {
     /// JSON Lines: one object per graph, then the summary object.
     #[arg(long)]
     json: bool,
-    /// Print only the summary (graphs read, counts by cop number); capture
-    /// times of cop-win graphs are then not computed.
+    /// Print only the summary (graphs read, counts by cop number): only
+    /// the cop number is computed (on each graph's core, its corners
+    /// removed), no placement or capture time.
     #[arg(long)]
     counts: bool,
     /// Instead of the cop number, solve the game with exactly K cops over
     /// every state (no early stop) and print its state counts, levels and
     /// time: the engine's measurement (`scripts/kcop-measure.sh`).
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=4))]
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=4), conflicts_with = "out")]
     full_solve: Option<u32>,
+    /// Write one JSON object per graph to FILE (JSON Lines, in stream
+    /// order, synced batch by batch) instead of standard output, which then
+    /// gets the summary only. Ctrl-C stops after the current batch and
+    /// says how to continue.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Continue an interrupted --out run: the graphs already in FILE are
+    /// checked against the stream (another stream is refused) and counted
+    /// in the summary, the rest solved and appended.
+    #[arg(long, requires = "out")]
+    resume: bool,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -66,10 +84,33 @@ struct GraphJson<'a> {
     capture_time_plies: u32,
 }
 
+/// `--json --counts`: the counts alone, the object of the issue.
 #[derive(Serialize)]
 struct CountsJson {
     graphs: u64,
     cop_number: BTreeMap<String, u64>,
+}
+
+/// The `--json` summary: the counts and the first graphs with the largest
+/// cop number and the longest capture time.
+#[derive(Serialize)]
+struct SummaryJson {
+    #[serde(flatten)]
+    counts: CountsJson,
+    /// Named apart from the batch rows' `longest` (a distance to end and
+    /// its cells), as the JSON vocabulary keeps one meaning per key.
+    largest_cop_number: Option<NotedJson>,
+    longest_capture_time: Option<NotedJson>,
+}
+
+/// A graph named in the summary.
+#[derive(Serialize)]
+struct NotedJson {
+    graph: u64,
+    line: usize,
+    graph6: String,
+    cop_number: Option<u32>,
+    capture_time: Option<u32>,
 }
 
 /// A graph kept for the summary.
@@ -80,6 +121,8 @@ struct Noted {
     text: String,
     c: Option<u32>,
     rounds: u32,
+    /// Whether `rounds` was computed.
+    timed: bool,
 }
 
 #[derive(Default)]
@@ -91,33 +134,34 @@ struct Summary {
 }
 
 impl Summary {
-    fn add(&mut self, graph: u64, line: usize, text: &[u8], r: &CopNumber) {
+    /// Counts graph `graph` (from 0): its cop number `c` and, when it was
+    /// computed, its capture time in rounds.
+    fn add(&mut self, graph: u64, line: usize, text: &[u8], c: Option<u32>, rounds: Option<u32>) {
         self.graphs += 1;
-        *self.counts.entry(r.cop_number).or_default() += 1;
+        *self.counts.entry(c).or_default() += 1;
         let c_key = |c: Option<u32>| c.unwrap_or(u32::MAX);
         let note = || Noted {
             graph,
             line,
             text: String::from_utf8_lossy(text).into_owned(),
-            c: r.cop_number,
-            rounds: r.capture_time_rounds,
+            c,
+            rounds: rounds.unwrap_or(0),
+            timed: rounds.is_some(),
         };
-        if self
-            .largest
-            .as_ref()
-            .is_none_or(|l| c_key(r.cop_number) > c_key(l.c))
-        {
+        if self.largest.as_ref().is_none_or(|l| c_key(c) > c_key(l.c)) {
             self.largest = Some(note());
         }
-        if r.timed
-            && r.cop_number.is_some()
-            && self
-                .longest
-                .as_ref()
-                .is_none_or(|l| r.capture_time_rounds > l.rounds)
-        {
-            self.longest = Some(note());
+        if let Some(rounds) = rounds.filter(|_| c.is_some()) {
+            if self.longest.as_ref().is_none_or(|l| rounds > l.rounds) {
+                self.longest = Some(note());
+            }
         }
+    }
+
+    /// Counts a solved graph.
+    fn add_solved(&mut self, graph: u64, line: usize, text: &[u8], r: &CopNumber) {
+        let rounds = r.timed.then_some(r.capture_time_rounds);
+        self.add(graph, line, text, r.cop_number, rounds);
     }
 
     fn counts_json(&self) -> CountsJson {
@@ -159,8 +203,9 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
         b
     });
     let timed = !args.counts;
+    let mut file = open_results(&args, timed)?;
     let mut first = true;
-    loop {
+    let stopped = loop {
         // A batch of lines; an edge list is recognised on its first line.
         let mut batch: Vec<(usize, Vec<u8>)> = Vec::with_capacity(BATCH);
         while batch.len() < BATCH {
@@ -189,9 +234,26 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
                 }
             }
         }
-        if batch.is_empty() {
-            break;
+        // A batch read while a stop was asked may be cut short (the
+        // producer of the stream got the signal too): left out.
+        if stop_requested().is_some() {
+            break true;
         }
+        if batch.is_empty() {
+            break false;
+        }
+        // Graphs an earlier run wrote (--resume) are counted, not solved.
+        let mut done = 0;
+        if let Some(file) = file.as_mut() {
+            for (line, bytes) in &batch {
+                let Some(r) = file.previous(summary.graphs, *line, bytes)? else {
+                    break;
+                };
+                summary.add(summary.graphs, *line, bytes, r.cop_number, r.capture_time);
+                done += 1;
+            }
+        }
+        let batch = &batch[done..];
         let results: Vec<Solved> = batch
             .par_iter()
             .map(|(line, bytes)| match parse_graph6(bytes) {
@@ -203,6 +265,9 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
                 Err(e) => Err((*line, e)),
             })
             .collect();
+        if stop_requested().is_some() {
+            break true;
+        }
         for ((line, bytes), r) in batch.iter().zip(results) {
             let (n, edges, r) = match r {
                 Ok(x) => x,
@@ -219,21 +284,76 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
                 }
             };
             let index = summary.graphs;
-            summary.add(index, *line, bytes, &r);
-            if !args.counts {
+            summary.add_solved(index, *line, bytes, &r);
+            if let Some(file) = file.as_mut() {
+                file.push(&Record::new(
+                    index,
+                    *line,
+                    bytes,
+                    (n, edges),
+                    args.max_cops,
+                    &r,
+                ))?;
+            } else if !args.counts {
                 write_graph(&mut out, args.json, index, *line, n, edges, bytes, &r)?;
             }
+        }
+        if let Some(file) = file.as_mut() {
+            file.flush()?;
         }
         if let Some(b) = &bar {
             b.set_position(summary.graphs);
         }
-    }
+    };
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    write_summary(&mut out, &args, &summary)?;
+    if let Some(file) = file.as_mut() {
+        if stopped {
+            let signal = stop_requested().unwrap_or(0);
+            say!(
+                "stopped: {} graphs done, in {}; continue with the same stream: {}",
+                summary.graphs,
+                file.path().display(),
+                resume_command()
+            );
+            return Ok(128 + signal);
+        }
+        file.check_used_up(summary.graphs)?;
+        // An empty stream still leaves its (empty) results file.
+        file.flush()?;
+        if file.resumed() > 0 && !args.quiet {
+            say!(
+                "--resume: {} of the {} graphs were already in {}",
+                file.resumed(),
+                summary.graphs,
+                file.path().display()
+            );
+        }
+    }
+    write_summary(&mut out, &args, &summary, file.is_some())?;
     out.flush()?;
     Ok(0)
+}
+
+/// The results file of `--out` (checked to be a regular file before any
+/// work) and, from here on, Ctrl-C stopping after the current batch.
+fn open_results(args: &CopNumberArgs, timed: bool) -> Result<Option<Results>, Failure> {
+    let Some(path) = &args.out else {
+        return Ok(None);
+    };
+    let target = OutputTarget::check("--out", path)?;
+    if !target.is_file() {
+        return Err(UsageError(format!(
+            "--out {}: expected a regular file (records are appended to it and --resume reads it back)",
+            target.path().display()
+        ))
+        .into());
+    }
+    drop(target);
+    let file = Results::open(path, args.resume, args.max_cops, timed)?;
+    defer_stop_signals();
+    Ok(Some(file))
 }
 
 /// The rest of the input after the first line, as bytes.
@@ -301,6 +421,13 @@ fn edge_list(
         }
         edges.push((uv[0], uv[1]));
     }
+    if args.out.is_some() {
+        return Err(UsageError(format!(
+            "--out: {} is an edge list (one graph); --out and --resume are for graph6 streams",
+            path.display()
+        ))
+        .into());
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if let Some(k) = args.full_solve {
@@ -313,7 +440,7 @@ fn edge_list(
     let mut summary = Summary::default();
     // An edge list is named by its file (its graph6 line may be long).
     let name = path.display().to_string();
-    summary.add(0, 1, name.as_bytes(), &r);
+    summary.add_solved(0, 1, name.as_bytes(), &r);
     if !args.counts {
         write_graph(
             &mut out,
@@ -327,7 +454,7 @@ fn edge_list(
         )?;
     }
     if args.counts {
-        write_summary(&mut out, args, &summary)?;
+        write_summary(&mut out, args, &summary, false)?;
     }
     Ok(0)
 }
@@ -411,10 +538,10 @@ fn write_graph(
                 let p: Vec<String> = r.placement.iter().map(u32::to_string).collect();
                 writeln!(
                     out,
-                    "{text}\tcop number {c}\tplacement {}\tcapture time {} rounds ({} plies)",
+                    "{text}\tcop number {c}\tplacement {}\tcapture time {} ({})",
                     p.join(","),
-                    r.capture_time_rounds,
-                    r.capture_time_plies
+                    plural(r.capture_time_rounds, "round", "rounds"),
+                    plural(r.capture_time_plies, "ply", "plies")
                 )?;
             }
             None => writeln!(out, "{text}\tcop number more than the maximum")?,
@@ -423,18 +550,39 @@ fn write_graph(
     Ok(())
 }
 
-fn write_summary(out: &mut impl Write, args: &CopNumberArgs, s: &Summary) -> Result<()> {
+/// The summary: counts by cop number and, but for `--counts`, the first
+/// graphs with the largest cop number and the longest capture time. A
+/// lone graph gets none unless asked (`--counts`) or its line went to
+/// `--out` (`to_file`).
+fn write_summary(
+    out: &mut impl Write,
+    args: &CopNumberArgs,
+    s: &Summary,
+    to_file: bool,
+) -> Result<()> {
     if args.json {
         if args.counts {
             serde_json::to_writer(&mut *out, &s.counts_json())?;
             writeln!(out)?;
         } else {
-            serde_json::to_writer(&mut *out, &versioned(&s.counts_json()))?;
+            let noted = |l: &Noted, timed: bool| NotedJson {
+                graph: l.graph + 1,
+                line: l.line,
+                graph6: l.text.clone(),
+                cop_number: l.c,
+                capture_time: (timed && l.c.is_some()).then_some(l.rounds),
+            };
+            let summary = SummaryJson {
+                counts: s.counts_json(),
+                largest_cop_number: s.largest.as_ref().map(|l| noted(l, l.timed)),
+                longest_capture_time: s.longest.as_ref().map(|l| noted(l, true)),
+            };
+            serde_json::to_writer(&mut *out, &versioned(&summary))?;
             writeln!(out)?;
         }
         return Ok(());
     }
-    if s.graphs <= 1 && !args.counts {
+    if s.graphs <= 1 && !args.counts && !to_file {
         return Ok(());
     }
     writeln!(out, "graphs: {}", s.graphs)?;
@@ -458,12 +606,17 @@ fn write_summary(out: &mut impl Write, args: &CopNumberArgs, s: &Summary) -> Res
     if let Some(l) = s.longest.as_ref().filter(|_| !args.counts) {
         writeln!(
             out,
-            "longest capture time: {} rounds (graph {}, line {}: {})",
-            l.rounds,
+            "longest capture time: {} (graph {}, line {}: {})",
+            plural(l.rounds, "round", "rounds"),
             l.graph + 1,
             l.line,
             l.text
         )?;
     }
     Ok(())
+}
+
+/// `1 round`, `2 rounds`.
+fn plural(n: u32, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

@@ -283,9 +283,10 @@ fn small_path_engine_and_naive_agree_on_cop_wins_and_capture_times() {
         let p = 20 + rng.below(60);
         let edges = random_graph(&mut rng, n, p);
         let a = KArena::from_graph(n, &edges);
-        let closed = closed_masks(n, &edges);
+        let mut masks = [0u64; 64];
+        let closed = closed_masks(n, &edges, &mut masks);
         for k in 1..=2usize {
-            let small = small_cops_win(&closed, k);
+            let small = small_cops_win(closed, k);
             let big = solve_kcops(
                 &a,
                 &KcopOptions {
@@ -297,8 +298,8 @@ fn small_path_engine_and_naive_agree_on_cop_wins_and_capture_times() {
             .placement;
             assert_eq!(small, big, "case {case} k={k} {edges:?}");
             if k == 2 {
-                assert_eq!(small_two_cops_win(&closed), small, "case {case} {edges:?}");
-                if dominated_by_two(&closed) {
+                assert_eq!(small_two_cops_win(closed), small, "case {case} {edges:?}");
+                if dominated_by_two(closed) {
                     assert!(small.as_ref().is_some_and(|s| s.1 <= 1), "{edges:?}");
                 }
             }
@@ -321,14 +322,83 @@ fn small_path_engine_and_naive_agree_on_cop_wins_and_capture_times() {
             }
             assert_eq!(small, best.map(|(w, p)| (p, w)), "case {case} k={k}");
             if k == 1 {
-                assert_eq!(is_dismantlable(&closed), small.is_some(), "{edges:?}");
+                assert_eq!(is_dismantlable(closed), small.is_some(), "{edges:?}");
             }
         }
         let c = cop_number_of_graph(n, &edges, 3, true);
         assert_eq!(
             c.cop_number == Some(1),
-            is_dismantlable(&closed),
+            is_dismantlable(closed),
             "{edges:?}"
         );
     }
+}
+
+#[test]
+fn the_cop_number_alone_from_the_core_agrees_with_the_full_solve() {
+    // Graphs with many corners hung on a core that needs 1, 2 or 3 cops
+    // (a tree, a cycle, the Petersen graph) and random graphs.
+    let petersen: Vec<(u32, u32)> = (0..5u32)
+        .flat_map(|i| [(i, (i + 1) % 5), (5 + i, 5 + (i + 2) % 5), (i, i + 5)])
+        .collect();
+    let cycle: Vec<(u32, u32)> = (0..6u32).map(|i| (i, (i + 1) % 6)).collect();
+    let mut rng = Rng(777);
+    let mut seen = [0usize; 4];
+    for case in 0..600 {
+        let (mut n, mut edges) = match case % 4 {
+            0 => (10usize, petersen.clone()),
+            1 => (6, cycle.clone()),
+            2 => (1, Vec::new()),
+            _ => {
+                let n = 4 + rng.below(9) as usize;
+                let p = 15 + rng.below(50);
+                (n, random_graph(&mut rng, n, p))
+            }
+        };
+        // New vertices: each a corner of the graph so far (a copy of a
+        // vertex's closed neighbourhood, or a part of it with the vertex)
+        // or, now and then, a random attachment that may change the core.
+        for _ in 0..rng.below(7) {
+            let v = n as u32;
+            let u = rng.below(n as u64) as u32;
+            let near: Vec<u32> = edges
+                .iter()
+                .filter_map(|&(a, b)| (a == u).then_some(b).or((b == u).then_some(a)))
+                .collect();
+            edges.push((u, v));
+            for w in near {
+                if rng.below(3) > 0 || case % 7 == 0 {
+                    edges.push((w, v));
+                }
+            }
+            if case % 11 == 0 {
+                edges.push((rng.below(n as u64) as u32, v));
+            }
+            n += 1;
+        }
+        let mut masks = [0u64; 64];
+        let closed = closed_masks(n, &edges, &mut masks);
+        let connected = {
+            let mut seen = 1u64;
+            loop {
+                let next = (0..n)
+                    .filter(|&v| seen >> v & 1 == 1)
+                    .fold(seen, |s, v| s | closed[v]);
+                if next == seen {
+                    break seen.count_ones() as usize == n;
+                }
+                seen = next;
+            }
+        };
+        if !connected {
+            continue;
+        }
+        let full = cop_number_of_graph(n, &edges, 3, true);
+        let alone = cop_number_of_graph(n, &edges, 3, false);
+        assert_eq!(alone.cop_number, full.cop_number, "case {case}: {edges:?}");
+        assert!(!alone.timed && alone.placement.is_empty());
+        seen[full.cop_number.map_or(0, |c| c as usize)] += 1;
+    }
+    // Every cop number of the cores was met.
+    assert!(seen[1] > 0 && seen[2] > 0 && seen[3] > 0, "{seen:?}");
 }

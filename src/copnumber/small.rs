@@ -17,11 +17,19 @@ use super::rank::{multiset_count, next_multiset, Ranker, MAX_COPS};
 /// If `closed` has more than 64 vertices.
 #[must_use]
 pub fn is_dismantlable(closed: &[u64]) -> bool {
+    !closed.is_empty() && corners_removed(closed).count_ones() == 1
+}
+
+/// The vertices left (as a mask) once corners are removed one at a time
+/// while some remain (at least one vertex is always left). Which corners go
+/// first does not matter for the cop number: removing a corner keeps it
+/// (see [`core`]).
+///
+/// # Panics
+/// If `closed` has more than 64 vertices.
+pub(crate) fn corners_removed(closed: &[u64]) -> u64 {
     let n = closed.len();
     assert!(n <= 64, "at most 64 vertices");
-    if n == 0 {
-        return false;
-    }
     let mut alive: u64 = if n == 64 { u64::MAX } else { (1 << n) - 1 };
     let mut left = n;
     while left > 1 {
@@ -48,10 +56,42 @@ pub fn is_dismantlable(closed: &[u64]) -> bool {
             }
         }
         if !removed {
-            return false;
+            break;
         }
     }
-    true
+    alive
+}
+
+/// The core of a graph: what is left once corners are removed (the
+/// vertices of `alive`), renumbered in order.
+///
+/// It has the graph's cop number: a corner v (N[v] inside N[u]) maps onto
+/// u by a retraction, so the graph without v needs no more cops
+/// (Berarducci and Intrigila); and k cops winning there win on the whole
+/// graph by chasing the thief's image (v read as u): once a cop stands on
+/// the image, the thief on v can only step inside N[v], all next to u, and
+/// is caught one move later. Capture times are not kept.
+pub(crate) fn core(closed: &[u64], alive: u64) -> Vec<u64> {
+    let compact = |mask: u64| {
+        let mut out = 0u64;
+        let mut vs = alive;
+        let mut i = 0;
+        while vs != 0 {
+            let v = vs.trailing_zeros();
+            vs &= vs - 1;
+            out |= (mask >> v & 1) << i;
+            i += 1;
+        }
+        out
+    };
+    let mut vs = alive;
+    let mut out = Vec::with_capacity(alive.count_ones() as usize);
+    while vs != 0 {
+        let v = vs.trailing_zeros() as usize;
+        vs &= vs - 1;
+        out.push(compact(closed[v] & alive));
+    }
+    out
 }
 
 /// Whether k cops win on the plain graph `closed` (n <= 64) from some
@@ -138,84 +178,142 @@ pub(crate) fn small_cops_win(closed: &[u64], k: usize) -> Option<(Vec<u32>, u32)
 }
 
 /// Two cops on a small plain graph, the same game as [`small_cops_win`]
-/// with `k = 2` but over ordered pairs (`n * n` rows, each pair twice):
-/// direct indexing instead of ranking, for the millions of small graphs of
-/// a graph6 stream.
+/// with `k = 2` but over ordered pairs (`n * n` rows): direct indexing
+/// instead of ranking, for the millions of small graphs of a graph6
+/// stream.
+///
+/// Rows only grow from level to level, so each level works from what
+/// changed at the one before (a mask per row of the cells whose entries
+/// changed): a half-move row takes in only changed thief-to-move rows, a
+/// cops-to-move row only changed half-move rows, and a thief-to-move row
+/// is recomputed only when its cops-to-move row changed.
 pub(crate) fn small_two_cops_win(closed: &[u64]) -> Option<(Vec<u32>, u32)> {
     let n = closed.len();
     debug_assert!(n <= 64);
     if n == 0 {
         return None;
     }
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    SCRATCH.with(|scratch| {
+        let mut scratch = scratch.borrow_mut();
+        let len = 3 * n * n + 4 * n;
+        if scratch.len() < len {
+            scratch.resize(len, 0);
+        }
+        two_cops(closed, &mut scratch[..len])
+    })
+}
+
+/// [`small_two_cops_win`] on `scratch` (`3 n^2 + 4 n` words, any values:
+/// every one is written before it is read).
+fn two_cops(closed: &[u64], scratch: &mut [u64]) -> Option<(Vec<u32>, u32)> {
+    let n = closed.len();
     let full: u64 = if n == 64 { u64::MAX } else { (1 << n) - 1 };
-    let mut masks = vec![0u64; n * n];
-    for a in 0..n {
-        for b in 0..n {
-            masks[a * n + b] = (1 << a) | (1 << b);
+    let mask = |a: usize, b: usize| (1u64 << a) | (1u64 << b);
+    // Rank order of {a <= b} is b first, then a (colex).
+    for b in 0..n {
+        for a in 0..=b {
+            if mask(a, b) == full {
+                return Some((vec![a as u32, b as u32], 0));
+            }
         }
     }
-    // Rank order of {a <= b} is b first, then a (colex).
-    let first_full = |cw: &[u64]| {
-        (0..n).find_map(|b| {
-            (0..=b)
-                .find(|&a| cw[a * n + b] == full)
-                .map(|a| vec![a as u32, b as u32])
-        })
-    };
-    let mut cw = masks.clone();
-    let mut tl = masks.clone();
-    if let Some(p) = first_full(&cw) {
-        return Some((p, 0));
+    let (cw, rest) = scratch.split_at_mut(n * n);
+    let (tl, rest) = rest.split_at_mut(n * n);
+    let (half, rest) = rest.split_at_mut(n * n);
+    let (tl_new, rest) = rest.split_at_mut(n);
+    let (half_new, rest) = rest.split_at_mut(n);
+    let (cw_moved, cw_moving) = rest.split_at_mut(n);
+    // cw[a * n + b] (a <= b): thief cells where the cops on a and b, to
+    // move, have won; tl (both orders): the same with the thief to move;
+    // half[y * n + b]: the cop on b to move, the other one moved to y.
+    for a in 0..n {
+        for b in 0..n {
+            cw[a * n + b] = mask(a, b);
+            tl[a * n + b] = mask(a, b);
+        }
     }
-    let mut half = vec![0u64; n * n];
+    half.fill(0);
+    // Level 0 "changed" everything: every row is computed once in full.
+    tl_new.fill(full);
+    cw_moved.fill(full);
     let mut level = 0;
     loop {
-        // The cop on b moves (to x), the cop on y has moved already.
+        // The cop on b moves to x, the cop on y has moved already.
+        half_new.fill(0);
         for y in 0..n {
+            let changed = tl_new[y];
+            if changed == 0 {
+                continue;
+            }
             let row = &tl[y * n..(y + 1) * n];
-            for b in 0..n {
-                let mut acc = 0;
-                let mut xs = closed[b];
+            let out = &mut half[y * n..(y + 1) * n];
+            for (b, h) in out.iter_mut().enumerate() {
+                let mut xs = changed & closed[b];
+                let mut acc = *h;
                 while xs != 0 {
                     let x = xs.trailing_zeros() as usize;
                     xs &= xs - 1;
                     acc |= row[x];
                 }
-                half[y * n + b] = acc;
+                if acc != *h {
+                    *h = acc;
+                    half_new[b] |= 1 << y;
+                }
             }
         }
+        tl_new.fill(0);
+        cw_moving.fill(0);
         let mut changed = false;
+        let mut won = None;
         for b in 0..n {
             for a in 0..=b {
                 let i = a * n + b;
-                let mut acc = 0;
-                let mut ys = closed[a];
+                let before = cw[i];
+                // The thief, from the cops-to-move row of the level before.
+                if cw_moved[a] >> b & 1 == 1 {
+                    let mut outside = full & !before;
+                    let mut safe = 0;
+                    while outside != 0 {
+                        let u = outside.trailing_zeros();
+                        outside &= outside - 1;
+                        safe |= closed[u as usize];
+                    }
+                    let t = mask(a, b) | (full & !safe);
+                    if t != tl[i] {
+                        tl[i] = t;
+                        tl[b * n + a] = t;
+                        tl_new[a] |= 1 << b;
+                        tl_new[b] |= 1 << a;
+                        changed = true;
+                    }
+                }
+                // The cops: the cop on a moves to y.
+                let mut ys = half_new[b] & closed[a];
+                let mut c = before;
                 while ys != 0 {
                     let y = ys.trailing_zeros() as usize;
                     ys &= ys - 1;
-                    acc |= half[y * n + b];
+                    c |= half[y * n + b];
                 }
-                let c = masks[i] | acc;
-                let mut outside = full & !cw[i];
-                let mut safe = 0;
-                while outside != 0 {
-                    let u = outside.trailing_zeros();
-                    outside &= outside - 1;
-                    safe |= closed[u as usize];
+                if c != before {
+                    cw[i] = c;
+                    cw_moving[a] |= 1 << b;
+                    changed = true;
+                    if c == full && won.is_none() {
+                        won = Some(vec![a as u32, b as u32]);
+                    }
                 }
-                let t = masks[i] | (full & !safe);
-                changed |= c != cw[i] || t != tl[i];
-                cw[i] = c;
-                tl[i] = t;
-                cw[b * n + a] = c;
-                tl[b * n + a] = t;
             }
         }
+        cw_moved.copy_from_slice(cw_moving);
         if !changed {
             return None;
         }
         level += 1;
-        if let Some(p) = first_full(&cw) {
+        if let Some(p) = won {
             return Some((p, level));
         }
     }
@@ -228,9 +326,13 @@ pub(crate) fn dominated_by_two(closed: &[u64]) -> bool {
     (0..n).any(|b| (0..=b).any(|a| closed[a] | closed[b] == full))
 }
 
-/// Closed neighbourhoods of a graph with n <= 64.
-pub(crate) fn closed_masks(n: usize, edges: &[(u32, u32)]) -> Vec<u64> {
-    let mut closed: Vec<u64> = (0..n).map(|v| 1 << v).collect();
+/// Closed neighbourhoods of a graph with n <= 64, written into the first
+/// `n` words of `out`.
+pub(crate) fn closed_masks<'a>(n: usize, edges: &[(u32, u32)], out: &'a mut [u64]) -> &'a [u64] {
+    let closed = &mut out[..n];
+    for (v, c) in closed.iter_mut().enumerate() {
+        *c = 1 << v;
+    }
     for &(u, v) in edges {
         closed[u as usize] |= 1 << v;
         closed[v as usize] |= 1 << u;

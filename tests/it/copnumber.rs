@@ -252,6 +252,10 @@ fn copnumber_agrees_with_dismantlability_and_a_naive_two_cop_fixpoint() {
         counts["cop_number"]["2"].as_u64(),
         Some((graphs.len() - ones) as u64)
     );
+    // Only those two keys, and one line.
+    assert_eq!(stdout(&out).lines().count(), 1);
+    let keys: Vec<&String> = counts.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["cop_number", "graphs"]);
 }
 
 fn cycle(n: u32) -> Edges {
@@ -385,6 +389,13 @@ fn copnumber_reads_edge_lists_and_reports_bad_input_with_line_and_column() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("cop number 2"), "{}", stdout(&out));
+    // One round, singular (a dominating placement captures at once).
+    let out = run(&["copnumber", "data/graphs/petersen.txt"], None);
+    assert!(
+        stdout(&out).contains("\tcapture time 1 round (1 ply)\n"),
+        "{}",
+        stdout(&out)
+    );
     let out = run(&["copnumber", "-", "--json"], Some(b"Bg\nBw\n"));
     let lines: Vec<Json> = stdout(&out)
         .lines()
@@ -402,4 +413,221 @@ fn copnumber_reads_edge_lists_and_reports_bad_input_with_line_and_column() {
     assert!(stderr(&out).contains("-:2:3:"), "{}", stderr(&out));
     let out = run(&["copnumber", "no/such/file.g6"], None);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// The summary lines of a text run (after the per-graph lines, if any).
+fn summary_lines(text: &str) -> Vec<&str> {
+    let start = text
+        .lines()
+        .position(|l| l.starts_with("graphs: "))
+        .unwrap_or_else(|| panic!("no summary in {text}"));
+    text.lines().skip(start).collect()
+}
+
+/// A stream of connected small graphs, written to `dir/NAME`.
+fn stream_file(dir: &std::path::Path, name: &str, graphs: &[String]) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, graphs.join("\n") + "\n").unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn copnumber_out_resumes_a_cut_stream_to_the_summary_and_file_of_one_run() {
+    let graphs = small_graphs();
+    let dir = temp_dir("copnumber-resume");
+    let whole = stream_file(&dir, "whole.g6", &graphs);
+    let cut = stream_file(&dir, "cut.g6", &graphs[..graphs.len() / 3]);
+    let one_file = dir.join("one.jsonl");
+    let resumed_file = dir.join("resumed.jsonl");
+    let (one_path, resumed_path) = (one_file.to_str().unwrap(), resumed_file.to_str().unwrap());
+
+    // One run to stdout, and one into a results file: the same summary.
+    let plain = run(&["copnumber", &whole], None);
+    assert!(plain.status.success(), "{}", stderr(&plain));
+    let one = run(&["copnumber", &whole, "--out", one_path], None);
+    assert!(one.status.success(), "{}", stderr(&one));
+    assert_eq!(summary_lines(&stdout(&one)), summary_lines(&stdout(&plain)));
+    assert!(stdout(&one).starts_with("graphs: "), "only the summary");
+    let records: Vec<Json> = std::fs::read_to_string(&one_file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), graphs.len());
+    for (i, (r, g)) in records.iter().zip(&graphs).enumerate() {
+        assert_eq!(r["graph"].as_u64(), Some(i as u64 + 1));
+        assert_eq!(r["graph6"].as_str(), Some(g.as_str()));
+        assert!(
+            r["cop_number"].is_u64() && r["capture_time"].is_u64(),
+            "{r}"
+        );
+        assert!(r["placement"].is_array(), "{r}");
+    }
+
+    // A run over a cut stream (the producer died), with a record torn by a
+    // kill mid-write, then --resume over the whole stream.
+    let first = run(&["copnumber", &cut, "--out", resumed_path], None);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let mut torn = std::fs::read(&resumed_file).unwrap();
+    torn.extend_from_slice(b"{\"schema\":1,\"graph\":");
+    std::fs::write(&resumed_file, torn).unwrap();
+    let again = run(
+        &["copnumber", &whole, "--out", resumed_path, "--resume"],
+        None,
+    );
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(stdout(&again), stdout(&one));
+    assert!(
+        stderr(&again).contains(&format!("{} of the {}", graphs.len() / 3, graphs.len())),
+        "{}",
+        stderr(&again)
+    );
+    assert!(
+        std::fs::read(&resumed_file).unwrap() == std::fs::read(&one_file).unwrap(),
+        "the resumed file differs from one run's"
+    );
+    // A finished file resumes to the same summary (nothing left to solve),
+    // in JSON too.
+    let json_one = run(&["copnumber", &whole, "--json"], None);
+    let json_again = run(
+        &[
+            "copnumber",
+            &whole,
+            "--json",
+            "--out",
+            resumed_path,
+            "--resume",
+        ],
+        None,
+    );
+    assert_eq!(
+        stdout(&json_again).trim(),
+        stdout(&json_one).lines().last().unwrap()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn copnumber_resume_refuses_another_stream_other_flags_and_foreign_files() {
+    let graphs = small_graphs();
+    let dir = temp_dir("copnumber-refuse");
+    let stream = stream_file(&dir, "a.g6", &graphs[..500]);
+    let other = stream_file(&dir, "b.g6", &graphs[100..600]);
+    let shorter = stream_file(&dir, "c.g6", &graphs[..200]);
+    let file = dir.join("r.jsonl");
+    let out = file.to_str().unwrap();
+    let made = run(&["copnumber", &stream, "--out", out], None);
+    assert!(made.status.success(), "{}", stderr(&made));
+    let before = std::fs::read(&file).unwrap();
+    let refused = |args: &[&str], needle: &str| {
+        let mut all = vec!["copnumber"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--out", out, "--resume"]);
+        let r = run(&all, None);
+        assert_eq!(r.status.code(), Some(2), "{all:?}: {}", stderr(&r));
+        assert!(stderr(&r).contains(needle), "{all:?}: {}", stderr(&r));
+        assert!(stdout(&r).is_empty(), "{all:?}");
+        assert!(
+            std::fs::read(&file).unwrap() == before,
+            "{all:?} changed the file"
+        );
+    };
+    refused(&[&other], "another stream");
+    refused(&[&shorter], "more graphs than the stream");
+    refused(&[&stream, "--max-cops", "2"], "--max-cops 4");
+    refused(&[&stream, "--counts"], "--counts");
+    // Not a results file of this command.
+    std::fs::write(&file, "{\"map\":\"x\",\"status\":\"ok\"}\n").unwrap();
+    let before = std::fs::read(&file).unwrap();
+    let r = run(&["copnumber", &stream, "--out", out, "--resume"], None);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(
+        stderr(&r).contains("not a copnumber results file"),
+        "{}",
+        stderr(&r)
+    );
+    assert!(std::fs::read(&file).unwrap() == before);
+    // --resume needs --out; --out needs a stream, not an edge list.
+    let r = run(&["copnumber", &stream, "--resume"], None);
+    assert_eq!(r.status.code(), Some(2));
+    let r = run(
+        &["copnumber", "data/graphs/petersen.txt", "--out", out],
+        None,
+    );
+    assert_eq!(r.status.code(), Some(2));
+    assert!(stderr(&r).contains("edge list"), "{}", stderr(&r));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn copnumber_sigint_stops_after_a_batch_and_resume_completes_the_stream() {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    // More graphs than one batch (32,768), so that the first batch is
+    // written while the run waits for the rest of its stream.
+    let small = small_graphs();
+    let mut graphs = Vec::new();
+    while graphs.len() < 40_000 {
+        graphs.extend(small.iter().cloned());
+    }
+    let dir = temp_dir("copnumber-sigint");
+    let whole = stream_file(&dir, "whole.g6", &graphs);
+    let file = dir.join("r.jsonl");
+    let out = file.to_str().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retrograde"))
+        .args(["copnumber", "-", "--out", out])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all((graphs.join("\n") + "\n").as_bytes())
+        .unwrap();
+    let started = Instant::now();
+    while !file.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no batch written"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    // The stream ends (its producer got the signal too).
+    drop(stdin);
+    let stopped = child.wait_with_output().unwrap();
+    assert_eq!(stopped.status.code(), Some(130), "{}", stderr(&stopped));
+    assert!(
+        stderr(&stopped).contains(&format!("--out {out} --resume")),
+        "{}",
+        stderr(&stopped)
+    );
+    assert!(stdout(&stopped).is_empty(), "no summary of a stopped run");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.ends_with('\n'));
+    let kept = text.lines().count();
+    assert!(kept > 0 && kept < graphs.len(), "{kept} records");
+    let resumed = run(&["copnumber", &whole, "--out", out, "--resume", "-q"], None);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    let one = run(&["copnumber", &whole, "--counts"], None);
+    let resumed_text = stdout(&resumed);
+    let resumed_summary = summary_lines(&resumed_text);
+    // --counts leaves out the longest capture time.
+    let without_longest: Vec<&str> = resumed_summary
+        .iter()
+        .copied()
+        .filter(|l| !l.starts_with("longest capture time"))
+        .collect();
+    assert_eq!(without_longest, summary_lines(&stdout(&one)));
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap().lines().count(),
+        graphs.len()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
