@@ -586,7 +586,8 @@ impl<'a> Engine<'a> {
                 sol.placement = Some((unrank_multiset(r as u64, self.k), level));
             }
         }
-        if let Some(d) = dte {
+        // No cells, no rows: `par_chunks_mut` takes no empty chunk.
+        if let Some(d) = dte.as_mut().filter(|_| n > 0) {
             d.par_chunks_mut(2 * n).enumerate().for_each(|(r, out)| {
                 for (set, turn) in [(0, 0), (1, 0), (2, 1), (3, 1)] {
                     if next[set].is_empty() {
