@@ -89,7 +89,7 @@ impl KSolution {
     #[must_use]
     pub fn counts(&self) -> [u64; 6] {
         let ones = |v: &[u64]| v.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
-        let per_side = (self.cw.len() / self.words) as u64 * self.n as u64;
+        let per_side = multiset_count(self.n, self.k) * self.n as u64;
         let (cw, cl, tw, tl) = (
             ones(&self.cw),
             ones(&self.cl),
@@ -100,8 +100,8 @@ impl KSolution {
     }
 
     /// Value of a state for the side to move, with its distance to end when
-    /// decided and the distance table was kept (`Some(None)`-free: `None`
-    /// distance means no table or a draw).
+    /// decided and the distance table was kept (`None` distance means no
+    /// table or a draw).
     ///
     /// # Panics
     /// If the state has the wrong number of cops or a cell out of range.
@@ -110,10 +110,26 @@ impl KSolution {
         assert_eq!(s.cops.len(), self.k);
         let mut cops = s.cops.clone();
         cops.sort_unstable();
-        let r = super::rank_multiset(&cops) as usize;
-        let t = s.thief as usize;
-        let bit = |v: &[u64]| v[r * self.words + t / 64] >> (t % 64) & 1 == 1;
-        let (win, loss) = if s.cops_to_move {
+        let r = super::rank_multiset(&cops);
+        let t = u64::from(s.thief);
+        assert!(t < self.n as u64, "thief cell {t} outside 0..{}", self.n);
+        self.state_value((r * self.n as u64 + t) * 2 + u64::from(!s.cops_to_move))
+    }
+
+    /// Value and distance to end (as [`KSolution::value`]) of the state
+    /// with index `(rank(cops) * n + thief) * 2 + turn`, turn 0 for the
+    /// cops to move: the layout of [`KCops`](crate::KCops), so its state
+    /// indices read this solution directly.
+    ///
+    /// # Panics
+    /// If `index` is not below `C(n + k - 1, k) * n * 2`.
+    #[must_use]
+    pub fn state_value(&self, index: u64) -> (Outcome, Option<Dte>) {
+        let (rt, cops_to_move) = ((index / 2) as usize, index % 2 == 0);
+        let (r, t) = (rt / self.n, rt % self.n);
+        // `cl` and `tw` are empty where the thief can win nowhere.
+        let bit = |v: &[u64]| !v.is_empty() && v[r * self.words + t / 64] >> (t % 64) & 1 == 1;
+        let (win, loss) = if cops_to_move {
             (bit(&self.cw), bit(&self.cl))
         } else {
             (bit(&self.tw), bit(&self.tl))
@@ -126,24 +142,71 @@ impl KSolution {
             Outcome::Draw
         };
         let dte = self.dte.as_ref().and_then(|d| {
-            let v = d[(r * self.n + t) * 2 + usize::from(!s.cops_to_move)];
+            let v = d[index as usize];
             (v != u16::MAX).then_some(Dte(u32::from(v)))
         });
         (outcome, dte)
     }
+
+    /// Whether a per-state distance table was kept.
+    #[must_use]
+    pub fn has_dte_table(&self) -> bool {
+        self.dte.is_some()
+    }
+
+    /// Number of states, `C(n + k - 1, k) * n * 2`.
+    #[must_use]
+    pub fn states(&self) -> u64 {
+        multiset_count(self.n, self.k) * self.n as u64 * 2
+    }
 }
 
-/// Bytes a k-cop solve of `n` cells allocates at its peak (without the
-/// distance table): eight bitsets (four attractors, current and next
-/// level) and the k - 1 tables of partly-moved tuples.
+/// Bytes a k-cop solve of `n` cells allocates at its peak in the worst
+/// case (an arena where the thief can win somewhere, no distance table):
+/// eight bitsets (four attractors, current and next level) and the k - 1
+/// tables of partly-moved tuples. [`kcop_memory_for`] is the figure of
+/// one arena.
 #[must_use]
 pub fn kcop_memory(n: usize, k: usize) -> u64 {
+    memory(n, k, true)
+}
+
+/// Bytes a k-cop solve of `arena` allocates at its peak: as
+/// [`kcop_memory`], but where the thief can win nowhere (no exit, every
+/// cell has a move for both sides) only the cops' WIN and the thief's LOSS
+/// attractors exist, four bitsets instead of eight; plus the distance
+/// table (2 bytes a state) when asked for, and the thief's neighbour rows.
+#[must_use]
+pub fn kcop_memory_for(arena: &KArena, k: usize, dte_table: bool) -> u64 {
+    let n = arena.n;
     let row = n.div_ceil(64).max(1) as u64 * 8;
-    let sets = 8 * multiset_count(n, k);
+    let table = if dte_table {
+        multiset_count(n, k).saturating_mul(n as u64 * 2 * 2)
+    } else {
+        0
+    };
+    memory(n, k, thief_can_win(arena))
+        .saturating_add(table)
+        .saturating_add(n as u64 * row)
+}
+
+fn memory(n: usize, k: usize, two: bool) -> u64 {
+    let row = n.div_ceil(64).max(1) as u64 * 8;
+    let sets = if two { 8 } else { 4 } * multiset_count(n, k);
     let inter: u64 = (1..k)
         .map(|j| multiset_count(n, j) * multiset_count(n, k - j))
         .sum();
     (sets + inter).saturating_mul(row)
+}
+
+/// Whether the thief wins some state: an exit, a cop cell without a move,
+/// or a thief cell without one. Otherwise the cops' LOSS and the thief's
+/// WIN attractors stay empty and are never allocated.
+fn thief_can_win(arena: &KArena) -> bool {
+    let stuck = |steps: &[Vec<u32>], passes: bool| !passes && steps.iter().any(Vec::is_empty);
+    arena.exits.iter().any(|&e| e)
+        || stuck(&arena.cop_steps, arena.cop_passes)
+        || stuck(&arena.thief_steps, arena.thief_passes)
 }
 
 /// Which of the two attractors a cop step computes.
@@ -175,8 +238,12 @@ struct Engine<'a> {
     ranks: usize,
     ranker: Ranker,
     reach: Vec<Vec<u32>>,
-    /// Thief neighbour rows, `n * words`.
+    /// Thief neighbour rows, `n * words`; empty when `lists` is used.
     adj: Vec<u64>,
+    /// Whether the thief's steps are read as neighbour lists instead of
+    /// rows: when every cell has fewer neighbours than a row has words
+    /// (grid maps, sparse graphs), setting a few bits beats OR-ing a row.
+    lists: bool,
     cells: Vec<u64>,
     exits: Vec<u64>,
     /// Cells where the thief has no move at all.
@@ -199,8 +266,10 @@ impl<'a> Engine<'a> {
         let words = n.div_ceil(64).max(1);
         let ranks = usize::try_from(multiset_count(n, k)).expect("state space fits usize");
         let reach: Vec<Vec<u32>> = (0..n).map(|c| arena.cop_reach(c)).collect();
-        let mut adj = vec![0u64; n * words];
-        for (u, nb) in arena.thief_steps.iter().enumerate() {
+        let max_degree = arena.thief_steps.iter().map(Vec::len).max().unwrap_or(0);
+        let lists = max_degree < words;
+        let mut adj = vec![0u64; if lists { 0 } else { n * words }];
+        for (u, nb) in arena.thief_steps.iter().enumerate().filter(|_| !lists) {
             for &v in nb {
                 adj[u * words + v as usize / 64] |= 1 << (v % 64);
             }
@@ -208,9 +277,13 @@ impl<'a> Engine<'a> {
         let stuck = bitset(n, words, |t| {
             !arena.thief_passes && arena.thief_steps[t].is_empty()
         });
-        let thief_can_win = arena.exits.iter().any(|&e| e)
-            || reach.iter().any(Vec::is_empty)
-            || stuck.iter().any(|&w| w != 0);
+        let thief_can_win = thief_can_win(arena);
+        debug_assert_eq!(
+            thief_can_win,
+            arena.exits.iter().any(|&e| e)
+                || reach.iter().any(Vec::is_empty)
+                || stuck.iter().any(|&w| w != 0)
+        );
         Engine {
             arena,
             n,
@@ -220,6 +293,7 @@ impl<'a> Engine<'a> {
             ranker: Ranker::new(n),
             reach,
             adj,
+            lists,
             cells: bitset(n, words, |_| true),
             exits: bitset(n, words, |t| arena.exits[t]),
             stuck,
@@ -337,8 +411,7 @@ impl<'a> Engine<'a> {
                 while bits != 0 {
                     let t = w * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    let a = &self.adj[t * words..(t + 1) * words];
-                    if a.iter().zip(x).all(|(a, x)| a & x == 0) {
+                    if !self.reaches(t, x) {
                         out[w] &= !(1 << (t % 64));
                     }
                 }
@@ -359,10 +432,36 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// Whether the thief on `t` has a neighbour in `x`.
+    #[inline]
+    fn reaches(&self, t: usize, x: &[u64]) -> bool {
+        if self.lists {
+            let nb = &self.arena.thief_steps[t];
+            nb.iter().any(|&v| x[v as usize / 64] >> (v % 64) & 1 == 1)
+        } else {
+            let words = self.words;
+            let a = &self.adj[t * words..(t + 1) * words];
+            a.iter().zip(x).any(|(a, x)| a & x != 0)
+        }
+    }
+
     /// `out = OR over u in z of the thief's neighbours of u`.
     fn dilate(&self, z: &[u64], out: &mut [u64]) {
         let words = self.words;
         out.fill(0);
+        if self.lists {
+            for (w, &zw) in z.iter().enumerate() {
+                let mut bits = zw;
+                while bits != 0 {
+                    let u = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    for &v in &self.arena.thief_steps[u] {
+                        out[v as usize / 64] |= 1 << (v % 64);
+                    }
+                }
+            }
+            return;
+        }
         for (w, &zw) in z.iter().enumerate() {
             let mut bits = zw;
             while bits != 0 {
@@ -543,11 +642,13 @@ impl<'a> Engine<'a> {
             std::mem::swap(&mut tl, &mut tl2);
             std::mem::swap(&mut tw, &mut tw2);
         }
-        let fix = |v: Vec<u64>| if v.is_empty() { vec![0u64; size] } else { v };
+        // The next-level sets and the tables go before the solution is
+        // built, so the peak stays that of a level (`kcop_memory_for`).
+        drop((cw2, tl2, cl2, tw2, inter));
         sol.cw = cw;
         sol.tl = tl;
-        sol.cl = fix(cl);
-        sol.tw = fix(tw);
+        sol.cl = cl;
+        sol.tw = tw;
         sol.levels = level;
         sol.dte = dte;
         sol

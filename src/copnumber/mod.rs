@@ -21,7 +21,7 @@ mod small;
 #[cfg(test)]
 mod naive;
 
-pub use engine::{kcop_memory, solve_kcops, KSolution, KState, KcopOptions};
+pub use engine::{kcop_memory, kcop_memory_for, solve_kcops, KSolution, KState, KcopOptions};
 pub use number::{cop_number, cop_number_of_graph, CopNumber};
 pub use rank::{multiset_count, rank_multiset, unrank_multiset};
 pub use small::is_dismantlable;
