@@ -38,8 +38,25 @@ fn check(label: &str, game: &KCops, oracle: &KOracle) {
         dte_table: true,
         start: start.clone(),
         stop_when_placed: false,
+        thief_lists: None,
     };
     let bits = solve_kcops(&arena, &options);
+    // The thief's steps read as neighbour lists (the choice on large
+    // sparse arenas) and as rows give the same solution.
+    for lists in [true, false] {
+        let forced = solve_kcops(
+            &arena,
+            &KcopOptions {
+                thief_lists: Some(lists),
+                ..options.clone()
+            },
+        );
+        assert_eq!(forced.counts(), bits.counts(), "{label}: lists {lists}");
+        assert_eq!(forced.levels, bits.levels, "{label}: lists {lists}");
+        for s in 0..game.state_count() {
+            assert_eq!(forced.state_value(s), bits.state_value(s), "{label}: {s}");
+        }
+    }
     let counter = [Engine::Sequential, Engine::Parallel].map(|engine| {
         let options = SolveOptions::new(engine)
             .with_threads(2)

@@ -344,6 +344,7 @@ fn solve_bits(
             }
         }),
         stop_when_placed: false,
+        thief_lists: None,
     };
     let pool = worker_pool(config.threads)?;
     Ok(pool.install(|| solve_kcops(&arena, &options)))
