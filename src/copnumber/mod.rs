@@ -17,14 +17,16 @@ mod engine;
 mod number;
 mod rank;
 mod small;
+mod solution;
 
 #[cfg(test)]
 mod naive;
 
-pub use engine::{kcop_memory, kcop_memory_for, solve_kcops, KSolution, KState, KcopOptions};
+pub use engine::{solve_kcops, KState, KcopOptions};
 pub use number::{cop_number, cop_number_of_graph, CopNumber};
 pub use rank::{multiset_count, rank_multiset, unrank_multiset};
 pub use small::is_dismantlable;
+pub use solution::{kcop_memory, kcop_memory_for, KSolution};
 
 /// The arena of a k-cop game: `n` cells, each side's one-step relation
 /// (symmetric), exits, pass flags and speeds. A plain description, so that
