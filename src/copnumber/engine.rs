@@ -23,8 +23,8 @@
 use rayon::prelude::*;
 
 use super::rank::{multiset_count, next_multiset, unrank_multiset, Ranker, MAX_COPS};
+use super::solution::{thief_can_win, KSolution};
 use super::KArena;
-use crate::outcome::{Dte, Outcome};
 
 /// Options of a k-cop solve.
 #[derive(Clone, Debug, Default)]
@@ -38,6 +38,11 @@ pub struct KcopOptions {
     /// Stop at the first level where some placement wins against every
     /// thief cell (the cop number's question); values are then partial.
     pub stop_when_placed: bool,
+    /// How the thief's steps are read: `None` picks (neighbour lists when
+    /// every cell has fewer neighbours than a row has words, else rows);
+    /// `Some(true)` lists, `Some(false)` rows. Both give the same answer:
+    /// tests force each on small arenas.
+    pub thief_lists: Option<bool>,
 }
 
 /// A k-cop state: cop cells (any order), thief cell, side to move.
@@ -49,101 +54,6 @@ pub struct KState {
     pub thief: u32,
     /// Whether the cops are to move.
     pub cops_to_move: bool,
-}
-
-/// The result of a k-cop solve: the four attractors, levels, and the
-/// distances asked for.
-pub struct KSolution {
-    n: usize,
-    k: usize,
-    words: usize,
-    cw: Vec<u64>,
-    cl: Vec<u64>,
-    tl: Vec<u64>,
-    tw: Vec<u64>,
-    /// Levels computed (the largest distance to end found).
-    pub levels: u32,
-    dte: Option<Vec<u16>>,
-    /// Distance of [`KcopOptions::start`] if decided.
-    pub start_dte: Option<u32>,
-    /// The smallest-rank multiset whose cops-to-move row is all WIN at the
-    /// least level, with that level (its capture time in plies).
-    pub placement: Option<(Vec<u32>, u32)>,
-}
-
-impl KSolution {
-    /// Number of cells.
-    #[must_use]
-    pub fn cells(&self) -> usize {
-        self.n
-    }
-
-    /// Number of cops.
-    #[must_use]
-    pub fn cops(&self) -> usize {
-        self.k
-    }
-
-    /// States by side to move and value: `[cops win, cops lose, cops
-    /// draw, thief wins, thief loses, thief draws]`.
-    #[must_use]
-    pub fn counts(&self) -> [u64; 6] {
-        let ones = |v: &[u64]| v.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
-        let per_side = (self.cw.len() / self.words) as u64 * self.n as u64;
-        let (cw, cl, tw, tl) = (
-            ones(&self.cw),
-            ones(&self.cl),
-            ones(&self.tw),
-            ones(&self.tl),
-        );
-        [cw, cl, per_side - cw - cl, tw, tl, per_side - tw - tl]
-    }
-
-    /// Value of a state for the side to move, with its distance to end when
-    /// decided and the distance table was kept (`Some(None)`-free: `None`
-    /// distance means no table or a draw).
-    ///
-    /// # Panics
-    /// If the state has the wrong number of cops or a cell out of range.
-    #[must_use]
-    pub fn value(&self, s: &KState) -> (Outcome, Option<Dte>) {
-        assert_eq!(s.cops.len(), self.k);
-        let mut cops = s.cops.clone();
-        cops.sort_unstable();
-        let r = super::rank_multiset(&cops) as usize;
-        let t = s.thief as usize;
-        let bit = |v: &[u64]| v[r * self.words + t / 64] >> (t % 64) & 1 == 1;
-        let (win, loss) = if s.cops_to_move {
-            (bit(&self.cw), bit(&self.cl))
-        } else {
-            (bit(&self.tw), bit(&self.tl))
-        };
-        let outcome = if win {
-            Outcome::Win
-        } else if loss {
-            Outcome::Loss
-        } else {
-            Outcome::Draw
-        };
-        let dte = self.dte.as_ref().and_then(|d| {
-            let v = d[(r * self.n + t) * 2 + usize::from(!s.cops_to_move)];
-            (v != u16::MAX).then_some(Dte(u32::from(v)))
-        });
-        (outcome, dte)
-    }
-}
-
-/// Bytes a k-cop solve of `n` cells allocates at its peak (without the
-/// distance table): eight bitsets (four attractors, current and next
-/// level) and the k - 1 tables of partly-moved tuples.
-#[must_use]
-pub fn kcop_memory(n: usize, k: usize) -> u64 {
-    let row = n.div_ceil(64).max(1) as u64 * 8;
-    let sets = 8 * multiset_count(n, k);
-    let inter: u64 = (1..k)
-        .map(|j| multiset_count(n, j) * multiset_count(n, k - j))
-        .sum();
-    (sets + inter).saturating_mul(row)
 }
 
 /// Which of the two attractors a cop step computes.
@@ -164,7 +74,7 @@ pub fn solve_kcops(arena: &KArena, options: &KcopOptions) -> KSolution {
     assert!((1..=MAX_COPS).contains(&k), "1 to {MAX_COPS} cops");
     assert!(arena.cop_steps.len() == arena.n && arena.thief_steps.len() == arena.n);
     assert!(arena.exits.len() == arena.n);
-    Engine::new(arena, k).run(options)
+    Engine::new(arena, k, options.thief_lists).run(options)
 }
 
 struct Engine<'a> {
@@ -175,8 +85,12 @@ struct Engine<'a> {
     ranks: usize,
     ranker: Ranker,
     reach: Vec<Vec<u32>>,
-    /// Thief neighbour rows, `n * words`.
+    /// Thief neighbour rows, `n * words`; empty when `lists` is used.
     adj: Vec<u64>,
+    /// Whether the thief's steps are read as neighbour lists instead of
+    /// rows: when every cell has fewer neighbours than a row has words
+    /// (grid maps, sparse graphs), setting a few bits beats OR-ing a row.
+    lists: bool,
     cells: Vec<u64>,
     exits: Vec<u64>,
     /// Cells where the thief has no move at all.
@@ -194,13 +108,15 @@ fn bitset(n: usize, words: usize, f: impl Fn(usize) -> bool) -> Vec<u64> {
 }
 
 impl<'a> Engine<'a> {
-    fn new(arena: &'a KArena, k: usize) -> Engine<'a> {
+    fn new(arena: &'a KArena, k: usize, thief_lists: Option<bool>) -> Engine<'a> {
         let n = arena.n;
         let words = n.div_ceil(64).max(1);
         let ranks = usize::try_from(multiset_count(n, k)).expect("state space fits usize");
         let reach: Vec<Vec<u32>> = (0..n).map(|c| arena.cop_reach(c)).collect();
-        let mut adj = vec![0u64; n * words];
-        for (u, nb) in arena.thief_steps.iter().enumerate() {
+        let max_degree = arena.thief_steps.iter().map(Vec::len).max().unwrap_or(0);
+        let lists = thief_lists.unwrap_or(max_degree < words);
+        let mut adj = vec![0u64; if lists { 0 } else { n * words }];
+        for (u, nb) in arena.thief_steps.iter().enumerate().filter(|_| !lists) {
             for &v in nb {
                 adj[u * words + v as usize / 64] |= 1 << (v % 64);
             }
@@ -208,9 +124,13 @@ impl<'a> Engine<'a> {
         let stuck = bitset(n, words, |t| {
             !arena.thief_passes && arena.thief_steps[t].is_empty()
         });
-        let thief_can_win = arena.exits.iter().any(|&e| e)
-            || reach.iter().any(Vec::is_empty)
-            || stuck.iter().any(|&w| w != 0);
+        let thief_can_win = thief_can_win(arena);
+        debug_assert_eq!(
+            thief_can_win,
+            arena.exits.iter().any(|&e| e)
+                || reach.iter().any(Vec::is_empty)
+                || stuck.iter().any(|&w| w != 0)
+        );
         Engine {
             arena,
             n,
@@ -220,6 +140,7 @@ impl<'a> Engine<'a> {
             ranker: Ranker::new(n),
             reach,
             adj,
+            lists,
             cells: bitset(n, words, |_| true),
             exits: bitset(n, words, |t| arena.exits[t]),
             stuck,
@@ -240,40 +161,71 @@ impl<'a> Engine<'a> {
         (rows / (rayon::current_num_threads() * 16)).clamp(64, 1 << 16)
     }
 
-    /// Calls `f(A, B, row)` for every row of a table of shape `(sa, sb)`,
-    /// rows in rank order `rank(A) * C(n + sb - 1, sb) + rank(B)`, in
-    /// parallel.
+    /// Calls `f(A, B, index, row, scratch)` for every row of a table of
+    /// shape `(sa, sb)`, rows in rank order `rank(A) * C(n + sb - 1, sb) +
+    /// rank(B)`, in parallel; `scratch` is one row of the task's own. When
+    /// `changed` is not empty it gets, per row, whether `f` said the row
+    /// changed.
     fn par_table(
         &self,
         out: &mut [u64],
+        changed: &mut [u8],
         sa: usize,
         sb: usize,
-        f: impl Fn(&[u32], &[u32], &mut [u64]) + Sync,
+        f: impl Fn(&[u32], &[u32], usize, &mut [u64], &mut [u64]) -> bool + Sync,
     ) {
         let (n, words) = (self.n, self.words);
         let nb = multiset_count(n, sb) as usize;
         let chunk = self.chunk_rows(out.len() / words);
-        out.par_chunks_mut(chunk * words)
-            .enumerate()
-            .for_each(|(ci, rows)| {
-                let first = ci * chunk;
-                let mut a = [0u32; MAX_COPS];
-                let mut b = [0u32; MAX_COPS];
-                a[..sa].copy_from_slice(&unrank_multiset((first / nb) as u64, sa));
-                b[..sb].copy_from_slice(&unrank_multiset((first % nb) as u64, sb));
-                for row in rows.chunks_mut(words) {
-                    f(&a[..sa], &b[..sb], row);
-                    if !next_multiset(&mut b[..sb], n) {
-                        next_multiset(&mut a[..sa], n);
-                    }
+        let body = |ci: usize, rows: &mut [u64], mut flags: Option<&mut [u8]>| {
+            let first = ci * chunk;
+            let mut a = [0u32; MAX_COPS];
+            let mut b = [0u32; MAX_COPS];
+            let mut scratch = vec![0u64; words];
+            a[..sa].copy_from_slice(&unrank_multiset((first / nb) as u64, sa));
+            b[..sb].copy_from_slice(&unrank_multiset((first % nb) as u64, sb));
+            for (i, row) in rows.chunks_mut(words).enumerate() {
+                let change = f(&a[..sa], &b[..sb], first + i, row, &mut scratch);
+                if let Some(flags) = flags.as_deref_mut() {
+                    flags[i] = u8::from(change);
                 }
-            });
+                if !next_multiset(&mut b[..sb], n) {
+                    next_multiset(&mut a[..sa], n);
+                }
+            }
+        };
+        if changed.is_empty() {
+            out.par_chunks_mut(chunk * words)
+                .enumerate()
+                .for_each(|(ci, rows)| body(ci, rows, None));
+        } else {
+            out.par_chunks_mut(chunk * words)
+                .zip(changed.par_chunks_mut(chunk))
+                .enumerate()
+                .for_each(|(ci, (rows, flags))| body(ci, rows, Some(flags)));
+        }
     }
 
     /// One joint cop move over `src` (shape `(0, k)`) into `out` (shape
     /// `(k, 0)`), through the intermediate tables `inter[j]` (shape `(j, k -
     /// j)`), then the terminal and open masks of `op`'s attractor.
-    fn cop_move(&self, op: Op, src: &[u64], inter: &mut [Vec<u64>], out: &mut [u64]) {
+    ///
+    /// Incremental when `delta` is given: `(src_changed, prev_out)`, the
+    /// source rows that changed since the previous call of this same op
+    /// and that call's output. A row whose sources did not change keeps
+    /// its value (the intermediate tables still hold it; an output row is
+    /// copied from `prev_out`), so late levels, where few rows change,
+    /// read a byte a row instead of `|R|` rows. `changed[j]` holds, per
+    /// row of table `j` (the last is `out`), whether it changed.
+    fn cop_move(
+        &self,
+        op: Op,
+        src: &[u64],
+        inter: &mut [Vec<u64>],
+        changed: &mut [Vec<u8>],
+        delta: Option<(&[u8], &[u64])>,
+        out: &mut [u64],
+    ) {
         let (n, k, words) = (self.n, self.k, self.words);
         let fill = match op {
             Op::Exists => 0,
@@ -283,24 +235,53 @@ impl<'a> Engine<'a> {
             let (before, after) = inter.split_at_mut(j + 1);
             let from: &[u64] = if j == 0 { src } else { &before[j] };
             let to: &mut [u64] = if j + 1 == k { &mut *out } else { &mut after[0] };
+            let (seen, mark) = changed.split_at_mut(j);
+            let from_changed: Option<&[u8]> = match delta {
+                None => None,
+                Some((src_changed, _)) if j == 0 => Some(src_changed),
+                Some(_) => Some(&seen[j - 1]),
+            };
+            let mark: &mut [u8] = if delta.is_some() {
+                &mut mark[0]
+            } else {
+                &mut []
+            };
+            let prev_out = delta.map(|d| d.1);
             let nb_src = multiset_count(n, k - j) as usize;
             let last = j + 1 == k;
-            self.par_table(to, j + 1, k - j - 1, |a, b, row| {
+            self.par_table(to, mark, j + 1, k - j - 1, |a, b, index, row, scratch| {
                 let top = a[j];
                 let ra = (self.ranker.rank(a) - self.ranker.term(j, top)) as usize;
                 let base = ra * nb_src;
-                row.fill(fill);
-                for &x in &self.reach[top as usize] {
-                    let s = (base + self.ranker.rank_with(b, x) as usize) * words;
+                let reach = &self.reach[top as usize];
+                let source = |x: u32| base + self.ranker.rank_with(b, x) as usize;
+                if let Some(from_changed) = from_changed {
+                    if reach.iter().all(|&x| from_changed[source(x)] == 0) {
+                        if let (true, Some(prev)) = (last, prev_out) {
+                            row.copy_from_slice(&prev[index * words..(index + 1) * words]);
+                        }
+                        return false;
+                    }
+                }
+                scratch.fill(fill);
+                for &x in reach {
+                    let s = source(x) * words;
                     let s = &from[s..s + words];
                     match op {
-                        Op::Exists => row.iter_mut().zip(s).for_each(|(r, v)| *r |= v),
-                        Op::ForAll => row.iter_mut().zip(s).for_each(|(r, v)| *r &= v),
+                        Op::Exists => scratch.iter_mut().zip(s).for_each(|(r, v)| *r |= v),
+                        Op::ForAll => scratch.iter_mut().zip(s).for_each(|(r, v)| *r &= v),
                     }
                 }
                 if last {
-                    self.finish_cop_row(op, a, row);
+                    self.finish_cop_row(op, a, scratch);
                 }
+                let old: &[u64] = match (last, prev_out) {
+                    (true, Some(prev)) => &prev[index * words..(index + 1) * words],
+                    _ => row,
+                };
+                let change = old != &scratch[..];
+                row.copy_from_slice(scratch);
+                change
             });
         }
     }
@@ -337,8 +318,7 @@ impl<'a> Engine<'a> {
                 while bits != 0 {
                     let t = w * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    let a = &self.adj[t * words..(t + 1) * words];
-                    if a.iter().zip(x).all(|(a, x)| a & x == 0) {
+                    if !self.reaches(t, x) {
                         out[w] &= !(1 << (t % 64));
                     }
                 }
@@ -359,10 +339,36 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// Whether the thief on `t` has a neighbour in `x`.
+    #[inline]
+    fn reaches(&self, t: usize, x: &[u64]) -> bool {
+        if self.lists {
+            let nb = &self.arena.thief_steps[t];
+            nb.iter().any(|&v| x[v as usize / 64] >> (v % 64) & 1 == 1)
+        } else {
+            let words = self.words;
+            let a = &self.adj[t * words..(t + 1) * words];
+            a.iter().zip(x).any(|(a, x)| a & x != 0)
+        }
+    }
+
     /// `out = OR over u in z of the thief's neighbours of u`.
     fn dilate(&self, z: &[u64], out: &mut [u64]) {
         let words = self.words;
         out.fill(0);
+        if self.lists {
+            for (w, &zw) in z.iter().enumerate() {
+                let mut bits = zw;
+                while bits != 0 {
+                    let u = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    for &v in &self.arena.thief_steps[u] {
+                        out[v as usize / 64] |= 1 << (v % 64);
+                    }
+                }
+            }
+            return;
+        }
         for (w, &zw) in z.iter().enumerate() {
             let mut bits = zw;
             while bits != 0 {
@@ -386,70 +392,80 @@ impl<'a> Engine<'a> {
         prev: Option<[&[u64]; 4]>,
         tl: &mut [u64],
         tw: &mut [u64],
+        tl_changed: &mut [u8],
     ) {
         let (n, k, words) = (self.n, self.k, self.words);
         let chunk = self.chunk_rows(self.ranks);
-        let body = |ci: usize, tl_rows: &mut [u64], mut tw_rows: Option<&mut [u64]>| {
-            let first = ci * chunk;
-            let mut cops = [0u32; MAX_COPS];
-            cops[..k].copy_from_slice(&unrank_multiset(first as u64, k));
-            let (mut cm, mut x, mut y, mut tmp) = (
-                vec![0u64; words],
-                vec![0u64; words],
-                vec![0u64; words],
-                vec![0u64; words],
-            );
-            for (i, tl_row) in tl_rows.chunks_mut(words).enumerate() {
-                let r = first + i;
-                let span = r * words..(r + 1) * words;
-                let same = |now: &[u64], before: &[u64]| now[span.clone()] == before[span.clone()];
-                self.cop_mask(&cops[..k], &mut cm);
-                let cw_row = &cw[span.clone()];
-                match prev {
-                    Some([tl_old, _, cw_old, _]) if same(cw, cw_old) => {
-                        tl_row.copy_from_slice(&tl_old[span.clone()]);
-                    }
-                    _ => {
-                        for w in 0..words {
-                            x[w] = self.cells[w] & !cw_row[w];
+        let body =
+            |ci: usize, tl_rows: &mut [u64], flags: &mut [u8], mut tw_rows: Option<&mut [u64]>| {
+                let first = ci * chunk;
+                let mut cops = [0u32; MAX_COPS];
+                cops[..k].copy_from_slice(&unrank_multiset(first as u64, k));
+                let (mut cm, mut x, mut y, mut tmp) = (
+                    vec![0u64; words],
+                    vec![0u64; words],
+                    vec![0u64; words],
+                    vec![0u64; words],
+                );
+                for (i, tl_row) in tl_rows.chunks_mut(words).enumerate() {
+                    let r = first + i;
+                    let span = r * words..(r + 1) * words;
+                    let same =
+                        |now: &[u64], before: &[u64]| now[span.clone()] == before[span.clone()];
+                    self.cop_mask(&cops[..k], &mut cm);
+                    let cw_row = &cw[span.clone()];
+                    match prev {
+                        Some([tl_old, _, cw_old, _]) if same(cw, cw_old) => {
+                            tl_row.copy_from_slice(&tl_old[span.clone()]);
+                            flags[i] = 0;
                         }
-                        self.thief_pre(&x, &cm, &mut y, &mut tmp);
+                        _ => {
+                            for w in 0..words {
+                                x[w] = self.cells[w] & !cw_row[w];
+                            }
+                            self.thief_pre(&x, &cm, &mut y, &mut tmp);
+                            for w in 0..words {
+                                let open = self.cells[w] & !cm[w] & !self.exits[w];
+                                let term = cm[w] | (self.stuck[w] & open);
+                                tl_row[w] = term | (open & !y[w]);
+                            }
+                            flags[i] = match prev {
+                                Some([tl_old, ..]) => u8::from(tl_row != &tl_old[span.clone()]),
+                                None => 1,
+                            };
+                        }
+                    }
+                    if let Some(tw_rows) = tw_rows.as_deref_mut() {
+                        if let Some([_, tw_old, _, cl_old]) = prev {
+                            if same(cl, cl_old) {
+                                tw_rows[i * words..(i + 1) * words]
+                                    .copy_from_slice(&tw_old[span.clone()]);
+                                next_multiset(&mut cops[..k], n);
+                                continue;
+                            }
+                        }
+                        let cl_row = &cl[r * words..(r + 1) * words];
+                        self.thief_pre(cl_row, &cm, &mut y, &mut tmp);
+                        let tw_row = &mut tw_rows[i * words..(i + 1) * words];
                         for w in 0..words {
                             let open = self.cells[w] & !cm[w] & !self.exits[w];
-                            let term = cm[w] | (self.stuck[w] & open);
-                            tl_row[w] = term | (open & !y[w]);
+                            tw_row[w] = (self.exits[w] & !cm[w]) | (open & y[w]);
                         }
                     }
+                    next_multiset(&mut cops[..k], n);
                 }
-                if let Some(tw_rows) = tw_rows.as_deref_mut() {
-                    if let Some([_, tw_old, _, cl_old]) = prev {
-                        if same(cl, cl_old) {
-                            tw_rows[i * words..(i + 1) * words]
-                                .copy_from_slice(&tw_old[span.clone()]);
-                            next_multiset(&mut cops[..k], n);
-                            continue;
-                        }
-                    }
-                    let cl_row = &cl[r * words..(r + 1) * words];
-                    self.thief_pre(cl_row, &cm, &mut y, &mut tmp);
-                    let tw_row = &mut tw_rows[i * words..(i + 1) * words];
-                    for w in 0..words {
-                        let open = self.cells[w] & !cm[w] & !self.exits[w];
-                        tw_row[w] = (self.exits[w] & !cm[w]) | (open & y[w]);
-                    }
-                }
-                next_multiset(&mut cops[..k], n);
-            }
-        };
+            };
         if tw.is_empty() {
             tl.par_chunks_mut(chunk * words)
+                .zip(tl_changed.par_chunks_mut(chunk))
                 .enumerate()
-                .for_each(|(ci, a)| body(ci, a, None));
+                .for_each(|(ci, (a, f))| body(ci, a, f, None));
         } else {
             tl.par_chunks_mut(chunk * words)
+                .zip(tl_changed.par_chunks_mut(chunk))
                 .zip(tw.par_chunks_mut(chunk * words))
                 .enumerate()
-                .for_each(|(ci, (a, b))| body(ci, a, Some(b)));
+                .for_each(|(ci, ((a, f), b))| body(ci, a, f, Some(b)));
         }
     }
 
@@ -475,12 +491,22 @@ impl<'a> Engine<'a> {
                 }
             })
             .collect();
-        self.cop_move(Op::Exists, &empty, &mut inter, &mut cw);
+        // Where the thief can win nowhere, the cops' WIN move is the only
+        // one and runs incrementally (`cop_move`): one byte a row of every
+        // table says whether it changed at the last level.
+        let mut changed: Vec<Vec<u8>> = (0..k)
+            .map(|j| {
+                let rows = multiset_count(n, j + 1) * multiset_count(n, k - j - 1);
+                vec![0u8; if two { 0 } else { rows as usize }]
+            })
+            .collect();
+        let (mut tl_changed, mut tl_changed2) = (vec![0u8; ranks], vec![0u8; ranks]);
+        self.cop_move(Op::Exists, &empty, &mut inter, &mut changed, None, &mut cw);
         if two {
             // FORALL over moves into nothing holds only without a move.
-            self.cop_move(Op::ForAll, &empty, &mut inter, &mut cl);
+            self.cop_move(Op::ForAll, &empty, &mut inter, &mut changed, None, &mut cl);
         }
-        self.thief_move(&empty, &empty, None, &mut tl, &mut tw);
+        self.thief_move(&empty, &empty, None, &mut tl, &mut tw, &mut tl_changed);
         drop(empty);
         let mut dte = options.dte_table.then(|| vec![u16::MAX; ranks * n * 2]);
         let start = options.start.as_ref().map(|s| {
@@ -521,10 +547,13 @@ impl<'a> Engine<'a> {
         while !(options.stop_when_placed && sol.placement.is_some()) {
             // Thief rows first: `cw2` and `cl2` still hold level d - 1.
             let prev = (level > 0).then_some([&tl[..], &tw[..], &cw2[..], &cl2[..]]);
-            self.thief_move(&cw, &cl, prev, &mut tl2, &mut tw2);
-            self.cop_move(Op::Exists, &tl, &mut inter, &mut cw2);
+            self.thief_move(&cw, &cl, prev, &mut tl2, &mut tw2, &mut tl_changed2);
+            // `tl_changed`: the rows where `tl` (level d) differs from
+            // level d - 1, whose values the tables still hold.
+            let delta = (!two).then_some((&tl_changed[..], &cw[..]));
+            self.cop_move(Op::Exists, &tl, &mut inter, &mut changed, delta, &mut cw2);
             if two {
-                self.cop_move(Op::ForAll, &tw, &mut inter, &mut cl2);
+                self.cop_move(Op::ForAll, &tw, &mut inter, &mut changed, None, &mut cl2);
             }
             if cw2 == cw && tl2 == tl && cl2 == cl && tw2 == tw {
                 break;
@@ -542,12 +571,15 @@ impl<'a> Engine<'a> {
             std::mem::swap(&mut cl, &mut cl2);
             std::mem::swap(&mut tl, &mut tl2);
             std::mem::swap(&mut tw, &mut tw2);
+            std::mem::swap(&mut tl_changed, &mut tl_changed2);
         }
-        let fix = |v: Vec<u64>| if v.is_empty() { vec![0u64; size] } else { v };
+        // The next-level sets and the tables go before the solution is
+        // built, so the peak stays that of a level (`kcop_memory_for`).
+        drop((cw2, tl2, cl2, tw2, inter, changed, tl_changed, tl_changed2));
         sol.cw = cw;
         sol.tl = tl;
-        sol.cl = fix(cl);
-        sol.tw = fix(tw);
+        sol.cl = cl;
+        sol.tw = tw;
         sol.levels = level;
         sol.dte = dte;
         sol
@@ -586,7 +618,8 @@ impl<'a> Engine<'a> {
                 sol.placement = Some((unrank_multiset(r as u64, self.k), level));
             }
         }
-        if let Some(d) = dte {
+        // No cells, no rows: `par_chunks_mut` takes no empty chunk.
+        if let Some(d) = dte.as_mut().filter(|_| n > 0) {
             d.par_chunks_mut(2 * n).enumerate().for_each(|(r, out)| {
                 for (set, turn) in [(0, 0), (1, 0), (2, 1), (3, 1)] {
                     if next[set].is_empty() {

@@ -17,14 +17,16 @@ mod engine;
 mod number;
 mod rank;
 mod small;
+mod solution;
 
 #[cfg(test)]
 mod naive;
 
-pub use engine::{kcop_memory, solve_kcops, KSolution, KState, KcopOptions};
+pub use engine::{solve_kcops, KState, KcopOptions};
 pub use number::{cop_number, cop_number_of_graph, CopNumber};
 pub use rank::{multiset_count, rank_multiset, unrank_multiset};
 pub use small::is_dismantlable;
+pub use solution::{kcop_memory, kcop_memory_for, KSolution};
 
 /// The arena of a k-cop game: `n` cells, each side's one-step relation
 /// (symmetric), exits, pass flags and speeds. A plain description, so that
@@ -85,6 +87,28 @@ impl KArena {
         }
     }
 
+    /// The arena of the several-cops game (`docs/rules.md`, "Several
+    /// cops") on a [`games::arena::Arena`](crate::Arena): a grid map under
+    /// any rule variant or a graph, with its exits, pass flags and speeds.
+    /// Cells keep their numbers (a map's free cells in row-major order), so
+    /// a state's rank, thief cell and side to move index both engines alike.
+    #[must_use]
+    pub fn from_arena(arena: &crate::Arena) -> KArena {
+        let n = arena.cells();
+        let (cop_passes, thief_passes) = arena.passes();
+        let (cop_speed, thief_speed) = arena.speeds();
+        KArena {
+            n: n as usize,
+            cop_steps: (0..n).map(|c| arena.cop_steps(c).to_vec()).collect(),
+            thief_steps: (0..n).map(|c| arena.thief_steps(c).to_vec()).collect(),
+            exits: (0..n).map(|c| arena.is_exit(c)).collect(),
+            cop_passes,
+            thief_passes,
+            cop_speed,
+            thief_speed,
+        }
+    }
+
     /// Whether this is the plain graph game (speed 1, both pass, no exits,
     /// the same relation for both sides), where dismantlability decides one
     /// cop.
@@ -125,5 +149,43 @@ impl KArena {
         }
         out.sort_unstable();
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::KArena;
+    use crate::{parse_map, Arena, Board, Placement, Rules};
+
+    /// The conversion keeps every relation, flag and speed: the reach
+    /// sets of both arenas agree cell by cell, under rule variants.
+    #[test]
+    fn from_arena_keeps_steps_exits_passes_and_speeds() {
+        let map = parse_map(b"3 4\n....\n.#..\n...E\n", "m.txt").unwrap();
+        let board = Board::new(&map, &Placement::default()).unwrap();
+        for (i, speeds) in [(1, 1), (2, 1), (1, 3)].into_iter().enumerate() {
+            let rules = Rules {
+                cop_diagonal: i != 1,
+                thief_diagonal: i == 2,
+                cop_passes: i != 2,
+                thief_passes: i != 0,
+                corner_cutting: i == 0,
+                thief_first: false,
+            };
+            let arena = Arena::from_board(&board, rules).with_speeds(speeds.0, speeds.1);
+            let k = KArena::from_arena(&arena);
+            assert_eq!(k.n, arena.cells() as usize);
+            assert_eq!(k.exits.iter().filter(|&&e| e).count(), arena.exit_count());
+            assert_eq!((k.cop_passes, k.thief_passes), arena.passes());
+            assert_eq!((k.cop_speed, k.thief_speed), arena.speeds());
+            for c in 0..arena.cells() {
+                assert_eq!(k.cop_reach(c as usize), arena.cop_reach(c), "cell {c}");
+                assert_eq!(k.thief_steps[c as usize], arena.thief_steps(c));
+            }
+        }
+        let graph = Arena::from_edges(4, &[(0, 1), (1, 2), (2, 0), (2, 3)]).unwrap();
+        let k = KArena::from_arena(&graph);
+        assert_eq!(k, KArena::from_graph(4, &[(0, 1), (1, 2), (2, 0), (2, 3)]));
+        assert!(k.is_plain_graph());
     }
 }

@@ -70,7 +70,7 @@ impl Engine {
             }
             Engine::Sweep => "value-only sweeps for solves larger than memory (no distances)",
             Engine::Bitboard => {
-                "grid maps: bit-parallel levels over bitsets of thief cells (other games: parallel)"
+                "bit-parallel levels over bitsets of thief cells: grid maps, and several cops (solve --cops, --graph); other games: parallel"
             }
         }
     }

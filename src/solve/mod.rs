@@ -31,7 +31,7 @@ pub(crate) use plan::out_of_core_states;
 pub use plan::{plan_storage, StorageLimits, StoragePlan};
 use solution::{ArrayPager, CellStore, Labels};
 pub use solution::{Counts, Phases, Solution};
-pub use verify::{verify, verify_observed, Inconsistency, Verification};
+pub use verify::{verify, verify_kcops, verify_observed, Inconsistency, Verification};
 
 /// Progress report passed to an observer: after each level of the level
 /// engines, after each pass over a window of the sweep engine.

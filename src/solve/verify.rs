@@ -17,7 +17,9 @@
 use rayon::prelude::*;
 
 use super::Solution;
+use crate::copnumber::KSolution;
 use crate::game::{Game, Initial};
+use crate::games::kcops::KCops;
 use crate::Outcome;
 
 /// States checked per task.
@@ -104,7 +106,11 @@ pub fn verify_observed(
             .into_par_iter()
             .map(|k| {
                 let c = band + k * CHUNK;
-                check_range(game, solution, distances, c..(c + CHUNK).min(end))
+                let value = |s: u64| {
+                    let dte = distances.then(|| solution.dte(s)).flatten();
+                    (solution.outcome(s), dte.map(|d| d.plies()))
+                };
+                check_range(game, &value, distances, c..(c + CHUNK).min(end))
             })
             .reduce(|| (0, None), merge);
         (total.inconsistent, total.first) = merge((total.inconsistent, total.first), found);
@@ -119,6 +125,47 @@ pub fn verify_observed(
     total
 }
 
+/// [`verify_observed`] for a solution of the bit-parallel k-cop engine
+/// ([`solve_kcops`](crate::copnumber::solve_kcops)) of `game`, whose state
+/// layout it shares: every state against its moves, values and (with the
+/// distance table) distances.
+///
+/// # Panics
+/// If `solution` is not of `game`'s size.
+#[must_use]
+pub fn verify_kcops(
+    game: &KCops,
+    solution: &KSolution,
+    observe: &(dyn Fn(u64, u64) + Sync),
+) -> Verification {
+    let n = game.state_count();
+    assert_eq!(n, solution.states(), "a solution of this game");
+    let distances = solution.has_dte_table();
+    let value = |s: u64| {
+        let (outcome, dte) = solution.state_value(s);
+        (outcome, dte.map(|d| d.plies()))
+    };
+    let mut total = Verification {
+        states: n,
+        distances,
+        inconsistent: 0,
+        first: None,
+    };
+    for band in (0..n).step_by(BAND as usize) {
+        let end = (band + BAND).min(n);
+        let found = (0..(end - band).div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|k| {
+                let c = band + k * CHUNK;
+                check_range(game, &value, distances, c..(c + CHUNK).min(end))
+            })
+            .reduce(|| (0, None), merge);
+        (total.inconsistent, total.first) = merge((total.inconsistent, total.first), found);
+        observe(end, n);
+    }
+    total
+}
+
 /// Inconsistent states counted, and the first of them.
 type Mismatches = (u64, Option<Inconsistency>);
 
@@ -130,20 +177,16 @@ fn merge(a: Mismatches, b: Mismatches) -> Mismatches {
     (a.0 + b.0, first)
 }
 
+/// Checks states `range` against `value(s)`: a state's value and, when
+/// `distances`, its distance to end in plies (`None` otherwise).
 fn check_range(
     game: &impl Game,
-    solution: &Solution,
+    value: &impl Fn(u64) -> (Outcome, Option<u32>),
     distances: bool,
     range: std::ops::Range<u64>,
 ) -> Mismatches {
     let mut found: Mismatches = (0, None);
-    let dte = |s: u64| {
-        if distances {
-            solution.dte(s).map(|d| d.plies())
-        } else {
-            None
-        }
-    };
+    let dte = |s: u64| value(s).1;
     game.for_each_initial(range, |s, initial| {
         let expected = match initial {
             Initial::Decided(terminal) => (terminal.into(), distances.then_some(0)),
@@ -152,7 +195,7 @@ fn check_range(
                 let mut farthest = 0u32;
                 let mut any_loss = false;
                 let mut all_win = true;
-                game.for_each_successor(s, |u| match solution.outcome(u) {
+                game.for_each_successor(s, |u| match value(u).0 {
                     Outcome::Loss => {
                         any_loss = true;
                         all_win = false;
@@ -172,8 +215,7 @@ fn check_range(
                 }
             }
         };
-        let outcome = solution.outcome(s);
-        let stored = (outcome, dte(s));
+        let stored = value(s);
         // Distances saturate at 65535 in the table: past that, only values.
         let saturated = |d: Option<u32>| d.is_some_and(|d| d >= u32::from(u16::MAX));
         let agrees = if saturated(stored.1) || saturated(expected.1) {

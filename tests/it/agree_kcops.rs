@@ -19,7 +19,7 @@ use crate::support::outcome;
 use crate::support::{add_random_exits, grid_of, Rng, Shape};
 
 /// The crate's board of an oracle grid (walls and exits; starts dropped).
-fn crate_board(arena: &Arena) -> Board {
+pub(crate) fn crate_board(arena: &Arena) -> Board {
     let walls_and_exits = Arena {
         cop: None,
         thief: None,
@@ -31,7 +31,7 @@ fn crate_board(arena: &Arena) -> Board {
 }
 
 /// A random graph: vertices, edges, exits, cop passes, thief passes.
-type Graph = (usize, Vec<(usize, usize)>, Vec<usize>, bool, bool);
+pub(crate) type Graph = (usize, Vec<(usize, usize)>, Vec<usize>, bool, bool);
 
 /// Asserts that `game` keeps the `Game` contract and that every engine
 /// configuration solves it as the oracle does, state by state.
@@ -81,7 +81,7 @@ fn check(label: &str, game: &KCops, oracle: &KOracle, configs: &[Config]) {
 }
 
 /// A random grid of at most `cells` free cells, with random exits.
-fn small_grid(rng: &mut Rng, cells: usize) -> Arena {
+pub(crate) fn small_grid(rng: &mut Rng, cells: usize) -> Arena {
     let shapes = [Shape::Open, Shape::Walls, Shape::Maze, Shape::Corridors];
     loop {
         let shape = shapes[rng.below(shapes.len())];
@@ -97,7 +97,7 @@ fn small_grid(rng: &mut Rng, cells: usize) -> Arena {
 
 /// A random graph on at most `max_n` vertices: edges at a random density,
 /// sometimes exits, sometimes a side that may not pass.
-fn small_graph(
+pub(crate) fn small_graph(
     rng: &mut Rng,
     max_n: usize,
 ) -> (usize, Vec<(usize, usize)>, Vec<usize>, bool, bool) {
@@ -121,7 +121,7 @@ fn small_graph(
 
 /// Largest boards per k: the oracle stores n^k * n * 2 states with up to
 /// (reach)^k successors each.
-fn max_cells(k: u32) -> usize {
+pub(crate) fn max_cells(k: u32) -> usize {
     match k {
         1 => 12,
         2 => 8,
@@ -129,7 +129,7 @@ fn max_cells(k: u32) -> usize {
     }
 }
 
-const SPEEDS: [(u32, u32); 4] = [(1, 1), (2, 1), (1, 2), (2, 2)];
+pub(crate) const SPEEDS: [(u32, u32); 4] = [(1, 1), (2, 1), (1, 2), (2, 2)];
 
 /// Instances per (k, speeds) and per kind (maps, graphs).
 const PER_CASE: usize = if cfg!(debug_assertions) { 8 } else { 120 };
@@ -157,7 +157,7 @@ fn random_maps_for(k: u32) {
     }
 }
 
-fn crate_graph_game(
+pub(crate) fn crate_graph_game(
     (n, edges, exits, cop_passes, thief_passes): &Graph,
     k: u32,
     (cs, ts): (u32, u32),

@@ -408,3 +408,291 @@ fn two_cops_on_the_petersen_graph_agree_with_the_oracle() {
         );
     }
 }
+
+/// `solve --cops K` runs the bit-parallel k-cop engine by default and a
+/// counter engine when named: the engine printed is the one that ran, and
+/// the dump, the text report and the JSON report are byte for byte the
+/// same but for the engine, time and memory (maps with rule variants and
+/// speeds, graphs with exits and speeds; `--verify` passes on both).
+#[test]
+fn bitboard_is_the_default_and_agrees_with_the_counter_engines() {
+    let dir = temp_dir("kcops-engines");
+    let map = dir.join("map.txt");
+    std::fs::write(&map, "4 5\nC..E.\n.*...\n...*.\n..T..\n").unwrap();
+    let graph = dir.join("g.txt");
+    let edges = "0 1\n1 2\n2 3\n3 4\n4 0\n0 5\n5 6\n6 2\n";
+    std::fs::write(&graph, edges).unwrap();
+    let (m, g) = (map.to_str().unwrap(), graph.to_str().unwrap());
+    let cases: Vec<Vec<&str>> = vec![
+        vec![
+            m, "--cops", "2", "--cop", "0,0", "--cop", "3,4", "--thief", "3,2",
+        ],
+        vec![
+            m,
+            "--cops",
+            "2",
+            "--cop",
+            "0,0",
+            "--cop",
+            "0,0",
+            "--thief",
+            "3,2",
+            "--thief-speed",
+            "2",
+            "--no-corner-cutting",
+            "--thief-first",
+        ],
+        vec![
+            m,
+            "--cops",
+            "3",
+            "--cop",
+            "0,0",
+            "--cop",
+            "1,0",
+            "--cop",
+            "3,4",
+            "--thief",
+            "3,2",
+            "--cop-speed",
+            "2",
+            "--no-pass",
+            "--cop-orthogonal",
+        ],
+        vec![
+            m,
+            "--cops",
+            "1",
+            "--cop",
+            "0,0",
+            "--thief",
+            "3,2",
+            "--thief-speed",
+            "2",
+            "--thief-diagonal",
+        ],
+        vec![
+            g, "--graph", "--cops", "2", "--cop", "0", "--cop", "3", "--thief", "6", "--exit", "5",
+        ],
+        vec![
+            g,
+            "--graph",
+            "--cops",
+            "1",
+            "--cop",
+            "0",
+            "--thief",
+            "2",
+            "--thief-speed",
+            "2",
+            "--no-thief-pass",
+        ],
+    ];
+    let drop_engine = |text: &str| -> String {
+        text.lines()
+            .filter(|l| {
+                !l.starts_with("engine:") && !l.starts_with("time:") && !l.starts_with("verified:")
+            })
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    let drop_json = |text: &str| -> serde_json::Value {
+        let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+        for key in ["engine", "seconds", "peak_memory_bytes", "threads"] {
+            v.as_object_mut().unwrap().remove(key);
+        }
+        if let Some(check) = v.get_mut("verified").and_then(|c| c.as_object_mut()) {
+            check.remove("seconds");
+        }
+        v
+    };
+    for (i, case) in cases.iter().enumerate() {
+        let mut seen = Vec::new();
+        for engine in [
+            None,
+            Some("bitboard"),
+            Some("parallel"),
+            Some("sequential"),
+            Some("explicit"),
+        ] {
+            let dump = dir.join(format!("{i}-{}.csv", engine.unwrap_or("default")));
+            let mut argv = vec!["solve", "-q", "--verify", "--dump", dump.to_str().unwrap()];
+            argv.extend(case.iter().copied());
+            if let Some(e) = engine {
+                argv.extend(["--engine", e]);
+            }
+            let text = run(&argv, None);
+            assert!(
+                text.status.success(),
+                "{case:?} {engine:?}: {}",
+                String::from_utf8_lossy(&text.stderr)
+            );
+            argv.push("--json");
+            let json = run(&argv, None);
+            assert!(json.status.success(), "{case:?} {engine:?}");
+            let report = stdout(&text);
+            let ran = engine.unwrap_or("bitboard");
+            assert!(
+                report.contains(&format!("engine: {ran} (")),
+                "{case:?}: {report}"
+            );
+            assert!(report.contains("verified: "), "{report}");
+            let j: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+            assert_eq!(j["engine"], ran, "{case:?}");
+            assert_eq!(j["verified"]["inconsistent"], 0, "{case:?} {engine:?}");
+            seen.push((
+                std::fs::read(&dump).unwrap(),
+                drop_engine(&report),
+                drop_json(&stdout(&json)),
+            ));
+        }
+        for other in &seen[1..] {
+            assert!(other.0 == seen[0].0, "{case:?}: dumps differ");
+            assert_eq!(other.1, seen[0].1, "{case:?}: text reports differ");
+            assert_eq!(other.2, seen[0].2, "{case:?}: JSON reports differ");
+        }
+    }
+}
+
+/// The bitboard engine of several cops solves in memory: a solve over
+/// `--memory` is refused before it starts (exit 2, the bytes named, no
+/// dump written), and `--scratch` asks for a counter engine.
+#[test]
+fn bitboard_refuses_what_it_cannot_do() {
+    let dir = temp_dir("kcops-refuse");
+    let dump = dir.join("out.csv");
+    let o = run(
+        &[
+            "solve",
+            MAP,
+            "-q",
+            "--cops",
+            "3",
+            "--memory",
+            "1M",
+            "--dump",
+            dump.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("bitboard engine") && err.contains("needs"),
+        "{err}"
+    );
+    assert!(!dump.exists());
+    let o = run(
+        &[
+            "solve",
+            MAP,
+            "-q",
+            "--cops",
+            "2",
+            "--scratch",
+            dir.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--engine parallel"));
+    // The counter engine takes the same cap through its storage plan.
+    let o = run(
+        &[
+            "solve",
+            MAP,
+            "-q",
+            "--cops",
+            "2",
+            "--engine",
+            "parallel",
+            "--memory",
+            "1M",
+            "--scratch",
+            dir.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// `copnumber MAP` on grid maps (seed text, MovingAI, standard input): the
+/// cop number under the map's rules and exits as the oracle finds it, and
+/// the placement (as `[row, col]` cells) and capture time of the best
+/// placement (least capture time, smallest rank on ties).
+#[test]
+fn copnumber_of_maps_agrees_with_the_oracle() {
+    use crate::agree_kcops::{crate_board, small_grid};
+    use crate::support::Rng;
+    let dir = temp_dir("kcops-copmap");
+    let mut rng = Rng::new(0x636f_706d);
+    let mut checked = 0;
+    while checked < 24 {
+        let grid = small_grid(&mut rng, 8);
+        if grid.free_cells().is_empty() {
+            continue;
+        }
+        checked += 1;
+        let text = grid.to_seed_text();
+        let path = dir.join(format!("m{checked}.txt"));
+        std::fs::write(&path, &text).unwrap();
+        let o = run(
+            &[
+                "copnumber",
+                path.to_str().unwrap(),
+                "--json",
+                "--max-cops",
+                "2",
+            ],
+            None,
+        );
+        assert!(
+            o.status.success(),
+            "{text}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        let board = KBoard::from_grid(&grid, Variant::default());
+        let expected = KOracle::cop_number(&board, 2);
+        assert_eq!(
+            j["cop_number"].as_u64(),
+            expected.map(|c| c as u64),
+            "{text}"
+        );
+        if let Some(k) = expected {
+            let arena = Arena::from_board(&crate_board(&grid), retrograde::Rules::default());
+            let (cops, plies) = winning_placement(&arena, k as u32).unwrap();
+            let cells = grid.free_cells();
+            let want: Vec<[usize; 2]> = cops
+                .iter()
+                .map(|&c| [cells[c as usize].0, cells[c as usize].1])
+                .collect();
+            assert_eq!(j["placement"], serde_json::json!(want), "{text}");
+            assert_eq!(
+                j["capture_time_plies"].as_u64(),
+                Some(u64::from(plies)),
+                "{text}"
+            );
+        }
+    }
+    // MovingAI, and a seed map on standard input in text.
+    let map = dir.join("c.map");
+    std::fs::write(&map, "type octile\nheight 3\nwidth 3\nmap\n...\n.@.\n...\n").unwrap();
+    let o = run(&["copnumber", map.to_str().unwrap()], None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // A ring of 8 cells: a cop on a side's middle (moving diagonally too)
+    // covers 5 cells; the thief, 4 directions, is caught in 3 rounds.
+    assert!(
+        stdout(&o).ends_with("\tcop number 1\tplacement 0,1\tcapture time 3 rounds (5 plies)\n"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&["copnumber", "-"], Some(b"1 3\n...\n"));
+    assert!(
+        stdout(&o).starts_with("-\tcop number 1\tplacement 0,1\t"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&["copnumber", "-", "--counts"], Some(b"1 3\n...\n"));
+    assert_eq!(o.status.code(), Some(2));
+}

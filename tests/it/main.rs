@@ -3,6 +3,8 @@
 
 /// Engines against the oracle on random maps; `Game` contract properties.
 mod agree;
+/// The bit-parallel k-cop engine against the oracle and the counter engines.
+mod agree_kbit;
 /// The several-cops game against its oracle on random maps and graphs.
 mod agree_kcops;
 /// The batch subcommand over directories of maps: rows, errors, resume.

@@ -1,21 +1,27 @@
 //! `solve --cops K`, `--cop-speed`, `--thief-speed` and `solve --graph`:
 //! the several-cops game ([`KCops`]) on a map or an undirected graph,
-//! solved by the counter engines. One cop at speed 1 on a map never comes
+//! solved by the bit-parallel k-cop engine (`--engine bitboard`, the
+//! default) or by a counter engine when one is named; both print the same
+//! report and dump (`output.rs`). One cop at speed 1 on a map never comes
 //! here: `solve`'s own path answers it, byte for byte as before.
+
+mod output;
 
 use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use retrograde::copnumber::{kcop_memory_for, solve_kcops, KArena, KSolution, KState, KcopOptions};
 use retrograde::{
-    load_edge_list, load_map, looks_like_graph6, plan_storage, solve, verify_observed, Arena,
-    Backing, Board, Coord, Engine, Game, KCops, Outcome, Placement, Solution, SolveOptions, Turn,
+    load_edge_list, load_map, looks_like_graph6, plan_storage, solve, verify_kcops,
+    verify_observed, Arena, Backing, Board, Coord, Engine, Game, KCops, Placement, Solution,
+    SolveOptions, Turn,
 };
-use serde::Serialize;
 
-use super::common::{human_bytes, worker_pool, GameArgs, UsageError, VERTEX};
-use super::output::{CountsJson, OutputTarget, VerifyReport};
+use self::output::{dump, print_text, Report, Solved};
+use super::common::{human_bytes, worker_pool, EngineConfig, GameArgs, UsageError, VERTEX};
+use super::output::{OutputTarget, VerifyReport};
 use super::progress::Reporter;
 use super::solve::SolveArgs;
 use super::Failure;
@@ -82,48 +88,19 @@ enum Source {
     },
 }
 
-/// The report of a several-cops solve (`--json`).
-#[derive(Serialize)]
-struct Report {
-    map: String,
-    format: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    width: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    height: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    edges: Option<usize>,
-    cops: u32,
-    cop_speed: u32,
-    thief_speed: u32,
-    /// The cops' start cells ([row, column] on maps, vertex ids on graphs).
-    start_cops: Option<Vec<serde_json::Value>>,
-    start_thief: Option<serde_json::Value>,
-    result: Option<&'static str>,
-    dte: Option<u32>,
-    cells: u64,
-    exits: u64,
-    states: u64,
-    counts: CountsJson,
-    levels: u32,
-    sweeps: u32,
-    engine: &'static str,
-    threads: usize,
-    seconds: f64,
-    peak_memory_bytes: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    verified: Option<VerifyReport>,
-}
-
 fn run(args: &SolveArgs) -> Result<i32, Failure> {
-    let mut config = args.engine.resolve()?;
-    if config.engine == Engine::Bitboard {
-        // Grid-only; with several cops it would hand over to this one.
-        config.engine = Engine::Parallel;
-    }
+    // Without --engine, the bit-parallel k-cop engine; a named engine runs.
+    let config = args.engine.resolve_grid()?;
+    let bits = config.engine == Engine::Bitboard;
     if config.engine == Engine::Sweep && (args.dte_table || args.dump.is_some()) {
         return Err(UsageError(
-            "--engine sweep computes values only: --dte-table and --dump need a level engine (sequential or parallel)".into(),
+            "--engine sweep computes values only: --dte-table and --dump need a level engine (bitboard, sequential or parallel)".into(),
+        )
+        .into());
+    }
+    if bits && config.storage.scratch.is_some() {
+        return Err(UsageError(
+            "--scratch: the bitboard engine of several cops solves in memory; give --engine parallel (or sequential) for scratch files".into(),
         )
         .into());
     }
@@ -156,28 +133,11 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
     };
     let reporter = Reporter::new(args.quiet, "solving");
     let started = Instant::now();
-    let observe = |p: &retrograde::Progress| reporter.observe(p);
-    let options = SolveOptions::new(config.engine)
-        .with_threads(config.threads)
-        .with_dte_table(dte_table)
-        .with_tracked_state(start);
-    let plan = plan_storage(&game, &options, &config.limits())?;
-    let arrays = plan.estimate.total() - plan.estimate.graph;
-    reporter.note(&format!(
-        "{} states: {} of arrays {}",
-        game.state_count(),
-        human_bytes(arrays),
-        match &plan.backing {
-            Backing::Memory => "in memory".to_string(),
-            Backing::Scratch(dir) => format!(
-                "in files under {}, at most {} resident",
-                dir.display(),
-                human_bytes(plan.resident)
-            ),
-        }
-    ));
-    let options = options.with_plan(&plan).with_observer(&observe);
-    let solution = solve(&game, &options).context("solve failed")?;
+    let solution = if bits {
+        Solved::Bits(solve_bits(&game, start, dte_table, &config, &reporter)?)
+    } else {
+        Solved::Counter(solve_counter(&game, start, dte_table, &config, &reporter)?)
+    };
     reporter.finish();
     let seconds = started.elapsed().as_secs_f64();
     let show = |cell: u32| -> serde_json::Value {
@@ -210,8 +170,8 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
         thief_speed: args.kcops.thief_speed,
         start_cops: start.map(|_| sorted.iter().map(|&c| show(c)).collect()),
         start_thief: start.and(thief).map(show),
-        result: start.map(|s| game.verdict(solution.outcome(s)).as_str()),
-        dte: start.and_then(|s| solution.dte(s)).map(|d| d.plies()),
+        result: start.map(|s| game.verdict(solution.value(s).0).as_str()),
+        dte: start.and_then(|s| solution.start_dte(s)),
         cells,
         exits,
         states: game.state_count(),
@@ -229,7 +189,10 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
         let started = Instant::now();
         let pool = worker_pool(config.threads)?;
         let observe = |done: u64, total: u64| reporter.checked(done, total);
-        let check = pool.install(|| verify_observed(&game, &solution, &observe));
+        let check = pool.install(|| match &solution {
+            Solved::Counter(sol) => verify_observed(&game, sol, &observe),
+            Solved::Bits(sol) => verify_kcops(&game, sol, &observe),
+        });
         reporter.finish();
         report.verified = Some(VerifyReport {
             states: check.states,
@@ -267,6 +230,94 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
         }
         None => Ok(0),
     }
+}
+
+/// Solves with a counter engine, planned by `plan_storage` (memory or
+/// scratch files under the cap) before anything is allocated.
+fn solve_counter(
+    game: &KCops,
+    start: Option<u64>,
+    dte_table: bool,
+    config: &EngineConfig,
+    reporter: &Reporter,
+) -> Result<Solution, Failure> {
+    let observe = |p: &retrograde::Progress| reporter.observe(p);
+    let options = SolveOptions::new(config.engine)
+        .with_threads(config.threads)
+        .with_dte_table(dte_table)
+        .with_tracked_state(start);
+    let plan = plan_storage(game, &options, &config.limits())?;
+    let arrays = plan.estimate.total() - plan.estimate.graph;
+    reporter.note(&format!(
+        "{} states: {} of arrays {}",
+        game.state_count(),
+        human_bytes(arrays),
+        match &plan.backing {
+            Backing::Memory => "in memory".to_string(),
+            Backing::Scratch(dir) => format!(
+                "in files under {}, at most {} resident",
+                dir.display(),
+                human_bytes(plan.resident)
+            ),
+        }
+    ));
+    let options = options.with_plan(&plan).with_observer(&observe);
+    Ok(solve(game, &options).context("solve failed")?)
+}
+
+/// Solves with the bit-parallel k-cop engine, in memory: its peak
+/// (`kcop_memory_for`, the distance table included) is checked against
+/// `--memory` or the available memory before anything is allocated.
+fn solve_bits(
+    game: &KCops,
+    start: Option<u64>,
+    dte_table: bool,
+    config: &EngineConfig,
+    reporter: &Reporter,
+) -> Result<KSolution, Failure> {
+    let arena = KArena::from_arena(game.arena());
+    let k = game.cops() as usize;
+    let needed = kcop_memory_for(&arena, k, dte_table);
+    let available = config
+        .storage
+        .memory
+        .unwrap_or_else(retrograde::available_memory)
+        .saturating_sub(config.storage.held);
+    if needed > available {
+        return Err(retrograde::Error::TooLarge {
+            what: format!(
+                "{k} cop{} on {} cells (bitboard engine, in memory)",
+                if k == 1 { "" } else { "s" },
+                arena.n
+            ),
+            needed,
+            available,
+            hint: "raise --memory, or give --engine parallel --scratch DIR to solve from files"
+                .into(),
+        }
+        .into());
+    }
+    reporter.note(&format!(
+        "{} states: {} of bitsets in memory",
+        game.state_count(),
+        human_bytes(needed)
+    ));
+    let options = KcopOptions {
+        cops: k,
+        dte_table,
+        start: start.map(|s| {
+            let (cops, thief, turn) = game.decode(s);
+            KState {
+                cops,
+                thief,
+                cops_to_move: turn == Turn::Cop,
+            }
+        }),
+        stop_when_placed: false,
+        thief_lists: None,
+    };
+    let pool = worker_pool(config.threads)?;
+    Ok(pool.install(|| solve_kcops(&arena, &options)))
 }
 
 /// The cell of a map place, as `Board::new` checks starts.
@@ -392,118 +443,4 @@ fn graph_arena(path: &Path, game: &GameArgs) -> Result<Built> {
         edges: list.edges.len(),
     };
     Ok((arena, source, cops, thief))
-}
-
-fn print_text(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
-    match (r.result, r.dte) {
-        (Some(result), Some(dte)) => writeln!(out, "result: {result} in {dte} plies")?,
-        (Some(result), None) => writeln!(out, "result: {result}")?,
-        (None, _) => writeln!(
-            out,
-            "result: none (no start; give --cop once per cop and --thief)"
-        )?,
-    }
-    let speeds = format!(
-        "{} cop{}, cop speed {}, thief speed {}",
-        r.cops,
-        if r.cops == 1 { "" } else { "s" },
-        r.cop_speed,
-        r.thief_speed
-    );
-    match (r.height, r.width, r.edges) {
-        (Some(h), Some(w), _) => writeln!(
-            out,
-            "map: {} ({}, {h} x {w}, {} free cells, {} exits); {speeds}",
-            r.map, r.format, r.cells, r.exits
-        )?,
-        (_, _, edges) => writeln!(
-            out,
-            "graph: {} ({} vertices, {} edges, {} exits); {speeds}",
-            r.map,
-            r.cells,
-            edges.unwrap_or(0),
-            r.exits
-        )?,
-    }
-    writeln!(out, "{}", r.counts.states_line(r.states))?;
-    writeln!(
-        out,
-        "engine: {} ({} thread{}), {}",
-        r.engine,
-        r.threads,
-        if r.threads == 1 { "" } else { "s" },
-        if r.sweeps > 0 {
-            format!("{} sweeps (values only, no distances)", r.sweeps)
-        } else {
-            format!("{} levels", r.levels)
-        }
-    )?;
-    writeln!(
-        out,
-        "time: {:.3} s, peak memory: {}",
-        r.seconds,
-        r.peak_memory_bytes
-            .map_or_else(|| "unknown".to_string(), human_bytes)
-    )?;
-    if let Some(v) = &r.verified {
-        writeln!(
-            out,
-            "verified: {} of {} states consistent with their moves ({}) in {:.3} s",
-            v.states - v.inconsistent,
-            v.states,
-            if v.distances {
-                "values and distances"
-            } else {
-                "values"
-            },
-            v.seconds
-        )?;
-    }
-    Ok(())
-}
-
-/// Every state as a CSV row in state-index order, the cops ascending:
-/// `cop1_row,cop1_col,...,thief_row,thief_col,turn,value,dte` on maps,
-/// `cop1,...,thief,turn,value,dte` on graphs.
-fn dump(game: &KCops, solution: &Solution, out: &mut impl Write) -> std::io::Result<()> {
-    let k = game.cops();
-    let grid = game.arena().grid();
-    let mut header = Vec::new();
-    for i in 1..=k {
-        match grid {
-            Some(_) => header.extend([format!("cop{i}_row"), format!("cop{i}_col")]),
-            None => header.push(format!("cop{i}")),
-        }
-    }
-    match grid {
-        Some(_) => header.extend(["thief_row".to_string(), "thief_col".to_string()]),
-        None => header.push("thief".to_string()),
-    }
-    header.extend(["turn", "value", "dte"].map(String::from));
-    writeln!(out, "{}", header.join(","))?;
-    let mut line = String::new();
-    for s in 0..game.state_count() {
-        use std::fmt::Write as _;
-        let (cops, thief, turn) = game.decode(s);
-        line.clear();
-        for cell in cops.iter().chain([&thief]) {
-            let _ = match grid {
-                Some(grid) => {
-                    let (r, c) = grid.coords(*cell);
-                    write!(line, "{r},{c},")
-                }
-                None => write!(line, "{cell},"),
-            };
-        }
-        let turn = match turn {
-            Turn::Cop => "cop",
-            Turn::Thief => "thief",
-        };
-        let value = solution.outcome(s);
-        match solution.dte(s) {
-            Some(d) if value != Outcome::Draw => writeln!(out, "{line}{turn},{value},{d}")?,
-            _ => writeln!(out, "{line}{turn},{value},")?,
-        }
-    }
-    Ok(())
 }

@@ -5,7 +5,10 @@
 //! time. Graphs are read in batches and solved in parallel, printed in
 //! input order; with `--out FILE` they go to a results file that an
 //! interrupted run leaves consistent and `--resume` continues (`results`).
+//! A grid map (`map.rs`) gets its cop number under the map's rules, the
+//! placement as `row,col` cells.
 
+mod map;
 mod results;
 
 use std::collections::BTreeMap;
@@ -30,8 +33,9 @@ use results::{resume_command, Record, Results};
 /// Flags of `copnumber`.
 #[derive(ClapArgs, Debug)]
 pub(crate) struct CopNumberArgs {
-    /// graph6 file (one graph a line, as nauty writes it) or an edge list
-    /// (`u v` a line, 0-based, `#` comments); `-` reads standard input.
+    /// graph6 file (one graph a line, as nauty writes it), an edge list
+    /// (`u v` a line, 0-based, `#` comments) or a grid map (seed text or
+    /// MovingAI .map, told apart by content); `-` reads standard input.
     file: PathBuf,
     /// Most cops tried (1 to 4); a graph needing more is reported as
     /// "more than K" (JSON: `cop_number: null`).
@@ -190,6 +194,14 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
             })?;
         Box::new(BufReader::with_capacity(1 << 20, f))
     };
+    let mut input = input;
+    let head = map::peek(&mut *input).map_err(|source| retrograde::Error::Io {
+        path: path.clone(),
+        source,
+    })?;
+    if map::looks_like_map(&head) {
+        return map::run(&args, &path, input);
+    }
     let mut reader = Graph6Reader::new(input, &path);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -221,7 +233,7 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
                     if let Some(k) = args.full_solve {
                         let (n, edges) = parse_graph6(bytes).map_err(|e| reader.line_error(e))?;
                         check_fits(&path, line, n, k)?;
-                        full_solve(&mut out, n, &edges, k)?;
+                        full_solve(&mut out, &KArena::from_graph(n, &edges), k)?;
                         continue;
                     }
                     if bytes.first().is_some_and(|&b| b > 63 + 62) {
@@ -432,7 +444,7 @@ fn edge_list(
     let mut out = stdout.lock();
     if let Some(k) = args.full_solve {
         check_fits(path, first_line, n, k)?;
-        full_solve(&mut out, n, &edges, k)?;
+        full_solve(&mut out, &KArena::from_graph(n, &edges), k)?;
         return Ok(0);
     }
     check_fits(path, first_line, n, args.max_cops)?;
@@ -479,12 +491,12 @@ fn check_fits(path: &Path, line: usize, n: usize, k: u32) -> Result<(), Failure>
 }
 
 /// Solves the k-cop game on one graph over every state and reports it.
-fn full_solve(out: &mut impl Write, n: usize, edges: &[(u32, u32)], k: u32) -> Result<()> {
-    let arena = KArena::from_graph(n, edges);
+fn full_solve(out: &mut impl Write, arena: &KArena, k: u32) -> Result<()> {
+    let n = arena.n;
     let states = multiset_count(n, k as usize) as f64 * n as f64 * 2.0;
     let started = std::time::Instant::now();
     let sol = solve_kcops(
-        &arena,
+        arena,
         &KcopOptions {
             cops: k as usize,
             ..KcopOptions::default()

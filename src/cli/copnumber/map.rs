@@ -1,0 +1,204 @@
+//! `copnumber MAP`: the cop number of a grid map (seed text or MovingAI)
+//! under the map's rules (cops in 8 directions, the thief in 4, both may
+//! pass, the map's exits), with a winning placement as `row,col` cells and
+//! its capture time. Told from graphs by content, before the graph reader.
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+use anyhow::Result;
+use retrograde::copnumber::{kcop_memory_for, solve_kcops, CopNumber, KArena, KcopOptions};
+use retrograde::{parse_map, sniff_map, Arena, Board, MapFormat, Placement, Rules};
+use serde::Serialize;
+
+use super::super::schema::versioned;
+use super::super::Failure;
+use super::CopNumberArgs;
+
+/// Bytes of the input looked at to tell a map from a graph.
+const PEEK: usize = 1 << 16;
+
+/// Whether the input starting with `head` is a grid map: a MovingAI header
+/// (`type ...`), or a seed header `ROWS COLUMNS` (both at least 1) whose
+/// next line is a row of exactly COLUMNS characters and not itself two
+/// integers. An edge list's first two lines are both `u v`, so `2 3`
+/// then `0 1` stays a graph; a seed map whose first row has the wrong
+/// length is read as an edge list and refused at that line.
+pub(super) fn looks_like_map(head: &[u8]) -> bool {
+    match sniff_map(head) {
+        Some(MapFormat::MovingAi) => true,
+        Some(MapFormat::Seed) => {
+            let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
+            let mut lines = head
+                .split(|&b| b == b'\n')
+                .map(|l| l.strip_suffix(b"\r").unwrap_or(l));
+            let first = String::from_utf8_lossy(lines.next().unwrap_or_default()).into_owned();
+            let dims: Vec<u64> = first
+                .split_whitespace()
+                .filter_map(|t| t.parse().ok())
+                .collect();
+            let Some(row) = lines.next() else {
+                return false;
+            };
+            let text = String::from_utf8_lossy(row);
+            let words: Vec<&str> = text.split_whitespace().collect();
+            let two_integers = words.len() == 2 && words.iter().all(|w| w.parse::<u64>().is_ok());
+            dims.len() == 2
+                && dims[0] >= 1
+                && dims[1] >= 1
+                && row.len() as u64 == dims[1]
+                && !two_integers
+        }
+        None => false,
+    }
+}
+
+/// The first bytes of `input` without consuming them.
+pub(super) fn peek(input: &mut dyn BufRead) -> std::io::Result<Vec<u8>> {
+    Ok(input.fill_buf()?[..].iter().take(PEEK).copied().collect())
+}
+
+#[derive(Serialize)]
+struct MapJson<'a> {
+    map: &'a str,
+    format: &'static str,
+    height: usize,
+    width: usize,
+    cells: usize,
+    exits: usize,
+    cop_number: Option<u32>,
+    /// The winning placement's cells as `[row, column]`.
+    placement: Vec<[usize; 2]>,
+    capture_time: u32,
+    capture_time_plies: u32,
+}
+
+/// Reads the map from `input` and prints its cop number.
+pub(super) fn run(
+    args: &CopNumberArgs,
+    path: &Path,
+    mut input: Box<dyn BufRead>,
+) -> Result<i32, Failure> {
+    let mut bytes = Vec::new();
+    input
+        .read_to_end(&mut bytes)
+        .map_err(|source| retrograde::Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    let name = path.display().to_string();
+    let map = parse_map(&bytes, &name)?;
+    let walls = retrograde::Map {
+        cop: None,
+        thief: None,
+        ..map
+    };
+    let board = Board::new(&walls, &Placement::default())?;
+    let arena = KArena::from_arena(&Arena::from_board(&board, Rules::default()));
+    if args.counts {
+        return Err(super::super::common::UsageError(
+            "--counts summarises a stream of graphs; a map has one answer (leave --counts out)"
+                .into(),
+        )
+        .into());
+    }
+    if let Some(k) = args.full_solve {
+        check(&arena, k as usize, path)?;
+        let stdout = std::io::stdout();
+        super::full_solve(&mut stdout.lock(), &arena, k)?;
+        return Ok(0);
+    }
+    let r = cop_number(&arena, args.max_cops, path)?;
+    let grid = &board.grid;
+    let cells: Vec<[usize; 2]> = r
+        .placement
+        .iter()
+        .map(|&c| {
+            let (row, col) = grid.coords(c);
+            [row, col]
+        })
+        .collect();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        let j = MapJson {
+            map: &name,
+            format: walls.format.as_str(),
+            height: grid.height(),
+            width: grid.width(),
+            cells: arena.n,
+            exits: arena.exits.iter().filter(|&&e| e).count(),
+            cop_number: r.cop_number,
+            placement: cells,
+            capture_time: r.capture_time_rounds,
+            capture_time_plies: r.capture_time_plies,
+        };
+        serde_json::to_writer(&mut out, &versioned(&j))?;
+        writeln!(out)?;
+        return Ok(0);
+    }
+    match r.cop_number {
+        Some(c) => {
+            let p: Vec<String> = cells.iter().map(|[r, c]| format!("{r},{c}")).collect();
+            writeln!(
+                out,
+                "{name}\tcop number {c}\tplacement {}\tcapture time {} rounds ({} plies)",
+                p.join(" "),
+                r.capture_time_rounds,
+                r.capture_time_plies
+            )?;
+        }
+        None => writeln!(out, "{name}\tcop number more than {}", args.max_cops)?,
+    }
+    Ok(0)
+}
+
+/// Refuses a solve of `k` cops that would not fit in the available memory.
+fn check(arena: &KArena, k: usize, path: &Path) -> Result<(), Failure> {
+    let needed = kcop_memory_for(arena, k, false);
+    let available = retrograde::available_memory();
+    if needed > available {
+        return Err(retrograde::Error::TooLarge {
+            what: format!("{}: {k} cops on {} cells", path.display(), arena.n),
+            needed,
+            available,
+            hint: if k > 1 {
+                format!("give --max-cops {} to stop before", k - 1)
+            } else {
+                "this map is too large for this machine".to_string()
+            },
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// The cop number with 1 to `max` cops, each solve stopped at the first
+/// level where a placement wins against every thief cell; a number of cops
+/// whose solve would not fit in memory is refused before it starts.
+fn cop_number(arena: &KArena, max: u32, path: &Path) -> Result<CopNumber, Failure> {
+    for k in 1..=max as usize {
+        check(arena, k, path)?;
+        let options = KcopOptions {
+            cops: k,
+            stop_when_placed: true,
+            ..KcopOptions::default()
+        };
+        if let Some((placement, plies)) = solve_kcops(arena, &options).placement {
+            return Ok(CopNumber {
+                cop_number: Some(k as u32),
+                placement,
+                capture_time_plies: plies,
+                capture_time_rounds: plies.div_ceil(2),
+                timed: true,
+            });
+        }
+    }
+    Ok(CopNumber {
+        cop_number: None,
+        placement: Vec::new(),
+        capture_time_plies: 0,
+        capture_time_rounds: 0,
+        timed: true,
+    })
+}

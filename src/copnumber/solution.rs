@@ -1,0 +1,179 @@
+//! What a k-cop solve returns ([`KSolution`]: the attractors, levels, the
+//! distances asked for) and what it needs ([`kcop_memory_for`]), apart
+//! from the engine that fills it.
+
+use super::engine::KState;
+use super::rank::multiset_count;
+use super::KArena;
+use crate::outcome::{Dte, Outcome};
+
+/// The result of a k-cop solve: the four attractors, levels, and the
+/// distances asked for.
+pub struct KSolution {
+    pub(super) n: usize,
+    pub(super) k: usize,
+    pub(super) words: usize,
+    pub(super) cw: Vec<u64>,
+    pub(super) cl: Vec<u64>,
+    pub(super) tl: Vec<u64>,
+    pub(super) tw: Vec<u64>,
+    /// Levels computed (the largest distance to end found).
+    pub levels: u32,
+    pub(super) dte: Option<Vec<u16>>,
+    /// Distance of [`KcopOptions::start`] if decided.
+    pub start_dte: Option<u32>,
+    /// The smallest-rank multiset whose cops-to-move row is all WIN at the
+    /// least level, with that level (its capture time in plies).
+    pub placement: Option<(Vec<u32>, u32)>,
+}
+
+impl KSolution {
+    /// Number of cells.
+    #[must_use]
+    pub fn cells(&self) -> usize {
+        self.n
+    }
+
+    /// Number of cops.
+    #[must_use]
+    pub fn cops(&self) -> usize {
+        self.k
+    }
+
+    /// States by side to move and value: `[cops win, cops lose, cops
+    /// draw, thief wins, thief loses, thief draws]`.
+    #[must_use]
+    pub fn counts(&self) -> [u64; 6] {
+        let ones = |v: &[u64]| v.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
+        let per_side = multiset_count(self.n, self.k) * self.n as u64;
+        let (cw, cl, tw, tl) = (
+            ones(&self.cw),
+            ones(&self.cl),
+            ones(&self.tw),
+            ones(&self.tl),
+        );
+        [cw, cl, per_side - cw - cl, tw, tl, per_side - tw - tl]
+    }
+
+    /// Value of a state for the side to move, with its distance to end when
+    /// decided and the distance table was kept (`None` distance means no
+    /// table or a draw).
+    ///
+    /// # Panics
+    /// If the state has the wrong number of cops or a cell out of range.
+    #[must_use]
+    pub fn value(&self, s: &KState) -> (Outcome, Option<Dte>) {
+        assert_eq!(s.cops.len(), self.k);
+        let mut cops = s.cops.clone();
+        cops.sort_unstable();
+        let r = super::rank_multiset(&cops);
+        let t = u64::from(s.thief);
+        assert!(t < self.n as u64, "thief cell {t} outside 0..{}", self.n);
+        self.state_value((r * self.n as u64 + t) * 2 + u64::from(!s.cops_to_move))
+    }
+
+    /// Value and distance to end (as [`KSolution::value`]) of the state
+    /// with index `(rank(cops) * n + thief) * 2 + turn`, turn 0 for the
+    /// cops to move: the layout of [`KCops`](crate::KCops), so its state
+    /// indices read this solution directly.
+    ///
+    /// # Panics
+    /// If `index` is not below `C(n + k - 1, k) * n * 2`.
+    #[must_use]
+    pub fn state_value(&self, index: u64) -> (Outcome, Option<Dte>) {
+        let (rt, cops_to_move) = ((index / 2) as usize, index % 2 == 0);
+        let (r, t) = (rt / self.n, rt % self.n);
+        // `cl` and `tw` are empty where the thief can win nowhere.
+        let bit = |v: &[u64]| !v.is_empty() && v[r * self.words + t / 64] >> (t % 64) & 1 == 1;
+        let (win, loss) = if cops_to_move {
+            (bit(&self.cw), bit(&self.cl))
+        } else {
+            (bit(&self.tw), bit(&self.tl))
+        };
+        let outcome = if win {
+            Outcome::Win
+        } else if loss {
+            Outcome::Loss
+        } else {
+            Outcome::Draw
+        };
+        let dte = self.dte.as_ref().and_then(|d| {
+            let v = d[index as usize];
+            (v != u16::MAX).then_some(Dte(u32::from(v)))
+        });
+        (outcome, dte)
+    }
+
+    /// Whether a per-state distance table was kept.
+    #[must_use]
+    pub fn has_dte_table(&self) -> bool {
+        self.dte.is_some()
+    }
+
+    /// Number of states, `C(n + k - 1, k) * n * 2`.
+    #[must_use]
+    pub fn states(&self) -> u64 {
+        multiset_count(self.n, self.k) * self.n as u64 * 2
+    }
+}
+
+/// Bytes a k-cop solve of `n` cells allocates at its peak in the worst
+/// case (an arena where the thief can win somewhere, no distance table):
+/// eight bitsets (four attractors, current and next level) and the k - 1
+/// tables of partly-moved tuples. [`kcop_memory_for`] is the figure of
+/// one arena.
+#[must_use]
+pub fn kcop_memory(n: usize, k: usize) -> u64 {
+    memory(n, k, true)
+}
+
+/// Bytes a k-cop solve of `arena` allocates at its peak: as
+/// [`kcop_memory`], but where the thief can win nowhere (no exit, every
+/// cell has a move for both sides) only the cops' WIN and the thief's LOSS
+/// attractors exist, four bitsets instead of eight; plus the distance
+/// table (2 bytes a state) when asked for, the thief's neighbour rows and
+/// a byte a row of which rows changed.
+#[must_use]
+pub fn kcop_memory_for(arena: &KArena, k: usize, dte_table: bool) -> u64 {
+    let n = arena.n;
+    let row = n.div_ceil(64).max(1) as u64 * 8;
+    let table = if dte_table {
+        multiset_count(n, k).saturating_mul(n as u64 * 2 * 2)
+    } else {
+        0
+    };
+    let two = thief_can_win(arena);
+    // One byte a row: which rows changed (two thief tables, and every cop
+    // table where the cops' move runs incrementally).
+    let flags = 2 * multiset_count(n, k)
+        + if two {
+            0
+        } else {
+            (0..k)
+                .map(|j| multiset_count(n, j + 1) * multiset_count(n, k - j - 1))
+                .sum()
+        };
+    memory(n, k, two)
+        .saturating_add(table)
+        .saturating_add(flags)
+        .saturating_add(n as u64 * row)
+}
+
+fn memory(n: usize, k: usize, two: bool) -> u64 {
+    let row = n.div_ceil(64).max(1) as u64 * 8;
+    let sets = if two { 8 } else { 4 } * multiset_count(n, k);
+    let inter: u64 = (1..k)
+        .map(|j| multiset_count(n, j) * multiset_count(n, k - j))
+        .sum();
+    (sets + inter).saturating_mul(row)
+}
+
+/// Whether the thief wins some state: an exit, a cop cell without a move,
+/// or a thief cell without one. Otherwise the cops' LOSS and the thief's
+/// WIN attractors stay empty and are never allocated.
+pub(super) fn thief_can_win(arena: &KArena) -> bool {
+    let stuck = |steps: &[Vec<u32>], passes: bool| !passes && steps.iter().any(Vec::is_empty);
+    arena.exits.iter().any(|&e| e)
+        || stuck(&arena.cop_steps, arena.cop_passes)
+        || stuck(&arena.thief_steps, arena.thief_passes)
+}
