@@ -668,7 +668,7 @@ fn serve_resident_memory_stays_within_its_caches_under_load() {
     let table = make_table(
         &dir,
         "lak",
-        &["data/movingai/lak303d.map", "--exits", "border"],
+        &["data/large/lak303d.map", "--exits", "border"],
         true,
     );
     let server = Server::start(&[table.as_path()], &[]);
