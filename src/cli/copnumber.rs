@@ -22,7 +22,7 @@ use retrograde::{parse_graph6, Graph6Reader};
 use serde::Serialize;
 
 use super::common::UsageError;
-use super::output::{defer_stop_signals, stop_requested, OutputTarget};
+use super::output::{defer_stop_signals, note_input, stop_requested, OutputTarget};
 use super::schema::versioned;
 use super::Failure;
 use results::{resume_command, Record, Results};
@@ -342,6 +342,10 @@ fn open_results(args: &CopNumberArgs, timed: bool) -> Result<Option<Results>, Fa
     let Some(path) = &args.out else {
         return Ok(None);
     };
+    // Replacing the stream being read would lose it.
+    if args.file != Path::new("-") {
+        note_input("the graph stream", &args.file)?;
+    }
     let target = OutputTarget::check("--out", path)?;
     if !target.is_file() {
         return Err(UsageError(format!(
