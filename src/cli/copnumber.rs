@@ -254,21 +254,28 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
             }
         }
         let batch = &batch[done..];
-        let results: Vec<Solved> = batch
+        // After a stop is asked the graphs left are skipped (`None`): a
+        // batch of large graphs would otherwise keep Ctrl-C waiting.
+        let results: Vec<Option<Solved>> = batch
             .par_iter()
-            .map(|(line, bytes)| match parse_graph6(bytes) {
-                Ok((n, edges)) => Ok((
-                    n,
-                    edges.len(),
-                    cop_number_of_graph(n, &edges, args.max_cops, timed),
-                )),
-                Err(e) => Err((*line, e)),
+            .map(|(line, bytes)| {
+                stop_requested()
+                    .is_none()
+                    .then(|| match parse_graph6(bytes) {
+                        Ok((n, edges)) => Ok((
+                            n,
+                            edges.len(),
+                            cop_number_of_graph(n, &edges, args.max_cops, timed),
+                        )),
+                        Err(e) => Err((*line, e)),
+                    })
             })
             .collect();
         if stop_requested().is_some() {
             break true;
         }
         for ((line, bytes), r) in batch.iter().zip(results) {
+            let r = r.expect("graphs are skipped only after a stop, which ended the loop");
             let (n, edges, r) = match r {
                 Ok(x) => x,
                 Err((_, e)) => {
