@@ -52,8 +52,8 @@ pub(crate) struct CopNumberArgs {
     full_solve: Option<u32>,
     /// Write one JSON object per graph to FILE (JSON Lines, in stream
     /// order, synced batch by batch) instead of standard output, which then
-    /// gets the summary only. Ctrl-C stops after the current batch and
-    /// says how to continue.
+    /// gets the summary only. Ctrl-C stops (the batch in progress is left
+    /// out) and says how to continue.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Continue an interrupted --out run: the graphs already in FILE are
