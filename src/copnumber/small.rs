@@ -180,13 +180,9 @@ pub(crate) fn small_cops_win(closed: &[u64], k: usize) -> Option<(Vec<u32>, u32)
 /// Two cops on a small plain graph, the same game as [`small_cops_win`]
 /// with `k = 2` but over ordered pairs (`n * n` rows): direct indexing
 /// instead of ranking, for the millions of small graphs of a graph6
-/// stream.
-///
-/// Rows only grow from level to level, so each level works from what
-/// changed at the one before (a mask per row of the cells whose entries
-/// changed): a half-move row takes in only changed thief-to-move rows, a
-/// cops-to-move row only changed half-move rows, and a thief-to-move row
-/// is recomputed only when its cops-to-move row changed.
+/// stream. (Working from what changed at the level before instead was
+/// tried: fewer instructions, no faster, as most rows change at every one
+/// of the few levels.)
 pub(crate) fn small_two_cops_win(closed: &[u64]) -> Option<(Vec<u32>, u32)> {
     let n = closed.len();
     debug_assert!(n <= 64);
@@ -198,7 +194,8 @@ pub(crate) fn small_two_cops_win(closed: &[u64]) -> Option<(Vec<u32>, u32)> {
     }
     SCRATCH.with(|scratch| {
         let mut scratch = scratch.borrow_mut();
-        let len = 3 * n * n + 4 * n;
+        // Reused: an allocation per graph costs as much as a small solve.
+        let len = 3 * n * n;
         if scratch.len() < len {
             scratch.resize(len, 0);
         }
@@ -206,8 +203,8 @@ pub(crate) fn small_two_cops_win(closed: &[u64]) -> Option<(Vec<u32>, u32)> {
     })
 }
 
-/// [`small_two_cops_win`] on `scratch` (`3 n^2 + 4 n` words, any values:
-/// every one is written before it is read).
+/// [`small_two_cops_win`] on `scratch` (`3 n^2` words, any values: every
+/// one is written before it is read).
 fn two_cops(closed: &[u64], scratch: &mut [u64]) -> Option<(Vec<u32>, u32)> {
     let n = closed.len();
     let full: u64 = if n == 64 { u64::MAX } else { (1 << n) - 1 };
@@ -222,10 +219,7 @@ fn two_cops(closed: &[u64], scratch: &mut [u64]) -> Option<(Vec<u32>, u32)> {
     }
     let (cw, rest) = scratch.split_at_mut(n * n);
     let (tl, rest) = rest.split_at_mut(n * n);
-    let (half, rest) = rest.split_at_mut(n * n);
-    let (tl_new, rest) = rest.split_at_mut(n);
-    let (half_new, rest) = rest.split_at_mut(n);
-    let (cw_moved, cw_moving) = rest.split_at_mut(n);
+    let (half, _) = rest.split_at_mut(n * n);
     // cw[a * n + b] (a <= b): thief cells where the cops on a and b, to
     // move, have won; tl (both orders): the same with the thief to move;
     // half[y * n + b]: the cop on b to move, the other one moved to y.
@@ -235,80 +229,55 @@ fn two_cops(closed: &[u64], scratch: &mut [u64]) -> Option<(Vec<u32>, u32)> {
             tl[a * n + b] = mask(a, b);
         }
     }
-    half.fill(0);
-    // Level 0 "changed" everything: every row is computed once in full.
-    tl_new.fill(full);
-    cw_moved.fill(full);
     let mut level = 0;
     loop {
         // The cop on b moves to x, the cop on y has moved already.
-        half_new.fill(0);
         for y in 0..n {
-            let changed = tl_new[y];
-            if changed == 0 {
-                continue;
-            }
             let row = &tl[y * n..(y + 1) * n];
-            let out = &mut half[y * n..(y + 1) * n];
-            for (b, h) in out.iter_mut().enumerate() {
-                let mut xs = changed & closed[b];
-                let mut acc = *h;
+            for b in 0..n {
+                let mut acc = 0;
+                let mut xs = closed[b];
                 while xs != 0 {
                     let x = xs.trailing_zeros() as usize;
                     xs &= xs - 1;
                     acc |= row[x];
                 }
-                if acc != *h {
-                    *h = acc;
-                    half_new[b] |= 1 << y;
-                }
+                half[y * n + b] = acc;
             }
         }
-        tl_new.fill(0);
-        cw_moving.fill(0);
         let mut changed = false;
         let mut won = None;
         for b in 0..n {
             for a in 0..=b {
                 let i = a * n + b;
-                let before = cw[i];
-                // The thief, from the cops-to-move row of the level before.
-                if cw_moved[a] >> b & 1 == 1 {
-                    let mut outside = full & !before;
-                    let mut safe = 0;
-                    while outside != 0 {
-                        let u = outside.trailing_zeros();
-                        outside &= outside - 1;
-                        safe |= closed[u as usize];
-                    }
-                    let t = mask(a, b) | (full & !safe);
-                    if t != tl[i] {
-                        tl[i] = t;
-                        tl[b * n + a] = t;
-                        tl_new[a] |= 1 << b;
-                        tl_new[b] |= 1 << a;
-                        changed = true;
-                    }
-                }
-                // The cops: the cop on a moves to y.
-                let mut ys = half_new[b] & closed[a];
-                let mut c = before;
+                let mut acc = 0;
+                let mut ys = closed[a];
                 while ys != 0 {
                     let y = ys.trailing_zeros() as usize;
                     ys &= ys - 1;
-                    c |= half[y * n + b];
+                    acc |= half[y * n + b];
                 }
-                if c != before {
-                    cw[i] = c;
-                    cw_moving[a] |= 1 << b;
-                    changed = true;
-                    if c == full && won.is_none() {
-                        won = Some(vec![a as u32, b as u32]);
-                    }
+                let c = mask(a, b) | acc;
+                // Thief: safe where some closed neighbour is outside cw.
+                let mut outside = full & !cw[i];
+                let mut safe = 0;
+                while outside != 0 {
+                    let u = outside.trailing_zeros();
+                    outside &= outside - 1;
+                    safe |= closed[u as usize];
+                }
+                let t = mask(a, b) | (full & !safe);
+                changed |= c != cw[i] || t != tl[i];
+                cw[i] = c;
+                tl[i] = t;
+                tl[b * n + a] = t;
+                // The first full row in colex order: rows full before
+                // would have ended the solve at an earlier level.
+                if c == full && won.is_none() {
+                    won = Some(vec![a as u32, b as u32]);
                 }
             }
         }
-        cw_moved.copy_from_slice(cw_moving);
         if !changed {
             return None;
         }

@@ -547,6 +547,12 @@ fn copnumber_resume_refuses_another_stream_other_flags_and_foreign_files() {
         stderr(&r)
     );
     assert!(std::fs::read(&file).unwrap() == before);
+    // The results file cannot be the stream itself.
+    let input = std::fs::read(&stream).unwrap();
+    let r = run(&["copnumber", &stream, "--out", &stream], None);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(stderr(&r).contains("the graph stream"), "{}", stderr(&r));
+    assert!(std::fs::read(&stream).unwrap() == input);
     // --resume needs --out; --out needs a stream, not an edge list.
     let r = run(&["copnumber", &stream, "--resume"], None);
     assert_eq!(r.status.code(), Some(2));

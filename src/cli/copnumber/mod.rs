@@ -25,7 +25,7 @@ use retrograde::{parse_graph6, Graph6Reader};
 use serde::Serialize;
 
 use super::common::UsageError;
-use super::output::{defer_stop_signals, stop_requested, OutputTarget};
+use super::output::{defer_stop_signals, note_input, stop_requested, OutputTarget};
 use super::schema::versioned;
 use super::Failure;
 use results::{resume_command, Record, Results};
@@ -56,8 +56,8 @@ pub(crate) struct CopNumberArgs {
     full_solve: Option<u32>,
     /// Write one JSON object per graph to FILE (JSON Lines, in stream
     /// order, synced batch by batch) instead of standard output, which then
-    /// gets the summary only. Ctrl-C stops after the current batch and
-    /// says how to continue.
+    /// gets the summary only. Ctrl-C stops (the batch in progress is left
+    /// out) and says how to continue.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Continue an interrupted --out run: the graphs already in FILE are
@@ -266,21 +266,28 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
             }
         }
         let batch = &batch[done..];
-        let results: Vec<Solved> = batch
+        // After a stop is asked the graphs left are skipped (`None`): a
+        // batch of large graphs would otherwise keep Ctrl-C waiting.
+        let results: Vec<Option<Solved>> = batch
             .par_iter()
-            .map(|(line, bytes)| match parse_graph6(bytes) {
-                Ok((n, edges)) => Ok((
-                    n,
-                    edges.len(),
-                    cop_number_of_graph(n, &edges, args.max_cops, timed),
-                )),
-                Err(e) => Err((*line, e)),
+            .map(|(line, bytes)| {
+                stop_requested()
+                    .is_none()
+                    .then(|| match parse_graph6(bytes) {
+                        Ok((n, edges)) => Ok((
+                            n,
+                            edges.len(),
+                            cop_number_of_graph(n, &edges, args.max_cops, timed),
+                        )),
+                        Err(e) => Err((*line, e)),
+                    })
             })
             .collect();
         if stop_requested().is_some() {
             break true;
         }
         for ((line, bytes), r) in batch.iter().zip(results) {
+            let r = r.expect("graphs are skipped only after a stop, which ended the loop");
             let (n, edges, r) = match r {
                 Ok(x) => x,
                 Err((_, e)) => {
@@ -354,6 +361,10 @@ fn open_results(args: &CopNumberArgs, timed: bool) -> Result<Option<Results>, Fa
     let Some(path) = &args.out else {
         return Ok(None);
     };
+    // Replacing the stream being read would lose it.
+    if args.file != Path::new("-") {
+        note_input("the graph stream", &args.file)?;
+    }
     let target = OutputTarget::check("--out", path)?;
     if !target.is_file() {
         return Err(UsageError(format!(
