@@ -562,6 +562,10 @@ fn copnumber_resume_refuses_another_stream_other_flags_and_foreign_files() {
     );
     assert_eq!(r.status.code(), Some(2));
     assert!(stderr(&r).contains("edge list"), "{}", stderr(&r));
+    // Nor a map.
+    let r = run(&["copnumber", "data/maps/sample.txt", "--out", out], None);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(stderr(&r).contains("is a map"), "{}", stderr(&r));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

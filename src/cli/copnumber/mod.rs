@@ -200,6 +200,13 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
         source,
     })?;
     if map::looks_like_map(&head) {
+        if args.out.is_some() {
+            return Err(UsageError(format!(
+                "--out: {} is a map (one game); --out and --resume are for graph6 streams",
+                path.display()
+            ))
+            .into());
+        }
         return map::run(&args, &path, input);
     }
     let mut reader = Graph6Reader::new(input, &path);
