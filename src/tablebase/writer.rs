@@ -172,7 +172,7 @@ fn write_batched(
     let has_dte = source.has_dte();
     let board = game.board();
     let grid = &board.grid;
-    let header = encode_header(&HeaderBody {
+    let header = HeaderBody {
         rows: grid.height(),
         cols: grid.width(),
         rules: game.rules(),
@@ -185,12 +185,32 @@ fn write_batched(
         free: grid.free().clone(),
         exits: board.exits.clone(),
         shard,
+        kcops: None,
+    };
+    // States per cop cell: the distance coding's row (format.rs).
+    let row = 2 * game.cells() as usize;
+    write_blocks(&header, row, source, out, units_per_thread)
+}
+
+/// Writes `header` (its distances flag set from `source`) and the states
+/// of `source` as blocks, then the index and trailer; `row` is the states
+/// of one distance-coding row (one cop cell, or one cop multiset).
+pub(crate) fn write_blocks(
+    header: &HeaderBody,
+    row: usize,
+    source: &impl Source,
+    out: &mut impl Write,
+    units_per_thread: u64,
+) -> io::Result<WriteSummary> {
+    let n = source.states();
+    let has_dte = source.has_dte();
+    let header = encode_header(&HeaderBody {
+        has_dte,
+        ..header.clone()
     });
     out.write_all(&header)?;
     let mut offset = header.len() as u64;
     let units = n.div_ceil(VALUE_BLOCK_STATES);
-    // States per cop cell: the distance coding's row (format.rs).
-    let row = 2 * game.cells() as usize;
     let threads = rayon::current_num_threads().max(1);
     let batch = threads as u64 * units_per_thread.max(1);
     // One worker's buffers and compressors per thread, reused by every
