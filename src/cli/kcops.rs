@@ -16,7 +16,7 @@ use retrograde::{
 use serde::Serialize;
 
 use super::common::{human_bytes, worker_pool, GameArgs, UsageError, VERTEX};
-use super::output::{CountsJson, OutputTarget, VerifyReport};
+use super::output::{CountsJson, OutputTarget, SaveReport, VerifyReport};
 use super::progress::Reporter;
 use super::solve::SolveArgs;
 use super::Failure;
@@ -91,9 +91,6 @@ pub(crate) fn dispatch(
     if scen {
         return Err(refuse("--scen"));
     }
-    if args.save.is_some() {
-        return Err(refuse("--save"));
-    }
     if args.checkpoint.is_some() || args.resume.is_some() {
         return Err(refuse("--checkpoint / --resume"));
     }
@@ -143,6 +140,8 @@ struct Report {
     peak_memory_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     verified: Option<VerifyReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    saved: Option<SaveReport>,
 }
 
 fn run(args: &SolveArgs) -> Result<i32, Failure> {
@@ -161,6 +160,11 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
         .dump
         .as_deref()
         .map(|p| OutputTarget::check("--dump", p))
+        .transpose()?;
+    let save_target = args
+        .save
+        .as_deref()
+        .map(|p| OutputTarget::check("--save", p))
         .transpose()?;
     let dte_table = args.dte_table || args.dump.is_some();
     let k = args.kcops.k();
@@ -253,6 +257,7 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
         seconds,
         peak_memory_bytes: super::common::peak_memory(),
         verified: None,
+        saved: None,
     };
     let check = if args.verify {
         reporter.note("verifying every state against its moves");
@@ -273,6 +278,13 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
     };
     if let Some(target) = dump_target {
         target.write_with(|out| dump(&game, &solution, out))?;
+    }
+    if let Some(target) = save_target {
+        reporter.note(&format!("saving the table to {}", target.path().display()));
+        let start = start.and(thief).map(|t| (cops.as_slice(), t));
+        let engine = config.engine.as_str();
+        let saved = super::ktable::save(target, &game, args.game.rules(), start, &solution, engine);
+        report.saved = Some(saved?);
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -475,6 +487,9 @@ fn print_text(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
         r.peak_memory_bytes
             .map_or_else(|| "unknown".to_string(), human_bytes)
     )?;
+    if let Some(t) = &r.saved {
+        writeln!(out, "{}", super::output::saved_line(t))?;
+    }
     if let Some(v) = &r.verified {
         writeln!(
             out,

@@ -35,6 +35,8 @@ mod export;
 mod graph;
 mod info;
 mod kcops;
+mod kplay;
+mod ktable;
 mod numbers;
 mod output;
 mod play;

@@ -15,7 +15,7 @@ use serde::Serialize;
 use super::common::UsageError;
 
 mod text;
-pub(crate) use text::{print_plan, print_text, save_with, PlanReport};
+pub(crate) use text::{print_plan, print_text, save_with, saved_line, PlanReport};
 
 /// Counts of states by value for the player to move.
 #[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
