@@ -42,6 +42,8 @@ mod harden;
 mod http;
 /// Several cops end to end: named graphs, `solve --cops`, `--graph`, dumps.
 mod kcops_cli;
+/// Several-cops tables: saved, queried state by state, played, refused.
+mod ktables;
 /// The brute-force reference solver written from docs/rules.md.
 mod oracle;
 /// The brute-force reference solver of the several-cops game.
