@@ -1,5 +1,5 @@
 //! Query latency of a several-cops table: `cargo run --release --example
-//! kprobe_latency -- TABLE.rtb [POSITIONS] [--cold]`.
+//! kprobe_latency -- TABLE.rtb [POSITIONS] [--cold] [--fresh]`.
 //!
 //! Opens the table (written by `solve --cops K --save`), then answers
 //! POSITIONS (default 20000) random positions (every cop and the thief on
@@ -8,7 +8,10 @@
 //! every move rated). Prints the median, 99th percentile and largest
 //! latency of each, in wall time and in the thread's CPU time (which leaves out the
 //! time a busy machine runs other processes). With `--cold` the file's
-//! pages are dropped from the page cache first (`posix_fadvise`).
+//! pages are dropped from the page cache first (`posix_fadvise`). With
+//! `--fresh` the table is opened again (untimed) before every position, so
+//! no decoded block is reused: every probe and query decodes the blocks it
+//! reads, the worst case.
 
 use std::time::Instant;
 
@@ -61,7 +64,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let path = std::path::PathBuf::from(
         args.first()
-            .ok_or("usage: kprobe_latency TABLE.rtb [POSITIONS] [--cold]")?,
+            .ok_or("usage: kprobe_latency TABLE.rtb [POSITIONS] [--cold] [--fresh]")?,
     );
     let count: usize = args
         .iter()
@@ -71,8 +74,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if args.iter().any(|a| a == "--cold") {
         drop_cache(&path)?;
     }
+    let fresh = args.iter().any(|a| a == "--fresh");
     let opened = Instant::now();
-    let tb = KTablebase::open(&path)?;
+    let mut tb = KTablebase::open(&path)?;
     let open_time = opened.elapsed();
     let n = tb.header().cells;
     let k = tb.cops() as usize;
@@ -89,6 +93,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         } else {
             Turn::Thief
         };
+        if fresh {
+            tb = KTablebase::open(&path)?;
+        }
         let pos = tb.position(&cops, thief, turn)?;
         let (c, t) = (thread_cpu(), Instant::now());
         if probes.len() <= queries.len() {
@@ -104,11 +111,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     println!(
-        "{}: {k} cops, {n} cells, {} states, open {:.2} ms; {count} random positions ({:.1} moves each)",
+        "{}: {k} cops, {n} cells, {} states, open {:.2} ms; {count} random positions ({:.1} moves each){}",
         path.display(),
         tb.header().states,
         open_time.as_secs_f64() * 1e3,
-        moves as f64 / queries.len().max(1) as f64
+        moves as f64 / queries.len().max(1) as f64,
+        if fresh {
+            ", the table opened again for each"
+        } else {
+            ""
+        }
     );
     println!(
         "{} probes: wall {}; thread CPU {}",

@@ -223,9 +223,9 @@ fn open_first(path: &Path) -> Result<Raw> {
 /// A table of either game, as [`AnyTablebase::open`] found it.
 pub enum AnyTablebase {
     /// A one-cop table (format versions 2 and 3).
-    One(Tablebase),
+    One(Box<Tablebase>),
     /// A several-cops table (format version 4).
-    Several(KTablebase),
+    Several(Box<KTablebase>),
 }
 
 impl AnyTablebase {
@@ -238,9 +238,13 @@ impl AnyTablebase {
     pub fn open(path: &Path) -> Result<AnyTablebase> {
         let raw = open_first(path)?;
         if raw.body.kcops.is_some() {
-            Ok(AnyTablebase::Several(KTablebase::from_raw(path, raw)?))
+            Ok(AnyTablebase::Several(Box::new(KTablebase::from_raw(
+                path, raw,
+            )?)))
         } else {
-            Ok(AnyTablebase::One(Tablebase::from_first(path, raw)?))
+            Ok(AnyTablebase::One(Box::new(Tablebase::from_first(
+                path, raw,
+            )?)))
         }
     }
 }
