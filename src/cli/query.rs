@@ -195,11 +195,6 @@ pub(crate) fn mover_cell(pos: &Position) -> Coord {
     }
 }
 
-/// Opens a table with the file named in errors.
-pub(crate) fn open_table(path: &std::path::Path) -> Result<Tablebase> {
-    Tablebase::open(path).with_context(|| format!("cannot open table {}", path.display()))
-}
-
 /// Parses a stdin line `R,C R,C [cop|thief]`.
 fn parse_line(line: &str, default: Turn) -> Result<(Coord, Coord, Turn), String> {
     let words: Vec<&str> = line.split_whitespace().collect();

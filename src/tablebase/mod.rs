@@ -436,7 +436,7 @@ impl Tablebase {
             return Err(raw.error(
                 "header",
                 format!(
-                    "a table of the several-cops game ({} cop{}, format version {}): this reads one-cop tables (query, info and play read both)",
+                    "a table of the several-cops game ({} cop{}, format version {}): this reads one-cop tables (query, info, play and render read both)",
                     k.cops,
                     if k.cops == 1 { "" } else { "s" },
                     raw.version

@@ -376,18 +376,29 @@ fn wrong_cops_are_refused() {
         &["query", gs, "--cop", "9", "--cop", "2", "--thief", "3"],
         "vertices are 0..5",
     );
-    // Commands that draw one cop say so.
+    // render fixes every cop (on maps); serve reads one-cop tables and
+    // says so.
+    let png = dir.join("x.png");
+    let p = png.to_str().unwrap();
     run_refused(
-        &[
-            "render",
-            t,
-            "--cop",
-            "0,0",
-            "--out",
-            dir.join("x.png").to_str().unwrap(),
-        ],
-        "cops",
+        &["render", t, "--cop", "0,0", "--out", p],
+        "give --cop 2 times",
     );
+    run_refused(
+        &["render", t, "--overview", "--out", p],
+        "give --cop 2 times",
+    );
+    assert!(!png.exists());
+    run_status(
+        &["render", t, "--cop", "0,0", "--cop", "2,0", "--out", p],
+        0,
+    );
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    run_refused(
+        &["render", gs, "--cop", "0,0", "--cop", "0,1", "--out", p],
+        "graph",
+    );
+    run_refused(&["serve", t], "several-cops");
     // A refused several-cops solve writes no table.
     let never = dir.join("never.rtb");
     run_refused(
