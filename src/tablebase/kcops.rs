@@ -500,9 +500,10 @@ impl KTablebase {
 
     /// Every move of the player to move (each distinct position it can
     /// reach: cops that swap targets make one move), rated for that
-    /// player, best first as [`Tablebase::rated_moves`]
-    /// (crate::Tablebase::rated_moves) orders them (ties by the cells
-    /// after the move). A terminal position has none.
+    /// player, best first as
+    /// [`Tablebase::rated_moves`](crate::Tablebase::rated_moves) orders
+    /// them (ties by the cells after the move). A terminal position has
+    /// none.
     ///
     /// # Errors
     /// As [`KTablebase::probe`].
