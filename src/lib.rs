@@ -64,6 +64,7 @@ pub use solve::{
 };
 pub use storage::{available_memory, free_disk, Backing};
 pub use tablebase::{
-    shard_path, write_tablebase, CheckReport, Header, Position, Probe, RatedMove, ShardHeader,
-    Tablebase, WriteSummary,
+    shard_path, write_kcops_tablebase, write_kcops_tablebase_bits, write_tablebase, AnyTablebase,
+    CheckReport, Header, KHeader, KPosition, KRatedMove, KTablebase, Position, Probe, RatedMove,
+    ShardHeader, Tablebase, WriteSummary,
 };

@@ -35,6 +35,7 @@ mod export;
 mod graph;
 mod info;
 mod kcops;
+mod ktable;
 mod numbers;
 mod output;
 mod play;

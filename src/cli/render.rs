@@ -5,12 +5,12 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args as ClapArgs;
-use retrograde::render::{heatmap, overview, Fixed};
-use retrograde::{Coord, Turn};
+use retrograde::render::{heatmap, kheatmap, overview, Fixed};
+use retrograde::{AnyTablebase, Coord, Turn};
 
 use super::common::{parse_coord, UsageError};
 use super::output::{note_input, OutputTarget};
-use super::query::{open_table, Side};
+use super::query::{open_any_table, Side};
 use super::Failure;
 
 /// Flags of `render`.
@@ -20,9 +20,10 @@ pub(crate) struct RenderArgs {
     /// Table file written by `solve --save` (for a partitioned solve: any
     /// shard, or the name it was saved under).
     table: PathBuf,
-    /// Heatmap with the cop fixed on ROW,COL: every thief cell coloured.
+    /// Heatmap with the cop fixed on ROW,COL: every thief cell coloured;
+    /// a table of K cops takes it K times.
     #[arg(long, value_name = "ROW,COL", value_parser = parse_coord)]
-    cop: Option<Coord>,
+    cop: Vec<Coord>,
     /// Heatmap with the thief fixed on ROW,COL: every cop cell coloured.
     #[arg(long, value_name = "ROW,COL", value_parser = parse_coord)]
     thief: Option<Coord>,
@@ -55,12 +56,29 @@ pub(crate) fn run(args: RenderArgs) -> Result<i32, Failure> {
     note_input("the table", &args.table)?;
     note_input("the table", &args.table)?;
     let target = OutputTarget::check("--out", &args.out)?;
-    let tb = open_table(&args.table)?;
-    let turn = args.turn.map_or(tb.first_mover(), Turn::from);
-    let image = match (args.cop, args.thief) {
-        (Some(c), _) => heatmap(&tb, Fixed::Cop(c), turn)?,
-        (None, Some(t)) => heatmap(&tb, Fixed::Thief(t), turn)?,
-        (None, None) => overview(&tb, turn)?,
+    let image = match open_any_table(&args.table)? {
+        AnyTablebase::One(tb) => {
+            let turn = args.turn.map_or(tb.first_mover(), Turn::from);
+            match (args.cop.as_slice(), args.thief) {
+                ([c], _) => heatmap(&tb, Fixed::Cop(*c), turn)?,
+                ([], Some(t)) => heatmap(&tb, Fixed::Thief(t), turn)?,
+                ([], None) => overview(&tb, turn)?,
+                (cops, _) => return Err(super::ktable::count_error(1, cops.len()).into()),
+            }
+        }
+        AnyTablebase::Several(tb) => {
+            let turn = args.turn.map_or(tb.first_mover(), Turn::from);
+            if args.cop.len() != tb.cops() as usize {
+                return Err(UsageError(format!(
+                    "a table of {} cops draws the heatmap of the thief with every cop fixed: give --cop {} times{}",
+                    tb.cops(),
+                    tb.cops(),
+                    if args.cop.is_empty() { " (--thief and --overview draw one-cop tables)" } else { "" }
+                ))
+                .into());
+            }
+            kheatmap(&tb, &args.cop, turn)?
+        }
     };
     // Encoded first, then written: the encoder wraps write errors, which
     // would hide a closed standard output (`--out - | head`) from the

@@ -256,6 +256,18 @@ impl Arena {
         Ok(self)
     }
 
+    /// Whether `other` plays the same game: cells, both step relations,
+    /// exits, pass flags and speeds (a saved table checks the arena it will
+    /// rebuild against the one solved).
+    pub(crate) fn same_moves(&self, other: &Arena) -> bool {
+        self.n == other.n
+            && self.cop_steps == other.cop_steps
+            && self.thief_steps == other.thief_steps
+            && self.exit == other.exit
+            && self.passes() == other.passes()
+            && self.speeds() == other.speeds()
+    }
+
     /// Number of cells.
     #[must_use]
     pub fn cells(&self) -> u32 {

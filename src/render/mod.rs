@@ -5,6 +5,9 @@
 //! a built-in 3 x 5 pixel font.
 
 mod font;
+mod kcops;
+
+pub use kcops::kheatmap;
 
 use std::io::{self, Write};
 
@@ -103,8 +106,41 @@ pub enum Fixed {
     Thief(Coord),
 }
 
+/// What a picture needs of a table's map: its size, walls, exits and
+/// whether distances shade the cells (one-cop tables and the maps of
+/// several-cops tables).
+trait MapView {
+    fn rows(&self) -> usize;
+    fn cols(&self) -> usize;
+    fn is_free(&self, c: Coord) -> bool;
+    fn is_exit(&self, c: Coord) -> bool;
+    fn has_dte(&self) -> bool;
+}
+
+impl MapView for Tablebase {
+    fn rows(&self) -> usize {
+        Tablebase::rows(self)
+    }
+
+    fn cols(&self) -> usize {
+        Tablebase::cols(self)
+    }
+
+    fn is_free(&self, c: Coord) -> bool {
+        Tablebase::is_free(self, c)
+    }
+
+    fn is_exit(&self, c: Coord) -> bool {
+        Tablebase::is_exit(self, c)
+    }
+
+    fn has_dte(&self) -> bool {
+        self.header().has_dte
+    }
+}
+
 /// Pixels per map cell so that the map is about 640 pixels across.
-fn cell_pixels(tb: &Tablebase) -> usize {
+fn cell_pixels(tb: &impl MapView) -> usize {
     (640 / tb.rows().max(tb.cols())).clamp(2, 24)
 }
 
@@ -119,7 +155,7 @@ fn lighten(c: Rgb, t: f64) -> Rgb {
 /// lost on big maps, where rim exits line every border).
 fn draw_map(
     img: &mut Image,
-    tb: &Tablebase,
+    tb: &impl MapView,
     x0: usize,
     y0: usize,
     s: usize,
@@ -202,6 +238,24 @@ pub fn heatmap(tb: &Tablebase, fixed: Fixed, turn: Turn) -> Result<Image> {
         Fixed::Cop(c) => (tb.row(c, turn)?, c, "COP"),
         Fixed::Thief(t) => (tb.column(t, turn)?, t, "THIEF"),
     };
+    let title = format!("{name} AT {},{}  {} TO MOVE", at.0, at.1, turn_name(turn));
+    let letter = match fixed {
+        Fixed::Cop(_) => "C",
+        Fixed::Thief(_) => "T",
+    };
+    Ok(draw_heatmap(tb, &cells, &[(at, letter)], &title, turn))
+}
+
+/// The heatmap of `cells` (each free cell of the moving piece with its
+/// probe, `turn` to move) on `tb`'s map, the fixed pieces `marks` drawn
+/// with their letters, `title` above and the legend below.
+fn draw_heatmap(
+    tb: &impl MapView,
+    cells: &[(Coord, Probe)],
+    marks: &[(Coord, &str)],
+    title: &str,
+    turn: Turn,
+) -> Image {
     let max = cells
         .iter()
         .filter_map(|(_, p)| p.dte.map(|d| d.plies()))
@@ -209,11 +263,10 @@ pub fn heatmap(tb: &Tablebase, fixed: Fixed, turn: Turn) -> Result<Image> {
         .unwrap_or(0)
         .max(1);
     let mut value = std::collections::HashMap::new();
-    for (c, p) in &cells {
+    for (c, p) in cells {
         value.insert(*c, *p);
     }
     let s = cell_pixels(tb);
-    let title = format!("{name} AT {},{}  {} TO MOVE", at.0, at.1, turn_name(turn));
     let mut legend = vec![
         (COP, "COP WINS".to_string()),
         (THIEF, "THIEF ESCAPES".to_string()),
@@ -222,7 +275,7 @@ pub fn heatmap(tb: &Tablebase, fixed: Fixed, turn: Turn) -> Result<Image> {
         (EXIT, "EXIT".to_string()),
     ];
     // A table saved without distances shades nothing: no distance legend.
-    if tb.header().has_dte {
+    if tb.has_dte() {
         legend.push((
             lighten(COP, 0.7),
             format!("LIGHTER = LONGER GAME (UP TO {max} PLIES)"),
@@ -233,13 +286,13 @@ pub fn heatmap(tb: &Tablebase, fixed: Fixed, turn: Turn) -> Result<Image> {
     let text_w = legend
         .iter()
         .map(|(_, l)| 22 + font::text_width(l, 2))
-        .chain([font::text_width(&title, 2)])
+        .chain([font::text_width(title, 2)])
         .max()
         .unwrap_or(0);
     let width = map_w.max(text_w) + 2 * MARGIN;
     let height = MARGIN + 16 + map_h + MARGIN + 20 * legend.len() + MARGIN;
     let mut img = Image::new(width, height);
-    img.text(&title, MARGIN, MARGIN, 2, INK);
+    img.text(title, MARGIN, MARGIN, 2, INK);
     let y0 = MARGIN + 16;
     draw_map(&mut img, tb, MARGIN, y0, s, |c| match value.get(&c) {
         Some(p) => {
@@ -253,24 +306,15 @@ pub fn heatmap(tb: &Tablebase, fixed: Fixed, turn: Turn) -> Result<Image> {
         }
         None => FREE,
     });
-    let (colour, letter) = match fixed {
-        Fixed::Cop(_) => (INK, "C"),
-        Fixed::Thief(_) => (INK, "T"),
-    };
-    draw_piece(
-        &mut img,
-        MARGIN + at.1 * s,
-        y0 + at.0 * s,
-        s,
-        colour,
-        letter,
-    );
-    img.frame(MARGIN + at.1 * s, y0 + at.0 * s, s, s, 1, [255, 255, 255]);
+    for &(at, letter) in marks {
+        draw_piece(&mut img, MARGIN + at.1 * s, y0 + at.0 * s, s, INK, letter);
+        img.frame(MARGIN + at.1 * s, y0 + at.0 * s, s, s, 1, [255, 255, 255]);
+    }
     let mut y = y0 + map_h + MARGIN;
     for (c, label) in &legend {
         y = legend_row(&mut img, MARGIN, y, *c, label);
     }
-    Ok(img)
+    img
 }
 
 /// For every cop cell, the share of the other free cells from which the

@@ -36,7 +36,7 @@ impl Tablebase {
 }
 
 /// [`Tablebase::check`] of one file.
-fn check_raw(raw: &Raw) -> Result<()> {
+pub(super) fn check_raw(raw: &Raw) -> Result<()> {
     let mut counts = [0u64; 4];
     let states = raw.trailer.states;
     let per = raw.body.value_block_states;

@@ -18,6 +18,7 @@
 
 mod check;
 mod format;
+mod kcops;
 mod moves;
 mod reader;
 mod writer;
@@ -30,6 +31,9 @@ use crate::{Board, CopsAndThief, Counts, Dte, Grid, Outcome, Rules, Turn};
 
 pub use check::CheckReport;
 pub(crate) use format::ShardInfo;
+pub use kcops::{
+    write_kcops_tablebase, write_kcops_tablebase_bits, KHeader, KPosition, KRatedMove, KTablebase,
+};
 use reader::{table_error, Kind, Raw};
 #[cfg(feature = "distributed")]
 pub(crate) use writer::{write_source, Source};
@@ -201,6 +205,49 @@ fn find_shard(path: &Path) -> Result<Option<PathBuf>> {
         )),
         (Some(a), _) => Ok(Some(a.2.clone())),
         _ => Ok(None),
+    }
+}
+
+/// Opens `path`, or when no such file exists a shard saved under that
+/// name ([`find_shard`]).
+fn open_first(path: &Path) -> Result<Raw> {
+    match Raw::open(path) {
+        Err(Error::Io { path: p, source }) if source.kind() == std::io::ErrorKind::NotFound => {
+            match find_shard(path)? {
+                Some(found) => Raw::open(&found),
+                None => Err(Error::Io { path: p, source }),
+            }
+        }
+        other => other,
+    }
+}
+
+/// A table of either game, as [`AnyTablebase::open`] found it.
+pub enum AnyTablebase {
+    /// A one-cop table (format versions 2 and 3).
+    One(Box<Tablebase>),
+    /// A several-cops table (format version 4).
+    Several(Box<KTablebase>),
+}
+
+impl AnyTablebase {
+    /// Opens a table of either game: a several-cops table (its header has
+    /// a game section) as a [`KTablebase`], any other as
+    /// [`Tablebase::open`] does.
+    ///
+    /// # Errors
+    /// As [`Tablebase::open`].
+    pub fn open(path: &Path) -> Result<AnyTablebase> {
+        let raw = open_first(path)?;
+        if raw.body.kcops.is_some() {
+            Ok(AnyTablebase::Several(Box::new(KTablebase::from_raw(
+                path, raw,
+            )?)))
+        } else {
+            Ok(AnyTablebase::One(Box::new(Tablebase::from_first(
+                path, raw,
+            )?)))
+        }
     }
 }
 
@@ -382,15 +429,22 @@ impl Tablebase {
     /// the offset or part when it is truncated, damaged or not a table, and
     /// naming the shard when one is missing, duplicated or of another solve.
     pub fn open(path: &Path) -> Result<Tablebase> {
-        let raw = match Raw::open(path) {
-            Err(Error::Io { path: p, source }) if source.kind() == std::io::ErrorKind::NotFound => {
-                match find_shard(path)? {
-                    Some(found) => Raw::open(&found)?,
-                    None => return Err(Error::Io { path: p, source }),
-                }
-            }
-            other => other?,
-        };
+        Tablebase::from_first(path, open_first(path)?)
+    }
+
+    /// The table whose file (or first shard found) `raw` is.
+    fn from_first(path: &Path, raw: Raw) -> Result<Tablebase> {
+        if let Some(k) = &raw.body.kcops {
+            return Err(raw.error(
+                "header",
+                format!(
+                    "a table of the several-cops game ({} cop{}, format version {}): this reads one-cop tables (query, info, play and render read both)",
+                    k.cops,
+                    if k.cops == 1 { "" } else { "s" },
+                    raw.version
+                ),
+            ));
+        }
         let shards = match raw.body.shard {
             None => vec![raw],
             Some(info) => open_set(raw, info)?,

@@ -45,7 +45,7 @@ impl Tablebase {
                 },
             ));
         }
-        moves.sort_by_key(|(_, m)| (rank(m), m.to));
+        moves.sort_by_key(|(_, m)| (rank(m.value, m.dte), m.to));
         Ok(moves)
     }
 
@@ -78,9 +78,9 @@ impl Tablebase {
 
 /// Sort key of a rated move, best first: wins by fastest, then draws, then
 /// losses by slowest. A missing distance sorts after known ones among wins.
-fn rank(m: &RatedMove) -> (u8, i64) {
-    let d = m.dte.map(|d| i64::from(d.plies()));
-    match m.value {
+pub(super) fn rank(value: Outcome, dte: Option<crate::Dte>) -> (u8, i64) {
+    let d = dte.map(|d| i64::from(d.plies()));
+    match value {
         Outcome::Win => (0, d.unwrap_or(i64::MAX)),
         Outcome::Draw => (1, 0),
         Outcome::Loss => (2, d.map_or(0, |d| -d)),

@@ -13,8 +13,8 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 
 use super::format::{
     decode_body, decode_dte, decode_dte_v2, decode_entry, decode_trailer, dte_bytes_bound,
-    BlockEntry, HeaderBody, Trailer, END_MAGIC, INDEX_ENTRY_BYTES, MAGIC, OLDEST_VERSION,
-    TRAILER_BYTES, VERSION,
+    BlockEntry, HeaderBody, Trailer, END_MAGIC, INDEX_ENTRY_BYTES, KCOPS_VERSION, MAGIC,
+    OLDEST_VERSION, TRAILER_BYTES,
 };
 use crate::error::{Error, Result};
 
@@ -180,10 +180,10 @@ impl Raw {
             ));
         }
         let version = u32::from_le_bytes(start[8..12].try_into().unwrap());
-        if !(OLDEST_VERSION..=VERSION).contains(&version) {
+        if !(OLDEST_VERSION..=KCOPS_VERSION).contains(&version) {
             return Err(err(
                 "offset 8",
-                format!("format version {version}, this build reads versions {OLDEST_VERSION} to {VERSION}: re-create the table with this build's solve --save"),
+                format!("format version {version}, this build reads versions {OLDEST_VERSION} to {KCOPS_VERSION}: re-create the table with this build's solve --save"),
             ));
         }
         let body_len = u32::from_le_bytes(start[12..16].try_into().unwrap()) as u64;
@@ -203,7 +203,7 @@ impl Raw {
                 format!("checksum mismatch over bytes 0..{crc_at}: the file is damaged; re-create it with solve --save"),
             ));
         }
-        let body = decode_body(&bytes[16..crc_at], 16).map_err(|m| err("header", m))?;
+        let body = decode_body(&bytes[16..crc_at], 16, version).map_err(|m| err("header", m))?;
         let min = header_end + TRAILER_BYTES as u64;
         let tail = if len >= min {
             read(len - TRAILER_BYTES as u64, TRAILER_BYTES as u64)?
@@ -262,10 +262,9 @@ impl Raw {
         }
         // The trailer is internally consistent; now consistent with the
         // header and the file?
-        let cells = body.free.count_ones() as u64;
         let (first, states) = match body.shard {
             Some(sh) => (sh.first_state, sh.end_state - sh.first_state),
-            None => (0, 2 * cells * cells),
+            None => (0, body.state_count()),
         };
         let value_blocks = states.div_ceil(body.value_block_states);
         let dte_blocks = if body.has_dte {

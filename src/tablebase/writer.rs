@@ -79,8 +79,8 @@ impl Source for Solution {
     }
 }
 
-/// One compressed unit: the values block of `VALUE_BLOCK_STATES` states and
-/// the distance blocks of the same states.
+/// One compressed unit: a values block and the distance blocks of the same
+/// states.
 struct Unit {
     values: Vec<u8>,
     dte: Vec<Vec<u8>>,
@@ -172,7 +172,7 @@ fn write_batched(
     let has_dte = source.has_dte();
     let board = game.board();
     let grid = &board.grid;
-    let header = encode_header(&HeaderBody {
+    let header = HeaderBody {
         rows: grid.height(),
         cols: grid.width(),
         rules: game.rules(),
@@ -185,12 +185,35 @@ fn write_batched(
         free: grid.free().clone(),
         exits: board.exits.clone(),
         shard,
+        kcops: None,
+    };
+    // States per cop cell: the distance coding's row (format.rs).
+    let row = 2 * game.cells() as usize;
+    write_blocks(&header, row, source, out, units_per_thread)
+}
+
+/// Writes `header` (its distances flag set from `source`) and the states
+/// of `source` as blocks, then the index and trailer; `row` is the states
+/// of one distance-coding row (one cop cell, or one cop multiset).
+pub(crate) fn write_blocks(
+    header: &HeaderBody,
+    row: usize,
+    source: &impl Source,
+    out: &mut impl Write,
+    units_per_thread: u64,
+) -> io::Result<WriteSummary> {
+    let n = source.states();
+    let has_dte = source.has_dte();
+    // Block sizes are the header's: one-cop tables use the format's
+    // constants, several-cops tables smaller blocks.
+    let sizes = (header.value_block_states, header.dte_block_states);
+    let header = encode_header(&HeaderBody {
+        has_dte,
+        ..header.clone()
     });
     out.write_all(&header)?;
     let mut offset = header.len() as u64;
-    let units = n.div_ceil(VALUE_BLOCK_STATES);
-    // States per cop cell: the distance coding's row (format.rs).
-    let row = 2 * game.cells() as usize;
+    let units = n.div_ceil(sizes.0);
     let threads = rayon::current_num_threads().max(1);
     let batch = threads as u64 * units_per_thread.max(1);
     // One worker's buffers and compressors per thread, reused by every
@@ -209,7 +232,7 @@ fn write_batched(
                     *slot = Some(Scratch::new()?);
                 }
                 let scratch = slot.as_mut().expect("just filled");
-                pack_unit(source, u, n, row, has_dte, scratch)
+                pack_unit(source, u, n, sizes, row, has_dte, scratch)
             })
             .collect()
     };
@@ -266,7 +289,7 @@ fn write_batched(
                 max_dte = max_dte.max(unit.max_dte);
             }
             // Out of core, these states are done with: drop their pages.
-            source.release(first * VALUE_BLOCK_STATES..(last * VALUE_BLOCK_STATES).min(n));
+            source.release(first * sizes.0..(last * sizes.0).min(n));
         }
         Ok(())
     })?;
@@ -332,17 +355,19 @@ fn compress(
     Ok(packed.clone())
 }
 
-/// Packs and compresses unit `u` (states `u * VALUE_BLOCK_STATES ..`).
+/// Packs and compresses unit `u` (states `u * sizes.0 ..`: a values block
+/// of `sizes.0` states and its distance blocks of `sizes.1`).
 fn pack_unit(
     solution: &impl Source,
     u: u64,
     n: u64,
+    sizes: (u64, u64),
     row: usize,
     has_dte: bool,
     scratch: &mut Scratch,
 ) -> io::Result<Unit> {
-    let start = u * VALUE_BLOCK_STATES;
-    let end = (start + VALUE_BLOCK_STATES).min(n);
+    let start = u * sizes.0;
+    let end = (start + sizes.0).min(n);
     let len = (end - start) as usize;
     // Bulk reads: one dispatch per unit, a tight loop per storage kind.
     // Every byte and distance is overwritten: resizing fills only what
@@ -364,7 +389,7 @@ fn pack_unit(
         raw.resize(len, 0);
         solution.fill_dte(start..end, values, raw);
         max_dte = u32::from(raw.iter().copied().max().unwrap_or(0));
-        for block in raw.chunks(DTE_BLOCK_STATES as usize) {
+        for block in raw.chunks(sizes.1 as usize) {
             scratch.encoder.encode(block, row);
             dte.push(compress(
                 &mut scratch.distances,

@@ -340,7 +340,6 @@ fn bad_input_is_refused_with_its_place() {
         &["solve", MAP, "--cops", "5"],
         &["solve", MAP, "--cop-speed", "0"],
         &["solve", MAP, "--cop", "3", "--thief", "5,9"],
-        &["solve", MAP, "--cops", "2", "--save", "x.rtb"],
         &[
             "solve",
             "--graph",

@@ -44,6 +44,8 @@ mod harden;
 mod http;
 /// Several cops end to end: named graphs, `solve --cops`, `--graph`, dumps.
 mod kcops_cli;
+/// Several-cops tables: saved, queried state by state, played, refused.
+mod ktables;
 /// The source tree's shape: file lengths, no import cycles.
 mod layout;
 /// The brute-force reference solver written from docs/rules.md.

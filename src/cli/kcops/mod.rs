@@ -67,9 +67,6 @@ pub(crate) fn dispatch(
     if scen {
         return Err(refuse("--scen"));
     }
-    if args.save.is_some() {
-        return Err(refuse("--save"));
-    }
     if args.checkpoint.is_some() || args.resume.is_some() {
         return Err(refuse("--checkpoint / --resume"));
     }
@@ -108,6 +105,11 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
         .dump
         .as_deref()
         .map(|p| OutputTarget::check("--dump", p))
+        .transpose()?;
+    let save_target = args
+        .save
+        .as_deref()
+        .map(|p| OutputTarget::check("--save", p))
         .transpose()?;
     let dte_table = args.dte_table || args.dump.is_some();
     let k = args.kcops.k();
@@ -183,6 +185,7 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
         seconds,
         peak_memory_bytes: super::common::peak_memory(),
         verified: None,
+        saved: None,
     };
     let check = if args.verify {
         reporter.note("verifying every state against its moves");
@@ -206,6 +209,15 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
     };
     if let Some(target) = dump_target {
         target.write_with(|out| dump(&game, &solution, out))?;
+    }
+    if let Some(target) = save_target {
+        reporter.note(&format!("saving the table to {}", target.path().display()));
+        let start = start.and(thief).map(|t| (cops.as_slice(), t));
+        let (rules, engine) = (args.game.rules(), config.engine.as_str());
+        report.saved = Some(match &solution {
+            Solved::Counter(sol) => super::ktable::save(target, &game, rules, start, sol, engine),
+            Solved::Bits(sol) => super::ktable::save_bits(target, &game, rules, start, sol, engine),
+        }?);
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

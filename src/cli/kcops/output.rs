@@ -10,7 +10,7 @@ use retrograde::{Counts, Game, KCops, Outcome, Solution, Turn};
 use serde::Serialize;
 
 use super::super::common::human_bytes;
-use super::super::output::{CountsJson, VerifyReport};
+use super::super::output::{CountsJson, SaveReport, VerifyReport};
 
 /// A finished solve, from either kind of engine.
 pub(super) enum Solved {
@@ -104,6 +104,8 @@ pub(super) struct Report {
     pub(super) peak_memory_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) verified: Option<VerifyReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) saved: Option<SaveReport>,
 }
 
 pub(super) fn print_text(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
@@ -157,6 +159,9 @@ pub(super) fn print_text(out: &mut impl Write, r: &Report) -> std::io::Result<()
         r.peak_memory_bytes
             .map_or_else(|| "unknown".to_string(), human_bytes)
     )?;
+    if let Some(t) = &r.saved {
+        writeln!(out, "{}", super::super::output::saved_line(t))?;
+    }
     if let Some(v) = &r.verified {
         writeln!(
             out,

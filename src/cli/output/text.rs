@@ -35,6 +35,22 @@ pub(crate) fn save_with(
     })
 }
 
+/// The `saved:` line of a solve's text report.
+pub(crate) fn saved_line(t: &SaveReport) -> String {
+    format!(
+        "saved: {} ({}, values {:.3} bits/state{}) in {:.3} s",
+        t.path,
+        human_bytes(t.bytes),
+        t.value_bits_per_state,
+        if t.distances {
+            format!(", distances {:.3} bits/state", t.dte_bits_per_state)
+        } else {
+            String::new()
+        },
+        t.seconds
+    )
+}
+
 /// A cell for text output: `row,col`, or `x,y` with --xy.
 fn show_cell(cell: [usize; 2], xy: bool) -> String {
     if xy {
@@ -131,19 +147,7 @@ pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std
         }
     }
     if let Some(t) = &r.saved {
-        writeln!(
-            out,
-            "saved: {} ({}, values {:.3} bits/state{}) in {:.3} s",
-            t.path,
-            human_bytes(t.bytes),
-            t.value_bits_per_state,
-            if t.distances {
-                format!(", distances {:.3} bits/state", t.dte_bits_per_state)
-            } else {
-                String::new()
-            },
-            t.seconds
-        )?;
+        writeln!(out, "{}", saved_line(t))?;
     }
     if let Some(v) = &r.verified {
         writeln!(

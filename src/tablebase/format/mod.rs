@@ -43,23 +43,36 @@
 //! stored as residuals against a prediction, coded as [`dte`] describes.
 //! Version 2 tables (same header, values and prediction) are still read;
 //! version 1 (plain u16 distances in blocks of 2^17 states) is refused.
+//!
+//! Version 4 is the several-cops game ([`KCops`](crate::KCops)): the same
+//! layout, with flag bit 2 set and a game section after the exit bitmap
+//! ([`kcops`] describes it); its states are `(rank(cops) * n + thief) * 2 +
+//! turn` and a distance row is one cop multiset's `2 * n` states. One-cop
+//! tables are still written as version 3, byte for byte, so a build that
+//! reads only version 3 keeps reading them and refuses a version 4 table
+//! by its version.
 
 use bitvec::vec::BitVec;
 
 use crate::{Counts, Rules};
 
 mod dte;
+pub(crate) mod kcops;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use dte::{decode_dte, decode_dte_v2, dte_bytes_bound, DteEncoder};
+pub(crate) use kcops::KSection;
 
 /// First bytes of every table.
 pub(crate) const MAGIC: &[u8; 8] = b"RTGTBL\r\n";
 /// Last bytes of every complete table.
 pub(crate) const END_MAGIC: &[u8; 8] = b"RTGTEND\n";
-/// The format version this build writes (and reads).
+/// The format version this build writes for one-cop tables (and reads).
 pub(crate) const VERSION: u32 = 3;
+/// The format version of several-cops tables (a game section in the
+/// header); the newest this build reads.
+pub(crate) const KCOPS_VERSION: u32 = 4;
 /// The oldest version this build still reads: version 2 differs only in
 /// how a distance block lays out its residuals ([`decode_dte_v2`]).
 pub(crate) const OLDEST_VERSION: u32 = 2;
@@ -98,6 +111,21 @@ pub(crate) struct HeaderBody {
     pub(crate) exits: BitVec,
     /// Which part of a partitioned solve this file holds (`None`: all).
     pub(crate) shard: Option<ShardInfo>,
+    /// The several-cops game section (version 4 only).
+    pub(crate) kcops: Option<KSection>,
+}
+
+impl HeaderBody {
+    /// The states the whole table holds: `2 * C^2` for one cop,
+    /// `2 * n * C(n + k - 1, k)` for `k` cops on `n` cells (checked to fit
+    /// when the header was decoded).
+    pub(crate) fn state_count(&self) -> u64 {
+        let cells = self.exits.len() as u64;
+        match &self.kcops {
+            Some(k) => kcops::state_count(cells, k.cops).unwrap_or(u64::MAX),
+            None => 2 * cells * cells,
+        }
+    }
 }
 
 /// The shard fields of a header: which shard of how many, and its band.
@@ -165,7 +193,9 @@ pub(crate) fn encode_header(h: &HeaderBody) -> Vec<u8> {
     body.extend_from_slice(&(h.rows as u32).to_le_bytes());
     body.extend_from_slice(&(h.cols as u32).to_le_bytes());
     body.push(rules_bits(h.rules));
-    body.push(u8::from(h.has_dte) | u8::from(h.shard.is_some()) << 1);
+    body.push(
+        u8::from(h.has_dte) | u8::from(h.shard.is_some()) << 1 | u8::from(h.kcops.is_some()) << 2,
+    );
     for start in [h.cop, h.thief] {
         let (r, c) = start.map_or((u32::MAX, u32::MAX), |(r, c)| (r as u32, c as u32));
         body.extend_from_slice(&r.to_le_bytes());
@@ -178,6 +208,9 @@ pub(crate) fn encode_header(h: &HeaderBody) -> Vec<u8> {
     body.extend_from_slice(engine);
     push_bits(&mut body, &h.free);
     push_bits(&mut body, &h.exits);
+    if let Some(k) = &h.kcops {
+        k.encode(&mut body);
+    }
     if let Some(sh) = h.shard {
         body.extend_from_slice(&sh.index.to_le_bytes());
         body.extend_from_slice(&sh.count.to_le_bytes());
@@ -188,7 +221,12 @@ pub(crate) fn encode_header(h: &HeaderBody) -> Vec<u8> {
     }
     let mut out = Vec::with_capacity(body.len() + 20);
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
+    let version = if h.kcops.is_some() {
+        KCOPS_VERSION
+    } else {
+        VERSION
+    };
+    out.extend_from_slice(&version.to_le_bytes());
     out.extend_from_slice(&(body.len() as u32).to_le_bytes());
     out.extend_from_slice(&body);
     let crc = crc32fast::hash(&out);
@@ -247,10 +285,10 @@ fn read_bits(c: &mut Cursor<'_>, len: usize) -> Result<BitVec, String> {
     Ok(bits)
 }
 
-/// Decodes a header body that passed its checksum. Errors say what is
-/// inconsistent (a body with a valid checksum but nonsense inside was
-/// written by something else).
-pub(crate) fn decode_body(body: &[u8], base: usize) -> Result<HeaderBody, String> {
+/// Decodes a header body of format `version` that passed its checksum.
+/// Errors say what is inconsistent (a body with a valid checksum but
+/// nonsense inside was written by something else).
+pub(crate) fn decode_body(body: &[u8], base: usize, version: u32) -> Result<HeaderBody, String> {
     let mut c = Cursor::new(body, 0);
     let wrap = |e: String| format!("header body (from offset {base}): {e}");
     let rows = c.u32().map_err(wrap)? as usize;
@@ -260,8 +298,12 @@ pub(crate) fn decode_body(body: &[u8], base: usize) -> Result<HeaderBody, String
     }
     let rules = rules_from_bits(c.u8().map_err(wrap)?).ok_or("header: unknown rule bits")?;
     let flags = c.u8().map_err(wrap)?;
-    if flags > 3 {
-        return Err(format!("header: unknown flags {flags:#x}"));
+    // Version 4 is exactly the tables with a game section (and no shards).
+    let known = if version >= KCOPS_VERSION { 5 } else { 3 };
+    if flags & !known != 0 || (version >= KCOPS_VERSION) != (flags & 4 != 0) {
+        return Err(format!(
+            "header: unknown flags {flags:#x} for format version {version}"
+        ));
     }
     let mut start = || -> Result<Option<(usize, usize)>, String> {
         let r = c.u32().map_err(wrap)?;
@@ -288,6 +330,11 @@ pub(crate) fn decode_body(body: &[u8], base: usize) -> Result<HeaderBody, String
     let free = read_bits(&mut c, rows * cols).map_err(wrap)?;
     let cells = free.count_ones();
     let exits = read_bits(&mut c, cells).map_err(wrap)?;
+    let kcops = if flags & 4 != 0 {
+        Some(KSection::decode(&mut c, rows, cols, cells).map_err(wrap)?)
+    } else {
+        None
+    };
     let shard = if flags & 2 != 0 {
         let index = c.u32().map_err(wrap)?;
         let count = c.u32().map_err(wrap)?;
@@ -348,6 +395,7 @@ pub(crate) fn decode_body(body: &[u8], base: usize) -> Result<HeaderBody, String
         free,
         exits,
         shard,
+        kcops,
     })
 }
 

@@ -24,11 +24,12 @@ fn header_round_trips() {
         free,
         exits,
         shard: None,
+        kcops: None,
     };
     let bytes = encode_header(&h);
     assert_eq!(&bytes[..8], MAGIC);
     let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    assert_eq!(decode_body(&bytes[16..16 + len], 16).unwrap(), h);
+    assert_eq!(decode_body(&bytes[16..16 + len], 16, VERSION).unwrap(), h);
     // A shard: 5 cells, 50 states, cop cells 2..5 (row 1 on).
     let shard = HeaderBody {
         shard: Some(ShardInfo {
@@ -43,7 +44,10 @@ fn header_round_trips() {
     };
     let bytes = encode_header(&shard);
     let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    assert_eq!(decode_body(&bytes[16..16 + len], 16).unwrap(), shard);
+    assert_eq!(
+        decode_body(&bytes[16..16 + len], 16, VERSION).unwrap(),
+        shard
+    );
     // A band that does not start at a cop cell is refused.
     let bad = HeaderBody {
         shard: Some(ShardInfo {
@@ -54,7 +58,7 @@ fn header_round_trips() {
     };
     let bytes = encode_header(&bad);
     let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    assert!(decode_body(&bytes[16..16 + len], 16)
+    assert!(decode_body(&bytes[16..16 + len], 16, VERSION)
         .unwrap_err()
         .contains("does not fit"));
     for bits in 0..64 {

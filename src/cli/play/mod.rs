@@ -2,6 +2,9 @@
 //! given position) as text frames and optionally a GIF; `--interactive`:
 //! a person plays one side against the table.
 
+/// Several-cops tables (this command's part).
+mod kcops;
+
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -11,9 +14,9 @@ use clap::Args as ClapArgs;
 use retrograde::render::{game_frames, write_gif};
 use retrograde::{Coord, Outcome, Position, Probe, Tablebase, Turn};
 
-use super::common::{parse_coord, UsageError};
+use super::common::{parse_coord, parse_place, UsageError};
 use super::output::{note_input, OutputTarget};
-use super::query::{mover_cell, open_table, read_line_bounded, value_text, Line, Side};
+use super::query::{mover_cell, open_any_table, read_line_bounded, value_text, Line, Side};
 use super::Failure;
 
 /// Flags of `play`.
@@ -21,35 +24,36 @@ use super::Failure;
 pub(crate) struct PlayArgs {
     /// Table file written by `solve --save` (for a partitioned solve: any
     /// shard, or the name it was saved under).
-    table: PathBuf,
-    /// The cop's cell ROW,COL [default: the map's start].
-    #[arg(long, value_name = "ROW,COL", value_parser = parse_coord, requires = "thief")]
-    cop: Option<Coord>,
-    /// The thief's cell ROW,COL [default: the map's start].
-    #[arg(long, value_name = "ROW,COL", value_parser = parse_coord, requires = "cop")]
-    thief: Option<Coord>,
+    pub(crate) table: PathBuf,
+    /// The cop's cell ROW,COL [default: the map's start]; a table of K
+    /// cops takes it K times, a graph's table vertex ids V.
+    #[arg(long, value_name = "ROW,COL", value_parser = parse_place, requires = "thief")]
+    pub(crate) cop: Vec<Coord>,
+    /// The thief's cell ROW,COL (V on a graph) [default: the map's start].
+    #[arg(long, value_name = "ROW,COL", value_parser = parse_place, requires = "cop")]
+    pub(crate) thief: Option<Coord>,
     /// Who moves first [default: the rules' first mover].
     #[arg(long, value_enum)]
-    turn: Option<Side>,
+    pub(crate) turn: Option<Side>,
     /// Also write the game as an animated GIF.
     #[arg(long, value_name = "OUT.gif", conflicts_with = "interactive")]
-    gif: Option<PathBuf>,
+    pub(crate) gif: Option<PathBuf>,
     /// Play one side yourself (moves read from stdin) against the table.
     #[arg(long)]
-    interactive: bool,
+    pub(crate) interactive: bool,
     /// The side you play with --interactive [default: the side to move].
     #[arg(long, value_enum, requires = "interactive")]
-    side: Option<Side>,
+    pub(crate) side: Option<Side>,
     /// One line per ply (the move and the value), no board: the default
-    /// on maps over 40 rows or 80 columns.
+    /// on maps over 40 rows or 80 columns, and on graphs.
     #[arg(long, conflicts_with_all = ["board", "interactive"])]
-    moves: bool,
+    pub(crate) moves: bool,
     /// The board after every ply, whatever the map's size.
     #[arg(long)]
-    board: bool,
+    pub(crate) board: bool,
     /// Stop after this many plies.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
-    max_plies: usize,
+    pub(crate) max_plies: usize,
 }
 
 /// The map as text with the pieces: `#` wall, `E` exit, `C` cop, `T`
@@ -102,7 +106,7 @@ fn cop_words(p: &Probe, turn: Turn) -> String {
 /// A board larger than this (rows, columns) is not printed every ply
 /// unless `--board` asks: 40 x 80 fits a terminal, and a 194 x 194 map
 /// would print thousands of lines for one game.
-const BOARD_LIMIT: (usize, usize) = (40, 80);
+pub(crate) const BOARD_LIMIT: (usize, usize) = (40, 80);
 
 /// The ply that led from `before` to `after`, in words.
 fn move_words(before: &Position, after: &Position) -> String {
@@ -198,10 +202,11 @@ fn ending(tb: &Tablebase, pos: &Position, repeated: bool, plies: usize) -> Strin
 }
 
 fn start_position(args: &PlayArgs, tb: &Tablebase) -> Result<Position> {
-    match (args.cop, args.thief) {
-        (Some(c), Some(t)) => {
+    match (args.cop.is_empty(), args.thief) {
+        (false, Some(t)) => {
             let turn = args.turn.map_or(tb.first_mover(), Turn::from);
-            Ok(tb.position(c, t, turn)?)
+            let c = super::query::one_cop(&args.cop)?;
+            Ok(tb.position(c, super::query::one_cell("--thief", t)?, turn)?)
         }
         _ => {
             let mut start = tb.start().ok_or_else(|| {
@@ -226,7 +231,12 @@ pub(crate) fn run(args: PlayArgs) -> Result<i32, Failure> {
         .as_deref()
         .map(|p| OutputTarget::check("--gif", p))
         .transpose()?;
-    let tb = open_table(&args.table)?;
+    let tb = match open_any_table(&args.table)? {
+        retrograde::AnyTablebase::One(tb) => tb,
+        retrograde::AnyTablebase::Several(tb) => {
+            return kcops::run(&args, &tb, gif_target.is_some())
+        }
+    };
     let start = start_position(&args, &tb)?;
     if args.interactive {
         let human = args.side.map_or(start.turn, Turn::from);

@@ -1,6 +1,9 @@
 //! `retrograde info FILE.rtb`: what a table holds (map, rules, counts,
 //! sizes, bits per state); `--check` verifies every block.
 
+/// Several-cops tables (this command's part).
+mod kcops;
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -12,7 +15,7 @@ use serde::Serialize;
 
 use super::common::human_bytes;
 use super::output::CountsJson;
-use super::query::open_table;
+use super::query::open_any_table;
 use super::Failure;
 
 /// Flags of `info`.
@@ -20,14 +23,14 @@ use super::Failure;
 pub(crate) struct InfoArgs {
     /// Table file written by `solve --save` (for a partitioned solve: any
     /// shard, or the name it was saved under).
-    table: PathBuf,
+    pub(crate) table: PathBuf,
     /// Verify every block (checksums, decoding, counts); exit status 2 on
     /// the first damaged block.
     #[arg(long)]
-    check: bool,
+    pub(crate) check: bool,
     /// One JSON object instead of text.
     #[arg(long)]
-    json: bool,
+    pub(crate) json: bool,
 }
 
 /// The JSON of `info`.
@@ -159,7 +162,10 @@ fn report(table: String, h: &Header, checked: bool) -> InfoReport {
 
 /// Runs `info`; returns the exit status.
 pub(crate) fn run(args: InfoArgs) -> Result<i32, Failure> {
-    let tb = open_table(&args.table)?;
+    let tb = match open_any_table(&args.table)? {
+        retrograde::AnyTablebase::One(tb) => tb,
+        retrograde::AnyTablebase::Several(tb) => return kcops::info(&args, &tb),
+    };
     let started = Instant::now();
     if args.check {
         tb.check()?;

@@ -3,15 +3,18 @@
 //! one per entry of a MovingAI scenario with `--scen`).
 //! [`position_json`] is the JSON of one position, shared with the server.
 
+/// Several-cops tables (this command's part).
+mod kcops;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Args as ClapArgs, ValueEnum};
-use retrograde::{load_scen, Coord, Dte, Position, Tablebase, Turn};
+use retrograde::{load_scen, AnyTablebase, Coord, Dte, Position, Tablebase, Turn};
 use serde::Serialize;
 
-use super::common::{parse_coord, UsageError};
+use super::common::{parse_coord, parse_place, UsageError, VERTEX};
 use super::Failure;
 
 /// A side on the command line.
@@ -37,31 +40,51 @@ impl From<Side> for Turn {
 pub(crate) struct QueryArgs {
     /// Table file written by `solve --save` (for a partitioned solve: any
     /// shard, or the name it was saved under).
-    table: PathBuf,
-    /// The cop's cell ROW,COL (0-based; X,Y with --xy).
-    #[arg(long, value_name = "ROW,COL", value_parser = parse_coord, required_unless_present_any = ["stdin", "scen"])]
-    cop: Option<Coord>,
-    /// The thief's cell ROW,COL (0-based; X,Y with --xy).
-    #[arg(long, value_name = "ROW,COL", value_parser = parse_coord, required_unless_present_any = ["stdin", "scen"])]
-    thief: Option<Coord>,
+    pub(crate) table: PathBuf,
+    /// The cop's cell ROW,COL (0-based; X,Y with --xy); a table of K cops
+    /// takes it K times, and a graph's table vertex ids V.
+    #[arg(long, value_name = "ROW,COL", value_parser = parse_place, required_unless_present_any = ["stdin", "scen"])]
+    pub(crate) cop: Vec<Coord>,
+    /// The thief's cell ROW,COL (0-based; X,Y with --xy; V on a graph).
+    #[arg(long, value_name = "ROW,COL", value_parser = parse_place, required_unless_present_any = ["stdin", "scen"])]
+    pub(crate) thief: Option<Coord>,
     /// Who moves [default: the rules' first mover].
     #[arg(long, value_enum)]
-    turn: Option<Side>,
+    pub(crate) turn: Option<Side>,
     /// Positions from standard input, one per line: `R,C R,C [cop|thief]`
-    /// (cop cell, thief cell, turn).
+    /// (cop cell, thief cell, turn; K cop cells for a table of K cops).
     #[arg(long, conflicts_with_all = ["cop", "thief", "turn", "scen"])]
-    stdin: bool,
+    pub(crate) stdin: bool,
     /// Positions from a MovingAI scenario file: each entry's start is the
     /// thief, its goal the cop; one answer per entry, in file order.
     #[arg(long, value_name = "FILE.scen", conflicts_with_all = ["cop", "thief"])]
-    scen: Option<PathBuf>,
+    pub(crate) scen: Option<PathBuf>,
     /// Cells as X,Y (column, row: MovingAI's order) in --cop, --thief,
     /// stdin lines and text output; JSON keeps [row, column].
     #[arg(long)]
-    xy: bool,
+    pub(crate) xy: bool,
     /// One JSON object per position instead of text.
     #[arg(long)]
-    json: bool,
+    pub(crate) json: bool,
+}
+
+/// The one cell of `--cop` or `--thief` for a one-cop table: a map cell
+/// `ROW,COL`, never a vertex id.
+pub(crate) fn one_cell(flag: &str, place: Coord) -> Result<Coord, UsageError> {
+    match place {
+        (VERTEX, v) => Err(UsageError(format!(
+            "{flag} {v}: expected ROW,COL (two 0-based integers; X,Y with --xy); vertex ids are for tables of graphs"
+        ))),
+        c => Ok(c),
+    }
+}
+
+/// The cop of a one-cop table's `--cop` flags: exactly one.
+pub(crate) fn one_cop(cops: &[Coord]) -> Result<Coord, UsageError> {
+    match cops {
+        [c] => one_cell("--cop", *c),
+        _ => Err(super::ktable::count_error(1, cops.len())),
+    }
 }
 
 /// One rated move in [`PositionJson`].
@@ -175,11 +198,6 @@ pub(crate) fn mover_cell(pos: &Position) -> Coord {
     }
 }
 
-/// Opens a table with the file named in errors.
-pub(crate) fn open_table(path: &std::path::Path) -> Result<Tablebase> {
-    Tablebase::open(path).with_context(|| format!("cannot open table {}", path.display()))
-}
-
 /// Parses a stdin line `R,C R,C [cop|thief]`.
 fn parse_line(line: &str, default: Turn) -> Result<(Coord, Coord, Turn), String> {
     let words: Vec<&str> = line.split_whitespace().collect();
@@ -217,9 +235,17 @@ fn scen_positions(tb: &Tablebase, path: &Path, turn: Turn) -> Result<Vec<Positio
         .collect()
 }
 
+/// Opens a table of either game with the file named in errors.
+pub(crate) fn open_any_table(path: &std::path::Path) -> Result<AnyTablebase> {
+    AnyTablebase::open(path).with_context(|| format!("cannot open table {}", path.display()))
+}
+
 /// Runs `query`; returns the exit status.
 pub(crate) fn run(args: QueryArgs) -> Result<i32, Failure> {
-    let tb = open_table(&args.table)?;
+    let tb = match open_any_table(&args.table)? {
+        AnyTablebase::One(tb) => tb,
+        AnyTablebase::Several(tb) => return kcops::query(&args, &tb),
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let answer = |out: &mut std::io::StdoutLock<'_>, pos: &Position| -> Result<()> {
@@ -239,7 +265,8 @@ pub(crate) fn run(args: QueryArgs) -> Result<i32, Failure> {
         return Ok(0);
     }
     if !args.stdin {
-        let (cop, thief) = (args.cop.expect("clap"), args.thief.expect("clap"));
+        let cop = one_cop(&args.cop)?;
+        let thief = one_cell("--thief", args.thief.expect("clap"))?;
         let pos = tb.position(swap_if(args.xy, cop), swap_if(args.xy, thief), turn)?;
         answer(&mut out, &pos)?;
         return Ok(0);

@@ -1,0 +1,138 @@
+//! Query latency of a several-cops table: `cargo run --release --example
+//! kprobe_latency -- TABLE.rtb [POSITIONS] [--cold] [--fresh]`.
+//!
+//! Opens the table (written by `solve --cops K --save`), then answers
+//! POSITIONS (default 20000) random positions (every cop and the thief on
+//! a random cell, a random turn; a fixed seed) one at a time, alternately
+//! a probe alone and a whole query as `query` computes it (the probe and
+//! every move rated). Prints the median, 99th percentile and largest
+//! latency of each, in wall time and in the thread's CPU time (which leaves out the
+//! time a busy machine runs other processes). With `--cold` the file's
+//! pages are dropped from the page cache first (`posix_fadvise`). With
+//! `--fresh` the table is opened again (untimed) before every position, so
+//! no decoded block is reused: every probe and query decodes the blocks it
+//! reads, the worst case.
+
+use std::time::Instant;
+
+use retrograde::{KTablebase, Turn};
+
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn drop_cache(path: &std::path::Path) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let file = std::fs::File::open(path)?;
+    // SAFETY: a plain system call on a descriptor this function owns; it
+    // only advises the kernel and touches no memory of ours.
+    let rc = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    if rc != 0 {
+        return Err(std::io::Error::from_raw_os_error(rc));
+    }
+    Ok(())
+}
+
+/// CPU seconds of this thread.
+fn thread_cpu() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through a valid pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
+/// Median, 99th percentile and largest of `v` (sorted here), in us.
+fn spread(v: &mut [f64]) -> String {
+    v.sort_by(f64::total_cmp);
+    let at = |q: f64| v[((v.len() as f64 * q) as usize).min(v.len() - 1)];
+    format!(
+        "median {:.1} us, p99 {:.1} us, max {:.1} us",
+        at(0.5),
+        at(0.99),
+        v[v.len() - 1]
+    )
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let path = std::path::PathBuf::from(
+        args.first()
+            .ok_or("usage: kprobe_latency TABLE.rtb [POSITIONS] [--cold] [--fresh]")?,
+    );
+    let count: usize = args
+        .iter()
+        .skip(1)
+        .find(|a| !a.starts_with("--"))
+        .map_or(Ok(20_000), |a| a.parse())?;
+    if args.iter().any(|a| a == "--cold") {
+        drop_cache(&path)?;
+    }
+    let fresh = args.iter().any(|a| a == "--fresh");
+    let opened = Instant::now();
+    let mut tb = KTablebase::open(&path)?;
+    let open_time = opened.elapsed();
+    let n = tb.header().cells;
+    let k = tb.cops() as usize;
+    let mut seed = 12345;
+    // Positions alternate: a probe alone, then a whole query.
+    let (mut probes, mut probes_cpu) = (Vec::new(), Vec::new());
+    let (mut queries, mut queries_cpu) = (Vec::new(), Vec::new());
+    let mut moves = 0usize;
+    for _ in 0..count {
+        let cops: Vec<u32> = (0..k).map(|_| (splitmix(&mut seed) % n) as u32).collect();
+        let thief = (splitmix(&mut seed) % n) as u32;
+        let turn = if splitmix(&mut seed) & 1 == 0 {
+            Turn::Cop
+        } else {
+            Turn::Thief
+        };
+        if fresh {
+            tb = KTablebase::open(&path)?;
+        }
+        let pos = tb.position(&cops, thief, turn)?;
+        let (c, t) = (thread_cpu(), Instant::now());
+        if probes.len() <= queries.len() {
+            tb.probe(&pos)?;
+            probes.push(t.elapsed().as_secs_f64() * 1e6);
+            probes_cpu.push((thread_cpu() - c) * 1e6);
+        } else {
+            // What `query` computes: the probe and every move rated.
+            tb.probe(&pos)?;
+            moves += tb.rated_moves(&pos)?.len();
+            queries.push(t.elapsed().as_secs_f64() * 1e6);
+            queries_cpu.push((thread_cpu() - c) * 1e6);
+        }
+    }
+    println!(
+        "{}: {k} cops, {n} cells, {} states, open {:.2} ms; {count} random positions ({:.1} moves each){}",
+        path.display(),
+        tb.header().states,
+        open_time.as_secs_f64() * 1e3,
+        moves as f64 / queries.len().max(1) as f64,
+        if fresh {
+            ", the table opened again for each"
+        } else {
+            ""
+        }
+    );
+    println!(
+        "{} probes: wall {}; thread CPU {}",
+        probes.len(),
+        spread(&mut probes),
+        spread(&mut probes_cpu)
+    );
+    println!(
+        "{} queries (probe + rated moves): wall {}; thread CPU {}",
+        queries.len(),
+        spread(&mut queries),
+        spread(&mut queries_cpu)
+    );
+    Ok(())
+}
