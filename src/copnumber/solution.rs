@@ -81,7 +81,7 @@ impl KSolution {
     /// If `index` is not below `C(n + k - 1, k) * n * 2`.
     #[must_use]
     pub fn state_value(&self, index: u64) -> (Outcome, Option<Dte>) {
-        let (rt, cops_to_move) = ((index / 2) as usize, index % 2 == 0);
+        let (rt, cops_to_move) = ((index / 2) as usize, index.is_multiple_of(2));
         let (r, t) = (rt / self.n, rt % self.n);
         // `cl` and `tw` are empty where the thief can win nowhere.
         let bit = |v: &[u64]| !v.is_empty() && v[r * self.words + t / 64] >> (t % 64) & 1 == 1;
