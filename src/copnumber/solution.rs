@@ -81,7 +81,7 @@ impl KSolution {
     /// If `index` is not below `C(n + k - 1, k) * n * 2`.
     #[must_use]
     pub fn state_value(&self, index: u64) -> (Outcome, Option<Dte>) {
-        let (rt, cops_to_move) = ((index / 2) as usize, index % 2 == 0);
+        let (rt, cops_to_move) = ((index / 2) as usize, index.is_multiple_of(2));
         let (r, t) = (rt / self.n, rt % self.n);
         // `cl` and `tw` are empty where the thief can win nowhere.
         let bit = |v: &[u64]| !v.is_empty() && v[r * self.words + t / 64] >> (t % 64) & 1 == 1;
@@ -143,16 +143,15 @@ pub fn kcop_memory_for(arena: &KArena, k: usize, dte_table: bool) -> u64 {
         0
     };
     let two = thief_can_win(arena);
-    // One byte a row: which rows changed (two thief tables, and every cop
-    // table where the cops' move runs incrementally).
-    let flags = 2 * multiset_count(n, k)
-        + if two {
-            0
-        } else {
-            (0..k)
-                .map(|j| multiset_count(n, j + 1) * multiset_count(n, k - j - 1))
-                .sum()
-        };
+    // One byte a row of every cop table where the cops' move runs
+    // incrementally: which rows changed.
+    let flags = if two {
+        0
+    } else {
+        (0..k)
+            .map(|j| multiset_count(n, j + 1) * multiset_count(n, k - j - 1))
+            .sum()
+    };
     memory(n, k, two)
         .saturating_add(table)
         .saturating_add(flags)
@@ -165,7 +164,10 @@ fn memory(n: usize, k: usize, two: bool) -> u64 {
     let inter: u64 = (1..k)
         .map(|j| multiset_count(n, j) * multiset_count(n, k - j))
         .sum();
-    (sets + inter).saturating_mul(row)
+    // Plus a byte a row of the thief's changed-row flags, twice.
+    (sets + inter)
+        .saturating_mul(row)
+        .saturating_add(2 * multiset_count(n, k))
 }
 
 /// Whether the thief wins some state: an exit, a cop cell without a move,

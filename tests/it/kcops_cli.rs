@@ -325,12 +325,15 @@ fn bad_input_is_refused_with_its_place() {
     assert!(err.contains("bad.txt:3:3: expected a vertex id"), "{err}");
     assert!(!dump.exists());
     let g6 = dir.join("g.g6");
-    std::fs::write(&g6, "IheA@GUAo\n").unwrap();
+    // graph6 cut short: 10 vertices need 8 bytes of edges.
+    std::fs::write(&g6, "IheA\n").unwrap();
     let o = run(
         &["solve", "--graph", g6.to_str().unwrap(), "--cops", "2"],
         None,
     );
     assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("g.g6:1:"), "{err}");
     for args in [
         &["solve", MAP, "--cop", "1,1", "--cop", "1,2"][..],
         &[
@@ -694,4 +697,45 @@ fn copnumber_of_maps_agrees_with_the_oracle() {
     );
     let o = run(&["copnumber", "-", "--counts"], Some(b"1 3\n...\n"));
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// `solve --graph` reads a graph6 file of one graph (with or without the
+/// `>>graph6<<` header) as the same graph as its edge list; a file of
+/// several graphs is refused with the line of the second.
+#[test]
+fn solve_graph_reads_graph6() {
+    let dir = temp_dir("kcops-graph6");
+    let petersen = dir.join("p.g6");
+    let list = load_edge_list(std::path::Path::new("data/graphs/petersen.txt")).unwrap();
+    let g6 = retrograde::to_graph6(list.n as usize, &list.edges);
+    std::fs::write(&petersen, format!(">>graph6<<{g6}\n")).unwrap();
+    let (a, b) = (dir.join("a.csv"), dir.join("b.csv"));
+    let flags = [
+        "--cops", "2", "--cop", "0", "--cop", "1", "--thief", "7", "-q",
+    ];
+    let mut argv = vec![
+        "solve",
+        "--graph",
+        "data/graphs/petersen.txt",
+        "--dump",
+        a.to_str().unwrap(),
+    ];
+    argv.extend(flags);
+    assert!(run(&argv, None).status.success());
+    let mut argv = vec![
+        "solve",
+        "--graph",
+        petersen.to_str().unwrap(),
+        "--dump",
+        b.to_str().unwrap(),
+    ];
+    argv.extend(flags);
+    let o = run(&argv, None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap());
+    let two = dir.join("two.g6");
+    std::fs::write(&two, "IheA@GUAo\nBw\n").unwrap();
+    let o = run(&["solve", "--graph", two.to_str().unwrap(), "-q"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("two.g6:2:"));
 }

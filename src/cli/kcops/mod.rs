@@ -14,7 +14,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use retrograde::copnumber::{kcop_memory_for, solve_kcops, KArena, KSolution, KState, KcopOptions};
 use retrograde::{
-    load_edge_list, load_map, looks_like_graph6, plan_storage, solve, verify_kcops,
+    load_edge_list, load_map, looks_like_graph6, parse_graph6, plan_storage, solve, verify_kcops,
     verify_observed, Arena, Backing, Board, Coord, Engine, Game, KCops, Placement, Solution,
     SolveOptions, Turn,
 };
@@ -81,6 +81,8 @@ enum Source {
         width: usize,
     },
     Graph {
+        /// `edges` (an edge list) or `graph6`.
+        format: &'static str,
         edges: usize,
     },
 }
@@ -157,7 +159,7 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
             height,
             width,
         } => (format, Some(width), Some(height), None),
-        Source::Graph { edges } => ("edges", None, None, Some(edges)),
+        Source::Graph { format, edges } => (format, None, None, Some(edges)),
     };
     let mut sorted = cops.clone();
     sorted.sort_unstable();
@@ -406,17 +408,54 @@ fn graph_arena(path: &Path, game: &GameArgs) -> Result<Built> {
                 source,
             })?;
         if looks_like_graph6(&head[..read]) {
-            // HOOK(graph6): kengine's `format::graph6` parser is wired here
-            // at merge (graph6 detected by content: printable ASCII 63..126,
-            // an optional `>>graph6<<` header).
-            return Err(UsageError(format!(
-                "{}: graph6 input is not supported by this build yet; give an edge list (`u v` a line)",
-                path.display()
-            ))
-            .into());
+            return graph_from_graph6(path, game);
         }
     }
-    let list = load_edge_list(path)?;
+    arena_of_graph(load_edge_list(path)?, "edges", game)
+}
+
+/// A graph6 file of one graph (docs/rules.md, "Graph files"): the
+/// optional `>>graph6<<` header, one line; several graphs are refused
+/// (`copnumber` reads streams).
+fn graph_from_graph6(path: &Path, game: &GameArgs) -> Result<Built> {
+    let text = std::fs::read(path).map_err(|source| retrograde::Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut lines = text
+        .split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .enumerate()
+        .filter(|(_, l)| !l.is_empty());
+    let (_, first) = lines.next().unwrap_or_default();
+    let header = first.starts_with(b">>graph6<<");
+    let first = first.strip_prefix(b">>graph6<<").unwrap_or(first);
+    if let Some((i, _)) = lines.next() {
+        return Err(UsageError(format!(
+            "{}:{}: a second graph; solve --graph takes one graph (copnumber reads many)",
+            path.display(),
+            i + 1
+        ))
+        .into());
+    }
+    let (n, edges) = parse_graph6(first).map_err(|e| retrograde::Error::Parse {
+        path: path.display().to_string(),
+        line: 1,
+        column: e.column + if header { 10 } else { 0 },
+        message: e.message,
+    })?;
+    let n = u32::try_from(n)
+        .map_err(|_| UsageError(format!("{}: too many vertices", path.display())))?;
+    arena_of_graph(retrograde::EdgeList { n, edges }, "graph6", game)
+}
+
+/// The arena of a graph read from a file, with the starts and exits of
+/// `game` as vertex ids.
+fn arena_of_graph(
+    list: retrograde::EdgeList,
+    format: &'static str,
+    game: &GameArgs,
+) -> Result<Built> {
     if !game.exits.is_empty() {
         return Err(
             UsageError("--exits rules are for maps; give --exit V on a graph".into()).into(),
@@ -452,6 +491,7 @@ fn graph_arena(path: &Path, game: &GameArgs) -> Result<Built> {
         .with_exits(&exits)?
         .with_passes(rules.cop_passes, rules.thief_passes);
     let source = Source::Graph {
+        format,
         edges: list.edges.len(),
     };
     Ok((arena, source, cops, thief))
