@@ -8,10 +8,8 @@ use anyhow::Result;
 use retrograde::KTablebase;
 use serde::Serialize;
 
-use super::{printable, rule_flags, InfoArgs};
-use crate::cli::common::human_bytes;
+use super::{rule_flags, InfoArgs, TableFacts};
 use crate::cli::ktable::{cell_json, show, show_all};
-use crate::cli::output::CountsJson;
 use crate::cli::Failure;
 
 /// The JSON of `info` on a several-cops table.
@@ -37,16 +35,8 @@ struct KInfoReport {
     /// The start cops (ascending) and thief, if the solve had a start.
     start_cops: Option<Vec<serde_json::Value>>,
     start_thief: Option<serde_json::Value>,
-    rules: Vec<&'static str>,
-    states: u64,
-    counts: CountsJson,
-    levels: u32,
-    engine: String,
-    distances: bool,
-    bytes: u64,
-    value_bits_per_state: f64,
-    dte_bits_per_state: f64,
-    blocks: [u64; 2],
+    #[serde(flatten)]
+    facts: TableFacts,
     checked: bool,
 }
 
@@ -81,16 +71,18 @@ pub(crate) fn info(args: &InfoArgs, tb: &KTablebase) -> Result<i32, Failure> {
             .as_ref()
             .map(|s| s.cops.iter().map(|&c| cell_json(tb, c)).collect()),
         start_thief: h.start.as_ref().map(|s| cell_json(tb, s.thief)),
-        rules,
-        states: h.states,
-        counts: h.counts.into(),
-        levels: h.levels,
-        engine: h.engine.clone(),
-        distances: h.has_dte,
-        bytes: h.file_bytes,
-        value_bits_per_state: h.value_bytes as f64 * 8.0 / states,
-        dte_bits_per_state: h.dte_bytes as f64 * 8.0 / states,
-        blocks: [h.value_blocks, h.dte_blocks],
+        facts: TableFacts {
+            rules,
+            states: h.states,
+            counts: h.counts.into(),
+            levels: h.levels,
+            engine: h.engine.clone(),
+            distances: h.has_dte,
+            bytes: h.file_bytes,
+            value_bits_per_state: h.value_bytes as f64 * 8.0 / states,
+            dte_bits_per_state: h.dte_bytes as f64 * 8.0 / states,
+            blocks: [h.value_blocks, h.dte_blocks],
+        },
         checked: args.check,
     };
     let stdout = std::io::stdout();
@@ -130,39 +122,7 @@ pub(crate) fn info(args: &InfoArgs, tb: &KTablebase) -> Result<i32, Failure> {
             h.rows, h.cols, r.cells, r.exits
         )?;
     }
-    writeln!(
-        out,
-        "rules: {}",
-        if r.rules.is_empty() {
-            "standard".to_string()
-        } else {
-            r.rules.join(" ")
-        }
-    )?;
-    writeln!(out, "{}", r.counts.states_line(r.states))?;
-    writeln!(
-        out,
-        "solved by: {} engine, {} levels; distances: {}",
-        printable(&r.engine),
-        r.levels,
-        if r.distances { "yes" } else { "no" }
-    )?;
-    writeln!(
-        out,
-        "size: {} ({} bytes); values {:.4} bits/state in {} blocks{}",
-        human_bytes(r.bytes),
-        r.bytes,
-        r.value_bits_per_state,
-        r.blocks[0],
-        if r.distances {
-            format!(
-                ", distances {:.4} bits/state in {} blocks",
-                r.dte_bits_per_state, r.blocks[1]
-            )
-        } else {
-            String::new()
-        }
-    )?;
+    r.facts.write_lines(&mut out)?;
     if args.check {
         writeln!(
             out,

@@ -52,26 +52,9 @@ struct InfoReport {
     cop_start: Option<[usize; 2]>,
     /// The thief's start, if any.
     thief_start: Option<[usize; 2]>,
-    /// The rule variant as the solve flags that select it.
-    rules: Vec<&'static str>,
-    /// States (2 * cells^2).
-    states: u64,
-    /// Counts for the player to move.
-    counts: CountsJson,
-    /// Propagation levels of the solve.
-    levels: u32,
-    /// Engine that solved it.
-    engine: String,
-    /// Whether distances are stored.
-    distances: bool,
-    /// File size in bytes.
-    bytes: u64,
-    /// Compressed values, bits per state.
-    value_bits_per_state: f64,
-    /// Compressed distances, bits per state (0 without).
-    dte_bits_per_state: f64,
-    /// Values and distance blocks.
-    blocks: [u64; 2],
+    /// The solve and the file, as in every table's `info`.
+    #[serde(flatten)]
+    facts: TableFacts,
     /// Whether every block was verified (`--check`).
     checked: bool,
     /// The files of a partitioned solve's table, one per process (empty
@@ -131,16 +114,18 @@ fn report(table: String, h: &Header, checked: bool) -> InfoReport {
         exits: h.exits,
         cop_start: h.cop_start.map(|(r, c)| [r, c]),
         thief_start: h.thief_start.map(|(r, c)| [r, c]),
-        rules: rule_flags(h.rules),
-        states: h.states,
-        counts: h.counts.into(),
-        levels: h.levels,
-        engine: h.engine.clone(),
-        distances: h.has_dte,
-        bytes: h.file_bytes,
-        value_bits_per_state: h.value_bytes as f64 * 8.0 / states,
-        dte_bits_per_state: h.dte_bytes as f64 * 8.0 / states,
-        blocks: [h.value_blocks, h.dte_blocks],
+        facts: TableFacts {
+            rules: rule_flags(h.rules),
+            states: h.states,
+            counts: h.counts.into(),
+            levels: h.levels,
+            engine: h.engine.clone(),
+            distances: h.has_dte,
+            bytes: h.file_bytes,
+            value_bits_per_state: h.value_bytes as f64 * 8.0 / states,
+            dte_bits_per_state: h.dte_bytes as f64 * 8.0 / states,
+            blocks: [h.value_blocks, h.dte_blocks],
+        },
         checked,
         shards: if h.partitioned {
             h.shards
@@ -190,39 +175,7 @@ pub(crate) fn run(args: InfoArgs) -> Result<i32, Failure> {
         coord(r.cop_start),
         coord(r.thief_start)
     )?;
-    writeln!(
-        out,
-        "rules: {}",
-        if r.rules.is_empty() {
-            "standard".to_string()
-        } else {
-            r.rules.join(" ")
-        }
-    )?;
-    writeln!(out, "{}", r.counts.states_line(r.states))?;
-    writeln!(
-        out,
-        "solved by: {} engine, {} levels; distances: {}",
-        printable(&r.engine),
-        r.levels,
-        if r.distances { "yes" } else { "no" }
-    )?;
-    writeln!(
-        out,
-        "size: {} ({} bytes); values {:.4} bits/state in {} blocks{}",
-        human_bytes(r.bytes),
-        r.bytes,
-        r.value_bits_per_state,
-        r.blocks[0],
-        if r.distances {
-            format!(
-                ", distances {:.4} bits/state in {} blocks",
-                r.dte_bits_per_state, r.blocks[1]
-            )
-        } else {
-            String::new()
-        }
-    )?;
+    r.facts.write_lines(&mut out)?;
     if !r.shards.is_empty() {
         writeln!(
             out,
@@ -265,4 +218,70 @@ pub(crate) fn printable(s: &str) -> String {
             }
         })
         .collect()
+}
+
+/// What `info` says of every table, one cop or several: its rules, states
+/// and counts, the solve, the file's size and blocks.
+#[derive(Serialize, Debug)]
+pub(super) struct TableFacts {
+    /// The rule variant as the solve flags that select it.
+    pub(super) rules: Vec<&'static str>,
+    /// States (2 * cells^2).
+    pub(super) states: u64,
+    /// Counts for the player to move.
+    pub(super) counts: CountsJson,
+    /// Propagation levels of the solve.
+    pub(super) levels: u32,
+    /// Engine that solved it.
+    pub(super) engine: String,
+    /// Whether distances are stored.
+    pub(super) distances: bool,
+    /// File size in bytes.
+    pub(super) bytes: u64,
+    /// Compressed values, bits per state.
+    pub(super) value_bits_per_state: f64,
+    /// Compressed distances, bits per state (0 without).
+    pub(super) dte_bits_per_state: f64,
+    /// Values and distance blocks.
+    pub(super) blocks: [u64; 2],
+}
+
+impl TableFacts {
+    /// The `rules:`, `states:`, `solved by:` and `size:` lines.
+    pub(super) fn write_lines(&self, out: &mut impl Write) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "rules: {}",
+            if self.rules.is_empty() {
+                "standard".to_string()
+            } else {
+                self.rules.join(" ")
+            }
+        )?;
+        writeln!(out, "{}", self.counts.states_line(self.states))?;
+        writeln!(
+            out,
+            "solved by: {} engine, {} levels; distances: {}",
+            printable(&self.engine),
+            self.levels,
+            if self.distances { "yes" } else { "no" }
+        )?;
+        writeln!(
+            out,
+            "size: {} ({} bytes); values {:.4} bits/state in {} blocks{}",
+            human_bytes(self.bytes),
+            self.bytes,
+            self.value_bits_per_state,
+            self.blocks[0],
+            if self.distances {
+                format!(
+                    ", distances {:.4} bits/state in {} blocks",
+                    self.dte_bits_per_state, self.blocks[1]
+                )
+            } else {
+                String::new()
+            }
+        )?;
+        Ok(())
+    }
 }

@@ -9,8 +9,9 @@ use retrograde::copnumber::KSolution;
 use retrograde::{Counts, Game, KCops, Outcome, Solution, Turn};
 use serde::Serialize;
 
-use super::super::common::human_bytes;
-use super::super::output::{CountsJson, SaveReport, VerifyReport};
+use super::super::output::{
+    engine_line, time_line, verified_line, CountsJson, SaveReport, VerifyReport,
+};
 
 /// A finished solve, from either kind of engine.
 pub(super) enum Solved {
@@ -142,39 +143,15 @@ pub(super) fn print_text(out: &mut impl Write, r: &Report) -> std::io::Result<()
     writeln!(out, "{}", r.counts.states_line(r.states))?;
     writeln!(
         out,
-        "engine: {} ({} thread{}), {}",
-        r.engine,
-        r.threads,
-        if r.threads == 1 { "" } else { "s" },
-        if r.sweeps > 0 {
-            format!("{} sweeps (values only, no distances)", r.sweeps)
-        } else {
-            format!("{} levels", r.levels)
-        }
+        "{}",
+        engine_line(r.engine, r.threads, r.sweeps, r.levels)
     )?;
-    writeln!(
-        out,
-        "time: {:.3} s, peak memory: {}",
-        r.seconds,
-        r.peak_memory_bytes
-            .map_or_else(|| "unknown".to_string(), human_bytes)
-    )?;
+    writeln!(out, "{}", time_line(r.seconds, r.peak_memory_bytes))?;
     if let Some(t) = &r.saved {
         writeln!(out, "{}", super::super::output::saved_line(t))?;
     }
     if let Some(v) = &r.verified {
-        writeln!(
-            out,
-            "verified: {} of {} states consistent with their moves ({}) in {:.3} s",
-            v.states - v.inconsistent,
-            v.states,
-            if v.distances {
-                "values and distances"
-            } else {
-                "values"
-            },
-            v.seconds
-        )?;
+        writeln!(out, "{}", verified_line(v))?;
     }
     Ok(())
 }

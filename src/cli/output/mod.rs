@@ -13,7 +13,10 @@ pub(crate) use target::{
     defer_stop_signals, defer_stop_signals_saying, is_closed_stdout, note_input, stop_requested,
     write_atomically, Output, OutputTarget,
 };
-pub(crate) use text::{print_plan, print_text, save_with, saved_line, PlanReport};
+pub(crate) use text::{
+    engine_line, print_plan, print_text, save_with, saved_line, time_line, verified_line,
+    PlanReport,
+};
 
 /// Counts of states by value for the player to move.
 #[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]

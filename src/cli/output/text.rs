@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::Result;
 use retrograde::WriteSummary;
 
-use super::{Output, OutputTarget, SaveReport, SolveReport};
+use super::{Output, OutputTarget, SaveReport, SolveReport, VerifyReport};
 use crate::cli::common::human_bytes;
 
 /// Writes a table (or a shard) to `target` atomically with `write`, and
@@ -51,6 +51,43 @@ pub(crate) fn saved_line(t: &SaveReport) -> String {
     )
 }
 
+/// The `engine:` line of a solve's text report: the engine, its threads,
+/// and its levels (or sweeps, for the values-only engine).
+pub(crate) fn engine_line(engine: &str, threads: usize, sweeps: u32, levels: u32) -> String {
+    format!(
+        "engine: {engine} ({threads} thread{}), {}",
+        if threads == 1 { "" } else { "s" },
+        if sweeps > 0 {
+            format!("{sweeps} sweeps (values only, no distances)")
+        } else {
+            format!("{levels} levels")
+        }
+    )
+}
+
+/// The `time:` line of a solve's text report.
+pub(crate) fn time_line(seconds: f64, peak_memory_bytes: Option<u64>) -> String {
+    format!(
+        "time: {seconds:.3} s, peak memory: {}",
+        peak_memory_bytes.map_or_else(|| "unknown".to_string(), human_bytes)
+    )
+}
+
+/// The `verified:` line of `solve --verify`.
+pub(crate) fn verified_line(v: &VerifyReport) -> String {
+    format!(
+        "verified: {} of {} states consistent with their moves ({}) in {:.3} s",
+        v.states - v.inconsistent,
+        v.states,
+        if v.distances {
+            "values and distances"
+        } else {
+            "values"
+        },
+        v.seconds
+    )
+}
+
 /// A cell for text output: `row,col`, or `x,y` with --xy.
 fn show_cell(cell: [usize; 2], xy: bool) -> String {
     if xy {
@@ -89,23 +126,10 @@ pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std
     writeln!(out, "{}", r.counts.states_line(r.states))?;
     writeln!(
         out,
-        "engine: {} ({} thread{}), {}",
-        r.engine,
-        r.threads,
-        if r.threads == 1 { "" } else { "s" },
-        if r.sweeps > 0 {
-            format!("{} sweeps (values only, no distances)", r.sweeps)
-        } else {
-            format!("{} levels", r.levels)
-        }
+        "{}",
+        engine_line(r.engine, r.threads, r.sweeps, r.levels)
     )?;
-    writeln!(
-        out,
-        "time: {:.3} s, peak memory: {}",
-        r.seconds,
-        r.peak_memory_bytes
-            .map_or_else(|| "unknown".to_string(), human_bytes)
-    )?;
+    writeln!(out, "{}", time_line(r.seconds, r.peak_memory_bytes))?;
     let order = if xy { "x,y" } else { "row,col" };
     if let Some(s) = &r.summary {
         writeln!(
@@ -150,18 +174,7 @@ pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std
         writeln!(out, "{}", saved_line(t))?;
     }
     if let Some(v) = &r.verified {
-        writeln!(
-            out,
-            "verified: {} of {} states consistent with their moves ({}) in {:.3} s",
-            v.states - v.inconsistent,
-            v.states,
-            if v.distances {
-                "values and distances"
-            } else {
-                "values"
-            },
-            v.seconds
-        )?;
+        writeln!(out, "{}", verified_line(v))?;
     }
     Ok(())
 }
