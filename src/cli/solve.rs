@@ -395,20 +395,7 @@ pub(crate) fn solve_loaded(
         .with_checkpoint(resumable.sink)
         .with_resume(resumable.resume);
     let plan = plan_storage(&game, &options, &config.limits())?;
-    let arrays = plan.estimate.total() - plan.estimate.graph;
-    reporter.note(&format!(
-        "{} states: {} of arrays {}",
-        game.state_count(),
-        human_bytes(arrays),
-        match &plan.backing {
-            Backing::Memory => "in memory".to_string(),
-            Backing::Scratch(dir) => format!(
-                "in files under {}, at most {} resident",
-                dir.display(),
-                human_bytes(plan.resident)
-            ),
-        }
-    ));
+    reporter.note(&plan_note(game.state_count(), &plan));
     let options = options.with_plan(&plan).with_observer(&observe);
     let solution = solve(&game, &options).context("solve failed")?;
     reporter.finish();
@@ -454,4 +441,22 @@ fn dump(game: &CopsAndThief, solution: &Solution, out: &mut impl Write) -> std::
         }
     }
     Ok(())
+}
+
+/// What a planned solve will hold, for the progress output: its states and
+/// arrays, in memory or in scratch files (with the resident cap).
+pub(crate) fn plan_note(states: u64, plan: &retrograde::StoragePlan) -> String {
+    let arrays = plan.estimate.total() - plan.estimate.graph;
+    format!(
+        "{states} states: {} of arrays {}",
+        human_bytes(arrays),
+        match &plan.backing {
+            Backing::Memory => "in memory".to_string(),
+            Backing::Scratch(dir) => format!(
+                "in files under {}, at most {} resident",
+                dir.display(),
+                human_bytes(plan.resident)
+            ),
+        }
+    )
 }

@@ -15,8 +15,8 @@ use anyhow::{Context, Result};
 use retrograde::copnumber::{kcop_memory_for, solve_kcops, KArena, KSolution, KState, KcopOptions};
 use retrograde::{
     load_edge_list, load_map, looks_like_graph6, parse_graph6, plan_storage, solve, verify_kcops,
-    verify_observed, Arena, Backing, Board, Coord, Engine, Game, KCops, Placement, Solution,
-    SolveOptions, Turn,
+    verify_observed, Arena, Board, Coord, Engine, Game, KCops, Placement, Solution, SolveOptions,
+    Turn,
 };
 
 use self::output::{dump, print_text, Report, Solved};
@@ -261,20 +261,7 @@ fn solve_counter(
         .with_dte_table(dte_table)
         .with_tracked_state(start);
     let plan = plan_storage(game, &options, &config.limits())?;
-    let arrays = plan.estimate.total() - plan.estimate.graph;
-    reporter.note(&format!(
-        "{} states: {} of arrays {}",
-        game.state_count(),
-        human_bytes(arrays),
-        match &plan.backing {
-            Backing::Memory => "in memory".to_string(),
-            Backing::Scratch(dir) => format!(
-                "in files under {}, at most {} resident",
-                dir.display(),
-                human_bytes(plan.resident)
-            ),
-        }
-    ));
+    reporter.note(&super::solve::plan_note(game.state_count(), &plan));
     let options = options.with_plan(&plan).with_observer(&observe);
     Ok(solve(game, &options).context("solve failed")?)
 }

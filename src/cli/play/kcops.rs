@@ -93,17 +93,7 @@ fn ending(tb: &KTablebase, pos: &KPosition, repeated: bool, plies: usize) -> Str
     } else if tb.is_exit(pos.thief) {
         format!("the thief escapes after {plies} plies")
     } else if repeated {
-        match tb.probe(pos).map(|p| p.value) {
-            Ok(Outcome::Draw) => format!(
-                "the position repeats after {plies} plies: a draw (the thief evades forever)"
-            ),
-            Ok(value) => format!(
-                "stopped after {plies} plies at a repeated position: the table says {} for the {} to move, but it keeps no distances (saved without --dte-table), so the game cannot be played out to its end",
-                value.as_str().to_uppercase(),
-                pos.turn.as_str()
-            ),
-            Err(e) => format!("stopped after {plies} plies: {e}"),
-        }
+        super::repeated_words(tb.probe(pos).map(|p| p.value), pos.turn, plies)
     } else if tb.rated_moves(pos).map(|m| m.is_empty()).unwrap_or(false) {
         format!(
             "the {} cannot move after {plies} plies and loses",

@@ -170,6 +170,22 @@ fn frame(out: &mut impl Write, tb: &Tablebase, ply: usize, pos: &Position) -> Re
     Ok(())
 }
 
+/// The end of a game at a repeated position, in words, from what the
+/// table says of it (`value`): a draw only when the table says so.
+fn repeated_words(value: retrograde::Result<Outcome>, turn: Turn, plies: usize) -> String {
+    match value {
+        Ok(Outcome::Draw) => {
+            format!("the position repeats after {plies} plies: a draw (the thief evades forever)")
+        }
+        Ok(value) => format!(
+            "stopped after {plies} plies at a repeated position: the table says {} for the {} to move, but it keeps no distances (saved without --dte-table), so the game cannot be played out to its end",
+            value.as_str().to_uppercase(),
+            turn.as_str()
+        ),
+        Err(e) => format!("stopped after {plies} plies: {e}"),
+    }
+}
+
 /// How a game ended, in words.
 fn ending(tb: &Tablebase, pos: &Position, repeated: bool, plies: usize) -> String {
     if pos.cop == pos.thief {
@@ -180,17 +196,7 @@ fn ending(tb: &Tablebase, pos: &Position, repeated: bool, plies: usize) -> Strin
         // Without distances the moves keep the value but need not make
         // progress: a decided position can cycle, and the verdict is then
         // the table's, never "a draw".
-        match tb.probe(pos).map(|p| p.value) {
-            Ok(Outcome::Draw) => format!(
-                "the position repeats after {plies} plies: a draw (the thief evades forever)"
-            ),
-            Ok(value) => format!(
-                "stopped after {plies} plies at a repeated position: the table says {} for the {} to move, but it keeps no distances (saved without --dte-table), so the game cannot be played out to its end",
-                value.as_str().to_uppercase(),
-                pos.turn.as_str()
-            ),
-            Err(e) => format!("stopped after {plies} plies: {e}"),
-        }
+        repeated_words(tb.probe(pos).map(|p| p.value), pos.turn, plies)
     } else if tb.rated_moves(pos).map(|m| m.is_empty()).unwrap_or(false) {
         format!(
             "{} cannot move after {plies} plies and loses",
