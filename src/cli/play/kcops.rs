@@ -6,7 +6,7 @@
 use std::io::Write;
 
 use anyhow::Result;
-use retrograde::{KPosition, KTablebase, Outcome, Probe, Turn};
+use retrograde::{KPosition, KTablebase, Turn};
 
 use super::{PlayArgs, BOARD_LIMIT};
 use crate::cli::common::UsageError;
@@ -45,27 +45,6 @@ fn board_text(tb: &KTablebase, pos: &KPosition) -> String {
         s.push('\n');
     }
     s
-}
-
-/// The value for the cops, in words.
-fn cops_words(p: &Probe, turn: Turn) -> String {
-    let cops = if turn == Turn::Cop {
-        p.value
-    } else {
-        p.value.flip()
-    };
-    let what = match cops {
-        Outcome::Win => "the cops win",
-        Outcome::Loss => "the thief escapes",
-        Outcome::Draw => "a draw",
-    };
-    match p.dte {
-        Some(d) => format!(
-            "{what} in {d} {}",
-            if d.plies() == 1 { "ply" } else { "plies" }
-        ),
-        None => what.to_string(),
-    }
 }
 
 /// The ply from `before` to `after`, in words.
@@ -181,7 +160,7 @@ pub(crate) fn run(args: &PlayArgs, tb: &KTablebase, gif: bool) -> Result<i32, Fa
             pos.turn.as_str(),
             pieces_text(tb, pos, false),
             value_text(p.value, p.dte),
-            cops_words(&p, pos.turn)
+            super::value_words(&p, pos.turn, "the cops win")
         )?;
         if boards {
             write!(out, "{}", board_text(tb, pos))?;

@@ -82,15 +82,16 @@ fn board_text(tb: &Tablebase, pos: &Position) -> String {
     s
 }
 
-/// The value for the cop told as words.
-fn cop_words(p: &Probe, turn: Turn) -> String {
-    let cop = if turn == Turn::Cop {
+/// The value for the cops' side told as words; `cops_win` names their
+/// win ("the cop wins", "the cops win").
+fn value_words(p: &Probe, turn: Turn, cops_win: &str) -> String {
+    let cops = if turn == Turn::Cop {
         p.value
     } else {
         p.value.flip()
     };
-    let what = match cop {
-        Outcome::Win => "the cop wins",
+    let what = match cops {
+        Outcome::Win => cops_win,
         Outcome::Loss => "the thief escapes",
         Outcome::Draw => "a draw",
     };
@@ -148,7 +149,7 @@ fn move_line(
         pos.thief.0,
         pos.thief.1,
         value_text(p.value, p.dte),
-        cop_words(&p, pos.turn)
+        value_words(&p, pos.turn, "the cop wins")
     )?;
     Ok(())
 }
@@ -164,7 +165,7 @@ fn frame(out: &mut impl Write, tb: &Tablebase, ply: usize, pos: &Position) -> Re
         pos.thief.0,
         pos.thief.1,
         value_text(p.value, p.dte),
-        cop_words(&p, pos.turn)
+        value_words(&p, pos.turn, "the cop wins")
     )?;
     write!(out, "{}", board_text(tb, pos))?;
     Ok(())
