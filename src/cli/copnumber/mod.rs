@@ -9,9 +9,9 @@
 //! placement as `row,col` cells.
 
 mod map;
+mod report;
 mod results;
 
-use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -22,12 +22,11 @@ use retrograde::copnumber::{
     cop_number_of_graph, kcop_memory, multiset_count, solve_kcops, CopNumber, KArena, KcopOptions,
 };
 use retrograde::{parse_graph6, Graph6Reader};
-use serde::Serialize;
 
 use super::common::UsageError;
 use super::output::{defer_stop_signals, note_input, stop_requested, OutputTarget};
-use super::schema::versioned;
 use super::Failure;
+use report::{write_graph, write_summary, Summary};
 use results::{resume_command, Record, Results};
 
 /// Flags of `copnumber`.
@@ -75,110 +74,6 @@ type Solved = std::result::Result<(usize, usize, CopNumber), (usize, retrograde:
 
 /// Graphs read and solved per batch.
 const BATCH: usize = 1 << 15;
-
-#[derive(Serialize)]
-struct GraphJson<'a> {
-    graph: u64,
-    line: usize,
-    vertices: usize,
-    edges: usize,
-    cop_number: Option<u32>,
-    placement: &'a [u32],
-    capture_time: u32,
-    capture_time_plies: u32,
-}
-
-/// `--json --counts`: the counts alone, the object of the issue.
-#[derive(Serialize)]
-struct CountsJson {
-    graphs: u64,
-    cop_number: BTreeMap<String, u64>,
-}
-
-/// The `--json` summary: the counts and the first graphs with the largest
-/// cop number and the longest capture time.
-#[derive(Serialize)]
-struct SummaryJson {
-    #[serde(flatten)]
-    counts: CountsJson,
-    /// Named apart from the batch rows' `longest` (a distance to end and
-    /// its cells), as the JSON vocabulary keeps one meaning per key.
-    largest_cop_number: Option<NotedJson>,
-    longest_capture_time: Option<NotedJson>,
-}
-
-/// A graph named in the summary.
-#[derive(Serialize)]
-struct NotedJson {
-    graph: u64,
-    line: usize,
-    graph6: String,
-    cop_number: Option<u32>,
-    capture_time: Option<u32>,
-}
-
-/// A graph kept for the summary.
-#[derive(Clone)]
-struct Noted {
-    graph: u64,
-    line: usize,
-    text: String,
-    c: Option<u32>,
-    rounds: u32,
-    /// Whether `rounds` was computed.
-    timed: bool,
-}
-
-#[derive(Default)]
-struct Summary {
-    graphs: u64,
-    counts: BTreeMap<Option<u32>, u64>,
-    largest: Option<Noted>,
-    longest: Option<Noted>,
-}
-
-impl Summary {
-    /// Counts graph `graph` (from 0): its cop number `c` and, when it was
-    /// computed, its capture time in rounds.
-    fn add(&mut self, graph: u64, line: usize, text: &[u8], c: Option<u32>, rounds: Option<u32>) {
-        self.graphs += 1;
-        *self.counts.entry(c).or_default() += 1;
-        let c_key = |c: Option<u32>| c.unwrap_or(u32::MAX);
-        let note = || Noted {
-            graph,
-            line,
-            text: String::from_utf8_lossy(text).into_owned(),
-            c,
-            rounds: rounds.unwrap_or(0),
-            timed: rounds.is_some(),
-        };
-        if self.largest.as_ref().is_none_or(|l| c_key(c) > c_key(l.c)) {
-            self.largest = Some(note());
-        }
-        if let Some(rounds) = rounds.filter(|_| c.is_some()) {
-            if self.longest.as_ref().is_none_or(|l| rounds > l.rounds) {
-                self.longest = Some(note());
-            }
-        }
-    }
-
-    /// Counts a solved graph.
-    fn add_solved(&mut self, graph: u64, line: usize, text: &[u8], r: &CopNumber) {
-        let rounds = r.timed.then_some(r.capture_time_rounds);
-        self.add(graph, line, text, r.cop_number, rounds);
-    }
-
-    fn counts_json(&self) -> CountsJson {
-        CountsJson {
-            graphs: self.graphs,
-            cop_number: self
-                .counts
-                .iter()
-                .map(|(c, n)| (c.map_or_else(|| "more".to_string(), |c| c.to_string()), *n))
-                .collect(),
-        }
-    }
-}
 
 /// Runs `copnumber`.
 pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
@@ -535,118 +430,4 @@ fn full_solve(out: &mut impl Write, arena: &KArena, k: u32) -> Result<()> {
         c[0], c[1], c[2], c[3], c[4], c[5]
     )?;
     Ok(())
-}
-
-#[allow(clippy::too_many_arguments)]
-fn write_graph(
-    out: &mut impl Write,
-    json: bool,
-    index: u64,
-    line: usize,
-    n: usize,
-    edges: usize,
-    text: &[u8],
-    r: &CopNumber,
-) -> Result<()> {
-    if json {
-        let g = GraphJson {
-            graph: index + 1,
-            line,
-            vertices: n,
-            edges,
-            cop_number: r.cop_number,
-            placement: &r.placement,
-            capture_time: r.capture_time_rounds,
-            capture_time_plies: r.capture_time_plies,
-        };
-        serde_json::to_writer(&mut *out, &versioned(&g))?;
-        writeln!(out)?;
-    } else {
-        let text = String::from_utf8_lossy(text);
-        match r.cop_number {
-            Some(c) => {
-                let p: Vec<String> = r.placement.iter().map(u32::to_string).collect();
-                writeln!(
-                    out,
-                    "{text}\tcop number {c}\tplacement {}\tcapture time {} ({})",
-                    p.join(","),
-                    plural(r.capture_time_rounds, "round", "rounds"),
-                    plural(r.capture_time_plies, "ply", "plies")
-                )?;
-            }
-            None => writeln!(out, "{text}\tcop number more than the maximum")?,
-        }
-    }
-    Ok(())
-}
-
-/// The summary: counts by cop number and, but for `--counts`, the first
-/// graphs with the largest cop number and the longest capture time. A
-/// lone graph gets none unless asked (`--counts`) or its line went to
-/// `--out` (`to_file`).
-fn write_summary(
-    out: &mut impl Write,
-    args: &CopNumberArgs,
-    s: &Summary,
-    to_file: bool,
-) -> Result<()> {
-    if args.json {
-        if args.counts {
-            serde_json::to_writer(&mut *out, &s.counts_json())?;
-            writeln!(out)?;
-        } else {
-            let noted = |l: &Noted, timed: bool| NotedJson {
-                graph: l.graph + 1,
-                line: l.line,
-                graph6: l.text.clone(),
-                cop_number: l.c,
-                capture_time: (timed && l.c.is_some()).then_some(l.rounds),
-            };
-            let summary = SummaryJson {
-                counts: s.counts_json(),
-                largest_cop_number: s.largest.as_ref().map(|l| noted(l, l.timed)),
-                longest_capture_time: s.longest.as_ref().map(|l| noted(l, true)),
-            };
-            serde_json::to_writer(&mut *out, &versioned(&summary))?;
-            writeln!(out)?;
-        }
-        return Ok(());
-    }
-    if s.graphs <= 1 && !args.counts && !to_file {
-        return Ok(());
-    }
-    writeln!(out, "graphs: {}", s.graphs)?;
-    for (c, n) in &s.counts {
-        match c {
-            Some(c) => writeln!(out, "cop number {c}: {n}")?,
-            None => writeln!(out, "cop number more than {}: {n}", args.max_cops)?,
-        }
-    }
-    if let Some(l) = &s.largest {
-        let c =
-            l.c.map_or_else(|| format!("more than {}", args.max_cops), |c| c.to_string());
-        writeln!(
-            out,
-            "largest cop number: {c} (graph {}, line {}: {})",
-            l.graph + 1,
-            l.line,
-            l.text
-        )?;
-    }
-    if let Some(l) = s.longest.as_ref().filter(|_| !args.counts) {
-        writeln!(
-            out,
-            "longest capture time: {} (graph {}, line {}: {})",
-            plural(l.rounds, "round", "rounds"),
-            l.graph + 1,
-            l.line,
-            l.text
-        )?;
-    }
-    Ok(())
-}
-
-/// `1 round`, `2 rounds`.
-fn plural(n: u32, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
