@@ -54,7 +54,6 @@ pub(crate) fn run(args: RenderArgs) -> Result<i32, Failure> {
         }
     }
     note_input("the table", &args.table)?;
-    note_input("the table", &args.table)?;
     let target = OutputTarget::check("--out", &args.out)?;
     let image = match open_any_table(&args.table)? {
         AnyTablebase::One(tb) => {
