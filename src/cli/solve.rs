@@ -112,20 +112,7 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
         }
     }
     // The dump's path is checked before the solve, not after it.
-    super::output::note_input("the map", &args.map)?;
-    if let Some(scen) = &args.scen {
-        super::output::note_input("the scenario file", scen)?;
-    }
-    let dump_target = args
-        .dump
-        .as_deref()
-        .map(|p| OutputTarget::check("--dump", p))
-        .transpose()?;
-    let save_target = args
-        .save
-        .as_deref()
-        .map(|p| OutputTarget::check("--save", p))
-        .transpose()?;
+    let (dump_target, save_target) = check_outputs(&args)?;
     // Every scenario pair's distance comes from the table (an engine that
     // keeps no distances reports values only).
     let dte_table = args.dte_table
@@ -459,4 +446,30 @@ pub(crate) fn plan_note(states: u64, plan: &retrograde::StoragePlan) -> String {
             ),
         }
     )
+}
+
+/// `--dump` and `--save` of a solve (one cop or several), checked before
+/// any work, after its inputs (the map or graph, a scenario file) are
+/// noted: an output never lands on an input or on the other output.
+///
+/// # Errors
+/// A [`UsageError`] naming the flag and why its path cannot take it.
+pub(crate) fn check_outputs(
+    args: &SolveArgs,
+) -> Result<(Option<OutputTarget>, Option<OutputTarget>), UsageError> {
+    let input = if args.kcops.graph {
+        "the graph"
+    } else {
+        "the map"
+    };
+    super::output::note_input(input, &args.map)?;
+    if let Some(scen) = &args.scen {
+        super::output::note_input("the scenario file", scen)?;
+    }
+    let check = |flag: &str, path: &Option<PathBuf>| {
+        path.as_deref()
+            .map(|p| OutputTarget::check(flag, p))
+            .transpose()
+    };
+    Ok((check("--dump", &args.dump)?, check("--save", &args.save)?))
 }

@@ -142,6 +142,35 @@ fn outputs_on_one_file_or_on_the_input_are_refused() {
         ],
         vec!["play", s(&table), "--gif", s(&table)],
         vec!["solve", s(&map), "-q", "--dump", s(&map)],
+        // The several-cops solve checks its outputs the same way.
+        vec![
+            "solve",
+            s(&map),
+            "-q",
+            "--cops",
+            "2",
+            "--cop",
+            "1,1",
+            "--cop",
+            "1,2",
+            "--dump",
+            s(&map),
+        ],
+        vec![
+            "solve",
+            MAP,
+            "-q",
+            "--cops",
+            "2",
+            "--cop",
+            "1,1",
+            "--cop",
+            "1,2",
+            "--save",
+            s(&x),
+            "--dump",
+            s(&x),
+        ],
     ] {
         let o = run(&args, b"");
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", err(&o));

@@ -21,7 +21,7 @@ use retrograde::{
 
 use self::output::{dump, print_text, Report, Solved};
 use super::common::{human_bytes, worker_pool, EngineConfig, GameArgs, UsageError, VERTEX};
-use super::output::{OutputTarget, VerifyReport};
+use super::output::VerifyReport;
 use super::progress::Reporter;
 use super::solve::SolveArgs;
 use super::Failure;
@@ -103,16 +103,7 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
         )
         .into());
     }
-    let dump_target = args
-        .dump
-        .as_deref()
-        .map(|p| OutputTarget::check("--dump", p))
-        .transpose()?;
-    let save_target = args
-        .save
-        .as_deref()
-        .map(|p| OutputTarget::check("--save", p))
-        .transpose()?;
+    let (dump_target, save_target) = super::solve::check_outputs(args)?;
     let dte_table = args.dte_table || args.dump.is_some();
     let k = args.kcops.k();
     let (arena, source, cops, thief) = if args.kcops.graph {
