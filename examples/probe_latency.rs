@@ -12,37 +12,9 @@ use std::time::Instant;
 
 use retrograde::{Tablebase, Turn};
 
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+mod common;
 
-fn drop_cache(path: &std::path::Path) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    let file = std::fs::File::open(path)?;
-    // SAFETY: a plain system call on a descriptor this function owns; it
-    // only advises the kernel and touches no memory of ours.
-    let rc = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
-    if rc != 0 {
-        return Err(std::io::Error::from_raw_os_error(rc));
-    }
-    Ok(())
-}
-
-/// CPU seconds of this thread: unlike the wall clock, it does not count the
-/// time the thread waits while other processes run (a busy machine).
-fn thread_cpu() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec through a valid pointer.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
-}
+use common::{drop_cache, splitmix, spread, thread_cpu};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -85,20 +57,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         cpu.push((thread_cpu() - c) * 1e6);
         wins += u64::from(p.value == retrograde::Outcome::Win);
     }
-    times.sort_by(f64::total_cmp);
-    cpu.sort_by(f64::total_cmp);
-    let at = |q: f64| times[((times.len() as f64 * q) as usize).min(times.len() - 1)];
-    let cpu_at = |q: f64| cpu[((cpu.len() as f64 * q) as usize).min(cpu.len() - 1)];
     println!(
-        "{}: {} states, open {:.2} ms; {probes} random probes: wall median {:.1} us, p99 {:.1} us, max {:.1} us; thread CPU median {:.1} us, p99 {:.1} us ({wins} wins)",
+        "{}: {} states, open {:.2} ms; {probes} random probes: wall {}; thread CPU {} ({wins} wins)",
         path.display(),
         tb.header().states,
         open_time.as_secs_f64() * 1e3,
-        at(0.5),
-        at(0.99),
-        times[times.len() - 1],
-        cpu_at(0.5),
-        cpu_at(0.99)
+        spread(&mut times),
+        spread(&mut cpu)
     );
     Ok(())
 }
