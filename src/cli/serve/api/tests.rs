@@ -1,0 +1,128 @@
+//! The API without HTTP: any query string is answered or refused (never a
+//! panic or a server error); valid requests are answered and cached.
+
+use std::sync::OnceLock;
+
+use proptest::prelude::*;
+use retrograde::{
+    parse_map, solve, write_tablebase, Board, CopsAndThief, Engine, Placement, Rules, SolveOptions,
+};
+
+use super::*;
+
+/// A tiny table (4 x 6, walls, two exits) served once for all cases.
+fn served() -> &'static Served {
+    static SERVED: OnceLock<Served> = OnceLock::new();
+    SERVED.get_or_init(|| {
+        let map = parse_map(b"4 6\nC..#.E\n.#....\n...#..\nE...T.\n", "inline").unwrap();
+        let game = CopsAndThief::new(
+            Board::new(&map, &Placement::default()).unwrap(),
+            Rules::default(),
+        );
+        let options = SolveOptions::new(Engine::Sequential).with_dte_table(true);
+        let solution = solve(&game, &options).unwrap();
+        let dir =
+            std::env::temp_dir().join(format!("retrograde-serve-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("tiny.rtb");
+        write_tablebase(
+            &game,
+            &solution,
+            "sequential",
+            &mut std::fs::File::create(&path).unwrap(),
+        )
+        .unwrap();
+        let served = Served::open(&[path], 1 << 20).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        served
+    })
+}
+
+const ENDPOINTS: [Endpoint; 5] = [
+    Endpoint::Tables,
+    Endpoint::Map,
+    Endpoint::Query,
+    Endpoint::Row,
+    Endpoint::Play,
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Any query string, well-formed or not, is answered or refused
+    /// with a 400 or 404: never a panic, never a server error.
+    #[test]
+    fn any_query_string_is_answered_or_refused(
+        endpoint in 0..5usize,
+        pieces in prop::collection::vec(
+            (
+                prop_oneof![
+                    Just("table"), Just("cop"), Just("thief"), Just("turn"), Just("max"),
+                    Just("x"), Just(""), Just("%74able"),
+                ],
+                prop_oneof![
+                    Just("tiny".to_string()),
+                    Just("cop".to_string()),
+                    Just("thief".to_string()),
+                    "[0-9]{1,2},[0-9]{1,2}",
+                    "[0-9]{1,20}",
+                    "%[0-9a-fA-F]{0,2}",
+                    "[ -~]{0,6}",
+                    "\\PC{0,4}",
+                ],
+            ),
+            0..6,
+        ),
+        noise in "[&=]{0,2}",
+    ) {
+        let query: Vec<String> = pieces.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let query = format!("{}{noise}", query.join("&"));
+        let served = served();
+        match served.parse(ENDPOINTS[endpoint], &query) {
+            Ok(request) => {
+                let answer = served.compute(&request);
+                prop_assert!(answer.is_ok(), "{query}: {answer:?}");
+                let json: Value = serde_json::from_slice(&answer.unwrap()).unwrap();
+                prop_assert!(json.is_object());
+            }
+            Err(ApiError::BadRequest(m) | ApiError::NotFound(m)) => {
+                prop_assert!(!m.is_empty());
+            }
+            Err(other) => prop_assert!(false, "{query}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn valid_requests_are_answered() {
+    let served = served();
+    for (endpoint, query) in [
+        (Endpoint::Tables, ""),
+        (Endpoint::Map, "table=tiny"),
+        (Endpoint::Query, "table=tiny&cop=0,0&thief=3,4&turn=cop"),
+        (Endpoint::Row, "table=tiny&cop=0,0&turn=thief"),
+        (Endpoint::Row, "table=tiny&thief=3,4&turn=cop"),
+        (
+            Endpoint::Play,
+            "table=tiny&cop=0,0&thief=3,4&turn=cop&max=3",
+        ),
+    ] {
+        let request = served.parse(endpoint, query).unwrap();
+        let answer = served
+            .cached(&request)
+            .map_or_else(|| served.compute(&request), Ok);
+        let json: Value = serde_json::from_slice(&answer.unwrap()).unwrap();
+        assert!(json.is_object(), "{query}");
+    }
+    let play = served
+        .parse(
+            Endpoint::Play,
+            "table=tiny&cop=0,0&thief=3,4&turn=cop&max=1",
+        )
+        .unwrap();
+    let json: Value = serde_json::from_slice(&served.compute(&play).unwrap()).unwrap();
+    assert_eq!(json["plies"], 1);
+    assert_eq!(json["end"], "limit");
+    // A second ask comes from the cache, unchanged.
+    assert_eq!(served.cached(&play), Some(served.compute(&play).unwrap()));
+}
