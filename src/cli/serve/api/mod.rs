@@ -11,15 +11,17 @@ use anyhow::{Context, Result};
 use axum::body::Bytes;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use retrograde::{Coord, Tablebase, Turn};
+use retrograde::{AnyTablebase, Coord, Turn};
 use serde_json::{json, Value};
 
+use self::ktable::{KKey, KTable};
 use self::params::{parse_count, parse_turn, Params};
-pub(super) use self::table::Table;
+use self::table::Table;
 use super::cache::Cache;
 use crate::cli::common::UsageError;
 use crate::cli::query::position_json;
 
+mod ktable;
 mod params;
 mod table;
 #[cfg(test)]
@@ -117,6 +119,17 @@ pub(super) enum Request {
         key: PositionKey,
         max: usize,
     },
+    /// One position of a several-cops table.
+    KQuery { table: usize, key: KKey },
+    /// The thief's heatmap of a several-cops table, every cop held still
+    /// (ascending).
+    KRow {
+        table: usize,
+        cops: Vec<u32>,
+        turn: TurnKey,
+    },
+    /// The optimal game from a position of a several-cops table.
+    KPlay { table: usize, key: KKey, max: usize },
 }
 
 /// A position as a cache key (the library's `Position` need not hash).
@@ -143,9 +156,58 @@ impl From<TurnKey> for Turn {
     }
 }
 
+/// A served table of either game.
+pub(super) enum Entry {
+    /// A one-cop table.
+    One(Box<Table>),
+    /// A several-cops table.
+    Several(Box<KTable>),
+}
+
+impl Entry {
+    /// The name requests use.
+    pub(super) fn name(&self) -> &str {
+        match self {
+            Entry::One(t) => &t.name,
+            Entry::Several(t) => &t.name,
+        }
+    }
+
+    /// The file as given on the command line.
+    pub(super) fn path(&self) -> &Path {
+        match self {
+            Entry::One(t) => &t.path,
+            Entry::Several(t) => &t.path,
+        }
+    }
+
+    /// What the start-up listing says of it: `ROWS x COLS`, and the cops
+    /// when there are several.
+    pub(super) fn shape(&self) -> String {
+        match self {
+            Entry::One(t) => format!("{} x {}", t.rows, t.cols),
+            Entry::Several(t) => t.shape(),
+        }
+    }
+
+    fn summary(&self) -> Value {
+        match self {
+            Entry::One(t) => t.summary(),
+            Entry::Several(t) => t.summary(),
+        }
+    }
+
+    fn map_json(&self) -> &Bytes {
+        match self {
+            Entry::One(t) => &t.map_json,
+            Entry::Several(t) => &t.map_json,
+        }
+    }
+}
+
 /// The tables named on the command line, and the answer cache.
 pub(super) struct Served {
-    tables: Vec<Table>,
+    tables: Vec<Entry>,
     by_name: HashMap<String, usize>,
     tables_json: Bytes,
     cache: Cache<Request>,
@@ -158,27 +220,36 @@ impl Served {
         let mut tables = Vec::with_capacity(paths.len());
         let mut by_name = HashMap::new();
         for path in paths {
-            let tablebase = Tablebase::open(path)
+            let tablebase = AnyTablebase::open(path)
                 .with_context(|| format!("cannot serve {}", path.display()))?;
-            let name = table_name(path, tablebase.header().partitioned)?;
+            let partitioned = match &tablebase {
+                AnyTablebase::One(tb) => tb.header().partitioned,
+                AnyTablebase::Several(_) => false,
+            };
+            let name = table_name(path, partitioned)?;
             if let Some(&other) = by_name.get(&name) {
-                let other: &Table = &tables[other];
-                let why = if tablebase.header().partitioned {
+                let other: &Entry = &tables[other];
+                let why = if partitioned {
                     "(shards of one table? name one of them: the others are opened with it)"
                 } else {
                     "rename one"
                 };
                 return Err(UsageError(format!(
                     "{} and {} would both be served as `{name}`: {why}",
-                    other.path.display(),
+                    other.path().display(),
                     path.display()
                 ))
                 .into());
             }
             by_name.insert(name.clone(), tables.len());
-            tables.push(Table::new(name, path.clone(), tablebase));
+            tables.push(match tablebase {
+                AnyTablebase::One(tb) => Entry::One(Box::new(Table::new(name, path.clone(), *tb))),
+                AnyTablebase::Several(tb) => {
+                    Entry::Several(Box::new(KTable::new(name, path.clone(), *tb)))
+                }
+            });
         }
-        let list: Vec<Value> = tables.iter().map(Table::summary).collect();
+        let list: Vec<Value> = tables.iter().map(Entry::summary).collect();
         let tables_json = Bytes::from(json!({ "schema": 1, "tables": list }).to_string());
         Ok(Served {
             tables,
@@ -189,7 +260,7 @@ impl Served {
     }
 
     /// The served tables, in command-line order.
-    pub(super) fn tables(&self) -> &[Table] {
+    pub(super) fn tables(&self) -> &[Entry] {
         &self.tables
     }
 
@@ -201,14 +272,23 @@ impl Served {
         }
         let name = params.required("table", "a table name")?;
         let table = *self.by_name.get(name).ok_or_else(|| {
-            let mut names: Vec<&str> = self.tables.iter().map(|t| t.name.as_str()).collect();
+            let mut names: Vec<&str> = self.tables.iter().map(Entry::name).collect();
             names.sort_unstable();
             ApiError::NotFound(format!(
                 "no table named `{name}`; served: {}",
                 names.join(", ")
             ))
         })?;
-        let t = &self.tables[table];
+        let t = match &self.tables[table] {
+            Entry::One(t) => t,
+            Entry::Several(t) => return several(t, table, endpoint, &params),
+        };
+        if params.all("cop").len() > 1 {
+            return Err(bad(format!(
+                "parameter `cop` given twice: table `{}` is of one cop",
+                t.name
+            )));
+        }
         Ok(match endpoint {
             Endpoint::Tables => unreachable!("answered above"),
             Endpoint::Map => Request::Map { table },
@@ -229,23 +309,11 @@ impl Served {
                     };
                 Request::Row { table, fixed, turn }
             }
-            Endpoint::Play => {
-                let max = match params.get("max") {
-                    None => DEFAULT_PLIES,
-                    Some(text) => parse_count(text)
-                        .filter(|n| (1..=MAX_PLIES).contains(n))
-                        .ok_or_else(|| {
-                            bad(format!(
-                                "`max` must be a number of plies from 1 to {MAX_PLIES}, found `{text}`"
-                            ))
-                        })?,
-                };
-                Request::Play {
-                    table,
-                    key: t.position_key(&params)?,
-                    max,
-                }
-            }
+            Endpoint::Play => Request::Play {
+                table,
+                key: t.position_key(&params)?,
+                max: max_plies(&params)?,
+            },
         })
     }
 
@@ -253,32 +321,95 @@ impl Served {
     pub(super) fn cached(&self, request: &Request) -> Option<Bytes> {
         match request {
             Request::Tables => Some(self.tables_json.clone()),
-            Request::Map { table } => Some(self.tables[*table].map_json.clone()),
+            Request::Map { table } => Some(self.tables[*table].map_json().clone()),
             _ => self.cache.get(request),
         }
     }
 
     /// Computes the answer to `request` (and keeps it in the cache).
     pub(super) fn compute(&self, request: &Request) -> Result<Bytes, ApiError> {
-        let answer = match *request {
+        let one = |table: usize| match &self.tables[table] {
+            Entry::One(t) => Ok(t),
+            Entry::Several(_) => Err(ApiError::Internal("a one-cop request".into())),
+        };
+        let several = |table: usize| match &self.tables[table] {
+            Entry::Several(t) => Ok(t),
+            Entry::One(_) => Err(ApiError::Internal("a several-cops request".into())),
+        };
+        let answer = match request {
             Request::Tables | Request::Map { .. } => {
                 return Ok(self.cached(request).unwrap_or_default())
             }
-            Request::Query { table, key } => {
-                let t = &self.tables[table];
+            &Request::Query { table, key } => {
+                let t = one(table)?;
                 let json =
                     position_json(&t.tablebase, &t.position(key)?).map_err(|e| t.failed(&e))?;
                 Bytes::from(serde_json::to_string(&json).expect("a position serializes"))
             }
-            Request::Row { table, fixed, turn } => self.tables[table].row(fixed, turn)?,
-            Request::Play { table, key, max } => self.tables[table].play(key, max)?,
+            &Request::Row { table, fixed, turn } => one(table)?.row(fixed, turn)?,
+            &Request::Play { table, key, max } => one(table)?.play(key, max)?,
+            Request::KQuery { table, key } => several(*table)?.query(key)?,
+            Request::KRow { table, cops, turn } => several(*table)?.row(cops, *turn)?,
+            Request::KPlay { table, key, max } => several(*table)?.play(key, *max)?,
         };
         self.cache.insert(request.clone(), answer.clone());
         Ok(answer)
     }
 }
 
-/// The name a table is served under: its file stem.
+/// A request to several-cops table `t` (number `table`): cells are
+/// `ROW,COL` on a map and vertex ids on a graph, `cop` given once per cop;
+/// the heatmap holds every cop still (the thief cannot be held still: its
+/// heatmap would range over every placement of the cops).
+fn several(
+    t: &KTable,
+    table: usize,
+    endpoint: Endpoint,
+    params: &Params<'_>,
+) -> Result<Request, ApiError> {
+    Ok(match endpoint {
+        Endpoint::Tables | Endpoint::Map => Request::Map { table },
+        Endpoint::Query => Request::KQuery {
+            table,
+            key: t.key(params)?,
+        },
+        Endpoint::Row => {
+            if params.get("thief").is_some() {
+                return Err(bad(format!(
+                    "table `{}` is of several cops: its heatmap holds every cop still \
+                     (give `cop` once per cop and no `thief`)",
+                    t.name
+                )));
+            }
+            let turn = parse_turn(params.required("turn", "cop or thief")?)?;
+            Request::KRow {
+                table,
+                cops: t.cops(params)?,
+                turn,
+            }
+        }
+        Endpoint::Play => Request::KPlay {
+            table,
+            key: t.key(params)?,
+            max: max_plies(params)?,
+        },
+    })
+}
+
+/// `/api/play`'s `max`, or its default.
+fn max_plies(params: &Params<'_>) -> Result<usize, ApiError> {
+    match params.get("max") {
+        None => Ok(DEFAULT_PLIES),
+        Some(text) => parse_count(text)
+            .filter(|n| (1..=MAX_PLIES).contains(n))
+            .ok_or_else(|| {
+                bad(format!(
+                    "`max` must be a number of plies from 1 to {MAX_PLIES}, found `{text}`"
+                ))
+            }),
+    }
+}
+
 /// A table's name: its file stem; for a shard `NAME.I-of-N.rtb`, `NAME`
 /// (the set's name, whichever shard was given).
 fn table_name(path: &Path, partitioned: bool) -> Result<String> {

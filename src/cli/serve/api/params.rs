@@ -27,8 +27,12 @@ pub(super) fn parse_coord(text: &str) -> Option<Coord> {
     Some((parse_count(r)?, parse_count(c)?))
 }
 
-/// A query string's parameters, percent-decoded, each at most once, each
-/// one the endpoint takes.
+/// Parameters a query string may repeat: `cop`, once per cop of a
+/// several-cops table (a one-cop table refuses a second).
+const REPEATABLE: &[&str] = &["cop"];
+
+/// A query string's parameters, percent-decoded, each one the endpoint
+/// takes, each at most once but for [`REPEATABLE`] ones.
 pub(super) struct Params<'a> {
     values: Vec<(&'a str, String)>,
 }
@@ -49,7 +53,7 @@ impl<'a> Params<'a> {
                     )
                 }));
             };
-            if values.iter().any(|(n, _)| *n == known) {
+            if !REPEATABLE.contains(&known) && values.iter().any(|(n, _)| *n == known) {
                 return Err(bad(format!("parameter `{known}` given twice")));
             }
             values.push((known, percent_decode(value)?));
@@ -62,6 +66,15 @@ impl<'a> Params<'a> {
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, v)| v.as_str())
+    }
+
+    /// Every value of `name`, in the order given.
+    pub(super) fn all(&self, name: &str) -> Vec<&str> {
+        self.values
+            .iter()
+            .filter(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_str())
+            .collect()
     }
 
     pub(super) fn required(&self, name: &str, expected: &str) -> Result<&str, ApiError> {
@@ -134,6 +147,9 @@ mod tests {
         assert_eq!(p.get("table"), Some("a b"));
         assert_eq!(p.get("cop"), Some("1,2"));
         assert!(Params::parse("table=a&table=b", allowed).is_err());
+        let cops = Params::parse("cop=1,2&table=a&cop=3%2C4", allowed).unwrap();
+        assert_eq!(cops.all("cop"), ["1,2", "3,4"]);
+        assert_eq!(cops.all("table"), ["a"]);
         assert!(Params::parse("tabl=a", allowed).is_err());
         assert!(Params::parse("table=%zz", allowed).is_err());
         assert!(Params::parse("table=%ff", allowed).is_err());

@@ -69,6 +69,7 @@ impl Table {
         let start = tb.start().map(|p| position_value(&p));
         json!({
             "name": self.name,
+            "cops": 1,
             "rows": self.rows,
             "cols": self.cols,
             "cells": self.free.len(),
