@@ -10,8 +10,14 @@
 // A cell as text: `r,c` on a map, the vertex id on a graph.
 const kfmt = (cell) => (Array.isArray(cell) ? `${cell[0]},${cell[1]}` : `${cell}`);
 const ksame = (a, b) => a !== null && b !== null && kfmt(a) === kfmt(b);
-// The cops of a position, in the order the API shows them.
-const ksorted = (cops) => cops.map(kfmt).sort().join(" ");
+// The cops of a position as text, ascending as the API shows them (by
+// row then column, or by vertex id).
+const ksorted = (cops) =>
+  cops
+    .slice()
+    .sort((a, b) => (Array.isArray(a) ? a[0] - b[0] || a[1] - b[1] : a - b))
+    .map(kfmt)
+    .join(" ");
 
 // Enters several-cops mode for table `t` (an entry of /api/tables).
 async function kLoad(t, link) {
@@ -30,7 +36,12 @@ async function kLoad(t, link) {
   state.game = null;
   state.row = null;
   state.info = null;
-  if (state.heat === "thief") state.heat = "cop";
+  if (state.heat === "thief") {
+    // The thief cannot be held still here: its heatmap would range over
+    // every placement of the cops.
+    state.heat = "cop";
+    document.querySelector("input[name=heat][value=cop]").checked = true;
+  }
   if (link) link();
   const speeds =
     t.cop_speed !== 1 || t.thief_speed !== 1 ? `, speeds ${t.cop_speed} and ${t.thief_speed}` : "";
@@ -182,7 +193,7 @@ function kUpdatePanel() {
   const current =
     info &&
     kPlaced() &&
-    info.cops.map(kfmt).join(" ") === ksorted(k.cops) &&
+    ksorted(info.cops) === ksorted(k.cops) &&
     ksame(info.thief, state.thief) &&
     info.turn === state.turn;
   const value = $("value");
@@ -200,7 +211,7 @@ function kUpdatePanel() {
       const li = document.createElement("li");
       let step;
       if (info.turn === "cop") {
-        const to = m.to.map(kfmt).join(" ");
+        const to = ksorted(m.to);
         step = to === ksorted(k.cops) ? "cops pass" : `cops → ${to}`;
       } else step = ksame(m.to, state.thief) ? "thief passes" : `thief → ${kfmt(m.to)}`;
       li.textContent = `${step}: `;
@@ -279,11 +290,12 @@ function kGraphLayout() {
   kDraw();
 }
 
-function kVertex(v) {
+// Vertex `v` on the circle; `out` pixels further out for its label.
+function kVertex(v, out = 0) {
   const side = state.cell;
   const n = state.map.vertices;
   const angle = (2 * Math.PI * v) / n - Math.PI / 2;
-  const radius = side / 2 - kVertexRadius() * 2.5;
+  const radius = side / 2 - kVertexRadius() * 2.5 + out;
   return [side / 2 + radius * Math.cos(angle), side / 2 + radius * Math.sin(angle)];
 }
 
@@ -386,6 +398,12 @@ function kDrawGraph() {
     ctx.fill();
     ctx.stroke();
   }
+  // Vertex ids outside the circle, where the pieces do not cover them.
+  ctx.fillStyle = "#555";
+  ctx.font = `${Math.round(Math.max(10, r))}px system-ui, sans-serif`;
+  ctx.textAlign = "center";
+  ctx.textBaseline = "middle";
+  for (let v = 0; v < state.map.vertices; v++) ctx.fillText(`${v}`, ...kVertex(v, r * 1.9));
 }
 
 function kHover(event) {

@@ -20,7 +20,7 @@ const MAP: &str = "3 4\n....\n.#..\n...E\n";
 type Cell = String;
 
 /// `query TABLE --stdin --json` on `lines` (`C1 .. Ck T turn`).
-fn cli_answers(table: &Path, lines: &[String]) -> Vec<Json> {
+pub fn cli_answers(table: &Path, lines: &[String]) -> Vec<Json> {
     let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let out = run(
         &["query", table.to_str().unwrap(), "--stdin", "--json"],
