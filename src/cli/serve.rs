@@ -4,9 +4,10 @@
 //! read-only JSON API over the tables named on the command line. Requests
 //! never name files: a table is picked by its name (the file stem), and the
 //! only tables are the ones opened at start-up. The library never sees HTTP;
-//! this module turns requests into `Tablebase` calls (`serve/api.rs`) and
-//! bounds everything a client controls: the request size, the number of
-//! connections and requests in flight, and each request's time.
+//! this module turns requests into `Tablebase` and `KTablebase` calls
+//! (`serve/api/`) and bounds everything a client controls: the request
+//! size, the number of connections and requests in flight, and each
+//! request's time.
 
 mod api;
 mod cache;

@@ -368,7 +368,8 @@ fn several(
     params: &Params<'_>,
 ) -> Result<Request, ApiError> {
     Ok(match endpoint {
-        Endpoint::Tables | Endpoint::Map => Request::Map { table },
+        Endpoint::Tables => unreachable!("answered before a table is named"),
+        Endpoint::Map => Request::Map { table },
         Endpoint::Query => Request::KQuery {
             table,
             key: t.key(params)?,
