@@ -17,6 +17,7 @@ const RGB = {
 const state = {
   tables: [],
   table: null, // an entry of /api/tables
+  k: null, // on a table of several cops: its cops and what a click places (kcops.js)
   map: null, // /api/map: {rows, cols, grid}
   cop: null, // [row, col]
   thief: null,
@@ -80,6 +81,7 @@ function applyLink(params) {
 // The address follows the position, so that it can be shared or reloaded.
 function updateLink() {
   if (!state.table) return;
+  if (state.k) return kUpdateLink();
   const params = new URLSearchParams({ table: state.table.name });
   if (state.cop) params.set("cop", fmt(state.cop));
   if (state.thief) params.set("thief", fmt(state.thief));
@@ -113,7 +115,8 @@ async function init() {
       }
     }
     select.value = first;
-    await loadTable(first, cells ? () => problems.push(...applyLink(link)) : null);
+    const apply = () => problems.push(...(state.k ? kApplyLink(link) : applyLink(link)));
+    await loadTable(first, cells ? apply : null);
     if (problems.length) $("error").textContent = `link: ${problems.join("; ")}`;
   } catch (e) {
     $("error").textContent = e.message;
@@ -125,6 +128,9 @@ async function init() {
 async function loadTable(name, link) {
   stopAuto();
   state.table = state.tables.find((t) => t.name === name);
+  if (state.table.cops > 1) return kLoad(state.table, link);
+  state.k = null;
+  kMode(false);
   state.map = await api("/api/map", { table: name });
   const t = state.table;
   state.cop = t.start ? t.start.cop : null;
@@ -176,6 +182,7 @@ function buildBase() {
 // fractions when the map has more cells than the box has pixels.
 function layout() {
   if (!state.map) return;
+  if (state.k && state.k.graph) return kGraphLayout();
   const box = $("board-box");
   const { rows, cols } = state.map;
   let cell = Math.min((box.clientWidth - 16) / cols, (box.clientHeight - 16) / rows);
@@ -227,6 +234,9 @@ function setRow(row, key) {
 }
 
 function draw() {
+  // On several cops kDraw draws the grid through this function (with
+  // state.kGrid set), then its own pieces.
+  if (state.k && !state.kGrid) return kDraw();
   const canvas = $("board");
   const ctx = canvas.getContext("2d");
   if (!state.map || !state.base) return;
@@ -316,6 +326,7 @@ function draw() {
 }
 
 const rowKey = () => {
+  if (state.k) return kRowKey();
   const at = state.heat === "off" ? null : state[state.heat];
   return at ? `${state.table.name}|${state.heat}|${fmt(at)}|${state.turn}` : null;
 };
@@ -329,6 +340,7 @@ const positionParams = () => ({
 
 // Asks for what the screen shows: the position and the heatmap.
 async function refresh() {
+  if (state.k) return kRefresh();
   const seq = ++state.seq;
   const jobs = [];
   updateLink();
@@ -381,6 +393,7 @@ function sentence(info) {
 }
 
 function updatePanel() {
+  if (state.k) return kUpdatePanel();
   $("turn").textContent = `to move: ${state.turn}`;
   const where = [];
   where.push(state.cop ? `cop ${fmt(state.cop)}` : "place the cop");
@@ -446,7 +459,7 @@ function place(piece, r, c) {
 
 // The cell under the pointer, told in the panel.
 function hover(event) {
-  if (!state.map) return;
+  if (!state.map || (state.k && kHover(event))) return;
   const [r, c] = cellAt(event);
   const { rows, cols, grid } = state.map;
   if (r < 0 || c < 0 || r >= rows || c >= cols) {
@@ -468,12 +481,12 @@ function cellAt(event) {
 // The optimal game from the position on the board.
 async function ensureGame() {
   if (state.game) return true;
-  if (!(state.cop && state.thief)) {
-    $("error").textContent = "place both pieces first";
+  if (state.k ? !kPlaced() : !(state.cop && state.thief)) {
+    $("error").textContent = state.k ? "place every piece first" : "place both pieces first";
     return false;
   }
   try {
-    state.game = await api("/api/play", positionParams());
+    state.game = await api("/api/play", state.k ? kParams() : positionParams());
     state.gameIndex = 0;
     return true;
   } catch (e) {
@@ -488,9 +501,12 @@ async function step(to) {
   const i = Math.max(0, Math.min(last, to(state.gameIndex, last)));
   state.gameIndex = i;
   const p = state.game.positions[i];
-  state.cop = p.cop;
-  state.thief = p.thief;
-  state.turn = p.turn;
+  if (state.k) kShow(p);
+  else {
+    state.cop = p.cop;
+    state.thief = p.thief;
+    state.turn = p.turn;
+  }
   if (i === last) stopAuto();
   await refresh();
 }
@@ -511,12 +527,15 @@ async function toggleAuto() {
 
 function wire() {
   const canvas = $("board");
-  canvas.addEventListener("click", (e) => place(state.place, ...cellAt(e)));
+  canvas.addEventListener("click", (e) =>
+    state.k ? kPlace(kCellAt(e), false) : place(state.place, ...cellAt(e)),
+  );
   canvas.addEventListener("mousemove", hover);
   canvas.addEventListener("mouseleave", () => ($("hover").textContent = ""));
   canvas.addEventListener("contextmenu", (e) => {
     e.preventDefault();
-    place(other(state.place), ...cellAt(e));
+    if (state.k) kPlace(kCellAt(e), true);
+    else place(other(state.place), ...cellAt(e));
   });
   for (const input of document.querySelectorAll("input[name=place]")) {
     input.addEventListener("change", () => (state.place = input.value));
@@ -563,6 +582,12 @@ window.retrograde = {
   cellCenter(r, c) {
     const rect = $("board").getBoundingClientRect();
     return { x: rect.left + (c + 0.5) * state.cell, y: rect.top + (r + 0.5) * state.cell };
+  },
+  // A graph's vertex on screen (tables of several cops on a graph).
+  vertexCenter(v) {
+    const rect = $("board").getBoundingClientRect();
+    const [x, y] = kVertex(v);
+    return { x: rect.left + x, y: rect.top + y };
   },
   busy: () => state.pending > 0,
 };

@@ -375,8 +375,7 @@ fn wrong_cops_are_refused() {
         &["query", gs, "--cop", "9", "--cop", "2", "--thief", "3"],
         "vertices are 0..5",
     );
-    // render fixes every cop (on maps); serve reads one-cop tables and
-    // says so.
+    // render fixes every cop (on maps).
     let png = dir.join("x.png");
     let p = png.to_str().unwrap();
     run_refused(
@@ -397,7 +396,7 @@ fn wrong_cops_are_refused() {
         &["render", gs, "--cop", "0,0", "--cop", "0,1", "--out", p],
         "graph",
     );
-    run_refused(&["serve", t], "several-cops");
+    // `serve` shows several-cops tables: serve_kcops.rs tests it.
     // A refused several-cops solve writes no table.
     let never = dir.join("never.rtb");
     run_refused(

@@ -60,6 +60,8 @@ mod readme;
 mod scen;
 /// `serve`'s API against `query`, malformed requests, command-line errors.
 mod serve;
+/// `serve` on several-cops tables: answers against `query`, bad parameters.
+mod serve_kcops;
 /// What the test modules share: the binary, temp dirs, random maps, tables, converters.
 mod support;
 /// Saved tables: probes, rated moves, optimal play, damaged files.
