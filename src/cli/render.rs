@@ -124,7 +124,13 @@ fn kcops_usage(k: usize, n: usize, thief: bool, overview: bool) -> String {
         (false, true) => " with --overview",
         (false, false) => "",
     };
-    let times = |n: usize| if n == 1 { "once".to_string() } else { format!("{n} times") };
+    let times = |n: usize| {
+        if n == 1 {
+            "once".to_string()
+        } else {
+            format!("{n} times")
+        }
+    };
     format!(
         "a table of {k} cops draws: the thief's heatmap (--cop {}), the last cop's heatmap (--cop {} and --thief), the last cop's overview (--cop {} and --overview) or every cell's overview (--overview alone); found --cop {}{given}",
         times(k),

@@ -77,7 +77,14 @@ fn cop_marks(at: &[Coord]) -> Vec<(Coord, String)> {
             continue;
         }
         let n = at.iter().filter(|d| **d == c).count();
-        marks.push((c, if n == 1 { "C".to_string() } else { n.to_string() }));
+        marks.push((
+            c,
+            if n == 1 {
+                "C".to_string()
+            } else {
+                n.to_string()
+            },
+        ));
     }
     marks
 }
@@ -149,7 +156,11 @@ pub fn kheatmap_last_cop(
     at.sort_unstable();
     let title = format!(
         "LAST COP ON EACH CELL, COPS AT {}, THIEF AT {},{}  {} TO MOVE",
-        if at.is_empty() { "-".to_string() } else { shown(&at) },
+        if at.is_empty() {
+            "-".to_string()
+        } else {
+            shown(&at)
+        },
         thief.0,
         thief.1,
         turn_name(turn)

@@ -35,7 +35,10 @@ fn all_win_placements(dir: &Path, map: &str, k: usize, flags: &[&str]) -> BTreeM
     let text = std::fs::read_to_string(&dump).unwrap();
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    assert_eq!(header[2 * k..2 * k + 4], ["thief_row", "thief_col", "turn", "value"]);
+    assert_eq!(
+        header[2 * k..2 * k + 4],
+        ["thief_row", "thief_col", "turn", "value"]
+    );
     let mut won: BTreeMap<Cells, bool> = BTreeMap::new();
     let mut thieves: BTreeMap<Cells, BTreeSet<(usize, usize)>> = BTreeMap::new();
     for line in lines {
@@ -107,7 +110,10 @@ fn copnumber_on_a_map_agrees_with_solve_under_each_rule_variant() {
             .iter()
             .map(|v| v.as_str().unwrap())
             .collect();
-        for f in flags.iter().filter(|f| f.starts_with("--") && **f != "--exit") {
+        for f in flags
+            .iter()
+            .filter(|f| f.starts_with("--") && **f != "--exit")
+        {
             let expected: &[&str] = if *f == "--no-pass" {
                 &["--no-cop-pass", "--no-thief-pass"]
             } else {
@@ -118,7 +124,11 @@ fn copnumber_on_a_map_agrees_with_solve_under_each_rule_variant() {
                 "{flags:?}: {rules:?}"
             );
         }
-        assert_eq!(rules.len() + exits.len() * 2, flags.len() + usize::from(flags.contains(&"--no-pass")), "{flags:?}: {rules:?} {exits:?}");
+        assert_eq!(
+            rules.len() + exits.len() * 2,
+            flags.len() + usize::from(flags.contains(&"--no-pass")),
+            "{flags:?}: {rules:?} {exits:?}"
+        );
         if let Some(i) = flags.iter().position(|f| *f == "--exit") {
             assert_eq!(exits, [format!("--exit {}", flags[i + 1])], "{flags:?}");
             assert_eq!(j["exits"], 1);

@@ -165,6 +165,9 @@ fn close(a: [u8; 3], b: [u8; 3]) -> bool {
     (0..3).all(|i| a[i].abs_diff(b[i]) <= 1)
 }
 
+/// A table, its map, the fixed cops and the thief.
+type Case<'a> = (&'a Path, PathBuf, &'a [(usize, usize)], (usize, usize));
+
 fn at((r, c): (usize, usize)) -> String {
     format!("{r},{c}")
 }
@@ -180,7 +183,7 @@ fn the_last_cops_heatmap_shows_what_query_answers() {
     let three = dir.join("three.rtb");
     solve(&sample(), "2", &two, &[]);
     solve(&small, "3", &three, &[]);
-    let cases: [(&Path, PathBuf, &[(usize, usize)], (usize, usize)); 3] = [
+    let cases: [Case; 3] = [
         (&two, sample(), &[(1, 1)], (5, 9)),
         (&two, sample(), &[(7, 3)], (3, 12)),
         (&three, small.clone(), &[(0, 0), (0, 0)], (2, 1)),
@@ -366,7 +369,10 @@ fn render_refuses_counts_of_cops_that_draw_nothing() {
     let needs = "the thief's heatmap (--cop 2 times), the last cop's heatmap (--cop once and --thief), the last cop's overview (--cop once and --overview) or every cell's overview (--overview alone)";
     for (what, found) in [
         (&["--cop", "1,1"][..], "found --cop once"),
-        (&["--cop", "1,1", "--cop", "1,2", "--cop", "1,3"], "found --cop 3 times"),
+        (
+            &["--cop", "1,1", "--cop", "1,2", "--cop", "1,3"],
+            "found --cop 3 times",
+        ),
         (&["--thief", "5,9"], "found --cop 0 times with --thief"),
         (
             &["--cop", "1,1", "--cop", "1,2", "--thief", "5,9"],
@@ -416,12 +422,21 @@ fn render_refuses_counts_of_cops_that_draw_nothing() {
     for what in [&["--overview"][..], &["--cop", "0,1", "--thief", "0,2"]] {
         let mut args = vec!["render", g.to_str().unwrap(), "--out", p];
         args.extend_from_slice(what);
-        run_refused(&args, "the table is of a graph (5 vertices); render draws maps");
+        run_refused(
+            &args,
+            "the table is of a graph (5 vertices); render draws maps",
+        );
     }
     // A one-cop table draws one picture at a time.
     let one = dir.join("one.rtb");
     run_status(
-        &["solve", "-q", sample().to_str().unwrap(), "--save", one.to_str().unwrap()],
+        &[
+            "solve",
+            "-q",
+            sample().to_str().unwrap(),
+            "--save",
+            one.to_str().unwrap(),
+        ],
         0,
     );
     let o = one.to_str().unwrap();

@@ -197,11 +197,7 @@ pub(super) fn run(
                 r.capture_time_plies
             )?;
         }
-        None => writeln!(
-            out,
-            "{name}\tcop number more than {}{told}",
-            args.max_cops
-        )?,
+        None => writeln!(out, "{name}\tcop number more than {}{told}", args.max_cops)?,
     }
     Ok(0)
 }
