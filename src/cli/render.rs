@@ -132,7 +132,8 @@ fn kcops_usage(k: usize, n: usize, thief: bool, overview: bool) -> String {
         }
     };
     format!(
-        "a table of {k} cops draws: the thief's heatmap (--cop {}), the last cop's heatmap (--cop {} and --thief), the last cop's overview (--cop {} and --overview) or every cell's overview (--overview alone); found --cop {}{given}",
+        "a table of {k} cop{} draws: the thief's heatmap (--cop {}), the last cop's heatmap (--cop {} and --thief), the last cop's overview (--cop {} and --overview) or every cell's overview (--overview alone); found --cop {}{given}",
+        if k == 1 { "" } else { "s" },
         times(k),
         times(k - 1),
         times(k - 1),
