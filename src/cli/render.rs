@@ -1,11 +1,14 @@
 //! `retrograde render FILE.rtb`: a heatmap PNG (one piece fixed) or the
-//! overview PNG (the cop's winning share from every cell).
+//! overview PNG (the cop's winning share from every cell); on a table of
+//! K cops, the thief's heatmap (K cops fixed), the last cop's heatmap
+//! (K-1 cops and the thief fixed) and two overviews (K-1 cops fixed, or
+//! none: every cell's share over the whole table).
 
 use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args as ClapArgs;
-use retrograde::render::{heatmap, kheatmap, overview, Fixed};
+use retrograde::render::{heatmap, kheatmap, kheatmap_last_cop, koverview, overview, Fixed};
 use retrograde::{AnyTablebase, Coord, Turn};
 
 use super::common::{parse_coord, UsageError};
@@ -15,19 +18,28 @@ use super::Failure;
 
 /// Flags of `render`.
 #[derive(ClapArgs, Debug)]
-#[command(group(clap::ArgGroup::new("what").required(true).args(["cop", "thief", "overview"])))]
+#[command(group(clap::ArgGroup::new("what").required(true).multiple(true).args(["cop", "thief", "overview"])))]
 pub(crate) struct RenderArgs {
     /// Table file written by `solve --save` (for a partitioned solve: any
     /// shard, or the name it was saved under).
     table: PathBuf,
-    /// Heatmap with the cop fixed on ROW,COL: every thief cell coloured;
-    /// a table of K cops takes it K times.
+    /// Heatmap with the cop fixed on ROW,COL: every thief cell coloured.
+    /// A table of K cops takes it K times (the thief's heatmap), or K-1
+    /// times with --thief (the last cop's heatmap) or with --overview.
     #[arg(long, value_name = "ROW,COL", value_parser = parse_coord)]
     cop: Vec<Coord>,
-    /// Heatmap with the thief fixed on ROW,COL: every cop cell coloured.
+    /// Heatmap with the thief fixed on ROW,COL: every cop cell coloured
+    /// (on a table of K cops, every cell of the last cop, the other K-1
+    /// fixed by --cop).
     #[arg(long, value_name = "ROW,COL", value_parser = parse_coord)]
     thief: Option<Coord>,
-    /// For every cop cell, the share of thief cells from which the cop wins.
+    /// For every cop cell, the share of thief cells from which the cop
+    /// wins. On a table of K cops: with --cop K-1 times, for every cell of
+    /// the last cop the share of thief cells (not under a cop) from which
+    /// the cops win; with no --cop, for every cell C the share of states
+    /// whose cops stand on C (each cop multiset containing C once, any
+    /// thief cell not under a cop) that the cops win. The side to move is
+    /// --turn's.
     #[arg(long)]
     overview: bool,
     /// Who moves [default: the rules' first mover].
@@ -58,25 +70,40 @@ pub(crate) fn run(args: RenderArgs) -> Result<i32, Failure> {
     let image = match open_any_table(&args.table)? {
         AnyTablebase::One(tb) => {
             let turn = args.turn.map_or(tb.first_mover(), Turn::from);
-            match (args.cop.as_slice(), args.thief) {
-                ([c], _) => heatmap(&tb, Fixed::Cop(*c), turn)?,
-                ([], Some(t)) => heatmap(&tb, Fixed::Thief(t), turn)?,
-                ([], None) => overview(&tb, turn)?,
-                (cops, _) => return Err(super::ktable::count_error(1, cops.len()).into()),
+            match (args.cop.as_slice(), args.thief, args.overview) {
+                ([c], None, false) => heatmap(&tb, Fixed::Cop(*c), turn)?,
+                ([], Some(t), false) => heatmap(&tb, Fixed::Thief(t), turn)?,
+                ([], None, true) => overview(&tb, turn)?,
+                (cops, _, _) if cops.len() > 1 => {
+                    return Err(super::ktable::count_error(1, cops.len()).into())
+                }
+                _ => {
+                    return Err(UsageError(
+                        "a one-cop table draws one picture: --cop (the thief's heatmap), --thief (the cop's heatmap) or --overview, alone".into(),
+                    )
+                    .into())
+                }
             }
         }
         AnyTablebase::Several(tb) => {
             let turn = args.turn.map_or(tb.first_mover(), Turn::from);
-            if args.cop.len() != tb.cops() as usize {
+            let k = tb.cops() as usize;
+            if tb.grid().is_none() {
                 return Err(UsageError(format!(
-                    "a table of {} cops draws the heatmap of the thief with every cop fixed: give --cop {} times{}",
-                    tb.cops(),
-                    tb.cops(),
-                    if args.cop.is_empty() { " (--thief and --overview draw one-cop tables)" } else { "" }
+                    "{}: the table is of a graph ({} vertices); render draws maps (query, play and info read graph tables)",
+                    args.table.display(),
+                    tb.header().cells
                 ))
                 .into());
             }
-            kheatmap(&tb, &args.cop, turn)?
+            match (args.cop.len(), args.thief, args.overview) {
+                (n, None, false) if n == k => kheatmap(&tb, &args.cop, turn)?,
+                (n, Some(t), false) if n + 1 == k => kheatmap_last_cop(&tb, &args.cop, t, turn)?,
+                (n, None, true) if n + 1 == k || n == 0 => koverview(&tb, &args.cop, turn)?,
+                (n, thief, overview) => {
+                    return Err(UsageError(kcops_usage(k, n, thief.is_some(), overview)).into())
+                }
+            }
         }
     };
     // Encoded first, then written: the encoder wraps write errors, which
@@ -86,4 +113,30 @@ pub(crate) fn run(args: RenderArgs) -> Result<i32, Failure> {
     image.write_png(&mut png)?;
     target.write_with(|f| std::io::Write::write_all(f, &png))?;
     Ok(0)
+}
+
+/// What a table of `k` cops draws, for a refused combination (`n`
+/// `--cop`, whether `--thief` and `--overview` were given).
+fn kcops_usage(k: usize, n: usize, thief: bool, overview: bool) -> String {
+    let given = match (thief, overview) {
+        (true, true) => " with --thief and --overview",
+        (true, false) => " with --thief",
+        (false, true) => " with --overview",
+        (false, false) => "",
+    };
+    let times = |n: usize| {
+        if n == 1 {
+            "once".to_string()
+        } else {
+            format!("{n} times")
+        }
+    };
+    format!(
+        "a table of {k} cop{} draws: the thief's heatmap (--cop {}), the last cop's heatmap (--cop {} and --thief), the last cop's overview (--cop {} and --overview) or every cell's overview (--overview alone); found --cop {}{given}",
+        if k == 1 { "" } else { "s" },
+        times(k),
+        times(k - 1),
+        times(k - 1),
+        times(n)
+    )
 }

@@ -7,7 +7,7 @@
 mod font;
 mod kcops;
 
-pub use kcops::kheatmap;
+pub use kcops::{kcop_win_shares, kcop_win_shares_fixed, kheatmap, kheatmap_last_cop, koverview};
 
 use std::io::{self, Write};
 
@@ -306,10 +306,7 @@ fn draw_heatmap(
         }
         None => FREE,
     });
-    for &(at, letter) in marks {
-        draw_piece(&mut img, MARGIN + at.1 * s, y0 + at.0 * s, s, INK, letter);
-        img.frame(MARGIN + at.1 * s, y0 + at.0 * s, s, s, 1, [255, 255, 255]);
-    }
+    draw_marks(&mut img, marks, MARGIN, y0, s);
     let mut y = y0 + map_h + MARGIN;
     for (c, label) in &legend {
         y = legend_row(&mut img, MARGIN, y, *c, label);
@@ -346,8 +343,25 @@ pub fn cop_win_shares(tb: &Tablebase, turn: Turn) -> Result<Vec<(Coord, f64)>> {
 /// # Errors
 /// [`Error::Table`](crate::Error::Table) for a damaged block.
 pub fn overview(tb: &Tablebase, turn: Turn) -> Result<Image> {
-    let shares: std::collections::HashMap<Coord, f64> =
-        cop_win_shares(tb, turn)?.into_iter().collect();
+    let shares = cop_win_shares(tb, turn)?;
+    let title = format!(
+        "COP WINS FROM THIS CELL: SHARE OF THIEF CELLS, {} TO MOVE",
+        turn_name(turn)
+    );
+    Ok(draw_overview(tb, &shares, &[], &title))
+}
+
+/// An overview picture: every cell of `shares` coloured by its share
+/// (orange 0% to blue 100%), other free cells plain, the fixed pieces
+/// `marks` drawn with their letters, `title` above and a gradient legend
+/// below.
+fn draw_overview(
+    tb: &impl MapView,
+    shares: &[(Coord, f64)],
+    marks: &[(Coord, &str)],
+    title: &str,
+) -> Image {
+    let shares: std::collections::HashMap<Coord, f64> = shares.iter().copied().collect();
     let gradient = |t: f64| -> Rgb {
         let lerp = |a: u8, b: u8| (f64::from(a) + (f64::from(b) - f64::from(a)) * t).round() as u8;
         [
@@ -357,20 +371,17 @@ pub fn overview(tb: &Tablebase, turn: Turn) -> Result<Image> {
         ]
     };
     let s = cell_pixels(tb);
-    let title = format!(
-        "COP WINS FROM THIS CELL: SHARE OF THIEF CELLS, {} TO MOVE",
-        turn_name(turn)
-    );
     let map_w = tb.cols() * s;
     let map_h = tb.rows() * s;
-    let width = map_w.max(font::text_width(&title, 2)).max(300) + 2 * MARGIN;
+    let width = map_w.max(font::text_width(title, 2)).max(300) + 2 * MARGIN;
     let height = MARGIN + 16 + map_h + MARGIN + 60 + MARGIN;
     let mut img = Image::new(width, height);
-    img.text(&title, MARGIN, MARGIN, 2, INK);
+    img.text(title, MARGIN, MARGIN, 2, INK);
     let y0 = MARGIN + 16;
     draw_map(&mut img, tb, MARGIN, y0, s, |c| {
         shares.get(&c).map_or(FREE, |&t| gradient(t))
     });
+    draw_marks(&mut img, marks, MARGIN, y0, s);
     let y = y0 + map_h + MARGIN;
     let bar = 256;
     for k in 0..bar {
@@ -386,7 +397,16 @@ pub fn overview(tb: &Tablebase, turn: Turn) -> Result<Image> {
         INK,
     );
     legend_row(&mut img, MARGIN, y + 40, EXIT, "EXIT (OUTLINE)");
-    Ok(img)
+    img
+}
+
+/// The fixed pieces of a picture: each cell dark with its letter, outlined
+/// in white, on the map drawn at `(x0, y0)` with cells of `s` pixels.
+fn draw_marks(img: &mut Image, marks: &[(Coord, &str)], x0: usize, y0: usize, s: usize) {
+    for &(at, letter) in marks {
+        draw_piece(img, x0 + at.1 * s, y0 + at.0 * s, s, INK, letter);
+        img.frame(x0 + at.1 * s, y0 + at.0 * s, s, s, 1, [255, 255, 255]);
+    }
 }
 
 /// One frame of a game: the map, the cop (blue C), the thief (orange T), a

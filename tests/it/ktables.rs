@@ -375,16 +375,13 @@ fn wrong_cops_are_refused() {
         &["query", gs, "--cop", "9", "--cop", "2", "--thief", "3"],
         "vertices are 0..5",
     );
-    // render fixes every cop (on maps).
+    // render draws maps with every cop fixed, or all but one (tests/it/
+    // krender.rs); serve serves several cops (tests/it/serve_kcops.rs).
     let png = dir.join("x.png");
     let p = png.to_str().unwrap();
     run_refused(
         &["render", t, "--cop", "0,0", "--out", p],
-        "give --cop 2 times",
-    );
-    run_refused(
-        &["render", t, "--overview", "--out", p],
-        "give --cop 2 times",
+        "the thief's heatmap (--cop 2 times)",
     );
     assert!(!png.exists());
     run_status(

@@ -21,6 +21,8 @@ mod cli;
 mod conventions;
 /// `copnumber`: small graphs against independent checks, named graphs.
 mod copnumber;
+/// `copnumber MAP` under rule and exit flags against `solve --cops K`.
+mod copnumber_map;
 /// Partitioned solves over loopback TCP (feature `distributed`).
 #[cfg(feature = "distributed")]
 mod distributed;
@@ -44,6 +46,8 @@ mod harden;
 mod http;
 /// Several cops end to end: named graphs, `solve --cops`, `--graph`, dumps.
 mod kcops_cli;
+/// `render` on several-cops tables: pictures against `query` and the library.
+mod krender;
 /// Several-cops tables: saved, queried state by state, played, refused.
 mod ktables;
 /// The source tree's shape: file lengths, no import cycles.

@@ -1,16 +1,19 @@
 //! `copnumber MAP`: the cop number of a grid map (seed text or MovingAI)
-//! under the map's rules (cops in 8 directions, the thief in 4, both may
-//! pass, the map's exits), with a winning placement as `row,col` cells and
-//! its capture time. Told from graphs by content, before the graph reader.
+//! under `solve`'s rule and exit flags (by default the standard rules:
+//! cops in 8 directions, the thief in 4, both may pass; the map's exits),
+//! with a winning placement as `row,col` cells and its capture time. Told
+//! from graphs by content, before the graph reader.
 
 use std::io::{BufRead, Write};
 use std::path::Path;
 
 use anyhow::Result;
 use retrograde::copnumber::{kcop_memory_for, solve_kcops, CopNumber, KArena, KcopOptions};
-use retrograde::{parse_map, sniff_map, Arena, Board, MapFormat, Placement, Rules};
+use retrograde::{parse_map, sniff_map, Arena, Board, MapFormat};
 use serde::Serialize;
 
+use super::super::common::UsageError;
+use super::super::info::rule_flags;
 use super::super::schema::versioned;
 use super::super::Failure;
 use super::CopNumberArgs;
@@ -66,6 +69,12 @@ struct MapJson<'a> {
     width: usize,
     cells: usize,
     exits: usize,
+    /// The rule variant, as `solve` flags (`info`'s vocabulary; empty for
+    /// the standard rules).
+    rules: Vec<&'static str>,
+    /// The exit flags given (`--exit ROW,COL`, `--exits RULE`), empty when
+    /// the map's own exits were used.
+    exit_flags: Vec<String>,
     cop_number: Option<u32>,
     /// The winning placement's cells as `[row, column]`.
     placement: Vec<[usize; 2]>,
@@ -87,14 +96,39 @@ pub(super) fn run(
             source,
         })?;
     let name = path.display().to_string();
+    let game = &args.game;
+    if !game.cop.is_empty() || game.thief.is_some() {
+        return Err(UsageError(
+            "--cop / --thief: the cop number tries every placement of the cops and every thief cell; starts are for solve"
+                .into(),
+        )
+        .into());
+    }
+    if game.thief_first {
+        return Err(UsageError(
+            "--thief-first: the cop number places the cops, then the thief, and the cops move first (docs/rules.md, \"Several cops\"); solve --cops K --thief-first answers a thief-first game"
+                .into(),
+        )
+        .into());
+    }
     let map = parse_map(&bytes, &name)?;
     let walls = retrograde::Map {
         cop: None,
         thief: None,
         ..map
     };
-    let board = Board::new(&walls, &Placement::default())?;
-    let arena = KArena::from_arena(&Arena::from_board(&board, Rules::default()));
+    // As `solve --cops K` builds its arena: the map's starts left out, the
+    // exits from the flags (or the map's), the rules from the flags.
+    let board = Board::new(&walls, &game.placement())?;
+    let rules = game.rules();
+    let arena = KArena::from_arena(&Arena::from_board(&board, rules));
+    let exit_flags: Vec<String> = game
+        .answer_flags()
+        .into_iter()
+        .filter(|f| f.starts_with("--exit"))
+        .collect();
+    let mut rule_words: Vec<String> = exit_flags.clone();
+    rule_words.extend(rule_flags(rules).iter().map(|f| f.to_string()));
     if args.counts {
         return Err(super::super::common::UsageError(
             "--counts summarises a stream of graphs; a map has one answer (leave --counts out)"
@@ -110,6 +144,19 @@ pub(super) fn run(
     }
     let r = cop_number(&arena, args.max_cops, path)?;
     let grid = &board.grid;
+    // Text output writes cells as x,y under --xy, as solve does.
+    let show = |&[r, c]: &[usize; 2]| {
+        if game.xy {
+            format!("{c},{r}")
+        } else {
+            format!("{r},{c}")
+        }
+    };
+    let told = if rule_words.is_empty() {
+        String::new()
+    } else {
+        format!("\trules {}", rule_words.join(" "))
+    };
     let cells: Vec<[usize; 2]> = r
         .placement
         .iter()
@@ -128,6 +175,8 @@ pub(super) fn run(
             width: grid.width(),
             cells: arena.n,
             exits: arena.exits.iter().filter(|&&e| e).count(),
+            rules: rule_flags(rules),
+            exit_flags,
             cop_number: r.cop_number,
             placement: cells,
             capture_time: r.capture_time_rounds,
@@ -139,16 +188,16 @@ pub(super) fn run(
     }
     match r.cop_number {
         Some(c) => {
-            let p: Vec<String> = cells.iter().map(|[r, c]| format!("{r},{c}")).collect();
+            let p: Vec<String> = cells.iter().map(show).collect();
             writeln!(
                 out,
-                "{name}\tcop number {c}\tplacement {}\tcapture time {} rounds ({} plies)",
+                "{name}\tcop number {c}\tplacement {}\tcapture time {} rounds ({} plies){told}",
                 p.join(" "),
                 r.capture_time_rounds,
                 r.capture_time_plies
             )?;
         }
-        None => writeln!(out, "{name}\tcop number more than {}", args.max_cops)?,
+        None => writeln!(out, "{name}\tcop number more than {}{told}", args.max_cops)?,
     }
     Ok(0)
 }

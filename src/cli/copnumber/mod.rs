@@ -23,7 +23,7 @@ use retrograde::copnumber::{
 };
 use retrograde::{parse_graph6, Graph6Reader};
 
-use super::common::UsageError;
+use super::common::{GameArgs, UsageError};
 use super::output::{defer_stop_signals, note_input, stop_requested, OutputTarget};
 use super::Failure;
 use report::{write_graph, write_summary, Summary};
@@ -67,6 +67,11 @@ pub(crate) struct CopNumberArgs {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+    /// A grid map's rule variant and exits, as `solve` takes them (the
+    /// map's exits and the standard rules when none is given); graphs
+    /// refuse them.
+    #[command(flatten, next_help_heading = "Rules and exits (grid maps)")]
+    game: GameArgs,
 }
 
 /// One graph of a batch: (vertices, edges, answer), or its line's error.
@@ -103,6 +108,23 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
             .into());
         }
         return map::run(&args, &path, input);
+    }
+    let typed = args.game.answer_flags();
+    if !typed.is_empty() || args.game.xy {
+        let mut flags: Vec<String> = typed
+            .iter()
+            .map(|f| f.split(' ').next().unwrap_or_default().to_string())
+            .collect();
+        if args.game.xy {
+            flags.push("--xy".to_string());
+        }
+        flags.dedup();
+        return Err(UsageError(format!(
+            "{}: rule, exit and start flags are for grid maps; {} is a graph (cops and thief move along edges, both may pass, no exits)",
+            flags.join(", "),
+            path.display()
+        ))
+        .into());
     }
     let mut reader = Graph6Reader::new(input, &path);
     let stdout = std::io::stdout();

@@ -422,6 +422,7 @@ impl KTablebase {
     }
 }
 
+mod scan;
 #[cfg(test)]
 mod tests;
 mod write;

@@ -1,0 +1,458 @@
+//! `render` on several-cops tables, through the binary: the last cop's
+//! heatmap against `query` answers cell by cell, the last cop's overview
+//! against shares counted from `query`, the whole-table overview against
+//! a share counted state by state through the library, and the counts of
+//! `--cop` each picture needs.
+
+use std::path::{Path, PathBuf};
+
+use retrograde::render::kcop_win_shares;
+use retrograde::{KTablebase, Outcome, Turn};
+use serde_json::Value as Json;
+
+use crate::support::{run_refused, run_status, stderr, stdout, temp_dir};
+
+// The picture's layout (src/render): a margin, a 16-pixel title line, then
+// the map, cells of 640 / max(rows, cols) pixels clamped to 2..=24.
+const MARGIN: usize = 10;
+const COP: [u8; 3] = [47, 111, 220];
+const THIEF: [u8; 3] = [224, 123, 34];
+const DRAW: [u8; 3] = [138, 143, 152];
+
+/// A decoded RGB picture.
+struct Picture {
+    width: usize,
+    rgb: Vec<u8>,
+}
+
+impl Picture {
+    fn read(path: &Path) -> Picture {
+        let bytes = std::fs::read(path).unwrap();
+        let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+        let mut reader = decoder.read_info().unwrap();
+        let mut rgb = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut rgb).unwrap();
+        assert_eq!(info.color_type, png::ColorType::Rgb);
+        rgb.truncate(info.buffer_size());
+        Picture {
+            width: info.width as usize,
+            rgb,
+        }
+    }
+
+    /// The colour at the centre of map cell `(r, c)` on a map of `rows x
+    /// cols` cells.
+    fn cell(&self, (rows, cols): (usize, usize), (r, c): (usize, usize)) -> [u8; 3] {
+        let s = (640 / rows.max(cols)).clamp(2, 24);
+        let (x, y) = (MARGIN + c * s + s / 2, MARGIN + 16 + r * s + s / 2);
+        let i = 3 * (y * self.width + x);
+        [self.rgb[i], self.rgb[i + 1], self.rgb[i + 2]]
+    }
+}
+
+/// A seed map's free cells and size (`*` and `#` are walls).
+fn free_cells(map: &Path) -> ((usize, usize), Vec<(usize, usize)>) {
+    let text = std::fs::read_to_string(map).unwrap();
+    let mut lines = text.lines();
+    let dims: Vec<usize> = lines
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .map(|w| w.parse().unwrap())
+        .collect();
+    let mut free = Vec::new();
+    for (r, line) in lines.take(dims[0]).enumerate() {
+        for (c, ch) in line.chars().enumerate() {
+            if ch != '*' && ch != '#' {
+                free.push((r, c));
+            }
+        }
+    }
+    ((dims[0], dims[1]), free)
+}
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/maps/sample.txt")
+}
+
+/// A 3 x 4 room with one exit, for three cops.
+fn small_map(dir: &Path) -> PathBuf {
+    let path = dir.join("small.txt");
+    std::fs::write(&path, "3 4\n....\n.#..\n...E\n").unwrap();
+    path
+}
+
+fn solve(map: &Path, k: &str, table: &Path, extra: &[&str]) {
+    let mut args = vec![
+        "solve",
+        "-q",
+        map.to_str().unwrap(),
+        "--cops",
+        k,
+        "--save",
+        table.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    run_status(&args, 0);
+}
+
+fn render(table: &Path, out: &Path, what: &[&str]) -> Picture {
+    let mut args = vec![
+        "render",
+        table.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(what);
+    run_status(&args, 0);
+    Picture::read(out)
+}
+
+/// `query --stdin --json` on `lines`: each answer's value for the player
+/// to move. The input is written by a thread of its own: thousands of
+/// answers fill the output pipe before the input is all written.
+fn query(table: &Path, lines: &[String]) -> Vec<String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let input = (lines.join("\n") + "\n").into_bytes();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retrograde"))
+        .args(["query", table.to_str().unwrap(), "--stdin", "--json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the retrograde binary");
+    let mut stdin = child.stdin.take().expect("piped");
+    let feeder = std::thread::spawn(move || stdin.write_all(&input));
+    let o = child.wait_with_output().expect("wait");
+    feeder.join().expect("the feeder").expect("write stdin");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    stdout(&o)
+        .lines()
+        .map(|l| {
+            let j: Json = serde_json::from_str(l).unwrap();
+            j["value"].as_str().unwrap().to_string()
+        })
+        .collect()
+}
+
+/// Whether a value for `turn`'s player is the cops' win.
+fn cops_win(value: &str, turn: &str) -> bool {
+    (turn == "cop" && value == "win") || (turn == "thief" && value == "loss")
+}
+
+/// The heatmap colour of a value for `turn`'s player (a table without
+/// distances shades nothing).
+fn heat(value: &str, turn: &str) -> [u8; 3] {
+    match value {
+        "draw" => DRAW,
+        v if cops_win(v, turn) => COP,
+        _ => THIEF,
+    }
+}
+
+/// The overview's colour of a share.
+fn gradient(t: f64) -> [u8; 3] {
+    let lerp = |a: u8, b: u8| (f64::from(a) + (f64::from(b) - f64::from(a)) * t).round() as u8;
+    [
+        lerp(THIEF[0], COP[0]),
+        lerp(THIEF[1], COP[1]),
+        lerp(THIEF[2], COP[2]),
+    ]
+}
+
+fn close(a: [u8; 3], b: [u8; 3]) -> bool {
+    (0..3).all(|i| a[i].abs_diff(b[i]) <= 1)
+}
+
+/// A table, its map, the fixed cops and the thief.
+type Case<'a> = (&'a Path, PathBuf, &'a [(usize, usize)], (usize, usize));
+
+fn at((r, c): (usize, usize)) -> String {
+    format!("{r},{c}")
+}
+
+/// The last cop's heatmap: every free cell's colour is the value `query`
+/// gives with the last cop there, for each side to move, on tables of two
+/// cops (sample map) and three (two fixed on one cell).
+#[test]
+fn the_last_cops_heatmap_shows_what_query_answers() {
+    let dir = temp_dir("krender-heat");
+    let small = small_map(&dir);
+    let two = dir.join("two.rtb");
+    let three = dir.join("three.rtb");
+    solve(&sample(), "2", &two, &[]);
+    solve(&small, "3", &three, &[]);
+    let cases: [Case; 3] = [
+        (&two, sample(), &[(1, 1)], (5, 9)),
+        (&two, sample(), &[(7, 3)], (3, 12)),
+        (&three, small.clone(), &[(0, 0), (0, 0)], (2, 1)),
+    ];
+    let mut checked = 0;
+    let mut seen = std::collections::HashSet::new();
+    for (table, map, fixed, thief) in cases {
+        let (size, free) = free_cells(&map);
+        for turn in ["cop", "thief"] {
+            let mut what: Vec<String> = Vec::new();
+            for &c in fixed {
+                what.extend(["--cop".to_string(), at(c)]);
+            }
+            what.extend(["--thief".into(), at(thief), "--turn".into(), turn.into()]);
+            let what: Vec<&str> = what.iter().map(String::as_str).collect();
+            let pic = render(table, &dir.join("heat.png"), &what);
+            let lines: Vec<String> = free
+                .iter()
+                .map(|&x| {
+                    let cops: Vec<String> = fixed.iter().chain([&x]).map(|&c| at(c)).collect();
+                    format!("{} {} {turn}", cops.join(" "), at(thief))
+                })
+                .collect();
+            let values = query(table, &lines);
+            assert_eq!(values.len(), free.len());
+            for (&x, value) in free.iter().zip(&values) {
+                if x == thief || fixed.contains(&x) {
+                    continue; // marked with a letter
+                }
+                assert_eq!(
+                    pic.cell(size, x),
+                    heat(value, turn),
+                    "{}: last cop on {x:?}, {turn} to move: {value}",
+                    table.display()
+                );
+                seen.insert(value.clone());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 200, "{checked} cells checked");
+    assert!(seen.len() >= 2, "only {seen:?}: the test would not tell");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The last cop's overview: every free cell's colour is the share of
+/// thief cells (not under a cop) from which `query` says the cops win.
+#[test]
+fn the_last_cops_overview_shows_shares_counted_from_query() {
+    let dir = temp_dir("krender-kov");
+    let two = dir.join("two.rtb");
+    solve(&sample(), "2", &two, &[]);
+    let (size, free) = free_cells(&sample());
+    let fixed = (3, 12);
+    for turn in ["cop", "thief"] {
+        let pic = render(
+            &two,
+            &dir.join("ov.png"),
+            &["--cop", &at(fixed), "--overview", "--turn", turn],
+        );
+        let mut lines = Vec::new();
+        let mut owner = Vec::new();
+        for &x in &free {
+            for &t in &free {
+                if t != x && t != fixed {
+                    lines.push(format!("{} {} {} {turn}", at(fixed), at(x), at(t)));
+                    owner.push(x);
+                }
+            }
+        }
+        let values = query(&two, &lines);
+        let mut distinct = std::collections::HashSet::new();
+        for &x in &free {
+            if x == fixed {
+                continue;
+            }
+            let mine: Vec<&String> = owner
+                .iter()
+                .zip(&values)
+                .filter(|(o, _)| **o == x)
+                .map(|(_, v)| v)
+                .collect();
+            let wins = mine.iter().filter(|v| cops_win(v, turn)).count();
+            let share = wins as f64 / mine.len() as f64;
+            distinct.insert(wins);
+            let got = pic.cell(size, x);
+            assert!(
+                close(got, gradient(share)),
+                "last cop on {x:?}, {turn} to move: {got:?}, expected {:?} ({wins} of {})",
+                gradient(share),
+                mine.len()
+            );
+        }
+        assert!(distinct.len() > 3, "{turn}: shares {distinct:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The whole-table overview: each cell's share counted state by state
+/// through the library's probes equals `kcop_win_shares` (one pass over
+/// the blocks) and the picture's colour, for tables of two and three
+/// cops and both sides to move.
+#[test]
+fn the_whole_overview_counts_every_state_with_a_cop_on_the_cell() {
+    let dir = temp_dir("krender-all");
+    let small = small_map(&dir);
+    let two = dir.join("two.rtb");
+    let three = dir.join("three.rtb");
+    solve(&sample(), "2", &two, &[]);
+    solve(&small, "3", &three, &["--thief-first"]);
+    for (table, map) in [(&two, sample()), (&three, small)] {
+        let (size, free) = free_cells(&map);
+        let tb = KTablebase::open(table).unwrap();
+        let k = tb.cops() as usize;
+        let n = free.len() as u32;
+        for turn in [Turn::Cop, Turn::Thief] {
+            let (mut won, mut all) = (vec![0u64; free.len()], vec![0u64; free.len()]);
+            let mut cops = vec![0u32; k];
+            loop {
+                let mut cells = cops.clone();
+                cells.dedup();
+                for t in (0..n).filter(|t| !cops.contains(t)) {
+                    let p = tb.probe(&tb.position(&cops, t, turn).unwrap()).unwrap();
+                    let win = match turn {
+                        Turn::Cop => p.value == Outcome::Win,
+                        Turn::Thief => p.value == Outcome::Loss,
+                    };
+                    for &c in &cells {
+                        all[c as usize] += 1;
+                        won[c as usize] += u64::from(win);
+                    }
+                }
+                // The next multiset, ascending cells.
+                let mut i = k;
+                while i > 0 && cops[i - 1] == n - 1 {
+                    i -= 1;
+                }
+                if i == 0 {
+                    break;
+                }
+                let v = cops[i - 1] + 1;
+                for c in &mut cops[i - 1..] {
+                    *c = v;
+                }
+            }
+            let shares = kcop_win_shares(&tb, turn).unwrap();
+            assert_eq!(shares.len(), free.len());
+            let name = if turn == Turn::Cop { "cop" } else { "thief" };
+            let pic = render(table, &dir.join("all.png"), &["--overview", "--turn", name]);
+            for (i, &cell) in free.iter().enumerate() {
+                let share = won[i] as f64 / all[i] as f64;
+                assert_eq!(shares[i].0, cell);
+                assert!(
+                    (shares[i].1 - share).abs() < 1e-12,
+                    "{}: cell {cell:?}, {name} to move: {} against {share}",
+                    table.display(),
+                    shares[i].1
+                );
+                assert!(close(pic.cell(size, cell), gradient(share)), "{cell:?}");
+            }
+            let spread = won
+                .iter()
+                .zip(&all)
+                .map(|(w, a)| (1000 * w / a) as i64)
+                .collect::<std::collections::HashSet<_>>();
+            assert!(spread.len() > 2, "shares all alike: {spread:?}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Each picture takes its count of `--cop`; others are refused with what
+/// each needs and no picture; a graph's table and a one-cop table's
+/// mixtures too.
+#[test]
+fn render_refuses_counts_of_cops_that_draw_nothing() {
+    let dir = temp_dir("krender-refused");
+    let two = dir.join("two.rtb");
+    solve(&sample(), "2", &two, &[]);
+    let t = two.to_str().unwrap();
+    let png = dir.join("x.png");
+    let p = png.to_str().unwrap();
+    let needs = "the thief's heatmap (--cop 2 times), the last cop's heatmap (--cop once and --thief), the last cop's overview (--cop once and --overview) or every cell's overview (--overview alone)";
+    for (what, found) in [
+        (&["--cop", "1,1"][..], "found --cop once"),
+        (
+            &["--cop", "1,1", "--cop", "1,2", "--cop", "1,3"],
+            "found --cop 3 times",
+        ),
+        (&["--thief", "5,9"], "found --cop 0 times with --thief"),
+        (
+            &["--cop", "1,1", "--cop", "1,2", "--thief", "5,9"],
+            "found --cop 2 times with --thief",
+        ),
+        (
+            &["--cop", "1,1", "--cop", "1,2", "--overview"],
+            "found --cop 2 times with --overview",
+        ),
+        (
+            &["--cop", "1,1", "--thief", "5,9", "--overview"],
+            "with --thief and --overview",
+        ),
+    ] {
+        let mut args = vec!["render", t, "--out", p];
+        args.extend_from_slice(what);
+        let err = run_refused(&args, needs);
+        assert!(err.contains(found), "{what:?}: {err}");
+        assert!(!png.exists(), "{what:?} wrote a picture");
+    }
+    // A wall or an off-map cell is named.
+    run_refused(
+        &["render", t, "--cop", "0,0", "--thief", "5,9", "--out", p],
+        "wall",
+    );
+    run_refused(
+        &["render", t, "--cop", "1,1", "--thief", "50,9", "--out", p],
+        "outside the map",
+    );
+    assert!(!png.exists());
+    // A graph's table draws nothing, whatever the flags.
+    let g = dir.join("g.rtb");
+    let graph = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/graphs/cycle-5.txt");
+    run_status(
+        &[
+            "solve",
+            "-q",
+            graph.to_str().unwrap(),
+            "--graph",
+            "--cops",
+            "2",
+            "--save",
+            g.to_str().unwrap(),
+        ],
+        0,
+    );
+    for what in [&["--overview"][..], &["--cop", "0,1", "--thief", "0,2"]] {
+        let mut args = vec!["render", g.to_str().unwrap(), "--out", p];
+        args.extend_from_slice(what);
+        run_refused(
+            &args,
+            "the table is of a graph (5 vertices); render draws maps",
+        );
+    }
+    // A one-cop table draws one picture at a time.
+    let one = dir.join("one.rtb");
+    run_status(
+        &[
+            "solve",
+            "-q",
+            sample().to_str().unwrap(),
+            "--save",
+            one.to_str().unwrap(),
+        ],
+        0,
+    );
+    let o = one.to_str().unwrap();
+    for what in [
+        &["--cop", "1,1", "--thief", "5,9"][..],
+        &["--cop", "1,1", "--overview"],
+        &["--thief", "5,9", "--overview"],
+    ] {
+        let mut args = vec!["render", o, "--out", p];
+        args.extend_from_slice(what);
+        run_refused(&args, "a one-cop table draws one picture");
+    }
+    run_refused(
+        &["render", o, "--cop", "1,1", "--cop", "1,2", "--out", p],
+        "give --cop once",
+    );
+    assert!(!png.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
