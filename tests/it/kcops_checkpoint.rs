@@ -90,6 +90,10 @@ fn scratch_files_give_the_same_dump() {
     assert_eq!(report(&files), report(&whole));
     let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
     assert!(read("memory.csv") == read("scratch.csv"), "dumps differ");
+    // A folder alone puts every array it can in files.
+    let alone = solve(map, &["--scratch", scratch], &dir.join("alone.csv"));
+    assert_eq!(report(&alone), report(&whole));
+    assert!(read("memory.csv") == read("alone.csv"), "dumps differ");
     // No scratch file is left behind.
     let left: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()

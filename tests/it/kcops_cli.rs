@@ -596,8 +596,8 @@ fn bitboard_refuses_what_it_cannot_do() {
         ],
         None,
     );
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--engine parallel"));
+    // A scratch folder alone puts the bitboard engine's arrays in files.
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     // The counter engine takes the same cap through its storage plan.
     let o = run(
         &[

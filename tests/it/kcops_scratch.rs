@@ -92,7 +92,9 @@ fn check(label: &str, game: &KCops, dir: &Path) {
         thief_lists: None,
     };
     let memory = solve_kcops(&arena, &options);
-    for largest_only in [false, true] {
+    // No cells, no bytes to place.
+    let layouts: &[bool] = if arena.n == 0 { &[] } else { &[false, true] };
+    for &largest_only in layouts {
         let run = KcopRun {
             storage: scratch(&arena, k, dir, largest_only),
             ..KcopRun::default()
@@ -105,7 +107,7 @@ fn check(label: &str, game: &KCops, dir: &Path) {
             &files,
         );
     }
-    if memory.levels < 2 {
+    if memory.levels < 2 || arena.n == 0 {
         return;
     }
     let path = dir.join("checkpoint");

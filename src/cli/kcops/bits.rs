@@ -42,10 +42,19 @@ pub(super) fn solve_bits(
         .memory
         .unwrap_or_else(retrograde::available_memory)
         .saturating_sub(limits.held);
-    let storage = KcopStorage {
+    let mut storage = KcopStorage {
         memory: Some(cap),
         scratch: limits.scratch.clone(),
     };
+    if limits.scratch.is_some() && limits.memory.is_none() {
+        // A scratch folder alone is a request for files (as for one cop):
+        // every array that can go there does.
+        let least = KcopStorage {
+            memory: Some(0),
+            ..storage.clone()
+        };
+        storage.memory = Some(kcop_plan(&arena, k, dte_table, &least).in_memory().min(cap));
+    }
     let plan = kcop_plan(&arena, k, dte_table, &storage);
     let what = format!(
         "{k} cop{} on {} cells (bitboard engine)",
