@@ -184,7 +184,7 @@ impl Arrays {
         for j in 1..k {
             inter.push(words(j)?);
         }
-        debug_assert!(inter.iter().all(|t| t.len() as u64 % row == 0));
+        debug_assert!(inter.iter().all(|t| (t.len() as u64).is_multiple_of(row)));
         let set = |i: usize| words(k + i);
         Ok(Arrays {
             dte,
@@ -203,7 +203,7 @@ pub(crate) enum Words<T: Plain> {
     /// which solves millions of tiny arenas, a system call each).
     Heap(Vec<T>),
     /// A scratch-file region.
-    Mapped(Region),
+    Mapped(Box<Region>),
 }
 
 impl<T: Plain + Default> Words<T> {
@@ -216,7 +216,9 @@ impl<T: Plain + Default> Words<T> {
         debug_assert_eq!(std::mem::size_of::<A>(), std::mem::size_of::<T>());
         Ok(match backing {
             Backing::Memory => Words::Heap(vec![T::default(); count as usize]),
-            Backing::Scratch(_) => Words::Mapped(Region::zeroed::<A>(count, backing, what)?),
+            Backing::Scratch(_) => {
+                Words::Mapped(Box::new(Region::zeroed::<A>(count, backing, what)?))
+            }
         })
     }
 }

@@ -19,7 +19,7 @@ use super::super::Failure;
 /// How a bit-engine solve ended: solved, or stopped after a checkpoint
 /// (the exit status to return).
 pub(super) enum Bits {
-    Solved(KSolution),
+    Solved(Box<KSolution>),
     Stopped(i32),
 }
 
@@ -133,7 +133,7 @@ pub(super) fn solve_bits(
     };
     let pool = worker_pool(config.threads)?;
     match pool.install(|| solve_kcops_with(&arena, &options, &run)) {
-        Ok(sol) => Ok(Bits::Solved(sol)),
+        Ok(sol) => Ok(Bits::Solved(Box::new(sol))),
         Err(retrograde::Error::Stopped { level }) => {
             let dir = sink.as_ref().map(|s| s.dir().display().to_string());
             let dir = dir.unwrap_or_default();

@@ -123,7 +123,7 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
     let started = Instant::now();
     let solution = if bits {
         match bits::solve_bits(args, &game, start, dte_table, &config, &reporter)? {
-            bits::Bits::Solved(sol) => Solved::Bits(sol),
+            bits::Bits::Solved(sol) => Solved::Bits(*sol),
             bits::Bits::Stopped(status) => return Ok(status),
         }
     } else {
