@@ -2,11 +2,10 @@
 //! arrays go and which checkpoints it keeps ([`KcopRun`]), the snapshot
 //! it hands the sink between levels, and the state it resumes from.
 
-use super::checkpoint::{KCheckpoint, KSnapshot, KcopSink};
+use super::checkpoint::{KCheckpoint, KSnapshot, KcopDue as Due, KcopSink};
 use super::solution::KSolution;
 use super::store::{KcopStorage, Words};
 use crate::error::{Error, Result};
-use crate::solve::Due;
 
 /// How a k-cop solve runs beyond its game options: its storage, the sink
 /// of its checkpoints, and a checkpoint to resume from.

@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 
 use retrograde::copnumber::{
     kcop_memory_for, kcop_plan, solve_kcops, solve_kcops_with, KArena, KCheckpoint, KSnapshot,
-    KSolution, KState, KcopOptions, KcopRun, KcopSink, KcopStorage,
+    KSolution, KState, KcopDue as Due, KcopOptions, KcopRun, KcopSink, KcopStorage,
 };
-use retrograde::{Arena as GameArena, Due, Game, KCops, Turn};
+use retrograde::{Arena as GameArena, Game, KCops, Turn};
 
 use crate::agree::rules;
 use crate::agree_kcops::{crate_board, max_cells, small_graph, small_grid, SPEEDS};
