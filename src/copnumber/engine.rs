@@ -598,11 +598,6 @@ impl<'a> Engine<'a> {
             std::mem::swap(&mut tl, &mut tl2);
             std::mem::swap(&mut tw, &mut tw2);
             std::mem::swap(&mut tl_changed, &mut tl_changed2);
-            if let Some(table) = dte.as_mut() {
-                // Written once a level, sparsely: out of core its pages
-                // wait in the page cache, not in the resident set.
-                table.release();
-            }
             if let Some(sink) = with.sink {
                 levels::checkpoint(
                     sink,
@@ -661,25 +656,29 @@ impl<'a> Engine<'a> {
         }
         // No cells, no rows: `par_chunks_mut` takes no empty chunk.
         if let Some(d) = dte.as_mut().filter(|_| n > 0) {
-            d.par_chunks_mut(2 * n).enumerate().for_each(|(r, out)| {
-                for (set, turn) in [(0, 0), (1, 0), (2, 1), (3, 1)] {
-                    if next[set].is_empty() {
-                        continue;
-                    }
-                    for w in 0..words {
-                        let old = if prev[set].is_empty() {
-                            0
-                        } else {
-                            prev[set][r * words + w]
-                        };
-                        let mut new = next[set][r * words + w] & !old;
-                        while new != 0 {
-                            let t = w * 64 + new.trailing_zeros() as usize;
-                            new &= new - 1;
-                            out[t * 2 + turn] = d16;
+            // Out of core a block of rows at a time, each dropped after.
+            d.by_blocks(2 * n, |first, rows| {
+                rows.par_chunks_mut(2 * n).enumerate().for_each(|(i, out)| {
+                    let r = first + i;
+                    for (set, turn) in [(0, 0), (1, 0), (2, 1), (3, 1)] {
+                        if next[set].is_empty() {
+                            continue;
+                        }
+                        for w in 0..words {
+                            let old = if prev[set].is_empty() {
+                                0
+                            } else {
+                                prev[set][r * words + w]
+                            };
+                            let mut new = next[set][r * words + w] & !old;
+                            while new != 0 {
+                                let t = w * 64 + new.trailing_zeros() as usize;
+                                new &= new - 1;
+                                out[t * 2 + turn] = d16;
+                            }
                         }
                     }
-                }
+                });
             });
         }
     }

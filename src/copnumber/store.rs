@@ -175,7 +175,7 @@ impl Arrays {
         let dte = if dte_table {
             let mut table =
                 Words::zeroed::<AtomicU16>(sizes[0].1 / 2, &backing(0), "distance table")?;
-            table.fill(u16::MAX);
+            table.by_blocks(1, |_, block| block.fill(u16::MAX));
             Some(table)
         } else {
             None
@@ -224,12 +224,24 @@ impl<T: Plain + Default> Words<T> {
 }
 
 impl<T: Plain> Words<T> {
-    /// Drops the resident pages of a scratch-file array (they stay in the
-    /// page cache and the file, and fault back in when read); nothing on
-    /// the heap.
-    pub(super) fn release(&mut self) {
-        if let Words::Mapped(region) = self {
-            region.release_all();
+    /// Calls `f(first, block)` on the whole array, or, in a scratch file,
+    /// on blocks of whole rows of `row` elements (about 32 MiB) in turn,
+    /// dropping each block's resident pages after (they stay in the page
+    /// cache and the file, and fault back in when read): the distance
+    /// table, written sparsely once a level, then keeps only a block
+    /// resident. `first` is the block's first row.
+    pub(super) fn by_blocks(&mut self, row: usize, f: impl Fn(usize, &mut [T])) {
+        let size = std::mem::size_of::<T>();
+        let Words::Mapped(region) = self else {
+            f(0, self);
+            return;
+        };
+        let rows = ((32 << 20) / (row * size)).max(1);
+        let len = region.bytes() / size;
+        for (i, start) in (0..len).step_by(rows * row).enumerate() {
+            let end = (start + rows * row).min(len);
+            f(i * rows, &mut region.plain_mut::<T>()[start..end]);
+            region.release(start as u64..end as u64, size as u64);
         }
     }
 }

@@ -384,15 +384,6 @@ impl Region {
         unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<T>(), self.len / size) }
     }
 
-    /// Drops every resident page of a scratch-file region with
-    /// [`Paging::Kernel`] (the kernel keeps their contents in the page
-    /// cache and the file); a no-op otherwise.
-    pub(crate) fn release_all(&mut self) {
-        if self.file.is_some() && self.paging == Paging::Kernel {
-            self.release(0..self.len as u64, 1);
-        }
-    }
-
     /// As [`Region::words_mut`], with a [`WordPager`] that drops pages of
     /// those words while the slice is borrowed (the bit-parallel engine
     /// out of core releases each band of records as it finishes it).
