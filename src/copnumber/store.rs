@@ -40,16 +40,31 @@ pub struct KcopPlan {
     pub scratch: u64,
     /// Names of the arrays in scratch files, largest first.
     pub scratch_arrays: Vec<String>,
+    /// Bytes of the scratch files resident at once by design: the block
+    /// of the distance table written at a time ([`block_rows`]); the
+    /// other arrays' pages are the kernel's to page.
+    pub window: u64,
     /// Whether the plan keeps to the cap (else the solve is refused).
     pub fits: bool,
 }
 
 impl KcopPlan {
-    /// Bytes in memory: what is needed less what goes to scratch files.
+    /// Bytes in memory: what is needed less what goes to scratch files,
+    /// plus the window of them kept resident.
     #[must_use]
     pub fn in_memory(&self) -> u64 {
-        self.needed - self.scratch
+        self.needed - self.scratch + self.window
     }
+}
+
+/// Most bytes of a scratch-file distance table filled and written at a
+/// time ([`Words::by_blocks`]).
+const BLOCK_BYTES: u64 = 32 << 20;
+
+/// Rows of `row` bytes in a block of an array of `len` bytes: an eighth
+/// of the array, at most [`BLOCK_BYTES`], at least one row.
+fn block_rows(len: u64, row: u64) -> u64 {
+    (len.div_ceil(8).min(BLOCK_BYTES) / row.max(1)).max(1)
 }
 
 /// The movable arrays of a solve, in the engine's order: the distance
@@ -102,6 +117,7 @@ fn plan_arrays(
     storage: &KcopStorage,
 ) -> (KcopPlan, Vec<bool>) {
     let needed = kcop_memory_for(arena, k, dte_table);
+    let n = arena.n;
     let all = arrays(arena, k, dte_table);
     let mut to_scratch = vec![false; all.len()];
     let cap = storage.memory.unwrap_or(u64::MAX);
@@ -109,6 +125,7 @@ fn plan_arrays(
         needed,
         scratch: 0,
         scratch_arrays: Vec::new(),
+        window: 0,
         fits: needed <= cap,
     };
     if plan.fits || storage.scratch.is_none() {
@@ -118,14 +135,18 @@ fn plan_arrays(
     // Largest first; equal sizes in the engine's order (stable sort).
     order.sort_by_key(|&i| std::cmp::Reverse(all[i].1));
     for i in order {
-        if needed - plan.scratch <= cap {
+        if plan.in_memory() <= cap {
             break;
         }
         to_scratch[i] = true;
         plan.scratch += all[i].1;
         plan.scratch_arrays.push(all[i].0.clone());
+        if i == 0 {
+            let row = (n as u64 * 4).max(1);
+            plan.window = (block_rows(all[i].1, row) * row).min(all[i].1);
+        }
     }
-    plan.fits = needed - plan.scratch <= cap;
+    plan.fits = plan.in_memory() <= cap;
     (plan, to_scratch)
 }
 
@@ -225,7 +246,8 @@ impl<T: Plain + Default> Words<T> {
 
 impl<T: Plain> Words<T> {
     /// Calls `f(first, block)` on the whole array, or, in a scratch file,
-    /// on blocks of whole rows of `row` elements (about 32 MiB) in turn,
+    /// on blocks of whole rows of `row` elements (an eighth of it, at most
+    /// 32 MiB: [`block_rows`]) in turn,
     /// dropping each block's resident pages after (they stay in the page
     /// cache and the file, and fault back in when read): the distance
     /// table, written sparsely once a level, then keeps only a block
@@ -236,7 +258,7 @@ impl<T: Plain> Words<T> {
             f(0, self);
             return;
         };
-        let rows = ((32 << 20) / (row * size)).max(1);
+        let rows = block_rows(region.bytes() as u64, (row * size) as u64) as usize;
         let len = region.bytes() / size;
         for (i, start) in (0..len).step_by(rows * row).enumerate() {
             let end = (start + rows * row).min(len);
