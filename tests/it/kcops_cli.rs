@@ -556,9 +556,9 @@ fn bitboard_is_the_default_and_agrees_with_the_counter_engines() {
     }
 }
 
-/// The bitboard engine of several cops solves in memory: a solve over
-/// `--memory` is refused before it starts (exit 2, the bytes named, no
-/// dump written), and `--scratch` asks for a counter engine.
+/// The bitboard engine of several cops: a solve over `--memory` without
+/// `--scratch` is refused before it starts (exit 2, the bytes named, no
+/// dump written), and `--scratch` alone puts its arrays in files.
 #[test]
 fn bitboard_refuses_what_it_cannot_do() {
     let dir = temp_dir("kcops-refuse");
