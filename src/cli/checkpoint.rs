@@ -67,7 +67,20 @@ pub(crate) fn load(dir: &Path, fingerprint: &[(String, String)]) -> Result<Check
         source,
     })?;
     let checkpoint = Checkpoint::decode(&path, &bytes)?;
-    let theirs = checkpoint.fingerprint();
+    check_fingerprint(dir, checkpoint.fingerprint(), fingerprint)?;
+    Ok(checkpoint)
+}
+
+/// Checks the fingerprint a checkpoint in `dir` was made with (`theirs`)
+/// against this solve's.
+///
+/// # Errors
+/// A [`UsageError`] naming the first field that differs.
+pub(crate) fn check_fingerprint(
+    dir: &Path,
+    theirs: &[(String, String)],
+    fingerprint: &[(String, String)],
+) -> Result<()> {
     for (name, value) in fingerprint {
         let old = theirs.iter().find(|(n, _)| n == name).map(|(_, v)| v);
         if old != Some(value) {
@@ -79,7 +92,7 @@ pub(crate) fn load(dir: &Path, fingerprint: &[(String, String)]) -> Result<Check
             .into());
         }
     }
-    Ok(checkpoint)
+    Ok(())
 }
 
 /// Saves snapshots into a directory: every `every`, and when a signal asks
@@ -142,6 +155,32 @@ impl CheckpointSink for DirSink {
     }
 
     fn save(&self, snapshot: &Snapshot<'_>) -> retrograde::Result<()> {
+        self.save_with(|fingerprint, out| snapshot.write_to(fingerprint, out))
+    }
+}
+
+impl retrograde::copnumber::KcopSink for DirSink {
+    fn poll(&self, level: u32) -> retrograde::copnumber::KcopDue {
+        use retrograde::copnumber::KcopDue;
+        match CheckpointSink::poll(self, level) {
+            Due::No => KcopDue::No,
+            Due::Save => KcopDue::Save,
+            Due::SaveAndStop => KcopDue::SaveAndStop,
+        }
+    }
+
+    fn save(&self, snapshot: &retrograde::copnumber::KSnapshot<'_>) -> retrograde::Result<()> {
+        self.save_with(|fingerprint, out| snapshot.write_to(fingerprint, out))
+    }
+}
+
+impl DirSink {
+    /// Replaces the checkpoint file by what `write` writes (given the
+    /// fingerprint), and restarts the timer.
+    fn save_with(
+        &self,
+        write: impl FnOnce(&[(String, String)], &mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> retrograde::Result<()> {
         let path = file_in(&self.dir);
         let failed = |e: String| retrograde::Error::Io {
             path: path.clone(),
@@ -149,7 +188,7 @@ impl CheckpointSink for DirSink {
         };
         let target = OutputTarget::check("--checkpoint", &path).map_err(|e| failed(e.0))?;
         target
-            .write_with(|out| snapshot.write_to(&self.fingerprint, out))
+            .write_with(|out| write(&self.fingerprint, out))
             .map_err(|e| failed(format!("{e:#}")))?;
         *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
         Ok(())

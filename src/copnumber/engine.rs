@@ -22,9 +22,12 @@
 
 use rayon::prelude::*;
 
+use super::levels::{self, KcopRun};
 use super::rank::{multiset_count, next_multiset, unrank_multiset, Ranker, MAX_COPS};
 use super::solution::{thief_can_win, KSolution};
+use super::store::{Arrays, Words};
 use super::KArena;
+use crate::error::Result;
 
 /// Options of a k-cop solve.
 #[derive(Clone, Debug, Default)]
@@ -70,11 +73,34 @@ enum Op {
 /// the state space does not fit this machine's `usize`.
 #[must_use]
 pub fn solve_kcops(arena: &KArena, options: &KcopOptions) -> KSolution {
+    solve_kcops_with(arena, options, &KcopRun::default())
+        .expect("a solve in memory without checkpoints does not fail")
+}
+
+/// As [`solve_kcops`], with the arrays where `with.storage` puts them
+/// (scratch files under a memory cap) and checkpoints between levels
+/// (`with.sink`), or resumed from one (`with.resume`).
+///
+/// # Errors
+/// [`Error::TooLarge`](crate::Error::TooLarge) when the arrays do not fit
+/// the storage, [`Error::Alloc`](crate::Error::Alloc) when a scratch file
+/// cannot be made, [`Error::Checkpoint`](crate::Error::Checkpoint) when
+/// the checkpoint resumed from does not fit this solve, what the sink
+/// returns, and [`Error::Stopped`](crate::Error::Stopped) when the sink
+/// asked to stop after a snapshot.
+///
+/// # Panics
+/// As [`solve_kcops`].
+pub fn solve_kcops_with(
+    arena: &KArena,
+    options: &KcopOptions,
+    with: &KcopRun<'_>,
+) -> Result<KSolution> {
     let k = options.cops;
     assert!((1..=MAX_COPS).contains(&k), "1 to {MAX_COPS} cops");
     assert!(arena.cop_steps.len() == arena.n && arena.thief_steps.len() == arena.n);
     assert!(arena.exits.len() == arena.n);
-    Engine::new(arena, k, options.thief_lists).run(options)
+    Engine::new(arena, k, options.thief_lists).run(options, with)
 }
 
 struct Engine<'a> {
@@ -221,7 +247,7 @@ impl<'a> Engine<'a> {
         &self,
         op: Op,
         src: &[u64],
-        inter: &mut [Vec<u64>],
+        inter: &mut [Words<u64>],
         changed: &mut [Vec<u8>],
         delta: Option<(&[u8], &[u64])>,
         out: &mut [u64],
@@ -469,28 +495,16 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn run(self, options: &KcopOptions) -> KSolution {
+    fn run(self, options: &KcopOptions, with: &KcopRun<'_>) -> Result<KSolution> {
         let (n, k, words, ranks) = (self.n, self.k, self.words, self.ranks);
-        let size = ranks * words;
         let two = self.thief_can_win;
-        let alloc = |on: bool| if on { vec![0u64; size] } else { Vec::new() };
-        let (mut cw, mut tl) = (vec![0u64; size], vec![0u64; size]);
-        let (mut cl, mut tw) = (alloc(two), alloc(two));
-        // Level 0: the terminal states, as the level-d formulas give them
-        // from empty attractors.
-        let empty = vec![0u64; size];
-        let mut inter: Vec<Vec<u64>> = (0..k)
-            .map(|j| {
-                if j == 0 {
-                    Vec::new()
-                } else {
-                    vec![
-                        0u64;
-                        multiset_count(n, j) as usize * multiset_count(n, k - j) as usize * words
-                    ]
-                }
-            })
-            .collect();
+        let arrays = Arrays::new(self.arena, k, options.dte_table, &with.storage)?;
+        let Arrays {
+            mut dte,
+            mut inter,
+            sets: [mut cw, mut cl, mut tl, mut tw],
+            next: [mut cw2, mut cl2, mut tl2, mut tw2],
+        } = arrays;
         // Where the thief can win nowhere, the cops' WIN move is the only
         // one and runs incrementally (`cop_move`): one byte a row of every
         // table says whether it changed at the last level.
@@ -501,14 +515,6 @@ impl<'a> Engine<'a> {
             })
             .collect();
         let (mut tl_changed, mut tl_changed2) = (vec![0u8; ranks], vec![0u8; ranks]);
-        self.cop_move(Op::Exists, &empty, &mut inter, &mut changed, None, &mut cw);
-        if two {
-            // FORALL over moves into nothing holds only without a move.
-            self.cop_move(Op::ForAll, &empty, &mut inter, &mut changed, None, &mut cl);
-        }
-        self.thief_move(&empty, &empty, None, &mut tl, &mut tw, &mut tl_changed);
-        drop(empty);
-        let mut dte = options.dte_table.then(|| vec![u16::MAX; ranks * n * 2]);
         let start = options.start.as_ref().map(|s| {
             let mut c = s.cops.clone();
             c.sort_unstable();
@@ -522,40 +528,60 @@ impl<'a> Engine<'a> {
             n,
             k,
             words,
-            cw: Vec::new(),
-            cl: Vec::new(),
-            tl: Vec::new(),
-            tw: Vec::new(),
+            cw: Words::Heap(Vec::new()),
+            cl: Words::Heap(Vec::new()),
+            tl: Words::Heap(Vec::new()),
+            tw: Words::Heap(Vec::new()),
             levels: 0,
             dte: None,
             start_dte: None,
             placement: None,
         };
-        let zeros = vec![0u64; size];
-        self.record(
-            0,
-            [&zeros, &zeros, &zeros, &zeros],
-            [&cw, &cl, &tl, &tw],
-            &mut dte,
-            start,
-            &mut sol,
-        );
-        drop(zeros);
-        let (mut cw2, mut tl2) = (vec![0u64; size], vec![0u64; size]);
-        let (mut cl2, mut tw2) = (alloc(two), alloc(two));
+        let shape = [n as u64, k as u64, words as u64];
         let mut level = 0u32;
+        if let Some(from) = with.resume {
+            level = levels::restore(
+                from,
+                shape,
+                [&mut cw, &mut cl, &mut tl, &mut tw],
+                &mut dte,
+                &mut sol,
+            )?;
+        } else {
+            // Level 0: the terminal states, as the level-d formulas give
+            // them from empty attractors (`cw2`, still all zero).
+            let empty = &cw2;
+            self.cop_move(Op::Exists, empty, &mut inter, &mut changed, None, &mut cw);
+            if two {
+                // FORALL over moves into nothing holds only without a move.
+                self.cop_move(Op::ForAll, empty, &mut inter, &mut changed, None, &mut cl);
+            }
+            self.thief_move(empty, empty, None, &mut tl, &mut tw, &mut tl_changed);
+            self.record(
+                0,
+                [empty; 4],
+                [&cw, &cl, &tl, &tw],
+                &mut dte,
+                start,
+                &mut sol,
+            );
+        }
+        // After a resume the first level runs in full: the tables of
+        // partly-moved tuples and the changed-row flags are not saved.
+        let mut fresh = with.resume.is_some();
         while !(options.stop_when_placed && sol.placement.is_some()) {
             // Thief rows first: `cw2` and `cl2` still hold level d - 1.
-            let prev = (level > 0).then_some([&tl[..], &tw[..], &cw2[..], &cl2[..]]);
+            let prev = (level > 0 && !fresh).then_some([&tl[..], &tw[..], &cw2[..], &cl2[..]]);
             self.thief_move(&cw, &cl, prev, &mut tl2, &mut tw2, &mut tl_changed2);
             // `tl_changed`: the rows where `tl` (level d) differs from
             // level d - 1, whose values the tables still hold.
-            let delta = (!two).then_some((&tl_changed[..], &cw[..]));
+            let delta = (!two && !fresh).then_some((&tl_changed[..], &cw[..]));
             self.cop_move(Op::Exists, &tl, &mut inter, &mut changed, delta, &mut cw2);
             if two {
                 self.cop_move(Op::ForAll, &tw, &mut inter, &mut changed, None, &mut cl2);
             }
-            if cw2 == cw && tl2 == tl && cl2 == cl && tw2 == tw {
+            fresh = false;
+            if cw2[..] == cw[..] && tl2[..] == tl[..] && cl2[..] == cl[..] && tw2[..] == tw[..] {
                 break;
             }
             level += 1;
@@ -572,6 +598,16 @@ impl<'a> Engine<'a> {
             std::mem::swap(&mut tl, &mut tl2);
             std::mem::swap(&mut tw, &mut tw2);
             std::mem::swap(&mut tl_changed, &mut tl_changed2);
+            if let Some(sink) = with.sink {
+                levels::checkpoint(
+                    sink,
+                    level,
+                    shape,
+                    [&cw, &cl, &tl, &tw],
+                    dte.as_deref(),
+                    &sol,
+                )?;
+            }
         }
         // The next-level sets and the tables go before the solution is
         // built, so the peak stays that of a level (`kcop_memory_for`).
@@ -582,7 +618,7 @@ impl<'a> Engine<'a> {
         sol.tw = tw;
         sol.levels = level;
         sol.dte = dte;
-        sol
+        Ok(sol)
     }
 
     /// Notes the states new at `level` (in `next`, not in `prev`): the
@@ -591,15 +627,15 @@ impl<'a> Engine<'a> {
     fn record(
         &self,
         level: u32,
-        prev: [&Vec<u64>; 4],
-        next: [&Vec<u64>; 4],
-        dte: &mut Option<Vec<u16>>,
+        prev: [&[u64]; 4],
+        next: [&[u64]; 4],
+        dte: &mut Option<Words<u16>>,
         start: Option<(usize, usize, usize)>,
         sol: &mut KSolution,
     ) {
         let (n, words) = (self.n, self.words);
         let d16 = u16::try_from(level).unwrap_or(u16::MAX - 1);
-        let bit = |v: &Vec<u64>, r: usize, t: usize| {
+        let bit = |v: &[u64], r: usize, t: usize| {
             !v.is_empty() && v[r * words + t / 64] >> (t % 64) & 1 == 1
         };
         if let Some((r, t, turn)) = start {
@@ -620,25 +656,29 @@ impl<'a> Engine<'a> {
         }
         // No cells, no rows: `par_chunks_mut` takes no empty chunk.
         if let Some(d) = dte.as_mut().filter(|_| n > 0) {
-            d.par_chunks_mut(2 * n).enumerate().for_each(|(r, out)| {
-                for (set, turn) in [(0, 0), (1, 0), (2, 1), (3, 1)] {
-                    if next[set].is_empty() {
-                        continue;
-                    }
-                    for w in 0..words {
-                        let old = if prev[set].is_empty() {
-                            0
-                        } else {
-                            prev[set][r * words + w]
-                        };
-                        let mut new = next[set][r * words + w] & !old;
-                        while new != 0 {
-                            let t = w * 64 + new.trailing_zeros() as usize;
-                            new &= new - 1;
-                            out[t * 2 + turn] = d16;
+            // Out of core a block of rows at a time, each dropped after.
+            d.by_blocks(2 * n, |first, rows| {
+                rows.par_chunks_mut(2 * n).enumerate().for_each(|(i, out)| {
+                    let r = first + i;
+                    for (set, turn) in [(0, 0), (1, 0), (2, 1), (3, 1)] {
+                        if next[set].is_empty() {
+                            continue;
+                        }
+                        for w in 0..words {
+                            let old = if prev[set].is_empty() {
+                                0
+                            } else {
+                                prev[set][r * words + w]
+                            };
+                            let mut new = next[set][r * words + w] & !old;
+                            while new != 0 {
+                                let t = w * 64 + new.trailing_zeros() as usize;
+                                new &= new - 1;
+                                out[t * 2 + turn] = d16;
+                            }
                         }
                     }
-                }
+                });
             });
         }
     }

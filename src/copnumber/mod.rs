@@ -13,20 +13,26 @@
 //! cop number is a question asked of it. Declared from `lib.rs` alone, it
 //! does not touch `solve/mod.rs`.
 
+mod checkpoint;
 mod engine;
+mod levels;
 mod number;
 mod rank;
 mod small;
 mod solution;
+mod store;
 
 #[cfg(test)]
 mod naive;
 
-pub use engine::{solve_kcops, KState, KcopOptions};
+pub use checkpoint::{KCheckpoint, KSnapshot, KcopDue, KcopSink};
+pub use engine::{solve_kcops, solve_kcops_with, KState, KcopOptions};
+pub use levels::KcopRun;
 pub use number::{cop_number, cop_number_of_graph, CopNumber};
 pub use rank::{multiset_count, rank_multiset, unrank_multiset};
 pub use small::is_dismantlable;
 pub use solution::{kcop_memory, kcop_memory_for, KSolution};
+pub use store::{kcop_plan, KcopPlan, KcopStorage};
 
 /// The arena of a k-cop game: `n` cells, each side's one-step relation
 /// (symmetric), exits, pass flags and speeds. A plain description, so that

@@ -4,6 +4,7 @@
 
 use super::engine::KState;
 use super::rank::multiset_count;
+use super::store::Words;
 use super::KArena;
 use crate::outcome::{Dte, Outcome};
 
@@ -13,13 +14,13 @@ pub struct KSolution {
     pub(super) n: usize,
     pub(super) k: usize,
     pub(super) words: usize,
-    pub(super) cw: Vec<u64>,
-    pub(super) cl: Vec<u64>,
-    pub(super) tl: Vec<u64>,
-    pub(super) tw: Vec<u64>,
+    pub(super) cw: Words<u64>,
+    pub(super) cl: Words<u64>,
+    pub(super) tl: Words<u64>,
+    pub(super) tw: Words<u64>,
     /// Levels computed (the largest distance to end found).
     pub levels: u32,
-    pub(super) dte: Option<Vec<u16>>,
+    pub(super) dte: Option<Words<u16>>,
     /// Distance of [`KcopOptions::start`] if decided.
     pub start_dte: Option<u32>,
     /// The smallest-rank multiset whose cops-to-move row is all WIN at the

@@ -84,6 +84,17 @@ unsafe impl Atomic for AtomicU32 {}
 // SAFETY: as above.
 unsafe impl Atomic for AtomicU64 {}
 
+/// Plain integer types a [`Region`] can be viewed as
+/// ([`Region::plain_mut`]).
+///
+/// # Safety
+/// Implementors must be plain integers, valid for every bit pattern.
+pub(crate) unsafe trait Plain: Copy + Send + Sync {}
+// SAFETY: integers are valid for every bit pattern.
+unsafe impl Plain for u16 {}
+// SAFETY: as above.
+unsafe impl Plain for u64 {}
+
 static SCRATCH_SEQUENCE: AtomicUsize = AtomicUsize::new(0);
 
 impl Region {
@@ -343,6 +354,34 @@ impl Region {
         // other view (`atomics` borrows `self` shared) for the lifetime of
         // the returned slice, so the slice is the only alias.
         unsafe { std::slice::from_raw_parts_mut(self.map.as_mut_ptr().cast::<u64>(), self.len / 8) }
+    }
+
+    /// Views the region as plain integers for exclusive use (the k-cop
+    /// engine's bitsets and distance table, `copnumber/store.rs`).
+    pub(crate) fn plain_mut<T: Plain>(&mut self) -> &mut [T] {
+        let size = std::mem::size_of::<T>();
+        debug_assert_eq!(self.len % size, 0);
+        // SAFETY: as `words_mut`: the mapping is page aligned (so aligned
+        // for any integer), at least `len` bytes long and lives as long as
+        // `self`; every bit pattern is a valid `T` (the `Plain` contract);
+        // the `&mut self` borrow makes the slice the only alias.
+        unsafe {
+            std::slice::from_raw_parts_mut(self.map.as_mut_ptr().cast::<T>(), self.len / size)
+        }
+    }
+
+    /// Views the region as plain integers, shared.
+    ///
+    /// # Safety
+    /// No atomic view of this region ([`Region::atomics`]) may be used to
+    /// modify it while the returned slice lives (the k-cop engine's
+    /// regions are never viewed as atomics).
+    pub(crate) unsafe fn plain<T: Plain>(&self) -> &[T] {
+        let size = std::mem::size_of::<T>();
+        debug_assert_eq!(self.len % size, 0);
+        // SAFETY: aligned, long enough and live as in `plain_mut`; the
+        // caller guarantees that nothing modifies the bytes meanwhile.
+        unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<T>(), self.len / size) }
     }
 
     /// As [`Region::words_mut`], with a [`WordPager`] that drops pages of

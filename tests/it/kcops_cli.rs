@@ -556,9 +556,9 @@ fn bitboard_is_the_default_and_agrees_with_the_counter_engines() {
     }
 }
 
-/// The bitboard engine of several cops solves in memory: a solve over
-/// `--memory` is refused before it starts (exit 2, the bytes named, no
-/// dump written), and `--scratch` asks for a counter engine.
+/// The bitboard engine of several cops: a solve over `--memory` without
+/// `--scratch` is refused before it starts (exit 2, the bytes named, no
+/// dump written), and `--scratch` alone puts its arrays in files.
 #[test]
 fn bitboard_refuses_what_it_cannot_do() {
     let dir = temp_dir("kcops-refuse");
@@ -596,8 +596,8 @@ fn bitboard_refuses_what_it_cannot_do() {
         ],
         None,
     );
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--engine parallel"));
+    // A scratch folder alone puts the bitboard engine's arrays in files.
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     // The counter engine takes the same cap through its storage plan.
     let o = run(
         &[

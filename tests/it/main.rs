@@ -44,10 +44,14 @@ mod graph;
 mod harden;
 /// A minimal HTTP/1.1 client for `serve` and `browser`.
 mod http;
+/// `solve --cops K` out of core (`--scratch`) and with checkpoints.
+mod kcops_checkpoint;
 /// Several cops end to end: named graphs, `solve --cops`, `--graph`, dumps.
 mod kcops_cli;
 /// `render` on several-cops tables: pictures against `query` and the library.
 mod krender;
+/// The k-cop engine in scratch files and resumed, against memory.
+mod kcops_scratch;
 /// Several-cops tables: saved, queried state by state, played, refused.
 mod ktables;
 /// The source tree's shape: file lengths, no import cycles.

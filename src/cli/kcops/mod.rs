@@ -5,6 +5,7 @@
 //! report and dump (`output.rs`). One cop at speed 1 on a map never comes
 //! here: `solve`'s own path answers it, byte for byte as before.
 
+mod bits;
 mod output;
 
 use std::io::Write;
@@ -12,15 +13,13 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use retrograde::copnumber::{kcop_memory_for, solve_kcops, KArena, KSolution, KState, KcopOptions};
 use retrograde::{
     load_edge_list, load_map, looks_like_graph6, parse_graph6, plan_storage, solve, verify_kcops,
     verify_observed, Arena, Board, Coord, Engine, Game, KCops, Placement, Solution, SolveOptions,
-    Turn,
 };
 
 use self::output::{dump, print_text, Report, Solved};
-use super::common::{human_bytes, worker_pool, EngineConfig, GameArgs, UsageError, VERTEX};
+use super::common::{worker_pool, EngineConfig, GameArgs, UsageError, VERTEX};
 use super::output::VerifyReport;
 use super::progress::Reporter;
 use super::solve::SolveArgs;
@@ -67,9 +66,6 @@ pub(crate) fn dispatch(
     if scen {
         return Err(refuse("--scen"));
     }
-    if args.checkpoint.is_some() || args.resume.is_some() {
-        return Err(refuse("--checkpoint / --resume"));
-    }
     run(args).map(Some)
 }
 
@@ -97,11 +93,8 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
         )
         .into());
     }
-    if bits && config.storage.scratch.is_some() {
-        return Err(UsageError(
-            "--scratch: the bitboard engine of several cops solves in memory; give --engine parallel (or sequential) for scratch files".into(),
-        )
-        .into());
+    if !bits {
+        bits::refuse_checkpoints(args, config.engine.as_str())?;
     }
     let (dump_target, save_target) = super::solve::check_outputs(args)?;
     let dte_table = args.dte_table || args.dump.is_some();
@@ -129,7 +122,10 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
     let reporter = Reporter::new(args.quiet, "solving");
     let started = Instant::now();
     let solution = if bits {
-        Solved::Bits(solve_bits(&game, start, dte_table, &config, &reporter)?)
+        match bits::solve_bits(args, &game, start, dte_table, &config, &reporter)? {
+            bits::Bits::Solved(sol) => Solved::Bits(*sol),
+            bits::Bits::Stopped(status) => return Ok(status),
+        }
     } else {
         Solved::Counter(solve_counter(&game, start, dte_table, &config, &reporter)?)
     };
@@ -255,61 +251,6 @@ fn solve_counter(
     reporter.note(&super::solve::plan_note(game.state_count(), &plan));
     let options = options.with_plan(&plan).with_observer(&observe);
     Ok(solve(game, &options).context("solve failed")?)
-}
-
-/// Solves with the bit-parallel k-cop engine, in memory: its peak
-/// (`kcop_memory_for`, the distance table included) is checked against
-/// `--memory` or the available memory before anything is allocated.
-fn solve_bits(
-    game: &KCops,
-    start: Option<u64>,
-    dte_table: bool,
-    config: &EngineConfig,
-    reporter: &Reporter,
-) -> Result<KSolution, Failure> {
-    let arena = KArena::from_arena(game.arena());
-    let k = game.cops() as usize;
-    let needed = kcop_memory_for(&arena, k, dte_table);
-    let available = config
-        .storage
-        .memory
-        .unwrap_or_else(retrograde::available_memory)
-        .saturating_sub(config.storage.held);
-    if needed > available {
-        return Err(retrograde::Error::TooLarge {
-            what: format!(
-                "{k} cop{} on {} cells (bitboard engine, in memory)",
-                if k == 1 { "" } else { "s" },
-                arena.n
-            ),
-            needed,
-            available,
-            hint: "raise --memory, or give --engine parallel --scratch DIR to solve from files"
-                .into(),
-        }
-        .into());
-    }
-    reporter.note(&format!(
-        "{} states: {} of bitsets in memory",
-        game.state_count(),
-        human_bytes(needed)
-    ));
-    let options = KcopOptions {
-        cops: k,
-        dte_table,
-        start: start.map(|s| {
-            let (cops, thief, turn) = game.decode(s);
-            KState {
-                cops,
-                thief,
-                cops_to_move: turn == Turn::Cop,
-            }
-        }),
-        stop_when_placed: false,
-        thief_lists: None,
-    };
-    let pool = worker_pool(config.threads)?;
-    Ok(pool.install(|| solve_kcops(&arena, &options)))
 }
 
 /// The cell of a map place, as `Board::new` checks starts.

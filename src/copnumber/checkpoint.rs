@@ -1,0 +1,427 @@
+//! Checkpoints of the k-cop engine: the state between two levels (the
+//! attractor bitsets, the level, the distance table, the start's distance
+//! and the placement found), handed to a [`KcopSink`] the caller supplies
+//! on the one-cop engine's rules ([`Due`]), and the [`KCheckpoint`] a solve
+//! resumes from.
+//!
+//! The incremental bookkeeping (which rows changed, the tables of
+//! partly-moved tuples) is not saved: the first level after a resume runs
+//! in full, which gives the same sets.
+//!
+//! Encoding (little endian), after the shared header (magic, the caller's
+//! fingerprint): level, the start's distance, the placement (its level,
+//! its cells), cells, cops, words a row, the four bitsets (a length and
+//! the words; length 0 for a set not kept), the distance table if kept,
+//! and an FNV-1a 64 checksum of everything before it. A resume reads the
+//! file twice as a stream (the checksum, then the arrays straight into
+//! the engine's, which may be scratch files), never whole into memory.
+
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::hash::{fnv1a as fnv, FNV_START};
+
+const MAGIC: &[u8] = b"RETROGRADE-KCOPS-CHECKPOINT-1\n";
+
+/// What a [`KcopSink`] wants at the end of a level (the one-cop engine's
+/// `Due`, kept apart so that this module does not lean on `solve/`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KcopDue {
+    /// Keep solving.
+    No,
+    /// Save a snapshot, then keep solving.
+    Save,
+    /// Save a snapshot, then stop with [`Error::Stopped`].
+    SaveAndStop,
+}
+
+/// Receives the k-cop engine's snapshots between levels.
+pub trait KcopSink: Sync {
+    /// Called after every level (not after the last): whether to save.
+    fn poll(&self, level: u32) -> KcopDue;
+    /// Stores `snapshot`; an error ends the solve with it.
+    ///
+    /// # Errors
+    /// Whatever storing it met.
+    fn save(&self, snapshot: &KSnapshot<'_>) -> Result<()>;
+}
+
+/// A snapshot of a k-cop solve after a finished level, borrowed from the
+/// running engine.
+pub struct KSnapshot<'a> {
+    pub(super) level: u32,
+    pub(super) start_dte: Option<u32>,
+    pub(super) placement: Option<(&'a [u32], u32)>,
+    pub(super) shape: [u64; 3],
+    pub(super) sets: [&'a [u64]; 4],
+    pub(super) dte: Option<&'a [u16]>,
+}
+
+impl KSnapshot<'_> {
+    /// The level finished when it was taken.
+    #[must_use]
+    pub fn level(&self) -> u32 {
+        self.level
+    }
+
+    /// Writes the snapshot with the caller's `fingerprint` (name, value
+    /// pairs that a resume must match: the map, the rules, the cops).
+    ///
+    /// # Errors
+    /// Whatever `out` returns.
+    pub fn write_to(
+        &self,
+        fingerprint: &[(String, String)],
+        out: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        let mut out = Hashing {
+            inner: out,
+            sum: FNV_START,
+        };
+        out.put(MAGIC)?;
+        out.put(&(fingerprint.len() as u32).to_le_bytes())?;
+        for (name, value) in fingerprint {
+            for s in [name, value] {
+                out.put(&(s.len() as u32).to_le_bytes())?;
+                out.put(s.as_bytes())?;
+            }
+        }
+        out.put(&self.level.to_le_bytes())?;
+        out.put(&opt_u32(self.start_dte))?;
+        out.put(&opt_u32(self.placement.map(|p| p.1)))?;
+        let cells = self.placement.map_or(&[][..], |p| p.0);
+        out.put(&(cells.len() as u32).to_le_bytes())?;
+        for c in cells {
+            out.put(&c.to_le_bytes())?;
+        }
+        for v in self.shape {
+            out.put(&v.to_le_bytes())?;
+        }
+        let mut buf = Vec::with_capacity(1 << 16);
+        for set in self.sets {
+            out.put(&(set.len() as u64).to_le_bytes())?;
+            for chunk in set.chunks(8192) {
+                buf.clear();
+                buf.extend(chunk.iter().flat_map(|w| w.to_le_bytes()));
+                out.put(&buf)?;
+            }
+        }
+        match self.dte {
+            None => out.put(&[0])?,
+            Some(table) => {
+                out.put(&[1])?;
+                out.put(&(table.len() as u64).to_le_bytes())?;
+                for chunk in table.chunks(32768) {
+                    buf.clear();
+                    buf.extend(chunk.iter().flat_map(|d| d.to_le_bytes()));
+                    out.put(&buf)?;
+                }
+            }
+        }
+        let sum = out.sum;
+        out.put(&sum.to_le_bytes())?;
+        out.inner.flush()
+    }
+}
+
+/// An optional `u32` as a flag byte and the value.
+fn opt_u32(v: Option<u32>) -> [u8; 5] {
+    let mut b = [0; 5];
+    if let Some(v) = v {
+        b[0] = 1;
+        b[1..].copy_from_slice(&v.to_le_bytes());
+    }
+    b
+}
+
+/// A writer that keeps the FNV-1a 64 checksum of what went through it.
+struct Hashing<'a> {
+    inner: &'a mut dyn Write,
+    sum: u64,
+}
+
+impl Hashing<'_> {
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.sum = fnv(self.sum, bytes);
+        self.inner.write_all(bytes)
+    }
+}
+
+/// A checked k-cop checkpoint file to resume from: its header read, its
+/// checksum verified, its arrays still in the file.
+#[derive(Debug)]
+pub struct KCheckpoint {
+    path: PathBuf,
+    file: File,
+    fingerprint: Vec<(String, String)>,
+    pub(super) level: u32,
+    pub(super) start_dte: Option<u32>,
+    pub(super) placement: Option<(Vec<u32>, u32)>,
+    pub(super) shape: [u64; 3],
+    /// Offset and length (in words) of each bitset.
+    sets: [(u64, u64); 4],
+    /// Offset and length (in entries) of the distance table.
+    dte: Option<(u64, u64)>,
+}
+
+impl KCheckpoint {
+    /// Opens the checkpoint at `path`: checks its magic and checksum and
+    /// reads its header. The open file is kept, so a snapshot that
+    /// replaces it meanwhile does not change what is resumed.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when it cannot be read, [`Error::Checkpoint`] (with
+    /// the byte offset) when it is truncated, damaged or not a k-cop
+    /// checkpoint.
+    pub fn open(path: &Path) -> Result<KCheckpoint> {
+        let io = |source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let bad = |offset: u64, message: String| Error::Checkpoint {
+            path: path.to_path_buf(),
+            offset,
+            message,
+        };
+        let mut file = File::open(path).map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        let mut head = vec![0u8; MAGIC.len().min(len as usize)];
+        file.read_exact(&mut head).map_err(io)?;
+        if head != MAGIC {
+            let what = if head.starts_with(b"RETROGRADE-CHECKPOINT") {
+                " (a one-cop checkpoint)"
+            } else {
+                ""
+            };
+            return Err(bad(
+                0,
+                format!("not a retrograde k-cop checkpoint (bad magic){what}"),
+            ));
+        }
+        let body = len.checked_sub(8).filter(|&b| b >= MAGIC.len() as u64);
+        let Some(body) = body else {
+            return Err(bad(len, "truncated: no checksum".into()));
+        };
+        // The checksum, streamed.
+        file.rewind().map_err(io)?;
+        let mut sum = FNV_START;
+        let mut reader = BufReader::with_capacity(1 << 20, &mut file);
+        let mut left = body;
+        let mut buf = vec![0u8; 1 << 20];
+        while left > 0 {
+            let n = left.min(buf.len() as u64) as usize;
+            reader.read_exact(&mut buf[..n]).map_err(io)?;
+            sum = fnv(sum, &buf[..n]);
+            left -= n as u64;
+        }
+        let mut stored = [0u8; 8];
+        reader.read_exact(&mut stored).map_err(io)?;
+        drop(reader);
+        if sum != u64::from_le_bytes(stored) {
+            return Err(bad(
+                body,
+                "checksum mismatch: the file is truncated or damaged; delete it or resume from another"
+                    .into(),
+            ));
+        }
+        file.seek(SeekFrom::Start(MAGIC.len() as u64)).map_err(io)?;
+        let mut r = Stream {
+            inner: BufReader::new(&mut file),
+            at: MAGIC.len() as u64,
+            end: body,
+        };
+        let header = (|| -> std::result::Result<_, String> {
+            let fields = r.u32()?;
+            let mut fingerprint = Vec::new();
+            for _ in 0..fields {
+                let name = r.string()?;
+                let value = r.string()?;
+                fingerprint.push((name, value));
+            }
+            let level = r.u32()?;
+            let start_dte = r.opt_u32()?;
+            let placed = r.opt_u32()?;
+            let count = r.u32()?;
+            if count > 64 {
+                return Err(format!("{count} cops in the placement"));
+            }
+            let cells = (0..count)
+                .map(|_| r.u32())
+                .collect::<std::result::Result<_, _>>()?;
+            let shape = [r.u64()?, r.u64()?, r.u64()?];
+            let mut sets = [(0, 0); 4];
+            for set in &mut sets {
+                let n = r.len(8)?;
+                *set = (r.at, n);
+                r.skip(n * 8)?;
+            }
+            let dte = match r.bytes(1)?[0] {
+                0 => None,
+                1 => {
+                    let n = r.len(2)?;
+                    let at = r.at;
+                    r.skip(n * 2)?;
+                    Some((at, n))
+                }
+                other => return Err(format!("bad distance-table flag {other}")),
+            };
+            if r.at != r.end {
+                return Err("unexpected bytes after the distance table".into());
+            }
+            Ok((
+                fingerprint,
+                level,
+                start_dte,
+                placed.map(|l| (cells, l)),
+                shape,
+                sets,
+                dte,
+            ))
+        })();
+        let at = r.at;
+        drop(r);
+        let (fingerprint, level, start_dte, placement, shape, sets, dte) =
+            header.map_err(|m| bad(at, m))?;
+        Ok(KCheckpoint {
+            path: path.to_path_buf(),
+            file,
+            fingerprint,
+            level,
+            start_dte,
+            placement,
+            shape,
+            sets,
+            dte,
+        })
+    }
+
+    /// The fingerprint fields it was written with, in order.
+    #[must_use]
+    pub fn fingerprint(&self) -> &[(String, String)] {
+        &self.fingerprint
+    }
+
+    /// The level finished when it was taken.
+    #[must_use]
+    pub fn level(&self) -> u32 {
+        self.level
+    }
+
+    /// An error about this file.
+    pub(super) fn misfit(&self, message: String) -> Error {
+        Error::Checkpoint {
+            path: self.path.clone(),
+            offset: 0,
+            message,
+        }
+    }
+
+    /// Reads bitset `i` into `to`, which must have its length.
+    pub(super) fn read_set(&self, i: usize, to: &mut [u64]) -> Result<()> {
+        let (at, n) = self.sets[i];
+        if n != to.len() as u64 {
+            return Err(self.misfit(format!("bitset {i} has {n} words, this solve {}", to.len())));
+        }
+        self.read_into(at, to, u64::from_le_bytes)
+    }
+
+    /// Reads the distance table into `to` (of its length), or says that
+    /// the setting differs.
+    pub(super) fn read_dte(&self, to: Option<&mut [u16]>) -> Result<()> {
+        match (self.dte, to) {
+            (None, None) => Ok(()),
+            (Some((at, n)), Some(to)) if n == to.len() as u64 => {
+                self.read_into(at, to, u16::from_le_bytes)
+            }
+            _ => Err(self
+                .misfit("the distance table setting differs (--dte-table / --dump)".to_string())),
+        }
+    }
+
+    fn read_into<T, const B: usize>(
+        &self,
+        at: u64,
+        to: &mut [T],
+        decode: impl Fn([u8; B]) -> T,
+    ) -> Result<()> {
+        use std::os::unix::fs::FileExt;
+        let mut buf = vec![0u8; B * 8192];
+        for (i, chunk) in to.chunks_mut(8192).enumerate() {
+            let bytes = &mut buf[..chunk.len() * B];
+            let offset = at + (i * 8192 * B) as u64;
+            self.file
+                .read_exact_at(bytes, offset)
+                .map_err(|source| Error::Io {
+                    path: self.path.clone(),
+                    source,
+                })?;
+            for (t, b) in chunk.iter_mut().zip(bytes.chunks_exact(B)) {
+                *t = decode(b.try_into().expect("B bytes"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads a checkpoint's header from a stream, with the offset for errors.
+struct Stream<R> {
+    inner: R,
+    at: u64,
+    end: u64,
+}
+
+impl<R: Read + Seek> Stream<R> {
+    fn bytes(&mut self, n: usize) -> std::result::Result<Vec<u8>, String> {
+        if self.end - self.at < n as u64 {
+            return Err(format!("truncated: {n} more bytes expected"));
+        }
+        let mut b = vec![0u8; n];
+        self.inner.read_exact(&mut b).map_err(|e| e.to_string())?;
+        self.at += n as u64;
+        Ok(b)
+    }
+
+    fn skip(&mut self, n: u64) -> std::result::Result<(), String> {
+        let n = i64::try_from(n).map_err(|_| "length overflows".to_string())?;
+        self.inner.seek_relative(n).map_err(|e| e.to_string())?;
+        self.at += n as u64;
+        Ok(())
+    }
+
+    fn u32(&mut self) -> std::result::Result<u32, String> {
+        Ok(u32::from_le_bytes(self.bytes(4)?.try_into().expect("4")))
+    }
+
+    fn u64(&mut self) -> std::result::Result<u64, String> {
+        Ok(u64::from_le_bytes(self.bytes(8)?.try_into().expect("8")))
+    }
+
+    /// A length of items of `size` bytes that must fit in what is left.
+    fn len(&mut self, size: u64) -> std::result::Result<u64, String> {
+        let n = self.u64()?;
+        if n.checked_mul(size).is_none_or(|b| b > self.end - self.at) {
+            return Err(format!("length {n} exceeds the file"));
+        }
+        Ok(n)
+    }
+
+    fn opt_u32(&mut self) -> std::result::Result<Option<u32>, String> {
+        let flag = self.bytes(1)?[0];
+        let v = self.u32()?;
+        match flag {
+            0 => Ok(None),
+            1 => Ok(Some(v)),
+            other => Err(format!("bad flag {other}")),
+        }
+    }
+
+    fn string(&mut self) -> std::result::Result<String, String> {
+        let n = self.u32()? as usize;
+        if n as u64 > self.end - self.at {
+            return Err(format!("string of {n} bytes exceeds the file"));
+        }
+        String::from_utf8(self.bytes(n)?).map_err(|_| "fingerprint field is not UTF-8".into())
+    }
+}

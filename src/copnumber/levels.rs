@@ -1,0 +1,74 @@
+//! What the k-cop engine's level loop needs beyond its kernels: where its
+//! arrays go and which checkpoints it keeps ([`KcopRun`]), the snapshot
+//! it hands the sink between levels, and the state it resumes from.
+
+use super::checkpoint::{KCheckpoint, KSnapshot, KcopDue as Due, KcopSink};
+use super::solution::KSolution;
+use super::store::{KcopStorage, Words};
+use crate::error::{Error, Result};
+
+/// How a k-cop solve runs beyond its game options: its storage, the sink
+/// of its checkpoints, and a checkpoint to resume from.
+#[derive(Clone, Default)]
+pub struct KcopRun<'a> {
+    /// Memory cap and scratch folder.
+    pub storage: KcopStorage,
+    /// Receives snapshots between levels (`None`: no checkpoints).
+    pub sink: Option<&'a dyn KcopSink>,
+    /// Resume from this checkpoint instead of level 0.
+    pub resume: Option<&'a KCheckpoint>,
+}
+
+/// Loads the state after a checkpoint's level into the engine's sets,
+/// distance table and solution; returns the level. `shape` is the
+/// solve's cells, cops and words a row, which the checkpoint must match.
+pub(super) fn restore(
+    from: &KCheckpoint,
+    shape: [u64; 3],
+    sets: [&mut Words<u64>; 4],
+    dte: &mut Option<Words<u16>>,
+    sol: &mut KSolution,
+) -> Result<u32> {
+    if from.shape != shape {
+        let [n, k, _] = from.shape;
+        return Err(from.misfit(format!(
+            "made for {k} cops on {n} cells, this solve has {} on {}",
+            shape[1], shape[0]
+        )));
+    }
+    for (i, set) in sets.into_iter().enumerate() {
+        from.read_set(i, set)?;
+    }
+    from.read_dte(dte.as_deref_mut())?;
+    sol.start_dte = from.start_dte;
+    sol.placement = from.placement.clone();
+    Ok(from.level)
+}
+
+/// Asks the sink whether a snapshot is due after `level` and hands it
+/// one; [`Error::Stopped`] when it asked to stop.
+pub(super) fn checkpoint(
+    sink: &dyn KcopSink,
+    level: u32,
+    shape: [u64; 3],
+    sets: [&[u64]; 4],
+    dte: Option<&[u16]>,
+    sol: &KSolution,
+) -> Result<()> {
+    let due = sink.poll(level);
+    if due == Due::No {
+        return Ok(());
+    }
+    sink.save(&KSnapshot {
+        level,
+        start_dte: sol.start_dte,
+        placement: sol.placement.as_ref().map(|(c, l)| (c.as_slice(), *l)),
+        shape,
+        sets,
+        dte,
+    })?;
+    if due == Due::SaveAndStop {
+        return Err(Error::Stopped { level });
+    }
+    Ok(())
+}
