@@ -68,7 +68,7 @@ pub(crate) struct SolveArgs {
     /// the arrays go to scratch files, whether it fits) without solving;
     /// exit status 0 if it fits, else 2.
     #[arg(long)]
-    plan: bool,
+    pub(crate) plan: bool,
     /// Bitboard engine: keep a snapshot of the solve in DIR (every
     /// --checkpoint-every minutes, and on Ctrl-C / SIGTERM, which then end
     /// the solve); continue it with --resume DIR. With --processes: every

@@ -739,3 +739,78 @@ fn solve_graph_reads_graph6() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("two.g6:2:"));
 }
+
+/// `solve --cops K --plan` reports the plan the solve would follow and
+/// solves nothing: the same states as the solve, memory or scratch files
+/// as `--memory`/`--scratch` say, exit 2 with the bytes when it cannot fit.
+#[test]
+fn plan_reports_without_solving() {
+    let sample = "data/maps/sample.txt";
+    let dir = temp_dir("kcops-plan");
+    let dump = dir.join("never.csv");
+    let d = dump.to_str().unwrap();
+    let json = |args: &[&str], status: i32| -> serde_json::Value {
+        let out = crate::support::run_status(args, status);
+        serde_json::from_str(stdout(&out).trim()).expect("one JSON object")
+    };
+    let solved = json(&["solve", sample, "--cops", "2", "--json"], 0);
+    for engine in ["bitboard", "parallel"] {
+        let plan = json(
+            &[
+                "solve", sample, "--cops", "2", "--engine", engine, "--plan", "--json", "--dump", d,
+            ],
+            0,
+        );
+        assert_eq!(plan["states"], solved["states"], "{engine}");
+        assert_eq!(plan["engine"], engine);
+        assert_eq!(plan["fits"], true);
+        assert!(plan["bytes"].as_u64().unwrap() > 0, "{plan}");
+        assert!(plan["scratch"].is_null(), "{plan}");
+        assert!(!dump.exists(), "--plan solved and dumped");
+    }
+    // Under a cap the distance table cannot keep to: refused without a
+    // scratch folder, in files with one.
+    let refused = json(
+        &[
+            "solve",
+            sample,
+            "--cops",
+            "2",
+            "--dte-table",
+            "--memory",
+            "400K",
+            "--plan",
+            "--json",
+        ],
+        2,
+    );
+    assert_eq!(refused["fits"], false);
+    assert!(
+        refused["refused"].as_str().unwrap().contains("--scratch"),
+        "{refused}"
+    );
+    let scratch = dir.to_str().unwrap();
+    let placed = json(
+        &[
+            "solve",
+            sample,
+            "--cops",
+            "2",
+            "--dte-table",
+            "--memory",
+            "400K",
+            "--scratch",
+            scratch,
+            "--plan",
+            "--json",
+        ],
+        0,
+    );
+    assert_eq!(placed["fits"], true);
+    assert_eq!(placed["scratch"], scratch);
+    assert!(
+        placed["resident"].as_u64().unwrap() <= 400 * 1024,
+        "{placed}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

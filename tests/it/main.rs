@@ -48,10 +48,10 @@ mod http;
 mod kcops_checkpoint;
 /// Several cops end to end: named graphs, `solve --cops`, `--graph`, dumps.
 mod kcops_cli;
-/// `render` on several-cops tables: pictures against `query` and the library.
-mod krender;
 /// The k-cop engine in scratch files and resumed, against memory.
 mod kcops_scratch;
+/// `render` on several-cops tables: pictures against `query` and the library.
+mod krender;
 /// Several-cops tables: saved, queried state by state, played, refused.
 mod ktables;
 /// The source tree's shape: file lengths, no import cycles.

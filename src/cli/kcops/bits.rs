@@ -5,8 +5,8 @@
 //! the one-cop engine's timer and signal rules, `cli/checkpoint.rs`).
 
 use retrograde::copnumber::{
-    kcop_plan, solve_kcops_with, KArena, KCheckpoint, KSolution, KState, KcopOptions, KcopRun,
-    KcopStorage,
+    kcop_plan, solve_kcops_with, KArena, KCheckpoint, KSolution, KState, KcopOptions, KcopPlan,
+    KcopRun, KcopStorage,
 };
 use retrograde::{Game, KCops, Turn};
 
@@ -23,20 +23,17 @@ pub(super) enum Bits {
     Stopped(i32),
 }
 
-/// Solves with the bit-parallel k-cop engine: its arrays (`kcop_plan`,
-/// the distance table included) are placed under `--memory` or the
-/// available memory before anything is allocated, the largest in
-/// `--scratch` files when they do not fit; checkpoints as `args` asks.
-pub(super) fn solve_bits(
-    args: &SolveArgs,
-    game: &KCops,
-    start: Option<u64>,
+/// Where the bit engine's arrays go under `config`'s `--memory` and
+/// `--scratch` (the available memory when no cap is given; a scratch
+/// folder alone asks for files), and the plan; a plan that cannot keep
+/// to the cap, or scratch files the disk cannot hold, is refused with
+/// the bytes needed. Nothing is allocated.
+pub(super) fn place(
+    arena: &KArena,
+    k: usize,
     dte_table: bool,
     config: &EngineConfig,
-    reporter: &Reporter,
-) -> Result<Bits, Failure> {
-    let arena = KArena::from_arena(game.arena());
-    let k = game.cops() as usize;
+) -> retrograde::Result<(KcopStorage, KcopPlan)> {
     let limits = &config.storage;
     let cap = limits
         .memory
@@ -53,9 +50,9 @@ pub(super) fn solve_bits(
             memory: Some(0),
             ..storage.clone()
         };
-        storage.memory = Some(kcop_plan(&arena, k, dte_table, &least).in_memory().min(cap));
+        storage.memory = Some(kcop_plan(arena, k, dte_table, &least).in_memory().min(cap));
     }
-    let plan = kcop_plan(&arena, k, dte_table, &storage);
+    let plan = kcop_plan(arena, k, dte_table, &storage);
     let what = format!(
         "{k} cop{} on {} cells (bitboard engine)",
         if k == 1 { "" } else { "s" },
@@ -78,8 +75,7 @@ pub(super) fn solve_bits(
             needed,
             available: cap,
             hint: hint.into(),
-        }
-        .into());
+        });
     }
     if let (Some(dir), true) = (&storage.scratch, plan.scratch > 0) {
         let free = retrograde::free_disk(dir)?;
@@ -89,9 +85,28 @@ pub(super) fn solve_bits(
                 needed: plan.scratch,
                 available: free,
                 hint: "free disk space, or give --scratch another folder".into(),
-            }
-            .into());
+            });
         }
+    }
+    Ok((storage, plan))
+}
+
+/// Solves with the bit-parallel k-cop engine: its arrays (`kcop_plan`,
+/// the distance table included) are placed under `--memory` or the
+/// available memory before anything is allocated, the largest in
+/// `--scratch` files when they do not fit; checkpoints as `args` asks.
+pub(super) fn solve_bits(
+    args: &SolveArgs,
+    game: &KCops,
+    start: Option<u64>,
+    dte_table: bool,
+    config: &EngineConfig,
+    reporter: &Reporter,
+) -> Result<Bits, Failure> {
+    let arena = KArena::from_arena(game.arena());
+    let k = game.cops() as usize;
+    let (storage, plan) = place(&arena, k, dte_table, config)?;
+    if plan.scratch > 0 {
         reporter.note(&format!(
             "{} states: {} of bitsets, {} of them in scratch files ({})",
             game.state_count(),
