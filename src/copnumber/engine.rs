@@ -20,6 +20,8 @@
 //! graph (a dilation), `S` of them for speed `S`, intermediate cells masked
 //! by the cops' cells.
 
+mod delta;
+
 use rayon::prelude::*;
 
 use super::rank::{multiset_count, next_multiset, unrank_multiset, Ranker, MAX_COPS};
@@ -85,6 +87,8 @@ struct Engine<'a> {
     ranks: usize,
     ranker: Ranker,
     reach: Vec<Vec<u32>>,
+    /// `rev[x]`: the cells whose cop reaches `x` (`reach` reversed).
+    rev: Vec<Vec<u32>>,
     /// Thief neighbour rows, `n * words`; empty when `lists` is used.
     adj: Vec<u64>,
     /// Whether the thief's steps are read as neighbour lists instead of
@@ -113,6 +117,12 @@ impl<'a> Engine<'a> {
         let words = n.div_ceil(64).max(1);
         let ranks = usize::try_from(multiset_count(n, k)).expect("state space fits usize");
         let reach: Vec<Vec<u32>> = (0..n).map(|c| arena.cop_reach(c)).collect();
+        let mut rev = vec![Vec::new(); n];
+        for (c, r) in reach.iter().enumerate() {
+            for &x in r {
+                rev[x as usize].push(c as u32);
+            }
+        }
         let max_degree = arena.thief_steps.iter().map(Vec::len).max().unwrap_or(0);
         let lists = thief_lists.unwrap_or(max_degree < words);
         let mut adj = vec![0u64; if lists { 0 } else { n * words }];
@@ -139,6 +149,7 @@ impl<'a> Engine<'a> {
             ranks,
             ranker: Ranker::new(n),
             reach,
+            rev,
             adj,
             lists,
             cells: bitset(n, words, |_| true),
@@ -161,18 +172,19 @@ impl<'a> Engine<'a> {
         (rows / (rayon::current_num_threads() * 16)).clamp(64, 1 << 16)
     }
 
-    /// Calls `f(A, B, index, row, scratch)` for every row of a table of
-    /// shape `(sa, sb)`, rows in rank order `rank(A) * C(n + sb - 1, sb) +
-    /// rank(B)`, in parallel; `scratch` is one row of the task's own. When
-    /// `changed` is not empty it gets, per row, whether `f` said the row
-    /// changed.
+    /// Calls `f(A, B, index, row, scratch, flag)` for every row of a table
+    /// of shape `(sa, sb)`, rows in rank order `rank(A) * C(n + sb - 1, sb)
+    /// + rank(B)`, in parallel; `scratch` is one row of the task's own.
+    /// When `changed` is not empty, `flag` is the row's byte in it before
+    /// the call (0 otherwise), and the byte then gets whether `f` said the
+    /// row changed.
     fn par_table(
         &self,
         out: &mut [u64],
         changed: &mut [u8],
         sa: usize,
         sb: usize,
-        f: impl Fn(&[u32], &[u32], usize, &mut [u64], &mut [u64]) -> bool + Sync,
+        f: impl Fn(&[u32], &[u32], usize, &mut [u64], &mut [u64], u8) -> bool + Sync,
     ) {
         let (n, words) = (self.n, self.words);
         let nb = multiset_count(n, sb) as usize;
@@ -185,7 +197,8 @@ impl<'a> Engine<'a> {
             a[..sa].copy_from_slice(&unrank_multiset((first / nb) as u64, sa));
             b[..sb].copy_from_slice(&unrank_multiset((first % nb) as u64, sb));
             for (i, row) in rows.chunks_mut(words).enumerate() {
-                let change = f(&a[..sa], &b[..sb], first + i, row, &mut scratch);
+                let flag = flags.as_deref().map_or(0, |f| f[i]);
+                let change = f(&a[..sa], &b[..sb], first + i, row, &mut scratch, flag);
                 if let Some(flags) = flags.as_deref_mut() {
                     flags[i] = u8::from(change);
                 }
@@ -216,7 +229,10 @@ impl<'a> Engine<'a> {
     /// its value (the intermediate tables still hold it; an output row is
     /// copied from `prev_out`), so late levels, where few rows change,
     /// read a byte a row instead of `|R|` rows. `changed[j]` holds, per
-    /// row of table `j` (the last is `out`), whether it changed.
+    /// row of table `j` (the last is `out`), whether it changed. For
+    /// EXISTS the sources must only have grown since that call (so rows
+    /// only OR in their changed sources: `delta.rs`); for FORALL a row with
+    /// a changed source is recomputed.
     fn cop_move(
         &self,
         op: Op,
@@ -247,9 +263,14 @@ impl<'a> Engine<'a> {
                 &mut []
             };
             let prev_out = delta.map(|d| d.1);
-            let nb_src = multiset_count(n, k - j) as usize;
             let last = j + 1 == k;
-            self.par_table(to, mark, j + 1, k - j - 1, |a, b, index, row, scratch| {
+            if let (Op::Exists, Some(from_changed)) = (op, from_changed) {
+                let prev_out = prev_out.filter(|_| last);
+                self.exists_step(j, from, from_changed, to, mark, prev_out);
+                continue;
+            }
+            let nb_src = multiset_count(n, k - j) as usize;
+            self.par_table(to, mark, j + 1, k - j - 1, |a, b, index, row, scratch, _| {
                 let top = a[j];
                 let ra = (self.ranker.rank(a) - self.ranker.term(j, top)) as usize;
                 let base = ra * nb_src;
