@@ -21,6 +21,7 @@
 //! by the cops' cells.
 
 mod delta;
+mod tiles;
 
 use rayon::prelude::*;
 
@@ -172,53 +173,6 @@ impl<'a> Engine<'a> {
         (rows / (rayon::current_num_threads() * 16)).clamp(64, 1 << 16)
     }
 
-    /// Calls `f(A, B, index, row, scratch, flag)` for every row of a table
-    /// of shape `(sa, sb)`, rows in rank order `rank(A) * C(n + sb - 1, sb)
-    /// + rank(B)`, in parallel; `scratch` is one row of the task's own.
-    /// When `changed` is not empty, `flag` is the row's byte in it before
-    /// the call (0 otherwise), and the byte then gets whether `f` said the
-    /// row changed.
-    fn par_table(
-        &self,
-        out: &mut [u64],
-        changed: &mut [u8],
-        sa: usize,
-        sb: usize,
-        f: impl Fn(&[u32], &[u32], usize, &mut [u64], &mut [u64], u8) -> bool + Sync,
-    ) {
-        let (n, words) = (self.n, self.words);
-        let nb = multiset_count(n, sb) as usize;
-        let chunk = self.chunk_rows(out.len() / words);
-        let body = |ci: usize, rows: &mut [u64], mut flags: Option<&mut [u8]>| {
-            let first = ci * chunk;
-            let mut a = [0u32; MAX_COPS];
-            let mut b = [0u32; MAX_COPS];
-            let mut scratch = vec![0u64; words];
-            a[..sa].copy_from_slice(&unrank_multiset((first / nb) as u64, sa));
-            b[..sb].copy_from_slice(&unrank_multiset((first % nb) as u64, sb));
-            for (i, row) in rows.chunks_mut(words).enumerate() {
-                let flag = flags.as_deref().map_or(0, |f| f[i]);
-                let change = f(&a[..sa], &b[..sb], first + i, row, &mut scratch, flag);
-                if let Some(flags) = flags.as_deref_mut() {
-                    flags[i] = u8::from(change);
-                }
-                if !next_multiset(&mut b[..sb], n) {
-                    next_multiset(&mut a[..sa], n);
-                }
-            }
-        };
-        if changed.is_empty() {
-            out.par_chunks_mut(chunk * words)
-                .enumerate()
-                .for_each(|(ci, rows)| body(ci, rows, None));
-        } else {
-            out.par_chunks_mut(chunk * words)
-                .zip(changed.par_chunks_mut(chunk))
-                .enumerate()
-                .for_each(|(ci, (rows, flags))| body(ci, rows, Some(flags)));
-        }
-    }
-
     /// One joint cop move over `src` (shape `(0, k)`) into `out` (shape
     /// `(k, 0)`), through the intermediate tables `inter[j]` (shape `(j, k -
     /// j)`), then the terminal and open masks of `op`'s attractor.
@@ -270,7 +224,7 @@ impl<'a> Engine<'a> {
                 continue;
             }
             let nb_src = multiset_count(n, k - j) as usize;
-            self.par_table(to, mark, j + 1, k - j - 1, |a, b, index, row, scratch, _| {
+            self.par_tiles(j, to, mark, |a, b, index, row, scratch, _| {
                 let top = a[j];
                 let ra = (self.ranker.rank(a) - self.ranker.term(j, top)) as usize;
                 let base = ra * nb_src;

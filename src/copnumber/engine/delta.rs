@@ -57,7 +57,7 @@ impl Engine<'_> {
         let nb_src = multiset_count(n, k - j) as usize;
         let last = prev_out.is_some();
         let small = words <= 4;
-        self.par_table(to, mark, j + 1, k - j - 1, |a, b, index, row, _, dirty| {
+        self.par_tiles(j, to, mark, |a, b, index, row, _, dirty| {
             let span = index * words..(index + 1) * words;
             if let Some(prev) = prev_out {
                 row.copy_from_slice(&prev[span]);
