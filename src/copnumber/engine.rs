@@ -224,6 +224,9 @@ impl<'a> Engine<'a> {
                 continue;
             }
             let nb_src = multiset_count(n, k - j) as usize;
+            // All-zero sources (the terminal level's `empty`): every row
+            // is `fill` (no move) or zero, without reading a source.
+            let zero = from.par_chunks(1 << 16).all(|c| c.iter().all(|&w| w == 0));
             self.par_tiles(j, to, mark, |a, b, index, row, scratch, _| {
                 let top = a[j];
                 let ra = (self.ranker.rank(a) - self.ranker.term(j, top)) as usize;
@@ -239,7 +242,10 @@ impl<'a> Engine<'a> {
                     }
                 }
                 scratch.fill(fill);
-                for &x in reach {
+                if zero && !reach.is_empty() {
+                    scratch.fill(0);
+                }
+                for &x in reach.iter().filter(|_| !zero) {
                     let s = source(x) * words;
                     let s = &from[s..s + words];
                     match op {

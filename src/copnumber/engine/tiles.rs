@@ -40,7 +40,7 @@ impl Engine<'_> {
         // Rows of table j + 1 whose top is below t: C(t + j, j + 1) * nb.
         let first_row = |t: usize| self.ranker.term(j, t as u32) as usize * nb;
         let rows = out.len() / words;
-        let per_task = (rows / (rayon::current_num_threads() * 8)).max(1);
+        let per_task = (rows / (rayon::current_num_threads() * 4)).max(1);
         // Ranges of tops, each about `per_task` rows, and their rows.
         let mut tasks = Vec::new();
         let (mut rest, mut flags) = (out, changed);
