@@ -71,16 +71,12 @@ impl Engine<'_> {
             if small {
                 room[..words].copy_from_slice(&self.cells);
                 if last {
-                    for w in 0..words {
-                        room[w] &= !self.exits[w];
-                    }
+                    room.iter_mut().zip(&self.exits).for_each(|(r, e)| *r &= !e);
                     for &c in a {
                         room[c as usize / 64] &= !(1 << (c % 64));
                     }
                 }
-                for w in 0..words {
-                    room[w] &= !row[w];
-                }
+                room.iter_mut().zip(&*row).for_each(|(r, o)| *r &= !o);
                 if room.iter().all(|&r| r == 0) {
                     return false;
                 }
