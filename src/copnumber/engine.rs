@@ -19,6 +19,10 @@
 //! thief's move reads only its own row: an OR of neighbour rows of the
 //! graph (a dilation), `S` of them for speed `S`, intermediate cells masked
 //! by the cops' cells.
+//!
+//! A cop step visits its rows in cache-sized tiles (`engine/tiles.rs`);
+//! where the thief can win nowhere the EXISTS steps run incrementally,
+//! reading only the source rows that changed (`engine/delta.rs`).
 
 mod delta;
 mod tiles;

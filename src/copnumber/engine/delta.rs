@@ -56,8 +56,7 @@ impl Engine<'_> {
         }
         let nb_src = multiset_count(n, k - j) as usize;
         let last = prev_out.is_some();
-        let small = words <= 4;
-        self.par_tiles(j, to, mark, |a, b, index, row, _, dirty| {
+        self.par_tiles(j, to, mark, |a, b, index, row, room, dirty| {
             let span = index * words..(index + 1) * words;
             if let Some(prev) = prev_out {
                 row.copy_from_slice(&prev[span]);
@@ -67,19 +66,16 @@ impl Engine<'_> {
             }
             // `room`: the bits the row could still gain, open cells for
             // `cw`, any cell for an intermediate table.
-            let mut room = [0u64; 4];
-            if small {
-                room[..words].copy_from_slice(&self.cells);
-                if last {
-                    room.iter_mut().zip(&self.exits).for_each(|(r, e)| *r &= !e);
-                    for &c in a {
-                        room[c as usize / 64] &= !(1 << (c % 64));
-                    }
+            room.copy_from_slice(&self.cells);
+            if last {
+                room.iter_mut().zip(&self.exits).for_each(|(r, e)| *r &= !e);
+                for &c in a {
+                    room[c as usize / 64] &= !(1 << (c % 64));
                 }
-                room.iter_mut().zip(&*row).for_each(|(r, o)| *r &= !o);
-                if room.iter().all(|&r| r == 0) {
-                    return false;
-                }
+            }
+            room.iter_mut().zip(&*row).for_each(|(r, o)| *r &= !o);
+            if room.iter().all(|&r| r == 0) {
+                return false;
             }
             let top = a[j];
             let base = (self.ranker.rank(a) - self.ranker.term(j, top)) as usize * nb_src;
@@ -90,24 +86,10 @@ impl Engine<'_> {
                     continue;
                 }
                 let src = &from[s * words..(s + 1) * words];
-                if small {
-                    for w in 0..words {
-                        let gain = room[w] & src[w];
-                        room[w] &= !gain;
-                        row[w] |= gain;
-                        change |= gain != 0;
-                    }
-                    continue;
-                }
-                // Rows wider than four words: the same, a word at a time.
-                for w in 0..words {
-                    let open = if last {
-                        self.cells[w] & !super::cop_word(a, w) & !self.exits[w]
-                    } else {
-                        self.cells[w]
-                    };
-                    let gain = open & src[w] & !row[w];
-                    row[w] |= gain;
+                for ((r, o), v) in room.iter_mut().zip(row.iter_mut()).zip(src) {
+                    let gain = *r & v;
+                    *r &= !gain;
+                    *o |= gain;
                     change |= gain != 0;
                 }
             }
