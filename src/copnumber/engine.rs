@@ -19,6 +19,13 @@
 //! thief's move reads only its own row: an OR of neighbour rows of the
 //! graph (a dilation), `S` of them for speed `S`, intermediate cells masked
 //! by the cops' cells.
+//!
+//! A cop step visits its rows in cache-sized tiles (`engine/tiles.rs`);
+//! where the thief can win nowhere the EXISTS steps run incrementally,
+//! reading only the source rows that changed (`engine/delta.rs`).
+
+mod delta;
+mod tiles;
 
 use rayon::prelude::*;
 
@@ -111,6 +118,8 @@ struct Engine<'a> {
     ranks: usize,
     ranker: Ranker,
     reach: Vec<Vec<u32>>,
+    /// `rev[x]`: the cells whose cop reaches `x` (`reach` reversed).
+    rev: Vec<Vec<u32>>,
     /// Thief neighbour rows, `n * words`; empty when `lists` is used.
     adj: Vec<u64>,
     /// Whether the thief's steps are read as neighbour lists instead of
@@ -139,6 +148,12 @@ impl<'a> Engine<'a> {
         let words = n.div_ceil(64).max(1);
         let ranks = usize::try_from(multiset_count(n, k)).expect("state space fits usize");
         let reach: Vec<Vec<u32>> = (0..n).map(|c| arena.cop_reach(c)).collect();
+        let mut rev = vec![Vec::new(); n];
+        for (c, r) in reach.iter().enumerate() {
+            for &x in r {
+                rev[x as usize].push(c as u32);
+            }
+        }
         let max_degree = arena.thief_steps.iter().map(Vec::len).max().unwrap_or(0);
         let lists = thief_lists.unwrap_or(max_degree < words);
         let mut adj = vec![0u64; if lists { 0 } else { n * words }];
@@ -165,6 +180,7 @@ impl<'a> Engine<'a> {
             ranks,
             ranker: Ranker::new(n),
             reach,
+            rev,
             adj,
             lists,
             cells: bitset(n, words, |_| true),
@@ -187,51 +203,6 @@ impl<'a> Engine<'a> {
         (rows / (rayon::current_num_threads() * 16)).clamp(64, 1 << 16)
     }
 
-    /// Calls `f(A, B, index, row, scratch)` for every row of a table of
-    /// shape `(sa, sb)`, rows in rank order `rank(A) * C(n + sb - 1, sb) +
-    /// rank(B)`, in parallel; `scratch` is one row of the task's own. When
-    /// `changed` is not empty it gets, per row, whether `f` said the row
-    /// changed.
-    fn par_table(
-        &self,
-        out: &mut [u64],
-        changed: &mut [u8],
-        sa: usize,
-        sb: usize,
-        f: impl Fn(&[u32], &[u32], usize, &mut [u64], &mut [u64]) -> bool + Sync,
-    ) {
-        let (n, words) = (self.n, self.words);
-        let nb = multiset_count(n, sb) as usize;
-        let chunk = self.chunk_rows(out.len() / words);
-        let body = |ci: usize, rows: &mut [u64], mut flags: Option<&mut [u8]>| {
-            let first = ci * chunk;
-            let mut a = [0u32; MAX_COPS];
-            let mut b = [0u32; MAX_COPS];
-            let mut scratch = vec![0u64; words];
-            a[..sa].copy_from_slice(&unrank_multiset((first / nb) as u64, sa));
-            b[..sb].copy_from_slice(&unrank_multiset((first % nb) as u64, sb));
-            for (i, row) in rows.chunks_mut(words).enumerate() {
-                let change = f(&a[..sa], &b[..sb], first + i, row, &mut scratch);
-                if let Some(flags) = flags.as_deref_mut() {
-                    flags[i] = u8::from(change);
-                }
-                if !next_multiset(&mut b[..sb], n) {
-                    next_multiset(&mut a[..sa], n);
-                }
-            }
-        };
-        if changed.is_empty() {
-            out.par_chunks_mut(chunk * words)
-                .enumerate()
-                .for_each(|(ci, rows)| body(ci, rows, None));
-        } else {
-            out.par_chunks_mut(chunk * words)
-                .zip(changed.par_chunks_mut(chunk))
-                .enumerate()
-                .for_each(|(ci, (rows, flags))| body(ci, rows, Some(flags)));
-        }
-    }
-
     /// One joint cop move over `src` (shape `(0, k)`) into `out` (shape
     /// `(k, 0)`), through the intermediate tables `inter[j]` (shape `(j, k -
     /// j)`), then the terminal and open masks of `op`'s attractor.
@@ -242,7 +213,10 @@ impl<'a> Engine<'a> {
     /// its value (the intermediate tables still hold it; an output row is
     /// copied from `prev_out`), so late levels, where few rows change,
     /// read a byte a row instead of `|R|` rows. `changed[j]` holds, per
-    /// row of table `j` (the last is `out`), whether it changed.
+    /// row of table `j` (the last is `out`), whether it changed. For
+    /// EXISTS the sources must only have grown since that call (so rows
+    /// only OR in their changed sources: `delta.rs`); for FORALL a row with
+    /// a changed source is recomputed.
     fn cop_move(
         &self,
         op: Op,
@@ -273,9 +247,17 @@ impl<'a> Engine<'a> {
                 &mut []
             };
             let prev_out = delta.map(|d| d.1);
-            let nb_src = multiset_count(n, k - j) as usize;
             let last = j + 1 == k;
-            self.par_table(to, mark, j + 1, k - j - 1, |a, b, index, row, scratch| {
+            if let (Op::Exists, Some(from_changed)) = (op, from_changed) {
+                let prev_out = prev_out.filter(|_| last);
+                self.exists_step(j, from, from_changed, to, mark, prev_out);
+                continue;
+            }
+            let nb_src = multiset_count(n, k - j) as usize;
+            // All-zero sources (the terminal level's `empty`): every row
+            // is `fill` (no move) or zero, without reading a source.
+            let zero = from.par_chunks(1 << 16).all(|c| c.iter().all(|&w| w == 0));
+            self.par_tiles(j, to, mark, |a, b, index, row, scratch, _| {
                 let top = a[j];
                 let ra = (self.ranker.rank(a) - self.ranker.term(j, top)) as usize;
                 let base = ra * nb_src;
@@ -290,7 +272,10 @@ impl<'a> Engine<'a> {
                     }
                 }
                 scratch.fill(fill);
-                for &x in reach {
+                if zero && !reach.is_empty() {
+                    scratch.fill(0);
+                }
+                for &x in reach.iter().filter(|_| !zero) {
                     let s = source(x) * words;
                     let s = &from[s..s + words];
                     match op {

@@ -103,6 +103,21 @@ impl Ranker {
             .sum()
     }
 
+    /// The multiset of `out.len()` cells with rank `rank`, sorted
+    /// ascending, into `out`: `unrank_multiset` by binary search in the
+    /// table instead of wide arithmetic (the engine's push of changed
+    /// rows unranks every one).
+    pub(crate) fn unrank(&self, mut rank: u64, out: &mut [u32]) {
+        for i in (0..out.len()).rev() {
+            // Largest c with C(c + i, i + 1) <= rank: the terms rise
+            // strictly with c.
+            let terms = &self.table[i * (self.n + 1)..(i + 1) * (self.n + 1)];
+            let c = terms.partition_point(|&t| t <= rank) - 1;
+            rank -= terms[c];
+            out[i] = c as u32;
+        }
+    }
+
     /// Rank of `cells` (sorted) with `x` inserted.
     #[inline]
     pub(crate) fn rank_with(&self, cells: &[u32], x: u32) -> u64 {
@@ -163,6 +178,9 @@ mod tests {
                     assert_eq!(rank_multiset(&cells), expect);
                     assert_eq!(r.rank(&cells), expect);
                     assert_eq!(unrank_multiset(expect, k), cells);
+                    let mut back = vec![0u32; k];
+                    r.unrank(expect, &mut back);
+                    assert_eq!(back, cells);
                     for x in 0..n as u32 {
                         let mut with = cells[..k - 1].to_vec();
                         with.push(x);
