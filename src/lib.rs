@@ -35,6 +35,7 @@ mod grid;
 mod hash;
 mod outcome;
 pub mod render;
+mod snapshot;
 mod solve;
 mod storage;
 mod tablebase;

@@ -160,13 +160,8 @@ impl CheckpointSink for DirSink {
 }
 
 impl retrograde::copnumber::KcopSink for DirSink {
-    fn poll(&self, level: u32) -> retrograde::copnumber::KcopDue {
-        use retrograde::copnumber::KcopDue;
-        match CheckpointSink::poll(self, level) {
-            Due::No => KcopDue::No,
-            Due::Save => KcopDue::Save,
-            Due::SaveAndStop => KcopDue::SaveAndStop,
-        }
+    fn poll(&self, level: u32) -> Due {
+        CheckpointSink::poll(self, level)
     }
 
     fn save(&self, snapshot: &retrograde::copnumber::KSnapshot<'_>) -> retrograde::Result<()> {

@@ -15,8 +15,8 @@ use retrograde::{
 use super::checkpoint;
 use super::common::{human_bytes, worker_pool, EngineConfig, EngineFlags, GameArgs, UsageError};
 use super::output::{
-    print_plan, print_text, save_with, Found, OutputTarget, PlanReport, SaveReport, ScenPair,
-    SolveReport, SummaryJson, VerifyReport,
+    print_text, save_with, Found, OutputTarget, PlanReport, SaveReport, ScenPair, SolveReport,
+    SummaryJson, VerifyReport,
 };
 use super::progress::Reporter;
 use super::Failure;
@@ -125,15 +125,7 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
         .check_engine()?;
     if args.plan {
         let plan = plan_map(&args.map, &map, &args.game, &config, dte_table)?;
-        let stdout = std::io::stdout();
-        let mut out = stdout.lock();
-        if args.json {
-            serde_json::to_writer(&mut out, &super::schema::versioned(&plan))?;
-            writeln!(out)?;
-        } else {
-            print_plan(&mut out, &plan)?;
-        }
-        return Ok(if plan.fits { 0 } else { super::EXIT_INPUT });
+        return Ok(plan.print(args.json)?);
     }
     let checkpoint_dir = args.checkpoint.as_ref().or(args.resume.as_ref());
     let (sink, resume) = match checkpoint_dir {
@@ -311,31 +303,13 @@ pub(crate) fn plan_map(
         .with_threads(config.threads)
         .with_dte_table(dte_table)
         .with_tracked_state(game.start());
-    let mut report = PlanReport {
-        map: path.display().to_string(),
-        states: game.state_count(),
-        engine: config.engine.as_str(),
-        bytes: 0,
-        resident: 0,
-        scratch: None,
-        fits: false,
-        refused: None,
-    };
-    match plan_storage(&game, &options, &config.limits()) {
-        Ok(plan) => {
-            report.bytes = plan.estimate.total();
-            report.resident = plan.resident;
-            report.scratch = match &plan.backing {
-                Backing::Memory => None,
-                Backing::Scratch(dir) => Some(dir.display().to_string()),
-            };
-            report.fits = true;
-        }
-        Err(e @ (retrograde::Error::TooLarge { .. } | retrograde::Error::Unsupported { .. })) => {
-            report.refused = Some(e.to_string());
-        }
-        Err(e) => return Err(e.into()),
-    }
+    let mut report = PlanReport::new(
+        path.display().to_string(),
+        game.state_count(),
+        config.engine.as_str(),
+    );
+    report
+        .settle(plan_storage(&game, &options, &config.limits()).map(|p| PlanReport::figures(&p)))?;
     Ok(report)
 }
 

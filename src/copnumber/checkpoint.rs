@@ -1,7 +1,7 @@
 //! Checkpoints of the k-cop engine: the state between two levels (the
 //! attractor bitsets, the level, the distance table, the start's distance
 //! and the placement found), handed to a [`KcopSink`] the caller supplies
-//! on the one-cop engine's rules ([`Due`]), and the [`KCheckpoint`] a solve
+//! on the one-cop engine's rules ([`Due`], shared with it), and the [`KCheckpoint`] a solve
 //! resumes from.
 //!
 //! The incremental bookkeeping (which rows changed, the tables of
@@ -22,25 +22,15 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::hash::{fnv1a as fnv, FNV_START};
+pub use crate::snapshot::Due;
+use crate::snapshot::{opt_u32, Hashing};
 
 const MAGIC: &[u8] = b"RETROGRADE-KCOPS-CHECKPOINT-1\n";
-
-/// What a [`KcopSink`] wants at the end of a level (the one-cop engine's
-/// `Due`, kept apart so that this module does not lean on `solve/`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KcopDue {
-    /// Keep solving.
-    No,
-    /// Save a snapshot, then keep solving.
-    Save,
-    /// Save a snapshot, then stop with [`Error::Stopped`].
-    SaveAndStop,
-}
 
 /// Receives the k-cop engine's snapshots between levels.
 pub trait KcopSink: Sync {
     /// Called after every level (not after the last): whether to save.
-    fn poll(&self, level: u32) -> KcopDue;
+    fn poll(&self, level: u32) -> Due;
     /// Stores `snapshot`; an error ends the solve with it.
     ///
     /// # Errors
@@ -76,18 +66,8 @@ impl KSnapshot<'_> {
         fingerprint: &[(String, String)],
         out: &mut dyn Write,
     ) -> std::io::Result<()> {
-        let mut out = Hashing {
-            inner: out,
-            sum: FNV_START,
-        };
-        out.put(MAGIC)?;
-        out.put(&(fingerprint.len() as u32).to_le_bytes())?;
-        for (name, value) in fingerprint {
-            for s in [name, value] {
-                out.put(&(s.len() as u32).to_le_bytes())?;
-                out.put(s.as_bytes())?;
-            }
-        }
+        let mut out = Hashing::new(out);
+        out.put_header(MAGIC, fingerprint)?;
         out.put(&self.level.to_le_bytes())?;
         out.put(&opt_u32(self.start_dte))?;
         out.put(&opt_u32(self.placement.map(|p| p.1)))?;
@@ -123,29 +103,6 @@ impl KSnapshot<'_> {
         let sum = out.sum;
         out.put(&sum.to_le_bytes())?;
         out.inner.flush()
-    }
-}
-
-/// An optional `u32` as a flag byte and the value.
-fn opt_u32(v: Option<u32>) -> [u8; 5] {
-    let mut b = [0; 5];
-    if let Some(v) = v {
-        b[0] = 1;
-        b[1..].copy_from_slice(&v.to_le_bytes());
-    }
-    b
-}
-
-/// A writer that keeps the FNV-1a 64 checksum of what went through it.
-struct Hashing<'a> {
-    inner: &'a mut dyn Write,
-    sum: u64,
-}
-
-impl Hashing<'_> {
-    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.sum = fnv(self.sum, bytes);
-        self.inner.write_all(bytes)
     }
 }
 

@@ -2,7 +2,7 @@
 //! arrays go and which checkpoints it keeps ([`KcopRun`]), the snapshot
 //! it hands the sink between levels, and the state it resumes from.
 
-use super::checkpoint::{KCheckpoint, KSnapshot, KcopDue as Due, KcopSink};
+use super::checkpoint::{Due, KCheckpoint, KSnapshot, KcopSink};
 use super::solution::KSolution;
 use super::store::{KcopStorage, Words};
 use crate::error::{Error, Result};

@@ -25,7 +25,7 @@ mod store;
 #[cfg(test)]
 mod naive;
 
-pub use checkpoint::{KCheckpoint, KSnapshot, KcopDue, KcopSink};
+pub use checkpoint::{Due, KCheckpoint, KSnapshot, KcopSink};
 pub use engine::{solve_kcops, solve_kcops_with, KState, KcopOptions};
 pub use levels::KcopRun;
 pub use number::{cop_number, cop_number_of_graph, CopNumber};

@@ -23,16 +23,7 @@ use crate::error::{Error, Result};
 
 const MAGIC: &[u8] = b"RETROGRADE-CHECKPOINT-1\n";
 
-/// What a [`CheckpointSink`] wants at the end of a level.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Due {
-    /// Keep solving.
-    No,
-    /// Save a snapshot, then keep solving.
-    Save,
-    /// Save a snapshot, then stop with [`Error::Stopped`].
-    SaveAndStop,
-}
+pub use crate::snapshot::Due;
 
 /// Receives the bitboard engine's snapshots between levels.
 pub trait CheckpointSink: Sync {
@@ -122,56 +113,8 @@ impl Snapshot<'_> {
     }
 }
 
-pub(crate) fn opt_u32(v: Option<u32>) -> [u8; 5] {
-    let mut b = [0; 5];
-    if let Some(v) = v {
-        b[0] = 1;
-        b[1..].copy_from_slice(&v.to_le_bytes());
-    }
-    b
-}
-
 pub(crate) use crate::hash::{fnv1a as fnv, FNV_START};
-
-/// A writer that keeps the FNV-1a 64 checksum of what went through it
-/// (shared with the band checkpoints of `distributed`).
-pub(crate) struct Hashing<'a> {
-    pub(crate) inner: &'a mut dyn Write,
-    pub(crate) sum: u64,
-}
-
-impl<'a> Hashing<'a> {
-    pub(crate) fn new(inner: &'a mut dyn Write) -> Hashing<'a> {
-        Hashing {
-            inner,
-            sum: FNV_START,
-        }
-    }
-
-    /// Writes what every kind of checkpoint file starts with: `magic`,
-    /// then the fingerprint's (name, value) pairs, as
-    /// [`decode_checked`] reads them back.
-    pub(crate) fn put_header(
-        &mut self,
-        magic: &[u8],
-        fingerprint: &[(String, String)],
-    ) -> std::io::Result<()> {
-        self.put(magic)?;
-        self.put(&(fingerprint.len() as u32).to_le_bytes())?;
-        for (name, value) in fingerprint {
-            for s in [name, value] {
-                self.put(&(s.len() as u32).to_le_bytes())?;
-                self.put(s.as_bytes())?;
-            }
-        }
-        Ok(())
-    }
-
-    pub(crate) fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.sum = fnv(self.sum, bytes);
-        self.inner.write_all(bytes)
-    }
-}
+pub(crate) use crate::snapshot::{opt_u32, Hashing};
 
 /// A decoded checkpoint to resume from
 /// ([`SolveOptions::with_resume`](super::SolveOptions::with_resume)).

@@ -9,8 +9,8 @@
 use std::path::{Path, PathBuf};
 
 use retrograde::copnumber::{
-    kcop_memory_for, kcop_plan, solve_kcops, solve_kcops_with, KArena, KCheckpoint, KSnapshot,
-    KSolution, KState, KcopDue as Due, KcopOptions, KcopRun, KcopSink, KcopStorage,
+    kcop_memory_for, kcop_plan, solve_kcops, solve_kcops_with, Due, KArena, KCheckpoint, KSnapshot,
+    KSolution, KState, KcopOptions, KcopRun, KcopSink, KcopStorage,
 };
 use retrograde::{Arena as GameArena, Game, KCops, Turn};
 

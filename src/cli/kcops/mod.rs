@@ -15,13 +15,12 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use retrograde::{
     load_edge_list, load_map, looks_like_graph6, parse_graph6, plan_storage, solve, verify_kcops,
-    verify_observed, Arena, Backing, Board, Coord, Engine, Game, KCops, Placement, Solution,
-    SolveOptions,
+    verify_observed, Arena, Board, Coord, Engine, Game, KCops, Placement, Solution, SolveOptions,
 };
 
 use self::output::{dump, print_text, Report, Solved};
 use super::common::{worker_pool, EngineConfig, GameArgs, UsageError, VERTEX};
-use super::output::{print_plan, PlanReport, VerifyReport};
+use super::output::{PlanReport, VerifyReport};
 use super::progress::Reporter;
 use super::solve::SolveArgs;
 use super::Failure;
@@ -248,55 +247,29 @@ fn plan(
     dte_table: bool,
     config: &EngineConfig,
 ) -> Result<i32, Failure> {
-    let mut report = PlanReport {
-        map: args.map.display().to_string(),
-        states: game.state_count(),
-        engine: config.engine.as_str(),
-        bytes: 0,
-        resident: 0,
-        scratch: None,
-        fits: false,
-        refused: None,
-    };
+    let mut report = PlanReport::new(
+        args.map.display().to_string(),
+        game.state_count(),
+        config.engine.as_str(),
+    );
     let planned = if config.engine == Engine::Bitboard {
         let arena = retrograde::copnumber::KArena::from_arena(game.arena());
         bits::place(&arena, game.cops() as usize, dte_table, config).map(|(storage, plan)| {
-            report.bytes = plan.needed;
-            report.resident = plan.in_memory();
-            report.scratch = storage
-                .scratch
-                .filter(|_| plan.scratch > 0)
-                .map(|d| d.display().to_string());
+            let scratch = storage.scratch.filter(|_| plan.scratch > 0);
+            (
+                plan.needed,
+                plan.in_memory(),
+                scratch.map(|d| d.display().to_string()),
+            )
         })
     } else {
         let options = SolveOptions::new(config.engine)
             .with_threads(config.threads)
             .with_dte_table(dte_table);
-        plan_storage(game, &options, &config.limits()).map(|plan| {
-            report.bytes = plan.estimate.total();
-            report.resident = plan.resident;
-            report.scratch = match &plan.backing {
-                Backing::Memory => None,
-                Backing::Scratch(dir) => Some(dir.display().to_string()),
-            };
-        })
+        plan_storage(game, &options, &config.limits()).map(|p| PlanReport::figures(&p))
     };
-    match planned {
-        Ok(()) => report.fits = true,
-        Err(e @ (retrograde::Error::TooLarge { .. } | retrograde::Error::Unsupported { .. })) => {
-            report.refused = Some(e.to_string());
-        }
-        Err(e) => return Err(e.into()),
-    }
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    if args.json {
-        serde_json::to_writer(&mut out, &super::schema::versioned(&report))?;
-        writeln!(out)?;
-    } else {
-        print_plan(&mut out, &report)?;
-    }
-    Ok(if report.fits { 0 } else { super::EXIT_INPUT })
+    report.settle(planned)?;
+    Ok(report.print(args.json)?)
 }
 
 fn solve_counter(

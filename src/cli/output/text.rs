@@ -203,6 +203,65 @@ pub(crate) struct PlanReport {
     pub(crate) refused: Option<String>,
 }
 
+impl PlanReport {
+    /// A report of `states` states under `engine`, not yet planned.
+    pub(crate) fn new(map: String, states: u64, engine: &'static str) -> PlanReport {
+        PlanReport {
+            map,
+            states,
+            engine,
+            bytes: 0,
+            resident: 0,
+            scratch: None,
+            fits: false,
+            refused: None,
+        }
+    }
+
+    /// Records a plan: `(bytes, resident, scratch folder)` when it fits;
+    /// a refusal (too large, unsupported) as the reason; any other error
+    /// is returned.
+    pub(crate) fn settle(
+        &mut self,
+        planned: retrograde::Result<(u64, u64, Option<String>)>,
+    ) -> retrograde::Result<()> {
+        match planned {
+            Ok((bytes, resident, scratch)) => {
+                (self.bytes, self.resident, self.scratch) = (bytes, resident, scratch);
+                self.fits = true;
+            }
+            Err(
+                e @ (retrograde::Error::TooLarge { .. } | retrograde::Error::Unsupported { .. }),
+            ) => self.refused = Some(e.to_string()),
+            Err(e) => return Err(e),
+        }
+        Ok(())
+    }
+
+    /// The figures of a one-cop or counter-engine storage plan.
+    pub(crate) fn figures(plan: &retrograde::StoragePlan) -> (u64, u64, Option<String>) {
+        let scratch = match &plan.backing {
+            retrograde::Backing::Memory => None,
+            retrograde::Backing::Scratch(dir) => Some(dir.display().to_string()),
+        };
+        (plan.estimate.total(), plan.resident, scratch)
+    }
+
+    /// Prints the report (JSON or a line) to standard output; the exit
+    /// status: 0 when it fits, 2 when the solve would be refused.
+    pub(crate) fn print(&self, json: bool) -> Result<i32> {
+        let stdout = std::io::stdout();
+        let mut out = stdout.lock();
+        if json {
+            serde_json::to_writer(&mut out, &crate::cli::schema::versioned(self))?;
+            writeln!(out)?;
+        } else {
+            print_plan(&mut out, self)?;
+        }
+        Ok(if self.fits { 0 } else { crate::cli::EXIT_INPUT })
+    }
+}
+
 /// One line of text for a [`PlanReport`].
 pub(crate) fn print_plan(out: &mut impl Write, p: &PlanReport) -> std::io::Result<()> {
     let verdict = match &p.refused {

@@ -1,0 +1,73 @@
+//! What every checkpoint encoding shares (the one-cop bitboard engine's
+//! in `solve/checkpoint.rs`, the k-cop engine's in
+//! `copnumber/checkpoint.rs`, the band checkpoints of `distributed`): what
+//! a sink answers between levels ([`Due`]), and the writer that keeps the
+//! file's FNV-1a 64 checksum as it goes, with the common header (magic,
+//! the caller's fingerprint). A top-level module, so that `copnumber`
+//! needs nothing from `solve` (the engines there use the games, which use
+//! `copnumber`'s ranking).
+
+use std::io::Write;
+
+use crate::hash::{fnv1a as fnv, FNV_START};
+
+/// What a checkpoint sink wants at the end of a level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Due {
+    /// Keep solving.
+    No,
+    /// Save a snapshot, then keep solving.
+    Save,
+    /// Save a snapshot, then stop with
+    /// [`Error::Stopped`](crate::Error::Stopped).
+    SaveAndStop,
+}
+
+/// An optional `u32` as a flag byte and the value.
+pub(crate) fn opt_u32(v: Option<u32>) -> [u8; 5] {
+    let mut b = [0; 5];
+    if let Some(v) = v {
+        b[0] = 1;
+        b[1..].copy_from_slice(&v.to_le_bytes());
+    }
+    b
+}
+
+/// A writer that keeps the FNV-1a 64 checksum of what went through it.
+pub(crate) struct Hashing<'a> {
+    pub(crate) inner: &'a mut dyn Write,
+    pub(crate) sum: u64,
+}
+
+impl<'a> Hashing<'a> {
+    pub(crate) fn new(inner: &'a mut dyn Write) -> Hashing<'a> {
+        Hashing {
+            inner,
+            sum: FNV_START,
+        }
+    }
+
+    /// Writes what every kind of checkpoint file starts with: `magic`,
+    /// then the fingerprint's (name, value) pairs (each a `u32` length and
+    /// its bytes), as the readers read them back.
+    pub(crate) fn put_header(
+        &mut self,
+        magic: &[u8],
+        fingerprint: &[(String, String)],
+    ) -> std::io::Result<()> {
+        self.put(magic)?;
+        self.put(&(fingerprint.len() as u32).to_le_bytes())?;
+        for (name, value) in fingerprint {
+            for s in [name, value] {
+                self.put(&(s.len() as u32).to_le_bytes())?;
+                self.put(s.as_bytes())?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.sum = fnv(self.sum, bytes);
+        self.inner.write_all(bytes)
+    }
+}
