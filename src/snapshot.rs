@@ -70,4 +70,28 @@ impl<'a> Hashing<'a> {
         self.sum = fnv(self.sum, bytes);
         self.inner.write_all(bytes)
     }
+
+    /// Writes `items`, each already as its little-endian bytes, through a
+    /// buffer of 64 KiB (an array of any length, never copied whole).
+    pub(crate) fn put_all<const N: usize>(
+        &mut self,
+        items: impl Iterator<Item = [u8; N]>,
+    ) -> std::io::Result<()> {
+        let mut buf = Vec::with_capacity(1 << 16);
+        for item in items {
+            buf.extend_from_slice(&item);
+            if buf.len() >= 1 << 16 {
+                self.put(&buf)?;
+                buf.clear();
+            }
+        }
+        self.put(&buf)
+    }
+
+    /// Ends the file: the checksum of everything written, then a flush.
+    pub(crate) fn finish(mut self) -> std::io::Result<()> {
+        let sum = self.sum;
+        self.put(&sum.to_le_bytes())?;
+        self.inner.flush()
+    }
 }

@@ -79,30 +79,19 @@ impl KSnapshot<'_> {
         for v in self.shape {
             out.put(&v.to_le_bytes())?;
         }
-        let mut buf = Vec::with_capacity(1 << 16);
         for set in self.sets {
             out.put(&(set.len() as u64).to_le_bytes())?;
-            for chunk in set.chunks(8192) {
-                buf.clear();
-                buf.extend(chunk.iter().flat_map(|w| w.to_le_bytes()));
-                out.put(&buf)?;
-            }
+            out.put_all(set.iter().map(|w| w.to_le_bytes()))?;
         }
         match self.dte {
             None => out.put(&[0])?,
             Some(table) => {
                 out.put(&[1])?;
                 out.put(&(table.len() as u64).to_le_bytes())?;
-                for chunk in table.chunks(32768) {
-                    buf.clear();
-                    buf.extend(chunk.iter().flat_map(|d| d.to_le_bytes()));
-                    out.put(&buf)?;
-                }
+                out.put_all(table.iter().map(|d| d.to_le_bytes()))?;
             }
         }
-        let sum = out.sum;
-        out.put(&sum.to_le_bytes())?;
-        out.inner.flush()
+        out.finish()
     }
 }
 

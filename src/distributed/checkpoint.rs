@@ -133,34 +133,19 @@ impl BandSnapshot<'_> {
         for word in [self.range.start, self.range.end] {
             out.put(&word.to_le_bytes())?;
         }
-        let mut buf = Vec::with_capacity(1 << 16);
         out.put(&(self.cells.len() as u64).to_le_bytes())?;
-        for chunk in self.cells.chunks(1 << 16) {
-            buf.clear();
-            buf.extend(chunk.iter().map(|c| c.load(Relaxed)));
-            out.put(&buf)?;
-        }
+        out.put_all(self.cells.iter().map(|c| [c.load(Relaxed)]))?;
         out.put(&(self.frontier.len() as u64).to_le_bytes())?;
-        for chunk in self.frontier.chunks(8192) {
-            buf.clear();
-            buf.extend(chunk.iter().flat_map(|w| w.load(Relaxed).to_le_bytes()));
-            out.put(&buf)?;
-        }
+        out.put_all(self.frontier.iter().map(|w| w.load(Relaxed).to_le_bytes()))?;
         match self.dte {
             None => out.put(&[0])?,
             Some(table) => {
                 out.put(&[1])?;
                 out.put(&(table.len() as u64).to_le_bytes())?;
-                for chunk in table.chunks(16384) {
-                    buf.clear();
-                    buf.extend(chunk.iter().flat_map(|d| d.load(Relaxed).to_le_bytes()));
-                    out.put(&buf)?;
-                }
+                out.put_all(table.iter().map(|d| d.load(Relaxed).to_le_bytes()))?;
             }
         }
-        let sum = out.sum;
-        out.put(&sum.to_le_bytes())?;
-        out.inner.flush()
+        out.finish()
     }
 }
 

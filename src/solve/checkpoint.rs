@@ -83,33 +83,18 @@ impl Snapshot<'_> {
         out.put(&s.cells.to_le_bytes())?;
         out.put(&s.row_words.to_le_bytes())?;
         out.put(&(self.words.len() as u64).to_le_bytes())?;
-        let mut buf = Vec::with_capacity(1 << 16);
-        for chunk in self.words.chunks(8192) {
-            buf.clear();
-            buf.extend(chunk.iter().flat_map(|w| w.to_le_bytes()));
-            out.put(&buf)?;
-        }
+        out.put_all(self.words.iter().map(|w| w.to_le_bytes()))?;
         out.put(&(self.spans.len() as u64).to_le_bytes())?;
-        for chunk in self.spans.chunks(4096) {
-            buf.clear();
-            buf.extend(chunk.iter().flatten().flat_map(|w| w.to_le_bytes()));
-            out.put(&buf)?;
-        }
+        out.put_all(self.spans.iter().flatten().map(|w| w.to_le_bytes()))?;
         match self.dte {
             None => out.put(&[0])?,
             Some(table) => {
                 out.put(&[1])?;
                 out.put(&(table.len() as u64).to_le_bytes())?;
-                for chunk in table.chunks(16384) {
-                    buf.clear();
-                    buf.extend(chunk.iter().flat_map(|d| d.load(Relaxed).to_le_bytes()));
-                    out.put(&buf)?;
-                }
+                out.put_all(table.iter().map(|d| d.load(Relaxed).to_le_bytes()))?;
             }
         }
-        let sum = out.sum;
-        out.put(&sum.to_le_bytes())?;
-        out.inner.flush()
+        out.finish()
     }
 }
 
