@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use super::{Position, RatedMove, Tablebase};
+use super::{Position, Probe, RatedMove, Tablebase};
 use crate::error::Result;
 use crate::game::{Game, Initial};
 use crate::{Outcome, Turn};
@@ -26,27 +26,21 @@ impl Tablebase {
 
     /// Rated moves with their successor states, best first.
     fn rated_successors(&self, s: u64) -> Result<Vec<(u64, RatedMove)>> {
-        if matches!(self.game.initial(s), Initial::Decided(_)) {
-            return Ok(Vec::new());
-        }
-        let mut next = Vec::with_capacity(9);
-        self.game.for_each_successor(s, |t| next.push(t));
         let mover = self.game.decode(s).2;
-        let mut moves = Vec::with_capacity(next.len());
-        for t in next {
-            let after = self.probe_state(t)?;
-            let p = self.position_of(t);
-            moves.push((
-                t,
+        rate_successors(
+            &self.game,
+            s,
+            |t| self.probe_state(t),
+            |t, after| {
+                let p = self.position_of(t);
                 RatedMove {
                     to: if mover == Turn::Cop { p.cop } else { p.thief },
                     value: after.value.flip(),
                     dte: after.dte,
-                },
-            ));
-        }
-        moves.sort_by_key(|(_, m)| (rank(m.value, m.dte), m.to));
-        Ok(moves)
+                }
+            },
+            |m| (rank(m.value, m.dte), m.to),
+        )
     }
 
     /// The game from `pos` under optimal play (each side plays its best
@@ -58,22 +52,60 @@ impl Tablebase {
     /// # Errors
     /// As [`Tablebase::probe`].
     pub fn optimal_game(&self, pos: &Position, max_plies: usize) -> Result<Vec<Position>> {
-        let mut s = self.state(pos)?;
-        let mut seen = HashSet::new();
-        seen.insert(s);
-        let mut game = vec![*pos];
-        while game.len() <= max_plies {
-            let Some(&(t, _)) = self.rated_successors(s)?.first() else {
-                break;
-            };
-            game.push(self.position_of(t));
-            if !seen.insert(t) {
-                break;
-            }
-            s = t;
-        }
-        Ok(game)
+        let line = optimal_line(self.state(pos)?, max_plies, |s| {
+            Ok(self.rated_successors(s)?.first().map(|&(t, _)| t))
+        })?;
+        Ok(line.into_iter().map(|s| self.position_of(s)).collect())
     }
+}
+
+/// Every successor of a non-terminal state `s` of `game` with its move
+/// rated by `rate` (from the successor's probe), sorted best first by
+/// `key`; none from a terminal state. What one-cop and several-cops
+/// tables share: only the move's shape and its tie-break differ.
+pub(super) fn rate_successors<G: Game, M, K: Ord>(
+    game: &G,
+    s: u64,
+    probe: impl Fn(u64) -> Result<Probe>,
+    rate: impl Fn(u64, Probe) -> M,
+    key: impl Fn(&M) -> K,
+) -> Result<Vec<(u64, M)>> {
+    if matches!(game.initial(s), Initial::Decided(_)) {
+        return Ok(Vec::new());
+    }
+    let mut next = Vec::with_capacity(9);
+    game.for_each_successor(s, |t| next.push(t));
+    let mut moves = Vec::with_capacity(next.len());
+    for t in next {
+        moves.push((t, rate(t, probe(t)?)));
+    }
+    moves.sort_by_cached_key(|(_, m)| key(m));
+    Ok(moves)
+}
+
+/// The states of the game from `s` when every side plays `best`'s move:
+/// ending where there is none (a terminal state), at the first repeated
+/// state (included, so a draw shows its cycle), or after `max_plies`
+/// moves.
+pub(super) fn optimal_line(
+    mut s: u64,
+    max_plies: usize,
+    best: impl Fn(u64) -> Result<Option<u64>>,
+) -> Result<Vec<u64>> {
+    let mut seen = HashSet::new();
+    seen.insert(s);
+    let mut line = vec![s];
+    while line.len() <= max_plies {
+        let Some(t) = best(s)? else {
+            break;
+        };
+        line.push(t);
+        if !seen.insert(t) {
+            break;
+        }
+        s = t;
+    }
+    Ok(line)
 }
 
 /// Sort key of a rated move, best first: wins by fastest, then draws, then

@@ -8,14 +8,12 @@
 //! (`format/`), over the k-cop state index `(rank(cops) * n + thief) * 2 +
 //! turn`: a distance-coding row is one cop multiset's `2 * n` states.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::reader::{table_error, Kind, Raw};
 use super::{CheckReport, Probe};
 use crate::error::{Error, Result};
 use crate::format::Coord;
-use crate::game::{Game, Initial};
 use crate::{Counts, Dte, Grid, KCops, Outcome, Rules, Turn};
 use write::game_of;
 pub use write::{write_kcops_tablebase, write_kcops_tablebase_bits};
@@ -356,31 +354,23 @@ impl KTablebase {
     }
 
     fn rated_successors(&self, s: u64) -> Result<Vec<(u64, KRatedMove)>> {
-        if matches!(self.game.initial(s), Initial::Decided(_)) {
-            return Ok(Vec::new());
-        }
-        let mut next = Vec::new();
-        self.game.for_each_successor(s, |t| next.push(t));
-        let mut moves = Vec::with_capacity(next.len());
-        for t in next {
-            let after = self.probe_state(t)?;
-            moves.push((
-                t,
-                KRatedMove {
-                    to: self.position_of(t),
-                    value: after.value.flip(),
-                    dte: after.dte,
-                },
-            ));
-        }
-        moves.sort_by(|(_, a), (_, b)| {
-            (super::moves::rank(a.value, a.dte), &a.to.cops, a.to.thief).cmp(&(
-                super::moves::rank(b.value, b.dte),
-                &b.to.cops,
-                b.to.thief,
-            ))
-        });
-        Ok(moves)
+        super::moves::rate_successors(
+            &self.game,
+            s,
+            |t| self.probe_state(t),
+            |t, after| KRatedMove {
+                to: self.position_of(t),
+                value: after.value.flip(),
+                dte: after.dte,
+            },
+            |m| {
+                (
+                    super::moves::rank(m.value, m.dte),
+                    m.to.cops.clone(),
+                    m.to.thief,
+                )
+            },
+        )
     }
 
     /// The game from `pos` under optimal play, as
@@ -391,21 +381,10 @@ impl KTablebase {
     /// # Errors
     /// As [`KTablebase::probe`].
     pub fn optimal_game(&self, pos: &KPosition, max_plies: usize) -> Result<Vec<KPosition>> {
-        let mut s = self.state(pos)?;
-        let mut seen = HashSet::new();
-        seen.insert(s);
-        let mut game = vec![self.position_of(s)];
-        while game.len() <= max_plies {
-            let Some(&(t, _)) = self.rated_successors(s)?.first() else {
-                break;
-            };
-            game.push(self.position_of(t));
-            if !seen.insert(t) {
-                break;
-            }
-            s = t;
-        }
-        Ok(game)
+        let line = super::moves::optimal_line(self.state(pos)?, max_plies, |s| {
+            Ok(self.rated_successors(s)?.first().map(|&(t, _)| t))
+        })?;
+        Ok(line.into_iter().map(|s| self.position_of(s)).collect())
     }
 
     /// Verifies every block: checksum, decoding, value codes, counts.
