@@ -2,6 +2,7 @@
 //! reader on maps and graphs, both engines' tables equal, refused rules.
 
 use super::*;
+use crate::game::Game;
 use crate::{parse_map, solve, Arena, Board, Engine, Placement, SolveOptions};
 
 fn round_trip(game: &KCops, rules: Rules, dte: bool) {
