@@ -11,7 +11,7 @@ use retrograde::{KPosition, KTablebase, Turn};
 use serde_json::{json, Value};
 
 use super::params::{parse_coord, parse_count, parse_turn, Params};
-use super::{bad, ApiError, TurnKey};
+use super::{bad, game_end, ApiError, TurnKey};
 use crate::cli::ktable::{cell_json, kposition_json};
 
 /// A several-cops position as a cache key: the cops ascending (they are
@@ -292,24 +292,16 @@ impl KTable {
             positions.push(v);
         }
         let (last, before) = game.split_last().unwrap_or((&start, &[]));
-        let end = if last.cops.contains(&last.thief) {
-            "capture"
-        } else if tb.is_exit(last.thief) {
-            "escape"
-        } else if before.contains(last) {
-            match positions.last().map(|v| v["value"] == "draw") {
-                Some(false) => "no-distances",
-                _ => "repetition",
-            }
-        } else if tb
-            .rated_moves(last)
-            .map_err(|e| self.failed(&e))?
-            .is_empty()
-        {
-            "stuck"
-        } else {
-            "limit"
-        };
+        let end = game_end(
+            last.cops.contains(&last.thief),
+            tb.is_exit(last.thief),
+            before.contains(last),
+            &positions,
+            || {
+                let moves = tb.rated_moves(last).map_err(|e| self.failed(&e))?;
+                Ok(moves.is_empty())
+            },
+        )?;
         let body = json!({
             "schema": 1,
             "table": self.name,

@@ -397,6 +397,35 @@ fn several(
     })
 }
 
+/// How a played game ended, as `/api/play` names it: the thief
+/// `captured` or `escaped`, the last position `repeated` (a draw's cycle;
+/// `"no-distances"` when `positions`' last value is decided, since only a
+/// table without distances lets a decided game cycle), the mover
+/// `stuck` (asked last: it rates the position's moves), else the ply
+/// limit. Shared by one-cop and several-cops tables.
+fn game_end(
+    captured: bool,
+    escaped: bool,
+    repeated: bool,
+    positions: &[Value],
+    stuck: impl FnOnce() -> Result<bool, ApiError>,
+) -> Result<&'static str, ApiError> {
+    Ok(if captured {
+        "capture"
+    } else if escaped {
+        "escape"
+    } else if repeated {
+        match positions.last().map(|v| v["value"] == "draw") {
+            Some(false) => "no-distances",
+            _ => "repetition",
+        }
+    } else if stuck()? {
+        "stuck"
+    } else {
+        "limit"
+    })
+}
+
 /// `/api/play`'s `max`, or its default.
 fn max_plies(params: &Params<'_>) -> Result<usize, ApiError> {
     match params.get("max") {

@@ -8,7 +8,7 @@ use retrograde::{Coord, Outcome, Position, Tablebase, Turn};
 use serde_json::{json, Value};
 
 use super::params::{parse_coord, parse_turn, Params};
-use super::{bad, ApiError, Fixed, PositionKey, TurnKey};
+use super::{bad, game_end, ApiError, Fixed, PositionKey, TurnKey};
 
 /// One served table.
 pub(in crate::cli::serve) struct Table {
@@ -190,30 +190,18 @@ impl Table {
         }
         // The game holds at least its start.
         let (last, before) = game.split_last().unwrap_or((&start, &[]));
-        let end = if last.cop == last.thief {
-            "capture"
-        } else if tb.is_exit(last.thief) {
-            "escape"
-        } else if before
-            .iter()
-            .any(|p| p.cop == last.cop && p.thief == last.thief && p.turn == last.turn)
-        {
-            // Only a draw repeats under play by distances; on a table
-            // without them a decided game can cycle, and calling that a
-            // draw would contradict the table.
-            match positions.last().map(|v| v["value"] == "draw") {
-                Some(false) => "no-distances",
-                _ => "repetition",
-            }
-        } else if tb
-            .rated_moves(last)
-            .map_err(|e| self.failed(&e))?
-            .is_empty()
-        {
-            "stuck"
-        } else {
-            "limit"
-        };
+        let end = game_end(
+            last.cop == last.thief,
+            tb.is_exit(last.thief),
+            before
+                .iter()
+                .any(|p| p.cop == last.cop && p.thief == last.thief && p.turn == last.turn),
+            &positions,
+            || {
+                let moves = tb.rated_moves(last).map_err(|e| self.failed(&e))?;
+                Ok(moves.is_empty())
+            },
+        )?;
         let body = json!({
             "schema": 1,
             "table": self.name,
