@@ -346,25 +346,22 @@ impl Region {
     /// exclusive use (the bit-parallel engine splits them among workers by
     /// disjoint ranges, so it needs no atomic instructions).
     pub(crate) fn words_mut(&mut self) -> &mut [u64] {
-        debug_assert_eq!(self.len % 8, 0);
-        debug_assert_eq!(self.map.as_ptr() as usize % 8, 0);
-        // SAFETY: the mapping is page aligned (so aligned for u64), at
-        // least `len` bytes long and lives as long as `self`; every bit
-        // pattern is a valid u64. The `&mut self` borrow excludes every
-        // other view (`atomics` borrows `self` shared) for the lifetime of
-        // the returned slice, so the slice is the only alias.
-        unsafe { std::slice::from_raw_parts_mut(self.map.as_mut_ptr().cast::<u64>(), self.len / 8) }
+        self.plain_mut()
     }
 
     /// Views the region as plain integers for exclusive use (the k-cop
-    /// engine's bitsets and distance table, `copnumber/store.rs`).
+    /// engine's bitsets and distance table, `copnumber/store.rs`; the
+    /// bit-parallel engine's words through [`Region::words_mut`]).
     pub(crate) fn plain_mut<T: Plain>(&mut self) -> &mut [T] {
         let size = std::mem::size_of::<T>();
         debug_assert_eq!(self.len % size, 0);
-        // SAFETY: as `words_mut`: the mapping is page aligned (so aligned
-        // for any integer), at least `len` bytes long and lives as long as
-        // `self`; every bit pattern is a valid `T` (the `Plain` contract);
-        // the `&mut self` borrow makes the slice the only alias.
+        debug_assert_eq!(self.map.as_ptr() as usize % std::mem::align_of::<T>(), 0);
+        // SAFETY: the mapping is page aligned (so aligned for any
+        // integer), at least `len` bytes long and lives as long as `self`;
+        // every bit pattern is a valid `T` (the `Plain` contract). The
+        // `&mut self` borrow excludes every other view (`atomics` borrows
+        // `self` shared) for the lifetime of the returned slice, so the
+        // slice is the only alias.
         unsafe {
             std::slice::from_raw_parts_mut(self.map.as_mut_ptr().cast::<T>(), self.len / size)
         }
