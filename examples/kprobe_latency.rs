@@ -11,7 +11,8 @@
 //! pages are dropped from the page cache first (`posix_fadvise`). With
 //! `--fresh` the table is opened again (untimed) before every position, so
 //! no decoded block is reused: every probe and query decodes the blocks it
-//! reads, the worst case.
+//! reads, the worst case. Then a tenth as many heatmaps: random cops
+//! fixed, every thief cell probed.
 
 use std::time::Instant;
 
@@ -94,6 +95,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         queries.len(),
         spread(&mut queries),
         spread(&mut queries_cpu)
+    );
+    // Heatmaps: every thief cell with the cops fixed (what `serve` shows
+    // beside a position, and `render --cop ... --cop ...`), a tenth as
+    // many as the positions, on the cache the queries left.
+    let (mut maps, mut maps_cpu) = (Vec::new(), Vec::new());
+    for _ in 0..(count / 10).max(1) {
+        let cops: Vec<u32> = (0..k).map(|_| (splitmix(&mut seed) % n) as u32).collect();
+        let turn = if splitmix(&mut seed) & 1 == 0 {
+            Turn::Cop
+        } else {
+            Turn::Thief
+        };
+        let (c, t) = (thread_cpu(), Instant::now());
+        for thief in 0..n as u32 {
+            tb.probe(&tb.position(&cops, thief, turn)?)?;
+        }
+        maps.push(t.elapsed().as_secs_f64() * 1e6);
+        maps_cpu.push((thread_cpu() - c) * 1e6);
+    }
+    println!(
+        "{} heatmaps ({n} probes each): wall {}; thread CPU {}",
+        maps.len(),
+        spread(&mut maps),
+        spread(&mut maps_cpu)
     );
     Ok(())
 }

@@ -105,6 +105,62 @@ impl KSolution {
         (outcome, dte)
     }
 
+    /// Packed 2-bit values of the states `range` (state `range.start + i`
+    /// at bits `2 (i % 4)` of byte `i / 4`; 0 draw, 1 win, 2 loss for the
+    /// player to move): what a table's values block holds. The cells and
+    /// turns are stepped, not divided out per state, since a table's writer
+    /// reads every state.
+    pub(crate) fn fill_value_codes(&self, range: std::ops::Range<u64>, out: &mut [u8]) {
+        out.fill(0);
+        let n = self.n as u64;
+        let (mut r, mut t) = (
+            ((range.start >> 1) / n) as usize,
+            ((range.start >> 1) % n) as usize,
+        );
+        let mut thief_moves = range.start & 1 == 1;
+        let bit = |v: &[u64], r: usize, t: usize| {
+            !v.is_empty() && v[r * self.words + t / 64] >> (t % 64) & 1 == 1
+        };
+        for i in 0..(range.end - range.start) as usize {
+            let (win, loss) = if thief_moves {
+                (bit(&self.tw, r, t), bit(&self.tl, r, t))
+            } else {
+                (bit(&self.cw, r, t), bit(&self.cl, r, t))
+            };
+            let code = if win {
+                Outcome::Win
+            } else if loss {
+                Outcome::Loss
+            } else {
+                Outcome::Draw
+            };
+            out[i / 4] |= (code as u8) << (2 * (i % 4));
+            if thief_moves {
+                t += 1;
+                if t == self.n {
+                    t = 0;
+                    r += 1;
+                }
+            }
+            thief_moves = !thief_moves;
+        }
+    }
+
+    /// Distances to end of the states `range` in plies, 0 where none is
+    /// stored (draws), as a table's distance block holds them; all 0
+    /// without a distance table.
+    pub(crate) fn fill_distances(&self, range: std::ops::Range<u64>, out: &mut [u16]) {
+        match &self.dte {
+            Some(d) => {
+                let from = &d[range.start as usize..range.end as usize];
+                for (o, &v) in out.iter_mut().zip(from) {
+                    *o = if v == u16::MAX { 0 } else { v };
+                }
+            }
+            None => out.fill(0),
+        }
+    }
+
     /// Whether a per-state distance table was kept.
     #[must_use]
     pub fn has_dte_table(&self) -> bool {

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use super::{draw_heatmap, draw_overview, for_cop, turn_name, Image, MapView};
 use crate::error::{Error, Result};
 use crate::format::Coord;
-use crate::{Grid, KTablebase, Outcome, Turn};
+use crate::{Grid, KTablebase, Outcome, Probe, Turn};
 
 /// A several-cops table's map, for the drawing code.
 struct KMap<'a> {
@@ -194,8 +194,9 @@ pub fn kcop_win_shares_fixed(
             let (mut wins, mut others) = (0u32, 0u32);
             for t in (0..n).filter(|t| !all.contains(t)) {
                 others += 1;
-                let p = tb.probe_state(tb.game().state(&all, t, turn))?;
-                if for_cop(&p, turn) == Outcome::Win {
+                // Values only: the shares need no distance blocks.
+                let value = tb.value_state(tb.game().state(&all, t, turn))?;
+                if for_cop(&Probe { value, dte: None }, turn) == Outcome::Win {
                     wins += 1;
                 }
             }

@@ -41,7 +41,7 @@ pub(super) fn check_raw(raw: &Raw) -> Result<()> {
     let states = raw.trailer.states;
     let per = raw.body.value_block_states;
     for b in 0..raw.blocks(Kind::Values) {
-        let data = raw.decode(Kind::Values, b)?;
+        let data = raw.decode_values(b)?;
         let first = b * per;
         let len = (states - first).min(per) as usize;
         for i in 0..len {
@@ -55,7 +55,7 @@ pub(super) fn check_raw(raw: &Raw) -> Result<()> {
         }
     }
     for b in 0..raw.blocks(Kind::Distances) {
-        raw.decode(Kind::Distances, b)?;
+        raw.decode_distances(b)?;
     }
     let c = raw.trailer.counts;
     if [counts[1], counts[2], counts[0]] != [c.win, c.loss, c.draw] {

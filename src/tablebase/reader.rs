@@ -62,11 +62,28 @@ pub(crate) struct Raw {
     shared: SharedBlocks,
 }
 
+/// A decoded block: packed 2-bit values, or distances (kept as u16s, so a
+/// decoded distance block is not copied again into bytes).
+pub(crate) enum Block {
+    Values(Vec<u8>),
+    Distances(Vec<u16>),
+}
+
+impl Block {
+    /// Bytes it holds (the shared cache's budget counts these).
+    fn bytes(&self) -> usize {
+        match self {
+            Block::Values(v) => v.len(),
+            Block::Distances(d) => 2 * d.len(),
+        }
+    }
+}
+
 /// A decoded block in the per-thread cache.
 struct Cached {
     table: u64,
     block: u64,
-    data: Arc<Vec<u8>>,
+    data: Arc<Block>,
 }
 
 /// Bytes of decoded blocks a table keeps for all threads. The moves of one
@@ -85,7 +102,7 @@ struct SharedBlocks {
 
 #[derive(Default)]
 struct Shard {
-    blocks: HashMap<(u8, u64), Arc<Vec<u8>>>,
+    blocks: HashMap<(u8, u64), Arc<Block>>,
     order: VecDeque<(u8, u64)>,
     bytes: usize,
 }
@@ -106,25 +123,25 @@ impl SharedBlocks {
             .unwrap_or_else(|e| e.into_inner())
     }
 
-    fn get(&self, key: (u8, u64)) -> Option<Arc<Vec<u8>>> {
+    fn get(&self, key: (u8, u64)) -> Option<Arc<Block>> {
         self.shard(key).blocks.get(&key).cloned()
     }
 
-    fn insert(&self, key: (u8, u64), data: Arc<Vec<u8>>) {
+    fn insert(&self, key: (u8, u64), data: Arc<Block>) {
         let budget = SHARED_CACHE_BYTES / SHARDS;
         let mut shard = self.shard(key);
         if shard.blocks.contains_key(&key) {
             return;
         }
-        while shard.bytes + data.len() > budget {
+        while shard.bytes + data.bytes() > budget {
             let Some(old) = shard.order.pop_front() else {
                 break;
             };
             if let Some(dropped) = shard.blocks.remove(&old) {
-                shard.bytes -= dropped.len();
+                shard.bytes -= dropped.bytes();
             }
         }
-        shard.bytes += data.len();
+        shard.bytes += data.bytes();
         shard.order.push_back(key);
         shard.blocks.insert(key, data);
     }
@@ -358,8 +375,24 @@ impl Raw {
         }
     }
 
+    /// Checks and decodes values block `b`: packed 2-bit values.
+    pub(crate) fn decode_values(&self, b: u64) -> Result<Vec<u8>> {
+        match self.decode(Kind::Values, b)? {
+            Block::Values(v) => Ok(v),
+            Block::Distances(_) => unreachable!("a values block decodes to values"),
+        }
+    }
+
+    /// Checks and decodes distance block `b`.
+    pub(crate) fn decode_distances(&self, b: u64) -> Result<Vec<u16>> {
+        match self.decode(Kind::Distances, b)? {
+            Block::Distances(d) => Ok(d),
+            Block::Values(_) => unreachable!("a distance block decodes to distances"),
+        }
+    }
+
     /// Checks and decodes block `b` of `kind`.
-    pub(crate) fn decode(&self, kind: Kind, b: u64) -> Result<Vec<u8>> {
+    fn decode(&self, kind: Kind, b: u64) -> Result<Block> {
         let e = self.entries(kind)[b as usize];
         let location = format!("block {b} ({}, offset {})", kind.name(), e.offset);
         let mut buf = vec![0u8; e.len as usize];
@@ -391,7 +424,7 @@ impl Raw {
                 })
                 .map_err(|e| self.error(&location, format!("cannot decompress: {e}")))
         };
-        let cells = self.body.exits.len();
+        let row = self.body.dte_row();
         if kind == Kind::Distances && self.version >= 3 {
             // Runs and residual bytes: their length is the frame's to say,
             // within what a block of these states can hold.
@@ -413,9 +446,9 @@ impl Raw {
                 }
             };
             let data = decompress(size)?;
-            let d = decode_dte(&data, states, 2 * cells)
+            let d = decode_dte(&data, states, row)
                 .map_err(|m| self.error(&location, format!("damaged distances: {m}")))?;
-            return Ok(le_bytes(&d));
+            return Ok(Block::Distances(d));
         }
         let data = decompress(expected)?;
         if data.len() != expected {
@@ -425,9 +458,9 @@ impl Raw {
             ));
         }
         Ok(match kind {
-            Kind::Values => data,
+            Kind::Values => Block::Values(data),
             // Version 2: residual planes back to distances.
-            Kind::Distances => le_bytes(&decode_dte_v2(&data, 2 * cells)),
+            Kind::Distances => Block::Distances(decode_dte_v2(&data, row)),
         })
     }
 
@@ -438,7 +471,7 @@ impl Raw {
         &self,
         kind: Kind,
         b: u64,
-        f: impl FnOnce(&[u8]) -> T,
+        f: impl FnOnce(&Block) -> T,
     ) -> Result<T> {
         CACHE.with(|cache| {
             let mut cache = cache.borrow_mut();
@@ -472,7 +505,10 @@ impl Raw {
         let per = self.body.value_block_states;
         let local = s - self.first;
         let (b, i) = (local / per, (local % per) as usize);
-        let v = self.with_block(Kind::Values, b, |d| (d[i / 4] >> (2 * (i % 4))) & 3)?;
+        let v = self.with_block(Kind::Values, b, |d| match d {
+            Block::Values(d) => (d[i / 4] >> (2 * (i % 4))) & 3,
+            Block::Distances(_) => unreachable!("values blocks hold values"),
+        })?;
         if v == 3 {
             return Err(self.error(
                 format!("block {b} (values)"),
@@ -487,20 +523,11 @@ impl Raw {
         let per = self.body.dte_block_states;
         let local = s - self.first;
         let (b, i) = (local / per, (local % per) as usize);
-        self.with_block(Kind::Distances, b, |d| {
-            u16::from_le_bytes([d[2 * i], d[2 * i + 1]])
+        self.with_block(Kind::Distances, b, |d| match d {
+            Block::Distances(d) => d[i],
+            Block::Values(_) => unreachable!("distance blocks hold distances"),
         })
     }
-}
-
-/// Distances kept as little-endian u16s (a decoded block is bytes), in a
-/// loop that vectorises.
-fn le_bytes(d: &[u16]) -> Vec<u8> {
-    let mut out = vec![0u8; 2 * d.len()];
-    for (o, x) in out.chunks_exact_mut(2).zip(d) {
-        o.copy_from_slice(&x.to_le_bytes());
-    }
-    out
 }
 
 /// Opens `path` for reading if it is a regular file. The open does not

@@ -82,7 +82,8 @@ fn check_table(dir: &Path, name: &str, args: &[&str], k: usize, per_cell: usize,
     }
     let info = run_status(&["info", t, "--json", "--check"], 0);
     let info: Json = serde_json::from_str(stdout(&info).trim()).unwrap();
-    assert_eq!(info["version"], 4);
+    assert_eq!(info["version"], 5);
+    assert_eq!(info["thief_tile"], info["cells"].as_u64().unwrap().min(8));
     assert_eq!(info["cops"], k);
     assert_eq!(info["distances"], dte);
     assert_eq!(info["states"], states.len());

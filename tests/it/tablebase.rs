@@ -552,7 +552,7 @@ fn cli_save_info_query_and_errors() {
     let o = run(&["info", b], None);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("format version 1, this build reads versions 2 to 4")
+        stderr(&o).contains("format version 1, this build reads versions 2 to 5")
             && stderr(&o).contains("re-create"),
         "{}",
         stderr(&o)

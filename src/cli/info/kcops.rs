@@ -35,6 +35,8 @@ struct KInfoReport {
     /// The start cops (ascending) and thief, if the solve had a start.
     start_cops: Option<Vec<serde_json::Value>>,
     start_thief: Option<serde_json::Value>,
+    /// Thief cells per tile of the file's state order.
+    thief_tile: u32,
     #[serde(flatten)]
     facts: TableFacts,
     checked: bool,
@@ -71,6 +73,7 @@ pub(crate) fn info(args: &InfoArgs, tb: &KTablebase) -> Result<i32, Failure> {
             .as_ref()
             .map(|s| s.cops.iter().map(|&c| cell_json(tb, c)).collect()),
         start_thief: h.start.as_ref().map(|s| cell_json(tb, s.thief)),
+        thief_tile: h.thief_tile,
         facts: TableFacts {
             rules,
             states: h.states,
@@ -123,6 +126,12 @@ pub(crate) fn info(args: &InfoArgs, tb: &KTablebase) -> Result<i32, Failure> {
         )?;
     }
     r.facts.write_lines(&mut out)?;
+    writeln!(
+        out,
+        "order: thief tiles of {} cell{} (by cop multiset within a tile)",
+        r.thief_tile,
+        if r.thief_tile == 1 { "" } else { "s" }
+    )?;
     if args.check {
         writeln!(
             out,

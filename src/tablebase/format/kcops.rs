@@ -1,5 +1,5 @@
-//! The game section of a several-cops table (format version 4), after the
-//! exit bitmap of the header body:
+//! The game section of a several-cops table (format versions 4 and 5),
+//! after the exit bitmap of the header body:
 //!
 //! ```text
 //! kind u8          0: a grid map (the header's grid and rules build the
@@ -8,15 +8,29 @@
 //! cops u32         k, 1 to MAX_COPS
 //! cop speed u32    steps per turn, 1 to MAX_SPEED
 //! thief speed u32
+//! thief tile u32   version 5 only: T >= 1, thief cells per tile (below);
+//!                  version 4 has one tile of every cell
 //! start u8         0: none, 1: k cop cells u32 (ascending), thief cell u32
 //!                  (cell ids: the free cells in row-major order)
 //! graph only:      edge count u32, then each edge u32 u32 (u < v, sorted,
 //!                  no duplicates)
 //! ```
 //!
-//! The header's start fields are `u32::MAX` (none) in version 4: the start
-//! is here, as cell ids. On a graph only the rules' pass and thief-first
-//! bits matter.
+//! The header's start fields are `u32::MAX` (none) in versions 4 and 5:
+//! the start is here, as cell ids. On a graph only the rules' pass and
+//! thief-first bits matter.
+//!
+//! The state order of the blocks ([`StateOrder`]): a state of the game is
+//! `s = (rank(cops) * n + thief) * 2 + turn` ([`KCops`](crate::KCops)'
+//! index, the engines'). The file groups the thief cells in tiles of `T`
+//! consecutive cells (the last one shorter), tile by tile, and within a
+//! tile orders by rank, then thief cell, then turn: with `R` multisets,
+//! tile `j = thief / T` of width `w`, the file index is
+//! `2 T R j + 2 w rank + 2 (thief % T) + turn`. A cops' move keeps the
+//! thief's cell, so the positions one move apart lie in a few blocks of one
+//! tile, where the engines' order spreads them over dozens (a block holds a
+//! few multisets' every thief cell); a thief's move stays within its
+//! multiset, in one or two tiles.
 
 use super::Cursor;
 use crate::games::arena::MAX_SPEED;
@@ -31,6 +45,8 @@ pub(crate) struct KSection {
     pub(crate) cops: u32,
     pub(crate) cop_speed: u32,
     pub(crate) thief_speed: u32,
+    /// Thief cells per tile of the state order (the cells, in version 4).
+    pub(crate) thief_tile: u32,
     /// The start: the cops' cells (ascending) and the thief's cell.
     pub(crate) start: Option<(Vec<u32>, u32)>,
     /// A graph's edges `u < v`, sorted (empty on a map).
@@ -51,7 +67,7 @@ pub(crate) fn state_count(n: u64, k: u32) -> Option<u64> {
 impl KSection {
     pub(crate) fn encode(&self, out: &mut Vec<u8>) {
         out.push(u8::from(self.graph));
-        for v in [self.cops, self.cop_speed, self.thief_speed] {
+        for v in [self.cops, self.cop_speed, self.thief_speed, self.thief_tile] {
             out.extend_from_slice(&v.to_le_bytes());
         }
         match &self.start {
@@ -72,13 +88,14 @@ impl KSection {
         }
     }
 
-    /// Reads and checks the section of a header with `cells` free cells on
-    /// a `rows x cols` grid.
+    /// Reads and checks the section of a format `version` header with
+    /// `cells` free cells on a `rows x cols` grid.
     pub(crate) fn decode(
         c: &mut Cursor<'_>,
         rows: usize,
         cols: usize,
         cells: usize,
+        version: u32,
     ) -> Result<KSection, String> {
         let graph = match c.u8()? {
             0 => false,
@@ -88,6 +105,14 @@ impl KSection {
         let cops = c.u32()?;
         let cop_speed = c.u32()?;
         let thief_speed = c.u32()?;
+        let thief_tile = if version >= 5 {
+            match c.u32()? {
+                0 => return Err("a thief tile of 0 cells, expected 1 or more".into()),
+                t => t,
+            }
+        } else {
+            u32::try_from(cells).unwrap_or(u32::MAX)
+        };
         if !(1..=MAX_COPS).contains(&cops) {
             return Err(format!("{cops} cops, expected 1 to {MAX_COPS}"));
         }
@@ -155,6 +180,7 @@ impl KSection {
             cops,
             cop_speed,
             thief_speed,
+            thief_tile,
             start,
             edges,
         })
@@ -180,27 +206,28 @@ mod tests {
             cops: 2,
             cop_speed: 1,
             thief_speed: 3,
+            thief_tile: 2,
             start: Some((vec![0, 2], 4)),
             edges: vec![(0, 1), (0, 4), (1, 2), (2, 3), (3, 4)],
         };
         let mut bytes = Vec::new();
         s.encode(&mut bytes);
         let mut c = Cursor::new(&bytes, 0);
-        assert_eq!(KSection::decode(&mut c, 1, 5, 5).unwrap(), s);
+        assert_eq!(KSection::decode(&mut c, 1, 5, 5, 5).unwrap(), s);
         assert_eq!(c.pos, bytes.len());
         // Four vertices: the start thief and an edge are off the graph.
         let mut c = Cursor::new(&bytes, 0);
-        assert!(KSection::decode(&mut c, 1, 4, 4).is_err());
+        assert!(KSection::decode(&mut c, 1, 4, 4, 5).is_err());
         let unsorted = KSection {
             edges: vec![(1, 2), (0, 1)],
             ..s.clone()
         };
         let mut bytes = Vec::new();
         unsorted.encode(&mut bytes);
-        let err = KSection::decode(&mut Cursor::new(&bytes, 0), 1, 5, 5).unwrap_err();
+        let err = KSection::decode(&mut Cursor::new(&bytes, 0), 1, 5, 5, 5).unwrap_err();
         assert!(err.contains("not sorted"), "{err}");
         let mut bytes = Vec::new();
         KSection { cops: 9, ..s }.encode(&mut bytes);
-        assert!(KSection::decode(&mut Cursor::new(&bytes, 0), 1, 5, 5).is_err());
+        assert!(KSection::decode(&mut Cursor::new(&bytes, 0), 1, 5, 5, 5).is_err());
     }
 }

@@ -44,13 +44,16 @@
 //! Version 2 tables (same header, values and prediction) are still read;
 //! version 1 (plain u16 distances in blocks of 2^17 states) is refused.
 //!
-//! Version 4 is the several-cops game ([`KCops`](crate::KCops)): the same
-//! layout, with flag bit 2 set and a game section after the exit bitmap
-//! ([`kcops`] describes it); its states are `(rank(cops) * n + thief) * 2 +
-//! turn` and a distance row is one cop multiset's `2 * n` states. One-cop
-//! tables are still written as version 3, byte for byte, so a build that
-//! reads only version 3 keeps reading them and refuses a version 4 table
-//! by its version.
+//! Versions 4 and 5 are the several-cops game ([`KCops`](crate::KCops)):
+//! the same layout, with flag bit 2 set and a game section after the exit
+//! bitmap ([`kcops`] describes it). Version 5 stores the states in thief
+//! tiles: the thief cells in tiles of `T` consecutive cells (the section
+//! says `T`), and within a tile by cop multiset rank, thief cell, turn
+//! ([`kcops`] gives the index); a distance row is one multiset's `2 * T`
+//! states of a tile. Version 4 (still read) is one tile of every cell:
+//! states `(rank(cops) * n + thief) * 2 + turn`. One-cop tables are still
+//! written as version 3, byte for byte, so a build that reads only version
+//! 3 keeps reading them and refuses a several-cops table by its version.
 
 use bitvec::vec::BitVec;
 
@@ -70,9 +73,12 @@ pub(crate) const MAGIC: &[u8; 8] = b"RTGTBL\r\n";
 pub(crate) const END_MAGIC: &[u8; 8] = b"RTGTEND\n";
 /// The format version this build writes for one-cop tables (and reads).
 pub(crate) const VERSION: u32 = 3;
-/// The format version of several-cops tables (a game section in the
-/// header); the newest this build reads.
-pub(crate) const KCOPS_VERSION: u32 = 4;
+/// The format version this build writes for several-cops tables (a game
+/// section in the header, states in thief tiles); the newest it reads.
+pub(crate) const KCOPS_VERSION: u32 = 5;
+/// The first several-cops version: version 4 stores states by cop
+/// multiset (one thief tile of every cell); still read.
+pub(crate) const KCOPS_FIRST_VERSION: u32 = 4;
 /// The oldest version this build still reads: version 2 differs only in
 /// how a distance block lays out its residuals ([`decode_dte_v2`]).
 pub(crate) const OLDEST_VERSION: u32 = 2;
@@ -111,7 +117,7 @@ pub(crate) struct HeaderBody {
     pub(crate) exits: BitVec,
     /// Which part of a partitioned solve this file holds (`None`: all).
     pub(crate) shard: Option<ShardInfo>,
-    /// The several-cops game section (version 4 only).
+    /// The several-cops game section (versions 4 and 5 only).
     pub(crate) kcops: Option<KSection>,
 }
 
@@ -124,6 +130,18 @@ impl HeaderBody {
         match &self.kcops {
             Some(k) => kcops::state_count(cells, k.cops).unwrap_or(u64::MAX),
             None => 2 * cells * cells,
+        }
+    }
+
+    /// The distance codec's row (states between a state and its
+    /// prediction, [`dte`]): one cop cell's `2 * cells` states in a
+    /// one-cop table, one cop multiset's states of a thief tile in a
+    /// several-cops table.
+    pub(crate) fn dte_row(&self) -> usize {
+        let cells = self.exits.len();
+        match &self.kcops {
+            Some(k) => 2 * (k.thief_tile as usize).min(cells),
+            None => 2 * cells,
         }
     }
 }
@@ -298,9 +316,11 @@ pub(crate) fn decode_body(body: &[u8], base: usize, version: u32) -> Result<Head
     }
     let rules = rules_from_bits(c.u8().map_err(wrap)?).ok_or("header: unknown rule bits")?;
     let flags = c.u8().map_err(wrap)?;
-    // Version 4 is exactly the tables with a game section (and no shards).
-    let known = if version >= KCOPS_VERSION { 5 } else { 3 };
-    if flags & !known != 0 || (version >= KCOPS_VERSION) != (flags & 4 != 0) {
+    // Versions 4 and 5 are exactly the tables with a game section (and no
+    // shards).
+    let several = version >= KCOPS_FIRST_VERSION;
+    let known = if several { 5 } else { 3 };
+    if flags & !known != 0 || several != (flags & 4 != 0) {
         return Err(format!(
             "header: unknown flags {flags:#x} for format version {version}"
         ));
@@ -331,7 +351,7 @@ pub(crate) fn decode_body(body: &[u8], base: usize, version: u32) -> Result<Head
     let cells = free.count_ones();
     let exits = read_bits(&mut c, cells).map_err(wrap)?;
     let kcops = if flags & 4 != 0 {
-        Some(KSection::decode(&mut c, rows, cols, cells).map_err(wrap)?)
+        Some(KSection::decode(&mut c, rows, cols, cells, version).map_err(wrap)?)
     } else {
         None
     };

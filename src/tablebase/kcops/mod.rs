@@ -5,8 +5,8 @@
 //! optimal games from it.
 //!
 //! The blocks, distance codec, index and trailer are the one-cop table's
-//! (`format/`), over the k-cop state index `(rank(cops) * n + thief) * 2 +
-//! turn`: a distance-coding row is one cop multiset's `2 * n` states.
+//! (`format/`), over the k-cop states in thief tiles ([`order`]): a
+//! distance-coding row is one cop multiset's states of a tile.
 
 use std::path::{Path, PathBuf};
 
@@ -15,6 +15,7 @@ use super::{CheckReport, Probe};
 use crate::error::{Error, Result};
 use crate::format::Coord;
 use crate::{Counts, Dte, Grid, KCops, Outcome, Rules, Turn};
+use order::StateOrder;
 use write::game_of;
 pub use write::{write_kcops_tablebase, write_kcops_tablebase_bits};
 
@@ -49,7 +50,7 @@ pub struct KRatedMove {
 /// What a several-cops table says about itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KHeader {
-    /// Format version of the file (4).
+    /// Format version of the file (5; 4 from older builds).
     pub version: u32,
     /// Number of cops.
     pub cops: u32,
@@ -86,6 +87,9 @@ pub struct KHeader {
     pub engine: String,
     /// Whether distances to end are stored.
     pub has_dte: bool,
+    /// Thief cells per tile of the file's state order (the cells in a
+    /// version 4 table, which has one tile).
+    pub thief_tile: u32,
     /// Number of values blocks.
     pub value_blocks: u64,
     /// Number of distance blocks.
@@ -105,6 +109,8 @@ pub struct KTablebase {
     raw: Raw,
     game: KCops,
     header: KHeader,
+    /// Where a state of the game lies in the file.
+    order: StateOrder,
 }
 
 impl KTablebase {
@@ -153,17 +159,24 @@ impl KTablebase {
             max_dte: raw.trailer.max_dte,
             engine: body.engine.clone(),
             has_dte: body.has_dte,
+            thief_tile: k.thief_tile.min(game.arena().cells()),
             value_blocks: raw.blocks(Kind::Values),
             dte_blocks: raw.blocks(Kind::Distances),
             value_bytes: raw.block_bytes(Kind::Values),
             dte_bytes: raw.block_bytes(Kind::Distances),
             file_bytes: raw.file_bytes(),
         };
+        let order = StateOrder::new(
+            u64::from(game.arena().cells()),
+            u64::from(k.thief_tile),
+            game.multisets(),
+        );
         Ok(KTablebase {
             path: path.to_path_buf(),
             raw,
             game,
             header,
+            order,
         })
     }
 
@@ -302,12 +315,14 @@ impl KTablebase {
         KPosition { cops, thief, turn }
     }
 
-    /// Value and distance of state index `s`, for its player to move.
+    /// Value of state index `s` for its player to move, without its
+    /// distance: one values block read, none of the (larger) distance
+    /// blocks (what the shares of a whole map need).
     ///
     /// # Errors
-    /// [`Error::Table`] when a block it reads is damaged, or `s` is not a
-    /// state of the table.
-    pub fn probe_state(&self, s: u64) -> Result<Probe> {
+    /// [`Error::Table`] when the block is damaged, or `s` is not a state
+    /// of the table.
+    pub fn value_state(&self, s: u64) -> Result<Outcome> {
         if s >= self.header.states {
             return Err(table_error(
                 &self.path,
@@ -315,13 +330,23 @@ impl KTablebase {
                 format!("state {s}: the table has {} states", self.header.states),
             ));
         }
-        let value = match self.raw.value(s)? {
+        Ok(match self.raw.value(self.order.file_index(s))? {
             1 => Outcome::Win,
             2 => Outcome::Loss,
             _ => Outcome::Draw,
-        };
+        })
+    }
+
+    /// Value and distance of state index `s`, for its player to move.
+    ///
+    /// # Errors
+    /// [`Error::Table`] when a block it reads is damaged, or `s` is not a
+    /// state of the table.
+    pub fn probe_state(&self, s: u64) -> Result<Probe> {
+        let value = self.value_state(s)?;
         let dte = if value != Outcome::Draw && self.header.has_dte {
-            Some(Dte(u32::from(self.raw.distance(s)?)))
+            let f = self.order.file_index(s);
+            Some(Dte(u32::from(self.raw.distance(f)?)))
         } else {
             None
         };
@@ -401,6 +426,7 @@ impl KTablebase {
     }
 }
 
+mod order;
 mod scan;
 #[cfg(test)]
 mod tests;

@@ -1,5 +1,6 @@
 //! Whole-table scans of a several-cops table: every values block decoded
-//! once, in parallel, in block order (what `render --overview` needs of a
+//! once, in parallel, in block order (runs of the state order say which
+//! states a block holds) (what `render --overview` needs of a
 //! table of ~1e8 states, where a probe per state would decode each block
 //! thousands of times over the caches).
 
@@ -35,52 +36,52 @@ impl KTablebase {
         // The raw code of a cops' win for the player to move: 1 is a WIN
         // for the mover, 2 a LOSS.
         let win = if turn == Turn::Cop { 1 } else { 2 };
-        // Each block's partial counts: (first rank it touches, counts of
-        // the ranks from there); a multiset's row (2n states) may straddle
-        // blocks, so the partials are added, not stored.
+        // Each block's counts as (rank, wins) per run of the state order:
+        // a multiset's states of a tile may straddle blocks, and its tiles
+        // lie in different blocks, so the partials are added.
         let partials = (0..raw.blocks(Kind::Values))
             .into_par_iter()
-            .map(|b| -> Result<(u64, Vec<u32>)> {
-                let data = raw.decode(Kind::Values, b)?;
+            .map(|b| -> Result<Vec<(u64, u32)>> {
+                let data = raw.decode_values(b)?;
                 let start = first + b * per;
                 let end = start + (states - b * per).min(per);
-                let rank0 = (start >> 1) / n;
-                let mut counts = Vec::new();
+                let mut counts: Vec<(u64, u32)> = Vec::new();
                 let mut cops = [0u32; 4];
-                let mut s = start;
-                while s < end {
-                    let rank = (s >> 1) / n;
-                    let row_end = end.min((rank + 1) * 2 * n);
-                    self.game.unrank(rank, &mut cops[..k]);
+                let mut unranked = u64::MAX;
+                for run in self.order.runs(start..end) {
+                    let rank = (run.state >> 1) / n;
+                    if rank != unranked {
+                        self.game.unrank(rank, &mut cops[..k]);
+                        unranked = rank;
+                    }
                     let mut wins = 0u32;
-                    for st in s..row_end {
-                        let i = (st - start) as usize;
+                    for j in 0..run.len {
+                        let i = (run.file + j - start) as usize;
                         let v = (data[i / 4] >> (2 * (i % 4))) & 3;
                         if v == 3 {
                             return Err(raw.error(
                                 format!("block {b} (values)"),
                                 format!(
-                                    "state {st} has the invalid value code 3: the file is damaged"
+                                    "state {} has the invalid value code 3: the file is damaged",
+                                    run.state + j
                                 ),
                             ));
                         }
+                        let st = run.state + j;
                         let t = ((st >> 1) % n) as u32;
                         if st & 1 == turn_bit && v == win && !cops[..k].contains(&t) {
                             wins += 1;
                         }
                     }
-                    counts.push(wins);
-                    s = row_end;
+                    counts.push((rank, wins));
                 }
-                Ok((rank0, counts))
+                Ok(counts)
             })
             .collect::<Result<Vec<_>>>()?;
         let mut wins = vec![0u32; multisets as usize];
-        for (rank0, counts) in partials {
-            for (r, c) in (rank0..).zip(counts) {
-                if let Some(w) = wins.get_mut(r as usize) {
-                    *w += c;
-                }
+        for (rank, count) in partials.into_iter().flatten() {
+            if let Some(w) = wins.get_mut(rank as usize) {
+                *w += count;
             }
         }
         Ok(wins)

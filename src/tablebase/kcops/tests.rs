@@ -3,7 +3,10 @@
 
 use super::*;
 use crate::game::Game;
-use crate::{parse_map, solve, Arena, Board, Engine, Placement, SolveOptions};
+use crate::{parse_map, solve, Arena, Board, Engine, Placement, SolveOptions, Turn};
+
+/// A 10 x 10 map of 87 free cells (data/tablebase/kcops-10-10.txt).
+const MAP_10: &[u8] = include_bytes!("../../../data/tablebase/kcops-10-10.txt");
 
 fn round_trip(game: &KCops, rules: Rules, dte: bool) {
     let options = SolveOptions::new(Engine::Sequential).with_dte_table(dte);
@@ -29,7 +32,7 @@ fn round_trip(game: &KCops, rules: Rules, dte: bool) {
     assert!(bytes == from_bits, "the two engines' tables differ");
     std::fs::write(&path, &bytes).unwrap();
     let table = KTablebase::open(&path).unwrap();
-    assert_eq!(table.header().version, 4);
+    assert_eq!(table.header().version, 5);
     assert_eq!(table.header().states, game.state_count());
     table.check().unwrap();
     for s in 0..game.state_count() {
@@ -66,6 +69,104 @@ fn tables_of_maps_and_graphs_answer_every_state() {
         .unwrap();
     let game = KCops::new(graph, 2).unwrap().with_thief_first(true);
     round_trip(&game, Rules::default(), true);
+}
+
+/// Maps and graphs of more cells than a thief tile (64), the last tile
+/// short: both engines write the same file, every state reads back, and
+/// the whole-table scan counts what the solution says.
+#[test]
+fn tables_of_several_thief_tiles_answer_every_state() {
+    let map = parse_map(MAP_10, "inline").unwrap();
+    let rules = Rules {
+        cop_diagonal: false,
+        ..Rules::default()
+    };
+    let board = Board::new(&map, &Placement::default()).unwrap();
+    let game = KCops::new(Arena::from_board(&board, rules), 2).unwrap();
+    assert_eq!(game.arena().cells(), 87);
+    round_trip(&game, rules, true);
+    round_trip(&game, rules, false);
+    // A graph of 150 vertices (three tiles, the last of 22): a cycle with
+    // chords.
+    let mut edges: Vec<(u32, u32)> = (0..150).map(|i| (i, (i + 1) % 150)).collect();
+    edges.extend((0..150).step_by(7).map(|i| (i, (i * 5 + 11) % 150)));
+    edges.retain(|&(u, v)| u != v);
+    let edges: Vec<(u32, u32)> = edges.iter().map(|&(u, v)| (u.min(v), u.max(v))).collect();
+    let graph = Arena::from_edges(150, &edges)
+        .unwrap()
+        .with_exits(&[3, 90])
+        .unwrap();
+    round_trip(&KCops::new(graph, 2).unwrap(), Rules::default(), true);
+}
+
+/// The whole-table scan over several thief tiles: the cops' wins per
+/// multiset, as counted state by state from the solution.
+#[test]
+fn scans_of_several_thief_tiles_count_every_state() {
+    let map = parse_map(MAP_10, "inline").unwrap();
+    let board = Board::new(&map, &Placement::default()).unwrap();
+    let game = KCops::new(Arena::from_board(&board, Rules::default()), 2).unwrap();
+    let solution = solve(&game, &SolveOptions::new(Engine::Sequential)).unwrap();
+    let path = std::env::temp_dir().join(format!("ktable-scan-{}.rtb", std::process::id()));
+    let mut bytes = Vec::new();
+    write_kcops_tablebase(&game, Rules::default(), None, &solution, "x", &mut bytes).unwrap();
+    std::fs::write(&path, &bytes).unwrap();
+    let table = KTablebase::open(&path).unwrap();
+    let n = game.arena().cells();
+    for turn in [Turn::Cop, Turn::Thief] {
+        let wins = table.cop_wins_by_multiset(turn).unwrap();
+        let mut cops = [0u32; 2];
+        for (rank, &got) in wins.iter().enumerate() {
+            game.unrank(rank as u64, &mut cops);
+            let want = (0..n)
+                .filter(|t| !cops.contains(t))
+                .filter(|&t| {
+                    let v = solution.outcome(game.state(&cops, t, turn));
+                    v == if turn == Turn::Cop {
+                        Outcome::Win
+                    } else {
+                        Outcome::Loss
+                    }
+                })
+                .count() as u32;
+            assert_eq!(got, want, "rank {rank}, {turn:?}");
+        }
+    }
+    std::fs::remove_file(&path).unwrap();
+}
+
+/// A table written before thief tiles (format version 4, the engines'
+/// order), committed: it still reads, every state as a fresh solve, with
+/// its start.
+#[test]
+fn version_4_tables_still_read() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/tablebase");
+    let table = KTablebase::open(&dir.join("kcops-10-10-v4.rtb")).unwrap();
+    assert_eq!(table.header().version, 4);
+    table.check().unwrap();
+    let text = std::fs::read(dir.join("kcops-10-10.txt")).unwrap();
+    let map = parse_map(&text, "kcops-10-10.txt").unwrap();
+    let rules = Rules {
+        cop_diagonal: false,
+        ..Rules::default()
+    };
+    let board = Board::new(&map, &Placement::default()).unwrap();
+    let game = KCops::new(Arena::from_board(&board, rules), 2).unwrap();
+    assert_eq!(game.arena().cells(), 87);
+    let options = SolveOptions::new(Engine::Sequential).with_dte_table(true);
+    let solution = solve(&game, &options).unwrap();
+    assert_eq!(table.header().states, game.state_count());
+    for s in 0..game.state_count() {
+        let p = table.probe_state(s).unwrap();
+        assert_eq!(p.value, solution.outcome(s), "state {s}");
+        if p.value != Outcome::Draw {
+            assert_eq!(p.dte, solution.dte(s), "state {s}");
+        }
+    }
+    let start = table.header().start.clone().unwrap();
+    let cell = |r, c| map.grid.cell_at(r, c).unwrap();
+    assert_eq!(start.cops, vec![cell(1, 1), cell(1, 2)]);
+    assert_eq!(start.thief, cell(5, 5));
 }
 
 #[test]

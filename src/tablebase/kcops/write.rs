@@ -9,20 +9,30 @@ use bitvec::vec::BitVec;
 
 use super::super::format::{HeaderBody, KSection};
 use super::super::writer::{write_blocks, Source, WriteSummary};
+use super::order::StateOrder;
 use crate::copnumber::KSolution;
 use crate::error::Result;
 use crate::game::Game;
 use crate::{Arena, Board, Grid, KCops, Rules, Solution};
 
 /// States per values block and per distance block of a several-cops
-/// table: an eighth of a one-cop table's. A query rates every joint move of
-/// the cops, whose multisets lie far apart in the state order (a rank
-/// moves by about `c * n` when a cop moves a row), so it reads blocks of
-/// several cop rows. On a two-cop 16 x 16 map (1.1e7 states), a query that
-/// decodes every block it reads took 3.4-3.8 ms of CPU at the 99th
-/// percentile with blocks of 2^18 states, 0.98 ms with 2^15, for a file
-/// 1.46 times larger (docs/measurements.md).
+/// table: an eighth of a one-cop table's, so a query, which reads a few
+/// blocks per kind, decodes less. On a two-cop 32 x 32 map (7.4e8 states)
+/// in thief tiles of 8, blocks of 2^14 and 2^13 states cut a query's 99th
+/// percentile by a tenth at most, for files 1.3 and 1.7 times larger
+/// (docs/measurements.md).
 const BLOCK_STATES: u64 = 1 << 15;
+
+/// Thief cells per tile of the state order ([`StateOrder`]). A query's
+/// joint cop moves keep the thief's cell, so they fall in a few blocks of
+/// one tile; a thief's move reaches a few tiles; a heatmap (every thief
+/// cell, the cops fixed) reads one block per tile. On a two-cop 32 x 32
+/// map, tiles of 1, 4, 8, 16 and 64 cells put a cop-turn query's moves in
+/// 4, 6, 8, 11 and 16 blocks at the 99th percentile (the engines' order,
+/// one tile of all 904 cells: 32), and the file shrinks with the tile
+/// (a distance is predicted by the multiset one rank before, the same
+/// thief cell): 8 is the balance (docs/measurements.md).
+const THIEF_TILE: u32 = 8;
 
 /// The header of `game`'s table: a map's grid or a 1 x n grid of vertices,
 /// the exits, `rules` and the game section.
@@ -73,6 +83,7 @@ fn kcops_header(
             cops: game.cops(),
             cop_speed,
             thief_speed,
+            thief_tile: THIEF_TILE,
             start: start.map(|(cops, thief)| {
                 let mut cops = cops.to_vec();
                 cops.sort_unstable();
@@ -177,19 +188,12 @@ impl Source for KSolution {
     }
 
     fn fill_values(&self, range: std::ops::Range<u64>, out: &mut [u8]) {
-        out.fill(0);
-        for (i, s) in range.enumerate() {
-            out[i / 4] |= (self.state_value(s).0 as u8) << (2 * (i % 4));
-        }
+        self.fill_value_codes(range, out);
     }
 
     fn fill_dte(&self, range: std::ops::Range<u64>, _values: &[u8], out: &mut [u16]) {
-        for (d, s) in out.iter_mut().zip(range) {
-            // Draws have no distance: 0, as the one-cop writer stores them.
-            *d = self.state_value(s).1.map_or(0, |d| {
-                u16::try_from(d.plies()).expect("distances fit the table's 16 bits")
-            });
-        }
+        // Draws have no distance: 0, as the one-cop writer stores them.
+        self.fill_distances(range, out);
     }
 }
 
@@ -228,5 +232,78 @@ fn write_kcops(
                 .to_string(),
         ));
     }
-    write_blocks(&header, 2 * cells as usize, solution, out, 32)
+    let order = StateOrder::new(u64::from(cells), u64::from(THIEF_TILE), game.multisets());
+    let tiled = Tiled {
+        inner: solution,
+        order,
+    };
+    write_blocks(&header, header.dte_row(), &tiled, out, 32)
+}
+
+/// A solution in the game's state order, read in the file's
+/// ([`StateOrder`]): each block is filled run by run, a run being one
+/// multiset's states of a thief tile, contiguous in the solution.
+struct Tiled<'a, S> {
+    inner: &'a S,
+    order: StateOrder,
+}
+
+impl<S: Source> Source for Tiled<'_, S> {
+    fn states(&self) -> u64 {
+        self.inner.states()
+    }
+
+    fn has_dte(&self) -> bool {
+        self.inner.has_dte()
+    }
+
+    fn levels(&self) -> u32 {
+        self.inner.levels()
+    }
+
+    fn fill_values(&self, range: std::ops::Range<u64>, out: &mut [u8]) {
+        out.fill(0);
+        let mut run_values = Vec::new();
+        for run in self.order.runs(range.clone()) {
+            let len = run.len as usize;
+            run_values.resize(len.div_ceil(4), 0);
+            self.inner
+                .fill_values(run.state..run.state + run.len, &mut run_values);
+            let at = (run.file - range.start) as usize;
+            if at.is_multiple_of(4) {
+                // Whole bytes (runs are 128 states but at a short last
+                // tile): the last byte's unused codes are 0.
+                out[at / 4..at / 4 + run_values.len()].copy_from_slice(&run_values);
+            } else {
+                for i in 0..len {
+                    let v = (run_values[i / 4] >> (2 * (i % 4))) & 3;
+                    out[(at + i) / 4] |= v << (2 * ((at + i) % 4));
+                }
+            }
+        }
+    }
+
+    fn fill_dte(&self, range: std::ops::Range<u64>, values: &[u8], out: &mut [u16]) {
+        let mut run_values = Vec::new();
+        for run in self.order.runs(range.clone()) {
+            let len = run.len as usize;
+            let states = run.state..run.state + run.len;
+            let at = (run.file - range.start) as usize;
+            let bytes = len.div_ceil(4);
+            // The run's values are the block's from a byte boundary (every
+            // run but those after a short last tile); else packed again.
+            let run_values = if at.is_multiple_of(4) {
+                &values[at / 4..at / 4 + bytes]
+            } else {
+                run_values.resize(bytes, 0);
+                self.inner.fill_values(states.clone(), &mut run_values);
+                &run_values[..]
+            };
+            self.inner
+                .fill_dte(states, run_values, &mut out[at..at + len]);
+        }
+    }
+
+    // No `release`: a tile's blocks read every multiset's run of that tile,
+    // so a range of the solution is needed again until the last tile.
 }

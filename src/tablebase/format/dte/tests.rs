@@ -28,6 +28,12 @@ fn blocks() -> Vec<(Vec<u16>, usize)> {
         (1000, 998),
         (1000, 2000),
         (999, 10),
+        // Rows of 16 (a several-cops tile of 8 cells: its own loop),
+        // whole, with a short last row, and one row alone.
+        (1024, 16),
+        (1001, 16),
+        (16, 16),
+        (17, 16),
     ] {
         let d: Vec<u16> = (0..m)
             .map(|k| match next() % 6 {
