@@ -15,8 +15,8 @@ use retrograde::copnumber::{
 use retrograde::{Arena as GameArena, Game, KCops, Turn};
 
 use crate::agree::rules;
-use crate::agree_kcops::{crate_board, max_cells, small_graph, small_grid, SPEEDS};
 use crate::oracle::Variant;
+use crate::support::kcops_games::{crate_board, max_cells, small_graph, small_grid, SPEEDS};
 use crate::support::{temp_dir, Rng};
 
 /// Instances per (k, speeds) and kind.

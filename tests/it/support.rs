@@ -3,7 +3,10 @@
 //! temporary directory ([`temp_dir`]), the one random-map generator
 //! ([`Rng`], [`Shape`], [`random_grid`], [`grid_of`] and the exits and
 //! starts added to a grid), the one table maker ([`make_table`]) and the
-//! oracle's converters into the crate's types ([`outcome`], [`turn`]).
+//! oracle's converters into the crate's types ([`outcome`], [`turn`]);
+//! in `support/`, the kill / resume harness of the checkpoint tests
+//! ([`checkpoint`]) and the small random several-cops games of the
+//! agreement tests ([`kcops_games`]).
 //! Test modules import from here; a helper written twice belongs here.
 
 use std::io::Write;
@@ -13,6 +16,9 @@ use std::process::{Command, Output, Stdio};
 use retrograde::{Outcome, Turn};
 
 use crate::oracle::{Arena, Side, Value};
+
+pub mod checkpoint;
+pub mod kcops_games;
 
 /// The binary, run in the crate root (so `data/...` paths resolve), with
 /// no arguments yet: every run of the binary in the tests starts here.
