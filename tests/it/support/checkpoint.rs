@@ -8,6 +8,8 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::kill;
+
 /// How the checkpointing solve is stopped, and so what it must have done.
 #[derive(Clone, Copy, Debug)]
 pub enum Stop {
@@ -93,12 +95,7 @@ fn interrupt(mut solve: Command, checkpoints: &Path, every: &str, stop: Stop) ->
         Stop::Kill => "KILL",
         Stop::Term => "TERM",
     };
-    let killed = Command::new("kill")
-        .arg(format!("-{signal}"))
-        .arg(child.id().to_string())
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    kill(&child, signal);
     child.wait_with_output().unwrap()
 }
 

@@ -4,23 +4,16 @@
 //! grids and graphs, the crate's board and game of each, and the loops
 //! over k, speeds and instances that feed them, seeded by the caller.
 
-use retrograde::{parse_map, Arena as GameArena, Board, KCops, Placement};
+use retrograde::{Arena as GameArena, Board, KCops, Placement};
 
 use crate::agree::rules;
 use crate::oracle::{Arena, Variant};
 use crate::oracle_kcops::{KBoard, KOracle};
-use crate::support::{add_random_exits, grid_of, Rng, Shape};
+use crate::support::{add_random_exits, grid_of, walls_and_exits_map, Rng, Shape};
 
 /// The crate's board of an oracle grid (walls and exits; starts dropped).
 pub(crate) fn crate_board(arena: &Arena) -> Board {
-    let walls_and_exits = Arena {
-        cop: None,
-        thief: None,
-        ..arena.clone()
-    };
-    let map = parse_map(walls_and_exits.to_seed_text().as_bytes(), "random.txt")
-        .unwrap_or_else(|e| panic!("{e}\n{}", walls_and_exits.to_seed_text()));
-    Board::new(&map, &Placement::default()).expect("board")
+    Board::new(&walls_and_exits_map(arena), &Placement::default()).expect("board")
 }
 
 /// A random graph: vertices, edges, exits, cop passes, thief passes.
@@ -105,54 +98,84 @@ pub(crate) fn crate_graph_game(
     (KCops::new(arena, k).unwrap(), oracle)
 }
 
-/// For each of the [`SPEEDS`], `per_case` random grids (of at most
-/// [`max_cells`] cells, any rule variant) for `k` cops, drawn from
-/// `Rng::new(seed + k)`: hands `each` a label that names the instance,
-/// the crate's game and the oracle's.
+/// The instances of one k: for each of the [`SPEEDS`], `per_case` of
+/// them, all drawn from `Rng::new(seed + k)` in that order; hands `each`
+/// the generator, the instance's number and the speeds (cop, thief).
+pub(crate) fn instances(
+    k: u32,
+    seed: u64,
+    per_case: usize,
+    mut each: impl FnMut(&mut Rng, usize, (u32, u32)),
+) {
+    let mut rng = Rng::new(seed + u64::from(k));
+    for speeds in SPEEDS {
+        for i in 0..per_case {
+            each(&mut rng, i, speeds);
+        }
+    }
+}
+
+/// Instance `i` of the random grids for `k` cops at `speeds`: a grid of
+/// at most [`max_cells`] cells, a rule variant, and a label naming both.
+pub(crate) fn random_map(
+    rng: &mut Rng,
+    k: u32,
+    i: usize,
+    (cs, ts): (u32, u32),
+) -> (String, Arena, Variant) {
+    let arena = small_grid(rng, max_cells(k));
+    let variant = Variant::from_bits(rng.below(64) as u32);
+    let label = format!(
+        "map {i} k={k} speeds {cs},{ts} [{variant}]\n{}",
+        arena.to_seed_text()
+    );
+    (label, arena, variant)
+}
+
+/// The crate's game of an oracle grid under `variant` for `k` cops at the
+/// speeds (cop, thief).
+pub(crate) fn crate_map_game(
+    arena: &Arena,
+    variant: Variant,
+    k: u32,
+    (cs, ts): (u32, u32),
+) -> KCops {
+    let game_arena = GameArena::from_board(&crate_board(arena), rules(variant)).with_speeds(cs, ts);
+    KCops::new(game_arena, k).unwrap()
+}
+
+/// The random grids of [`instances`] (see [`random_map`]): hands `each`
+/// the label, the crate's game and the oracle's.
 pub(crate) fn random_map_games(
     k: u32,
     seed: u64,
     per_case: usize,
     mut each: impl FnMut(&str, &KCops, &KOracle),
 ) {
-    let mut rng = Rng::new(seed + u64::from(k));
-    for (cs, ts) in SPEEDS {
-        for i in 0..per_case {
-            let arena = small_grid(&mut rng, max_cells(k));
-            let variant = Variant::from_bits(rng.below(64) as u32);
-            let label = format!(
-                "map {i} k={k} speeds {cs},{ts} [{variant}]\n{}",
-                arena.to_seed_text()
-            );
-            let mut board = KBoard::from_grid(&arena, variant);
-            board.cop_speed = cs as usize;
-            board.thief_speed = ts as usize;
-            let oracle = KOracle::solve(&board, k as usize);
-            let game_arena =
-                GameArena::from_board(&crate_board(&arena), rules(variant)).with_speeds(cs, ts);
-            let game = KCops::new(game_arena, k).unwrap();
-            each(&label, &game, &oracle);
-        }
-    }
+    instances(k, seed, per_case, |rng, i, (cs, ts)| {
+        let (label, arena, variant) = random_map(rng, k, i, (cs, ts));
+        let mut board = KBoard::from_grid(&arena, variant);
+        board.cop_speed = cs as usize;
+        board.thief_speed = ts as usize;
+        let oracle = KOracle::solve(&board, k as usize);
+        let game = crate_map_game(&arena, variant, k, (cs, ts));
+        each(&label, &game, &oracle);
+    });
 }
 
-/// For each of the [`SPEEDS`], `per_case` random graphs (of at most
-/// [`max_cells`] vertices) for `k` cops, drawn from `Rng::new(seed + k)`:
-/// hands `each` a label that names the instance, the crate's game and the
-/// oracle's.
+/// The random graphs of [`instances`] (of at most [`max_cells`]
+/// vertices): hands `each` a label that names the instance, the crate's
+/// game and the oracle's.
 pub(crate) fn random_graph_games(
     k: u32,
     seed: u64,
     per_case: usize,
     mut each: impl FnMut(&str, &KCops, &KOracle),
 ) {
-    let mut rng = Rng::new(seed + u64::from(k));
-    for speeds in SPEEDS {
-        for i in 0..per_case {
-            let graph = small_graph(&mut rng, max_cells(k));
-            let label = format!("graph {i} k={k} speeds {speeds:?} {graph:?}");
-            let (game, oracle) = crate_graph_game(&graph, k, speeds);
-            each(&label, &game, &oracle);
-        }
-    }
+    instances(k, seed, per_case, |rng, i, speeds| {
+        let graph = small_graph(rng, max_cells(k));
+        let label = format!("graph {i} k={k} speeds {speeds:?} {graph:?}");
+        let (game, oracle) = crate_graph_game(&graph, k, speeds);
+        each(&label, &game, &oracle);
+    });
 }
