@@ -14,8 +14,8 @@ use retrograde::{
 
 use crate::oracle::{Arena, Oracle, Side, Variant};
 use crate::support::{
-    add_random_exits, add_random_starts, grid_of, outcome, random_grid, temp_dir, turn, Rng, Shape,
-    SHAPES,
+    add_random_exits, add_random_starts, grid_of, outcome, random_grid, temp_dir, turn,
+    walls_and_exits_map, Rng, Shape, SHAPES,
 };
 
 /// The crate's rules for an oracle variant.
@@ -33,13 +33,7 @@ pub fn rules(variant: Variant) -> Rules {
 /// The crate's game for `arena`, read through the seed parser; starts are
 /// passed as placement overrides so that they may stand on exits.
 pub fn crate_game(arena: &Arena, variant: Variant) -> CopsAndThief {
-    let walls_and_exits = Arena {
-        cop: None,
-        thief: None,
-        ..arena.clone()
-    };
-    let map = parse_map(walls_and_exits.to_seed_text().as_bytes(), "random.txt")
-        .unwrap_or_else(|e| panic!("{e}\n{}", walls_and_exits.to_seed_text()));
+    let map = walls_and_exits_map(arena);
     let placement = Placement {
         cop: arena.cop,
         thief: arena.thief,

@@ -6,15 +6,11 @@
 //! runs by default plays exactly the game of `docs/rules.md`.
 
 use retrograde::copnumber::{solve_kcops, KArena, KState, KcopOptions};
-use retrograde::{solve, Arena as GameArena, Engine, Game, KCops, Outcome, SolveOptions, Turn};
+use retrograde::{solve, Engine, Game, KCops, Outcome, SolveOptions, Turn};
 
-use crate::agree::rules;
-use crate::agree_kcops::{
-    crate_board, crate_graph_game, max_cells, small_graph, small_grid, SPEEDS,
-};
-use crate::oracle::{Side, Value, Variant};
-use crate::oracle_kcops::{KBoard, KOracle};
-use crate::support::Rng;
+use crate::oracle::{Side, Value};
+use crate::oracle_kcops::KOracle;
+use crate::support::kcops_games::{random_graph_games, random_map_games};
 
 /// Instances per (k, speeds) and kind: a few seconds in release.
 const PER_CASE: usize = if cfg!(debug_assertions) { 4 } else { 100 };
@@ -120,39 +116,13 @@ fn check(label: &str, game: &KCops, oracle: &KOracle) {
 #[test]
 fn bit_engine_agrees_on_random_maps() {
     for k in 1..=3u32 {
-        let mut rng = Rng::new(0x6b62_6974 + u64::from(k));
-        for (cs, ts) in SPEEDS {
-            for i in 0..PER_CASE {
-                let arena = small_grid(&mut rng, max_cells(k));
-                let variant = Variant::from_bits(rng.below(64) as u32);
-                let label = format!(
-                    "map {i} k={k} speeds {cs},{ts} [{variant}]\n{}",
-                    arena.to_seed_text()
-                );
-                let mut board = KBoard::from_grid(&arena, variant);
-                board.cop_speed = cs as usize;
-                board.thief_speed = ts as usize;
-                let oracle = KOracle::solve(&board, k as usize);
-                let game_arena =
-                    GameArena::from_board(&crate_board(&arena), rules(variant)).with_speeds(cs, ts);
-                let game = KCops::new(game_arena, k).unwrap();
-                check(&label, &game, &oracle);
-            }
-        }
+        random_map_games(k, 0x6b62_6974, PER_CASE, check);
     }
 }
 
 #[test]
 fn bit_engine_agrees_on_random_graphs() {
     for k in 1..=3u32 {
-        let mut rng = Rng::new(0x6b62_6772 + u64::from(k));
-        for speeds in SPEEDS {
-            for i in 0..PER_CASE {
-                let graph = small_graph(&mut rng, max_cells(k));
-                let label = format!("graph {i} k={k} speeds {speeds:?} {graph:?}");
-                let (game, oracle) = crate_graph_game(&graph, k, speeds);
-                check(&label, &game, &oracle);
-            }
-        }
+        random_graph_games(k, 0x6b62_6772, PER_CASE, check);
     }
 }

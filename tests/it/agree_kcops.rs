@@ -8,30 +8,17 @@
 
 use proptest::prelude::*;
 use retrograde::{
-    check_game_contract, parse_map, solve, verify, Arena as GameArena, Board, CopsAndThief, Engine,
-    Game, KCops, Placement, SolveOptions, Turn,
+    check_game_contract, solve, verify, Arena as GameArena, CopsAndThief, Engine, Game, KCops,
+    SolveOptions, Turn,
 };
 
 use crate::agree::{engine_configs, rules, Config};
-use crate::oracle::{Arena, Side, Value, Variant};
-use crate::oracle_kcops::{KBoard, KOracle};
-use crate::support::outcome;
-use crate::support::{add_random_exits, grid_of, Rng, Shape};
-
-/// The crate's board of an oracle grid (walls and exits; starts dropped).
-pub(crate) fn crate_board(arena: &Arena) -> Board {
-    let walls_and_exits = Arena {
-        cop: None,
-        thief: None,
-        ..arena.clone()
-    };
-    let map = parse_map(walls_and_exits.to_seed_text().as_bytes(), "random.txt")
-        .unwrap_or_else(|e| panic!("{e}\n{}", walls_and_exits.to_seed_text()));
-    Board::new(&map, &Placement::default()).expect("board")
-}
-
-/// A random graph: vertices, edges, exits, cop passes, thief passes.
-pub(crate) type Graph = (usize, Vec<(usize, usize)>, Vec<usize>, bool, bool);
+use crate::oracle::{Side, Value, Variant};
+use crate::oracle_kcops::KOracle;
+use crate::support::kcops_games::{
+    crate_board, crate_graph_game, random_graph_games, random_map_games, small_grid, Graph,
+};
+use crate::support::{outcome, Rng};
 
 /// Asserts that `game` keeps the `Game` contract and that every engine
 /// configuration solves it as the oracle does, state by state.
@@ -80,119 +67,21 @@ fn check(label: &str, game: &KCops, oracle: &KOracle, configs: &[Config]) {
     }
 }
 
-/// A random grid of at most `cells` free cells, with random exits.
-pub(crate) fn small_grid(rng: &mut Rng, cells: usize) -> Arena {
-    let shapes = [Shape::Open, Shape::Walls, Shape::Maze, Shape::Corridors];
-    loop {
-        let shape = shapes[rng.below(shapes.len())];
-        let height = rng.range(1, cells.min(4));
-        let width = rng.range(1, (cells / height).clamp(1, 4));
-        let walls = grid_of(rng, shape, height, width);
-        let arena = add_random_exits(rng, walls);
-        if arena.free_cells().len() <= cells {
-            return arena;
-        }
-    }
-}
-
-/// A random graph on at most `max_n` vertices: edges at a random density,
-/// sometimes exits, sometimes a side that may not pass.
-pub(crate) fn small_graph(
-    rng: &mut Rng,
-    max_n: usize,
-) -> (usize, Vec<(usize, usize)>, Vec<usize>, bool, bool) {
-    let n = rng.range(1, max_n);
-    let density = rng.range(10, 90);
-    let mut edges = Vec::new();
-    for u in 0..n {
-        for v in u + 1..n {
-            if rng.percent(density) {
-                edges.push((u, v));
-            }
-        }
-    }
-    let exits = if rng.percent(30) {
-        (0..n).filter(|_| rng.percent(20)).collect()
-    } else {
-        Vec::new()
-    };
-    (n, edges, exits, !rng.percent(15), !rng.percent(15))
-}
-
-/// Largest boards per k: the oracle stores n^k * n * 2 states with up to
-/// (reach)^k successors each.
-pub(crate) fn max_cells(k: u32) -> usize {
-    match k {
-        1 => 12,
-        2 => 8,
-        _ => 5,
-    }
-}
-
-pub(crate) const SPEEDS: [(u32, u32); 4] = [(1, 1), (2, 1), (1, 2), (2, 2)];
-
 /// Instances per (k, speeds) and per kind (maps, graphs).
 const PER_CASE: usize = if cfg!(debug_assertions) { 8 } else { 120 };
 
 fn random_maps_for(k: u32) {
     let configs = engine_configs();
-    let mut rng = Rng::new(0x6b6d_6170 + u64::from(k));
-    for (cs, ts) in SPEEDS {
-        for i in 0..PER_CASE {
-            let arena = small_grid(&mut rng, max_cells(k));
-            let variant = Variant::from_bits(rng.below(64) as u32);
-            let label = format!(
-                "map {i} k={k} speeds {cs},{ts} [{variant}]\n{}",
-                arena.to_seed_text()
-            );
-            let mut board = KBoard::from_grid(&arena, variant);
-            board.cop_speed = cs as usize;
-            board.thief_speed = ts as usize;
-            let oracle = KOracle::solve(&board, k as usize);
-            let game_arena =
-                GameArena::from_board(&crate_board(&arena), rules(variant)).with_speeds(cs, ts);
-            let game = KCops::new(game_arena, k).unwrap();
-            check(&label, &game, &oracle, &configs);
-        }
-    }
-}
-
-pub(crate) fn crate_graph_game(
-    (n, edges, exits, cop_passes, thief_passes): &Graph,
-    k: u32,
-    (cs, ts): (u32, u32),
-) -> (KCops, KOracle) {
-    let mut board = KBoard::from_edges(*n, edges);
-    for &e in exits {
-        board.exit[e] = true;
-    }
-    board.cop_passes = *cop_passes;
-    board.thief_passes = *thief_passes;
-    board.cop_speed = cs as usize;
-    board.thief_speed = ts as usize;
-    let oracle = KOracle::solve(&board, k as usize);
-    let edges: Vec<(u32, u32)> = edges.iter().map(|&(u, v)| (u as u32, v as u32)).collect();
-    let exits: Vec<u32> = exits.iter().map(|&e| e as u32).collect();
-    let arena = GameArena::from_edges(*n as u32, &edges)
-        .unwrap()
-        .with_exits(&exits)
-        .unwrap()
-        .with_passes(*cop_passes, *thief_passes)
-        .with_speeds(cs, ts);
-    (KCops::new(arena, k).unwrap(), oracle)
+    random_map_games(k, 0x6b6d_6170, PER_CASE, |label, game, oracle| {
+        check(label, game, oracle, &configs)
+    });
 }
 
 fn random_graphs_for(k: u32) {
     let configs = engine_configs();
-    let mut rng = Rng::new(0x6b67_7261 + u64::from(k));
-    for speeds in SPEEDS {
-        for i in 0..PER_CASE {
-            let graph = small_graph(&mut rng, max_cells(k));
-            let label = format!("graph {i} k={k} speeds {speeds:?} {graph:?}");
-            let (game, oracle) = crate_graph_game(&graph, k, speeds);
-            check(&label, &game, &oracle, &configs);
-        }
-    }
+    random_graph_games(k, 0x6b67_7261, PER_CASE, |label, game, oracle| {
+        check(label, game, oracle, &configs)
+    });
 }
 
 #[test]

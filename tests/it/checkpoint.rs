@@ -4,11 +4,10 @@
 //! refused with exit status 2.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Output;
 
-use crate::support::bin;
-use crate::support::temp_dir;
+use crate::support::checkpoint::{Interrupted, Stop};
+use crate::support::{bin, temp_dir};
 
 /// A `side` x `side` serpentine corridor (odd `side`): about `side`^2 / 2
 /// free cells and a level count in the thousands, so a solve runs long
@@ -38,20 +37,6 @@ fn serpentine(dir: &Path, side: usize) -> PathBuf {
     path
 }
 
-/// What must agree between runs: the report without its time line.
-fn report(output: &Output) -> String {
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter(|l| !l.starts_with("time:"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 fn solve(map: &Path, extra: &[&str], dump: &Path) -> Output {
     bin()
         .args(["solve", "-q", "--engine", "bitboard"])
@@ -63,72 +48,35 @@ fn solve(map: &Path, extra: &[&str], dump: &Path) -> Output {
         .unwrap()
 }
 
-/// Starts a checkpointing solve, waits for its first checkpoint and sends
-/// `signal`; returns what the process did.
-fn interrupt(map: &Path, dir: &Path, signal: &str) -> Output {
-    let checkpoints = dir.join("ck");
-    let child: Child = bin()
+/// A serpentine solve with distances, stopped by `stop` after its first
+/// checkpoint, resumes to what an uninterrupted solve gives.
+fn assert_interrupted_resumes(dir: &Path, stop: Stop) {
+    let map = serpentine(dir, 41);
+    let mut checkpointing = bin();
+    checkpointing
         .args(["solve", "-q", "--engine", "bitboard", "--dte-table"])
-        .arg(map)
-        .arg("--checkpoint")
-        .arg(&checkpoints)
-        .args(["--checkpoint-every", "0.0005"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while !checkpoints.join("checkpoint.rcp").exists() {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "no checkpoint written"
-        );
-        std::thread::sleep(Duration::from_millis(1));
+        .arg(&map);
+    Interrupted {
+        dir,
+        checkpointing,
+        every: "0.0005",
+        solve: |extra: &[&str], dump: &Path| solve(&map, extra, dump),
+        resume_flags: &[],
     }
-    let killed = Command::new("kill")
-        .arg(format!("-{signal}"))
-        .arg(child.id().to_string())
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    child.wait_with_output().unwrap()
-}
-
-/// The uninterrupted run, and a run resumed from `dir/ck`, agree on the
-/// report and on every state's value and distance.
-fn assert_resume_matches(map: &Path, dir: &Path) {
-    let whole = solve(map, &[], &dir.join("whole.csv"));
-    let ck = dir.join("ck");
-    let resumed = solve(
-        map,
-        &["--resume", ck.to_str().unwrap()],
-        &dir.join("resumed.csv"),
-    );
-    assert_eq!(report(&resumed), report(&whole));
-    let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
-    assert!(read("whole.csv") == read("resumed.csv"), "dumps differ");
+    .assert_resumes(stop);
 }
 
 #[test]
 fn killed_solve_resumes_to_the_same_result() {
     let dir = temp_dir("checkpoint-kill");
-    let map = serpentine(&dir, 41);
-    let killed = interrupt(&map, &dir, "KILL");
-    assert!(!killed.status.success());
-    assert_resume_matches(&map, &dir);
+    assert_interrupted_resumes(&dir, Stop::Kill);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn sigterm_saves_a_checkpoint_and_exits() {
     let dir = temp_dir("checkpoint-term");
-    let map = serpentine(&dir, 41);
-    let stopped = interrupt(&map, &dir, "TERM");
-    let err = String::from_utf8_lossy(&stopped.stderr);
-    assert_eq!(stopped.status.code(), Some(128 + 15), "{err}");
-    assert!(err.contains("checkpoint after level"), "{err}");
-    assert!(stopped.stdout.is_empty());
-    assert_resume_matches(&map, &dir);
+    assert_interrupted_resumes(&dir, Stop::Term);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -15,6 +15,7 @@ use retrograde::theory::empty_cell::parse_contest;
 use retrograde::{parse_graph, parse_map, Convention, Error};
 
 use crate::support::bin;
+use crate::support::kill;
 use crate::support::run;
 use crate::support::temp_dir;
 
@@ -242,13 +243,7 @@ fn kill_during_dump(dir: &Path, map: &Path, signal: i32) -> Output {
         );
         std::thread::sleep(Duration::from_millis(1));
     }
-    // kill(1) with the child's own id.
-    let killed = Command::new("kill")
-        .arg(format!("-{signal}"))
-        .arg(child.id().to_string())
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    kill(&child, &signal.to_string());
     wait_within(child, Duration::from_secs(60), "killed solve")
 }
 

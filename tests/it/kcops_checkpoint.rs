@@ -7,9 +7,9 @@
 //! are refused with exit status 2.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Output;
 
+use crate::support::checkpoint::{report, Interrupted, Stop};
 use crate::support::{bin, temp_dir};
 
 /// A `side` x `side` serpentine corridor with an exit (so the thief can
@@ -42,20 +42,6 @@ fn serpentine(dir: &Path, side: usize) -> PathBuf {
 }
 
 const COPS: [&str; 2] = ["--cops", "2"];
-
-/// The report without its time line.
-fn report(output: &Output) -> String {
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter(|l| !l.starts_with("time:"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 fn solve(map: &Path, extra: &[&str], dump: &Path) -> Output {
     bin()
@@ -122,81 +108,37 @@ fn scratch_files_give_the_same_dump() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Starts a checkpointing solve (out of core), waits for its first
-/// checkpoint and sends `signal`.
-fn interrupt(map: &Path, dir: &Path, signal: &str) -> Output {
-    let checkpoints = dir.join("ck");
-    let child: Child = bin()
+/// A two-cop serpentine solve with distances, stopped by `stop` after its
+/// first checkpoint and resumed with its arrays in scratch files, gives
+/// what an uninterrupted solve gives.
+fn assert_interrupted_resumes(dir: &Path, stop: Stop) {
+    let map = serpentine(dir, 15);
+    let mut checkpointing = bin();
+    checkpointing
         .args(["solve", "-q", "--dte-table"])
-        .arg(map)
-        .args(COPS)
-        .arg("--checkpoint")
-        .arg(&checkpoints)
-        .args(["--checkpoint-every", "0.0003"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while !checkpoints.join("checkpoint.rcp").exists() {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "no checkpoint written"
-        );
-        std::thread::sleep(Duration::from_millis(1));
+        .arg(&map)
+        .args(COPS);
+    Interrupted {
+        dir,
+        checkpointing,
+        every: "0.0003",
+        solve: |extra: &[&str], dump: &Path| solve(&map, extra, dump),
+        resume_flags: &["--memory", "1M", "--scratch", dir.to_str().unwrap()],
     }
-    let killed = Command::new("kill")
-        .arg(format!("-{signal}"))
-        .arg(child.id().to_string())
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    child.wait_with_output().unwrap()
-}
-
-/// The uninterrupted run and a run resumed from `dir/ck` (with its
-/// arrays in scratch files) agree on the report and the dump.
-fn assert_resume_matches(map: &Path, dir: &Path) {
-    let whole = solve(map, &[], &dir.join("whole.csv"));
-    let ck = dir.join("ck");
-    let scratch = dir.to_str().unwrap();
-    let resumed = solve(
-        map,
-        &[
-            "--resume",
-            ck.to_str().unwrap(),
-            "--memory",
-            "1M",
-            "--scratch",
-            scratch,
-        ],
-        &dir.join("resumed.csv"),
-    );
-    assert_eq!(report(&resumed), report(&whole));
-    let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
-    assert!(read("whole.csv") == read("resumed.csv"), "dumps differ");
+    .assert_resumes(stop);
 }
 
 #[test]
 fn killed_kcop_solve_resumes_to_the_same_dump() {
     let dir = temp_dir("kcops-checkpoint-kill");
-    let map = serpentine(&dir, 15);
-    let killed = interrupt(&map, &dir, "KILL");
-    assert!(!killed.status.success());
-    assert_resume_matches(&map, &dir);
+    assert_interrupted_resumes(&dir, Stop::Kill);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn sigterm_saves_a_kcop_checkpoint_and_exits() {
     let dir = temp_dir("kcops-checkpoint-term");
-    let map = serpentine(&dir, 15);
-    let stopped = interrupt(&map, &dir, "TERM");
-    let (code, err) = code_and_err(&stopped);
-    assert_eq!(code, Some(128 + 15), "{err}");
-    assert!(err.contains("checkpoint after level"), "{err}");
-    assert!(stopped.stdout.is_empty());
-    assert_resume_matches(&map, &dir);
+    assert_interrupted_resumes(&dir, Stop::Term);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

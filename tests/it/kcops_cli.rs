@@ -624,7 +624,7 @@ fn bitboard_refuses_what_it_cannot_do() {
 /// placement (least capture time, smallest rank on ties).
 #[test]
 fn copnumber_of_maps_agrees_with_the_oracle() {
-    use crate::agree_kcops::{crate_board, small_grid};
+    use crate::support::kcops_games::{crate_board, small_grid};
     use crate::support::Rng;
     let dir = temp_dir("kcops-copmap");
     let mut rng = Rng::new(0x636f_706d);

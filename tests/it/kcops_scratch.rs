@@ -14,9 +14,7 @@ use retrograde::copnumber::{
 };
 use retrograde::{Arena as GameArena, Game, KCops, Turn};
 
-use crate::agree::rules;
-use crate::agree_kcops::{crate_board, max_cells, small_graph, small_grid, SPEEDS};
-use crate::oracle::Variant;
+use crate::support::kcops_games::{crate_map_game, instances, max_cells, random_map, small_graph};
 use crate::support::{temp_dir, Rng};
 
 /// Instances per (k, speeds) and kind.
@@ -177,20 +175,10 @@ fn graph_game(
 fn scratch_and_resume_agree_on_random_maps() {
     let dir = temp_dir("kcops-scratch-maps");
     for k in 2..=3u32 {
-        let mut rng = Rng::new(0x6b73_6372 + u64::from(k));
-        for (cs, ts) in SPEEDS {
-            for i in 0..PER_CASE {
-                let arena = small_grid(&mut rng, max_cells(k));
-                let variant = Variant::from_bits(rng.below(64) as u32);
-                let label = format!(
-                    "map {i} k={k} speeds {cs},{ts} [{variant}]\n{}",
-                    arena.to_seed_text()
-                );
-                let game_arena =
-                    GameArena::from_board(&crate_board(&arena), rules(variant)).with_speeds(cs, ts);
-                check(&label, &KCops::new(game_arena, k).unwrap(), &dir);
-            }
-        }
+        instances(k, 0x6b73_6372, PER_CASE, |rng, i, speeds| {
+            let (label, arena, variant) = random_map(rng, k, i, speeds);
+            check(&label, &crate_map_game(&arena, variant, k, speeds), &dir);
+        });
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -199,14 +187,11 @@ fn scratch_and_resume_agree_on_random_maps() {
 fn scratch_and_resume_agree_on_random_graphs() {
     let dir = temp_dir("kcops-scratch-graphs");
     for k in 2..=3u32 {
-        let mut rng = Rng::new(0x6b73_6367 + u64::from(k));
-        for speeds in SPEEDS {
-            for i in 0..PER_CASE {
-                let (n, edges, exits, _, _) = small_graph(&mut rng, max_cells(k));
-                let label = format!("graph {i} k={k} speeds {speeds:?} {n} {edges:?} {exits:?}");
-                check(&label, &graph_game(n, &edges, &exits, k, speeds), &dir);
-            }
-        }
+        instances(k, 0x6b73_6367, PER_CASE, |rng, i, speeds| {
+            let (n, edges, exits, _, _) = small_graph(rng, max_cells(k));
+            let label = format!("graph {i} k={k} speeds {speeds:?} {n} {edges:?} {exits:?}");
+            check(&label, &graph_game(n, &edges, &exits, k, speeds), &dir);
+        });
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -3,16 +3,23 @@
 //! temporary directory ([`temp_dir`]), the one random-map generator
 //! ([`Rng`], [`Shape`], [`random_grid`], [`grid_of`] and the exits and
 //! starts added to a grid), the one table maker ([`make_table`]) and the
-//! oracle's converters into the crate's types ([`outcome`], [`turn`]).
+//! oracle's converters into the crate's types ([`outcome`], [`turn`],
+//! [`walls_and_exits_map`]), the one `kill(1)` of a child ([`kill`]);
+//! in `support/`, the kill / resume harness of the checkpoint tests
+//! ([`checkpoint`]) and the small random several-cops games of the
+//! agreement tests ([`kcops_games`]).
 //! Test modules import from here; a helper written twice belongs here.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
-use retrograde::{Outcome, Turn};
+use retrograde::{parse_map, Map, Outcome, Turn};
 
 use crate::oracle::{Arena, Side, Value};
+
+pub mod checkpoint;
+pub mod kcops_games;
 
 /// The binary, run in the crate root (so `data/...` paths resolve), with
 /// no arguments yet: every run of the binary in the tests starts here.
@@ -288,6 +295,29 @@ pub fn add_random_starts(rng: &mut Rng, mut arena: Arena) -> Arena {
         arena.thief = Some(cells[rng.below(cells.len())]);
     }
     arena
+}
+
+/// The crate's map of an oracle grid's walls and exits (its starts
+/// dropped), read through the seed parser.
+pub fn walls_and_exits_map(arena: &Arena) -> Map {
+    let walls_and_exits = Arena {
+        cop: None,
+        thief: None,
+        ..arena.clone()
+    };
+    parse_map(walls_and_exits.to_seed_text().as_bytes(), "random.txt")
+        .unwrap_or_else(|e| panic!("{e}\n{}", walls_and_exits.to_seed_text()))
+}
+
+/// Sends `signal` (a number or a name: `15`, `TERM`) to `child` through
+/// kill(1) with the child's own id, and asserts that kill succeeded.
+pub fn kill(child: &Child, signal: &str) {
+    let killed = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(killed.success());
 }
 
 /// A temporary directory unique to this process and `name`, emptied first.

@@ -1,18 +1,29 @@
 //! [`OutputTarget`]: where one output of a command goes, checked before
-//! any work starts, written through a temporary file and renamed; the
-//! inputs and outputs of the run that must not share a file; the stop
-//! signals that remove temporary files.
+//! any work starts, written through a temporary file and renamed. Its
+//! parts: the inputs and outputs of the run that must not share a file
+//! (`claims.rs`), the temporary file (`temp.rs`), the stop signals that
+//! remove temporary files (`signals.rs`), and the open output being
+//! written (`open.rs`).
 
 use std::ffi::OsString;
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
 
 use anyhow::Result;
 
 use crate::cli::common::UsageError;
+
+mod claims;
+mod open;
+mod signals;
+mod temp;
+
+pub(crate) use claims::note_input;
+use claims::{claim_output, identity, Claim};
+pub(crate) use open::{is_closed_stdout, Output};
+use open::{Sink, WriteFailed};
+pub(crate) use signals::{defer_stop_signals, defer_stop_signals_saying, stop_requested};
+use temp::Temp;
 
 /// Where one output of a command goes, checked before any work starts.
 ///
@@ -56,63 +67,6 @@ pub(crate) struct OutputTarget {
     kind: Kind,
     /// The file this target holds against other outputs and the inputs.
     _claim: Option<Claim>,
-}
-
-/// Files in use by this process, by resolved path: inputs (for the whole
-/// run) and checked regular-file outputs (while their target lives). Two
-/// outputs on one file would lose one; an output on an input would replace
-/// what is being read.
-static INPUTS: Mutex<Vec<(PathBuf, String)>> = Mutex::new(Vec::new());
-static OUTPUTS: Mutex<Vec<(u64, PathBuf, String)>> = Mutex::new(Vec::new());
-static NEXT_CLAIM: AtomicU64 = AtomicU64::new(0);
-
-/// An output's hold on its file, released when the target (or the output
-/// made from it) is dropped.
-#[derive(Debug)]
-struct Claim(u64);
-
-impl Drop for Claim {
-    fn drop(&mut self) {
-        lock(&OUTPUTS).retain(|(id, _, _)| *id != self.0);
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// The resolved path of `path` (links followed), or of its folder joined
-/// with its name when it does not exist yet.
-fn identity(path: &Path) -> Option<PathBuf> {
-    if let Ok(p) = std::fs::canonicalize(path) {
-        return Some(p);
-    }
-    let name = path.file_name()?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    Some(std::fs::canonicalize(dir).ok()?.join(name))
-}
-
-/// Records `path` as an input of this run (`what` names it in messages:
-/// `the map`, `the table`): an output checked on the same file, before or
-/// after, is refused.
-///
-/// # Errors
-/// A [`UsageError`] when an output already holds the file.
-pub(crate) fn note_input(what: &str, path: &Path) -> Result<(), UsageError> {
-    let Some(key) = identity(path) else {
-        return Ok(());
-    };
-    if let Some((_, _, flag)) = lock(&OUTPUTS).iter().find(|(_, k, _)| *k == key) {
-        return Err(UsageError(format!(
-            "{flag} {}: is {what} it reads; write the output to another file",
-            path.display()
-        )));
-    }
-    lock(&INPUTS).push((key, what.to_string()));
-    Ok(())
 }
 
 #[derive(Debug)]
@@ -174,20 +128,7 @@ impl OutputTarget {
         // nothing behind.
         let claim = match (&target, identity(path)) {
             (Target::File(_), Some(key)) => {
-                if let Some((_, what)) = lock(&INPUTS).iter().find(|(k, _)| *k == key) {
-                    return Err(refuse(&format!(
-                        "is {what} it reads; write the output to another file"
-                    )));
-                }
-                let mut outputs = lock(&OUTPUTS);
-                if let Some((_, _, other)) = outputs.iter().find(|(_, k, _)| *k == key) {
-                    return Err(refuse(&format!(
-                        "is also the file of {other}: give each output its own file"
-                    )));
-                }
-                let id = NEXT_CLAIM.fetch_add(1, Ordering::Relaxed);
-                outputs.push((id, key, flag.to_string()));
-                Some(Claim(id))
+                Some(claim_output(flag, key).map_err(|why| refuse(&why))?)
             }
             _ => None,
         };
@@ -340,254 +281,6 @@ fn split(path: &Path) -> Result<(PathBuf, OsString), String> {
         _ => PathBuf::from("."),
     };
     Ok((dir, name))
-}
-
-/// A temporary file next to a regular target, removed unless renamed over
-/// it.
-#[derive(Debug)]
-struct Temp {
-    file: File,
-    path: PathBuf,
-    /// The file it replaces.
-    target: PathBuf,
-}
-
-impl Temp {
-    /// Creates the temporary file for `target` (in its directory),
-    /// registered for removal on SIGINT, SIGTERM and SIGHUP; removes stale
-    /// ones of dead processes first.
-    fn new(target: PathBuf) -> io::Result<Temp> {
-        static SEQUENCE: AtomicU64 = AtomicU64::new(0);
-        let (dir, name) = split(&target).map_err(io::Error::other)?;
-        let prefix = format!(".{}.retrograde-", name.to_string_lossy());
-        remove_stale(&dir, &prefix);
-        watch_signals();
-        loop {
-            let n = SEQUENCE.fetch_add(1, Ordering::Relaxed);
-            let path = dir.join(format!("{prefix}{}-{n}.tmp", std::process::id()));
-            // Registered before it exists, so no signal can slip in between.
-            LIVE.lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(path.clone());
-            match std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-            {
-                Ok(file) => return Ok(Temp { file, path, target }),
-                Err(e) => {
-                    forget(&path);
-                    // A stale one from an earlier process with our pid: next name.
-                    if e.kind() != io::ErrorKind::AlreadyExists {
-                        return Err(e);
-                    }
-                }
-            }
-        }
-    }
-
-    /// Syncs the file and renames it over the target.
-    fn commit(&self) -> io::Result<()> {
-        self.file.sync_all()?;
-        std::fs::rename(&self.path, &self.target)?;
-        forget(&self.path);
-        Ok(())
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        if LIVE
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .contains(&self.path)
-        {
-            let _ = std::fs::remove_file(&self.path);
-            forget(&self.path);
-        }
-    }
-}
-
-/// Removes the temporary files in `dir` named with `prefix` whose process
-/// is gone: a SIGKILL leaves them, as no handler can run.
-fn remove_stale(dir: &Path, prefix: &str) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let file = entry.file_name();
-        let Some(rest) = file
-            .to_str()
-            .and_then(|f| f.strip_prefix(prefix))
-            .and_then(|r| r.strip_suffix(".tmp"))
-        else {
-            continue;
-        };
-        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
-            continue;
-        };
-        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
-}
-
-/// Temporary files of this process not yet committed, removed by the
-/// signal watcher.
-static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-fn forget(temp: &Path) {
-    LIVE.lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .retain(|p| p != temp);
-}
-
-/// Whether the first SIGINT / SIGTERM / SIGHUP only requests a stop
-/// ([`stop_requested`]) instead of ending the process.
-static DEFER: AtomicBool = AtomicBool::new(false);
-/// The signal that requested a stop, 0 while none did.
-static STOP: AtomicI32 = AtomicI32::new(0);
-
-/// From now on the first SIGINT, SIGTERM or SIGHUP only sets
-/// [`stop_requested`], for a solve that saves a checkpoint and then exits;
-/// a second one ends the process as usual.
-pub(crate) fn defer_stop_signals() {
-    DEFER.store(true, Ordering::SeqCst);
-    watch_signals();
-}
-
-/// Like [`defer_stop_signals`], and the first signal prints `note` on
-/// standard error at once (a batch says that it stops after the maps in
-/// flight, and how to stop at once).
-pub(crate) fn defer_stop_signals_saying(note: &'static str) {
-    let _ = STOP_NOTE.set(note);
-    defer_stop_signals();
-}
-
-/// What the first deferred signal prints (see [`defer_stop_signals_saying`]).
-static STOP_NOTE: OnceLock<&'static str> = OnceLock::new();
-
-/// The signal that requested a stop since [`defer_stop_signals`].
-pub(crate) fn stop_requested() -> Option<i32> {
-    match STOP.load(Ordering::SeqCst) {
-        0 => None,
-        signal => Some(signal),
-    }
-}
-
-/// Starts (once) a thread that, on SIGINT, SIGTERM or SIGHUP, removes the
-/// live temporary files and then ends the process as the signal would have.
-fn watch_signals() {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    static WATCHING: OnceLock<()> = OnceLock::new();
-    WATCHING.get_or_init(|| {
-        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
-            return;
-        };
-        std::thread::spawn(move || {
-            for signal in signals.forever() {
-                // A checkpointing solve stops itself at the next level
-                // (after saving); a second signal ends it at once.
-                if DEFER.load(Ordering::SeqCst)
-                    && STOP
-                        .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst)
-                        .is_ok()
-                {
-                    if let Some(note) = STOP_NOTE.get() {
-                        say!("{note}");
-                    }
-                    continue;
-                }
-                for temp in LIVE.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
-                    let _ = std::fs::remove_file(temp);
-                }
-                let _ = signal_hook::low_level::emulate_default_handler(signal);
-                std::process::exit(128 + signal);
-            }
-        });
-    });
-}
-
-/// The context of an error writing an output file (not standard output).
-#[derive(Debug)]
-pub(crate) struct WriteFailed(PathBuf);
-
-impl std::fmt::Display for WriteFailed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "cannot write {}", self.0.display())
-    }
-}
-
-/// True for an error that only says standard output was closed by its
-/// reader (`... | head`): the command then ends quietly.
-pub(crate) fn is_closed_stdout(error: &anyhow::Error) -> bool {
-    let broken = |e: &(dyn std::error::Error + 'static)| {
-        matches!(e.downcast_ref::<io::Error>(), Some(e) if e.kind() == io::ErrorKind::BrokenPipe)
-            || matches!(e.downcast_ref::<serde_json::Error>(),
-                Some(e) if e.io_error_kind() == Some(io::ErrorKind::BrokenPipe))
-    };
-    error.chain().any(broken) && error.downcast_ref::<WriteFailed>().is_none()
-}
-
-/// An open output (see [`OutputTarget::create`]), buffered; dropped
-/// without [`commit`](Output::commit), it leaves nothing behind.
-pub(crate) struct Output {
-    writer: BufWriter<Sink>,
-    target: OutputTarget,
-}
-
-enum Sink {
-    Stdout(io::Stdout),
-    Stderr(io::Stderr),
-    File(File),
-}
-
-impl Write for Sink {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Sink::Stdout(s) => s.write(buf),
-            Sink::Stderr(s) => s.write(buf),
-            Sink::File(f) => f.write(buf),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Sink::Stdout(s) => s.flush(),
-            Sink::Stderr(s) => s.flush(),
-            Sink::File(f) => f.flush(),
-        }
-    }
-}
-
-impl Write for Output {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.writer.write(buf)
-    }
-
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.writer.write_all(buf)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.writer.flush()
-    }
-}
-
-impl Output {
-    /// Finishes the output: flushes it, and for a regular file syncs the
-    /// temporary file and renames it over the target.
-    ///
-    /// # Errors
-    /// When flushing, syncing or renaming fails (the temporary file is then
-    /// removed and the target untouched).
-    pub(crate) fn commit(mut self) -> Result<()> {
-        self.writer.flush().map_err(|e| self.target.failed(e))?;
-        if let Kind::Replace(temp) = &self.target.kind {
-            temp.commit().map_err(|e| self.target.failed(e))?;
-        }
-        Ok(())
-    }
 }
 
 /// Writes `path` (checked now) with `write`: [`OutputTarget::check`] then

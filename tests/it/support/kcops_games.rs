@@ -1,0 +1,181 @@
+//! Small random several-cops games with their oracles, for the agreement
+//! tests (`agree_kcops.rs` against every counter engine, `agree_kbit.rs`
+//! against the bit engine, `kcops_scratch.rs`, `kcops_cli.rs`): random
+//! grids and graphs, the crate's board and game of each, and the loops
+//! over k, speeds and instances that feed them, seeded by the caller.
+
+use retrograde::{Arena as GameArena, Board, KCops, Placement};
+
+use crate::agree::rules;
+use crate::oracle::{Arena, Variant};
+use crate::oracle_kcops::{KBoard, KOracle};
+use crate::support::{add_random_exits, grid_of, walls_and_exits_map, Rng, Shape};
+
+/// The crate's board of an oracle grid (walls and exits; starts dropped).
+pub(crate) fn crate_board(arena: &Arena) -> Board {
+    Board::new(&walls_and_exits_map(arena), &Placement::default()).expect("board")
+}
+
+/// A random graph: vertices, edges, exits, cop passes, thief passes.
+pub(crate) type Graph = (usize, Vec<(usize, usize)>, Vec<usize>, bool, bool);
+
+/// A random grid of at most `cells` free cells, with random exits.
+pub(crate) fn small_grid(rng: &mut Rng, cells: usize) -> Arena {
+    let shapes = [Shape::Open, Shape::Walls, Shape::Maze, Shape::Corridors];
+    loop {
+        let shape = shapes[rng.below(shapes.len())];
+        let height = rng.range(1, cells.min(4));
+        let width = rng.range(1, (cells / height).clamp(1, 4));
+        let walls = grid_of(rng, shape, height, width);
+        let arena = add_random_exits(rng, walls);
+        if arena.free_cells().len() <= cells {
+            return arena;
+        }
+    }
+}
+
+/// A random graph on at most `max_n` vertices: edges at a random density,
+/// sometimes exits, sometimes a side that may not pass.
+pub(crate) fn small_graph(
+    rng: &mut Rng,
+    max_n: usize,
+) -> (usize, Vec<(usize, usize)>, Vec<usize>, bool, bool) {
+    let n = rng.range(1, max_n);
+    let density = rng.range(10, 90);
+    let mut edges = Vec::new();
+    for u in 0..n {
+        for v in u + 1..n {
+            if rng.percent(density) {
+                edges.push((u, v));
+            }
+        }
+    }
+    let exits = if rng.percent(30) {
+        (0..n).filter(|_| rng.percent(20)).collect()
+    } else {
+        Vec::new()
+    };
+    (n, edges, exits, !rng.percent(15), !rng.percent(15))
+}
+
+/// Largest boards per k: the oracle stores n^k * n * 2 states with up to
+/// (reach)^k successors each.
+pub(crate) fn max_cells(k: u32) -> usize {
+    match k {
+        1 => 12,
+        2 => 8,
+        _ => 5,
+    }
+}
+
+/// The (cop, thief) speeds every agreement loop runs through.
+pub(crate) const SPEEDS: [(u32, u32); 4] = [(1, 1), (2, 1), (1, 2), (2, 2)];
+
+/// The crate's game and the oracle of a random graph for `k` cops at the
+/// speeds (cop, thief).
+pub(crate) fn crate_graph_game(
+    (n, edges, exits, cop_passes, thief_passes): &Graph,
+    k: u32,
+    (cs, ts): (u32, u32),
+) -> (KCops, KOracle) {
+    let mut board = KBoard::from_edges(*n, edges);
+    for &e in exits {
+        board.exit[e] = true;
+    }
+    board.cop_passes = *cop_passes;
+    board.thief_passes = *thief_passes;
+    board.cop_speed = cs as usize;
+    board.thief_speed = ts as usize;
+    let oracle = KOracle::solve(&board, k as usize);
+    let edges: Vec<(u32, u32)> = edges.iter().map(|&(u, v)| (u as u32, v as u32)).collect();
+    let exits: Vec<u32> = exits.iter().map(|&e| e as u32).collect();
+    let arena = GameArena::from_edges(*n as u32, &edges)
+        .unwrap()
+        .with_exits(&exits)
+        .unwrap()
+        .with_passes(*cop_passes, *thief_passes)
+        .with_speeds(cs, ts);
+    (KCops::new(arena, k).unwrap(), oracle)
+}
+
+/// The instances of one k: for each of the [`SPEEDS`], `per_case` of
+/// them, all drawn from `Rng::new(seed + k)` in that order; hands `each`
+/// the generator, the instance's number and the speeds (cop, thief).
+pub(crate) fn instances(
+    k: u32,
+    seed: u64,
+    per_case: usize,
+    mut each: impl FnMut(&mut Rng, usize, (u32, u32)),
+) {
+    let mut rng = Rng::new(seed + u64::from(k));
+    for speeds in SPEEDS {
+        for i in 0..per_case {
+            each(&mut rng, i, speeds);
+        }
+    }
+}
+
+/// Instance `i` of the random grids for `k` cops at `speeds`: a grid of
+/// at most [`max_cells`] cells, a rule variant, and a label naming both.
+pub(crate) fn random_map(
+    rng: &mut Rng,
+    k: u32,
+    i: usize,
+    (cs, ts): (u32, u32),
+) -> (String, Arena, Variant) {
+    let arena = small_grid(rng, max_cells(k));
+    let variant = Variant::from_bits(rng.below(64) as u32);
+    let label = format!(
+        "map {i} k={k} speeds {cs},{ts} [{variant}]\n{}",
+        arena.to_seed_text()
+    );
+    (label, arena, variant)
+}
+
+/// The crate's game of an oracle grid under `variant` for `k` cops at the
+/// speeds (cop, thief).
+pub(crate) fn crate_map_game(
+    arena: &Arena,
+    variant: Variant,
+    k: u32,
+    (cs, ts): (u32, u32),
+) -> KCops {
+    let game_arena = GameArena::from_board(&crate_board(arena), rules(variant)).with_speeds(cs, ts);
+    KCops::new(game_arena, k).unwrap()
+}
+
+/// The random grids of [`instances`] (see [`random_map`]): hands `each`
+/// the label, the crate's game and the oracle's.
+pub(crate) fn random_map_games(
+    k: u32,
+    seed: u64,
+    per_case: usize,
+    mut each: impl FnMut(&str, &KCops, &KOracle),
+) {
+    instances(k, seed, per_case, |rng, i, (cs, ts)| {
+        let (label, arena, variant) = random_map(rng, k, i, (cs, ts));
+        let mut board = KBoard::from_grid(&arena, variant);
+        board.cop_speed = cs as usize;
+        board.thief_speed = ts as usize;
+        let oracle = KOracle::solve(&board, k as usize);
+        let game = crate_map_game(&arena, variant, k, (cs, ts));
+        each(&label, &game, &oracle);
+    });
+}
+
+/// The random graphs of [`instances`] (of at most [`max_cells`]
+/// vertices): hands `each` a label that names the instance, the crate's
+/// game and the oracle's.
+pub(crate) fn random_graph_games(
+    k: u32,
+    seed: u64,
+    per_case: usize,
+    mut each: impl FnMut(&str, &KCops, &KOracle),
+) {
+    instances(k, seed, per_case, |rng, i, speeds| {
+        let graph = small_graph(rng, max_cells(k));
+        let label = format!("graph {i} k={k} speeds {speeds:?} {graph:?}");
+        let (game, oracle) = crate_graph_game(&graph, k, speeds);
+        each(&label, &game, &oracle);
+    });
+}
