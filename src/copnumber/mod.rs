@@ -17,7 +17,7 @@ mod checkpoint;
 mod engine;
 mod levels;
 mod number;
-mod rank;
+pub(crate) mod rank;
 mod small;
 mod solution;
 mod store;

@@ -7,6 +7,7 @@
 use rayon::prelude::*;
 
 use super::KTablebase;
+use crate::copnumber::rank::next_multiset;
 use crate::error::Result;
 use crate::tablebase::reader::Kind;
 use crate::Turn;
@@ -36,54 +37,63 @@ impl KTablebase {
         // The raw code of a cops' win for the player to move: 1 is a WIN
         // for the mover, 2 a LOSS.
         let win = if turn == Turn::Cop { 1 } else { 2 };
-        // Each block's counts as (rank, wins) per run of the state order:
-        // a multiset's states of a tile may straddle blocks, and its tiles
-        // lie in different blocks, so the partials are added.
-        let partials = (0..raw.blocks(Kind::Values))
+        // Counts per multiset, one dense array per rayon job (a few per
+        // thread: blocks go in long runs), added at the end. Within a tile
+        // a block's runs are consecutive ranks, so the cops step to the
+        // next multiset instead of being unranked per run.
+        let blocks = raw.blocks(Kind::Values);
+        let jobs = (rayon::current_num_threads() as u64 * 4).max(1);
+        let zeros = || vec![0u32; multisets as usize];
+        let wins = (0..blocks as usize)
             .into_par_iter()
-            .map(|b| -> Result<Vec<(u64, u32)>> {
+            .with_min_len(blocks.div_ceil(jobs) as usize)
+            .try_fold(zeros, |mut wins, b| -> Result<Vec<u32>> {
+                let b = b as u64;
                 let data = raw.decode_values(b)?;
                 let start = first + b * per;
                 let end = start + (states - b * per).min(per);
-                let mut counts: Vec<(u64, u32)> = Vec::new();
                 let mut cops = [0u32; 4];
-                let mut unranked = u64::MAX;
+                let mut unranked: Option<u64> = None;
                 for run in self.order.runs(start..end) {
                     let rank = (run.state >> 1) / n;
-                    if rank != unranked {
-                        self.game.unrank(rank, &mut cops[..k]);
-                        unranked = rank;
+                    match unranked {
+                        Some(r) if r == rank => {}
+                        Some(r) if r + 1 == rank => {
+                            next_multiset(&mut cops[..k], n as usize);
+                        }
+                        _ => self.game.unrank(rank, &mut cops[..k]),
                     }
-                    let mut wins = 0u32;
+                    unranked = Some(rank);
+                    let mut count = 0u32;
                     for j in 0..run.len {
                         let i = (run.file + j - start) as usize;
                         let v = (data[i / 4] >> (2 * (i % 4))) & 3;
+                        let st = run.state + j;
                         if v == 3 {
                             return Err(raw.error(
                                 format!("block {b} (values)"),
                                 format!(
-                                    "state {} has the invalid value code 3: the file is damaged",
-                                    run.state + j
+                                    "state {st} has the invalid value code 3: the file is damaged"
                                 ),
                             ));
                         }
-                        let st = run.state + j;
                         let t = ((st >> 1) % n) as u32;
                         if st & 1 == turn_bit && v == win && !cops[..k].contains(&t) {
-                            wins += 1;
+                            count += 1;
                         }
                     }
-                    counts.push((rank, wins));
+                    if let Some(w) = wins.get_mut(rank as usize) {
+                        *w += count;
+                    }
                 }
-                Ok(counts)
+                Ok(wins)
             })
-            .collect::<Result<Vec<_>>>()?;
-        let mut wins = vec![0u32; multisets as usize];
-        for (rank, count) in partials.into_iter().flatten() {
-            if let Some(w) = wins.get_mut(rank as usize) {
-                *w += count;
-            }
-        }
+            .try_reduce(zeros, |mut a, b| {
+                for (x, y) in a.iter_mut().zip(b) {
+                    *x += y;
+                }
+                Ok(a)
+            })?;
         Ok(wins)
     }
 }
