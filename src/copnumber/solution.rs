@@ -84,6 +84,18 @@ impl KSolution {
     pub fn state_value(&self, index: u64) -> (Outcome, Option<Dte>) {
         let (rt, cops_to_move) = ((index / 2) as usize, index.is_multiple_of(2));
         let (r, t) = (rt / self.n, rt % self.n);
+        let outcome = self.outcome_at(r, t, cops_to_move);
+        let dte = self.dte.as_ref().and_then(|d| {
+            let v = d[index as usize];
+            (v != u16::MAX).then_some(Dte(u32::from(v)))
+        });
+        (outcome, dte)
+    }
+
+    /// The value of multiset rank `r`, thief cell `t`, for the side to
+    /// move.
+    #[inline]
+    fn outcome_at(&self, r: usize, t: usize, cops_to_move: bool) -> Outcome {
         // `cl` and `tw` are empty where the thief can win nowhere.
         let bit = |v: &[u64]| !v.is_empty() && v[r * self.words + t / 64] >> (t % 64) & 1 == 1;
         let (win, loss) = if cops_to_move {
@@ -91,18 +103,13 @@ impl KSolution {
         } else {
             (bit(&self.tw), bit(&self.tl))
         };
-        let outcome = if win {
+        if win {
             Outcome::Win
         } else if loss {
             Outcome::Loss
         } else {
             Outcome::Draw
-        };
-        let dte = self.dte.as_ref().and_then(|d| {
-            let v = d[index as usize];
-            (v != u16::MAX).then_some(Dte(u32::from(v)))
-        });
-        (outcome, dte)
+        }
     }
 
     /// Packed 2-bit values of the states `range` (state `range.start + i`
@@ -118,22 +125,8 @@ impl KSolution {
             ((range.start >> 1) % n) as usize,
         );
         let mut thief_moves = range.start & 1 == 1;
-        let bit = |v: &[u64], r: usize, t: usize| {
-            !v.is_empty() && v[r * self.words + t / 64] >> (t % 64) & 1 == 1
-        };
         for i in 0..(range.end - range.start) as usize {
-            let (win, loss) = if thief_moves {
-                (bit(&self.tw, r, t), bit(&self.tl, r, t))
-            } else {
-                (bit(&self.cw, r, t), bit(&self.cl, r, t))
-            };
-            let code = if win {
-                Outcome::Win
-            } else if loss {
-                Outcome::Loss
-            } else {
-                Outcome::Draw
-            };
+            let code = self.outcome_at(r, t, !thief_moves);
             out[i / 4] |= (code as u8) << (2 * (i % 4));
             if thief_moves {
                 t += 1;

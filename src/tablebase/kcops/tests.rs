@@ -8,6 +8,20 @@ use crate::{parse_map, solve, Arena, Board, Engine, Placement, SolveOptions, Tur
 /// A 10 x 10 map of 87 free cells (data/tablebase/kcops-10-10.txt).
 const MAP_10: &[u8] = include_bytes!("../../../data/tablebase/kcops-10-10.txt");
 
+/// Two cops on [`MAP_10`] under `--cop-orthogonal` (the committed
+/// version 4 table's game): the map, the game and its rules.
+fn map_10_game() -> (crate::Map, KCops, Rules) {
+    let map = parse_map(MAP_10, "kcops-10-10.txt").unwrap();
+    let rules = Rules {
+        cop_diagonal: false,
+        ..Rules::default()
+    };
+    let board = Board::new(&map, &Placement::default()).unwrap();
+    let game = KCops::new(Arena::from_board(&board, rules), 2).unwrap();
+    assert_eq!(game.arena().cells(), 87);
+    (map, game, rules)
+}
+
 fn round_trip(game: &KCops, rules: Rules, dte: bool) {
     let options = SolveOptions::new(Engine::Sequential).with_dte_table(dte);
     let solution = solve(game, &options).unwrap();
@@ -76,14 +90,7 @@ fn tables_of_maps_and_graphs_answer_every_state() {
 /// the whole-table scan counts what the solution says.
 #[test]
 fn tables_of_several_thief_tiles_answer_every_state() {
-    let map = parse_map(MAP_10, "inline").unwrap();
-    let rules = Rules {
-        cop_diagonal: false,
-        ..Rules::default()
-    };
-    let board = Board::new(&map, &Placement::default()).unwrap();
-    let game = KCops::new(Arena::from_board(&board, rules), 2).unwrap();
-    assert_eq!(game.arena().cells(), 87);
+    let (_, game, rules) = map_10_game();
     round_trip(&game, rules, true);
     round_trip(&game, rules, false);
     // A graph of 150 vertices (three tiles, the last of 22): a cycle with
@@ -144,15 +151,7 @@ fn version_4_tables_still_read() {
     let table = KTablebase::open(&dir.join("kcops-10-10-v4.rtb")).unwrap();
     assert_eq!(table.header().version, 4);
     table.check().unwrap();
-    let text = std::fs::read(dir.join("kcops-10-10.txt")).unwrap();
-    let map = parse_map(&text, "kcops-10-10.txt").unwrap();
-    let rules = Rules {
-        cop_diagonal: false,
-        ..Rules::default()
-    };
-    let board = Board::new(&map, &Placement::default()).unwrap();
-    let game = KCops::new(Arena::from_board(&board, rules), 2).unwrap();
-    assert_eq!(game.arena().cells(), 87);
+    let (map, game, _) = map_10_game();
     let options = SolveOptions::new(Engine::Sequential).with_dte_table(true);
     let solution = solve(&game, &options).unwrap();
     assert_eq!(table.header().states, game.state_count());
