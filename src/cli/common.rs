@@ -369,16 +369,33 @@ pub(crate) struct KCopsArgs {
     /// Number of cops, 1 to 4 (give --cop once per cop) [default: 1].
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=4))]
     pub(crate) cops: Option<u32>,
+    /// The pieces' speeds.
+    #[command(flatten)]
+    pub(crate) speeds: SpeedArgs,
+    /// Read MAP as an undirected graph (`u v` a line, 0-based); --cop,
+    /// --thief and --exit then take vertex ids.
+    #[arg(long)]
+    pub(crate) graph: bool,
+}
+
+/// `--cop-speed` / `--thief-speed`: how many steps a piece may take per
+/// turn. Shared by `solve --cops K` and `copnumber`, so both take the same
+/// values and refuse the same ones in the same words.
+#[derive(ClapArgs, Debug, Clone, Copy)]
+pub(crate) struct SpeedArgs {
     /// Steps a cop may take per turn (walks; each step a legal move).
     #[arg(long, value_name = "S", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub(crate) cop_speed: u32,
     /// Steps the thief may take per turn, never through a cop.
     #[arg(long, value_name = "S", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub(crate) thief_speed: u32,
-    /// Read MAP as an undirected graph (`u v` a line, 0-based); --cop,
-    /// --thief and --exit then take vertex ids.
-    #[arg(long)]
-    pub(crate) graph: bool,
+}
+
+impl SpeedArgs {
+    /// Whether a piece is faster than one step a turn.
+    pub(crate) fn fast(&self) -> bool {
+        self.cop_speed > 1 || self.thief_speed > 1
+    }
 }
 
 impl KCopsArgs {
@@ -388,6 +405,6 @@ impl KCopsArgs {
 
     /// Whether this solve leaves the one-cop grid game.
     pub(crate) fn active(&self) -> bool {
-        self.graph || self.k() > 1 || self.cop_speed > 1 || self.thief_speed > 1
+        self.graph || self.k() > 1 || self.speeds.fast()
     }
 }

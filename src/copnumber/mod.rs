@@ -115,6 +115,22 @@ impl KArena {
         }
     }
 
+    /// The same arena with other speeds (each at least 1): the "cops and
+    /// fast robber" games. A speed other than 1 leaves the plain graph
+    /// game, so [`cop_number`] then runs the general engine.
+    ///
+    /// # Panics
+    /// If a speed is 0.
+    #[must_use]
+    pub fn with_speeds(self, cop_speed: u32, thief_speed: u32) -> KArena {
+        assert!(cop_speed >= 1 && thief_speed >= 1, "speeds start at 1");
+        KArena {
+            cop_speed,
+            thief_speed,
+            ..self
+        }
+    }
+
     /// Whether this is the plain graph game (speed 1, both pass, no exits,
     /// the same relation for both sides), where dismantlability decides one
     /// cop.

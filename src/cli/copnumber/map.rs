@@ -1,8 +1,9 @@
 //! `copnumber MAP`: the cop number of a grid map (seed text or MovingAI)
 //! under `solve`'s rule and exit flags (by default the standard rules:
 //! cops in 8 directions, the thief in 4, both may pass; the map's exits),
-//! with a winning placement as `row,col` cells and its capture time. Told
-//! from graphs by content, before the graph reader.
+//! with a winning placement as `row,col` cells and its capture time, and
+//! under `--cop-speed` / `--thief-speed` with fast pieces. Told from graphs
+//! by content, before the graph reader.
 
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -16,7 +17,7 @@ use super::super::common::UsageError;
 use super::super::info::rule_flags;
 use super::super::schema::versioned;
 use super::super::Failure;
-use super::CopNumberArgs;
+use super::{is_one, speed_note, CopNumberArgs};
 
 /// Bytes of the input looked at to tell a map from a graph.
 const PEEK: usize = 1 << 16;
@@ -75,6 +76,12 @@ struct MapJson<'a> {
     /// The exit flags given (`--exit ROW,COL`, `--exits RULE`), empty when
     /// the map's own exits were used.
     exit_flags: Vec<String>,
+    /// `--cop-speed`; left out at 1, as before speeds existed.
+    #[serde(skip_serializing_if = "is_one")]
+    cop_speed: u32,
+    /// `--thief-speed`; left out at 1.
+    #[serde(skip_serializing_if = "is_one")]
+    thief_speed: u32,
     cop_number: Option<u32>,
     /// The winning placement's cells as `[row, column]`.
     placement: Vec<[usize; 2]>,
@@ -121,7 +128,9 @@ pub(super) fn run(
     // exits from the flags (or the map's), the rules from the flags.
     let board = Board::new(&walls, &game.placement())?;
     let rules = game.rules();
-    let arena = KArena::from_arena(&Arena::from_board(&board, rules));
+    let (cop_speed, thief_speed) = (args.speeds.cop_speed, args.speeds.thief_speed);
+    let arena =
+        KArena::from_arena(&Arena::from_board(&board, rules).with_speeds(cop_speed, thief_speed));
     let exit_flags: Vec<String> = game
         .answer_flags()
         .into_iter()
@@ -152,11 +161,14 @@ pub(super) fn run(
             format!("{r},{c}")
         }
     };
-    let told = if rule_words.is_empty() {
+    let mut told = if rule_words.is_empty() {
         String::new()
     } else {
         format!("\trules {}", rule_words.join(" "))
     };
+    if let Some(speeds) = speed_note(cop_speed, thief_speed) {
+        told = format!("{told}\t{speeds}");
+    }
     let cells: Vec<[usize; 2]> = r
         .placement
         .iter()
@@ -177,6 +189,8 @@ pub(super) fn run(
             exits: arena.exits.iter().filter(|&&e| e).count(),
             rules: rule_flags(rules),
             exit_flags,
+            cop_speed,
+            thief_speed,
             cop_number: r.cop_number,
             placement: cells,
             capture_time: r.capture_time_rounds,

@@ -6,7 +6,9 @@
 //! input order; with `--out FILE` they go to a results file that an
 //! interrupted run leaves consistent and `--resume` continues (`results`).
 //! A grid map (`map.rs`) gets its cop number under the map's rules, the
-//! placement as `row,col` cells.
+//! placement as `row,col` cells. `--cop-speed` / `--thief-speed` (the
+//! flags of `solve --cops K`) ask for the cop number with fast pieces, on
+//! graphs and maps alike; the plain graph game's fast path is for speed 1.
 
 mod map;
 mod report;
@@ -19,11 +21,12 @@ use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use rayon::prelude::*;
 use retrograde::copnumber::{
-    cop_number_of_graph, kcop_memory, multiset_count, solve_kcops, CopNumber, KArena, KcopOptions,
+    cop_number, cop_number_of_graph, kcop_memory, multiset_count, solve_kcops, CopNumber, KArena,
+    KcopOptions,
 };
 use retrograde::{parse_graph6, Graph6Reader};
 
-use super::common::{GameArgs, UsageError};
+use super::common::{GameArgs, SpeedArgs, UsageError};
 use super::output::{defer_stop_signals, note_input, stop_requested, OutputTarget};
 use super::Failure;
 use report::{write_graph, write_summary, Summary};
@@ -72,6 +75,38 @@ pub(crate) struct CopNumberArgs {
     /// refuse them.
     #[command(flatten, next_help_heading = "Rules and exits (grid maps)")]
     game: GameArgs,
+    /// The pieces' speeds, as `solve --cops K` takes them (graphs and maps).
+    #[command(flatten, next_help_heading = "Speeds")]
+    speeds: SpeedArgs,
+}
+
+impl CopNumberArgs {
+    /// The arena of a graph under these flags' speeds.
+    fn graph_arena(&self, n: usize, edges: &[(u32, u32)]) -> KArena {
+        KArena::from_graph(n, edges).with_speeds(self.speeds.cop_speed, self.speeds.thief_speed)
+    }
+
+    /// The cop number of one graph. At speed 1 the plain graph game's fast
+    /// path; with a fast piece the general engine (through
+    /// [`cop_number`], which keeps the fast path to the plain game), whose
+    /// placement and capture time are dropped under `--counts` so that the
+    /// answer reads as the fast path's would.
+    fn solve_graph(&self, n: usize, edges: &[(u32, u32)], timed: bool) -> CopNumber {
+        if !self.speeds.fast() {
+            return cop_number_of_graph(n, edges, self.max_cops, timed);
+        }
+        let r = cop_number(&self.graph_arena(n, edges), self.max_cops);
+        if timed {
+            return r;
+        }
+        CopNumber {
+            placement: Vec::new(),
+            capture_time_plies: 0,
+            capture_time_rounds: 0,
+            timed: false,
+            ..r
+        }
+    }
 }
 
 /// One graph of a batch: (vertices, edges, answer), or its line's error.
@@ -157,7 +192,7 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
                     if let Some(k) = args.full_solve {
                         let (n, edges) = parse_graph6(bytes).map_err(|e| reader.line_error(e))?;
                         check_fits(&path, line, n, k)?;
-                        full_solve(&mut out, &KArena::from_graph(n, &edges), k)?;
+                        full_solve(&mut out, &args.graph_arena(n, &edges), k)?;
                         continue;
                     }
                     if bytes.first().is_some_and(|&b| b > 63 + 62) {
@@ -198,11 +233,7 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
                 stop_requested()
                     .is_none()
                     .then(|| match parse_graph6(bytes) {
-                        Ok((n, edges)) => Ok((
-                            n,
-                            edges.len(),
-                            cop_number_of_graph(n, &edges, args.max_cops, timed),
-                        )),
+                        Ok((n, edges)) => Ok((n, edges.len(), args.solve_graph(n, &edges, timed))),
                         Err(e) => Err((*line, e)),
                     })
             })
@@ -235,10 +266,11 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
                     bytes,
                     (n, edges),
                     args.max_cops,
+                    args.speeds,
                     &r,
                 ))?;
             } else if !args.counts {
-                write_graph(&mut out, args.json, index, *line, n, edges, bytes, &r)?;
+                write_graph(&mut out, &args, index, *line, n, edges, bytes, &r)?;
             }
         }
         if let Some(file) = file.as_mut() {
@@ -298,7 +330,7 @@ fn open_results(args: &CopNumberArgs, timed: bool) -> Result<Option<Results>, Fa
         .into());
     }
     drop(target);
-    let file = Results::open(path, args.resume, args.max_cops, timed)?;
+    let file = Results::open(path, args.resume, args.max_cops, args.speeds, timed)?;
     defer_stop_signals();
     Ok(Some(file))
 }
@@ -379,26 +411,17 @@ fn edge_list(
     let mut out = stdout.lock();
     if let Some(k) = args.full_solve {
         check_fits(path, first_line, n, k)?;
-        full_solve(&mut out, &KArena::from_graph(n, &edges), k)?;
+        full_solve(&mut out, &args.graph_arena(n, &edges), k)?;
         return Ok(0);
     }
     check_fits(path, first_line, n, args.max_cops)?;
-    let r = cop_number_of_graph(n, &edges, args.max_cops, true);
+    let r = args.solve_graph(n, &edges, true);
     let mut summary = Summary::default();
     // An edge list is named by its file (its graph6 line may be long).
     let name = path.display().to_string();
     summary.add_solved(0, 1, name.as_bytes(), &r);
     if !args.counts {
-        write_graph(
-            &mut out,
-            args.json,
-            0,
-            1,
-            n,
-            edges.len(),
-            name.as_bytes(),
-            &r,
-        )?;
+        write_graph(&mut out, args, 0, 1, n, edges.len(), name.as_bytes(), &r)?;
     }
     if args.counts {
         write_summary(&mut out, args, &summary, false)?;
@@ -440,9 +463,11 @@ fn full_solve(out: &mut impl Write, arena: &KArena, k: u32) -> Result<()> {
     let seconds = started.elapsed().as_secs_f64();
     let c = sol.counts();
     let max_degree = arena.cop_steps.iter().map(Vec::len).max().unwrap_or(0);
+    let speeds = speed_note(arena.cop_speed, arena.thief_speed)
+        .map_or_else(String::new, |s| format!(", {s}"));
     writeln!(
         out,
-        "{k} cops on {n} vertices (max degree {max_degree}): {states:.3e} states, {} levels, {seconds:.2} s ({:.3e} states/s)",
+        "{k} cops on {n} vertices (max degree {max_degree}){speeds}: {states:.3e} states, {} levels, {seconds:.2} s ({:.3e} states/s)",
         sol.levels,
         states / seconds.max(1e-9)
     )?;
@@ -452,4 +477,22 @@ fn full_solve(out: &mut impl Write, arena: &KArena, k: u32) -> Result<()> {
         c[0], c[1], c[2], c[3], c[4], c[5]
     )?;
     Ok(())
+}
+
+/// `cop speed 2, thief speed 1` (solve's words) for the text output; `None`
+/// at speed 1, whose output says nothing of speeds.
+pub(super) fn speed_note(cop_speed: u32, thief_speed: u32) -> Option<String> {
+    (cop_speed > 1 || thief_speed > 1)
+        .then(|| format!("cop speed {cop_speed}, thief speed {thief_speed}"))
+}
+
+/// Serde's test for a speed left out of the JSON: 1, the plain game.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+pub(super) fn is_one(speed: &u32) -> bool {
+    *speed == 1
+}
+
+/// A speed missing from an older record: 1.
+pub(super) fn one() -> u32 {
+    1
 }

@@ -9,7 +9,7 @@ use anyhow::Result;
 use retrograde::copnumber::CopNumber;
 use serde::Serialize;
 
-use super::CopNumberArgs;
+use super::{is_one, speed_note, CopNumberArgs};
 use crate::cli::schema::versioned;
 
 #[derive(Serialize)]
@@ -22,6 +22,12 @@ pub(super) struct GraphJson<'a> {
     placement: &'a [u32],
     capture_time: u32,
     capture_time_plies: u32,
+    /// `--cop-speed`; left out at 1, as before speeds existed.
+    #[serde(skip_serializing_if = "is_one")]
+    cop_speed: u32,
+    /// `--thief-speed`; left out at 1.
+    #[serde(skip_serializing_if = "is_one")]
+    thief_speed: u32,
 }
 
 /// `--json --counts`: the counts alone, the object of the issue.
@@ -29,6 +35,12 @@ pub(super) struct GraphJson<'a> {
 pub(super) struct CountsJson {
     graphs: u64,
     cop_number: BTreeMap<String, u64>,
+    /// `--cop-speed`; left out at 1.
+    #[serde(skip_serializing_if = "is_one")]
+    cop_speed: u32,
+    /// `--thief-speed`; left out at 1.
+    #[serde(skip_serializing_if = "is_one")]
+    thief_speed: u32,
 }
 
 /// The `--json` summary: the counts and the first graphs with the largest
@@ -112,8 +124,10 @@ impl Summary {
         self.add(graph, line, text, r.cop_number, rounds);
     }
 
-    fn counts_json(&self) -> CountsJson {
+    fn counts_json(&self, args: &CopNumberArgs) -> CountsJson {
         CountsJson {
+            cop_speed: args.speeds.cop_speed,
+            thief_speed: args.speeds.thief_speed,
             graphs: self.graphs,
             cop_number: self
                 .counts
@@ -127,7 +141,7 @@ impl Summary {
 #[allow(clippy::too_many_arguments)]
 pub(super) fn write_graph(
     out: &mut impl Write,
-    json: bool,
+    args: &CopNumberArgs,
     index: u64,
     line: usize,
     n: usize,
@@ -135,8 +149,11 @@ pub(super) fn write_graph(
     text: &[u8],
     r: &CopNumber,
 ) -> Result<()> {
-    if json {
+    let (cop_speed, thief_speed) = (args.speeds.cop_speed, args.speeds.thief_speed);
+    if args.json {
         let g = GraphJson {
+            cop_speed,
+            thief_speed,
             graph: index + 1,
             line,
             vertices: n,
@@ -150,18 +167,20 @@ pub(super) fn write_graph(
         writeln!(out)?;
     } else {
         let text = String::from_utf8_lossy(text);
+        let speeds =
+            speed_note(cop_speed, thief_speed).map_or_else(String::new, |s| format!("\t{s}"));
         match r.cop_number {
             Some(c) => {
                 let p: Vec<String> = r.placement.iter().map(u32::to_string).collect();
                 writeln!(
                     out,
-                    "{text}\tcop number {c}\tplacement {}\tcapture time {} ({})",
+                    "{text}\tcop number {c}\tplacement {}\tcapture time {} ({}){speeds}",
                     p.join(","),
                     plural(r.capture_time_rounds, "round", "rounds"),
                     plural(r.capture_time_plies, "ply", "plies")
                 )?;
             }
-            None => writeln!(out, "{text}\tcop number more than the maximum")?,
+            None => writeln!(out, "{text}\tcop number more than the maximum{speeds}")?,
         }
     }
     Ok(())
@@ -179,7 +198,7 @@ pub(super) fn write_summary(
 ) -> Result<()> {
     if args.json {
         if args.counts {
-            serde_json::to_writer(&mut *out, &s.counts_json())?;
+            serde_json::to_writer(&mut *out, &s.counts_json(args))?;
             writeln!(out)?;
         } else {
             let noted = |l: &Noted, timed: bool| NotedJson {
@@ -190,7 +209,7 @@ pub(super) fn write_summary(
                 capture_time: (timed && l.c.is_some()).then_some(l.rounds),
             };
             let summary = SummaryJson {
-                counts: s.counts_json(),
+                counts: s.counts_json(args),
                 largest_cop_number: s.largest.as_ref().map(|l| noted(l, l.timed)),
                 longest_capture_time: s.longest.as_ref().map(|l| noted(l, true)),
             };
@@ -203,6 +222,9 @@ pub(super) fn write_summary(
         return Ok(());
     }
     writeln!(out, "graphs: {}", s.graphs)?;
+    if let Some(speeds) = speed_note(args.speeds.cop_speed, args.speeds.thief_speed) {
+        writeln!(out, "speeds: {speeds}")?;
+    }
     for (c, n) in &s.counts {
         match c {
             Some(c) => writeln!(out, "cop number {c}: {n}")?,

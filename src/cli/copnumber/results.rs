@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::cli::common::UsageError;
+use super::{is_one, one};
+use crate::cli::common::{SpeedArgs, UsageError};
 use crate::cli::output::write_atomically;
 use crate::cli::schema::SCHEMA;
 use retrograde::copnumber::CopNumber;
@@ -49,6 +50,13 @@ pub(super) struct Record {
     pub(super) capture_time: Option<u32>,
     /// The same in plies.
     pub(super) capture_time_plies: Option<u32>,
+    /// `--cop-speed` of the run that solved it; left out at 1, so that a
+    /// speed-1 file reads as it did before speeds (and older files resume).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub(super) cop_speed: u32,
+    /// `--thief-speed` of that run; left out at 1.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub(super) thief_speed: u32,
 }
 
 impl Record {
@@ -59,6 +67,7 @@ impl Record {
         text: &[u8],
         (n, edges): (usize, usize),
         max_cops: u32,
+        speeds: SpeedArgs,
         r: &CopNumber,
     ) -> Record {
         let timed = r.timed && r.cop_number.is_some();
@@ -74,6 +83,8 @@ impl Record {
             placement: r.placement.clone(),
             capture_time: timed.then_some(r.capture_time_rounds),
             capture_time_plies: timed.then_some(r.capture_time_plies),
+            cop_speed: speeds.cop_speed,
+            thief_speed: speeds.thief_speed,
         }
     }
 }
@@ -92,6 +103,7 @@ pub(super) struct Results {
     resumed: u64,
     /// Flags a record must have been solved with.
     max_cops: u32,
+    speeds: SpeedArgs,
     timed: bool,
     /// This run's records not yet written (the current batch).
     pending: Vec<u8>,
@@ -110,13 +122,20 @@ impl Results {
     ///
     /// # Errors
     /// A usage error (exit status 2) when the file cannot be read.
-    pub(super) fn open(path: &Path, resume: bool, max_cops: u32, timed: bool) -> Result<Results> {
+    pub(super) fn open(
+        path: &Path,
+        resume: bool,
+        max_cops: u32,
+        speeds: SpeedArgs,
+        timed: bool,
+    ) -> Result<Results> {
         let mut results = Results {
             path: path.to_path_buf(),
             previous: None,
             kept_len: 0,
             resumed: 0,
             max_cops,
+            speeds,
             timed,
             pending: Vec::new(),
             appending: None,
@@ -202,6 +221,17 @@ impl Results {
                 self.path.display(),
                 record.max_cops,
                 self.max_cops
+            ))
+            .into());
+        }
+        let (cop_speed, thief_speed) = (self.speeds.cop_speed, self.speeds.thief_speed);
+        if (record.cop_speed, record.thief_speed) != (cop_speed, thief_speed) {
+            return Err(UsageError(format!(
+                "--resume: {} was made with --cop-speed {} --thief-speed {}, this run has --cop-speed {cop_speed} --thief-speed {thief_speed}; \
+                 run with the same flags or choose another --out",
+                self.path.display(),
+                record.cop_speed,
+                record.thief_speed,
             ))
             .into());
         }

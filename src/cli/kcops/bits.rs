@@ -178,7 +178,10 @@ fn checkpoints(
         ("cops".to_string(), kcops.k().to_string()),
         (
             "speeds".to_string(),
-            format!("cop {}, thief {}", kcops.cop_speed, kcops.thief_speed),
+            format!(
+                "cop {}, thief {}",
+                kcops.speeds.cop_speed, kcops.speeds.thief_speed
+            ),
         ),
         (
             "input".to_string(),

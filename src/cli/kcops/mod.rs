@@ -111,7 +111,7 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
         ))
         .into());
     }
-    let arena = arena.with_speeds(args.kcops.cop_speed, args.kcops.thief_speed);
+    let arena = arena.with_speeds(args.kcops.speeds.cop_speed, args.kcops.speeds.thief_speed);
     let exits = arena.exit_count() as u64;
     let cells = u64::from(arena.cells());
     let game = KCops::new(arena, k)?.with_thief_first(args.game.thief_first);
@@ -160,8 +160,8 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
         height,
         edges,
         cops: k,
-        cop_speed: args.kcops.cop_speed,
-        thief_speed: args.kcops.thief_speed,
+        cop_speed: args.kcops.speeds.cop_speed,
+        thief_speed: args.kcops.speeds.thief_speed,
         start_cops: start.map(|_| sorted.iter().map(|&c| show(c)).collect()),
         start_thief: start.and(thief).map(show),
         result: start.map(|s| game.verdict(solution.value(s).0).as_str()),
