@@ -14,17 +14,23 @@ use crate::support::{run_refused, run_status, stdout, temp_dir};
 /// A 4 x 5 map with three walls and no exits of its own.
 const MAP: &str = "4 5\n.....\n.#.#.\n.....\n..#..\n";
 
-type Cells = Vec<(usize, usize)>;
-
-/// `solve MAP --cops K FLAGS --dump`: for every cop multiset, whether the
-/// cops to move win against every thief cell.
-fn all_win_placements(dir: &Path, map: &str, k: usize, flags: &[&str]) -> BTreeMap<Cells, bool> {
+/// `solve INPUT --cops K FLAGS --dump` (a map, or a graph when FLAGS hold
+/// `--graph`): for every cop multiset, its cells as the dump writes them
+/// (`row,col` or a vertex) and sorted, whether the cops to move win
+/// against every one of the `cells` thief cells.
+pub(crate) fn all_win_placements(
+    dir: &Path,
+    input: &str,
+    k: usize,
+    flags: &[&str],
+    cells: usize,
+) -> BTreeMap<Vec<String>, bool> {
     let dump = dir.join(format!("k{k}.csv"));
     let ks = k.to_string();
     let mut args = vec![
         "solve",
         "-q",
-        map,
+        input,
         "--cops",
         &ks,
         "--dump",
@@ -35,28 +41,27 @@ fn all_win_placements(dir: &Path, map: &str, k: usize, flags: &[&str]) -> BTreeM
     let text = std::fs::read_to_string(&dump).unwrap();
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    assert_eq!(
-        header[2 * k..2 * k + 4],
-        ["thief_row", "thief_col", "turn", "value"]
-    );
-    let mut won: BTreeMap<Cells, bool> = BTreeMap::new();
-    let mut thieves: BTreeMap<Cells, BTreeSet<(usize, usize)>> = BTreeMap::new();
+    // Cop columns, then the thief's, then turn and value: a cell is one
+    // column on a graph, two on a map.
+    let t = header.iter().position(|h| h.starts_with("thief")).unwrap();
+    let w = t / k;
+    assert_eq!(header[t + w..t + w + 2], ["turn", "value"], "{header:?}");
+    let mut won: BTreeMap<Vec<String>, bool> = BTreeMap::new();
+    let mut thieves: BTreeMap<Vec<String>, BTreeSet<String>> = BTreeMap::new();
     for line in lines {
         let f: Vec<&str> = line.split(',').collect();
-        let num = |i: usize| f[i].parse::<usize>().unwrap();
-        let mut cops: Cells = (0..k).map(|i| (num(2 * i), num(2 * i + 1))).collect();
-        cops.sort_unstable();
-        if f[2 * k + 2] != "cop" {
+        if f[t + w] != "cop" {
             continue;
         }
+        let mut cops: Vec<String> = (0..k).map(|i| f[i * w..(i + 1) * w].join(",")).collect();
+        cops.sort_unstable();
         thieves
             .entry(cops.clone())
             .or_default()
-            .insert((num(2 * k), num(2 * k + 1)));
-        *won.entry(cops).or_insert(true) &= f[2 * k + 3] == "win";
+            .insert(f[t..t + w].join(","));
+        *won.entry(cops).or_insert(true) &= f[t + w + 1] == "win";
     }
-    // Every multiset saw every thief cell: 17 free cells.
-    assert!(thieves.values().all(|t| t.len() == 17), "a partial dump");
+    assert!(thieves.values().all(|t| t.len() == cells), "a partial dump");
     won
 }
 
@@ -85,16 +90,11 @@ fn copnumber_on_a_map_agrees_with_solve_under_each_rule_variant() {
         let j: Json = serde_json::from_str(stdout(&o).trim()).unwrap();
         let k = j["cop_number"].as_u64().expect("a cop number up to 3") as usize;
         numbers.insert(k);
-        let placement: Cells = j["placement"]
+        let placement: Vec<String> = j["placement"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|c| {
-                (
-                    c[0].as_u64().unwrap() as usize,
-                    c[1].as_u64().unwrap() as usize,
-                )
-            })
+            .map(|c| format!("{},{}", c[0], c[1]))
             .collect();
         assert_eq!(placement.len(), k, "{flags:?}");
         // The JSON names what was solved.
@@ -136,12 +136,12 @@ fn copnumber_on_a_map_agrees_with_solve_under_each_rule_variant() {
             assert!(exits.is_empty());
             assert_eq!(j["exits"], 0);
         }
-        let with_k = all_win_placements(&dir, map, k, flags);
+        let with_k = all_win_placements(&dir, map, k, flags, 17);
         let mut sorted = placement.clone();
         sorted.sort_unstable();
         assert_eq!(with_k.get(&sorted), Some(&true), "{flags:?}: {placement:?}");
         if k > 1 {
-            let fewer = all_win_placements(&dir, map, k - 1, flags);
+            let fewer = all_win_placements(&dir, map, k - 1, flags, 17);
             assert!(!fewer.is_empty());
             assert!(
                 fewer.values().all(|w| !w),

@@ -23,6 +23,8 @@ mod conventions;
 mod copnumber;
 /// `copnumber MAP` under rule and exit flags against `solve --cops K`.
 mod copnumber_map;
+/// `copnumber --cop-speed / --thief-speed` against `solve --cops K`.
+mod copnumber_speed;
 /// Partitioned solves over loopback TCP (feature `distributed`).
 #[cfg(feature = "distributed")]
 mod distributed;
