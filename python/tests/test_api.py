@@ -168,12 +168,19 @@ def test_ctrl_c_interrupts_a_long_solve_with_keyboard_interrupt():
     # Long enough (about 10 s on 2 cores) that the signal always lands
     # mid-solve; a 90 x 90 map ended before it on an idle machine.
     m = retrograde.Map.from_array(np.ones((200, 200), bool), exits=[(0, 0)])
+    # Python turns SIGINT into KeyboardInterrupt only if SIGINT was not
+    # ignored when it started, and a job run in the background (`cmd &`
+    # from a script) starts with it ignored: install the handler here.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGINT))
     started = time.monotonic()
     timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        retrograde.solve(m, distances=False)
-    timer.join()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            retrograde.solve(m, distances=False)
+        timer.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     # Stopped within a level, not run to the end.
     assert time.monotonic() - started < 30
 
