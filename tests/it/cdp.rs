@@ -14,6 +14,20 @@ use serde_json::{json, Value as Json};
 use tungstenite::stream::MaybeTlsStream;
 use tungstenite::{Message, WebSocket};
 
+/// The Chromium binary for `test`, or `None` after saying on stderr that
+/// the test is skipped and why (straight to stderr: the harness captures
+/// eprintln! of a passing test, and a skip should be seen).
+pub fn chromium_or_skip(test: &str) -> Option<PathBuf> {
+    match chromium_path() {
+        Ok(path) => Some(path),
+        Err(why) => {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "{test}: skipped: {why}");
+            None
+        }
+    }
+}
+
 /// The Chromium binary: `RETROGRADE_CHROMIUM`, else Debian's package.
 pub fn chromium_path() -> Result<PathBuf, String> {
     if let Some(path) = std::env::var_os("RETROGRADE_CHROMIUM") {

@@ -9,42 +9,9 @@ use std::path::{Path, PathBuf};
 
 use retrograde::Tablebase;
 
+use crate::support::picture::render;
 use crate::support::temp_dir;
 use crate::support::{make_table, run_refused, run_status, stdout};
-
-/// A decoded RGB picture.
-struct Picture {
-    width: usize,
-    height: usize,
-    rgb: Vec<u8>,
-}
-
-impl Picture {
-    fn read(path: &Path) -> Picture {
-        let bytes = std::fs::read(path).unwrap();
-        assert!(
-            bytes.starts_with(b"\x89PNG\r\n\x1a\n"),
-            "{}",
-            path.display()
-        );
-        let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
-        let mut reader = decoder.read_info().unwrap();
-        let mut rgb = vec![0; reader.output_buffer_size()];
-        let info = reader.next_frame(&mut rgb).unwrap();
-        assert_eq!(info.color_type, png::ColorType::Rgb);
-        rgb.truncate(info.buffer_size());
-        Picture {
-            width: info.width as usize,
-            height: info.height as usize,
-            rgb,
-        }
-    }
-
-    fn at(&self, x: usize, y: usize) -> [u8; 3] {
-        let i = 3 * (y * self.width + x);
-        [self.rgb[i], self.rgb[i + 1], self.rgb[i + 2]]
-    }
-}
 
 /// A colour of web/style.css's `:root` (`--cop: #2f6fdc`).
 fn page_colour(name: &str) -> [u8; 3] {
@@ -60,18 +27,6 @@ fn page_colour(name: &str) -> [u8; 3] {
 // the map, a margin, legend rows of 20 pixels with 14-pixel swatches.
 const MARGIN: usize = 10;
 const WHITE: [u8; 3] = [255, 255, 255];
-
-fn render(table: &Path, out: &Path, what: &[&str]) -> Picture {
-    let mut args = vec![
-        "render",
-        table.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    args.extend_from_slice(what);
-    run_status(&args, 0);
-    Picture::read(out)
-}
 
 /// A `rows x cols` map of walls with one free room (rows `r0..=r1`,
 /// columns `c0..=c1`), as seed text.

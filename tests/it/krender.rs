@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use retrograde::render::kcop_win_shares;
 use retrograde::{KTablebase, Outcome, Turn};
-use serde_json::Value as Json;
 
-use crate::support::{run_refused, run_status, stderr, stdout, temp_dir};
+use crate::support::picture::{render, Picture};
+use crate::support::{query_json, run_refused, run_status, temp_dir};
 
 // The picture's layout (src/render): a margin, a 16-pixel title line, then
 // the map, cells of 640 / max(rows, cols) pixels clamped to 2..=24.
@@ -19,34 +19,13 @@ const COP: [u8; 3] = [47, 111, 220];
 const THIEF: [u8; 3] = [224, 123, 34];
 const DRAW: [u8; 3] = [138, 143, 152];
 
-/// A decoded RGB picture.
-struct Picture {
-    width: usize,
-    rgb: Vec<u8>,
-}
-
+/// Map cells of the shared [`Picture`].
 impl Picture {
-    fn read(path: &Path) -> Picture {
-        let bytes = std::fs::read(path).unwrap();
-        let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
-        let mut reader = decoder.read_info().unwrap();
-        let mut rgb = vec![0; reader.output_buffer_size()];
-        let info = reader.next_frame(&mut rgb).unwrap();
-        assert_eq!(info.color_type, png::ColorType::Rgb);
-        rgb.truncate(info.buffer_size());
-        Picture {
-            width: info.width as usize,
-            rgb,
-        }
-    }
-
     /// The colour at the centre of map cell `(r, c)` on a map of `rows x
     /// cols` cells.
     fn cell(&self, (rows, cols): (usize, usize), (r, c): (usize, usize)) -> [u8; 3] {
         let s = (640 / rows.max(cols)).clamp(2, 24);
-        let (x, y) = (MARGIN + c * s + s / 2, MARGIN + 16 + r * s + s / 2);
-        let i = 3 * (y * self.width + x);
-        [self.rgb[i], self.rgb[i + 1], self.rgb[i + 2]]
+        self.at(MARGIN + c * s + s / 2, MARGIN + 16 + r * s + s / 2)
     }
 }
 
@@ -96,43 +75,12 @@ fn solve(map: &Path, k: &str, table: &Path, extra: &[&str]) {
     run_status(&args, 0);
 }
 
-fn render(table: &Path, out: &Path, what: &[&str]) -> Picture {
-    let mut args = vec![
-        "render",
-        table.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    args.extend_from_slice(what);
-    run_status(&args, 0);
-    Picture::read(out)
-}
-
 /// `query --stdin --json` on `lines`: each answer's value for the player
-/// to move. The input is written by a thread of its own: thousands of
-/// answers fill the output pipe before the input is all written.
+/// to move.
 fn query(table: &Path, lines: &[String]) -> Vec<String> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let input = (lines.join("\n") + "\n").into_bytes();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_retrograde"))
-        .args(["query", table.to_str().unwrap(), "--stdin", "--json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run the retrograde binary");
-    let mut stdin = child.stdin.take().expect("piped");
-    let feeder = std::thread::spawn(move || stdin.write_all(&input));
-    let o = child.wait_with_output().expect("wait");
-    feeder.join().expect("the feeder").expect("write stdin");
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    stdout(&o)
-        .lines()
-        .map(|l| {
-            let j: Json = serde_json::from_str(l).unwrap();
-            j["value"].as_str().unwrap().to_string()
-        })
+    query_json(table, lines)
+        .iter()
+        .map(|j| j["value"].as_str().unwrap().to_string())
         .collect()
 }
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
-use crate::support::{run, run_refused, run_status, stderr, stdout, temp_dir};
+use crate::support::{query_json, run, run_refused, run_status, stderr, stdout, temp_dir};
 
 /// A 3 x 4 map with a wall and an exit: 11 free cells.
 const MAP: &str = "3 4\n....\n.#..\n...E\n";
@@ -60,15 +60,9 @@ fn check_table(dir: &Path, name: &str, args: &[&str], k: usize, per_cell: usize,
         run_status(&save, 0);
     }
     let states = dump_states(&dump, k, per_cell);
-    let input: String = states.iter().map(|s| format!("{}\n", s.line)).collect();
+    let lines: Vec<String> = states.iter().map(|s| s.line.clone()).collect();
     let t = table.to_str().unwrap();
-    let o = run_feeding(&["query", t, "--stdin", "--json"], input.into_bytes());
-    assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
-    let answers: Vec<Json> = stdout(&o)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(answers.len(), states.len(), "{name}");
+    let answers = query_json(&table, &lines);
     for (s, a) in states.iter().zip(&answers) {
         assert_eq!(a["value"], s.value.as_str(), "{name}: {}", s.line);
         let want = if dte { s.dte } else { None };
@@ -88,26 +82,6 @@ fn check_table(dir: &Path, name: &str, args: &[&str], k: usize, per_cell: usize,
     assert_eq!(info["distances"], dte);
     assert_eq!(info["states"], states.len());
     assert_eq!(info["checked"], true);
-}
-
-/// Runs the binary with `input` on stdin, written by a thread of its own:
-/// thousands of answers fill the output pipe before the input is all
-/// written, and one writer that waits for the other would wait forever.
-fn run_feeding(args: &[&str], input: Vec<u8>) -> std::process::Output {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_retrograde"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run the retrograde binary");
-    let mut stdin = child.stdin.take().expect("piped");
-    let feeder = std::thread::spawn(move || stdin.write_all(&input));
-    let output = child.wait_with_output().expect("wait");
-    feeder.join().expect("the feeder").expect("write stdin");
-    output
 }
 
 fn write_map(dir: &Path) -> PathBuf {

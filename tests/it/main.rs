@@ -11,6 +11,7 @@ mod agree_kcops;
 mod batch;
 /// The page of `serve` in headless Chromium (skipped without Chromium).
 mod browser;
+mod browser_kcops;
 /// A minimal Chrome DevTools protocol client for `browser`.
 mod cdp;
 /// `solve --checkpoint` / `--resume`: killed, stopped, refused.

@@ -76,30 +76,16 @@ impl Drop for Server {
 /// `query TABLE --stdin --json` for `positions` (cop, thief, turn): one
 /// parsed answer per position.
 pub fn cli_query(table: &Path, positions: &[Position]) -> Vec<Json> {
-    let mut input = String::new();
-    for p in positions {
-        input.push_str(&format!(
-            "{},{} {},{} {}\n",
-            p.cop.0, p.cop.1, p.thief.0, p.thief.1, p.turn
-        ));
-    }
-    let out = run(
-        &["query", table.to_str().unwrap(), "--stdin", "--json"],
-        Some(input.as_bytes()),
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "query: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let answers: Vec<Json> = String::from_utf8(out.stdout)
-        .expect("utf-8")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+    let lines: Vec<String> = positions
+        .iter()
+        .map(|p| {
+            format!(
+                "{},{} {},{} {}",
+                p.cop.0, p.cop.1, p.thief.0, p.thief.1, p.turn
+            )
+        })
         .collect();
-    assert_eq!(answers.len(), positions.len(), "one answer per position");
-    answers
+    crate::support::query_json(table, &lines)
 }
 
 /// A position as the tests draw it.

@@ -11,35 +11,13 @@ use serde_json::Value as Json;
 
 use crate::http::Client;
 use crate::serve::Server;
-use crate::support::{run, run_status, temp_dir, Rng};
+use crate::support::{query_json, run_status, temp_dir, Rng};
 
 /// A 3 x 4 map with a wall and an exit: 11 free cells.
 const MAP: &str = "3 4\n....\n.#..\n...E\n";
 
 /// A cell as the tests name it: the API's text and `query`'s are the same.
 type Cell = String;
-
-/// `query TABLE --stdin --json` on `lines` (`C1 .. Ck T turn`).
-pub fn cli_answers(table: &Path, lines: &[String]) -> Vec<Json> {
-    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let out = run(
-        &["query", table.to_str().unwrap(), "--stdin", "--json"],
-        Some(input.as_bytes()),
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let answers: Vec<Json> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(answers.len(), lines.len());
-    answers
-}
 
 /// The cells of a served table from `/api/map`: free cells `r,c` of a
 /// map, vertex ids of a graph.
@@ -158,7 +136,7 @@ fn serve_kcops_answers_equal_query() {
                 &format!("&thief={thief}&turn={turn}"),
             ));
         }
-        let want = cli_answers(path, &lines);
+        let want = query_json(path, &lines);
         for (p, want) in asked.iter().zip(&want) {
             assert_eq!(&server.json(&mut client, p), want, "{p}");
             // Asked again: the cached answer, unchanged.
@@ -182,7 +160,7 @@ fn serve_kcops_answers_equal_query() {
                 .iter()
                 .map(|t| format!("{} {t} {turn}", cops.join(" ")))
                 .collect();
-            let want = cli_answers(path, &lines);
+            let want = query_json(path, &lines);
             let values = row["values"].as_str().unwrap().as_bytes();
             let cols = row["cols"].as_u64().unwrap_or(0) as usize;
             for (i, (t, w)) in free.iter().zip(&want).enumerate() {
@@ -246,7 +224,7 @@ fn serve_kcops_answers_equal_query() {
                 )
             })
             .collect();
-        let want = cli_answers(path, &lines);
+        let want = query_json(path, &lines);
         for (i, (p, w)) in positions.iter().zip(&want).enumerate() {
             assert_eq!(p["value"], w["value"], "{name} ply {i}");
             assert_eq!(p["dte"], w["dte"], "{name} ply {i}");

@@ -4,10 +4,11 @@
 //! ([`Rng`], [`Shape`], [`random_grid`], [`grid_of`] and the exits and
 //! starts added to a grid), the one table maker ([`make_table`]) and the
 //! oracle's converters into the crate's types ([`outcome`], [`turn`],
-//! [`walls_and_exits_map`]), the one `kill(1)` of a child ([`kill`]);
-//! in `support/`, the kill / resume harness of the checkpoint tests
-//! ([`checkpoint`]) and the small random several-cops games of the
-//! agreement tests ([`kcops_games`]).
+//! [`walls_and_exits_map`]), the one `kill(1)` of a child ([`kill`]),
+//! the one `query --stdin --json` ([`query_json`]); in `support/`, the
+//! kill / resume harness of the checkpoint tests ([`checkpoint`]), the
+//! small random several-cops games of the agreement tests
+//! ([`kcops_games`]) and the decoded pictures of `render` ([`picture`]).
 //! Test modules import from here; a helper written twice belongs here.
 
 use std::io::Write;
@@ -20,6 +21,7 @@ use crate::oracle::{Arena, Side, Value};
 
 pub mod checkpoint;
 pub mod kcops_games;
+pub mod picture;
 
 /// The binary, run in the crate root (so `data/...` paths resolve), with
 /// no arguments yet: every run of the binary in the tests starts here.
@@ -29,7 +31,10 @@ pub fn bin() -> Command {
     command
 }
 
-/// Runs the binary in the crate root with `args`, feeding `stdin`.
+/// Runs the binary in the crate root with `args`, feeding `stdin`. The
+/// input is written by a thread of its own: thousands of answers fill the
+/// output pipe before a long input is all written, and one writer that
+/// waited for the other would wait forever.
 pub fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut child = bin()
         .args(args)
@@ -42,15 +47,34 @@ pub fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run the retrograde binary");
-    if let Some(bytes) = stdin {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(bytes)
-            .expect("write stdin");
-    }
-    child.wait_with_output().expect("wait")
+    let Some(bytes) = stdin else {
+        return child.wait_with_output().expect("wait");
+    };
+    let mut pipe = child.stdin.take().expect("piped");
+    std::thread::scope(|scope| {
+        let feeder = scope.spawn(move || pipe.write_all(bytes));
+        let output = child.wait_with_output().expect("wait");
+        feeder.join().expect("the feeder").expect("write stdin");
+        output
+    })
+}
+
+/// `query TABLE --stdin --json` on `lines` (one position a line): its
+/// answers, one JSON object a line, checked to be one per position and
+/// the run to succeed.
+pub fn query_json(table: &Path, lines: &[String]) -> Vec<serde_json::Value> {
+    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let out = run(
+        &["query", table.to_str().unwrap(), "--stdin", "--json"],
+        Some(input.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(0), "query: {}", stderr(&out));
+    let answers: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(answers.len(), lines.len(), "one answer per position");
+    answers
 }
 
 /// A run's standard output (UTF-8).
