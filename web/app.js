@@ -293,35 +293,10 @@ function draw() {
   }
   // Every move's target, coloured by what it gives the mover.
   if (state.info && cell >= 6) {
-    for (const m of state.info.moves) {
-      const [x, y] = center(m.to);
-      ctx.fillStyle = m.value === "win" ? "#16813d" : m.value === "loss" ? "#b3261e" : "#666";
-      ctx.beginPath();
-      ctx.arc(x, y, Math.max(2, cell / 7), 0, 2 * Math.PI);
-      ctx.fill();
-    }
+    for (const m of state.info.moves) drawTarget(ctx, center(m.to), m.value, cell);
   }
   for (const piece of ["thief", "cop"]) {
-    const at = state[piece];
-    if (!at) continue;
-    const [x, y] = center(at);
-    // Never smaller than a labelled disc: on big maps a cell is under a
-    // pixel and the pieces must still be found and told apart.
-    const radius = Math.max(cell * 0.42, 9);
-    ctx.fillStyle = `rgb(${RGB[piece]})`;
-    ctx.strokeStyle = piece === state.turn ? "#000" : "#fff";
-    ctx.lineWidth = Math.max(1.5, radius / 4);
-    ctx.beginPath();
-    ctx.arc(x, y, radius, 0, 2 * Math.PI);
-    ctx.fill();
-    ctx.stroke();
-    if (radius >= 7) {
-      ctx.fillStyle = "#fff";
-      ctx.font = `bold ${Math.round(radius * 1.1)}px system-ui, sans-serif`;
-      ctx.textAlign = "center";
-      ctx.textBaseline = "middle";
-      ctx.fillText(piece === "cop" ? "C" : "T", x, y + 1);
-    }
+    if (state[piece]) drawPiece(ctx, piece, center(state[piece]), cell, piece === "cop" ? "C" : "T");
   }
 }
 
@@ -365,6 +340,15 @@ async function refresh() {
       }),
     );
   }
+  await settle(jobs, seq, () => {
+    updatePanel();
+    draw();
+  });
+}
+
+// Waits for a refresh's requests; unless a newer refresh began meanwhile,
+// shows their error (or clears it) and calls `show`.
+async function settle(jobs, seq, show) {
   try {
     await Promise.all(jobs);
     if (seq === state.seq) $("error").textContent = "";
@@ -374,10 +358,38 @@ async function refresh() {
       $("error").textContent = e.message;
     }
   }
-  if (seq === state.seq) {
-    updatePanel();
-    draw();
-  }
+  if (seq === state.seq) show();
+}
+
+// A move's target: a dot coloured by what the move gives the mover.
+function drawTarget(ctx, [x, y], value, cell) {
+  ctx.fillStyle = value === "win" ? "#16813d" : value === "loss" ? "#b3261e" : "#666";
+  ctx.beginPath();
+  ctx.arc(x, y, Math.max(2, cell / 7), 0, 2 * Math.PI);
+  ctx.fill();
+}
+
+// A piece's radius on cells of `cell` pixels: never smaller than a
+// labelled disc, since on big maps a cell is under a pixel and the pieces
+// must still be found and told apart.
+const pieceRadius = (cell) => Math.max(cell * 0.42, 9);
+
+// A piece: a disc in its colour, ringed black when it is to move, with its
+// label.
+function drawPiece(ctx, piece, [x, y], cell, label) {
+  const radius = pieceRadius(cell);
+  ctx.fillStyle = `rgb(${RGB[piece]})`;
+  ctx.strokeStyle = piece === state.turn ? "#000" : "#fff";
+  ctx.lineWidth = Math.max(1.5, radius / 4);
+  ctx.beginPath();
+  ctx.arc(x, y, radius, 0, 2 * Math.PI);
+  ctx.fill();
+  ctx.stroke();
+  ctx.fillStyle = "#fff";
+  ctx.font = `bold ${Math.round(radius * 1.1)}px system-ui, sans-serif`;
+  ctx.textAlign = "center";
+  ctx.textBaseline = "middle";
+  ctx.fillText(label, x, y + 1);
 }
 
 function sentence(info) {

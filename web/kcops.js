@@ -152,19 +152,10 @@ async function kRefresh() {
       }),
     );
   }
-  try {
-    await Promise.all(jobs);
-    if (seq === state.seq) $("error").textContent = "";
-  } catch (e) {
-    if (seq === state.seq) {
-      state.info = null;
-      $("error").textContent = e.message;
-    }
-  }
-  if (seq === state.seq) {
+  await settle(jobs, seq, () => {
     kUpdatePanel();
     kDraw();
-  }
+  });
 }
 
 function kSentence(info) {
@@ -333,37 +324,19 @@ function kDraw() {
   if (state.info && cell >= 6) {
     for (const m of state.info.moves) {
       const targets = state.info.turn === "cop" ? m.to : [m.to];
-      ctx.fillStyle = m.value === "win" ? "#16813d" : m.value === "loss" ? "#b3261e" : "#666";
-      for (const t of targets) {
-        const [x, y] = kCenter(t);
-        ctx.beginPath();
-        ctx.arc(x, y, Math.max(2, cell / 7), 0, 2 * Math.PI);
-        ctx.fill();
-      }
+      for (const t of targets) drawTarget(ctx, kCenter(t), m.value, cell);
     }
   }
   const pieces = [];
   if (state.thief !== null) pieces.push(["thief", state.thief, "T"]);
   k.cops.forEach((c, i) => c !== null && pieces.push(["cop", c, `${i + 1}`]));
   const stacked = new Map(); // pieces on one cell fan out
+  const radius = pieceRadius(cell);
   for (const [piece, at, label] of pieces) {
     const n = stacked.get(kfmt(at)) || 0;
     stacked.set(kfmt(at), n + 1);
-    const radius = Math.max(cell * 0.42, 9);
     const [cx, cy] = kCenter(at);
-    const [x, y] = [cx + n * radius * 0.6, cy - n * radius * 0.6];
-    ctx.fillStyle = `rgb(${RGB[piece]})`;
-    ctx.strokeStyle = piece === state.turn ? "#000" : "#fff";
-    ctx.lineWidth = Math.max(1.5, radius / 4);
-    ctx.beginPath();
-    ctx.arc(x, y, radius, 0, 2 * Math.PI);
-    ctx.fill();
-    ctx.stroke();
-    ctx.fillStyle = "#fff";
-    ctx.font = `bold ${Math.round(radius * 1.1)}px system-ui, sans-serif`;
-    ctx.textAlign = "center";
-    ctx.textBaseline = "middle";
-    ctx.fillText(label, x, y + 1);
+    drawPiece(ctx, piece, [cx + n * radius * 0.6, cy - n * radius * 0.6], cell, label);
   }
 }
 
