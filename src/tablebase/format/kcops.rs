@@ -227,6 +227,27 @@ mod tests {
         let err = KSection::decode(&mut Cursor::new(&bytes, 0), 1, 5, 5, 5).unwrap_err();
         assert!(err.contains("not sorted"), "{err}");
         let mut bytes = Vec::new();
+        KSection {
+            thief_tile: 0,
+            ..s.clone()
+        }
+        .encode(&mut bytes);
+        let err = KSection::decode(&mut Cursor::new(&bytes, 0), 1, 5, 5, 5).unwrap_err();
+        assert!(err.contains("thief tile of 0 cells"), "{err}");
+        // Version 4 has no tile: the section is 4 bytes shorter and one
+        // tile holds every cell.
+        let mut bytes = Vec::new();
+        s.encode(&mut bytes);
+        bytes.drain(13..17);
+        let v4 = KSection::decode(&mut Cursor::new(&bytes, 0), 1, 5, 5, 4).unwrap();
+        assert_eq!(
+            v4,
+            KSection {
+                thief_tile: 5,
+                ..s.clone()
+            }
+        );
+        let mut bytes = Vec::new();
         KSection { cops: 9, ..s }.encode(&mut bytes);
         assert!(KSection::decode(&mut Cursor::new(&bytes, 0), 1, 5, 5, 5).is_err());
     }

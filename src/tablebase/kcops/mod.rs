@@ -136,6 +136,11 @@ impl KTablebase {
         };
         let game = game_of(&raw.body, &k).map_err(|e| raw.error("header", e.to_string()))?;
         let body = &raw.body;
+        let order = StateOrder::new(
+            u64::from(game.arena().cells()),
+            u64::from(k.thief_tile),
+            game.multisets(),
+        );
         let header = KHeader {
             version: raw.version,
             cops: k.cops,
@@ -159,18 +164,13 @@ impl KTablebase {
             max_dte: raw.trailer.max_dte,
             engine: body.engine.clone(),
             has_dte: body.has_dte,
-            thief_tile: k.thief_tile.min(game.arena().cells()),
+            thief_tile: order.tile() as u32,
             value_blocks: raw.blocks(Kind::Values),
             dte_blocks: raw.blocks(Kind::Distances),
             value_bytes: raw.block_bytes(Kind::Values),
             dte_bytes: raw.block_bytes(Kind::Distances),
             file_bytes: raw.file_bytes(),
         };
-        let order = StateOrder::new(
-            u64::from(game.arena().cells()),
-            u64::from(k.thief_tile),
-            game.multisets(),
-        );
         Ok(KTablebase {
             path: path.to_path_buf(),
             raw,
@@ -323,6 +323,11 @@ impl KTablebase {
     /// [`Error::Table`] when the block is damaged, or `s` is not a state
     /// of the table.
     pub fn value_state(&self, s: u64) -> Result<Outcome> {
+        Ok(self.value_at(s)?.1)
+    }
+
+    /// Where state `s` lies in the file, and its value there.
+    fn value_at(&self, s: u64) -> Result<(u64, Outcome)> {
         if s >= self.header.states {
             return Err(table_error(
                 &self.path,
@@ -330,11 +335,13 @@ impl KTablebase {
                 format!("state {s}: the table has {} states", self.header.states),
             ));
         }
-        Ok(match self.raw.value(self.order.file_index(s))? {
+        let f = self.order.file_index(s);
+        let value = match self.raw.value(f)? {
             1 => Outcome::Win,
             2 => Outcome::Loss,
             _ => Outcome::Draw,
-        })
+        };
+        Ok((f, value))
     }
 
     /// Value and distance of state index `s`, for its player to move.
@@ -343,9 +350,8 @@ impl KTablebase {
     /// [`Error::Table`] when a block it reads is damaged, or `s` is not a
     /// state of the table.
     pub fn probe_state(&self, s: u64) -> Result<Probe> {
-        let value = self.value_state(s)?;
+        let (f, value) = self.value_at(s)?;
         let dte = if value != Outcome::Draw && self.header.has_dte {
-            let f = self.order.file_index(s);
             Some(Dte(u32::from(self.raw.distance(f)?)))
         } else {
             None

@@ -41,6 +41,11 @@ impl StateOrder {
         }
     }
 
+    /// Thief cells per tile (all of them in one tile: version 4).
+    pub(crate) fn tile(&self) -> u64 {
+        self.tile
+    }
+
     /// Thief cells in tile `j` (the last one may be shorter).
     fn width(&self, j: u64) -> u64 {
         self.tile.min(self.n - j * self.tile)
