@@ -168,7 +168,7 @@ pub fn cop_number_edges<'py>(
     n: Option<u64>,
     max_cops: u32,
 ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
-    if !(1..=retrograde::MAX_COPS).contains(&max_cops) {
+    if !(1..=retrograde::MAX_COPS as u32).contains(&max_cops) {
         return Err(PyValueError::new_err(format!(
             "max_cops {max_cops}: expected 1 to {}",
             retrograde::MAX_COPS

@@ -87,7 +87,7 @@ pub fn solve(
     threads: Option<usize>,
     memory: Option<u64>,
 ) -> PyResult<Py<PyAny>> {
-    let max = i64::from(retrograde::MAX_COPS);
+    let max = retrograde::MAX_COPS as i64;
     if !(1..=max).contains(&cops) {
         return Err(PyValueError::new_err(format!(
             "cops={cops}: the number of cops must be 1 to {max}"

@@ -3,22 +3,23 @@
 
 use std::collections::HashMap;
 
-use super::engine::{solve_kcops, KState, KcopOptions};
+use super::cop_number_of_graph;
 use super::small::{
     closed_masks, dominated_by_two, is_dismantlable, small_cops_win, small_two_cops_win,
 };
-use super::{cop_number_of_graph, KArena};
+use crate::games::arena::Arena;
 use crate::outcome::Outcome;
+use crate::solve::multicop::{solve_kcops, KState, KcopOptions};
 
 type State = (Vec<u32>, u32, bool);
 
-fn cop_reach(a: &KArena, c: u32) -> Vec<u32> {
-    let mut out: Vec<u32> = if a.cop_passes { vec![c] } else { vec![] };
+fn cop_reach(a: &Arena, c: u32) -> Vec<u32> {
+    let mut out: Vec<u32> = if a.passes().0 { vec![c] } else { vec![] };
     let mut layer = vec![c];
-    for _ in 0..a.cop_speed {
+    for _ in 0..a.speeds().0 {
         layer = layer
             .iter()
-            .flat_map(|&u| a.cop_steps[u as usize].iter().copied())
+            .flat_map(|&u| a.cop_steps(u).iter().copied())
             .collect();
         out.extend(&layer);
     }
@@ -27,24 +28,24 @@ fn cop_reach(a: &KArena, c: u32) -> Vec<u32> {
     out
 }
 
-fn thief_reach(a: &KArena, t: u32, cops: &[u32]) -> Vec<u32> {
-    let mut out = if a.thief_passes { vec![t] } else { vec![] };
+fn thief_reach(a: &Arena, t: u32, cops: &[u32]) -> Vec<u32> {
+    let mut out = if a.passes().1 { vec![t] } else { vec![] };
     // Walks of 1..=S steps; every cell but the last must hold no cop.
-    fn walk(a: &KArena, at: u32, left: u32, cops: &[u32], out: &mut Vec<u32>) {
-        for &v in &a.thief_steps[at as usize] {
+    fn walk(a: &Arena, at: u32, left: u32, cops: &[u32], out: &mut Vec<u32>) {
+        for &v in a.thief_steps(at) {
             out.push(v);
             if left > 1 && !cops.contains(&v) {
                 walk(a, v, left - 1, cops, out);
             }
         }
     }
-    walk(a, t, a.thief_speed, cops, &mut out);
+    walk(a, t, a.speeds().1, cops, &mut out);
     out.sort_unstable();
     out.dedup();
     out
 }
 
-fn successors(a: &KArena, s: &State) -> Vec<State> {
+fn successors(a: &Arena, s: &State) -> Vec<State> {
     let (cops, t, cop_turn) = s;
     if *cop_turn {
         let mut all: Vec<Vec<u32>> = vec![vec![]];
@@ -74,11 +75,11 @@ fn successors(a: &KArena, s: &State) -> Vec<State> {
 }
 
 /// Every state's (outcome for the mover, distance) by levels.
-pub(crate) fn naive_solve(a: &KArena, k: usize) -> HashMap<State, (Outcome, u32)> {
+pub(crate) fn naive_solve(a: &Arena, k: usize) -> HashMap<State, (Outcome, u32)> {
     let mut states = Vec::new();
     let mut p = vec![0u32; k];
     loop {
-        for t in 0..a.n as u32 {
+        for t in 0..a.cells() {
             states.push((p.clone(), t, true));
             states.push((p.clone(), t, false));
         }
@@ -88,7 +89,7 @@ pub(crate) fn naive_solve(a: &KArena, k: usize) -> HashMap<State, (Outcome, u32)
             if i == k {
                 return run(a, states);
             }
-            let limit = if i + 1 < k { p[i + 1] } else { a.n as u32 - 1 };
+            let limit = if i + 1 < k { p[i + 1] } else { a.cells() - 1 };
             if p[i] < limit {
                 p[i] += 1;
                 p[..i].iter_mut().for_each(|c| *c = 0);
@@ -99,7 +100,7 @@ pub(crate) fn naive_solve(a: &KArena, k: usize) -> HashMap<State, (Outcome, u32)
     }
 }
 
-fn run(a: &KArena, states: Vec<State>) -> HashMap<State, (Outcome, u32)> {
+fn run(a: &Arena, states: Vec<State>) -> HashMap<State, (Outcome, u32)> {
     let mut val: HashMap<State, (Outcome, u32)> = HashMap::new();
     let succ: HashMap<State, Vec<State>> = states
         .iter()
@@ -113,7 +114,7 @@ fn run(a: &KArena, states: Vec<State>) -> HashMap<State, (Outcome, u32)> {
             } else {
                 Outcome::Loss
             })
-        } else if a.exits[*t as usize] {
+        } else if a.is_exit(*t) {
             Some(if *cop_turn {
                 Outcome::Loss
             } else {
@@ -190,18 +191,21 @@ fn engine_agrees_with_the_naive_fixpoint_state_by_state() {
         let n = 1 + rng.below(if k == 3 { 5 } else { 7 }) as usize;
         let p = 25 + rng.below(50);
         let edges = random_graph(&mut rng, n, p);
-        let mut a = KArena::from_graph(n, &edges);
+        let mut a = Arena::from_edges(n as u32, &edges).unwrap();
         if case % 4 != 0 {
-            a.cop_speed = 1 + rng.below(2) as u32;
-            a.thief_speed = 1 + rng.below(2) as u32;
-            a.cop_passes = rng.below(4) != 0;
-            a.thief_passes = rng.below(4) != 0;
-            a.exits = (0..n).map(|_| rng.below(6) == 0).collect();
+            let speeds = (1 + rng.below(2) as u32, 1 + rng.below(2) as u32);
+            let passes = (rng.below(4) != 0, rng.below(4) != 0);
+            let exits: Vec<u32> = (0..n as u32).filter(|_| rng.below(6) == 0).collect();
+            a = a
+                .with_speeds(speeds.0, speeds.1)
+                .with_passes(passes.0, passes.1)
+                .with_exits(&exits)
+                .unwrap();
         }
         if case % 5 == 1 {
             // Different relations for the two sides (as on grids).
             let more = random_graph(&mut rng, n, 30);
-            a.cop_steps = KArena::from_graph(n, &[edges.clone(), more].concat()).cop_steps;
+            a = a.with_cop_edges(&[edges.clone(), more].concat()).unwrap();
         }
         let sol = solve_kcops(
             &a,
@@ -212,8 +216,8 @@ fn engine_agrees_with_the_naive_fixpoint_state_by_state() {
             },
         );
         let naive = naive_solve(&a, k);
-        for r in 0..super::multiset_count(n, k) {
-            let cops = super::unrank_multiset(r, k);
+        for r in 0..crate::games::multiset::multiset_count(n, k) {
+            let cops = crate::games::multiset::unrank_multiset(r, k);
             for t in 0..n as u32 {
                 for cop_turn in [true, false] {
                     let want = naive.get(&(cops.clone(), t, cop_turn)).copied();
@@ -242,7 +246,7 @@ fn engine_agrees_with_the_naive_fixpoint_state_by_state() {
 fn draws_are_draws_and_the_start_distance_is_recorded() {
     // A 5-cycle: one cop never catches the thief (all draws at thief to
     // move and cops to move away from capture).
-    let a = KArena::from_graph(5, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)]);
+    let a = Arena::from_edges(5, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)]).unwrap();
     let start = KState {
         cops: vec![0],
         thief: 2,
@@ -282,7 +286,7 @@ fn small_path_engine_and_naive_agree_on_cop_wins_and_capture_times() {
         let n = 1 + rng.below(8) as usize;
         let p = 20 + rng.below(60);
         let edges = random_graph(&mut rng, n, p);
-        let a = KArena::from_graph(n, &edges);
+        let a = Arena::from_edges(n as u32, &edges).unwrap();
         let mut masks = [0u64; 64];
         let closed = closed_masks(n, &edges, &mut masks);
         for k in 1..=2usize {
@@ -306,8 +310,8 @@ fn small_path_engine_and_naive_agree_on_cop_wins_and_capture_times() {
             // The naive solve: the placements winning everywhere, fastest.
             let naive = naive_solve(&a, k);
             let mut best: Option<(u32, Vec<u32>)> = None;
-            for r in 0..super::multiset_count(n, k) {
-                let p = super::unrank_multiset(r, k);
+            for r in 0..crate::games::multiset::multiset_count(n, k) {
+                let p = crate::games::multiset::unrank_multiset(r, k);
                 let worst = (0..n as u32)
                     .map(|t| match naive.get(&(p.clone(), t, true)) {
                         Some(&(Outcome::Win, d)) => Some(d),

@@ -2,12 +2,12 @@
 //! cops to move, against every thief cell; with the placement that wins
 //! fastest (smallest rank on ties) and its capture time.
 
-use super::engine::{solve_kcops, KcopOptions};
 use super::small::{
     closed_masks, core, corners_removed, dominated_by_two, is_dismantlable, small_cops_win,
     small_two_cops_win,
 };
-use super::KArena;
+use crate::games::arena::Arena;
+use crate::solve::multicop::{solve_kcops, KcopOptions};
 
 /// The cop number of an arena and how the cops win.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,18 +59,16 @@ impl CopNumber {
 /// # Panics
 /// If `max_cops` is above 4.
 #[must_use]
-pub fn cop_number(arena: &KArena, max_cops: u32) -> CopNumber {
+pub fn cop_number(arena: &Arena, max_cops: u32) -> CopNumber {
     assert!(max_cops <= 4, "at most 4 cops");
-    if arena.n <= 64 && arena.is_plain_graph() {
-        let edges: Vec<(u32, u32)> = arena
-            .cop_steps
-            .iter()
-            .enumerate()
-            .flat_map(|(u, nb)| nb.iter().map(move |&v| (u as u32, v)))
+    let n = arena.cells();
+    if n <= 64 && arena.is_plain_graph() {
+        let edges: Vec<(u32, u32)> = (0..n)
+            .flat_map(|u| arena.cop_steps(u).iter().map(move |&v| (u, v)))
             .collect();
-        return cop_number_of_graph(arena.n, &edges, max_cops, true);
+        return cop_number_of_graph(n as usize, &edges, max_cops, true);
     }
-    if arena.n == 0 {
+    if n == 0 {
         return CopNumber::more_than();
     }
     for k in 1..=max_cops as usize {
@@ -104,7 +102,8 @@ pub fn cop_number_of_graph(
 ) -> CopNumber {
     assert!(max_cops <= 4, "at most 4 cops");
     if n > 64 {
-        return cop_number(&KArena::from_graph(n, edges), max_cops);
+        let arena = Arena::from_edges(n as u32, edges).expect("edges within 0..n");
+        return cop_number(&arena, max_cops);
     }
     if n == 0 {
         return CopNumber::more_than();

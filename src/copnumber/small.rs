@@ -5,7 +5,7 @@
 //! wins against every thief cell; and dismantlability, which decides one
 //! cop exactly.
 
-use super::rank::{multiset_count, next_multiset, Ranker, MAX_COPS};
+use crate::games::multiset::{multiset_count, next_multiset, Ranker, MAX_COPS};
 
 /// Whether a graph given by its closed neighbourhoods (`closed[v]` has bit
 /// `v` and its neighbours; n <= 64) is dismantlable: vertices can be
@@ -113,7 +113,7 @@ pub(crate) fn small_cops_win(closed: &[u64], k: usize) -> Option<(Vec<u32>, u32)
         next_multiset(&mut cells[..k], n);
     }
     let first_full = |cw: &[u64]| cw.iter().position(|&r| r == full);
-    let unrank = |r: usize| super::unrank_multiset(r as u64, k);
+    let unrank = |r: usize| crate::games::multiset::unrank_multiset(r as u64, k);
     let mut cw = masks.clone();
     let mut tl = masks.clone();
     if let Some(r) = first_full(&cw) {

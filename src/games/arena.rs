@@ -256,6 +256,36 @@ impl Arena {
         Ok(self)
     }
 
+    /// The same arena with the cops moving along these undirected edges
+    /// instead (the thief's relation kept): two relations on one graph, as
+    /// grid maps have, for the engines' random tests.
+    #[cfg(test)]
+    pub(crate) fn with_cop_edges(self, edges: &[(u32, u32)]) -> Result<Arena> {
+        let cop_steps = Arena::from_edges(self.n, edges)?.cop_steps;
+        let (passes, speeds) = (self.passes(), self.speeds());
+        Ok(Arena::build(
+            self.n,
+            cop_steps,
+            self.thief_steps,
+            self.exit,
+            passes,
+            speeds,
+            self.grid,
+        ))
+    }
+
+    /// Whether this is the plain graph game of graph theory: speed 1, both
+    /// sides may pass, no exits, one relation for both sides. There,
+    /// dismantlability decides one cop and the small engine of
+    /// [`cop_number_of_graph`](crate::copnumber::cop_number_of_graph) runs.
+    #[must_use]
+    pub fn is_plain_graph(&self) -> bool {
+        self.speeds() == (1, 1)
+            && self.passes() == (true, true)
+            && self.exit_count() == 0
+            && self.cop_steps == self.thief_steps
+    }
+
     /// Whether `other` plays the same game: cells, both step relations,
     /// exits, pass flags and speeds (a saved table checks the arena it will
     /// rebuild against the one solved).

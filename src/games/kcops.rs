@@ -22,10 +22,8 @@ use crate::error::{Error, Result};
 use crate::game::{Game, Initial};
 use crate::games::arena::Arena;
 use crate::games::cops::Turn;
+use crate::games::multiset::{multiset_count, Ranker, MAX_COPS};
 use crate::{Outcome, Terminal, Verdict};
-
-/// Most cops a [`KCops`] game may have.
-pub const MAX_COPS: u32 = 4;
 
 thread_local! {
     /// Joint cop moves of one state, as multiset ranks (one buffer per
@@ -55,9 +53,8 @@ pub struct KCops {
     arena: Arena,
     k: u32,
     n: u64,
-    /// `C(m, i)` at `binom[i * stride + m]`, for `i <= k`, `m < stride`.
-    binom: Vec<u64>,
-    stride: usize,
+    /// The ranking of cop multisets (`games/multiset.rs`).
+    ranker: Ranker,
     multisets: u64,
     max_moves: u32,
     thief_first: bool,
@@ -72,29 +69,14 @@ impl KCops {
     /// [`Error::Placement`] when `k` is out of range or the states would not
     /// fit a 64-bit index.
     pub fn new(arena: Arena, k: u32) -> Result<KCops> {
-        if !(1..=MAX_COPS).contains(&k) {
+        if !(1..=MAX_COPS).contains(&(k as usize)) {
             return Err(Error::Placement {
                 what: format!("--cops {k}"),
                 message: format!("the number of cops must be 1 to {MAX_COPS}"),
             });
         }
         let n = u64::from(arena.cells());
-        let stride = n as usize + k as usize;
-        let mut binom = vec![0u64; (k as usize + 1) * stride];
-        for m in 0..stride {
-            // C(m, i) = C(m, i - 1) * (m - i + 1) / i; saturated values
-            // are past u64 anyway and end as u64::MAX.
-            let mut c: u128 = 1;
-            for i in 0..=k as usize {
-                if i > m {
-                    c = 0;
-                } else if i > 0 {
-                    c = c.saturating_mul((m + 1 - i) as u128) / i as u128;
-                }
-                binom[i * stride + m] = u64::try_from(c).unwrap_or(u64::MAX);
-            }
-        }
-        let multisets = binom[k as usize * stride + stride - 1];
+        let multisets = multiset_count(n as usize, k as usize);
         let too_many = || Error::Placement {
             what: format!("{k} cops on {n} cells"),
             message: "too many states for a 64-bit index".to_string(),
@@ -127,8 +109,7 @@ impl KCops {
             arena,
             k,
             n,
-            binom,
-            stride,
+            ranker: Ranker::new(n as usize),
             multisets,
             max_moves,
             thief_first: false,
@@ -167,42 +148,18 @@ impl KCops {
         self.multisets
     }
 
-    #[inline]
-    fn binom(&self, m: u64, i: usize) -> u64 {
-        self.binom[i * self.stride + m as usize]
-    }
-
     /// The rank of a multiset of `k` cells given in ascending order.
     #[inline]
     #[must_use]
     pub fn rank(&self, sorted: &[u32]) -> u64 {
         debug_assert!(sorted.windows(2).all(|w| w[0] <= w[1]));
-        sorted
-            .iter()
-            .enumerate()
-            .map(|(i, &c)| self.binom(u64::from(c) + i as u64, i + 1))
-            .sum()
+        self.ranker.rank(sorted)
     }
 
     /// The multiset of rank `rank` into `out[..k]`, ascending.
     #[inline]
-    pub fn unrank(&self, mut rank: u64, out: &mut [u32]) {
-        let mut hi = self.n.saturating_sub(1);
-        for i in (1..=self.k as usize).rev() {
-            // Largest x <= hi with C(x + i - 1, i) <= rank.
-            let (mut lo, mut top) = (0u64, hi);
-            while lo < top {
-                let mid = (lo + top).div_ceil(2);
-                if self.binom(mid + i as u64 - 1, i) <= rank {
-                    lo = mid;
-                } else {
-                    top = mid - 1;
-                }
-            }
-            out[i - 1] = lo as u32;
-            rank -= self.binom(lo + i as u64 - 1, i);
-            hi = lo;
-        }
+    pub fn unrank(&self, rank: u64, out: &mut [u32]) {
+        self.ranker.unrank(rank, &mut out[..self.k as usize]);
     }
 
     /// Index of state `(cops, thief, turn)`; `cops` in any order, `k` of
@@ -210,7 +167,7 @@ impl KCops {
     #[must_use]
     pub fn state(&self, cops: &[u32], thief: u32, turn: Turn) -> u64 {
         assert_eq!(cops.len(), self.k as usize, "one cell per cop");
-        let mut sorted = [0u32; MAX_COPS as usize];
+        let mut sorted = [0u32; MAX_COPS];
         sorted[..cops.len()].copy_from_slice(cops);
         sorted[..cops.len()].sort_unstable();
         (self.rank(&sorted[..cops.len()]) * self.n + u64::from(thief)) * 2 + turn as u64
@@ -224,10 +181,10 @@ impl KCops {
     }
 
     #[inline]
-    fn split(&self, s: u64) -> ([u32; MAX_COPS as usize], u32, Turn) {
+    fn split(&self, s: u64) -> ([u32; MAX_COPS], u32, Turn) {
         let pair = s >> 1;
         let turn = if s & 1 == 0 { Turn::Cop } else { Turn::Thief };
-        let mut cops = [0u32; MAX_COPS as usize];
+        let mut cops = [0u32; MAX_COPS];
         self.unrank(pair / self.n, &mut cops);
         (cops, (pair % self.n) as u32, turn)
     }
@@ -281,7 +238,7 @@ impl KCops {
         }
         let mut ranks = JOINT.with(|j| std::mem::take(&mut *j.borrow_mut()));
         ranks.clear();
-        let mut dest = [0u32; MAX_COPS as usize];
+        let mut dest = [0u32; MAX_COPS];
         self.push_joint(0, 0, cops, avoid, &mut dest, &mut ranks);
         ranks.sort_unstable();
         ranks.dedup();
@@ -300,7 +257,7 @@ impl KCops {
         lo: usize,
         cops: &[u32],
         avoid: Option<u32>,
-        dest: &mut [u32; MAX_COPS as usize],
+        dest: &mut [u32; MAX_COPS],
         out: &mut Vec<u64>,
     ) {
         if i == cops.len() {
@@ -419,7 +376,7 @@ mod tests {
 
     #[test]
     fn ranks_are_dense_and_unrank_inverts_them() {
-        for k in 1..=MAX_COPS {
+        for k in 1..=MAX_COPS as u32 {
             let game = KCops::new(cycle(6), k).unwrap();
             let mut seen = Vec::new();
             let mut cells = vec![0u32; k as usize];

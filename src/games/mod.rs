@@ -4,3 +4,4 @@ pub mod arena;
 pub mod cops;
 pub mod graph;
 pub mod kcops;
+pub mod multiset;

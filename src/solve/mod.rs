@@ -9,6 +9,7 @@ mod bitboard;
 pub(crate) mod checkpoint;
 mod engine;
 mod explicit;
+pub(crate) mod multicop;
 mod plan;
 mod propagate;
 mod solution;

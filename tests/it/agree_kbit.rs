@@ -1,11 +1,11 @@
 //! The bit-parallel k-cop engine (`copnumber::solve_kcops`, fed by
-//! `KArena::from_arena`) against the oracle (`oracle_kcops.rs`) and the
+//! the game's `Arena`) against the oracle (`oracle_kcops.rs`) and the
 //! counter engines, state by state, values and distances to end, on small
 //! random maps (every rule variant, random exits) and graphs (exits, pass
 //! flags), k = 1, 2, 3, speeds 1 and 2: the engine that `solve --cops K`
 //! runs by default plays exactly the game of `docs/rules.md`.
 
-use retrograde::copnumber::{solve_kcops, KArena, KState, KcopOptions};
+use retrograde::copnumber::{solve_kcops, KState, KcopOptions};
 use retrograde::{solve, Engine, Game, KCops, Outcome, SolveOptions, Turn};
 
 use crate::oracle::{Side, Value};
@@ -19,8 +19,8 @@ const PER_CASE: usize = if cfg!(debug_assertions) { 4 } else { 100 };
 /// every state of `game` (and on the start's distance, tracked alone).
 fn check(label: &str, game: &KCops, oracle: &KOracle) {
     let k = game.cops() as usize;
-    let arena = KArena::from_arena(game.arena());
-    let n = arena.n as u32;
+    let arena = game.arena().clone();
+    let n = arena.cells();
     // A start to track without the table: the last state's position.
     let start = (n > 0).then(|| {
         let (cops, thief, turn) = game.decode(game.state_count() / 3);

@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 use std::process::Command;
 
-use retrograde::copnumber::{cop_number, cop_number_of_graph, is_dismantlable, KArena};
+use retrograde::copnumber::{cop_number, cop_number_of_graph, is_dismantlable};
 use retrograde::to_graph6;
 use serde_json::Value as Json;
 
@@ -374,10 +374,9 @@ fn named_graphs_have_their_known_cop_numbers() {
         cop_number_of_graph(70, &cycle(70), 3, true).cop_number,
         Some(2)
     );
-    let p = KArena::from_graph(10, &petersen());
+    let p = retrograde::Arena::from_edges(10, &petersen()).unwrap();
     assert_eq!(cop_number(&p, 4).cop_number, Some(3));
-    let mut fast = p;
-    fast.thief_speed = 2;
+    let fast = p.with_speeds(1, 2);
     assert!(cop_number(&fast, 4).cop_number.is_none_or(|c| c >= 3));
 }
 

@@ -9,10 +9,10 @@
 use std::path::{Path, PathBuf};
 
 use retrograde::copnumber::{
-    kcop_memory_for, kcop_plan, solve_kcops, solve_kcops_with, Due, KArena, KCheckpoint, KSnapshot,
+    kcop_memory_for, kcop_plan, solve_kcops, solve_kcops_with, Due, KCheckpoint, KSnapshot,
     KSolution, KState, KcopOptions, KcopRun, KcopSink, KcopStorage,
 };
-use retrograde::{Arena as GameArena, Game, KCops, Turn};
+use retrograde::{Arena, Game, KCops, Turn};
 
 use crate::support::kcops_games::{crate_map_game, instances, max_cells, random_map, small_graph};
 use crate::support::{temp_dir, Rng};
@@ -46,7 +46,7 @@ impl KcopSink for StopAt {
 
 /// A storage that keeps in memory only what cannot go to files, or (with
 /// `largest_only`) only the largest array out.
-fn scratch(arena: &KArena, k: usize, dir: &Path, largest_only: bool) -> KcopStorage {
+fn scratch(arena: &Arena, k: usize, dir: &Path, largest_only: bool) -> KcopStorage {
     let needed = kcop_memory_for(arena, k, true);
     let mut storage = KcopStorage {
         memory: Some(0),
@@ -73,8 +73,8 @@ fn assert_same(label: &str, game: &KCops, a: &KSolution, b: &KSolution) {
 /// resumed mid-solve (from scratch files) agree on `game`.
 fn check(label: &str, game: &KCops, dir: &Path) {
     let k = game.cops() as usize;
-    let arena = KArena::from_arena(game.arena());
-    let start = (arena.n > 0).then(|| {
+    let arena = game.arena().clone();
+    let start = (arena.cells() > 0).then(|| {
         let (cops, thief, turn) = game.decode(game.state_count() / 3);
         KState {
             cops,
@@ -91,7 +91,11 @@ fn check(label: &str, game: &KCops, dir: &Path) {
     };
     let memory = solve_kcops(&arena, &options);
     // No cells, no bytes to place.
-    let layouts: &[bool] = if arena.n == 0 { &[] } else { &[false, true] };
+    let layouts: &[bool] = if arena.cells() == 0 {
+        &[]
+    } else {
+        &[false, true]
+    };
     for &largest_only in layouts {
         let run = KcopRun {
             storage: scratch(&arena, k, dir, largest_only),
@@ -105,7 +109,7 @@ fn check(label: &str, game: &KCops, dir: &Path) {
             &files,
         );
     }
-    if memory.levels < 2 || arena.n == 0 {
+    if memory.levels < 2 || arena.cells() == 0 {
         return;
     }
     let path = dir.join("checkpoint");
@@ -163,7 +167,7 @@ fn graph_game(
 ) -> KCops {
     let edges: Vec<(u32, u32)> = edges.iter().map(|&(u, v)| (u as u32, v as u32)).collect();
     let exits: Vec<u32> = exits.iter().map(|&e| e as u32).collect();
-    let arena = GameArena::from_edges(n as u32, &edges)
+    let arena = Arena::from_edges(n as u32, &edges)
         .unwrap()
         .with_exits(&exits)
         .unwrap()

@@ -9,7 +9,7 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 
 use anyhow::Result;
-use retrograde::copnumber::{kcop_memory_for, solve_kcops, CopNumber, KArena, KcopOptions};
+use retrograde::copnumber::{kcop_memory_for, solve_kcops, CopNumber, KcopOptions};
 use retrograde::{parse_map, sniff_map, Arena, Board, MapFormat};
 use serde::Serialize;
 
@@ -129,8 +129,7 @@ pub(super) fn run(
     let board = Board::new(&walls, &game.placement())?;
     let rules = game.rules();
     let (cop_speed, thief_speed) = (args.speeds.cop_speed, args.speeds.thief_speed);
-    let arena =
-        KArena::from_arena(&Arena::from_board(&board, rules).with_speeds(cop_speed, thief_speed));
+    let arena = Arena::from_board(&board, rules).with_speeds(cop_speed, thief_speed);
     let exit_flags: Vec<String> = game
         .answer_flags()
         .into_iter()
@@ -185,8 +184,8 @@ pub(super) fn run(
             format: walls.format.as_str(),
             height: grid.height(),
             width: grid.width(),
-            cells: arena.n,
-            exits: arena.exits.iter().filter(|&&e| e).count(),
+            cells: arena.cells() as usize,
+            exits: arena.exit_count(),
             rules: rule_flags(rules),
             exit_flags,
             cop_speed,
@@ -217,12 +216,12 @@ pub(super) fn run(
 }
 
 /// Refuses a solve of `k` cops that would not fit in the available memory.
-fn check(arena: &KArena, k: usize, path: &Path) -> Result<(), Failure> {
+fn check(arena: &Arena, k: usize, path: &Path) -> Result<(), Failure> {
     let needed = kcop_memory_for(arena, k, false);
     let available = retrograde::available_memory();
     if needed > available {
         return Err(retrograde::Error::TooLarge {
-            what: format!("{}: {k} cops on {} cells", path.display(), arena.n),
+            what: format!("{}: {k} cops on {} cells", path.display(), arena.cells()),
             needed,
             available,
             hint: if k > 1 {
@@ -239,7 +238,7 @@ fn check(arena: &KArena, k: usize, path: &Path) -> Result<(), Failure> {
 /// The cop number with 1 to `max` cops, each solve stopped at the first
 /// level where a placement wins against every thief cell; a number of cops
 /// whose solve would not fit in memory is refused before it starts.
-fn cop_number(arena: &KArena, max: u32, path: &Path) -> Result<CopNumber, Failure> {
+fn cop_number(arena: &Arena, max: u32, path: &Path) -> Result<CopNumber, Failure> {
     for k in 1..=max as usize {
         check(arena, k, path)?;
         let options = KcopOptions {

@@ -21,10 +21,10 @@ use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use rayon::prelude::*;
 use retrograde::copnumber::{
-    cop_number, cop_number_of_graph, kcop_memory, multiset_count, solve_kcops, CopNumber, KArena,
+    cop_number, cop_number_of_graph, kcop_memory, multiset_count, solve_kcops, CopNumber,
     KcopOptions,
 };
-use retrograde::{parse_graph6, Graph6Reader};
+use retrograde::{parse_graph6, Arena, Graph6Reader};
 
 use super::common::{GameArgs, SpeedArgs, UsageError};
 use super::output::{defer_stop_signals, note_input, stop_requested, OutputTarget};
@@ -82,8 +82,10 @@ pub(crate) struct CopNumberArgs {
 
 impl CopNumberArgs {
     /// The arena of a graph under these flags' speeds.
-    fn graph_arena(&self, n: usize, edges: &[(u32, u32)]) -> KArena {
-        KArena::from_graph(n, edges).with_speeds(self.speeds.cop_speed, self.speeds.thief_speed)
+    fn graph_arena(&self, n: usize, edges: &[(u32, u32)]) -> Arena {
+        Arena::from_edges(n as u32, edges)
+            .expect("the graph readers keep edges within 0..n")
+            .with_speeds(self.speeds.cop_speed, self.speeds.thief_speed)
     }
 
     /// The cop number of one graph. At speed 1 the plain graph game's fast
@@ -449,8 +451,8 @@ fn check_fits(path: &Path, line: usize, n: usize, k: u32) -> Result<(), Failure>
 }
 
 /// Solves the k-cop game on one graph over every state and reports it.
-fn full_solve(out: &mut impl Write, arena: &KArena, k: u32) -> Result<()> {
-    let n = arena.n;
+fn full_solve(out: &mut impl Write, arena: &Arena, k: u32) -> Result<()> {
+    let n = arena.cells() as usize;
     let states = multiset_count(n, k as usize) as f64 * n as f64 * 2.0;
     let started = std::time::Instant::now();
     let sol = solve_kcops(
@@ -462,8 +464,11 @@ fn full_solve(out: &mut impl Write, arena: &KArena, k: u32) -> Result<()> {
     );
     let seconds = started.elapsed().as_secs_f64();
     let c = sol.counts();
-    let max_degree = arena.cop_steps.iter().map(Vec::len).max().unwrap_or(0);
-    let speeds = speed_note(arena.cop_speed, arena.thief_speed)
+    let max_degree = (0..arena.cells())
+        .map(|c| arena.cop_steps(c).len())
+        .max()
+        .unwrap_or(0);
+    let speeds = speed_note(arena.speeds().0, arena.speeds().1)
         .map_or_else(String::new, |s| format!(", {s}"));
     writeln!(
         out,

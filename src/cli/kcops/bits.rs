@@ -5,10 +5,10 @@
 //! the one-cop engine's timer and signal rules, `cli/checkpoint.rs`).
 
 use retrograde::copnumber::{
-    kcop_plan, solve_kcops_with, KArena, KCheckpoint, KSolution, KState, KcopOptions, KcopPlan,
-    KcopRun, KcopStorage,
+    kcop_plan, solve_kcops_with, KCheckpoint, KSolution, KState, KcopOptions, KcopPlan, KcopRun,
+    KcopStorage,
 };
-use retrograde::{Game, KCops, Turn};
+use retrograde::{Arena, Game, KCops, Turn};
 
 use super::super::checkpoint::{self, DirSink};
 use super::super::common::{human_bytes, worker_pool, EngineConfig, UsageError};
@@ -29,7 +29,7 @@ pub(super) enum Bits {
 /// to the cap, or scratch files the disk cannot hold, is refused with
 /// the bytes needed. Nothing is allocated.
 pub(super) fn place(
-    arena: &KArena,
+    arena: &Arena,
     k: usize,
     dte_table: bool,
     config: &EngineConfig,
@@ -56,7 +56,7 @@ pub(super) fn place(
     let what = format!(
         "{k} cop{} on {} cells (bitboard engine)",
         if k == 1 { "" } else { "s" },
-        arena.n
+        arena.cells()
     );
     if !plan.fits {
         let hint = if storage.scratch.is_some() {
@@ -103,9 +103,9 @@ pub(super) fn solve_bits(
     config: &EngineConfig,
     reporter: &Reporter,
 ) -> Result<Bits, Failure> {
-    let arena = KArena::from_arena(game.arena());
+    let arena = game.arena();
     let k = game.cops() as usize;
-    let (storage, plan) = place(&arena, k, dte_table, config)?;
+    let (storage, plan) = place(arena, k, dte_table, config)?;
     if plan.scratch > 0 {
         reporter.note(&format!(
             "{} states: {} of bitsets, {} of them in scratch files ({})",
@@ -147,7 +147,7 @@ pub(super) fn solve_bits(
         resume: resume.as_ref(),
     };
     let pool = worker_pool(config.threads)?;
-    match pool.install(|| solve_kcops_with(&arena, &options, &run)) {
+    match pool.install(|| solve_kcops_with(arena, &options, &run)) {
         Ok(sol) => Ok(Bits::Solved(Box::new(sol))),
         Err(retrograde::Error::Stopped { level }) => {
             let dir = sink.as_ref().map(|s| s.dir().display().to_string());

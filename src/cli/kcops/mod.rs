@@ -253,8 +253,7 @@ fn plan(
         config.engine.as_str(),
     );
     let planned = if config.engine == Engine::Bitboard {
-        let arena = retrograde::copnumber::KArena::from_arena(game.arena());
-        bits::place(&arena, game.cops() as usize, dte_table, config).map(|(storage, plan)| {
+        bits::place(game.arena(), game.cops() as usize, dte_table, config).map(|(storage, plan)| {
             let scratch = storage.scratch.filter(|_| plan.scratch > 0);
             (
                 plan.needed,

@@ -34,7 +34,7 @@
 
 use super::Cursor;
 use crate::games::arena::MAX_SPEED;
-use crate::games::kcops::MAX_COPS;
+use crate::games::multiset::MAX_COPS;
 
 /// The decoded game section.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,7 +113,7 @@ impl KSection {
         } else {
             u32::try_from(cells).unwrap_or(u32::MAX)
         };
-        if !(1..=MAX_COPS).contains(&cops) {
+        if !(1..=MAX_COPS as u32).contains(&cops) {
             return Err(format!("{cops} cops, expected 1 to {MAX_COPS}"));
         }
         for (what, s) in [("cop", cop_speed), ("thief", thief_speed)] {

@@ -7,8 +7,8 @@
 use rayon::prelude::*;
 
 use super::KTablebase;
-use crate::copnumber::rank::next_multiset;
 use crate::error::Result;
+use crate::games::multiset::next_multiset;
 use crate::tablebase::reader::Kind;
 use crate::Turn;
 

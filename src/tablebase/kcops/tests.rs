@@ -34,7 +34,7 @@ fn round_trip(game: &KCops, rules: Rules, dte: bool) {
     write_kcops_tablebase(game, rules, None, &solution, "sequential", &mut bytes).unwrap();
     // The bit-parallel engine's solution writes the same file.
     let bits = crate::copnumber::solve_kcops(
-        &crate::copnumber::KArena::from_arena(game.arena()),
+        game.arena(),
         &crate::copnumber::KcopOptions {
             cops: game.cops() as usize,
             dte_table: dte,

@@ -14,10 +14,9 @@ use std::ops::{Deref, DerefMut};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU16, AtomicU64};
 
-use super::rank::multiset_count;
-use super::solution::{kcop_memory_for, thief_can_win};
-use super::KArena;
 use crate::error::{Error, Result};
+use crate::games::arena::Arena;
+use crate::games::multiset::multiset_count;
 use crate::storage::{Backing, Plain, Region};
 
 /// What a k-cop solve may use: a cap on the bytes of its arrays in memory,
@@ -71,8 +70,8 @@ fn block_rows(len: u64, row: u64) -> u64 {
 /// table, the tables of partly-moved tuples `1..k`, then the bitsets `cw,
 /// cl, tl, tw` of the current and of the next level (`cl` and `tw` of
 /// size 0 where the thief can win nowhere).
-fn arrays(arena: &KArena, k: usize, dte_table: bool) -> Vec<(String, u64)> {
-    let n = arena.n;
+fn arrays(arena: &Arena, k: usize, dte_table: bool) -> Vec<(String, u64)> {
+    let n = arena.cells() as usize;
     let row = n.div_ceil(64).max(1) as u64 * 8;
     let ranks = multiset_count(n, k);
     let set = ranks.saturating_mul(row);
@@ -104,20 +103,20 @@ fn arrays(arena: &KArena, k: usize, dte_table: bool) -> Vec<(String, u64)> {
 /// thief's neighbour rows, the changed-row flags) exceed the cap, `fits`
 /// is false.
 #[must_use]
-pub fn kcop_plan(arena: &KArena, k: usize, dte_table: bool, storage: &KcopStorage) -> KcopPlan {
+pub fn kcop_plan(arena: &Arena, k: usize, dte_table: bool, storage: &KcopStorage) -> KcopPlan {
     plan_arrays(arena, k, dte_table, storage).0
 }
 
 /// [`kcop_plan`], with per array (in [`arrays`] order) whether it goes to
 /// a scratch file.
 fn plan_arrays(
-    arena: &KArena,
+    arena: &Arena,
     k: usize,
     dte_table: bool,
     storage: &KcopStorage,
 ) -> (KcopPlan, Vec<bool>) {
     let needed = kcop_memory_for(arena, k, dte_table);
-    let n = arena.n;
+    let n = arena.cells() as usize;
     let all = arrays(arena, k, dte_table);
     let mut to_scratch = vec![false; all.len()];
     let cap = storage.memory.unwrap_or(u64::MAX);
@@ -170,7 +169,7 @@ impl Arrays {
     /// [`Error::TooLarge`] when the plan does not fit, [`Error::Alloc`]
     /// when a scratch file cannot be made.
     pub(super) fn new(
-        arena: &KArena,
+        arena: &Arena,
         k: usize,
         dte_table: bool,
         storage: &KcopStorage,
@@ -178,13 +177,13 @@ impl Arrays {
         let (plan, to_scratch) = plan_arrays(arena, k, dte_table, storage);
         if !plan.fits {
             return Err(Error::TooLarge {
-                what: format!("{k} cops on {} cells (bitboard engine)", arena.n),
+                what: format!("{k} cops on {} cells (bitboard engine)", arena.cells()),
                 needed: plan.needed,
                 available: storage.memory.unwrap_or(u64::MAX),
                 hint: "raise --memory, or give --scratch DIR".into(),
             });
         }
-        let row = arena.n.div_ceil(64).max(1) as u64;
+        let row = (arena.cells() as usize).div_ceil(64).max(1) as u64;
         let sizes = arrays(arena, k, dte_table);
         let backing = |i: usize| match (&storage.scratch, to_scratch[i]) {
             (Some(dir), true) => Backing::Scratch(dir.clone()),
@@ -290,6 +289,71 @@ impl<T: Plain> DerefMut for Words<T> {
     }
 }
 
+/// Bytes a k-cop solve of `n` cells allocates at its peak in the worst
+/// case (an arena where the thief can win somewhere, no distance table):
+/// eight bitsets (four attractors, current and next level) and the k - 1
+/// tables of partly-moved tuples. [`kcop_memory_for`] is the figure of
+/// one arena.
+#[must_use]
+pub fn kcop_memory(n: usize, k: usize) -> u64 {
+    memory(n, k, true)
+}
+
+/// Bytes a k-cop solve of `arena` allocates at its peak: as
+/// [`kcop_memory`], but where the thief can win nowhere (no exit, every
+/// cell has a move for both sides) only the cops' WIN and the thief's LOSS
+/// attractors exist, four bitsets instead of eight; plus the distance
+/// table (2 bytes a state) when asked for, the thief's neighbour rows and
+/// a byte a row of which rows changed.
+#[must_use]
+pub fn kcop_memory_for(arena: &Arena, k: usize, dte_table: bool) -> u64 {
+    let n = arena.cells() as usize;
+    let row = n.div_ceil(64).max(1) as u64 * 8;
+    let table = if dte_table {
+        multiset_count(n, k).saturating_mul(n as u64 * 2 * 2)
+    } else {
+        0
+    };
+    let two = thief_can_win(arena);
+    // One byte a row of every cop table where the cops' move runs
+    // incrementally: which rows changed.
+    let flags = if two {
+        0
+    } else {
+        (0..k)
+            .map(|j| multiset_count(n, j + 1) * multiset_count(n, k - j - 1))
+            .sum()
+    };
+    memory(n, k, two)
+        .saturating_add(table)
+        .saturating_add(flags)
+        .saturating_add(n as u64 * row)
+}
+
+fn memory(n: usize, k: usize, two: bool) -> u64 {
+    let row = n.div_ceil(64).max(1) as u64 * 8;
+    let sets = if two { 8 } else { 4 } * multiset_count(n, k);
+    let inter: u64 = (1..k)
+        .map(|j| multiset_count(n, j) * multiset_count(n, k - j))
+        .sum();
+    // Plus a byte a row of the thief's changed-row flags, twice.
+    (sets + inter)
+        .saturating_mul(row)
+        .saturating_add(2 * multiset_count(n, k))
+}
+
+/// Whether the thief wins some state: an exit, a cop cell without a move,
+/// or a thief cell without one. Otherwise the cops' LOSS and the thief's
+/// WIN attractors stay empty and are never allocated.
+pub(super) fn thief_can_win(arena: &Arena) -> bool {
+    let (cop_passes, thief_passes) = arena.passes();
+    let stuck =
+        |passes: bool, steps: &dyn Fn(u32) -> bool| !passes && (0..arena.cells()).any(steps);
+    arena.exit_count() > 0
+        || stuck(cop_passes, &|c| arena.cop_steps(c).is_empty())
+        || stuck(thief_passes, &|c| arena.thief_steps(c).is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,7 +369,8 @@ mod tests {
     /// and refuses without a folder or below the unmovable bytes.
     #[test]
     fn plan_moves_largest_arrays_first() {
-        let arena = KArena::from_graph(40, &(0..39).map(|i| (i, i + 1)).collect::<Vec<_>>());
+        let arena =
+            Arena::from_edges(40, &(0..39).map(|i| (i, i + 1)).collect::<Vec<_>>()).unwrap();
         let needed = kcop_memory_for(&arena, 2, true);
         let all = kcop_plan(&arena, 2, true, &KcopStorage::default());
         assert!(all.fits && all.scratch == 0 && all.needed == needed);

@@ -14,7 +14,7 @@
 use rayon::prelude::*;
 
 use super::{next_multiset, Engine, MAX_COPS};
-use crate::copnumber::rank::multiset_count;
+use crate::games::multiset::multiset_count;
 
 /// Bytes of source rows a tile aims to keep in cache (half of this box's
 /// 1 MiB L2 per core is a safe share on most machines).

@@ -15,7 +15,7 @@
 use rayon::prelude::*;
 
 use super::{Engine, MAX_COPS};
-use crate::copnumber::rank::multiset_count;
+use crate::games::multiset::multiset_count;
 
 impl Engine<'_> {
     /// Step `j` of the incremental EXISTS move: `to` (shape `(j + 1, k - j

@@ -5,8 +5,8 @@
 
 use rayon::prelude::*;
 
-use super::super::rank::{next_multiset, unrank_multiset, MAX_COPS};
 use super::Engine;
+use crate::games::multiset::{next_multiset, unrank_multiset, MAX_COPS};
 
 impl Engine<'_> {
     /// The cells from which the thief reaches `x` in one move with cops on
@@ -15,7 +15,7 @@ impl Engine<'_> {
     fn thief_pre(&self, x: &[u64], cm: &[u64], out: &mut [u64], tmp: &mut [u64]) {
         let words = self.words;
         let set: u32 = x.iter().map(|w| w.count_ones()).sum();
-        if self.arena.thief_speed == 1 && self.arena.thief_passes && set as usize > self.n / 2 {
+        if self.arena.speeds().1 == 1 && self.arena.passes().1 && set as usize > self.n / 2 {
             // Dense target: walk the few cells outside it instead; such a
             // cell is out of reach only if it and all its neighbours are.
             out.copy_from_slice(&self.cells);
@@ -32,13 +32,13 @@ impl Engine<'_> {
             return;
         }
         self.dilate(x, out);
-        for _ in 1..self.arena.thief_speed {
+        for _ in 1..self.arena.speeds().1 {
             for w in 0..words {
                 tmp[w] = x[w] | (out[w] & !cm[w]);
             }
             self.dilate(tmp, out);
         }
-        if self.arena.thief_passes {
+        if self.arena.passes().1 {
             for w in 0..words {
                 out[w] |= x[w];
             }
@@ -49,7 +49,7 @@ impl Engine<'_> {
     #[inline]
     fn reaches(&self, t: usize, x: &[u64]) -> bool {
         if self.lists {
-            let nb = &self.arena.thief_steps[t];
+            let nb = self.arena.thief_steps(t as u32);
             nb.iter().any(|&v| x[v as usize / 64] >> (v % 64) & 1 == 1)
         } else {
             let words = self.words;
@@ -68,7 +68,7 @@ impl Engine<'_> {
                 while bits != 0 {
                     let u = w * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    for &v in &self.arena.thief_steps[u] {
+                    for &v in self.arena.thief_steps(u as u32) {
                         out[v as usize / 64] |= 1 << (v % 64);
                     }
                 }

@@ -2,11 +2,20 @@
 //! distances asked for) and what it needs ([`kcop_memory_for`]), apart
 //! from the engine that fills it.
 
-use super::engine::KState;
-use super::rank::multiset_count;
 use super::store::Words;
-use super::KArena;
+use crate::games::multiset::multiset_count;
 use crate::outcome::{Dte, Outcome};
+
+/// A k-cop state: cop cells (any order), thief cell, side to move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KState {
+    /// The cops' cells.
+    pub cops: Vec<u32>,
+    /// The thief's cell.
+    pub thief: u32,
+    /// Whether the cops are to move.
+    pub cops_to_move: bool,
+}
 
 /// The result of a k-cop solve: the four attractors, levels, and the
 /// distances asked for.
@@ -67,7 +76,7 @@ impl KSolution {
         assert_eq!(s.cops.len(), self.k);
         let mut cops = s.cops.clone();
         cops.sort_unstable();
-        let r = super::rank_multiset(&cops);
+        let r = crate::games::multiset::rank_multiset(&cops);
         let t = u64::from(s.thief);
         assert!(t < self.n as u64, "thief cell {t} outside 0..{}", self.n);
         self.state_value((r * self.n as u64 + t) * 2 + u64::from(!s.cops_to_move))
@@ -165,67 +174,4 @@ impl KSolution {
     pub fn states(&self) -> u64 {
         multiset_count(self.n, self.k) * self.n as u64 * 2
     }
-}
-
-/// Bytes a k-cop solve of `n` cells allocates at its peak in the worst
-/// case (an arena where the thief can win somewhere, no distance table):
-/// eight bitsets (four attractors, current and next level) and the k - 1
-/// tables of partly-moved tuples. [`kcop_memory_for`] is the figure of
-/// one arena.
-#[must_use]
-pub fn kcop_memory(n: usize, k: usize) -> u64 {
-    memory(n, k, true)
-}
-
-/// Bytes a k-cop solve of `arena` allocates at its peak: as
-/// [`kcop_memory`], but where the thief can win nowhere (no exit, every
-/// cell has a move for both sides) only the cops' WIN and the thief's LOSS
-/// attractors exist, four bitsets instead of eight; plus the distance
-/// table (2 bytes a state) when asked for, the thief's neighbour rows and
-/// a byte a row of which rows changed.
-#[must_use]
-pub fn kcop_memory_for(arena: &KArena, k: usize, dte_table: bool) -> u64 {
-    let n = arena.n;
-    let row = n.div_ceil(64).max(1) as u64 * 8;
-    let table = if dte_table {
-        multiset_count(n, k).saturating_mul(n as u64 * 2 * 2)
-    } else {
-        0
-    };
-    let two = thief_can_win(arena);
-    // One byte a row of every cop table where the cops' move runs
-    // incrementally: which rows changed.
-    let flags = if two {
-        0
-    } else {
-        (0..k)
-            .map(|j| multiset_count(n, j + 1) * multiset_count(n, k - j - 1))
-            .sum()
-    };
-    memory(n, k, two)
-        .saturating_add(table)
-        .saturating_add(flags)
-        .saturating_add(n as u64 * row)
-}
-
-fn memory(n: usize, k: usize, two: bool) -> u64 {
-    let row = n.div_ceil(64).max(1) as u64 * 8;
-    let sets = if two { 8 } else { 4 } * multiset_count(n, k);
-    let inter: u64 = (1..k)
-        .map(|j| multiset_count(n, j) * multiset_count(n, k - j))
-        .sum();
-    // Plus a byte a row of the thief's changed-row flags, twice.
-    (sets + inter)
-        .saturating_mul(row)
-        .saturating_add(2 * multiset_count(n, k))
-}
-
-/// Whether the thief wins some state: an exit, a cop cell without a move,
-/// or a thief cell without one. Otherwise the cops' LOSS and the thief's
-/// WIN attractors stay empty and are never allocated.
-pub(super) fn thief_can_win(arena: &KArena) -> bool {
-    let stuck = |steps: &[Vec<u32>], passes: bool| !passes && steps.iter().any(Vec::is_empty);
-    arena.exits.iter().any(|&e| e)
-        || stuck(&arena.cop_steps, arena.cop_passes)
-        || stuck(&arena.thief_steps, arena.thief_passes)
 }

@@ -71,6 +71,7 @@ pub fn unrank_multiset(mut rank: u64, k: usize) -> Vec<u32> {
 
 /// Tables for ranking multisets of up to `MAX_COPS` cells out of `n` in
 /// the engine's inner loops: `C(c + i, i + 1)` by `(i, c)`.
+#[derive(Clone, Debug)]
 pub(crate) struct Ranker {
     n: usize,
     /// `table[i * (n + 1) + c] = C(c + i, i + 1)`.

@@ -31,11 +31,12 @@ mod tiles;
 use rayon::prelude::*;
 
 use super::levels::{self, KcopRun};
-use super::rank::{multiset_count, next_multiset, unrank_multiset, Ranker, MAX_COPS};
-use super::solution::{thief_can_win, KSolution};
+use super::solution::{KSolution, KState};
+use super::store::thief_can_win;
 use super::store::{Arrays, Words};
-use super::KArena;
 use crate::error::Result;
+use crate::games::arena::Arena;
+use crate::games::multiset::{multiset_count, next_multiset, unrank_multiset, Ranker, MAX_COPS};
 
 /// Options of a k-cop solve.
 #[derive(Clone, Debug, Default)]
@@ -56,17 +57,6 @@ pub struct KcopOptions {
     pub thief_lists: Option<bool>,
 }
 
-/// A k-cop state: cop cells (any order), thief cell, side to move.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KState {
-    /// The cops' cells.
-    pub cops: Vec<u32>,
-    /// The thief's cell.
-    pub thief: u32,
-    /// Whether the cops are to move.
-    pub cops_to_move: bool,
-}
-
 /// Which of the two attractors a cop step computes.
 #[derive(Clone, Copy)]
 enum Op {
@@ -80,7 +70,7 @@ enum Op {
 /// If `options.cops` is not 1 to 4, an arena field has the wrong length, or
 /// the state space does not fit this machine's `usize`.
 #[must_use]
-pub fn solve_kcops(arena: &KArena, options: &KcopOptions) -> KSolution {
+pub fn solve_kcops(arena: &Arena, options: &KcopOptions) -> KSolution {
     solve_kcops_with(arena, options, &KcopRun::default())
         .expect("a solve in memory without checkpoints does not fail")
 }
@@ -100,19 +90,17 @@ pub fn solve_kcops(arena: &KArena, options: &KcopOptions) -> KSolution {
 /// # Panics
 /// As [`solve_kcops`].
 pub fn solve_kcops_with(
-    arena: &KArena,
+    arena: &Arena,
     options: &KcopOptions,
     with: &KcopRun<'_>,
 ) -> Result<KSolution> {
     let k = options.cops;
     assert!((1..=MAX_COPS).contains(&k), "1 to {MAX_COPS} cops");
-    assert!(arena.cop_steps.len() == arena.n && arena.thief_steps.len() == arena.n);
-    assert!(arena.exits.len() == arena.n);
     Engine::new(arena, k, options.thief_lists).run(options, with)
 }
 
 struct Engine<'a> {
-    arena: &'a KArena,
+    arena: &'a Arena,
     n: usize,
     k: usize,
     words: usize,
@@ -144,32 +132,35 @@ fn bitset(n: usize, words: usize, f: impl Fn(usize) -> bool) -> Vec<u64> {
 }
 
 impl<'a> Engine<'a> {
-    fn new(arena: &'a KArena, k: usize, thief_lists: Option<bool>) -> Engine<'a> {
-        let n = arena.n;
+    fn new(arena: &'a Arena, k: usize, thief_lists: Option<bool>) -> Engine<'a> {
+        let n = arena.cells() as usize;
         let words = n.div_ceil(64).max(1);
         let ranks = usize::try_from(multiset_count(n, k)).expect("state space fits usize");
-        let reach: Vec<Vec<u32>> = (0..n).map(|c| arena.cop_reach(c)).collect();
+        let reach: Vec<Vec<u32>> = (0..n as u32).map(|c| arena.cop_reach(c).to_vec()).collect();
         let mut rev = vec![Vec::new(); n];
         for (c, r) in reach.iter().enumerate() {
             for &x in r {
                 rev[x as usize].push(c as u32);
             }
         }
-        let max_degree = arena.thief_steps.iter().map(Vec::len).max().unwrap_or(0);
+        let max_degree = (0..n as u32)
+            .map(|c| arena.thief_steps(c).len())
+            .max()
+            .unwrap_or(0);
         let lists = thief_lists.unwrap_or(max_degree < words);
         let mut adj = vec![0u64; if lists { 0 } else { n * words }];
-        for (u, nb) in arena.thief_steps.iter().enumerate().filter(|_| !lists) {
-            for &v in nb {
+        for u in (0..n).filter(|_| !lists) {
+            for &v in arena.thief_steps(u as u32) {
                 adj[u * words + v as usize / 64] |= 1 << (v % 64);
             }
         }
         let stuck = bitset(n, words, |t| {
-            !arena.thief_passes && arena.thief_steps[t].is_empty()
+            !arena.passes().1 && arena.thief_steps(t as u32).is_empty()
         });
         let thief_can_win = thief_can_win(arena);
         debug_assert_eq!(
             thief_can_win,
-            arena.exits.iter().any(|&e| e)
+            arena.exit_count() > 0
                 || reach.iter().any(Vec::is_empty)
                 || stuck.iter().any(|&w| w != 0)
         );
@@ -185,7 +176,7 @@ impl<'a> Engine<'a> {
             adj,
             lists,
             cells: bitset(n, words, |_| true),
-            exits: bitset(n, words, |t| arena.exits[t]),
+            exits: bitset(n, words, |t| arena.is_exit(t as u32)),
             stuck,
             thief_can_win,
         }
@@ -339,7 +330,7 @@ impl<'a> Engine<'a> {
             let mut c = s.cops.clone();
             c.sort_unstable();
             (
-                super::rank_multiset(&c) as usize,
+                crate::games::multiset::rank_multiset(&c) as usize,
                 s.thief as usize,
                 usize::from(!s.cops_to_move),
             )
