@@ -99,6 +99,13 @@ pub trait Game: Sync {
         None
     }
 
+    /// This game as the several-cops game, for the several-cops kernel of
+    /// [`Engine::Bitboard`](crate::Engine::Bitboard); `None` (the default)
+    /// for every other game.
+    fn as_several_cops(&self) -> Option<&crate::KCops> {
+        None
+    }
+
     /// Calls `f(s, initial(s))` for every `s` in `range`, in increasing order.
     ///
     /// Games override this when walking a range is much cheaper than decoding

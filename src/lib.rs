@@ -60,13 +60,13 @@ pub use hash::{fnv1a, FNV_START};
 pub use outcome::{Dte, Outcome, Terminal, Verdict};
 pub use solve::analysis::{LongestGame, StartPairs};
 pub use solve::{
-    best_moves, estimate, plan_storage, solve, verify, verify_kcops, verify_observed, Checkpoint,
-    CheckpointSink, Counts, Due, Engine, Estimate, Inconsistency, Phases, Progress, Snapshot,
-    Solution, SolveOptions, StorageLimits, StoragePlan, UnknownEngine, Verification,
+    best_moves, estimate, plan_storage, solve, verify, verify_observed, Checkpoint, Counts, Due,
+    Engine, Estimate, Inconsistency, Phases, Progress, Sink, Snapshot, Solution, SolveOptions,
+    StorageLimits, StoragePlan, UnknownEngine, Verification,
 };
 pub use storage::{available_memory, free_disk, Backing};
 pub use tablebase::{
-    shard_path, write_kcops_tablebase, write_kcops_tablebase_bits, write_tablebase, AnyTablebase,
-    CheckReport, Header, KHeader, KPosition, KRatedMove, KTablebase, Position, Probe, RatedMove,
-    ShardHeader, Tablebase, WriteSummary,
+    shard_path, write_kcops_tablebase, write_tablebase, AnyTablebase, CheckReport, Header, KHeader,
+    KPosition, KRatedMove, KTablebase, Position, Probe, RatedMove, ShardHeader, Tablebase,
+    WriteSummary,
 };

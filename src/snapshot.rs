@@ -1,11 +1,10 @@
-//! What every checkpoint encoding shares (the one-cop bitboard engine's
-//! in `solve/checkpoint.rs`, the k-cop engine's in
-//! `copnumber/checkpoint.rs`, the band checkpoints of `distributed`): what
-//! a sink answers between levels ([`Due`]), and the writer that keeps the
-//! file's FNV-1a 64 checksum as it goes, with the common header (magic,
-//! the caller's fingerprint). A top-level module, so that `copnumber`
-//! needs nothing from `solve` (the engines there use the games, which use
-//! `copnumber`'s ranking).
+//! What every checkpoint encoding shares (the one-cop grid kernel's in
+//! `solve/checkpoint.rs`, the several-cops kernel's in
+//! `solve/multicop/checkpoint.rs`, the band checkpoints of `distributed`):
+//! the one [`Sink`] a solve hands its [`Snapshot`]s to, what a sink
+//! answers between levels ([`Due`]), and the writer that keeps the file's
+//! FNV-1a 64 checksum as it goes, with the common header (magic, the
+//! caller's fingerprint).
 
 use std::io::Write;
 
@@ -21,6 +20,39 @@ pub enum Due {
     /// Save a snapshot, then stop with
     /// [`Error::Stopped`](crate::Error::Stopped).
     SaveAndStop,
+}
+
+/// A snapshot of a solve after a finished level, borrowed from the running
+/// engine and handed to its [`Sink`]: it writes itself in its kernel's
+/// encoding (the one-cop grid kernel's or the several-cops kernel's),
+/// after the common header with the caller's fingerprint.
+pub trait Snapshot {
+    /// The level finished when it was taken.
+    fn level(&self) -> u32;
+    /// Writes the snapshot with the caller's `fingerprint` (name, value
+    /// pairs that a resume must match: the map, the rules, the engine).
+    ///
+    /// # Errors
+    /// Whatever `out` returns.
+    fn write_to(
+        &self,
+        fingerprint: &[(String, String)],
+        out: &mut dyn Write,
+    ) -> std::io::Result<()>;
+}
+
+/// Receives a solve's snapshots between levels
+/// ([`SolveOptions::with_checkpoint`](crate::SolveOptions::with_checkpoint)),
+/// whichever kernel runs it: the engine asks whether one is due and hands
+/// it over; the sink decides where the bytes go.
+pub trait Sink: Sync {
+    /// Called after every level (not after the last): whether to save.
+    fn poll(&self, level: u32) -> Due;
+    /// Stores `snapshot`; an error ends the solve with it.
+    ///
+    /// # Errors
+    /// Whatever storing it met.
+    fn save(&self, snapshot: &dyn Snapshot) -> crate::error::Result<()>;
 }
 
 /// An optional `u32` as a flag byte and the value.

@@ -99,14 +99,8 @@ pub fn solve_kcops(
     let threads = threads_arg(threads)?;
     let rules = rules.map_or_else(Default::default, |r| r.rules);
     let (game, start) = game_of(map, k, cops_at.as_deref(), rules)?;
-    // The CLI's choice for several cops: the bitboard engine is grid- and
-    // one-cop-only, so the parallel counter engine, sequential on 1 thread.
-    let engine = if threads > 1 {
-        Engine::Parallel
-    } else {
-        Engine::Sequential
-    };
-    let options = SolveOptions::new(engine)
+    // The CLI's engine: the bitboard engine's several-cops kernel.
+    let options = SolveOptions::new(Engine::Bitboard)
         .with_threads(threads)
         .with_dte_table(distances)
         .with_tracked_state(start);
@@ -118,7 +112,7 @@ pub fn solve_kcops(
     };
     let plan = plan_storage(&game, &options, &limits).map_err(to_py)?;
     let options = options.with_plan(&plan);
-    // These engines poll no stop sink: Ctrl-C is seen once the solve ends.
+    // No stop sink here: Ctrl-C is seen once the solve ends.
     let solution = py.detach(|| {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             retrograde::solve(&game, &options)

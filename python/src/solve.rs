@@ -12,8 +12,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use retrograde::{
-    plan_storage, CheckpointSink, Coord, CopsAndThief, Due, Engine, Grid, Outcome, Snapshot,
-    SolveOptions, StorageLimits, Turn,
+    plan_storage, Coord, CopsAndThief, Due, Engine, Grid, Outcome, Sink, Snapshot, SolveOptions,
+    StorageLimits, Turn,
 };
 
 use crate::args::{self, cell, value_code, At, Maps2};
@@ -27,7 +27,7 @@ struct StopSink<'a> {
     stop: &'a AtomicBool,
 }
 
-impl CheckpointSink for StopSink<'_> {
+impl Sink for StopSink<'_> {
     fn poll(&self, _level: u32) -> Due {
         if self.stop.load(Ordering::Relaxed) {
             Due::SaveAndStop
@@ -36,7 +36,7 @@ impl CheckpointSink for StopSink<'_> {
         }
     }
 
-    fn save(&self, _snapshot: &Snapshot<'_>) -> retrograde::Result<()> {
+    fn save(&self, _snapshot: &dyn Snapshot) -> retrograde::Result<()> {
         Ok(())
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use retrograde::{Checkpoint, CheckpointSink, Due, Snapshot};
+use retrograde::{Checkpoint, Due, Sink, Snapshot};
 
 use super::common::{GameArgs, UsageError};
 use super::output::{defer_stop_signals, stop_requested, OutputTarget};
@@ -62,11 +62,8 @@ pub(crate) fn fingerprint(
 /// [`UsageError`] naming the first field that differs.
 pub(crate) fn load(dir: &Path, fingerprint: &[(String, String)]) -> Result<Checkpoint> {
     let path = file_in(dir);
-    let bytes = std::fs::read(&path).map_err(|source| retrograde::Error::Io {
-        path: path.clone(),
-        source,
-    })?;
-    let checkpoint = Checkpoint::decode(&path, &bytes)?;
+    let checkpoint = Checkpoint::open(&path)?;
+    checkpoint.check_kernel(false)?;
     check_fingerprint(dir, checkpoint.fingerprint(), fingerprint)?;
     Ok(checkpoint)
 }
@@ -137,7 +134,7 @@ impl DirSink {
     }
 }
 
-impl CheckpointSink for DirSink {
+impl Sink for DirSink {
     fn poll(&self, _level: u32) -> Due {
         if stop_requested().is_some() {
             Due::SaveAndStop
@@ -154,17 +151,7 @@ impl CheckpointSink for DirSink {
         }
     }
 
-    fn save(&self, snapshot: &Snapshot<'_>) -> retrograde::Result<()> {
-        self.save_with(|fingerprint, out| snapshot.write_to(fingerprint, out))
-    }
-}
-
-impl retrograde::copnumber::KcopSink for DirSink {
-    fn poll(&self, level: u32) -> Due {
-        CheckpointSink::poll(self, level)
-    }
-
-    fn save(&self, snapshot: &retrograde::copnumber::KSnapshot<'_>) -> retrograde::Result<()> {
+    fn save(&self, snapshot: &dyn Snapshot) -> retrograde::Result<()> {
         self.save_with(|fingerprint, out| snapshot.write_to(fingerprint, out))
     }
 }

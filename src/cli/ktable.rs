@@ -7,10 +7,8 @@
 //! cell (they are interchangeable).
 
 use anyhow::Result;
-use retrograde::copnumber::KSolution;
 use retrograde::{
-    write_kcops_tablebase, write_kcops_tablebase_bits, Coord, KCops, KPosition, KRatedMove,
-    KTablebase, Rules, Solution, Turn,
+    write_kcops_tablebase, Coord, KCops, KPosition, KRatedMove, KTablebase, Rules, Solution, Turn,
 };
 use serde::Serialize;
 
@@ -29,20 +27,6 @@ pub(crate) fn save(
 ) -> Result<SaveReport> {
     save_with(target, |out| {
         write_kcops_tablebase(game, rules, start, solution, engine, out)
-    })
-}
-
-/// [`save`] from the bit-parallel engine's solution.
-pub(crate) fn save_bits(
-    target: OutputTarget,
-    game: &KCops,
-    rules: Rules,
-    start: Option<(&[u32], u32)>,
-    solution: &KSolution,
-    engine: &str,
-) -> Result<SaveReport> {
-    save_with(target, |out| {
-        write_kcops_tablebase_bits(game, rules, start, solution, engine, out)
     })
 }
 

@@ -154,7 +154,7 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
         reporter.note(&format!("resuming after level {}", r.level()));
     }
     let resumable = Resumable {
-        sink: sink.as_ref().map(|s| s as &dyn retrograde::CheckpointSink),
+        sink: sink.as_ref().map(|s| s as &dyn retrograde::Sink),
         resume: resume.as_ref(),
     };
     let solved = solve_loaded(
@@ -316,7 +316,7 @@ pub(crate) fn plan_map(
 /// Checkpointing of one solve: where snapshots go, what it resumes from.
 #[derive(Default)]
 pub(crate) struct Resumable<'a> {
-    pub(crate) sink: Option<&'a dyn retrograde::CheckpointSink>,
+    pub(crate) sink: Option<&'a dyn retrograde::Sink>,
     pub(crate) resume: Option<&'a retrograde::Checkpoint>,
 }
 

@@ -18,10 +18,11 @@ mod naive;
 pub use number::{cop_number, cop_number_of_graph, CopNumber};
 pub use small::is_dismantlable;
 
-// The several-cops kernel, reached from here until `solve()` takes it.
+// The several-cops kernel as the cop-number question asks it: a solve
+// in memory that may stop at the first placement winning everywhere
+// (`KcopOptions::stop_when_placed`), and its memory figures. Whole solves
+// of a game go through `solve()`.
 pub use crate::games::multiset::{multiset_count, rank_multiset, unrank_multiset};
-pub use crate::snapshot::Due;
 pub use crate::solve::multicop::{
-    kcop_memory, kcop_memory_for, kcop_plan, solve_kcops, solve_kcops_with, KCheckpoint, KSnapshot,
-    KSolution, KState, KcopOptions, KcopPlan, KcopRun, KcopSink, KcopStorage,
+    kcop_memory, kcop_memory_for, solve_kcops, KSolution, KState, KcopOptions,
 };

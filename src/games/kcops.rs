@@ -299,6 +299,10 @@ impl KCops {
 }
 
 impl Game for KCops {
+    fn as_several_cops(&self) -> Option<&KCops> {
+        Some(self)
+    }
+
     fn state_count(&self) -> u64 {
         self.multisets * self.n * 2
     }

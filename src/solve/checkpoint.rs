@@ -1,14 +1,15 @@
-//! Checkpoints of the bitboard engine: a consistent snapshot between two
-//! levels, handed to a [`CheckpointSink`] that the caller supplies, and
-//! the [`Checkpoint`] a solve resumes from.
+//! Checkpoints of [`Engine::Bitboard`](crate::Engine::Bitboard): the grid
+//! kernel's snapshot between two levels, handed to the caller's
+//! [`Sink`](crate::Sink), and the [`Checkpoint`] a solve resumes from (of
+//! either kernel: the file's magic line tells which).
 //!
 //! The engine never touches files or signals: between levels it asks the
-//! sink whether a snapshot is due ([`CheckpointSink::poll`]) and hands it
-//! one ([`CheckpointSink::save`]); the sink decides where the bytes go
-//! ([`Snapshot::write_to`]). After a stop request the solve ends with
-//! [`Error::Stopped`](crate::Error::Stopped).
+//! sink whether a snapshot is due ([`Sink::poll`](crate::Sink::poll)) and
+//! hands it one ([`Sink::save`](crate::Sink::save)); the sink decides
+//! where the bytes go ([`Snapshot::write_to`]). After a stop request the
+//! solve ends with [`Error::Stopped`](crate::Error::Stopped).
 //!
-//! Encoding (little endian): a magic line, the caller's fingerprint
+//! The grid kernel's encoding (little endian): a magic line, the caller's fingerprint
 //! fields (name, value pairs compared on resume), the level and the
 //! bookkeeping the levels after it need (states decided so far, the
 //! tracked state's distance, the deepest decided states), the bitsets,
@@ -16,7 +17,7 @@
 //! an FNV-1a 64 checksum of everything before it.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
 use crate::error::{Error, Result};
@@ -24,18 +25,11 @@ use crate::error::{Error, Result};
 const MAGIC: &[u8] = b"RETROGRADE-CHECKPOINT-1\n";
 
 pub use crate::snapshot::Due;
-
-/// Receives the bitboard engine's snapshots between levels.
-pub trait CheckpointSink: Sync {
-    /// Called after every level (not after the last): whether to save.
-    fn poll(&self, level: u32) -> Due;
-    /// Stores `snapshot`; an error ends the solve with it.
-    fn save(&self, snapshot: &Snapshot<'_>) -> Result<()>;
-}
+use crate::snapshot::Snapshot;
 
 /// A snapshot of a bitboard solve after a finished level, borrowed from
 /// the running engine.
-pub struct Snapshot<'a> {
+pub(crate) struct GridSnapshot<'a> {
     pub(super) state: State,
     pub(super) words: &'a [u64],
     pub(super) spans: Vec<[u32; 4]>,
@@ -53,19 +47,12 @@ pub(super) struct State {
     pub(super) row_words: u64,
 }
 
-impl Snapshot<'_> {
-    /// The level finished when it was taken.
-    #[must_use]
-    pub fn level(&self) -> u32 {
+impl Snapshot for GridSnapshot<'_> {
+    fn level(&self) -> u32 {
         self.state.level
     }
 
-    /// Writes the snapshot with the caller's `fingerprint` (name, value
-    /// pairs that a resume must match: the map, the rules, the engine).
-    ///
-    /// # Errors
-    /// Whatever `out` returns.
-    pub fn write_to(
+    fn write_to(
         &self,
         fingerprint: &[(String, String)],
         out: &mut dyn Write,
@@ -101,10 +88,9 @@ impl Snapshot<'_> {
 pub(crate) use crate::hash::{fnv1a as fnv, FNV_START};
 pub(crate) use crate::snapshot::{opt_u32, Hashing};
 
-/// A decoded checkpoint to resume from
-/// ([`SolveOptions::with_resume`](super::SolveOptions::with_resume)).
+/// A decoded checkpoint of the grid kernel.
 #[derive(Debug)]
-pub struct Checkpoint {
+pub(crate) struct GridCheckpoint {
     fingerprint: Vec<(String, String)>,
     pub(super) state: State,
     pub(super) words: Vec<u64>,
@@ -112,10 +98,10 @@ pub struct Checkpoint {
     pub(super) dte: Option<Vec<u16>>,
 }
 
-impl Checkpoint {
+impl GridCheckpoint {
     /// The fingerprint fields it was written with, in order.
     #[must_use]
-    pub fn fingerprint(&self) -> &[(String, String)] {
+    pub(crate) fn fingerprint(&self) -> &[(String, String)] {
         &self.fingerprint
     }
 
@@ -131,7 +117,7 @@ impl Checkpoint {
     /// # Errors
     /// [`Error::Checkpoint`] when the bytes are truncated, damaged
     /// (checksum) or not a checkpoint.
-    pub fn decode(path: &Path, bytes: &[u8]) -> Result<Checkpoint> {
+    pub(crate) fn decode(path: &Path, bytes: &[u8]) -> Result<GridCheckpoint> {
         decode_checked(path, bytes, MAGIC, "checkpoint", |r, fingerprint| {
             let level = r.u32()?;
             let decided = r.u64()?;
@@ -176,7 +162,7 @@ impl Checkpoint {
             if r.at != r.bytes.len() {
                 return Err("unexpected bytes after the distance table".into());
             }
-            Ok(Checkpoint {
+            Ok(GridCheckpoint {
                 fingerprint,
                 state: State {
                     level,
@@ -289,5 +275,116 @@ impl Reader<'_> {
         let n = self.u32()? as usize;
         let b = self.take(n)?;
         String::from_utf8(b.to_vec()).map_err(|_| "fingerprint field is not UTF-8".to_string())
+    }
+}
+
+/// A checkpoint file to resume a solve from
+/// ([`SolveOptions::with_resume`](super::SolveOptions::with_resume)), of
+/// either kernel of [`Engine::Bitboard`](crate::Engine::Bitboard): the
+/// grid kernel's (one cop on a map), read whole and checked, or the
+/// several-cops kernel's, checked and then streamed into the engine's
+/// arrays (which may be scratch files) at the resume.
+#[derive(Debug)]
+pub struct Checkpoint {
+    pub(crate) saved: Saved,
+    path: PathBuf,
+}
+
+/// Which kernel wrote a [`Checkpoint`].
+#[derive(Debug)]
+pub(crate) enum Saved {
+    Grid(GridCheckpoint),
+    Multicop(crate::solve::multicop::MulticopCheckpoint),
+}
+
+impl Checkpoint {
+    /// Opens the checkpoint at `path` and checks it: its magic line (which
+    /// kernel wrote it), its checksum and its header.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when it cannot be read, [`Error::Checkpoint`] (with the
+    /// byte offset) when it is truncated, damaged or not a checkpoint.
+    pub fn open(path: &Path) -> Result<Checkpoint> {
+        let io = |source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut head = [0u8; 64];
+        let mut file = std::fs::File::open(path).map_err(io)?;
+        let got = std::io::Read::read(&mut file, &mut head).map_err(io)?;
+        if head[..got].starts_with(crate::solve::multicop::MAGIC) {
+            let saved = Saved::Multicop(crate::solve::multicop::MulticopCheckpoint::open(path)?);
+            return Ok(Checkpoint {
+                saved,
+                path: path.to_path_buf(),
+            });
+        }
+        let bytes = std::fs::read(path).map_err(io)?;
+        Ok(Checkpoint {
+            saved: Saved::Grid(GridCheckpoint::decode(path, &bytes)?),
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The fingerprint fields it was written with, in order.
+    #[must_use]
+    pub fn fingerprint(&self) -> &[(String, String)] {
+        match &self.saved {
+            Saved::Grid(c) => c.fingerprint(),
+            Saved::Multicop(c) => c.fingerprint(),
+        }
+    }
+
+    /// Refuses a checkpoint of the other kernel before any solve: the
+    /// several-cops kernel's when `several_cops` is false, the grid
+    /// kernel's when it is true (a solve resumed from it would refuse it
+    /// too, after the caller's own checks).
+    ///
+    /// # Errors
+    /// [`Error::Checkpoint`] naming the file and what it holds.
+    pub fn check_kernel(&self, several_cops: bool) -> Result<()> {
+        if several_cops {
+            self.multicop().map(drop)
+        } else {
+            self.grid().map(drop)
+        }
+    }
+
+    /// The grid kernel's checkpoint, or the refusal naming the file.
+    pub(crate) fn grid(&self) -> Result<&GridCheckpoint> {
+        match &self.saved {
+            Saved::Grid(c) => Ok(c),
+            Saved::Multicop(_) => Err(self.misfit(
+                "not a retrograde checkpoint of one cop on a map (a several-cops checkpoint)",
+            )),
+        }
+    }
+
+    /// The several-cops kernel's checkpoint, or the refusal naming the
+    /// file.
+    pub(crate) fn multicop(&self) -> Result<&crate::solve::multicop::MulticopCheckpoint> {
+        match &self.saved {
+            Saved::Multicop(c) => Ok(c),
+            Saved::Grid(_) => {
+                Err(self.misfit("not a retrograde k-cop checkpoint (a one-cop checkpoint)"))
+            }
+        }
+    }
+
+    fn misfit(&self, message: &str) -> Error {
+        Error::Checkpoint {
+            path: self.path.clone(),
+            offset: 0,
+            message: message.to_string(),
+        }
+    }
+
+    /// The level finished when it was taken.
+    #[must_use]
+    pub fn level(&self) -> u32 {
+        match &self.saved {
+            Saved::Grid(c) => c.level(),
+            Saved::Multicop(c) => c.level(),
+        }
     }
 }

@@ -24,15 +24,16 @@ use crate::storage::cells::Cells;
 use crate::storage::frontier::Frontier;
 use crate::storage::{Backing, Paging, Region};
 
+pub use crate::snapshot::{Due, Sink, Snapshot};
 pub use best::best_moves;
-pub use checkpoint::{Checkpoint, CheckpointSink, Due, Snapshot};
+pub use checkpoint::Checkpoint;
 pub use engine::{Engine, UnknownEngine};
 #[cfg(feature = "distributed")]
 pub(crate) use plan::out_of_core_states;
 pub use plan::{plan_storage, StorageLimits, StoragePlan};
 use solution::{ArrayPager, CellStore, Labels};
 pub use solution::{Counts, Phases, Solution};
-pub use verify::{verify, verify_kcops, verify_observed, Inconsistency, Verification};
+pub use verify::{verify, verify_observed, Inconsistency, Verification};
 
 /// Progress report passed to an observer: after each level of the level
 /// engines, after each pass over a window of the sweep engine.
@@ -66,7 +67,7 @@ pub struct SolveOptions<'a> {
     /// checked its fit.
     planned_edges: Option<u64>,
     /// Where [`Engine::Bitboard`] hands its snapshots between levels.
-    checkpoint: Option<&'a dyn CheckpointSink>,
+    checkpoint: Option<&'a dyn Sink>,
     /// The snapshot [`Engine::Bitboard`] continues from.
     resume: Option<&'a Checkpoint>,
 }
@@ -149,17 +150,19 @@ impl<'a> SolveOptions<'a> {
         self
     }
 
-    /// [`Engine::Bitboard`] on the grid game: offer a snapshot to `sink`
-    /// after every level; the solve ends with [`Error::Stopped`] when the
-    /// sink asks for it. Other engines refuse it.
+    /// [`Engine::Bitboard`] on the grid game or the several-cops game:
+    /// offer a snapshot to `sink` after every level; the solve ends with
+    /// [`Error::Stopped`] when the sink asks for it. Other engines refuse
+    /// it.
     #[must_use]
-    pub fn with_checkpoint(mut self, sink: Option<&'a dyn CheckpointSink>) -> Self {
+    pub fn with_checkpoint(mut self, sink: Option<&'a dyn Sink>) -> Self {
         self.checkpoint = sink;
         self
     }
 
-    /// [`Engine::Bitboard`] on the grid game: continue from `checkpoint`
-    /// instead of level 0. It must come from the same game and distance
+    /// [`Engine::Bitboard`] on the grid game or the several-cops game:
+    /// continue from `checkpoint` instead of level 0 (one written by the
+    /// same kernel). It must come from the same game and distance
     /// table setting (the caller compares the fingerprints; the engine
     /// checks the sizes). Other engines refuse it.
     #[must_use]
@@ -194,15 +197,16 @@ impl<'a> SolveOptions<'a> {
     }
 
     /// [`SolveOptions::check_engine`] for `game`: checkpoints need the
-    /// grid game too.
+    /// grid game or the several-cops game too.
     pub(crate) fn check(&self, game: &impl Game) -> Result<()> {
         self.check_engine()?;
         if (self.checkpoint.is_some() || self.resume.is_some())
             && game.as_cops_and_thief().is_none()
+            && game.as_several_cops().is_none()
         {
             return Err(self
                 .engine
-                .refuse("checkpoints on a game other than a grid map"));
+                .refuse("checkpoints on a game other than cops and a thief"));
         }
         Ok(())
     }
@@ -235,6 +239,20 @@ impl Estimate {
 #[must_use]
 pub fn estimate(game: &impl Game, options: &SolveOptions<'_>) -> Estimate {
     let n = game.state_count();
+    if let (Engine::Bitboard, Some(kcops)) = (options.engine, game.as_several_cops()) {
+        let bytes = multicop::kcop_memory_for(kcops.arena(), kcops.cops() as usize, false);
+        let with_table = if options.dte_table {
+            multicop::kcop_memory_for(kcops.arena(), kcops.cops() as usize, true)
+        } else {
+            bytes
+        };
+        return Estimate {
+            cells: bytes,
+            frontiers: 0,
+            dte: with_table - bytes,
+            graph: 0,
+        };
+    }
     if let (Engine::Bitboard, Some(grid)) = (options.engine, game.as_cops_and_thief()) {
         return Estimate {
             cells: bitboard::Layout::new(grid).bytes(),
@@ -291,6 +309,9 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
         return explicit::solve(game, options);
     }
     if options.engine == Engine::Bitboard {
+        if let Some(kcops) = game.as_several_cops() {
+            return multicop::solve(kcops, options);
+        }
         let Some(grid) = game.as_cops_and_thief() else {
             let mut parallel = options.clone();
             parallel.engine = Engine::Parallel;

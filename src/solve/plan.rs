@@ -97,6 +97,9 @@ pub fn plan_storage(
     limits: &StorageLimits,
 ) -> Result<StoragePlan> {
     options.check(game)?;
+    if let (Engine::Bitboard, Some(kcops)) = (options.engine, game.as_several_cops()) {
+        return plan_multicop(kcops, options, limits);
+    }
     let explicit = options.engine == Engine::Explicit;
     // The per-state arrays are the same for every engine but the sweep's;
     // the explicit engine's graph is sized below, only when it is needed.
@@ -230,6 +233,84 @@ pub fn plan_storage(
         estimate: sized,
         resident,
         edges,
+    })
+}
+
+/// [`plan_storage`] for the several-cops kernel: its arrays (the
+/// attractor bitsets of two levels, the tables of partly-moved tuples, the
+/// distance table) in memory when they fit the cap, else the largest of
+/// them in scratch files until the rest fits (under `limits.scratch`; it
+/// does not spill to the temporary folder by itself), else a refusal with
+/// the bytes needed. A scratch folder alone asks for files: every array
+/// that can go there does.
+fn plan_multicop(
+    game: &crate::KCops,
+    options: &SolveOptions<'_>,
+    limits: &StorageLimits,
+) -> Result<StoragePlan> {
+    use super::multicop::{kcop_plan, KcopStorage};
+    let (arena, k, dte_table) = (game.arena(), game.cops() as usize, options.dte_table);
+    let room = limits
+        .memory
+        .unwrap_or_else(available_memory)
+        .saturating_sub(limits.held);
+    let mut storage = KcopStorage {
+        memory: Some(room),
+        scratch: limits.scratch.clone(),
+    };
+    if limits.scratch.is_some() && limits.memory.is_none() {
+        let least = KcopStorage {
+            memory: Some(0),
+            ..storage.clone()
+        };
+        storage.memory = Some(kcop_plan(arena, k, dte_table, &least).in_memory().min(room));
+    }
+    let plan = kcop_plan(arena, k, dte_table, &storage);
+    let what = format!(
+        "{k} cop{} on {} cells (bitboard engine)",
+        if k == 1 { "" } else { "s" },
+        arena.cells()
+    );
+    if !plan.fits {
+        let (needed, hint) = if storage.scratch.is_some() {
+            (
+                plan.in_memory(),
+                "raise --memory: the arrays that cannot go to scratch files exceed it",
+            )
+        } else {
+            (
+                plan.needed,
+                "raise --memory, or give --scratch DIR to keep the largest arrays in files",
+            )
+        };
+        return Err(Error::TooLarge {
+            what: format!("{what}, in memory"),
+            needed,
+            available: room,
+            hint: hint.into(),
+        });
+    }
+    let backing = match storage.scratch.filter(|_| plan.scratch > 0) {
+        Some(dir) => {
+            let free = free_disk(&dir)?;
+            if plan.scratch > free {
+                return Err(Error::TooLarge {
+                    what: format!("{what}, scratch files in {}", dir.display()),
+                    needed: plan.scratch,
+                    available: free,
+                    hint: "free disk space, or give --scratch another folder".into(),
+                });
+            }
+            Backing::Scratch(dir)
+        }
+        None => Backing::Memory,
+    };
+    Ok(StoragePlan {
+        backing,
+        memory_limit: storage.memory.unwrap_or(room),
+        estimate: estimate(game, options),
+        resident: plan.in_memory(),
+        edges: None,
     })
 }
 

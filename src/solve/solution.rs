@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Rel
 
 use rayon::prelude::*;
 
-use super::{bitboard, propagate};
+use super::{bitboard, multicop, propagate};
 use crate::storage::cells::Cells;
 use crate::storage::Region;
 use crate::{Dte, Outcome};
@@ -106,8 +106,11 @@ pub struct Phases {
 pub(super) enum Labels {
     /// The counter engines' per-state cells.
     Cells(CellStore),
-    /// The bitboard engine's bitsets.
+    /// The bitboard engine's bitsets (one cop on a grid map).
     Bits(bitboard::Bits),
+    /// The several-cops kernel's attractor bitsets, with its distance
+    /// table (`u16::MAX` where undecided) when kept.
+    Multicop(Box<multicop::KSolution>),
 }
 
 /// The solved game: every state's value, optionally its distance to end.
@@ -136,6 +139,7 @@ impl Solution {
         match &self.labels {
             Labels::Cells(cells) => cells.outcome(s as usize),
             Labels::Bits(bits) => bits.outcome(s),
+            Labels::Multicop(sol) => sol.outcome(s),
         }
     }
 
@@ -152,6 +156,9 @@ impl Solution {
             if tracked == s {
                 return dte;
             }
+        }
+        if let Labels::Multicop(sol) = &self.labels {
+            return sol.state_value(s).1;
         }
         let table = self.dte.as_ref()?;
         Some(Dte(u32::from(
@@ -182,6 +189,7 @@ impl Solution {
                 pack_cells(r.atomics::<AtomicU32>(), range.start as usize, len, out);
             }
             Labels::Bits(bits) => bits.fill_values(range, out),
+            Labels::Multicop(sol) => sol.fill_value_codes(range, out),
         }
     }
 
@@ -219,13 +227,15 @@ impl Solution {
         assert!(range.start <= range.end && range.end <= self.states);
         assert_eq!(out.len() as u64, range.end - range.start);
         assert_eq!(values.len(), out.len().div_ceil(4));
-        match &self.dte {
-            Some(table) => copy_decided(
+        match (&self.dte, &self.labels) {
+            // Undecided states hold no distance there (0 out).
+            (_, Labels::Multicop(sol)) => sol.fill_distances(range.clone(), out),
+            (Some(table), _) => copy_decided(
                 &table.atomics::<AtomicU16>()[range.start as usize..range.end as usize],
                 values,
                 out,
             ),
-            None => out.fill(0),
+            (None, _) => out.fill(0),
         }
         // The tracked state's distance wins over the table (as in `dte`).
         if let Some((tracked, dte)) = self.tracked {
@@ -241,7 +251,10 @@ impl Solution {
     /// Whether a full distance table was kept.
     #[must_use]
     pub fn has_dte_table(&self) -> bool {
-        self.dte.is_some()
+        match &self.labels {
+            Labels::Multicop(sol) => sol.has_dte_table(),
+            _ => self.dte.is_some(),
+        }
     }
 
     /// Number of states.
@@ -259,10 +272,24 @@ impl Solution {
 
     /// For the player `side` (see [`Game::side`]): the largest distance to
     /// end of any decided state with that player to move, and the smallest
-    /// state index that has it. Needs no distance table.
+    /// state index that has it. Needs no distance table. `None` from the
+    /// several-cops kernel, which does not track it.
     #[must_use]
     pub fn deepest(&self, side: usize) -> Option<(Dte, u64)> {
         self.deepest.get(side).copied().flatten()
+    }
+
+    /// The several-cops kernel: the placement of the cops (cells ascending,
+    /// the smallest multiset rank on ties) whose cops-to-move states win
+    /// against every thief cell at the least level, with that level (the
+    /// capture time in plies). `None` when no placement wins everywhere, and
+    /// from every other engine.
+    #[must_use]
+    pub fn winning_placement(&self) -> Option<(Vec<u32>, u32)> {
+        match &self.labels {
+            Labels::Multicop(sol) => sol.placement.clone(),
+            _ => None,
+        }
     }
 
     /// Sweeps made by [`Engine::Sweep`] (0 for the other engines).
@@ -305,6 +332,8 @@ impl Solution {
                     table.release(range, 2);
                 }
             }
+            // Its scratch files are paged by the kernel.
+            Labels::Multicop(_) => {}
         }
     }
 
@@ -346,6 +375,21 @@ impl Solution {
         let cells = match &self.labels {
             Labels::Cells(cells) => cells,
             Labels::Bits(bits) => return bits.counts_by_parity(),
+            Labels::Multicop(sol) => {
+                let c = sol.counts();
+                return [
+                    Counts {
+                        win: c[0],
+                        loss: c[1],
+                        draw: c[2],
+                    },
+                    Counts {
+                        win: c[3],
+                        loss: c[4],
+                        draw: c[5],
+                    },
+                ];
+            }
         };
         (0..self.states.div_ceil(CHUNK))
             .into_par_iter()

@@ -17,9 +17,7 @@
 use rayon::prelude::*;
 
 use super::Solution;
-use crate::copnumber::KSolution;
 use crate::game::{Game, Initial};
-use crate::games::kcops::KCops;
 use crate::Outcome;
 
 /// States checked per task.
@@ -122,47 +120,6 @@ pub fn verify_observed(
         }
     }
     solution.release(released..n);
-    total
-}
-
-/// [`verify_observed`] for a solution of the bit-parallel k-cop engine
-/// ([`solve_kcops`](crate::copnumber::solve_kcops)) of `game`, whose state
-/// layout it shares: every state against its moves, values and (with the
-/// distance table) distances.
-///
-/// # Panics
-/// If `solution` is not of `game`'s size.
-#[must_use]
-pub fn verify_kcops(
-    game: &KCops,
-    solution: &KSolution,
-    observe: &(dyn Fn(u64, u64) + Sync),
-) -> Verification {
-    let n = game.state_count();
-    assert_eq!(n, solution.states(), "a solution of this game");
-    let distances = solution.has_dte_table();
-    let value = |s: u64| {
-        let (outcome, dte) = solution.state_value(s);
-        (outcome, dte.map(|d| d.plies()))
-    };
-    let mut total = Verification {
-        states: n,
-        distances,
-        inconsistent: 0,
-        first: None,
-    };
-    for band in (0..n).step_by(BAND as usize) {
-        let end = (band + BAND).min(n);
-        let found = (0..(end - band).div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|k| {
-                let c = band + k * CHUNK;
-                check_range(game, &value, distances, c..(c + CHUNK).min(end))
-            })
-            .reduce(|| (0, None), merge);
-        (total.inconsistent, total.first) = merge((total.inconsistent, total.first), found);
-        observe(end, n);
-    }
     total
 }
 

@@ -34,9 +34,7 @@ use crate::{Board, CopsAndThief, Counts, Dte, Grid, Outcome, Rules, Turn};
 pub use check::CheckReport;
 #[cfg(feature = "distributed")]
 pub(crate) use format::ShardInfo;
-pub use kcops::{
-    write_kcops_tablebase, write_kcops_tablebase_bits, KHeader, KPosition, KRatedMove, KTablebase,
-};
+pub use kcops::{write_kcops_tablebase, KHeader, KPosition, KRatedMove, KTablebase};
 use reader::{Kind, Raw};
 pub use shards::shard_path;
 use shards::{open_first, open_set};

@@ -4,7 +4,8 @@
 //! game to the parallel one), state by state, values and distances, on
 //! thousands of small random maps and graphs for k = 1, 2, 3 and speeds 1
 //! and 2; the `Game` contract on each; one cop at speed 1 against
-//! `CopsAndThief`; property tests on random graphs.
+//! `CopsAndThief` (the bitboard engine's several-cops kernel with k = 1
+//! against its grid kernel too); property tests on random graphs.
 
 use proptest::prelude::*;
 use retrograde::{
@@ -144,11 +145,26 @@ fn one_cop_at_speed_one_is_the_grid_game() {
         let options = SolveOptions::new(Engine::Sequential).with_dte_table(true);
         let a = solve(&game, &options).unwrap();
         let b = solve(&grid_game, &options).unwrap();
+        // The bitboard engine's two kernels on the same game: the
+        // several-cops kernel with k = 1 and the grid kernel.
+        let bits = SolveOptions::new(Engine::Bitboard).with_dte_table(true);
+        let multicop = solve(&game, &bits).unwrap();
+        let grid = solve(&grid_game, &bits).unwrap();
         for s in 0..game.state_count() {
             assert_eq!(
                 (a.outcome(s), a.dte(s)),
                 (b.outcome(s), b.dte(s)),
                 "{label}: state {s}"
+            );
+            assert_eq!(
+                (multicop.outcome(s), multicop.dte(s)),
+                (b.outcome(s), b.dte(s)),
+                "{label}: state {s}, several-cops kernel"
+            );
+            assert_eq!(
+                (grid.outcome(s), grid.dte(s)),
+                (b.outcome(s), b.dte(s)),
+                "{label}: state {s}, grid kernel"
             );
         }
     }

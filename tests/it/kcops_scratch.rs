@@ -1,18 +1,17 @@
-//! The bit-parallel k-cop engine out of core and resumed
-//! (`copnumber::solve_kcops_with`): with its arrays in scratch files (all
-//! of them, or only the largest) and resumed from a checkpoint taken
-//! mid-solve, it gives the in-memory solve's value and distance of every
-//! state, its levels, start distance and placement; on the small random
+//! The several-cops kernel of the bitboard engine out of core and
+//! resumed, through `solve()`: with its arrays in scratch files (all of
+//! them, or only the largest, as `plan_storage` places them) and resumed
+//! from a checkpoint taken mid-solve, it gives the in-memory solve's value
+//! and distance of every state, its levels, start distance and placement; on the small random
 //! maps and graphs of `agree_kbit.rs` (k = 2, 3, every rule variant,
 //! speeds 1 and 2) and on larger random graphs whose arrays span pages.
 
 use std::path::{Path, PathBuf};
 
-use retrograde::copnumber::{
-    kcop_memory_for, kcop_plan, solve_kcops, solve_kcops_with, Due, KCheckpoint, KSnapshot,
-    KSolution, KState, KcopOptions, KcopRun, KcopSink, KcopStorage,
+use retrograde::{
+    estimate, plan_storage, solve, Arena, Backing, Checkpoint, Due, Engine, Game, KCops, Sink,
+    Snapshot, Solution, SolveOptions, StorageLimits,
 };
-use retrograde::{Arena, Game, KCops, Turn};
 
 use crate::support::kcops_games::{crate_map_game, instances, max_cells, random_map, small_graph};
 use crate::support::{temp_dir, Rng};
@@ -26,7 +25,7 @@ struct StopAt {
     path: PathBuf,
 }
 
-impl KcopSink for StopAt {
+impl Sink for StopAt {
     fn poll(&self, level: u32) -> Due {
         if level == self.level {
             Due::SaveAndStop
@@ -35,7 +34,7 @@ impl KcopSink for StopAt {
         }
     }
 
-    fn save(&self, snapshot: &KSnapshot<'_>) -> retrograde::Result<()> {
+    fn save(&self, snapshot: &dyn Snapshot) -> retrograde::Result<()> {
         let mut out = std::io::BufWriter::new(std::fs::File::create(&self.path).unwrap());
         snapshot
             .write_to(&[("test".into(), "kcops".into())], &mut out)
@@ -44,114 +43,108 @@ impl KcopSink for StopAt {
     }
 }
 
-/// A storage that keeps in memory only what cannot go to files, or (with
-/// `largest_only`) only the largest array out.
-fn scratch(arena: &Arena, k: usize, dir: &Path, largest_only: bool) -> KcopStorage {
-    let needed = kcop_memory_for(arena, k, true);
-    let mut storage = KcopStorage {
-        memory: Some(0),
+/// `options` in scratch files under `dir`, keeping in memory only what
+/// cannot go to files, or (with `largest_only`) only the largest array
+/// out, as `plan_storage` places them.
+fn scratch<'a>(
+    game: &KCops,
+    options: SolveOptions<'a>,
+    dir: &Path,
+    largest_only: bool,
+) -> SolveOptions<'a> {
+    let needed = estimate(game, &options).total();
+    let limits = StorageLimits {
+        memory: largest_only.then_some(needed - 1),
         scratch: Some(dir.to_path_buf()),
+        ..StorageLimits::default()
     };
-    let least = kcop_plan(arena, k, true, &storage).in_memory();
-    storage.memory = Some(if largest_only { needed - 1 } else { least });
-    let plan = kcop_plan(arena, k, true, &storage);
-    assert!(plan.fits && plan.scratch > 0, "{plan:?}");
-    storage
+    let plan = plan_storage(game, &options, &limits).unwrap();
+    assert!(
+        matches!(plan.backing, Backing::Scratch(_)) && plan.resident < needed,
+        "{plan:?}"
+    );
+    options.with_plan(&plan)
 }
 
-fn assert_same(label: &str, game: &KCops, a: &KSolution, b: &KSolution) {
-    assert_eq!(a.levels, b.levels, "{label}: levels");
-    assert_eq!(a.start_dte, b.start_dte, "{label}: start");
-    assert_eq!(a.placement, b.placement, "{label}: placement");
-    assert_eq!(a.counts(), b.counts(), "{label}: counts");
+fn assert_same(label: &str, game: &KCops, start: Option<u64>, a: &Solution, b: &Solution) {
+    assert_eq!(a.levels(), b.levels(), "{label}: levels");
+    assert_eq!(
+        start.map(|s| a.dte(s)),
+        start.map(|s| b.dte(s)),
+        "{label}: start"
+    );
+    assert_eq!(
+        a.winning_placement(),
+        b.winning_placement(),
+        "{label}: placement"
+    );
+    assert_eq!(
+        a.counts_by_parity(),
+        b.counts_by_parity(),
+        "{label}: counts"
+    );
     for s in 0..game.state_count() {
-        assert_eq!(a.state_value(s), b.state_value(s), "{label}: state {s}");
+        assert_eq!(
+            (a.outcome(s), a.dte(s)),
+            (b.outcome(s), b.dte(s)),
+            "{label}: state {s}"
+        );
     }
 }
 
 /// In memory, all in scratch files, the largest array in a file, and
-/// resumed mid-solve (from scratch files) agree on `game`.
+/// resumed mid-solve (from scratch files) agree on `game`, all through
+/// `solve()` with the bitboard engine (its several-cops kernel).
 fn check(label: &str, game: &KCops, dir: &Path) {
-    let k = game.cops() as usize;
-    let arena = game.arena().clone();
-    let start = (arena.cells() > 0).then(|| {
-        let (cops, thief, turn) = game.decode(game.state_count() / 3);
-        KState {
-            cops,
-            thief,
-            cops_to_move: turn == Turn::Cop,
-        }
-    });
-    let options = KcopOptions {
-        cops: k,
-        dte_table: true,
-        start,
-        stop_when_placed: false,
-        thief_lists: None,
+    let cells = game.arena().cells();
+    let start = (cells > 0).then(|| game.state_count() / 3);
+    let options = || {
+        SolveOptions::new(Engine::Bitboard)
+            .with_dte_table(true)
+            .with_tracked_state(start)
     };
-    let memory = solve_kcops(&arena, &options);
+    let memory = solve(game, &options()).unwrap();
     // No cells, no bytes to place.
-    let layouts: &[bool] = if arena.cells() == 0 {
-        &[]
-    } else {
-        &[false, true]
-    };
+    let layouts: &[bool] = if cells == 0 { &[] } else { &[false, true] };
     for &largest_only in layouts {
-        let run = KcopRun {
-            storage: scratch(&arena, k, dir, largest_only),
-            ..KcopRun::default()
-        };
-        let files = solve_kcops_with(&arena, &options, &run).unwrap();
+        let files = solve(game, &scratch(game, options(), dir, largest_only)).unwrap();
         assert_same(
             &format!("{label} (scratch {largest_only})"),
             game,
+            start,
             &memory,
             &files,
         );
     }
-    if memory.levels < 2 || arena.cells() == 0 {
+    if memory.levels() < 2 || cells == 0 {
         return;
     }
     let path = dir.join("checkpoint");
     let sink = StopAt {
-        level: memory.levels / 2,
+        level: memory.levels() / 2,
         path: path.clone(),
     };
-    let stopped = solve_kcops_with(
-        &arena,
-        &options,
-        &KcopRun {
-            sink: Some(&sink),
-            ..KcopRun::default()
-        },
-    );
+    let stopped = solve(game, &options().with_checkpoint(Some(&sink)));
     assert!(matches!(stopped, Err(retrograde::Error::Stopped { level }) if level == sink.level));
-    let from = KCheckpoint::open(&path).unwrap();
+    let from = Checkpoint::open(&path).unwrap();
     assert_eq!(from.level(), sink.level);
-    let resumed = solve_kcops_with(
-        &arena,
-        &options,
-        &KcopRun {
-            storage: scratch(&arena, k, dir, false),
-            resume: Some(&from),
-            ..KcopRun::default()
-        },
+    let resumed = solve(
+        game,
+        &scratch(game, options(), dir, false).with_resume(Some(&from)),
     )
     .unwrap();
-    assert_same(&format!("{label} (resumed)"), game, &memory, &resumed);
-    // A checkpoint of other options is refused, not misread.
-    let no_table = KcopOptions {
-        dte_table: false,
-        ..options.clone()
-    };
-    let refused = solve_kcops_with(
-        &arena,
-        &no_table,
-        &KcopRun {
-            resume: Some(&from),
-            ..KcopRun::default()
-        },
+    assert_same(
+        &format!("{label} (resumed)"),
+        game,
+        start,
+        &memory,
+        &resumed,
     );
+    // A checkpoint of other options is refused, not misread.
+    let no_table = SolveOptions::new(Engine::Bitboard)
+        .with_tracked_state(start)
+        .with_resume(Some(&from));
+    let refused = solve(game, &no_table);
     assert!(
         matches!(refused, Err(retrograde::Error::Checkpoint { .. })),
         "{label}"

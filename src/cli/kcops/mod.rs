@@ -1,24 +1,25 @@
 //! `solve --cops K`, `--cop-speed`, `--thief-speed` and `solve --graph`:
 //! the several-cops game ([`KCops`]) on a map or an undirected graph,
-//! solved by the bit-parallel k-cop engine (`--engine bitboard`, the
-//! default) or by a counter engine when one is named; both print the same
-//! report and dump (`output.rs`). One cop at speed 1 on a map never comes
-//! here: `solve`'s own path answers it, byte for byte as before.
+//! solved through the library's `solve()` (`--engine bitboard`, the
+//! default, runs its several-cops kernel; a named counter engine runs
+//! as named), planned by `plan_storage` and printed by `output.rs`. One
+//! cop at speed 1 on a map never comes here: `solve`'s own path answers
+//! it, byte for byte as before.
 
-mod bits;
+mod checkpoints;
 mod output;
 
 use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use retrograde::{
-    load_edge_list, load_map, looks_like_graph6, parse_graph6, plan_storage, solve, verify_kcops,
+    load_edge_list, load_map, looks_like_graph6, parse_graph6, plan_storage, solve,
     verify_observed, Arena, Board, Coord, Engine, Game, KCops, Placement, Solution, SolveOptions,
 };
 
-use self::output::{dump, print_text, Report, Solved};
+use self::output::{dump, print_text, Report};
 use super::common::{worker_pool, EngineConfig, GameArgs, UsageError, VERTEX};
 use super::output::{PlanReport, VerifyReport};
 use super::progress::Reporter;
@@ -94,7 +95,7 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
         .into());
     }
     if !bits {
-        bits::refuse_checkpoints(args, config.engine.as_str())?;
+        checkpoints::refuse(args, config.engine.as_str())?;
     }
     let (dump_target, save_target) = super::solve::check_outputs(args)?;
     let dte_table = args.dte_table || args.dump.is_some();
@@ -124,13 +125,9 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
     }
     let reporter = Reporter::new(args.quiet, "solving");
     let started = Instant::now();
-    let solution = if bits {
-        match bits::solve_bits(args, &game, start, dte_table, &config, &reporter)? {
-            bits::Bits::Solved(sol) => Solved::Bits(*sol),
-            bits::Bits::Stopped(status) => return Ok(status),
-        }
-    } else {
-        Solved::Counter(solve_counter(&game, start, dte_table, &config, &reporter)?)
+    let solution = match solve_game(args, &game, start, dte_table, &config, &reporter)? {
+        Solved::Solution(solution) => *solution,
+        Solved::Stopped(status) => return Ok(status),
     };
     reporter.finish();
     let seconds = started.elapsed().as_secs_f64();
@@ -164,8 +161,8 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
         thief_speed: args.kcops.speeds.thief_speed,
         start_cops: start.map(|_| sorted.iter().map(|&c| show(c)).collect()),
         start_thief: start.and(thief).map(show),
-        result: start.map(|s| game.verdict(solution.value(s).0).as_str()),
-        dte: start.and_then(|s| solution.start_dte(s)),
+        result: start.map(|s| game.verdict(solution.outcome(s)).as_str()),
+        dte: start.and_then(|s| solution.dte(s)).map(|d| d.plies()),
         cells,
         exits,
         states: game.state_count(),
@@ -184,10 +181,7 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
         let started = Instant::now();
         let pool = worker_pool(config.threads)?;
         let observe = |done: u64, total: u64| reporter.checked(done, total);
-        let check = pool.install(|| match &solution {
-            Solved::Counter(sol) => verify_observed(&game, sol, &observe),
-            Solved::Bits(sol) => verify_kcops(&game, sol, &observe),
-        });
+        let check = pool.install(|| verify_observed(&game, &solution, &observe));
         reporter.finish();
         report.verified = Some(VerifyReport {
             states: check.states,
@@ -206,10 +200,9 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
         reporter.note(&format!("saving the table to {}", target.path().display()));
         let start = start.and(thief).map(|t| (cops.as_slice(), t));
         let (rules, engine) = (args.game.rules(), config.engine.as_str());
-        report.saved = Some(match &solution {
-            Solved::Counter(sol) => super::ktable::save(target, &game, rules, start, sol, engine),
-            Solved::Bits(sol) => super::ktable::save_bits(target, &game, rules, start, sol, engine),
-        }?);
+        report.saved = Some(super::ktable::save(
+            target, &game, rules, start, &solution, engine,
+        )?);
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -252,32 +245,33 @@ fn plan(
         game.state_count(),
         config.engine.as_str(),
     );
-    let planned = if config.engine == Engine::Bitboard {
-        bits::place(game.arena(), game.cops() as usize, dte_table, config).map(|(storage, plan)| {
-            let scratch = storage.scratch.filter(|_| plan.scratch > 0);
-            (
-                plan.needed,
-                plan.in_memory(),
-                scratch.map(|d| d.display().to_string()),
-            )
-        })
-    } else {
-        let options = SolveOptions::new(config.engine)
-            .with_threads(config.threads)
-            .with_dte_table(dte_table);
-        plan_storage(game, &options, &config.limits()).map(|p| PlanReport::figures(&p))
-    };
+    let options = SolveOptions::new(config.engine)
+        .with_threads(config.threads)
+        .with_dte_table(dte_table);
+    let planned = plan_storage(game, &options, &config.limits()).map(|p| PlanReport::figures(&p));
     report.settle(planned)?;
     Ok(report.print(args.json)?)
 }
 
-fn solve_counter(
+/// How a solve ended: solved, or stopped after a checkpoint (the exit
+/// status to return).
+enum Solved {
+    Solution(Box<Solution>),
+    Stopped(i32),
+}
+
+/// Solves `game` with the configured engine through the library's
+/// `solve()`: planned by `plan_storage` (memory or scratch files under
+/// `--memory`, refused with the bytes needed) before anything is
+/// allocated, with `--checkpoint` / `--resume` for the bitboard engine.
+fn solve_game(
+    args: &SolveArgs,
     game: &KCops,
     start: Option<u64>,
     dte_table: bool,
     config: &EngineConfig,
     reporter: &Reporter,
-) -> Result<Solution, Failure> {
+) -> Result<Solved, Failure> {
     let observe = |p: &retrograde::Progress| reporter.observe(p);
     let options = SolveOptions::new(config.engine)
         .with_threads(config.threads)
@@ -285,8 +279,31 @@ fn solve_counter(
         .with_tracked_state(start);
     let plan = plan_storage(game, &options, &config.limits())?;
     reporter.note(&super::solve::plan_note(game.state_count(), &plan));
-    let options = options.with_plan(&plan).with_observer(&observe);
-    Ok(solve(game, &options).context("solve failed")?)
+    let (sink, resume) = checkpoints::open(args, dte_table)?;
+    if let Some(r) = &resume {
+        reporter.note(&format!("resuming after level {}", r.level()));
+    }
+    let options = options
+        .with_plan(&plan)
+        .with_observer(&observe)
+        .with_checkpoint(sink.as_ref().map(|s| s as &dyn retrograde::Sink))
+        .with_resume(resume.as_ref());
+    match solve(game, &options) {
+        Ok(solution) => Ok(Solved::Solution(Box::new(solution))),
+        Err(retrograde::Error::Stopped { level }) => {
+            let dir = sink.as_ref().map(|s| s.dir().display().to_string());
+            let dir = dir.unwrap_or_default();
+            reporter.finish();
+            say!("stopped: checkpoint after level {level} saved in {dir}; continue with --resume {dir}");
+            Ok(Solved::Stopped(
+                128 + super::output::stop_requested().unwrap_or(0),
+            ))
+        }
+        // The bitboard engine's refusals (a checkpoint of another solve)
+        // read as they are; a counter engine's failure says where it came.
+        Err(e) if config.engine == Engine::Bitboard => Err(e.into()),
+        Err(e) => Err(anyhow::Error::new(e).context("solve failed").into()),
+    }
 }
 
 /// The cell of a map place, as `Board::new` checks starts.

@@ -1,78 +1,15 @@
 //! What a several-cops solve prints: the report (text and `--json`) and
-//! the `--dump` CSV, read alike from the counter engines' [`Solution`] and
-//! the bit-parallel engine's [`KSolution`] (one state layout), so that the
-//! two differ only in the engine, time and memory lines.
+//! the `--dump` CSV, read from the [`Solution`] of whichever engine ran, so
+//! that they differ only in the engine, time and memory lines.
 
 use std::io::Write;
 
-use retrograde::copnumber::KSolution;
-use retrograde::{Counts, Game, KCops, Outcome, Solution, Turn};
+use retrograde::{Game, KCops, Outcome, Solution, Turn};
 use serde::Serialize;
 
 use super::super::output::{
     engine_line, time_line, verified_line, CountsJson, SaveReport, VerifyReport,
 };
-
-/// A finished solve, from either kind of engine.
-pub(super) enum Solved {
-    /// A counter engine's (sequential, parallel, explicit, sweep).
-    Counter(Solution),
-    /// The bit-parallel k-cop engine's.
-    Bits(KSolution),
-}
-
-impl Solved {
-    /// Value of state `s` and its distance to end in plies when known
-    /// (a distance table, or the tracked start).
-    pub(super) fn value(&self, s: u64) -> (Outcome, Option<u32>) {
-        match self {
-            Solved::Counter(sol) => (sol.outcome(s), sol.dte(s).map(|d| d.plies())),
-            Solved::Bits(sol) => {
-                let (outcome, dte) = sol.state_value(s);
-                (outcome, dte.map(|d| d.plies()))
-            }
-        }
-    }
-
-    /// Distance to end of the tracked start (no table needed).
-    pub(super) fn start_dte(&self, s: u64) -> Option<u32> {
-        match self {
-            Solved::Counter(sol) => sol.dte(s).map(|d| d.plies()),
-            Solved::Bits(sol) => sol.start_dte.or(sol.state_value(s).1.map(|d| d.plies())),
-        }
-    }
-
-    /// States by value for the side to move.
-    pub(super) fn counts(&self) -> Counts {
-        match self {
-            Solved::Counter(sol) => sol.counts(),
-            Solved::Bits(sol) => {
-                let c = sol.counts();
-                Counts {
-                    win: c[0] + c[3],
-                    loss: c[1] + c[4],
-                    draw: c[2] + c[5],
-                }
-            }
-        }
-    }
-
-    /// Levels after level 0 (the largest distance to end).
-    pub(super) fn levels(&self) -> u32 {
-        match self {
-            Solved::Counter(sol) => sol.levels(),
-            Solved::Bits(sol) => sol.levels,
-        }
-    }
-
-    /// Sweeps of the sweep engine (0 for every other).
-    pub(super) fn sweeps(&self) -> u32 {
-        match self {
-            Solved::Counter(sol) => sol.sweeps(),
-            Solved::Bits(_) => 0,
-        }
-    }
-}
 
 /// The report of a several-cops solve (`--json`).
 #[derive(Serialize)]
@@ -159,7 +96,7 @@ pub(super) fn print_text(out: &mut impl Write, r: &Report) -> std::io::Result<()
 /// Every state as a CSV row in state-index order, the cops ascending:
 /// `cop1_row,cop1_col,...,thief_row,thief_col,turn,value,dte` on maps,
 /// `cop1,...,thief,turn,value,dte` on graphs.
-pub(super) fn dump(game: &KCops, solution: &Solved, out: &mut impl Write) -> std::io::Result<()> {
+pub(super) fn dump(game: &KCops, solution: &Solution, out: &mut impl Write) -> std::io::Result<()> {
     let k = game.cops();
     let grid = game.arena().grid();
     let mut header = Vec::new();
@@ -193,7 +130,7 @@ pub(super) fn dump(game: &KCops, solution: &Solved, out: &mut impl Write) -> std
             Turn::Cop => "cop",
             Turn::Thief => "thief",
         };
-        let (value, dte) = solution.value(s);
+        let (value, dte) = (solution.outcome(s), solution.dte(s));
         match dte {
             Some(d) if value != Outcome::Draw => writeln!(out, "{line}{turn},{value},{d}")?,
             _ => writeln!(out, "{line}{turn},{value},")?,

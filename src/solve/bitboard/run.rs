@@ -13,8 +13,8 @@ use super::layout::{Layout, Span, Spans};
 use super::masks::{init_record, MoveMasks};
 use super::{bits::outcome_in, Depths, BANDS_PER_WORKER_IN_MEMORY};
 use crate::error::{Error, Result};
-use crate::solve::checkpoint::{Due, Snapshot, State};
-use crate::solve::{Checkpoint, Progress, SolveOptions};
+use crate::solve::checkpoint::{Due, GridCheckpoint, GridSnapshot, State};
+use crate::solve::{Progress, SolveOptions};
 use crate::{Dte, Outcome};
 
 /// The per-level state of a solve.
@@ -110,6 +110,7 @@ impl<'a> Run<'a> {
         let mut pending = match self.options.resume {
             None => vec![self.start(words)],
             Some(checkpoint) => {
+                let checkpoint = checkpoint.grid()?;
                 let state = self.restore(checkpoint, words)?;
                 self.release_all();
                 level = state.level;
@@ -183,7 +184,7 @@ impl<'a> Run<'a> {
         level: u32,
         decided: u64,
         depths: &Depths,
-    ) -> Snapshot<'w>
+    ) -> GridSnapshot<'w>
     where
         'a: 'w,
     {
@@ -193,7 +194,7 @@ impl<'a> Run<'a> {
             .chain(&self.thief_changed)
             .map(|s| [s[0].lo, s[0].hi, s[1].lo, s[1].hi])
             .collect();
-        Snapshot {
+        GridSnapshot {
             state: State {
                 level,
                 decided,
@@ -209,7 +210,7 @@ impl<'a> Run<'a> {
     }
 
     /// Loads a checkpoint's bitsets, changed ranges, distances and halos.
-    fn restore(&mut self, checkpoint: &Checkpoint, words: &mut [u64]) -> Result<State> {
+    fn restore(&mut self, checkpoint: &GridCheckpoint, words: &mut [u64]) -> Result<State> {
         let layout = self.layout;
         let state = checkpoint.state;
         let misfit = |message: String| Error::Checkpoint {

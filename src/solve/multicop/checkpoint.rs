@@ -1,8 +1,9 @@
-//! Checkpoints of the k-cop engine: the state between two levels (the
-//! attractor bitsets, the level, the distance table, the start's distance
-//! and the placement found), handed to a [`KcopSink`] the caller supplies
-//! on the one-cop engine's rules ([`Due`], shared with it), and the [`KCheckpoint`] a solve
-//! resumes from.
+//! Checkpoints of the several-cops kernel: the state between two levels
+//! (the attractor bitsets, the level, the distance table, the start's
+//! distance and the placement found), handed to the caller's
+//! [`Sink`](crate::Sink) as a [`Snapshot`] on the grid kernel's rules, and
+//! the checkpoint a solve resumes from
+//! ([`Checkpoint`](crate::Checkpoint) opens either kind).
 //!
 //! The incremental bookkeeping (which rows changed, the tables of
 //! partly-moved tuples) is not saved: the first level after a resume runs
@@ -22,25 +23,13 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::hash::{fnv1a as fnv, FNV_START};
-pub use crate::snapshot::Due;
-use crate::snapshot::{opt_u32, Hashing};
+use crate::snapshot::{opt_u32, Hashing, Snapshot};
 
-const MAGIC: &[u8] = b"RETROGRADE-KCOPS-CHECKPOINT-1\n";
-
-/// Receives the k-cop engine's snapshots between levels.
-pub trait KcopSink: Sync {
-    /// Called after every level (not after the last): whether to save.
-    fn poll(&self, level: u32) -> Due;
-    /// Stores `snapshot`; an error ends the solve with it.
-    ///
-    /// # Errors
-    /// Whatever storing it met.
-    fn save(&self, snapshot: &KSnapshot<'_>) -> Result<()>;
-}
+pub(crate) const MAGIC: &[u8] = b"RETROGRADE-KCOPS-CHECKPOINT-1\n";
 
 /// A snapshot of a k-cop solve after a finished level, borrowed from the
 /// running engine.
-pub struct KSnapshot<'a> {
+pub(crate) struct MulticopSnapshot<'a> {
     pub(super) level: u32,
     pub(super) start_dte: Option<u32>,
     pub(super) placement: Option<(&'a [u32], u32)>,
@@ -49,19 +38,12 @@ pub struct KSnapshot<'a> {
     pub(super) dte: Option<&'a [u16]>,
 }
 
-impl KSnapshot<'_> {
-    /// The level finished when it was taken.
-    #[must_use]
-    pub fn level(&self) -> u32 {
+impl Snapshot for MulticopSnapshot<'_> {
+    fn level(&self) -> u32 {
         self.level
     }
 
-    /// Writes the snapshot with the caller's `fingerprint` (name, value
-    /// pairs that a resume must match: the map, the rules, the cops).
-    ///
-    /// # Errors
-    /// Whatever `out` returns.
-    pub fn write_to(
+    fn write_to(
         &self,
         fingerprint: &[(String, String)],
         out: &mut dyn Write,
@@ -98,7 +80,7 @@ impl KSnapshot<'_> {
 /// A checked k-cop checkpoint file to resume from: its header read, its
 /// checksum verified, its arrays still in the file.
 #[derive(Debug)]
-pub struct KCheckpoint {
+pub(crate) struct MulticopCheckpoint {
     path: PathBuf,
     file: File,
     fingerprint: Vec<(String, String)>,
@@ -112,7 +94,7 @@ pub struct KCheckpoint {
     dte: Option<(u64, u64)>,
 }
 
-impl KCheckpoint {
+impl MulticopCheckpoint {
     /// Opens the checkpoint at `path`: checks its magic and checksum and
     /// reads its header. The open file is kept, so a snapshot that
     /// replaces it meanwhile does not change what is resumed.
@@ -121,7 +103,7 @@ impl KCheckpoint {
     /// [`Error::Io`] when it cannot be read, [`Error::Checkpoint`] (with
     /// the byte offset) when it is truncated, damaged or not a k-cop
     /// checkpoint.
-    pub fn open(path: &Path) -> Result<KCheckpoint> {
+    pub(crate) fn open(path: &Path) -> Result<MulticopCheckpoint> {
         let io = |source| Error::Io {
             path: path.to_path_buf(),
             source,
@@ -230,7 +212,7 @@ impl KCheckpoint {
         drop(r);
         let (fingerprint, level, start_dte, placement, shape, sets, dte) =
             header.map_err(|m| bad(at, m))?;
-        Ok(KCheckpoint {
+        Ok(MulticopCheckpoint {
             path: path.to_path_buf(),
             file,
             fingerprint,
@@ -245,13 +227,13 @@ impl KCheckpoint {
 
     /// The fingerprint fields it was written with, in order.
     #[must_use]
-    pub fn fingerprint(&self) -> &[(String, String)] {
+    pub(crate) fn fingerprint(&self) -> &[(String, String)] {
         &self.fingerprint
     }
 
     /// The level finished when it was taken.
     #[must_use]
-    pub fn level(&self) -> u32 {
+    pub(crate) fn level(&self) -> u32 {
         self.level
     }
 

@@ -2,10 +2,11 @@
 //! arrays go and which checkpoints it keeps ([`KcopRun`]), the snapshot
 //! it hands the sink between levels, and the state it resumes from.
 
-use super::checkpoint::{Due, KCheckpoint, KSnapshot, KcopSink};
+use super::checkpoint::{MulticopCheckpoint, MulticopSnapshot};
 use super::solution::KSolution;
 use super::store::{KcopStorage, Words};
 use crate::error::{Error, Result};
+use crate::snapshot::{Due, Sink};
 
 /// How a k-cop solve runs beyond its game options: its storage, the sink
 /// of its checkpoints, and a checkpoint to resume from.
@@ -14,16 +15,16 @@ pub struct KcopRun<'a> {
     /// Memory cap and scratch folder.
     pub storage: KcopStorage,
     /// Receives snapshots between levels (`None`: no checkpoints).
-    pub sink: Option<&'a dyn KcopSink>,
+    pub sink: Option<&'a dyn Sink>,
     /// Resume from this checkpoint instead of level 0.
-    pub resume: Option<&'a KCheckpoint>,
+    pub resume: Option<&'a MulticopCheckpoint>,
 }
 
 /// Loads the state after a checkpoint's level into the engine's sets,
 /// distance table and solution; returns the level. `shape` is the
 /// solve's cells, cops and words a row, which the checkpoint must match.
 pub(super) fn restore(
-    from: &KCheckpoint,
+    from: &MulticopCheckpoint,
     shape: [u64; 3],
     sets: [&mut Words<u64>; 4],
     dte: &mut Option<Words<u16>>,
@@ -48,7 +49,7 @@ pub(super) fn restore(
 /// Asks the sink whether a snapshot is due after `level` and hands it
 /// one; [`Error::Stopped`] when it asked to stop.
 pub(super) fn checkpoint(
-    sink: &dyn KcopSink,
+    sink: &dyn Sink,
     level: u32,
     shape: [u64; 3],
     sets: [&[u64]; 4],
@@ -59,7 +60,7 @@ pub(super) fn checkpoint(
     if due == Due::No {
         return Ok(());
     }
-    sink.save(&KSnapshot {
+    sink.save(&MulticopSnapshot {
         level,
         start_dte: sol.start_dte,
         placement: sol.placement.as_ref().map(|(c, l)| (c.as_slice(), *l)),

@@ -24,14 +24,79 @@
 //! Imports run one way: `engine` → `levels` → `checkpoint`, `solution` →
 //! `store`.
 
+use std::time::Instant;
+
+use super::solution::{Labels, Phases, Solution};
+use super::{thread_pool, SolveOptions};
+use crate::error::Result;
+use crate::games::cops::Turn;
+use crate::games::kcops::KCops;
+use crate::storage::Backing;
+use crate::Dte;
+
 mod checkpoint;
 mod engine;
 mod levels;
 mod solution;
 mod store;
 
-pub use checkpoint::{KCheckpoint, KSnapshot, KcopSink};
-pub use engine::{solve_kcops, solve_kcops_with, KcopOptions};
-pub use levels::KcopRun;
+pub(crate) use checkpoint::{MulticopCheckpoint, MAGIC};
+pub(crate) use engine::solve_kcops_with;
+pub use engine::{solve_kcops, KcopOptions};
+pub(crate) use levels::KcopRun;
 pub use solution::{KSolution, KState};
-pub use store::{kcop_memory, kcop_memory_for, kcop_plan, KcopPlan, KcopStorage};
+pub use store::{kcop_memory, kcop_memory_for};
+pub(crate) use store::{kcop_plan, KcopStorage};
+
+/// [`Engine::Bitboard`](crate::Engine::Bitboard) on the several-cops game:
+/// `options`' threads, distance table, tracked start, storage (its memory
+/// cap and scratch folder, as [`plan_storage`](crate::plan_storage) chose
+/// them), checkpoints and resume, through the kernel.
+pub(super) fn solve(game: &KCops, options: &SolveOptions<'_>) -> Result<Solution> {
+    let started = Instant::now();
+    let start = options.track.map(|s| {
+        let (cops, thief, turn) = game.decode(s);
+        KState {
+            cops,
+            thief,
+            cops_to_move: turn == Turn::Cop,
+        }
+    });
+    let kernel = KcopOptions {
+        cops: game.cops() as usize,
+        dte_table: options.dte_table,
+        start,
+        stop_when_placed: false,
+        thief_lists: None,
+    };
+    let resume = options.resume.map(|c| c.multicop()).transpose()?;
+    let run = KcopRun {
+        storage: KcopStorage {
+            memory: options.memory_limit,
+            scratch: match &options.backing {
+                Backing::Scratch(dir) => Some(dir.clone()),
+                Backing::Memory => None,
+            },
+        },
+        sink: options.checkpoint,
+        resume,
+    };
+    let bytes = kcop_plan(game.arena(), kernel.cops, kernel.dte_table, &run.storage).needed;
+    let solved =
+        thread_pool(options.threads)?.install(|| solve_kcops_with(game.arena(), &kernel, &run))?;
+    Ok(Solution {
+        phases: Phases {
+            build: std::time::Duration::ZERO,
+            propagate: started.elapsed(),
+        },
+        states: solved.states(),
+        levels: solved.levels,
+        tracked: options.track.map(|s| (s, solved.start_dte.map(Dte))),
+        deepest: [None; 2],
+        sweeps: 0,
+        bytes,
+        window: None,
+        dte: None,
+        labels: Labels::Multicop(Box::new(solved)),
+    })
+}

@@ -101,6 +101,14 @@ impl KSolution {
         (outcome, dte)
     }
 
+    /// The value of the state with index `index` (as
+    /// [`KSolution::state_value`]) without its distance.
+    #[inline]
+    pub(crate) fn outcome(&self, index: u64) -> Outcome {
+        let rt = (index / 2) as usize;
+        self.outcome_at(rt / self.n, rt % self.n, index.is_multiple_of(2))
+    }
+
     /// The value of multiset rank `r`, thief cell `t`, for the side to
     /// move.
     #[inline]

@@ -17,7 +17,7 @@ use crate::format::Coord;
 use crate::{Counts, Dte, Grid, KCops, Outcome, Rules, Turn};
 use order::StateOrder;
 use write::game_of;
-pub use write::{write_kcops_tablebase, write_kcops_tablebase_bits};
+pub use write::write_kcops_tablebase;
 
 /// A position of the several-cops game: the cops' cells (cell ids,
 /// ascending: the cops are interchangeable), the thief's and the player to

@@ -1,7 +1,6 @@
 //! Writing a several-cops table: its header (the grid or the graph, the
 //! rules and the game section), checked against the game it claims, then
-//! the one-cop writer's blocks, from a counter engine's [`Solution`] or
-//! the bit engine's [`KSolution`].
+//! the one-cop writer's blocks, from the [`Solution`] of any engine.
 
 use std::io::{self, Write};
 
@@ -10,7 +9,6 @@ use bitvec::vec::BitVec;
 use super::super::format::{HeaderBody, KSection};
 use super::super::writer::{write_blocks, Source, WriteSummary};
 use super::order::StateOrder;
-use crate::copnumber::KSolution;
 use crate::error::Result;
 use crate::game::Game;
 use crate::{Arena, Board, Grid, KCops, Rules, Solution};
@@ -153,48 +151,6 @@ pub fn write_kcops_tablebase(
     out: &mut impl Write,
 ) -> io::Result<WriteSummary> {
     write_kcops(game, rules, start, solution, engine, out)
-}
-
-/// [`write_kcops_tablebase`] from the bit-parallel k-cop engine's
-/// solution ([`KSolution`], `solve --cops K`'s default engine): the same
-/// file, byte for byte, as from a counter engine's solution of the game.
-///
-/// # Errors
-/// As [`write_kcops_tablebase`].
-pub fn write_kcops_tablebase_bits(
-    game: &KCops,
-    rules: Rules,
-    start: Option<(&[u32], u32)>,
-    solution: &KSolution,
-    engine: &str,
-    out: &mut impl Write,
-) -> io::Result<WriteSummary> {
-    write_kcops(game, rules, start, solution, engine, out)
-}
-
-/// The bit engine's solution as the writer reads it: its states are
-/// indexed as [`KCops`]' are, `(rank(cops) * n + thief) * 2 + turn`.
-impl Source for KSolution {
-    fn states(&self) -> u64 {
-        KSolution::states(self)
-    }
-
-    fn has_dte(&self) -> bool {
-        self.has_dte_table()
-    }
-
-    fn levels(&self) -> u32 {
-        self.levels
-    }
-
-    fn fill_values(&self, range: std::ops::Range<u64>, out: &mut [u8]) {
-        self.fill_value_codes(range, out);
-    }
-
-    fn fill_dte(&self, range: std::ops::Range<u64>, _values: &[u8], out: &mut [u16]) {
-        // Draws have no distance: 0, as the one-cop writer stores them.
-        self.fill_distances(range, out);
-    }
 }
 
 fn write_kcops(
