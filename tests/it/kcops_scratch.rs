@@ -224,3 +224,31 @@ fn scratch_and_resume_agree_on_larger_graphs() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The several-cops kernel tells an observer every level in order, from
+/// level 0 to the last, and at the last the states decided as counted.
+#[test]
+fn the_observer_sees_every_level_and_the_states_decided() {
+    let edges: Vec<(usize, usize)> = (1..30).map(|v| (v - 1, v)).collect();
+    for exits in [vec![], vec![29]] {
+        let game = graph_game(30, &edges, &exits, 2, (1, 1));
+        let seen = std::sync::Mutex::new(Vec::new());
+        let observe = |p: &retrograde::Progress| {
+            seen.lock().unwrap().push((p.level, p.decided, p.states));
+        };
+        let options = SolveOptions::new(Engine::Bitboard).with_observer(&observe);
+        let solution = solve(&game, &options).unwrap();
+        let seen = seen.into_inner().unwrap();
+        let levels: Vec<u32> = seen.iter().map(|s| s.0).collect();
+        assert_eq!(
+            levels,
+            (0..=solution.levels()).collect::<Vec<_>>(),
+            "{exits:?}"
+        );
+        let counts = solution.counts();
+        let last = seen.last().unwrap();
+        assert_eq!(last.1, counts.win + counts.loss, "{exits:?}");
+        assert!(seen.iter().all(|s| s.2 == game.state_count()));
+        assert!(seen.windows(2).all(|w| w[0].1 <= w[1].1));
+    }
+}

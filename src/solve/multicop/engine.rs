@@ -349,6 +349,7 @@ impl<'a> Engine<'a> {
             placement: None,
         };
         let shape = [n as u64, k as u64, words as u64];
+        let mut reporting = levels::Reporting::new(with, (ranks * n * 2) as u64);
         let mut level = 0u32;
         if let Some(from) = with.resume {
             level = levels::restore(
@@ -377,6 +378,7 @@ impl<'a> Engine<'a> {
                 &mut sol,
             );
         }
+        reporting.level(level, [&cw, &cl, &tl, &tw], false);
         // After a resume the first level runs in full: the tables of
         // partly-moved tuples and the changed-row flags are not saved.
         let mut fresh = with.resume.is_some();
@@ -409,6 +411,7 @@ impl<'a> Engine<'a> {
             std::mem::swap(&mut tl, &mut tl2);
             std::mem::swap(&mut tw, &mut tw2);
             std::mem::swap(&mut tl_changed, &mut tl_changed2);
+            reporting.level(level, [&cw, &cl, &tl, &tw], false);
             if let Some(sink) = with.sink {
                 levels::checkpoint(
                     sink,
@@ -420,6 +423,7 @@ impl<'a> Engine<'a> {
                 )?;
             }
         }
+        reporting.finish(level, [&cw, &cl, &tl, &tw]);
         // The next-level sets and the tables go before the solution is
         // built, so the peak stays that of a level (`kcop_memory_for`).
         drop((cw2, tl2, cl2, tw2, inter, changed, tl_changed, tl_changed2));

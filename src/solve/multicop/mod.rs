@@ -80,6 +80,7 @@ pub(super) fn solve(game: &KCops, options: &SolveOptions<'_>) -> Result<Solution
         },
         sink: options.checkpoint,
         resume,
+        observer: options.observer,
     };
     let bytes = kcop_plan(game.arena(), kernel.cops, kernel.dte_table, &run.storage).needed;
     let solved =
