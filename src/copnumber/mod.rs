@@ -28,7 +28,9 @@ mod naive;
 pub use checkpoint::{Due, KCheckpoint, KSnapshot, KcopSink};
 pub use engine::{solve_kcops, solve_kcops_with, KState, KcopOptions};
 pub use levels::KcopRun;
-pub use number::{cop_number, cop_number_of_graph, CopNumber};
+pub use number::{
+    cop_number, cop_number_of_graph, cop_number_with, CopNumber, CopSearch, OutOfMemory,
+};
 pub use rank::{multiset_count, rank_multiset, unrank_multiset};
 pub use small::is_dismantlable;
 pub use solution::{kcop_memory, kcop_memory_for, KSolution};

@@ -94,7 +94,7 @@ fn explicit_engine_refuses_a_memory_cap_it_cannot_keep() {
         ],
         "needs",
     );
-    assert!(err.contains("1048576 are available"), "{err}");
+    assert!(err.contains("only 1.0 MiB are available"), "{err}");
     assert!(err.contains("explicit graph"), "{err}");
 }
 
