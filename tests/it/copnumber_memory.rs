@@ -5,7 +5,9 @@
 //! with "K cops would need X; the cop number is more than K-1" (exit
 //! status 1), at the byte the plan says; `--plan` prints that plan.
 
-use retrograde::copnumber::{kcop_memory_for, KArena};
+use std::sync::Mutex;
+
+use retrograde::copnumber::{cop_number_with, kcop_memory_for, CopSearch, KArena, OutOfMemory};
 use retrograde::{human_bytes, to_graph6};
 use serde_json::Value as Json;
 
@@ -176,4 +178,54 @@ fn copnumber_plan_prints_each_number_of_cops_and_where_it_stops() {
     let out = run(&["copnumber", path, "--plan", "--json"], None);
     assert_eq!(out.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn cop_number_with_keeps_the_cap_reports_levels_and_stops() {
+    let (n, edges) = grid_with_corners();
+    let arena = KArena::from_graph(n, &edges);
+    let need = |k: usize| kcop_memory_for(&arena, k, false);
+    let capped = CopSearch {
+        memory: Some(need(2) - 1),
+        ..CopSearch::default()
+    };
+    let r = cop_number_with(&arena, 4, &capped).unwrap();
+    assert_eq!(r.cop_number, None);
+    assert_eq!(
+        r.out_of_memory,
+        Some(OutOfMemory {
+            cops: 2,
+            needed: need(2),
+            cap: need(2) - 1
+        })
+    );
+    // Levels reported per number of cops, in order; 2 cops win.
+    let seen = Mutex::new(Vec::new());
+    let observer = |k: u32, level: u32| {
+        seen.lock().unwrap().push((k, level));
+        true
+    };
+    let watched = CopSearch {
+        observer: Some(&observer),
+        ..CopSearch::default()
+    };
+    let r = cop_number_with(&arena, 4, &watched).unwrap();
+    assert_eq!(r.cop_number, Some(2));
+    assert_eq!(r.out_of_memory, None);
+    let seen = seen.into_inner().unwrap();
+    assert!(
+        seen.contains(&(1, 1)) && seen.iter().any(|&(k, _)| k == 2),
+        "{seen:?}"
+    );
+    assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
+    // An observer that says stop ends the search.
+    let stop = |_: u32, _: u32| false;
+    let stopping = CopSearch {
+        observer: Some(&stop),
+        ..CopSearch::default()
+    };
+    assert!(matches!(
+        cop_number_with(&arena, 4, &stopping),
+        Err(retrograde::Error::Stopped { .. })
+    ));
 }
