@@ -172,7 +172,10 @@ fn solve_plan_says_what_a_solve_costs_without_solving() {
     assert_eq!(json["fits"], false);
     assert_eq!(json["states"], 8450);
     assert_eq!(json["engine"], "sequential");
-    assert!(json["refused"].as_str().unwrap().contains("1024"), "{json}");
+    assert!(
+        json["refused"].as_str().unwrap().contains("1.0 KiB"),
+        "{json}"
+    );
     // Scratch files named where they would go.
     let dir = crate::support::temp_dir("policy-plan");
     let scratch = crate::support::run_status(
