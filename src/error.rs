@@ -50,7 +50,7 @@ pub enum Error {
         message: String,
     },
     /// The solve would need more memory or disk than allowed or available.
-    #[error("{what} needs {needed} bytes but only {available} are available; {hint}")]
+    #[error("{what} needs {} but only {} {} available; {hint}", human_bytes(*.needed), human_bytes(*.available), if *.available == 1 { "is" } else { "are" })]
     TooLarge {
         /// What was being sized.
         what: String,
@@ -134,3 +134,22 @@ impl Error {
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A byte count for people: `512 B`, `1.5 KiB`, `1.8 TiB` (powers of
+/// 1024, one decimal), as refusals and plans print sizes; a count of 14
+/// digits says nothing at a glance.
+#[must_use]
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}

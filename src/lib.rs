@@ -43,7 +43,7 @@ pub mod theory;
 
 pub use board::{Board, ExitRule, Placement};
 pub use csr::{count_edges, explicit_estimate, Csr, ExplicitGraph, Neighbors};
-pub use error::{Error, Result};
+pub use error::{human_bytes, Error, Result};
 pub use format::graph6::{parse_graph6, to_graph6, Graph6Error, Graph6Graph, Graph6Reader};
 pub use format::{
     load_edge_list, load_map, load_scen, looks_like_graph6, parse_edge_list, parse_map, parse_scen,

@@ -329,7 +329,8 @@ function kDraw() {
   }
   const pieces = [];
   if (state.thief !== null) pieces.push(["thief", state.thief, "T"]);
-  k.cops.forEach((c, i) => c !== null && pieces.push(["cop", c, `${i + 1}`]));
+  // "C1", not "1": on a graph a bare number reads as a vertex id.
+  k.cops.forEach((c, i) => c !== null && pieces.push(["cop", c, `C${i + 1}`]));
   const stacked = new Map(); // pieces on one cell fan out
   const radius = pieceRadius(cell);
   for (const [piece, at, label] of pieces) {
@@ -371,12 +372,23 @@ function kDrawGraph() {
     ctx.fill();
     ctx.stroke();
   }
-  // Vertex ids outside the circle, where the pieces do not cover them.
+  // Vertex ids outside the circle, where the pieces do not cover them;
+  // on a crowded circle only every `step`-th (1, 2, 5, 10, 20, ...), so
+  // that no two overlap (pointing at a vertex names it).
+  const size = Math.round(Math.max(10, r));
   ctx.fillStyle = "#555";
-  ctx.font = `${Math.round(Math.max(10, r))}px system-ui, sans-serif`;
+  ctx.font = `${size}px system-ui, sans-serif`;
   ctx.textAlign = "center";
   ctx.textBaseline = "middle";
-  for (let v = 0; v < state.map.vertices; v++) ctx.fillText(`${v}`, ...kVertex(v, r * 1.9));
+  const n = state.map.vertices;
+  const [x0, y0] = kVertex(0, r * 1.9);
+  const around = (2 * Math.PI * Math.hypot(x0 - state.cell / 2, y0 - state.cell / 2)) / n;
+  const wide = ctx.measureText(`${n - 1}`).width + size / 2;
+  let step = 1;
+  for (let unit = 1; step * around < wide; unit *= 10) {
+    step = [1, 2, 5].map((m) => m * unit).find((s) => s * around >= wide) || 10 * unit;
+  }
+  for (let v = 0; v < n; v += step) ctx.fillText(`${v}`, ...kVertex(v, r * 1.9));
 }
 
 function kHover(event) {

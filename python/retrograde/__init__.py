@@ -95,7 +95,7 @@ def grundy(graph, *, n=None):
     return _grundy_edges(edges, n=n)
 
 
-def cop_number(graph, *, n=None, max_cops=4):
+def cop_number(graph, *, n=None, max_cops=4, progress=None):
     """The cop number of an undirected graph: the least number of cops (1 to
     ``max_cops``, at most 4) that catch the thief from some placement
     wherever the thief starts, both sides moving along an edge or passing,
@@ -108,8 +108,14 @@ def cop_number(graph, *, n=None, max_cops=4):
     catches the thief fastest: vertex ids ascending, or networkx nodes),
     ``capture_time`` (rounds: a cops' move and a thief's move) and
     ``capture_time_plies`` from that placement under best play, and
-    ``vertices``. ``ValueError`` for bad input (a directed graph included),
-    ``MemoryError`` for a graph too large for ``max_cops`` cops.
+    ``vertices``. ``ValueError`` for bad input (a directed graph, a graph
+    without a vertex and float vertex ids included), ``MemoryError`` when
+    the next number of cops to try would not fit the available memory
+    (each is planned before it is tried).
+
+    Ctrl-C stops the search and raises ``KeyboardInterrupt``;
+    ``progress(cops, level)``, if given, is called as the engine finishes
+    levels (graphs over 64 vertices; smaller ones take milliseconds).
     """
     try:
         import networkx as nx
@@ -124,7 +130,7 @@ def cop_number(graph, *, n=None, max_cops=4):
             )
         nodes = list(graph.nodes)
         graph, n, _ = _as_edges(graph, n, ())
-    r = _cop_number_edges(graph, n=n, max_cops=max_cops)
+    r = _cop_number_edges(graph, n=n, max_cops=max_cops, progress=progress)
     if nodes is not None:
         r["placement"] = [nodes[v] for v in r["placement"]]
     return r

@@ -17,7 +17,17 @@ fn edge_array<'py>(
     edges: &Bound<'py, PyAny>,
 ) -> PyResult<PyReadonlyArray2<'py, i64>> {
     let np = py.import("numpy")?;
-    let arr = np.call_method1("asarray", (edges, "int64"))?;
+    // Integers only: a cast would truncate a vertex 1.5 to 1 and answer
+    // another graph (as `probe_many` refuses float cells).
+    let raw = np.call_method1("asarray", (edges,))?;
+    let kind: String = raw.getattr("dtype")?.getattr("kind")?.extract()?;
+    if raw.getattr("size")?.extract::<usize>()? > 0 && !matches!(kind.as_str(), "i" | "u" | "b") {
+        return Err(PyValueError::new_err(format!(
+            "edges: vertex ids must be integers, got dtype {} (networkx graphs may have any nodes)",
+            raw.getattr("dtype")?.str()?
+        )));
+    }
+    let arr = np.call_method1("asarray", (raw, "int64"))?;
     let arr = if arr.getattr("size")?.extract::<usize>()? == 0 {
         np.call_method1("zeros", ((0, 2), "int64"))?
     } else {
@@ -158,15 +168,23 @@ const MAX_VERTEX: i64 = 1 << 16;
 /// first). A dict, as `retrograde copnumber --json` reports it:
 /// `cop_number` (`None` when more than `max_cops` are needed),
 /// `placement` (vertex ids, ascending), `capture_time` (rounds) and
-/// `capture_time_plies`, `vertices`. `ValueError` for bad input,
-/// `MemoryError` for a solve that cannot fit.
+/// `capture_time_plies`, `vertices`. `ValueError` for bad input (a graph
+/// without a vertex included, as the CLI refuses it), `MemoryError` when
+/// the next number of cops to try would not fit the available memory
+/// (each is planned before it is tried, as `retrograde copnumber` does).
+///
+/// The GIL is released while solving; Ctrl-C stops the search after the
+/// engine's level in progress and raises `KeyboardInterrupt`. `progress`,
+/// if given, is called as `progress(cops, level)` (on the calling thread,
+/// about every 50 ms while a level of the bit-parallel engine is new).
 #[pyfunction]
-#[pyo3(signature = (edges, *, n=None, max_cops=4))]
+#[pyo3(signature = (edges, *, n=None, max_cops=4, progress=None))]
 pub fn cop_number_edges<'py>(
     py: Python<'py>,
     edges: &Bound<'py, PyAny>,
     n: Option<u64>,
     max_cops: u32,
+    progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
     if !(1..=retrograde::MAX_COPS as u32).contains(&max_cops) {
         return Err(PyValueError::new_err(format!(
@@ -209,24 +227,26 @@ pub fn cop_number_edges<'py>(
             n
         }
     } as usize;
-    // As `retrograde copnumber` refuses it: graphs of up to 64 vertices
-    // take the small engine and always fit.
-    let need = retrograde::copnumber::kcop_memory(n, max_cops as usize);
-    let have = retrograde::available_memory();
-    if n > 64 && need > have {
+    if n == 0 {
+        return Err(PyValueError::new_err(
+            "expected a graph of at least one vertex, found none (as retrograde copnumber refuses it)",
+        ));
+    }
+    let r = search(py, n, &pairs, max_cops, progress.as_ref())?;
+    if let Some(o) = r.out_of_memory {
+        let known = if o.cops > 1 {
+            format!("the cop number is more than {}", o.cops - 1)
+        } else {
+            "nothing was tried".to_string()
+        };
         return Err(pyo3::exceptions::PyMemoryError::new_err(format!(
-            "{max_cops} cops on {n} vertices need about {} MiB, more than the {} MiB available: lower max_cops",
-            need >> 20,
-            have >> 20
+            "{} cop{} on {n} vertices would need {}, more than the {} available; {known}",
+            o.cops,
+            if o.cops == 1 { "" } else { "s" },
+            retrograde::human_bytes(o.needed),
+            retrograde::human_bytes(o.cap)
         )));
     }
-    let r = py.detach(|| {
-        guard(|| {
-            Ok(retrograde::copnumber::cop_number_of_graph(
-                n, &pairs, max_cops, true,
-            ))
-        })
-    })?;
     let d = pyo3::types::PyDict::new(py);
     d.set_item("cop_number", r.cop_number)?;
     d.set_item("placement", r.placement)?;
@@ -234,4 +254,93 @@ pub fn cop_number_edges<'py>(
     d.set_item("capture_time_plies", r.capture_time_plies)?;
     d.set_item("vertices", n)?;
     Ok(d)
+}
+
+/// The cop number of the plain graph `(n, pairs)` under the available
+/// memory, on a worker thread while this one, holding the GIL between
+/// polls, checks for Ctrl-C and reports new levels to `progress`.
+fn search(
+    py: Python<'_>,
+    n: usize,
+    pairs: &[(u32, u32)],
+    max_cops: u32,
+    progress: Option<&Bound<'_, PyAny>>,
+) -> PyResult<retrograde::copnumber::CopNumber> {
+    use retrograde::copnumber::{cop_number_with, CopSearch};
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let arena = retrograde::Arena::from_edges(n as u32, pairs).map_err(crate::errors::to_py)?;
+    let stop = AtomicBool::new(false);
+    // (cops << 32 | level) + 1 of the last level done; 0: none yet.
+    let at = AtomicU64::new(0);
+    let observer = |k: u32, level: u32| {
+        at.store(
+            (u64::from(k) << 32 | u64::from(level)) + 1,
+            Ordering::Relaxed,
+        );
+        !stop.load(Ordering::Relaxed)
+    };
+    let memory = retrograde::available_memory();
+    std::thread::scope(|scope| -> PyResult<retrograde::copnumber::CopNumber> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (arena, observer) = (&arena, &observer);
+        let worker = scope.spawn(move || {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let search = CopSearch {
+                    memory: Some(memory),
+                    untimed: false,
+                    observer: Some(observer),
+                };
+                cop_number_with(arena, max_cops, &search)
+            }));
+            let _ = tx.send(());
+            r
+        });
+        let rx = std::sync::Mutex::new(rx);
+        let mut interrupt = None;
+        let mut told = 0;
+        loop {
+            let done = py.detach(|| {
+                rx.lock()
+                    .expect("one user")
+                    .recv_timeout(std::time::Duration::from_millis(50))
+                    .is_ok()
+            });
+            if done {
+                break;
+            }
+            if interrupt.is_some() {
+                continue;
+            }
+            if let Err(e) = py.check_signals() {
+                stop.store(true, Ordering::Relaxed);
+                interrupt = Some(e);
+                continue;
+            }
+            let now = at.load(Ordering::Relaxed);
+            if let (Some(f), true) = (progress, now != told && now > 0) {
+                told = now;
+                let now = now - 1;
+                if let Err(e) = f.call1(((now >> 32) as u32, now as u32)) {
+                    stop.store(true, Ordering::Relaxed);
+                    interrupt = Some(e);
+                }
+            }
+        }
+        let result = worker.join().expect("the search's panics are caught");
+        // The last level is reported too, however fast the search was.
+        let now = at.load(Ordering::Relaxed);
+        if let (Some(f), None, true) = (progress, &interrupt, now != told && now > 0) {
+            let now = now - 1;
+            if let Err(e) = f.call1(((now >> 32) as u32, now as u32)) {
+                interrupt = Some(e);
+            }
+        }
+        if let Some(e) = interrupt {
+            return Err(e);
+        }
+        match result {
+            Ok(r) => r.map_err(to_py),
+            Err(panic) => Err(panic_to_py(panic)),
+        }
+    })
 }

@@ -163,7 +163,7 @@ impl Table {
     /// `to` the mover's cell after the move. Empty for a terminal
     /// position.
     #[pyo3(signature = (cop, thief, turn=None))]
-    fn best_moves(
+    fn moves(
         &self,
         cop: At,
         thief: At,
@@ -174,6 +174,28 @@ impl Table {
         Ok(moves
             .iter()
             .map(|m| (m.to, m.value.as_str(), m.dte.map(|d| d.plies())))
+            .collect())
+    }
+
+    /// The best moves of the player to move, as `Solution.best_moves`
+    /// gives them: the cells it may move to (its own for a pass) among
+    /// the fastest win, else any draw, else the slowest loss. Empty for a
+    /// terminal position. `moves` rates every move.
+    #[pyo3(signature = (cop, thief, turn=None))]
+    fn best_moves(
+        &self,
+        cop: At,
+        thief: At,
+        turn: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<Coord>> {
+        let pos = self.position(cop, thief, turn)?;
+        let moves = self.tb()?.rated_moves(&pos).map_err(to_py)?;
+        // Rated best first: the best are those rated as the first.
+        let best = moves.first().map(|m| (m.value, m.dte));
+        Ok(moves
+            .iter()
+            .filter(|m| Some((m.value, m.dte)) == best)
+            .map(|m| m.to)
             .collect())
     }
 
@@ -210,7 +232,7 @@ impl Table {
 
     /// Vectorised probes: `cops` and `thieves` are `(N, 2)` integer arrays
     /// of `(row, col)`, `turns` an `(N,)` array of 0 (cop to move) / 1
-    /// (thief to move). Returns `(values, dte)`: int8 (1 win, -1 loss, 0
+    /// (thief to move), or of `"cop"` / `"thief"` as `probe` takes them. Returns `(values, dte)`: int8 (1 win, -1 loss, 0
     /// draw) and int32 (plies, -1 for draws or without distances).
     /// `KeyError` naming the first position the table cannot answer.
     /// Runs off the GIL on all cores.
@@ -239,7 +261,24 @@ impl Table {
         };
         let cops = as_i64(cops, "cops")?;
         let thieves = as_i64(thieves, "thieves")?;
-        let turns = as_i64(turns, "turns")?;
+        // Turns as `probe` takes them: "cop" / "thief" become 0 / 1.
+        let named = np.call_method1("asarray", (turns,))?;
+        let kind: String = named.getattr("dtype")?.getattr("kind")?.extract()?;
+        let turns = if matches!(kind.as_str(), "U" | "S" | "O") {
+            let words: Vec<Bound<'py, PyAny>> = named.call_method0("tolist")?.extract()?;
+            let codes = words
+                .iter()
+                .enumerate()
+                .map(|(i, w)| {
+                    crate::args::turn(w)
+                        .map(|t| i64::from(t == Turn::Thief))
+                        .map_err(|e| PyValueError::new_err(format!("probe_many: turns[{i}]: {e}")))
+                })
+                .collect::<PyResult<Vec<i64>>>()?;
+            np.call_method1("asarray", (codes, "int64"))?
+        } else {
+            as_i64(turns, "turns")?
+        };
         let cops: PyReadonlyArray2<'_, i64> = cops
             .extract()
             .map_err(|_| PyValueError::new_err("probe_many: cops must be an (N, 2) array"))?;

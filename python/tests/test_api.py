@@ -103,6 +103,13 @@ def test_positions_the_table_cannot_answer_raise_key_error(tmp_path):
         tb.probe_many(np.array([m.cop]), np.array([m.thief]), np.array([257]))
     with pytest.raises(ValueError, match="cops must be integers"):
         tb.probe_many(np.array([m.cop]) + 0.5, [m.thief], [0])
+    # Turns as probe takes them (issue 33): "cop" / "thief" as 0 / 1.
+    for named in (["cop", "thief"], np.array(["cop", "thief"])):
+        values, dte = tb.probe_many([m.cop, m.cop], [m.thief, m.thief], named)
+        want, _ = tb.probe_many([m.cop, m.cop], [m.thief, m.thief], [0, 1])
+        assert list(values) == list(want)
+    with pytest.raises(ValueError, match=r"turns\[1\]"):
+        tb.probe_many([m.cop, m.cop], [m.thief, m.thief], ["cop", "police"])
     with pytest.raises(KeyError, match="cop -1,1: outside the map"):
         tb.probe((-1, 1), m.thief)
     assert tb.get_value((-1, 1), m.thief, default="?") == "?"

@@ -68,10 +68,12 @@ def test_tables_written_by_the_cli_answer_as_query(cli, tmp_path, path):
             assert tb.probe_dte(c, t, turn) == a["dte"]
             assert tb.get_value(c, t, turn) == a["value"]
             rated = [(tuple(mv["to"]), mv["value"], mv["dte"]) for mv in a["moves"]]
-            assert tb.best_moves(c, t, turn) == rated
-            # The solution's best moves are the table's best-rated ones.
+            assert tb.moves(c, t, turn) == rated
+            # The best moves are the best-rated ones, the same cells from
+            # the solution and from the table.
             best = [mv for mv in rated if mv[1:] == rated[0][1:]] if rated else []
             assert sorted(sol.best_moves(c, t, turn)) == sorted(mv[0] for mv in best)
+            assert sorted(tb.best_moves(c, t, turn)) == sorted(mv[0] for mv in best)
         # probe_many equals probe one by one, in one call.
         cops = np.array([p[0] for p in positions])
         thieves = np.array([p[1] for p in positions])

@@ -144,8 +144,37 @@ def test_cop_number_bad_input():
     with pytest.raises(ValueError, match=r"edges\[0\]: edge 0 3: vertices are 0..3"):
         retrograde.cop_number([(0, 3)], n=3)
     with pytest.raises(ValueError, match=r"\(M, 2\)"):
-        retrograde.cop_number(np.zeros((2, 3)))
-    # No vertices: no number of cops wins (as the CLI answers an empty graph).
-    assert retrograde.cop_number([])["cop_number"] is None
+        retrograde.cop_number(np.zeros((2, 3), dtype=np.int64))
+    # No vertex: refused, as the CLI refuses an empty graph (issue 33).
+    for empty in ([], nx.Graph()):
+        with pytest.raises(ValueError, match="at least one vertex"):
+            retrograde.cop_number(empty)
+    # Float ids are not truncated into another graph: 1.5 is not 1.
+    with pytest.raises(ValueError, match="vertex ids must be integers"):
+        retrograde.cop_number([(0, 1.5), (1, 2)])
+    with pytest.raises(ValueError, match="vertex ids must be integers"):
+        retrograde.cop_number(np.array([(0.0, 1.0)]))
     # Isolated vertices given by n: each needs its own cop.
     assert retrograde.cop_number([(0, 1)], n=3)["cop_number"] == 2
+
+
+def test_cop_number_reports_progress_and_can_be_stopped():
+    # A cycle of 70 vertices (over the small path's 64): the engine's
+    # levels are reported as (cops, level), one cop first.
+    edges = [(i, (i + 1) % 70) for i in range(70)]
+    seen = []
+    r = retrograde.cop_number(edges, progress=lambda k, level: seen.append((k, level)))
+    assert r["cop_number"] == 2
+    assert seen and seen == sorted(seen) and {k for k, _ in seen} <= {1, 2}
+
+    # An exception from progress stops the search and comes back (Ctrl-C's
+    # KeyboardInterrupt takes the same way out).
+    class Stop(Exception):
+        pass
+
+    def stop(k, level):
+        raise Stop()
+
+    with pytest.raises(Stop):
+        retrograde.cop_number([(i, (i + 1) % 400) for i in range(400)], progress=stop)
+

@@ -158,7 +158,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<i32, Failure> {
     let mut records = Vec::new();
     for path in &args.maps {
         let map = load_map(path)?;
-        let board = Board::new(&map, &args.game.placement())?;
+        let board = args.game.board(&map)?;
         let rules = args.game.rules();
         let mut reference: Option<(u64, Option<u32>)> = None;
         for &engine in &engines {

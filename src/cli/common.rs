@@ -83,6 +83,12 @@ impl GameArgs {
         }
     }
 
+    /// The board of `map` under these flags' starts and exits; under
+    /// `--xy` a refused cell is named as it was typed ([`as_typed`]).
+    pub(crate) fn board(&self, map: &retrograde::Map) -> retrograde::Result<retrograde::Board> {
+        retrograde::Board::new(map, &self.placement()).map_err(|e| as_typed(e, self.xy))
+    }
+
     /// The flags that change answers (starts, exits, rules), as canonical
     /// command-line words: what a batch row records so that `--resume`
     /// reuses only rows solved the same way.
@@ -262,6 +268,124 @@ pub(crate) fn threads_flag(threads: Option<usize>) -> Result<usize, UsageError> 
     }
 }
 
+/// The refusal of a graph without a vertex (an empty file, only
+/// comments, graph6 `?`), one wording for `copnumber`, `solve --graph` and
+/// `graph`: no question about it has an answer worth giving (no cop
+/// number, no state), and a table of it could not be read back.
+pub(crate) fn no_vertices(path: &std::path::Path, line: usize) -> retrograde::Error {
+    retrograde::Error::Parse {
+        path: path.display().to_string(),
+        line,
+        column: 1,
+        message: "expected a graph of at least one vertex, found none (an empty input, only comments, or graph6 `?`)".into(),
+    }
+}
+
+/// What a file holds, told by its first bytes, for the hint a command
+/// gives when it got a file of another kind than it reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A table written by `solve --save` (`RTGTBL` magic).
+    Table,
+    /// A MovingAI scenario (`version ...`).
+    Scenario,
+    /// One graph or a stream in graph6.
+    Graph6,
+    /// An edge list: every line two vertex ids (or a comment).
+    EdgeList,
+}
+
+impl Kind {
+    /// The kind of the file at `path`, when its first bytes tell one of
+    /// those above (a map, or anything else, is `None`).
+    pub(crate) fn sniff(path: &std::path::Path) -> Option<Kind> {
+        use std::io::Read;
+        let mut head = vec![0u8; 4096];
+        let mut file = std::fs::File::open(path).ok()?;
+        let read = file.read(&mut head).ok()?;
+        head.truncate(read);
+        Kind::of(&head)
+    }
+
+    /// The kind of a file starting with `head`.
+    pub(crate) fn of(head: &[u8]) -> Option<Kind> {
+        if head.starts_with(b"RTGTBL") {
+            return Some(Kind::Table);
+        }
+        if head.starts_with(b"version ") {
+            return Some(Kind::Scenario);
+        }
+        if retrograde::looks_like_graph6(head) {
+            return Some(Kind::Graph6);
+        }
+        // Up to the last whole line of the head, comments and blank lines
+        // left out: all `u v`, at least two of them (a seed map's header
+        // is two integers too, but its rows are not).
+        let text = String::from_utf8_lossy(head);
+        let whole = text.rfind('\n').map_or("", |i| &text[..i]);
+        let lines: Vec<&str> = whole
+            .lines()
+            .map(|l| l.split('#').next().unwrap_or("").trim())
+            .filter(|l| !l.is_empty())
+            .collect();
+        let pair = |l: &&str| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            words.len() == 2 && words.iter().all(|w| w.parse::<u32>().is_ok())
+        };
+        (lines.len() >= 2 && lines.iter().all(pair)).then_some(Kind::EdgeList)
+    }
+
+    /// What to run instead of a command that reads maps, for a file of
+    /// this kind at `path`.
+    pub(crate) fn hint_for_map(self, path: &std::path::Path) -> String {
+        let p = path.display();
+        match self {
+            Kind::Table => format!(
+                "{p} is a table (solve --save wrote it), not a map: retrograde info {p} describes it, retrograde query {p} --cop ROW,COL --thief ROW,COL reads positions"
+            ),
+            Kind::Scenario => format!(
+                "{p} looks like a MovingAI scenario, not a map: give the map and --scen {p}"
+            ),
+            Kind::Graph6 | Kind::EdgeList => format!(
+                "{p} looks like a graph ({}), not a map: retrograde solve --graph {p} --cops K --cop V ... --thief V solves it, retrograde copnumber {p} gives its cop number",
+                if self == Kind::Graph6 { "graph6" } else { "an edge list" }
+            ),
+        }
+    }
+}
+
+/// A refusal of a cell (`--thief 90,100: is a wall`), which the library
+/// words in `row,col`, as the user typed it: under `--xy` the cell is
+/// `x,y` and the bounds are x's and y's. Other errors pass unchanged.
+pub(crate) fn as_typed(e: retrograde::Error, xy: bool) -> retrograde::Error {
+    let retrograde::Error::Placement { what, message } = e else {
+        return e;
+    };
+    if !xy {
+        return retrograde::Error::Placement { what, message };
+    }
+    // `LABEL ROW,COL`: the cell is the last word.
+    let what = match what.rsplit_once(' ') {
+        Some((label, cell)) => match cell.split_once(',') {
+            Some((r, c)) if r.parse::<usize>().is_ok() && c.parse::<usize>().is_ok() => {
+                format!("{label} {c},{r}")
+            }
+            _ => what,
+        },
+        None => what,
+    };
+    let message = match message
+        .strip_prefix("outside the map: rows are ")
+        .and_then(|rest| rest.split_once(", columns "))
+    {
+        Some((rows, columns)) => {
+            format!("outside the map: x is {columns}, y is {rows} (--xy)")
+        }
+        None => message,
+    };
+    retrograde::Error::Placement { what, message }
+}
+
 /// Parses a byte size: digits with an optional K, M, G or T suffix (powers
 /// of 1024, an optional trailing `B` or `iB`).
 pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
@@ -338,21 +462,9 @@ pub(crate) fn peak_memory() -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// Human-readable byte size.
-pub(crate) fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
-}
+/// Byte counts for people (`1.8 TiB`): the library's, one wording for
+/// the library's refusals and the commands' notes.
+pub(crate) use retrograde::human_bytes;
 
 /// A rayon pool of `threads` workers (0: one per core).
 pub(crate) fn worker_pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {

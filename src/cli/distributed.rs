@@ -238,7 +238,7 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
         }
     };
     let map = load_map(&args.map)?;
-    let board = Board::new(&map, &args.game.placement())?;
+    let board = args.game.board(&map)?;
     let started = Instant::now();
     let game = Arc::new(CopsAndThief::new(board, args.game.rules()));
     let bounds = distributed::row_bands(&game, config.total_workers());

@@ -142,6 +142,9 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
     let graph =
         pool.install(|| load_graph_within(&args.file, convention, config.storage.memory))?;
     let parse_seconds = started.elapsed().as_secs_f64();
+    if graph.state_count() == 0 {
+        return Err(super::common::no_vertices(&args.file, 1).into());
+    }
     if let Some(v) = args.query {
         if v >= graph.state_count() {
             return Err(UsageError(format!(

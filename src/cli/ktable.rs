@@ -12,7 +12,7 @@ use retrograde::{
 };
 use serde::Serialize;
 
-use super::common::{UsageError, VERTEX};
+use super::common::{as_typed, UsageError, VERTEX};
 use super::output::{save_with, OutputTarget, SaveReport};
 
 /// Writes the several-cops table of `game` to `target` atomically
@@ -35,7 +35,9 @@ pub(crate) fn save(
 pub(crate) fn cell_of(tb: &KTablebase, what: &str, place: Coord, xy: bool) -> Result<u32> {
     Ok(match place {
         (VERTEX, v) => tb.vertex(what, v as u64)?,
-        (a, b) => tb.map_cell(what, if xy { (b, a) } else { (a, b) })?,
+        (a, b) => tb
+            .map_cell(what, if xy { (b, a) } else { (a, b) })
+            .map_err(|e| as_typed(e, xy))?,
     })
 }
 

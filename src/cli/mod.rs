@@ -73,6 +73,14 @@ enum Command {
     Bench(bench::BenchArgs),
     /// The cop number of graphs (graph6 streams, edge lists): the fewest
     /// cops that always catch the thief, a placement and the capture time.
+    // The start flags and --thief-first of the shared game flags are
+    // refused here (every placement is tried, the cops move first): kept
+    // out of the help so that it lists only what the command takes.
+    #[command(
+        mut_arg("cop", |a| a.hide(true)),
+        mut_arg("thief", |a| a.hide(true)),
+        mut_arg("thief_first", |a| a.hide(true))
+    )]
     Copnumber(copnumber::CopNumberArgs),
     /// Solve a directed game graph given as an edge list (`u v` per line).
     Graph(graph::GraphArgs),

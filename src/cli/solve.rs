@@ -8,12 +8,14 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
-    load_map, load_scen, plan_storage, solve, verify_observed, write_tablebase, Backing, Board,
+    load_map, load_scen, plan_storage, solve, verify_observed, write_tablebase, Backing,
     CopsAndThief, Engine, Game, Map, Outcome, Solution, SolveOptions,
 };
 
 use super::checkpoint;
-use super::common::{human_bytes, worker_pool, EngineConfig, EngineFlags, GameArgs, UsageError};
+use super::common::{
+    human_bytes, worker_pool, EngineConfig, EngineFlags, GameArgs, Kind, UsageError,
+};
 use super::output::{
     print_text, save_with, Found, OutputTarget, PlanReport, SaveReport, ScenPair, SolveReport,
     SummaryJson, VerifyReport,
@@ -90,22 +92,11 @@ pub(crate) struct SolveArgs {
 pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
     let config = args.engine.resolve_grid()?;
     let scenario = args.scen.as_deref().map(load_scen).transpose()?;
-    let map = match load_map(&args.map) {
-        Err(e) if is_scen(&args.map) => {
-            return Err(anyhow::Error::from(e)
-                .context(format!(
-                    "{} looks like a MovingAI scenario, not a map: give the map and --scen {}",
-                    args.map.display(),
-                    args.map.display()
-                ))
-                .into())
-        }
-        loaded => loaded?,
-    };
+    let map = load_map(&args.map).map_err(|e| not_a_map(&args.map, e))?;
     // The scenario is checked against the map before the solve, as batch
     // does: its sizes and every entry's cells.
     if let Some(scenario) = &scenario {
-        let board = Board::new(&map, &args.game.placement())?;
+        let board = args.game.board(&map)?;
         scenario.check_size(&board.grid)?;
         for entry in &scenario.entries {
             scenario.cells(entry, &board.grid)?;
@@ -287,6 +278,19 @@ fn is_scen(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("scen"))
 }
 
+/// A map that did not parse, with what to run instead when the file is of
+/// another kind (a table, a scenario, a graph: [`Kind`]); the parse error
+/// stays as the cause, file:line:column.
+pub(crate) fn not_a_map(path: &Path, e: retrograde::Error) -> Failure {
+    let kind = Kind::sniff(path).or_else(|| is_scen(path).then_some(Kind::Scenario));
+    match kind {
+        Some(kind) => anyhow::Error::from(e)
+            .context(kind.hint_for_map(path))
+            .into(),
+        None => e.into(),
+    }
+}
+
 /// What solving `map` would cost under `config`, from the library's
 /// storage plan (nothing allocated); shared by `solve --plan` and
 /// `batch --plan`.
@@ -297,7 +301,7 @@ pub(crate) fn plan_map(
     config: &EngineConfig,
     dte_table: bool,
 ) -> Result<PlanReport> {
-    let board = Board::new(map, &game_args.placement())?;
+    let board = game_args.board(map)?;
     let game = CopsAndThief::new(board, game_args.rules());
     let options = SolveOptions::new(config.engine)
         .with_threads(config.threads)
@@ -331,7 +335,7 @@ pub(crate) fn solve_loaded(
     reporter: &Reporter,
     resumable: &Resumable<'_>,
 ) -> Result<Solved> {
-    let board = Board::new(map, &game_args.placement())?;
+    let board = game_args.board(map)?;
     if board.exits.not_any() {
         // Not an error (a map may be meant to have none), but the answer is
         // then never an escape, which is rarely what was meant.

@@ -15,7 +15,9 @@ mod small;
 #[cfg(test)]
 mod naive;
 
-pub use number::{cop_number, cop_number_of_graph, CopNumber};
+pub use number::{
+    cop_number, cop_number_of_graph, cop_number_with, CopNumber, CopSearch, OutOfMemory,
+};
 pub use small::is_dismantlable;
 
 // The several-cops kernel as the cop-number question asks it: a solve

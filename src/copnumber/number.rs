@@ -6,8 +6,12 @@ use super::small::{
     closed_masks, core, corners_removed, dominated_by_two, is_dismantlable, small_cops_win,
     small_two_cops_win,
 };
+use crate::error::Result;
 use crate::games::arena::Arena;
-use crate::solve::multicop::{solve_kcops, KcopOptions};
+use crate::snapshot::{Due, Sink, Snapshot};
+use crate::solve::multicop::{
+    kcop_memory_for, solve_kcops, solve_kcops_with, KcopOptions, KcopRun, KcopStorage,
+};
 
 /// The cop number of an arena and how the cops win.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,6 +31,59 @@ pub struct CopNumber {
     /// Whether the placement and capture time were computed (false when
     /// only the number was asked for and a shortcut decided it).
     pub timed: bool,
+    /// Set when the search stopped before `max_cops` because the next
+    /// number of cops would not fit the memory cap of
+    /// [`cop_number_with`]: `cop_number` is then `None` and the cop
+    /// number is more than `cops - 1`.
+    pub out_of_memory: Option<OutOfMemory>,
+}
+
+/// A number of cops whose solve would not fit the memory cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutOfMemory {
+    /// The number of cops not tried.
+    pub cops: u32,
+    /// Bytes their solve would need ([`kcop_memory_for`]).
+    pub needed: u64,
+    /// The cap it exceeds.
+    pub cap: u64,
+}
+
+/// How [`cop_number_with`] searches: a memory cap on each number of
+/// cops' solve and an observer of its levels.
+#[derive(Clone, Copy, Default)]
+pub struct CopSearch<'a> {
+    /// Cap on the bytes one solve may allocate (`None`: no cap). A number
+    /// of cops whose solve needs more is not tried, nor any larger one.
+    pub memory: Option<u64>,
+    /// Only the number, no placement or capture time (faster on small
+    /// plain graphs, see [`cop_number_of_graph`]).
+    pub untimed: bool,
+    /// Called with (cops, level) after every level of the bit-parallel
+    /// engine's solves (not on the small path, which takes milliseconds);
+    /// `false` stops the search with [`Error::Stopped`](crate::Error::Stopped).
+    pub observer: Option<&'a (dyn Fn(u32, u32) -> bool + Sync)>,
+}
+
+/// The engine's between-level hook, turned into [`CopSearch::observer`]'s
+/// calls: a stop is a snapshot asked for and not kept.
+struct Observe<'a> {
+    cops: u32,
+    observer: &'a (dyn Fn(u32, u32) -> bool + Sync),
+}
+
+impl Sink for Observe<'_> {
+    fn poll(&self, level: u32) -> Due {
+        if (self.observer)(self.cops, level) {
+            Due::No
+        } else {
+            Due::SaveAndStop
+        }
+    }
+
+    fn save(&self, _: &dyn Snapshot) -> Result<()> {
+        Ok(())
+    }
 }
 
 impl CopNumber {
@@ -37,6 +94,7 @@ impl CopNumber {
             capture_time_plies: plies,
             capture_time_rounds: plies.div_ceil(2),
             timed: true,
+            out_of_memory: None,
         }
     }
 
@@ -47,8 +105,87 @@ impl CopNumber {
             capture_time_plies: 0,
             capture_time_rounds: 0,
             timed: true,
+            out_of_memory: None,
         }
     }
+}
+
+/// The cop number as [`cop_number`] and [`cop_number_of_graph`] find it,
+/// trying 1, 2, ... cops, under `search`'s memory cap: the numbers of
+/// cops whose solve fits the cap ([`kcop_memory_for`], planned before
+/// each is tried) are tried in order; when none of them wins and a larger
+/// number up to `max_cops` does not fit, the answer says so
+/// ([`CopNumber::out_of_memory`]) instead of allocating past the cap.
+///
+/// # Errors
+/// [`Error::Stopped`](crate::Error::Stopped) when the observer asked to
+/// stop.
+///
+/// # Panics
+/// If `max_cops` is above 4.
+pub fn cop_number_with(arena: &Arena, max_cops: u32, search: &CopSearch<'_>) -> Result<CopNumber> {
+    assert!(max_cops <= 4, "at most 4 cops");
+    let cap = search.memory.unwrap_or(u64::MAX);
+    let need = |k: u32| kcop_memory_for(arena, k as usize, false);
+    // The memory a solve needs grows with the cops: the first that does
+    // not fit ends the search.
+    let fits = (1..=max_cops).take_while(|&k| need(k) <= cap).count() as u32;
+    let n = arena.cells() as usize;
+    let mut r = if fits == 0 || n == 0 {
+        CopNumber::more_than()
+    } else if n <= 64 && arena.is_plain_graph() {
+        let small = cop_number_of_graph(n, &plain_edges(arena), fits, !search.untimed);
+        CopNumber {
+            out_of_memory: None,
+            ..small
+        }
+    } else {
+        engine_search(arena, fits, search)?
+    };
+    if r.cop_number.is_none() && fits < max_cops && n > 0 {
+        r.out_of_memory = Some(OutOfMemory {
+            cops: fits + 1,
+            needed: need(fits + 1),
+            cap,
+        });
+    }
+    Ok(r)
+}
+
+/// 1 to `max_cops` cops on the bit-parallel engine, each solve stopped at
+/// the first level where a placement wins, with `search`'s cap on its
+/// arrays and its observer between levels.
+fn engine_search(arena: &Arena, max_cops: u32, search: &CopSearch<'_>) -> Result<CopNumber> {
+    for k in 1..=max_cops {
+        let options = KcopOptions {
+            cops: k as usize,
+            stop_when_placed: true,
+            ..KcopOptions::default()
+        };
+        let observe = search
+            .observer
+            .map(|observer| Observe { cops: k, observer });
+        let run = KcopRun {
+            storage: KcopStorage {
+                memory: search.memory,
+                scratch: None,
+            },
+            sink: observe.as_ref().map(|o| o as &dyn Sink),
+            resume: None,
+            observer: None,
+        };
+        if let Some((placement, plies)) = solve_kcops_with(arena, &options, &run)?.placement {
+            return Ok(CopNumber::won(k as usize, placement, plies));
+        }
+    }
+    Ok(CopNumber::more_than())
+}
+
+/// The edges of a plain graph's arena, each once per direction.
+fn plain_edges(arena: &Arena) -> Vec<(u32, u32)> {
+    (0..arena.cells())
+        .flat_map(|u| arena.cop_steps(u).iter().map(move |&v| (u, v)))
+        .collect()
 }
 
 /// The cop number of any arena, trying 1 to `max_cops` cops with the
@@ -61,12 +198,9 @@ impl CopNumber {
 #[must_use]
 pub fn cop_number(arena: &Arena, max_cops: u32) -> CopNumber {
     assert!(max_cops <= 4, "at most 4 cops");
-    let n = arena.cells();
+    let n = arena.cells() as usize;
     if n <= 64 && arena.is_plain_graph() {
-        let edges: Vec<(u32, u32)> = (0..n)
-            .flat_map(|u| arena.cop_steps(u).iter().map(move |&v| (u, v)))
-            .collect();
-        return cop_number_of_graph(n as usize, &edges, max_cops, true);
+        return cop_number_of_graph(n, &plain_edges(arena), max_cops, true);
     }
     if n == 0 {
         return CopNumber::more_than();

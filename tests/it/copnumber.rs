@@ -252,10 +252,11 @@ fn copnumber_agrees_with_dismantlability_and_a_naive_two_cop_fixpoint() {
         counts["cop_number"]["2"].as_u64(),
         Some((graphs.len() - ones) as u64)
     );
-    // Only those two keys, and one line.
+    // Only those two keys and the schema (issue 33), and one line.
     assert_eq!(stdout(&out).lines().count(), 1);
     let keys: Vec<&String> = counts.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["cop_number", "graphs"]);
+    assert_eq!(keys, ["cop_number", "graphs", "schema"]);
+    assert_eq!(counts["schema"].as_u64(), Some(1));
 }
 
 fn cycle(n: u32) -> Edges {

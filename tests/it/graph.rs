@@ -723,7 +723,7 @@ fn cli_reads_stdin_and_solves_maps_with_the_explicit_engine() {
     let stderr = text(&out.stderr);
     assert!(
         stderr.contains("the explicit graph (288 states")
-            && stderr.contains("only 1024 are available"),
+            && stderr.contains("only 1.0 KiB are available"),
         "{stderr}"
     );
     let _ = std::fs::remove_dir_all(dir);

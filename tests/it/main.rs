@@ -24,6 +24,8 @@ mod conventions;
 mod copnumber;
 /// `copnumber MAP` under rule and exit flags against `solve --cops K`.
 mod copnumber_map;
+/// copnumber plans each number of cops under --memory (issue 33).
+mod copnumber_memory;
 /// `copnumber --cop-speed / --thief-speed` against `solve --cops K`.
 mod copnumber_speed;
 /// Partitioned solves over loopback TCP (feature `distributed`).
@@ -59,6 +61,9 @@ mod krender;
 mod ktables;
 /// The source tree's shape: file lengths, no import cycles.
 mod layout;
+/// What a new user trips on: --xy refusals, empty graphs, files of
+/// another kind, help (issue 33).
+mod newuser;
 /// The brute-force reference solver written from docs/rules.md.
 mod oracle;
 /// The brute-force reference solver of the several-cops game.

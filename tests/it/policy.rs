@@ -94,7 +94,7 @@ fn explicit_engine_refuses_a_memory_cap_it_cannot_keep() {
         ],
         "needs",
     );
-    assert!(err.contains("1048576 are available"), "{err}");
+    assert!(err.contains("only 1.0 MiB are available"), "{err}");
     assert!(err.contains("explicit graph"), "{err}");
 }
 
@@ -172,7 +172,10 @@ fn solve_plan_says_what_a_solve_costs_without_solving() {
     assert_eq!(json["fits"], false);
     assert_eq!(json["states"], 8450);
     assert_eq!(json["engine"], "sequential");
-    assert!(json["refused"].as_str().unwrap().contains("1024"), "{json}");
+    assert!(
+        json["refused"].as_str().unwrap().contains("1.0 KiB"),
+        "{json}"
+    );
     // Scratch files named where they would go.
     let dir = crate::support::temp_dir("policy-plan");
     let scratch = crate::support::run_status(

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use rayon::prelude::*;
-use retrograde::{load_map, Board, CopsAndThief, Engine, Map};
+use retrograde::{load_map, CopsAndThief, Engine, Map};
 
 use super::results::{Longest, Row, Share, Sink, OK, TOO_LARGE};
 use super::scen::{with_pair, Pairs};
@@ -227,7 +227,7 @@ fn plan(path: &Path, batch: &Batch<'_>) -> Plan {
     let map = load_map(path).map_err(failed)?;
     // Placement errors (a --cop outside this map) are found here, before
     // any map is solved.
-    let board = Board::new(&map, &batch.game.placement()).map_err(failed)?;
+    let board = batch.game.board(&map).map_err(failed)?;
     let states = CopsAndThief::state_count_of(&board);
     if batch.max_states.is_some_and(|max| states > max) {
         return Err(batch.rows(

@@ -9,8 +9,8 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 
 use anyhow::Result;
-use retrograde::copnumber::{kcop_memory_for, solve_kcops, CopNumber, KcopOptions};
-use retrograde::{parse_map, sniff_map, Arena, Board, MapFormat};
+use retrograde::copnumber::OutOfMemory;
+use retrograde::{parse_map, sniff_map, Arena, MapFormat};
 use serde::Serialize;
 
 use super::super::common::UsageError;
@@ -83,10 +83,33 @@ struct MapJson<'a> {
     #[serde(skip_serializing_if = "is_one")]
     thief_speed: u32,
     cop_number: Option<u32>,
+    /// Set when the search stopped before `--max-cops` for memory: the
+    /// cops not tried, the bytes they would need and the cap.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    out_of_memory: Option<OutOfMemoryJson>,
     /// The winning placement's cells as `[row, column]`.
     placement: Vec<[usize; 2]>,
     capture_time: u32,
     capture_time_plies: u32,
+}
+
+/// `out_of_memory` of the JSON objects: `k` cops would need `needed`
+/// bytes, more than `cap`; the cop number is more than `k - 1`.
+#[derive(Serialize)]
+pub(super) struct OutOfMemoryJson {
+    cops: u32,
+    needed: u64,
+    cap: u64,
+}
+
+impl From<&OutOfMemory> for OutOfMemoryJson {
+    fn from(o: &OutOfMemory) -> OutOfMemoryJson {
+        OutOfMemoryJson {
+            cops: o.cops,
+            needed: o.needed,
+            cap: o.cap,
+        }
+    }
 }
 
 /// Reads the map from `input` and prints its cop number.
@@ -126,7 +149,7 @@ pub(super) fn run(
     };
     // As `solve --cops K` builds its arena: the map's starts left out, the
     // exits from the flags (or the map's), the rules from the flags.
-    let board = Board::new(&walls, &game.placement())?;
+    let board = game.board(&walls)?;
     let rules = game.rules();
     let (cop_speed, thief_speed) = (args.speeds.cop_speed, args.speeds.thief_speed);
     let arena = Arena::from_board(&board, rules).with_speeds(cop_speed, thief_speed);
@@ -145,12 +168,19 @@ pub(super) fn run(
         .into());
     }
     if let Some(k) = args.full_solve {
-        check(&arena, k as usize, path)?;
+        args.check_fits(&name, &arena, k)?;
         let stdout = std::io::stdout();
         super::full_solve(&mut stdout.lock(), &arena, k)?;
         return Ok(0);
     }
-    let r = cop_number(&arena, args.max_cops, path)?;
+    if args.plan {
+        let stdout = std::io::stdout();
+        args.write_plan(&mut stdout.lock(), &name, &arena, "cells")?;
+        return Ok(0);
+    }
+    let Some(r) = args.search(&arena, true, None)? else {
+        return Ok(128 + super::stop_requested().unwrap_or(0));
+    };
     let grid = &board.grid;
     // Text output writes cells as x,y under --xy, as solve does.
     let show = |&[r, c]: &[usize; 2]| {
@@ -191,13 +221,14 @@ pub(super) fn run(
             cop_speed,
             thief_speed,
             cop_number: r.cop_number,
+            out_of_memory: r.out_of_memory.as_ref().map(OutOfMemoryJson::from),
             placement: cells,
             capture_time: r.capture_time_rounds,
             capture_time_plies: r.capture_time_plies,
         };
         serde_json::to_writer(&mut out, &versioned(&j))?;
         writeln!(out)?;
-        return Ok(0);
+        return finish(args, &name, &r);
     }
     match r.cop_number {
         Some(c) => {
@@ -210,57 +241,23 @@ pub(super) fn run(
                 r.capture_time_plies
             )?;
         }
-        None => writeln!(out, "{name}\tcop number more than {}{told}", args.max_cops)?,
-    }
-    Ok(0)
-}
-
-/// Refuses a solve of `k` cops that would not fit in the available memory.
-fn check(arena: &Arena, k: usize, path: &Path) -> Result<(), Failure> {
-    let needed = kcop_memory_for(arena, k, false);
-    let available = retrograde::available_memory();
-    if needed > available {
-        return Err(retrograde::Error::TooLarge {
-            what: format!("{}: {k} cops on {} cells", path.display(), arena.cells()),
-            needed,
-            available,
-            hint: if k > 1 {
-                format!("give --max-cops {} to stop before", k - 1)
-            } else {
-                "this map is too large for this machine".to_string()
-            },
-        }
-        .into());
-    }
-    Ok(())
-}
-
-/// The cop number with 1 to `max` cops, each solve stopped at the first
-/// level where a placement wins against every thief cell; a number of cops
-/// whose solve would not fit in memory is refused before it starts.
-fn cop_number(arena: &Arena, max: u32, path: &Path) -> Result<CopNumber, Failure> {
-    for k in 1..=max as usize {
-        check(arena, k, path)?;
-        let options = KcopOptions {
-            cops: k,
-            stop_when_placed: true,
-            ..KcopOptions::default()
-        };
-        if let Some((placement, plies)) = solve_kcops(arena, &options).placement {
-            return Ok(CopNumber {
-                cop_number: Some(k as u32),
-                placement,
-                capture_time_plies: plies,
-                capture_time_rounds: plies.div_ceil(2),
-                timed: true,
-            });
+        None => {
+            let known = r.out_of_memory.map_or(args.max_cops, |o| o.cops - 1);
+            writeln!(out, "{name}\tcop number more than {known}{told}")?;
         }
     }
-    Ok(CopNumber {
-        cop_number: None,
-        placement: Vec::new(),
-        capture_time_plies: 0,
-        capture_time_rounds: 0,
-        timed: true,
-    })
+    finish(args, &name, &r)
+}
+
+/// Exit status 0, or the error of a search stopped for memory.
+fn finish(
+    args: &CopNumberArgs,
+    name: &str,
+    r: &retrograde::copnumber::CopNumber,
+) -> Result<i32, Failure> {
+    std::io::stdout().flush()?;
+    match &r.out_of_memory {
+        Some(o) => Err(args.out_of_memory(name, o)),
+        None => Ok(0),
+    }
 }

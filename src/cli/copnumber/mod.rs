@@ -9,6 +9,12 @@
 //! placement as `row,col` cells. `--cop-speed` / `--thief-speed` (the
 //! flags of `solve --cops K`) ask for the cop number with fast pieces, on
 //! graphs and maps alike; the plain graph game's fast path is for speed 1.
+//!
+//! Each number of cops is planned before it is tried (`--memory`, default
+//! the available memory; `--plan` prints the plan): the first that would
+//! not fit ends the search with "k cops would need X; the cop number is
+//! more than k-1" (exit status 1), so no graph is refused up front for a
+//! `--max-cops` it may never reach, and no solve grows past the cap.
 
 mod map;
 mod report;
@@ -16,17 +22,19 @@ mod results;
 
 use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
+use indicatif::ProgressBar;
 use rayon::prelude::*;
 use retrograde::copnumber::{
-    cop_number, cop_number_of_graph, kcop_memory, multiset_count, solve_kcops, CopNumber,
-    KcopOptions,
+    cop_number_of_graph, cop_number_with, kcop_memory, kcop_memory_for, multiset_count,
+    solve_kcops, CopNumber, CopSearch, KcopOptions, OutOfMemory,
 };
 use retrograde::{parse_graph6, Arena, Graph6Reader};
 
-use super::common::{GameArgs, SpeedArgs, UsageError};
+use super::common::{human_bytes, no_vertices, parse_size, GameArgs, Kind, SpeedArgs, UsageError};
 use super::output::{defer_stop_signals, note_input, stop_requested, OutputTarget};
 use super::Failure;
 use report::{write_graph, write_summary, Summary};
@@ -67,9 +75,21 @@ pub(crate) struct CopNumberArgs {
     /// in the summary, the rest solved and appended.
     #[arg(long, requires = "out")]
     resume: bool,
-    /// No progress bar.
+    /// No progress bar (there is none when standard error is not a
+    /// terminal).
     #[arg(long, short)]
     quiet: bool,
+    /// Cap on the memory of each solve, in bytes or with a K/M/G/T suffix
+    /// (powers of 1024) [default: available memory]. Each number of cops
+    /// is planned before it is tried; the first that would not fit ends
+    /// the search: "K cops would need X; the cop number is more than
+    /// K-1" (exit status 1).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    memory: Option<u64>,
+    /// Print what each number of cops would need and whether it fits
+    /// --memory, then stop: nothing is solved.
+    #[arg(long, conflicts_with_all = ["out", "full_solve", "json", "counts"])]
+    plan: bool,
     /// A grid map's rule variant and exits, as `solve` takes them (the
     /// map's exits and the standard rules when none is given); graphs
     /// refuse them.
@@ -78,6 +98,9 @@ pub(crate) struct CopNumberArgs {
     /// The pieces' speeds, as `solve --cops K` takes them (graphs and maps).
     #[command(flatten, next_help_heading = "Speeds")]
     speeds: SpeedArgs,
+    /// `--memory`, else the memory available when the run started.
+    #[arg(skip)]
+    cap: u64,
 }
 
 impl CopNumberArgs {
@@ -88,37 +111,190 @@ impl CopNumberArgs {
             .with_speeds(self.speeds.cop_speed, self.speeds.thief_speed)
     }
 
-    /// The cop number of one graph. At speed 1 the plain graph game's fast
-    /// path; with a fast piece the general engine (through
-    /// [`cop_number`], which keeps the fast path to the plain game), whose
-    /// placement and capture time are dropped under `--counts` so that the
-    /// answer reads as the fast path's would.
+    /// Whether a graph of `n` vertices is solved among the batch's
+    /// parallel solves: small enough that one solve per thread, each at
+    /// `--max-cops`, fits the cap together. Larger graphs are solved one
+    /// at a time ([`CopNumberArgs::search`]), each number of cops planned.
+    fn in_parallel(&self, n: usize) -> bool {
+        let threads = rayon::current_num_threads() as u64;
+        n <= 64 && kcop_memory(n, self.max_cops as usize).saturating_mul(threads) <= self.cap
+    }
+
+    /// The cop number of one graph in the batch's parallel solves
+    /// ([`CopNumberArgs::in_parallel`]). At speed 1 the plain graph game's
+    /// fast path; with a fast piece the general engine, whose placement and
+    /// capture time are dropped under `--counts` so that the answer reads
+    /// as the fast path's would.
     fn solve_graph(&self, n: usize, edges: &[(u32, u32)], timed: bool) -> CopNumber {
         if !self.speeds.fast() {
             return cop_number_of_graph(n, edges, self.max_cops, timed);
         }
-        let r = cop_number(&self.graph_arena(n, edges), self.max_cops);
-        if timed {
-            return r;
+        let search = CopSearch::default();
+        let r = cop_number_with(&self.graph_arena(n, edges), self.max_cops, &search)
+            .expect("a search without an observer is not stopped");
+        untimed_if(r, timed)
+    }
+
+    /// The cop number of `arena` under the cap, one number of cops after
+    /// the other, with a spinner per number of cops: `bar` when the
+    /// stream has one, else one of its own on a terminal. `None` when a
+    /// stop was asked (`--out`'s Ctrl-C).
+    fn search(
+        &self,
+        arena: &Arena,
+        timed: bool,
+        bar: Option<&ProgressBar>,
+    ) -> Result<Option<CopNumber>, Failure> {
+        let own = if bar.is_none() { self.spinner() } else { None };
+        let bar = bar.or(own.as_ref());
+        let observer = |k: u32, level: u32| {
+            if let Some(b) = bar {
+                b.set_message(format!("{}: level {level}", cops(k)));
+            }
+            stop_requested().is_none()
+        };
+        let search = CopSearch {
+            memory: Some(self.cap),
+            untimed: !timed,
+            observer: Some(&observer),
+        };
+        let r = cop_number_with(arena, self.max_cops, &search);
+        if let Some(b) = own {
+            b.finish_and_clear();
         }
-        CopNumber {
-            placement: Vec::new(),
-            capture_time_plies: 0,
-            capture_time_rounds: 0,
-            timed: false,
-            ..r
+        match r {
+            Ok(r) => Ok(Some(untimed_if(r, timed))),
+            Err(retrograde::Error::Stopped { .. }) => Ok(None),
+            Err(e) => Err(e.into()),
         }
+    }
+
+    /// A spinner on standard error when it is a terminal and not `--quiet`.
+    fn spinner(&self) -> Option<ProgressBar> {
+        (!self.quiet && std::io::stderr().is_terminal()).then(|| {
+            let b = ProgressBar::new_spinner();
+            b.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}")
+                    .expect("template"),
+            );
+            b.set_message("1 cop: level 0");
+            b.enable_steady_tick(Duration::from_millis(200));
+            b
+        })
+    }
+
+    /// The cap in words: `--memory 64.0 MiB`, or `the 15.2 GiB available`.
+    fn cap_words(&self) -> String {
+        if self.memory.is_some() {
+            format!("--memory {}", human_bytes(self.cap))
+        } else {
+            format!("the {} available", human_bytes(self.cap))
+        }
+    }
+
+    /// The search that stopped short of `--max-cops` for memory, as the
+    /// error the run ends with (exit status 1: the work ran and could not
+    /// finish), after the graph's line said "more than K-1".
+    fn out_of_memory(&self, name: &str, o: &OutOfMemory) -> Failure {
+        let known = if o.cops > 1 {
+            format!("the cop number is more than {}", o.cops - 1)
+        } else {
+            "nothing was tried".to_string()
+        };
+        let hint = if self.memory.is_some() {
+            "raise --memory"
+        } else {
+            "this machine has no room for them"
+        };
+        Failure {
+            status: 1,
+            error: anyhow::anyhow!(
+                "{name}: {} would need {}, more than {}; {known} ({hint})",
+                cops(o.cops),
+                human_bytes(o.needed),
+                self.cap_words()
+            ),
+        }
+    }
+
+    /// `--plan`: what each number of cops would need on `arena` and
+    /// whether it fits the cap.
+    fn write_plan(
+        &self,
+        out: &mut impl Write,
+        name: &str,
+        arena: &Arena,
+        noun: &str,
+    ) -> Result<()> {
+        writeln!(
+            out,
+            "{name}: {} {noun}, up to {}, {}",
+            arena.cells(),
+            cops(self.max_cops),
+            self.cap_words()
+        )?;
+        for k in 1..=self.max_cops {
+            let need = kcop_memory_for(arena, k as usize, false);
+            if need <= self.cap {
+                writeln!(out, "{}: {}, fits", cops(k), human_bytes(need))?;
+            } else {
+                let known = if k > 1 {
+                    format!("\"the cop number is more than {}\"", k - 1)
+                } else {
+                    "nothing is tried".to_string()
+                };
+                writeln!(
+                    out,
+                    "{}: {}, does not fit: unless fewer cops win, {known}",
+                    cops(k),
+                    human_bytes(need)
+                )?;
+                break;
+            }
+        }
+        Ok(())
     }
 }
 
-/// One graph of a batch: (vertices, edges, answer), or its line's error.
-type Solved = std::result::Result<(usize, usize, CopNumber), (usize, retrograde::Graph6Error)>;
+/// `1 cop`, `3 cops`.
+fn cops(k: u32) -> String {
+    format!("{k} cop{}", if k == 1 { "" } else { "s" })
+}
+
+/// `r` without its placement and capture time unless `timed`, as the fast
+/// path's `--counts` answer reads.
+fn untimed_if(r: CopNumber, timed: bool) -> CopNumber {
+    if timed {
+        return r;
+    }
+    CopNumber {
+        placement: Vec::new(),
+        capture_time_plies: 0,
+        capture_time_rounds: 0,
+        timed: false,
+        ..r
+    }
+}
+
+/// One graph of a batch: solved in the parallel pass, or left for the
+/// one-at-a-time pass ([`CopNumberArgs::in_parallel`]).
+enum Outcome {
+    /// Vertices, edges, answer.
+    Done(usize, usize, CopNumber),
+    /// Vertices and edges of a graph solved after the parallel pass.
+    Later(usize, Vec<(u32, u32)>),
+}
+
+/// One graph of a batch, or its line's error.
+type Solved = std::result::Result<Outcome, (usize, retrograde::Graph6Error)>;
 
 /// Graphs read and solved per batch.
 const BATCH: usize = 1 << 15;
 
 /// Runs `copnumber`.
-pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
+pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
+    args.cap = args.memory.unwrap_or_else(retrograde::available_memory);
+    let args = args;
     let path = args.file.clone();
     let input: Box<dyn BufRead> = if path == Path::new("-") {
         Box::new(BufReader::with_capacity(1 << 20, std::io::stdin()))
@@ -136,6 +312,28 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
         path: path.clone(),
         source,
     })?;
+    if head.iter().all(u8::is_ascii_whitespace) {
+        return Err(no_vertices(&path, 1).into());
+    }
+    // A table or a scenario would be misread as graph6 (its first line
+    // refused for a length it does not have): say what it is instead.
+    match Kind::of(&head) {
+        Some(Kind::Table) => {
+            return Err(UsageError(format!(
+                "{p} is a table (solve --save wrote it), not a graph or a map: retrograde info {p} describes it; copnumber reads the graph or map itself",
+                p = path.display()
+            ))
+            .into())
+        }
+        Some(Kind::Scenario) => {
+            return Err(UsageError(format!(
+                "{p} looks like a MovingAI scenario, not a graph or a map: copnumber reads the map itself",
+                p = path.display()
+            ))
+            .into())
+        }
+        _ => {}
+    }
     if map::looks_like_map(&head) {
         if args.out.is_some() {
             return Err(UsageError(format!(
@@ -170,15 +368,17 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
     let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
         let b = indicatif::ProgressBar::new_spinner();
         b.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} {pos} graphs {per_sec} {elapsed}")
-                .expect("template"),
+            indicatif::ProgressStyle::with_template(
+                "{spinner} {pos} graphs {per_sec} {elapsed} {msg}",
+            )
+            .expect("template"),
         );
         b
     });
     let timed = !args.counts;
     let mut file = open_results(&args, timed)?;
     let mut first = true;
-    let stopped = loop {
+    let stopped = 'batches: loop {
         // A batch of lines; an edge list is recognised on its first line.
         let mut batch: Vec<(usize, Vec<u8>)> = Vec::with_capacity(BATCH);
         while batch.len() < BATCH {
@@ -191,17 +391,22 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
                         return edge_list(&args, &path, line, text, reader_rest(&mut reader)?);
                     }
                     first = false;
+                    if bytes == b"?" {
+                        // graph6 of no vertex.
+                        return Err(no_vertices(&path, line).into());
+                    }
                     if let Some(k) = args.full_solve {
                         let (n, edges) = parse_graph6(bytes).map_err(|e| reader.line_error(e))?;
-                        check_fits(&path, line, n, k)?;
-                        full_solve(&mut out, &args.graph_arena(n, &edges), k)?;
+                        let arena = args.graph_arena(n, &edges);
+                        args.check_fits(&format!("{}:{line}", path.display()), &arena, k)?;
+                        full_solve(&mut out, &arena, k)?;
                         continue;
                     }
-                    if bytes.first().is_some_and(|&b| b > 63 + 62) {
-                        // Over 62 vertices: the general engine.
-                        if let Ok((n, _)) = parse_graph6(bytes) {
-                            check_fits(&path, line, n, args.max_cops)?;
-                        }
+                    if args.plan {
+                        let (n, edges) = parse_graph6(bytes).map_err(|e| reader.line_error(e))?;
+                        let name = format!("{}:{line}", path.display());
+                        args.write_plan(&mut out, &name, &args.graph_arena(n, &edges), "vertices")?;
+                        continue;
                     }
                     batch.push((line, bytes.to_vec()));
                 }
@@ -235,7 +440,12 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
                 stop_requested()
                     .is_none()
                     .then(|| match parse_graph6(bytes) {
-                        Ok((n, edges)) => Ok((n, edges.len(), args.solve_graph(n, &edges, timed))),
+                        Ok((n, edges)) if args.in_parallel(n) => Ok(Outcome::Done(
+                            n,
+                            edges.len(),
+                            args.solve_graph(n, &edges, timed),
+                        )),
+                        Ok((n, edges)) => Ok(Outcome::Later(n, edges)),
                         Err(e) => Err((*line, e)),
                     })
             })
@@ -246,7 +456,14 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
         for ((line, bytes), r) in batch.iter().zip(results) {
             let r = r.expect("graphs are skipped only after a stop, which ended the loop");
             let (n, edges, r) = match r {
-                Ok(x) => x,
+                Ok(Outcome::Done(n, edges, r)) => (n, edges, r),
+                Ok(Outcome::Later(n, edges)) => {
+                    let arena = args.graph_arena(n, &edges);
+                    match args.search(&arena, timed, bar.as_ref())? {
+                        Some(r) => (n, edges.len(), r),
+                        None => break 'batches true,
+                    }
+                }
                 Err((_, e)) => {
                     out.flush().ok();
                     let column = e.column;
@@ -260,6 +477,29 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
                 }
             };
             let index = summary.graphs;
+            if let Some(o) = &r.out_of_memory {
+                // The graphs before it are kept (printed, or in --out's
+                // file); it and the rest are not, and no summary is given.
+                if file.is_none() && !args.counts {
+                    let graph6 = String::from_utf8_lossy(bytes);
+                    write_graph(
+                        &mut out,
+                        &args,
+                        index,
+                        *line,
+                        n,
+                        edges,
+                        (bytes, &graph6),
+                        &r,
+                    )?;
+                }
+                out.flush()?;
+                if let Some(file) = file.as_mut() {
+                    file.flush()?;
+                }
+                let name = format!("{}:{line}", path.display());
+                return Err(args.out_of_memory(&name, o));
+            }
             summary.add_solved(index, *line, bytes, &r);
             if let Some(file) = file.as_mut() {
                 file.push(&Record::new(
@@ -272,7 +512,17 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
                     &r,
                 ))?;
             } else if !args.counts {
-                write_graph(&mut out, &args, index, *line, n, edges, bytes, &r)?;
+                let graph6 = String::from_utf8_lossy(bytes);
+                write_graph(
+                    &mut out,
+                    &args,
+                    index,
+                    *line,
+                    n,
+                    edges,
+                    (bytes, &graph6),
+                    &r,
+                )?;
             }
         }
         if let Some(file) = file.as_mut() {
@@ -402,6 +652,9 @@ fn edge_list(
         }
         edges.push((uv[0], uv[1]));
     }
+    if n == 0 {
+        return Err(no_vertices(path, first_line).into());
+    }
     if args.out.is_some() {
         return Err(UsageError(format!(
             "--out: {} is an edge list (one graph); --out and --resume are for graph6 streams",
@@ -411,19 +664,31 @@ fn edge_list(
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    if let Some(k) = args.full_solve {
-        check_fits(path, first_line, n, k)?;
-        full_solve(&mut out, &args.graph_arena(n, &edges), k)?;
-        return Ok(0);
-    }
-    check_fits(path, first_line, n, args.max_cops)?;
-    let r = args.solve_graph(n, &edges, true);
-    let mut summary = Summary::default();
+    let arena = args.graph_arena(n, &edges);
     // An edge list is named by its file (its graph6 line may be long).
     let name = path.display().to_string();
+    if let Some(k) = args.full_solve {
+        args.check_fits(&name, &arena, k)?;
+        full_solve(&mut out, &arena, k)?;
+        return Ok(0);
+    }
+    if args.plan {
+        args.write_plan(&mut out, &name, &arena, "vertices")?;
+        return Ok(0);
+    }
+    let Some(r) = args.search(&arena, true, None)? else {
+        return Ok(128 + stop_requested().unwrap_or(0));
+    };
+    let mut summary = Summary::default();
     summary.add_solved(0, 1, name.as_bytes(), &r);
     if !args.counts {
-        write_graph(&mut out, args, 0, 1, n, edges.len(), name.as_bytes(), &r)?;
+        let graph6 = retrograde::to_graph6(n, &edges);
+        let text = (name.as_bytes(), graph6.as_str());
+        write_graph(&mut out, args, 0, 1, n, edges.len(), text, &r)?;
+    }
+    if let Some(o) = &r.out_of_memory {
+        out.flush()?;
+        return Err(args.out_of_memory(&name, o));
     }
     if args.counts {
         write_summary(&mut out, args, &summary, false)?;
@@ -431,23 +696,25 @@ fn edge_list(
     Ok(0)
 }
 
-/// Refuses a graph whose k-cop solve would not fit in memory (graphs of up
-/// to 64 vertices take the small path and always fit).
-fn check_fits(path: &Path, line: usize, n: usize, k: u32) -> Result<(), Failure> {
-    let need = kcop_memory(n, k as usize);
-    let have = retrograde::available_memory();
-    if n > 64 && need > have {
-        return Err(Failure {
-            status: super::EXIT_INPUT,
-            error: anyhow::anyhow!(
-                "{}:{line}: {k} cops on {n} vertices need about {} MiB, more than the {} MiB available: lower --max-cops",
-                path.display(),
-                need >> 20,
-                have >> 20
-            ),
-        });
+impl CopNumberArgs {
+    /// Refuses a `--full-solve` of `k` cops (every state, no early stop)
+    /// that would not fit the cap, before any work (exit status 2).
+    fn check_fits(&self, name: &str, arena: &Arena, k: u32) -> Result<(), Failure> {
+        let need = kcop_memory_for(arena, k as usize, false);
+        if need > self.cap {
+            return Err(Failure {
+                status: super::EXIT_INPUT,
+                error: anyhow::anyhow!(
+                    "{name}: {} on {} vertices or cells would need {}, more than {}",
+                    cops(k),
+                    arena.cells(),
+                    human_bytes(need),
+                    self.cap_words()
+                ),
+            });
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Solves the k-cop game on one graph over every state and reports it.

@@ -9,6 +9,7 @@ use anyhow::Result;
 use retrograde::copnumber::CopNumber;
 use serde::Serialize;
 
+use super::map::OutOfMemoryJson;
 use super::{is_one, speed_note, CopNumberArgs};
 use crate::cli::schema::versioned;
 
@@ -16,9 +17,15 @@ use crate::cli::schema::versioned;
 pub(super) struct GraphJson<'a> {
     graph: u64,
     line: usize,
+    /// The graph in graph6 (as read from a stream, encoded from an edge
+    /// list), as `--out`'s records and the summary name graphs.
+    graph6: &'a str,
     vertices: usize,
     edges: usize,
     cop_number: Option<u32>,
+    /// Set when the search stopped before `--max-cops` for memory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    out_of_memory: Option<OutOfMemoryJson>,
     placement: &'a [u32],
     capture_time: u32,
     capture_time_plies: u32,
@@ -146,7 +153,7 @@ pub(super) fn write_graph(
     line: usize,
     n: usize,
     edges: usize,
-    text: &[u8],
+    (text, graph6): (&[u8], &str),
     r: &CopNumber,
 ) -> Result<()> {
     let (cop_speed, thief_speed) = (args.speeds.cop_speed, args.speeds.thief_speed);
@@ -156,9 +163,11 @@ pub(super) fn write_graph(
             thief_speed,
             graph: index + 1,
             line,
+            graph6,
             vertices: n,
             edges,
             cop_number: r.cop_number,
+            out_of_memory: r.out_of_memory.as_ref().map(OutOfMemoryJson::from),
             placement: &r.placement,
             capture_time: r.capture_time_rounds,
             capture_time_plies: r.capture_time_plies,
@@ -180,7 +189,10 @@ pub(super) fn write_graph(
                     plural(r.capture_time_plies, "ply", "plies")
                 )?;
             }
-            None => writeln!(out, "{text}\tcop number more than the maximum{speeds}")?,
+            None => match &r.out_of_memory {
+                Some(o) => writeln!(out, "{text}\tcop number more than {}{speeds}", o.cops - 1)?,
+                None => writeln!(out, "{text}\tcop number more than the maximum{speeds}")?,
+            },
         }
     }
     Ok(())
@@ -198,7 +210,7 @@ pub(super) fn write_summary(
 ) -> Result<()> {
     if args.json {
         if args.counts {
-            serde_json::to_writer(&mut *out, &s.counts_json(args))?;
+            serde_json::to_writer(&mut *out, &versioned(&s.counts_json(args)))?;
             writeln!(out)?;
         } else {
             let noted = |l: &Noted, timed: bool| NotedJson {

@@ -20,7 +20,7 @@ use retrograde::{
 };
 
 use self::output::{dump, print_text, Report};
-use super::common::{worker_pool, EngineConfig, GameArgs, UsageError, VERTEX};
+use super::common::{no_vertices, worker_pool, EngineConfig, GameArgs, UsageError, VERTEX};
 use super::output::{PlanReport, VerifyReport};
 use super::progress::Reporter;
 use super::solve::SolveArgs;
@@ -332,7 +332,7 @@ fn map_cell(grid: &retrograde::Grid, what: &str, coord: Coord) -> Result<u32> {
 type Built = (Arena, Source, Vec<u32>, Option<u32>);
 
 fn map_arena(path: &Path, game: &GameArgs, k: u32) -> Result<Built> {
-    let map = load_map(path)?;
+    let map = load_map(path).map_err(|e| super::solve::not_a_map(path, e).error)?;
     // Starts are resolved here (several cops); exits as in the one-cop game.
     let placement = Placement {
         cop: None,
@@ -383,7 +383,11 @@ fn graph_arena(path: &Path, game: &GameArgs) -> Result<Built> {
             return graph_from_graph6(path, game);
         }
     }
-    arena_of_graph(load_edge_list(path)?, "edges", game)
+    let list = load_edge_list(path)?;
+    if list.n == 0 {
+        return Err(no_vertices(path, 1).into());
+    }
+    arena_of_graph(list, "edges", game)
 }
 
 /// A graph6 file of one graph (docs/rules.md, "Graph files"): the
@@ -416,6 +420,9 @@ fn graph_from_graph6(path: &Path, game: &GameArgs) -> Result<Built> {
         column: e.column + if header { 10 } else { 0 },
         message: e.message,
     })?;
+    if n == 0 {
+        return Err(no_vertices(path, 1).into());
+    }
     let n = u32::try_from(n)
         .map_err(|_| UsageError(format!("{}: too many vertices", path.display())))?;
     arena_of_graph(retrograde::EdgeList { n, edges }, "graph6", game)

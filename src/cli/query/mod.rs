@@ -14,7 +14,7 @@ use clap::{Args as ClapArgs, ValueEnum};
 use retrograde::{load_scen, AnyTablebase, Coord, Dte, Position, Tablebase, Turn};
 use serde::Serialize;
 
-use super::common::{parse_coord, parse_place, UsageError, VERTEX};
+use super::common::{as_typed, parse_coord, parse_place, UsageError, VERTEX};
 use super::Failure;
 
 /// A side on the command line.
@@ -267,7 +267,9 @@ pub(crate) fn run(args: QueryArgs) -> Result<i32, Failure> {
     if !args.stdin {
         let cop = one_cop(&args.cop)?;
         let thief = one_cell("--thief", args.thief.expect("clap"))?;
-        let pos = tb.position(swap_if(args.xy, cop), swap_if(args.xy, thief), turn)?;
+        let pos = tb
+            .position(swap_if(args.xy, cop), swap_if(args.xy, thief), turn)
+            .map_err(|e| as_typed(e, args.xy))?;
         answer(&mut out, &pos)?;
         return Ok(0);
     }
@@ -299,7 +301,9 @@ pub(crate) fn run(args: QueryArgs) -> Result<i32, Failure> {
         let parsed = parse_line(&line, tb.first_mover())
             .map_err(|m| anyhow::Error::new(UsageError(m)))
             .and_then(|(c, t, turn)| {
-                Ok(tb.position(swap_if(args.xy, c), swap_if(args.xy, t), turn)?)
+                Ok(tb
+                    .position(swap_if(args.xy, c), swap_if(args.xy, t), turn)
+                    .map_err(|e| as_typed(e, args.xy))?)
             });
         match parsed {
             Ok(pos) => answer(&mut out, &pos)?,
