@@ -24,6 +24,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
 
 use crate::error::Result;
+use crate::snapshot::Snapshot;
 use crate::solve::checkpoint::{decode_checked, opt_u32, Hashing};
 
 const MAGIC: &[u8] = b"RETROGRADE-BAND-CHECKPOINT-1\n";
@@ -98,19 +99,16 @@ impl BandSnapshot<'_> {
     pub fn band(&self) -> usize {
         self.band
     }
+}
 
-    /// The level the resumed solve drains first.
-    #[must_use]
-    pub fn level(&self) -> u32 {
+/// A band's snapshot writes itself as every kernel's does; its `level` is
+/// the level the resumed solve drains first.
+impl Snapshot for BandSnapshot<'_> {
+    fn level(&self) -> u32 {
         self.progress.level
     }
 
-    /// Writes the snapshot with the caller's `fingerprint` (name, value
-    /// pairs that a resume must match).
-    ///
-    /// # Errors
-    /// Whatever `out` returns.
-    pub fn write_to(
+    fn write_to(
         &self,
         fingerprint: &[(String, String)],
         out: &mut dyn Write,

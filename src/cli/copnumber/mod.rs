@@ -477,40 +477,25 @@ pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
                 }
             };
             let index = summary.graphs;
-            if let Some(o) = &r.out_of_memory {
-                // The graphs before it are kept (printed, or in --out's
-                // file); it and the rest are not, and no summary is given.
-                if file.is_none() && !args.counts {
-                    let graph6 = String::from_utf8_lossy(bytes);
-                    write_graph(
-                        &mut out,
-                        &args,
+            // A graph over the memory cap ends the run: the graphs before
+            // it are kept (printed, or in --out's file), it is printed but
+            // not kept, the rest are not read, and no summary is given.
+            let over = r.out_of_memory.as_ref();
+            if over.is_none() {
+                summary.add_solved(index, *line, bytes, &r);
+            }
+            if let Some(file) = file.as_mut() {
+                if over.is_none() {
+                    file.push(&Record::new(
                         index,
                         *line,
-                        n,
-                        edges,
-                        (bytes, &graph6),
+                        bytes,
+                        (n, edges),
+                        args.max_cops,
+                        args.speeds,
                         &r,
-                    )?;
+                    ))?;
                 }
-                out.flush()?;
-                if let Some(file) = file.as_mut() {
-                    file.flush()?;
-                }
-                let name = format!("{}:{line}", path.display());
-                return Err(args.out_of_memory(&name, o));
-            }
-            summary.add_solved(index, *line, bytes, &r);
-            if let Some(file) = file.as_mut() {
-                file.push(&Record::new(
-                    index,
-                    *line,
-                    bytes,
-                    (n, edges),
-                    args.max_cops,
-                    args.speeds,
-                    &r,
-                ))?;
             } else if !args.counts {
                 let graph6 = String::from_utf8_lossy(bytes);
                 write_graph(
@@ -523,6 +508,14 @@ pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
                     (bytes, &graph6),
                     &r,
                 )?;
+            }
+            if let Some(o) = over {
+                out.flush()?;
+                if let Some(file) = file.as_mut() {
+                    file.flush()?;
+                }
+                let name = format!("{}:{line}", path.display());
+                return Err(args.out_of_memory(&name, o));
             }
         }
         if let Some(file) = file.as_mut() {
