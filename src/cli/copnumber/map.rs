@@ -85,8 +85,9 @@ struct MapJson<'a> {
     cop_number: Option<u32>,
     /// The winning placement's cells as `[row, column]`.
     placement: Vec<[usize; 2]>,
-    capture_time: u32,
-    capture_time_plies: u32,
+    /// Null when the cops cannot win, as for graphs.
+    capture_time: Option<u32>,
+    capture_time_plies: Option<u32>,
 }
 
 /// Reads the map from `input` and prints its cop number.
@@ -193,8 +194,8 @@ pub(super) fn run(
             thief_speed,
             cop_number: r.cop_number,
             placement: cells,
-            capture_time: r.capture_time_rounds,
-            capture_time_plies: r.capture_time_plies,
+            capture_time: r.cop_number.map(|_| r.capture_time_rounds),
+            capture_time_plies: r.cop_number.map(|_| r.capture_time_plies),
         };
         serde_json::to_writer(&mut out, &versioned(&j))?;
         writeln!(out)?;

@@ -10,6 +10,7 @@
 //! flags of `solve --cops K`) ask for the cop number with fast pieces, on
 //! graphs and maps alike; the plain graph game's fast path is for speed 1.
 
+mod input;
 mod map;
 mod report;
 mod results;
@@ -19,12 +20,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
+use input::{no_vertices, parse_graph, Stoppable};
 use rayon::prelude::*;
 use retrograde::copnumber::{
     cop_number, cop_number_of_graph, kcop_memory, multiset_count, solve_kcops, CopNumber, KArena,
     KcopOptions,
 };
-use retrograde::{parse_graph6, Graph6Reader};
+use retrograde::Graph6Reader;
 
 use super::common::{GameArgs, SpeedArgs, UsageError};
 use super::output::{defer_stop_signals, note_input, stop_requested, OutputTarget};
@@ -119,7 +121,16 @@ const BATCH: usize = 1 << 15;
 pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
     let path = args.file.clone();
     let input: Box<dyn BufRead> = if path == Path::new("-") {
-        Box::new(BufReader::with_capacity(1 << 20, std::io::stdin()))
+        if args.out.is_some() {
+            // A stop is deferred to the end of a batch: an idle stream
+            // must not keep it waiting.
+            Box::new(BufReader::with_capacity(
+                1 << 20,
+                Stoppable::new(std::io::stdin()),
+            ))
+        } else {
+            Box::new(BufReader::with_capacity(1 << 20, std::io::stdin()))
+        }
     } else {
         let f = std::fs::File::open(&path)
             .with_context(|| format!("cannot open {}", path.display()))
@@ -127,7 +138,11 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
                 status: super::EXIT_INPUT,
                 error: e,
             })?;
-        Box::new(BufReader::with_capacity(1 << 20, f))
+        if args.out.is_some() {
+            Box::new(BufReader::with_capacity(1 << 20, Stoppable::new(f)))
+        } else {
+            Box::new(BufReader::with_capacity(1 << 20, f))
+        }
     };
     let mut input = input;
     let head = map::peek(&mut *input).map_err(|source| retrograde::Error::Io {
@@ -184,20 +199,19 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
                 None => break,
                 Some((line, bytes)) => {
                     if first && bytes.iter().any(u8::is_ascii_whitespace) {
-                        let mut text = bytes.to_vec();
-                        text.push(b'\n');
-                        return edge_list(&args, &path, line, text, reader_rest(&mut reader)?);
+                        let text = bytes.to_vec();
+                        return edge_list(&args, &path, line, &text, &mut reader);
                     }
                     first = false;
                     if let Some(k) = args.full_solve {
-                        let (n, edges) = parse_graph6(bytes).map_err(|e| reader.line_error(e))?;
+                        let (n, edges) = parse_graph(bytes).map_err(|e| reader.line_error(e))?;
                         check_fits(&path, line, n, k)?;
                         full_solve(&mut out, &args.graph_arena(n, &edges), k)?;
                         continue;
                     }
                     if bytes.first().is_some_and(|&b| b > 63 + 62) {
                         // Over 62 vertices: the general engine.
-                        if let Ok((n, _)) = parse_graph6(bytes) {
+                        if let Ok((n, _)) = parse_graph(bytes) {
                             check_fits(&path, line, n, args.max_cops)?;
                         }
                     }
@@ -232,7 +246,7 @@ pub(crate) fn run(args: CopNumberArgs) -> Result<i32, Failure> {
             .map(|(line, bytes)| {
                 stop_requested()
                     .is_none()
-                    .then(|| match parse_graph6(bytes) {
+                    .then(|| match parse_graph(bytes) {
                         Ok((n, edges)) => Ok((n, edges.len(), args.solve_graph(n, &edges, timed))),
                         Err(e) => Err((*line, e)),
                     })
@@ -317,10 +331,9 @@ fn open_results(args: &CopNumberArgs, timed: bool) -> Result<Option<Results>, Fa
     let Some(path) = &args.out else {
         return Ok(None);
     };
-    // Replacing the stream being read would lose it.
-    if args.file != Path::new("-") {
-        note_input("the graph stream", &args.file)?;
-    }
+    // Replacing the stream being read would lose it (standard input's
+    // file included).
+    note_input("the graph stream", &args.file)?;
     let target = OutputTarget::check("--out", path)?;
     if !target.is_file() {
         return Err(UsageError(format!(
@@ -335,76 +348,39 @@ fn open_results(args: &CopNumberArgs, timed: bool) -> Result<Option<Results>, Fa
     Ok(Some(file))
 }
 
-/// The rest of the input after the first line, as bytes.
-fn reader_rest<R: BufRead>(reader: &mut Graph6Reader<R>) -> Result<Vec<(usize, Vec<u8>)>> {
-    let mut rest = Vec::new();
-    while let Some((line, bytes)) = reader.next_line()? {
-        rest.push((line, bytes.to_vec()));
-    }
-    Ok(rest)
-}
-
-/// One graph given as an edge list: `u v` a line, `#` comments.
-fn edge_list(
+/// One graph given as an edge list: `u v` a line, `#` comments. Each
+/// line is parsed as it is read (the lines kept first took 16 bytes per
+/// byte of input; issue 33, item 14).
+fn edge_list<R: BufRead>(
     args: &CopNumberArgs,
     path: &Path,
     first_line: usize,
-    first: Vec<u8>,
-    rest: Vec<(usize, Vec<u8>)>,
+    first: &[u8],
+    reader: &mut Graph6Reader<R>,
 ) -> Result<i32, Failure> {
-    let mut edges = Vec::new();
-    let mut n = 0usize;
-    for (line, bytes) in std::iter::once((first_line, first)).chain(rest) {
-        let text = String::from_utf8_lossy(&bytes);
-        let body = text.split('#').next().unwrap_or("");
-        if body.trim().is_empty() {
-            continue;
-        }
-        let bad = |column: usize, message: String| {
-            Failure::from(retrograde::Error::Parse {
-                path: path.display().to_string(),
-                line,
-                column,
-                message,
-            })
-        };
-        let mut fields = Vec::new();
-        let mut at = 0;
-        for word in body.split_ascii_whitespace() {
-            let col = body[at..].find(word).map_or(at, |i| at + i);
-            at = col + word.len();
-            fields.push((col + 1, word));
-        }
-        if fields.len() != 2 {
-            let col = fields.get(2).map_or(body.trim_end().len() + 1, |f| f.0);
-            return Err(bad(
-                col,
-                format!(
-                    "expected an edge `u v` (two vertices), found {} fields",
-                    fields.len()
-                ),
-            ));
-        }
-        let mut uv = [0u32; 2];
-        for (i, (col, word)) in fields.iter().enumerate() {
-            uv[i] = match word.parse::<u32>() {
-                Ok(v) if v < 1 << 16 => v,
-                _ => {
-                    return Err(bad(
-                        *col,
-                        format!("expected a vertex number 0..65535, found `{word}`"),
-                    ))
-                }
-            };
-            n = n.max(uv[i] as usize + 1);
-        }
-        edges.push((uv[0], uv[1]));
-    }
     if args.out.is_some() {
         return Err(UsageError(format!(
             "--out: {} is an edge list (one graph); --out and --resume are for graph6 streams",
             path.display()
         ))
+        .into());
+    }
+    let mut edges = Vec::new();
+    let mut n = 0usize;
+    add_edge(path, first_line, first, &mut edges, &mut n)?;
+    let mut last = first_line;
+    while let Some((line, bytes)) = reader.next_line()? {
+        add_edge(path, line, bytes, &mut edges, &mut n)?;
+        last = line;
+    }
+    if n == 0 {
+        let e = no_vertices();
+        return Err(retrograde::Error::Parse {
+            path: path.display().to_string(),
+            line: last,
+            column: e.column,
+            message: format!("no edges: {}", e.message),
+        }
         .into());
     }
     let stdout = std::io::stdout();
@@ -427,6 +403,62 @@ fn edge_list(
         write_summary(&mut out, args, &summary, false)?;
     }
     Ok(0)
+}
+
+/// Adds the edge of line `line` of an edge list (`u v`; blank lines and
+/// `#` comments add none), growing the vertex count `n` to cover it.
+fn add_edge(
+    path: &Path,
+    line: usize,
+    bytes: &[u8],
+    edges: &mut Vec<(u32, u32)>,
+    n: &mut usize,
+) -> Result<(), Failure> {
+    let text = String::from_utf8_lossy(bytes);
+    let body = text.split('#').next().unwrap_or("");
+    if body.trim().is_empty() {
+        return Ok(());
+    }
+    let bad = |column: usize, message: String| {
+        Failure::from(retrograde::Error::Parse {
+            path: path.display().to_string(),
+            line,
+            column,
+            message,
+        })
+    };
+    let mut fields = Vec::new();
+    let mut at = 0;
+    for word in body.split_ascii_whitespace() {
+        let col = body[at..].find(word).map_or(at, |i| at + i);
+        at = col + word.len();
+        fields.push((col + 1, word));
+    }
+    if fields.len() != 2 {
+        let col = fields.get(2).map_or(body.trim_end().len() + 1, |f| f.0);
+        return Err(bad(
+            col,
+            format!(
+                "expected an edge `u v` (two vertices), found {} fields",
+                fields.len()
+            ),
+        ));
+    }
+    let mut uv = [0u32; 2];
+    for (i, (col, word)) in fields.iter().enumerate() {
+        uv[i] = match word.parse::<u32>() {
+            Ok(v) if v < 1 << 16 => v,
+            _ => {
+                return Err(bad(
+                    *col,
+                    format!("expected a vertex number 0..65535, found `{word}`"),
+                ))
+            }
+        };
+        *n = (*n).max(uv[i] as usize + 1);
+    }
+    edges.push((uv[0], uv[1]));
+    Ok(())
 }
 
 /// Refuses a graph whose k-cop solve would not fit in memory (graphs of up

@@ -200,7 +200,7 @@ fn checkpoints(
     let resume = match &args.resume {
         None => None,
         Some(from) => {
-            let ck = KCheckpoint::open(&checkpoint::file_in(from))?;
+            let ck = KCheckpoint::open(&checkpoint::resume_file_in(from)?)?;
             checkpoint::check_fingerprint(from, ck.fingerprint(), &fingerprint)?;
             Some(ck)
         }
