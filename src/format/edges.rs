@@ -45,7 +45,8 @@ pub fn looks_like_graph6(head: &[u8]) -> bool {
 /// in errors.
 ///
 /// # Errors
-/// [`Error::Parse`] with the line and column of the first problem.
+/// [`Error::Parse`] with the line and column of the first problem, or of
+/// the end when there is no edge.
 ///
 /// # Example
 /// ```
@@ -167,6 +168,15 @@ fn read_edge_list(mut reader: impl BufRead, path: &str) -> Result<EdgeList> {
                 edges.push((ids[0], ids[1]));
             }
         }
+    }
+    // No edge, no vertex: a game with no states, whose saved table its own
+    // reader refuses (issue 33, item 16).
+    if n == 0 {
+        return Err(error(
+            number.max(1),
+            1,
+            "no edges: expected at least one edge `u v` (a graph needs a vertex)".into(),
+        ));
     }
     Ok(EdgeList { n, edges })
 }

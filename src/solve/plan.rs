@@ -172,7 +172,7 @@ pub fn plan_storage(
             if arrays > room {
                 return Err(Error::TooLarge {
                     what: format!(
-                        "the explicit engine's state arrays ({states} states), before its graph"
+                        "the explicit graph's state arrays alone ({states} states, its edges not counted)"
                     ),
                     needed: arrays,
                     available: room,

@@ -520,3 +520,120 @@ fn a_fifo_checkpoint_is_refused_not_waited_on() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Item 16: what the several-cops game ignored is refused: map-only rule
+/// flags on a graph, a start for one side alone, and a graph with no
+/// vertices (its saved table was refused by the table reader); a seed
+/// map's K cop letters are the start of `--cops K`, as the guide says.
+#[test]
+fn several_cops_refuse_what_they_would_ignore_and_read_k_cop_letters() {
+    let dir = temp_dir("hostile-kcops");
+    let petersen = [
+        "solve",
+        "--graph",
+        "data/graphs/petersen.txt",
+        "--cops",
+        "2",
+    ];
+    let starts = ["--cop", "0", "--cop", "1", "--thief", "5", "-q"];
+    for flag in [
+        "--thief-diagonal",
+        "--cop-orthogonal",
+        "--no-corner-cutting",
+        "--xy",
+    ] {
+        let out = run(&[&petersen[..], &starts, &[flag]].concat(), None);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {}", stderr(&out));
+        assert!(stderr(&out).contains(flag), "{}", stderr(&out));
+        assert!(stderr(&out).contains("for grid maps"), "{}", stderr(&out));
+    }
+    // Rules that a graph has (passes, who moves first) still run.
+    let out = run(
+        &[&petersen[..], &starts, &["--no-pass", "--thief-first"]].concat(),
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let p3 = dir.join("p3.txt");
+    std::fs::write(&p3, "0 1\n1 2\n").unwrap();
+    let p = p3.to_str().unwrap();
+    for (lone, missing) in [
+        (vec!["--cop", "0", "--cop", "1"], "give --thief"),
+        (vec!["--thief", "2"], "give --cop"),
+    ] {
+        let args = ["solve", "--graph", p, "--cops", "2", "-q"];
+        let out = run(&[&args[..], &lone].concat(), None);
+        assert_eq!(out.status.code(), Some(2), "{lone:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(missing), "{}", stderr(&out));
+    }
+    let out = run(
+        &[
+            "solve",
+            "data/maps/sample.txt",
+            "--cops",
+            "2",
+            "--thief",
+            "5,9",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // No vertices: graph6 `?`, an empty edge list, comments only.
+    let table = dir.join("t.rtb");
+    for (name, text, place) in [
+        ("g.g6", "?\n", "g.g6:1:1:"),
+        ("empty.txt", "", "empty.txt:1:1:"),
+        ("comments.txt", "# one\n# two\n", "comments.txt:2:1:"),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let args = ["solve", "--graph", path.to_str().unwrap(), "--cops", "1"];
+        let out = run(
+            &[&args[..], &["--save", table.to_str().unwrap(), "-q"]].concat(),
+            None,
+        );
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", stderr(&out));
+        assert!(stderr(&out).contains(place), "{name}: {}", stderr(&out));
+        assert!(!table.exists(), "{name}: a table was left");
+    }
+    // Two cop letters (C and P): the start of --cops 2; a third is refused
+    // at its place, and the one-cop game still takes one letter only.
+    let two = dir.join("two.txt");
+    std::fs::write(&two, "5 5\nC...E\n.....\n..T..\n.....\nE...P\n").unwrap();
+    let t = two.to_str().unwrap();
+    let out = run(&["solve", t, "--cops", "2", "-q"], None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = crate::support::stdout(&out);
+    assert!(text.starts_with("result: "), "{text}");
+    assert!(!text.contains("result: none"), "{text}");
+    let flags = run(
+        &[
+            "solve", t, "--cops", "2", "--cop", "0,0", "--cop", "4,4", "--thief", "2,2", "-q",
+        ],
+        None,
+    );
+    assert_eq!(
+        crate::support::stdout(&flags).lines().next(),
+        text.lines().next(),
+        "the letters' start and the same start as flags"
+    );
+    let out = run(&["solve", t, "-q"], None);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("two.txt:6:5: a second cop start"),
+        "{}",
+        stderr(&out)
+    );
+    let three = dir.join("three.txt");
+    std::fs::write(&three, "3 3\nC.P\n.T.\nP..\n").unwrap();
+    let out = run(
+        &["solve", three.to_str().unwrap(), "--cops", "2", "-q"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("three.txt:4:1: cop start 3"),
+        "{}",
+        stderr(&out)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

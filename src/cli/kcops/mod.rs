@@ -14,8 +14,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use retrograde::{
-    load_edge_list, load_map, looks_like_graph6, parse_graph6, plan_storage, solve, verify_kcops,
-    verify_observed, Arena, Board, Coord, Engine, Game, KCops, Placement, Solution, SolveOptions,
+    load_edge_list, load_map_with_cops, looks_like_graph6, parse_graph6, plan_storage, solve,
+    verify_kcops, verify_observed, Arena, Board, Coord, Engine, Game, KCops, Placement, Solution,
+    SolveOptions,
 };
 
 use self::output::{dump, print_text, Report, Solved};
@@ -111,6 +112,7 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
         ))
         .into());
     }
+    super::common::refuse_one_sided_start(&args.game, cops.is_empty(), thief.is_none())?;
     let arena = arena.with_speeds(args.kcops.speeds.cop_speed, args.kcops.speeds.thief_speed);
     let exits = arena.exit_count() as u64;
     let cells = u64::from(arena.cells());
@@ -316,7 +318,7 @@ fn map_cell(grid: &retrograde::Grid, what: &str, coord: Coord) -> Result<u32> {
 type Built = (Arena, Source, Vec<u32>, Option<u32>);
 
 fn map_arena(path: &Path, game: &GameArgs, k: u32) -> Result<Built> {
-    let map = load_map(path)?;
+    let map = load_map_with_cops(path, k as usize)?;
     // Starts are resolved here (several cops); exits as in the one-cop game.
     let placement = Placement {
         cop: None,
@@ -325,6 +327,7 @@ fn map_arena(path: &Path, game: &GameArgs, k: u32) -> Result<Built> {
     };
     let walls = retrograde::Map {
         cop: None,
+        more_cops: Vec::new(),
         thief: None,
         ..map.clone()
     };
@@ -336,8 +339,10 @@ fn map_arena(path: &Path, game: &GameArgs, k: u32) -> Result<Built> {
         .iter()
         .map(|&c| map_cell(grid, "--cop", order(c)))
         .collect::<Result<Vec<_>>>()?;
-    if cops.is_empty() && k == 1 {
-        if let Some(c) = map.cop {
+    // The map's cop letters are the start when there are K of them.
+    let letters: Vec<Coord> = map.cop.into_iter().chain(map.more_cops.clone()).collect();
+    if cops.is_empty() && letters.len() == k as usize {
+        for c in letters {
             cops.push(map_cell(grid, "the map's cop start", c)?);
         }
     }
@@ -400,6 +405,9 @@ fn graph_from_graph6(path: &Path, game: &GameArgs) -> Result<Built> {
         column: e.column + if header { 10 } else { 0 },
         message: e.message,
     })?;
+    if n == 0 {
+        return Err(graph6_no_vertices(path, header).into());
+    }
     let n = u32::try_from(n)
         .map_err(|_| UsageError(format!("{}: too many vertices", path.display())))?;
     arena_of_graph(retrograde::EdgeList { n, edges }, "graph6", game)
@@ -417,6 +425,7 @@ fn arena_of_graph(
             UsageError("--exits rules are for maps; give --exit V on a graph".into()).into(),
         );
     }
+    game.refuse_map_only_flags()?;
     let vertex = |what: &str, c: Coord| -> Result<u32> {
         match c {
             (VERTEX, v) if v < list.n as usize => Ok(v as u32),
@@ -451,4 +460,15 @@ fn arena_of_graph(
         edges: list.edges.len(),
     };
     Ok((arena, source, cops, thief))
+}
+
+/// The refusal of a graph6 graph with no vertices (`?`): its game has no
+/// states, and the table saved of it was one its own reader refused.
+fn graph6_no_vertices(path: &Path, header: bool) -> retrograde::Error {
+    retrograde::Error::Parse {
+        path: path.display().to_string(),
+        line: 1,
+        column: 1 + if header { 10 } else { 0 },
+        message: "a graph with no vertices: expected a graph of 1 vertex or more".into(),
+    }
 }
