@@ -17,11 +17,26 @@ fn edge_array<'py>(
     edges: &Bound<'py, PyAny>,
 ) -> PyResult<PyReadonlyArray2<'py, i64>> {
     let np = py.import("numpy")?;
-    let arr = np.call_method1("asarray", (edges, "int64"))?;
+    // Integers only, as `probe_many` takes them: a cast to int64 truncated
+    // 1.5 to 1 (and NaN to -2^63) and answered another graph.
+    let arr = np.call_method1("asarray", (edges,))?;
     let arr = if arr.getattr("size")?.extract::<usize>()? == 0 {
         np.call_method1("zeros", ((0, 2), "int64"))?
     } else {
-        arr
+        let shape: Vec<usize> = arr.getattr("shape")?.extract()?;
+        if shape.len() != 2 || shape[1] != 2 {
+            return Err(PyValueError::new_err(format!(
+                "edges: expected an (M, 2) array of vertex ids, got shape {shape:?}"
+            )));
+        }
+        let kind: String = arr.getattr("dtype")?.getattr("kind")?.extract()?;
+        if !matches!(kind.as_str(), "i" | "u") {
+            return Err(PyValueError::new_err(format!(
+                "edges: vertex ids must be integers, got dtype {}",
+                arr.getattr("dtype")?.str()?
+            )));
+        }
+        np.call_method1("asarray", (arr, "int64"))?
     };
     let arr: PyReadonlyArray2<'py, i64> = arr
         .extract()
@@ -158,7 +173,8 @@ const MAX_VERTEX: i64 = 1 << 16;
 /// first). A dict, as `retrograde copnumber --json` reports it:
 /// `cop_number` (`None` when more than `max_cops` are needed),
 /// `placement` (vertex ids, ascending), `capture_time` (rounds) and
-/// `capture_time_plies`, `vertices`. `ValueError` for bad input,
+/// `capture_time_plies` (`None` with the cop number), `vertices`.
+/// `ValueError` for bad input (a graph with no vertices included),
 /// `MemoryError` for a solve that cannot fit.
 #[pyfunction]
 #[pyo3(signature = (edges, *, n=None, max_cops=4))]
@@ -209,6 +225,13 @@ pub fn cop_number_edges<'py>(
             n
         }
     } as usize;
+    if n == 0 {
+        // As `retrograde copnumber` refuses it: no number of cops "fails"
+        // on a graph with no vertices.
+        return Err(PyValueError::new_err(
+            "a graph with no vertices has no cop number: expected a graph of 1 vertex or more",
+        ));
+    }
     // As `retrograde copnumber` refuses it: graphs of up to 64 vertices
     // take the small engine and always fit.
     let need = retrograde::copnumber::kcop_memory(n, max_cops as usize);
@@ -230,8 +253,10 @@ pub fn cop_number_edges<'py>(
     let d = pyo3::types::PyDict::new(py);
     d.set_item("cop_number", r.cop_number)?;
     d.set_item("placement", r.placement)?;
-    d.set_item("capture_time", r.capture_time_rounds)?;
-    d.set_item("capture_time_plies", r.capture_time_plies)?;
+    // None when the cops cannot win, as `copnumber --json` says.
+    let timed = r.cop_number.is_some();
+    d.set_item("capture_time", timed.then_some(r.capture_time_rounds))?;
+    d.set_item("capture_time_plies", timed.then_some(r.capture_time_plies))?;
     d.set_item("vertices", n)?;
     Ok(d)
 }

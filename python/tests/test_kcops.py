@@ -26,8 +26,10 @@ def cli_json(cli, *args):
         (DATA / "maps" / "seed" / "ring.txt", None, None, []),
         (DATA / "maps" / "seed" / "ring.txt", [(0, 0), (3, 0), (0, 3)], None, ["--exits", "border"]),
         (
+            # No thief start on the map: no cops' start either (the CLI
+            # refuses --cop without --thief).
             DATA / "maps" / "movingai" / "empty-8-8.map",
-            [(0, 0), (7, 7)],
+            None,
             retrograde.Rules(cop_diagonal=False, thief_passes=False),
             ["--cop-orthogonal", "--no-thief-pass"],
         ),
@@ -145,7 +147,10 @@ def test_cop_number_bad_input():
         retrograde.cop_number([(0, 3)], n=3)
     with pytest.raises(ValueError, match=r"\(M, 2\)"):
         retrograde.cop_number(np.zeros((2, 3)))
-    # No vertices: no number of cops wins (as the CLI answers an empty graph).
-    assert retrograde.cop_number([])["cop_number"] is None
+    # No vertices: no cop number (the CLI refuses the graph too).
+    with pytest.raises(ValueError, match="no vertices"):
+        retrograde.cop_number([])
+    with pytest.raises(ValueError, match="no vertices"):
+        retrograde.cop_number(nx.Graph())
     # Isolated vertices given by n: each needs its own cop.
     assert retrograde.cop_number([(0, 1)], n=3)["cop_number"] == 2
