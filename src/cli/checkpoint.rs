@@ -216,7 +216,11 @@ impl DirSink {
         let target = OutputTarget::check("--checkpoint", &path).map_err(|e| failed(e.0))?;
         target
             .write_with(|out| write(&self.fingerprint, out))
-            .map_err(|e| failed(format!("{e:#}")))?;
+            .map_err(|e| {
+                // After work was done: exit status 1, as a full disk is.
+                super::output::note_write_failure();
+                failed(format!("{e:#}"))
+            })?;
         *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
         Ok(())
     }

@@ -338,6 +338,29 @@ fn copnumber_out_on_its_stdin_is_refused_and_a_late_write_failure_exits_1() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("c.jsonl"), "{}", stderr(&out));
     assert!(!dir.join("c.jsonl").exists());
+    // A checkpoint snapshot (due at once) failing the same way: also 1.
+    let mut map = String::from("30 30\n");
+    for _ in 0..30 {
+        map.push_str(&".".repeat(30));
+        map.push('\n');
+    }
+    let room = dir.join("room.txt");
+    std::fs::write(&room, map).unwrap();
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 8; exec \"$0\" solve {} --cops 2 --checkpoint {} \
+         --checkpoint-every 0.00001 -q",
+        room.display(),
+        dir.join("ck").display()
+    );
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_retrograde"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("checkpoint.rcp"), "{}", stderr(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
