@@ -323,6 +323,24 @@ fn copnumber_out_on_its_stdin_is_refused_and_a_late_write_failure_exits_1() {
         stderr(&out)
     );
     assert_eq!(std::fs::read(&g).unwrap(), before);
+    // The same for a map read from standard input and dumped over itself.
+    let map = dir.join("m.txt");
+    std::fs::copy("data/maps/sample.txt", &map).unwrap();
+    let out = crate::support::bin()
+        .args(["solve", "-", "--dump", map.to_str().unwrap(), "-q"])
+        .stdin(std::fs::File::open(&map).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is the map it reads"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read(&map).unwrap(),
+        std::fs::read("data/maps/sample.txt").unwrap()
+    );
     let script = format!(
         "trap '' XFSZ; ulimit -f 8; exec \"$0\" copnumber {} --out {}",
         g.display(),
