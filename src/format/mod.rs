@@ -7,7 +7,9 @@ mod movingai;
 mod scen;
 mod seed;
 
-pub use edges::{load_edge_list, looks_like_graph6, parse_edge_list, EdgeList};
+pub use edges::{
+    load_edge_list, load_edge_list_within, looks_like_graph6, parse_edge_list, EdgeList,
+};
 pub use scen::{load_scen, parse_scen, Scenario, ScenarioEntry};
 
 use std::io::{BufRead, BufReader};

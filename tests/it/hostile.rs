@@ -458,21 +458,14 @@ fn run_within(args: &[&str], limit: Duration) -> Output {
     child.wait_with_output().unwrap()
 }
 
-/// Item 14: memory caps are kept before the work that would exceed them:
-/// `graph -` refuses an endless edge list once what it read needs more
-/// than `--memory`; a solve under an address-space limit (`ulimit -v`) is
-/// refused with the bytes needed, not aborted by a failed allocation;
-/// the explicit engine refuses state arrays past the cap before counting
-/// every state's moves; a size near 2^64 does not wrap to a small one.
-#[test]
-fn memory_caps_are_kept_before_the_work() {
-    let dir = temp_dir("hostile-memory");
-    // An endless stream of one edge (`yes '0 1'`): refused once the
-    // edges read need more than the cap (it was parsed until memory ran
-    // out: an abort under the address-space limit).
+/// `retrograde COMMAND --memory 10M -q` (words split at blanks) under a
+/// 2 GiB address-space limit, fed `0 1` lines until it stops reading.
+fn endless_edges(command: &str) -> Output {
     let mut child = Command::new("sh")
         .arg("-c")
-        .arg("ulimit -v 2097152; exec \"$0\" graph - --memory 10M -q")
+        .arg(format!(
+            "ulimit -v 2097152; exec \"$0\" {command} --memory 10M -q"
+        ))
         .arg(env!("CARGO_BIN_EXE_retrograde"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -487,8 +480,27 @@ fn memory_caps_are_kept_before_the_work() {
     });
     let out = child.wait_with_output().unwrap();
     feeder.join().unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("read up to line"), "{}", stderr(&out));
+    out
+}
+
+/// Item 14: memory caps are kept before the work that would exceed them:
+/// `graph -` refuses an endless edge list once what it read needs more
+/// than `--memory`; a solve under an address-space limit (`ulimit -v`) is
+/// refused with the bytes needed, not aborted by a failed allocation;
+/// the explicit engine refuses state arrays past the cap before counting
+/// every state's moves; a size near 2^64 does not wrap to a small one.
+#[test]
+fn memory_caps_are_kept_before_the_work() {
+    let dir = temp_dir("hostile-memory");
+    // An endless stream of one edge (`yes '0 1'`): refused once the
+    // edges read need more than the cap (it was parsed until memory ran
+    // out: an abort under the address-space limit), by `graph` and by
+    // `solve --graph` alike.
+    for command in ["graph -", "solve --graph - --cops 1"] {
+        let out = endless_edges(command);
+        assert_eq!(out.status.code(), Some(2), "{command}: {}", stderr(&out));
+        assert!(stderr(&out).contains("read up to line"), "{}", stderr(&out));
+    }
     // Two cops on a path of 2000 vertices: about 3 GB of bitsets.
     let path = dir.join("path.txt");
     let edges: String = (0..1999).map(|i| format!("{i} {}\n", i + 1)).collect();

@@ -14,9 +14,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use retrograde::{
-    load_edge_list, load_map_with_cops, looks_like_graph6, parse_graph6, plan_storage, solve,
-    verify_kcops, verify_observed, Arena, Board, Coord, Engine, Game, KCops, Placement, Solution,
-    SolveOptions,
+    load_edge_list_within, load_map_with_cops, looks_like_graph6, parse_graph6, plan_storage,
+    solve, verify_kcops, verify_observed, Arena, Board, Coord, Engine, Game, KCops, Placement,
+    Solution, SolveOptions,
 };
 
 use self::output::{dump, print_text, Report, Solved};
@@ -101,7 +101,7 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
     let dte_table = args.dte_table || args.dump.is_some();
     let k = args.kcops.k();
     let (arena, source, cops, thief) = if args.kcops.graph {
-        graph_arena(&args.map, &args.game)?
+        graph_arena(&args.map, &args.game, config.limits().memory)?
     } else {
         map_arena(&args.map, &args.game, k)?
     };
@@ -359,7 +359,7 @@ fn map_arena(path: &Path, game: &GameArgs, k: u32) -> Result<Built> {
     Ok((Arena::from_board(&board, game.rules()), source, cops, thief))
 }
 
-fn graph_arena(path: &Path, game: &GameArgs) -> Result<Built> {
+fn graph_arena(path: &Path, game: &GameArgs, memory: Option<u64>) -> Result<Built> {
     if path != Path::new("-") {
         let mut head = [0u8; 256];
         let read = std::fs::File::open(path)
@@ -372,7 +372,7 @@ fn graph_arena(path: &Path, game: &GameArgs) -> Result<Built> {
             return graph_from_graph6(path, game);
         }
     }
-    arena_of_graph(load_edge_list(path)?, "edges", game)
+    arena_of_graph(load_edge_list_within(path, memory)?, "edges", game)
 }
 
 /// A graph6 file of one graph (docs/rules.md, "Graph files"): the
