@@ -65,7 +65,8 @@ pub fn threads_arg(threads: Option<usize>) -> PyResult<usize> {
 ///
 /// `cops`: 1 to 4 cops. `cops_at`: the cops' start cells, `cops` of
 /// them (one cop: replaces the map's cop start; several: without it there
-/// is no start, only the values of every state). `rules`: a `Rules`
+/// is no start, only the values of every state; with it, the map needs a
+/// thief start, else `ValueError`). `rules`: a `Rules`
 /// (default: the standard game). `distances`: keep every state's distance
 /// to end (else only the start's). `threads`: worker threads (default: all
 /// cores). `memory`: bytes the solve may use; above it, it runs out of

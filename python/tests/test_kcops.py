@@ -154,3 +154,13 @@ def test_cop_number_bad_input():
         retrograde.cop_number(nx.Graph())
     # Isolated vertices given by n: each needs its own cop.
     assert retrograde.cop_number([(0, 1)], n=3)["cop_number"] == 2
+
+
+def test_cops_at_without_a_thief_start_is_refused():
+    # Issue 33, item 16: as the CLI refuses --cop without --thief, instead
+    # of solving the whole game with no start.
+    m = retrograde.Map.from_file(DATA / "maps" / "movingai" / "empty-8-8.map")
+    with pytest.raises(ValueError, match="no thief start"):
+        retrograde.solve(m, cops=2, cops_at=[(0, 0), (7, 7)])
+    # The sample marks a thief: its start goes with the cops'.
+    assert retrograde.solve(retrograde.Map.from_file(SAMPLE), cops=2, cops_at=[(1, 1), (7, 14)]).start is not None
