@@ -29,8 +29,8 @@ def grundy(graph: Any, *, n: Optional[int] = None) -> npt.NDArray[np.uint32]: ..
 class CopNumber(TypedDict):
     cop_number: Optional[int]
     placement: List[Any]
-    capture_time: int
-    capture_time_plies: int
+    capture_time: Optional[int]
+    capture_time_plies: Optional[int]
     vertices: int
 
 def cop_number(graph: Any, *, n: Optional[int] = None, max_cops: int = 4) -> CopNumber: ...

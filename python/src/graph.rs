@@ -31,7 +31,20 @@ fn edge_array<'py>(
     let arr = if arr.getattr("size")?.extract::<usize>()? == 0 {
         np.call_method1("zeros", ((0, 2), "int64"))?
     } else {
-        arr
+        let shape: Vec<usize> = arr.getattr("shape")?.extract()?;
+        if shape.len() != 2 || shape[1] != 2 {
+            return Err(PyValueError::new_err(format!(
+                "edges: expected an (M, 2) array of vertex ids, got shape {shape:?}"
+            )));
+        }
+        let kind: String = arr.getattr("dtype")?.getattr("kind")?.extract()?;
+        if !matches!(kind.as_str(), "i" | "u") {
+            return Err(PyValueError::new_err(format!(
+                "edges: vertex ids must be integers, got dtype {}",
+                arr.getattr("dtype")?.str()?
+            )));
+        }
+        np.call_method1("asarray", (arr, "int64"))?
     };
     let arr: PyReadonlyArray2<'py, i64> = arr
         .extract()
@@ -168,7 +181,7 @@ const MAX_VERTEX: i64 = 1 << 16;
 /// first). A dict, as `retrograde copnumber --json` reports it:
 /// `cop_number` (`None` when more than `max_cops` are needed),
 /// `placement` (vertex ids, ascending), `capture_time` (rounds) and
-/// `capture_time_plies`, `vertices`. `ValueError` for bad input (a graph
+/// `capture_time_plies` (`None` with the cop number), `vertices`. `ValueError` for bad input (a graph
 /// without a vertex included, as the CLI refuses it), `MemoryError` when
 /// the next number of cops to try would not fit the available memory
 /// (each is planned before it is tried, as `retrograde copnumber` does).
@@ -250,8 +263,10 @@ pub fn cop_number_edges<'py>(
     let d = pyo3::types::PyDict::new(py);
     d.set_item("cop_number", r.cop_number)?;
     d.set_item("placement", r.placement)?;
-    d.set_item("capture_time", r.capture_time_rounds)?;
-    d.set_item("capture_time_plies", r.capture_time_plies)?;
+    // None when the cops cannot win, as `copnumber --json` says.
+    let timed = r.cop_number.is_some();
+    d.set_item("capture_time", timed.then_some(r.capture_time_rounds))?;
+    d.set_item("capture_time_plies", timed.then_some(r.capture_time_plies))?;
     d.set_item("vertices", n)?;
     Ok(d)
 }

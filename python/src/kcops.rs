@@ -57,6 +57,14 @@ fn game_of(
         .with_thief_first(rules.thief_first);
     let start = match (cops, thief) {
         (Some(c), Some(t)) => Some(game.start(&c, t)),
+        // As the CLI refuses `--cop` without `--thief`: the cops' start
+        // alone was dropped and the whole game solved with no start.
+        (Some(_), None) => {
+            return Err(PyValueError::new_err(
+                "cops_at has no thief start to go with it: give the map one \
+                 (Map.from_file(..., thief=(row, col))) or leave cops_at out",
+            ))
+        }
         _ => None,
     };
     Ok((game, start))

@@ -65,7 +65,8 @@ pub fn threads_arg(threads: Option<usize>) -> PyResult<usize> {
 ///
 /// `cops`: 1 to 4 cops. `cops_at`: the cops' start cells, `cops` of
 /// them (one cop: replaces the map's cop start; several: without it there
-/// is no start, only the values of every state). `rules`: a `Rules`
+/// is no start, only the values of every state; with it, the map needs a
+/// thief start, else `ValueError`). `rules`: a `Rules`
 /// (default: the standard game). `distances`: keep every state's distance
 /// to end (else only the start's). `threads`: worker threads (default: all
 /// cores). `memory`: bytes the solve may use; above it, it runs out of
@@ -396,10 +397,42 @@ impl Solution {
 
     /// Writes the solve as a tablebase file (`.rtb`, what `retrograde
     /// solve --save` writes; with distances when solved with them),
-    /// through a temporary file renamed into place.
+    /// through a temporary file renamed into place. As the CLI's `--save`:
+    /// a FIFO or a device at `path` is written into, never replaced, and a
+    /// symbolic link is written through (its target replaced).
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
         py.detach(|| {
             guard(|| {
+                let meta = std::fs::metadata(&path);
+                if meta.as_ref().is_ok_and(|m| m.is_dir()) {
+                    return Err(PyValueError::new_err(format!(
+                        "{}: is a directory, expected a file name",
+                        path.display()
+                    )));
+                }
+                if meta.as_ref().is_ok_and(|m| !m.is_file()) {
+                    // A FIFO, a device or a socket: renaming a file over
+                    // it replaced it (a root's /dev/null included).
+                    let write = || -> std::io::Result<()> {
+                        let file = std::fs::OpenOptions::new().write(true).open(&path)?;
+                        let mut out = std::io::BufWriter::new(file);
+                        retrograde::write_tablebase(
+                            &self.game,
+                            &self.solution,
+                            "bitboard",
+                            &mut out,
+                        )?;
+                        std::io::Write::flush(&mut out)
+                    };
+                    return write().map_err(|e| io_to_py(&path, e));
+                }
+                // Through a link, its target is the file replaced.
+                let path = match std::fs::symlink_metadata(&path) {
+                    Ok(m) if m.file_type().is_symlink() && meta.is_ok() => {
+                        std::fs::canonicalize(&path).unwrap_or(path)
+                    }
+                    _ => path,
+                };
                 let name = path.file_name().ok_or_else(|| {
                     PyValueError::new_err(format!("{}: not a file name", path.display()))
                 })?;

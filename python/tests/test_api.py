@@ -210,3 +210,35 @@ def test_other_threads_run_while_solving():
         stop.set()
         t.join()
     assert len(ticks) > 3
+
+
+def test_save_writes_into_a_fifo_and_through_a_link_never_over_them(tmp_path):
+    # Issue 33, item 15: the temporary file was renamed over whatever the
+    # path named, a FIFO (or a device) included; the CLI writes into them.
+    solution = retrograde.solve(retrograde.Map.from_file(str(DATA / "maps" / "sample.txt")))
+    fifo = tmp_path / "out.rtb"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    solution.save(str(fifo))
+    reader.join(20)
+    assert fifo.is_fifo()
+    plain = tmp_path / "plain.rtb"
+    solution.save(str(plain))
+    assert got == [plain.read_bytes()]
+    link = tmp_path / "link.rtb"
+    target = tmp_path / "target.rtb"
+    target.write_bytes(b"old")
+    link.symlink_to(target)
+    solution.save(str(link))
+    assert link.is_symlink()
+    assert target.read_bytes() == plain.read_bytes()
+
+
+@pytest.mark.parametrize("edges", [[[0, 1.5], [1.2, 2.9]], [[0, 1.0]], [[0, float("nan")]]])
+def test_float_vertex_ids_are_refused_not_truncated(edges):
+    # Issue 33, item 15: [[0, 1.5], [1.2, 2.9]] was read as 0-1, 1-2.
+    for call in (retrograde.cop_number, retrograde.solve_graph):
+        with pytest.raises(ValueError, match="must be integers"):
+            call(np.array(edges))

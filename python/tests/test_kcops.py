@@ -26,8 +26,10 @@ def cli_json(cli, *args):
         (DATA / "maps" / "seed" / "ring.txt", None, None, []),
         (DATA / "maps" / "seed" / "ring.txt", [(0, 0), (3, 0), (0, 3)], None, ["--exits", "border"]),
         (
+            # No thief start on the map: no cops' start either (the CLI
+            # refuses --cop without --thief).
             DATA / "maps" / "movingai" / "empty-8-8.map",
-            [(0, 0), (7, 7)],
+            None,
             retrograde.Rules(cop_diagonal=False, thief_passes=False),
             ["--cop-orthogonal", "--no-thief-pass"],
         ),
@@ -178,3 +180,11 @@ def test_cop_number_reports_progress_and_can_be_stopped():
     with pytest.raises(Stop):
         retrograde.cop_number([(i, (i + 1) % 400) for i in range(400)], progress=stop)
 
+def test_cops_at_without_a_thief_start_is_refused():
+    # Issue 33, item 16: as the CLI refuses --cop without --thief, instead
+    # of solving the whole game with no start.
+    m = retrograde.Map.from_file(DATA / "maps" / "movingai" / "empty-8-8.map")
+    with pytest.raises(ValueError, match="no thief start"):
+        retrograde.solve(m, cops=2, cops_at=[(0, 0), (7, 7)])
+    # The sample marks a thief: its start goes with the cops'.
+    assert retrograde.solve(retrograde.Map.from_file(SAMPLE), cops=2, cops_at=[(1, 1), (7, 14)]).start is not None

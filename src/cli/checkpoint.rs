@@ -18,6 +18,38 @@ pub(crate) fn file_in(dir: &Path) -> PathBuf {
     dir.join("checkpoint.rcp")
 }
 
+/// The checkpoint file in `dir` to resume from, refused (exit status 2)
+/// unless it is a regular file: a FIFO at its name blocked the read
+/// forever (issue 33, item 16). Opened without blocking, and the type
+/// checked on the open file.
+///
+/// # Errors
+/// [`retrograde::Error::Io`] when it cannot be opened, a [`UsageError`]
+/// when it is not a regular file.
+pub(crate) fn resume_file_in(dir: &Path) -> Result<PathBuf> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = file_in(dir);
+    let io = |source| retrograde::Error::Io {
+        path: path.clone(),
+        source,
+    };
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&path)
+        .map_err(io)?;
+    if !file.metadata().map_err(io)?.is_file() {
+        return Err(UsageError(format!(
+            "--resume {}: {} is not a regular file (a FIFO, a device or a folder): \
+             expected the checkpoint that --checkpoint writes",
+            dir.display(),
+            path.display()
+        ))
+        .into());
+    }
+    Ok(path)
+}
+
 /// What identifies a solve: the map's bytes, the placement, the rules,
 /// the engine and whether distances are kept. A resume must match all.
 pub(crate) fn fingerprint(
@@ -61,7 +93,7 @@ pub(crate) fn fingerprint(
 /// A damaged file ([`retrograde::Error::Checkpoint`]) or a
 /// [`UsageError`] naming the first field that differs.
 pub(crate) fn load(dir: &Path, fingerprint: &[(String, String)]) -> Result<Checkpoint> {
-    let path = file_in(dir);
+    let path = resume_file_in(dir)?;
     let checkpoint = Checkpoint::open(&path)?;
     checkpoint.check_kernel(false)?;
     check_fingerprint(dir, checkpoint.fingerprint(), fingerprint)?;
@@ -171,7 +203,11 @@ impl DirSink {
         let target = OutputTarget::check("--checkpoint", &path).map_err(|e| failed(e.0))?;
         target
             .write_with(|out| write(&self.fingerprint, out))
-            .map_err(|e| failed(format!("{e:#}")))?;
+            .map_err(|e| {
+                // After work was done: exit status 1, as a full disk is.
+                super::output::note_write_failure();
+                failed(format!("{e:#}"))
+            })?;
         *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
         Ok(())
     }

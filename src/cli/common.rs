@@ -126,6 +126,33 @@ impl GameArgs {
         flags
     }
 
+    /// Refuses the flags that only a grid map has a use for (diagonal
+    /// moves, corners, `--xy`): on a graph they were accepted and ignored
+    /// (issue 33, item 16).
+    ///
+    /// # Errors
+    /// A [`UsageError`] naming them.
+    pub(crate) fn refuse_map_only_flags(&self) -> Result<(), UsageError> {
+        let given: Vec<&str> = [
+            (self.thief_diagonal, "--thief-diagonal"),
+            (self.cop_orthogonal, "--cop-orthogonal"),
+            (self.no_corner_cutting, "--no-corner-cutting"),
+            (self.xy, "--xy"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect();
+        if given.is_empty() {
+            return Ok(());
+        }
+        Err(UsageError(format!(
+            "{}: for grid maps (diagonal steps, corners, x,y cells); on a graph the pieces move \
+             along edges: leave {} out",
+            given.join(", "),
+            if given.len() == 1 { "it" } else { "them" }
+        )))
+    }
+
     /// The rule variant.
     pub(crate) fn rules(&self) -> Rules {
         Rules {
@@ -277,7 +304,7 @@ pub(crate) fn no_vertices(path: &std::path::Path, line: usize) -> retrograde::Er
         path: path.display().to_string(),
         line,
         column: 1,
-        message: "expected a graph of at least one vertex, found none (an empty input, only comments, or graph6 `?`)".into(),
+        message: "expected a graph of at least one vertex, found none (no vertices: an empty input, only comments, or graph6 `?`)".into(),
     }
 }
 
@@ -519,4 +546,26 @@ impl KCopsArgs {
     pub(crate) fn active(&self) -> bool {
         self.graph || self.k() > 1 || self.speeds.fast()
     }
+}
+
+/// Refuses a start flag for one side alone in the several-cops game, as
+/// the one-cop game does: the lone start was dropped and the whole game
+/// solved with no result (issue 33, item 16). A map's own start letters
+/// are left as they are (a map that marks one piece has no start).
+///
+/// # Errors
+/// A [`UsageError`] naming the missing flag.
+pub(crate) fn refuse_one_sided_start(
+    game: &GameArgs,
+    no_cops: bool,
+    no_thief: bool,
+) -> Result<(), UsageError> {
+    let (given, missing) = match (no_cops, no_thief) {
+        (false, true) if !game.cop.is_empty() => ("--cop", "--thief"),
+        (true, false) if game.thief.is_some() => ("--thief", "--cop (once per cop)"),
+        _ => return Ok(()),
+    };
+    Err(UsageError(format!(
+        "{given} has no other start to go with it: give {missing} too (or neither start)"
+    )))
 }

@@ -153,6 +153,8 @@ impl<E: Into<anyhow::Error>> From<E> for Failure {
             matches!(e.downcast_ref::<retrograde::Error>(),
                 Some(e) if e.is_input_error() || matches!(e, retrograde::Error::TooLarge { .. }))
         }) || error.downcast_ref::<common::UsageError>().is_some();
+        // A write that failed after the work began is not bad input.
+        let input = input && !output::write_failed();
         Failure {
             status: if input { EXIT_INPUT } else { 1 },
             error,

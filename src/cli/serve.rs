@@ -11,14 +11,12 @@
 
 mod api;
 mod cache;
+mod conn;
 
-use std::future::Future;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -30,9 +28,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use clap::Args as ClapArgs;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::net::TcpListener;
 use tower::limit::GlobalConcurrencyLimitLayer;
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -40,6 +36,7 @@ use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
 use self::api::{ApiError, Endpoint, Served};
+use self::conn::Limited;
 use super::common::UsageError;
 use super::Failure;
 
@@ -64,7 +61,9 @@ pub(crate) struct ServeArgs {
 
 /// Requests handled at once (the rest wait for a slot).
 const MAX_IN_FLIGHT: usize = 256;
-/// Open connections at once (further connections wait in the backlog).
+/// Open connections at once: a new connection past this sheds the one
+/// that has waited longest for a request's headers (see `conn`); when
+/// every connection is busy answering, it waits in the backlog.
 const MAX_CONNECTIONS: usize = 512;
 /// Longest request URI, in bytes; the API needs well under 200.
 const MAX_URI: usize = 2048;
@@ -73,11 +72,15 @@ const MAX_BODY: usize = 1024;
 /// Time limit of one request.
 const REQUEST_TIME: Duration = Duration::from_secs(10);
 /// A connection with no bytes read or written for this long is closed,
-/// freeing its slot: otherwise [`MAX_CONNECTIONS`] idle connections (or
-/// clients that never finish their headers) would make every new client
-/// wait as long as they are held. Longer than [`REQUEST_TIME`], so a
-/// request being answered is ended by its own timeout first.
+/// freeing its slot: otherwise [`MAX_CONNECTIONS`] idle connections would
+/// make every new client wait as long as they are held. Longer than
+/// [`REQUEST_TIME`], so a request being answered is ended by its own
+/// timeout first.
 const IDLE_TIME: Duration = Duration::from_secs(15);
+/// A request's headers must be complete this long after the connection
+/// opened or answered its last request: a client trickling a byte every
+/// few seconds (slowloris) never looks idle, but is closed here.
+const HEADER_TIME: Duration = Duration::from_secs(10);
 /// Bytes of answers kept by the response cache.
 const CACHE_BYTES: usize = 64 << 20;
 
@@ -162,10 +165,7 @@ async fn serve(args: ServeArgs, served: Arc<Served>) -> Result<()> {
         open_browser(&url);
     }
     let app = router(served);
-    let limited = Limited {
-        inner: listener,
-        slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
-    };
+    let limited = Limited::new(listener, MAX_CONNECTIONS);
     axum::serve(limited, app)
         .with_graceful_shutdown(async {
             // Without a signal handler the server runs until killed.
@@ -326,135 +326,4 @@ fn open_browser(url: &str) {
         "note: no browser found ({}); open {url} yourself",
         candidates.join(", ")
     );
-}
-
-/// A listener that holds at most [`MAX_CONNECTIONS`] connections open: the
-/// permit travels with the connection and is returned when it closes.
-struct Limited {
-    inner: TcpListener,
-    slots: Arc<Semaphore>,
-}
-
-impl axum::serve::Listener for Limited {
-    type Io = LimitedIo;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        loop {
-            // The semaphore is never closed, so acquiring only waits.
-            let Ok(permit) = Arc::clone(&self.slots).acquire_owned().await else {
-                continue;
-            };
-            let (io, addr) = axum::serve::Listener::accept(&mut self.inner).await;
-            // Small answers go out at once instead of waiting for an ACK.
-            let _ = io.set_nodelay(true);
-            return (
-                LimitedIo {
-                    io,
-                    _permit: permit,
-                    idle: Box::pin(tokio::time::sleep(IDLE_TIME)),
-                },
-                addr,
-            );
-        }
-    }
-
-    fn local_addr(&self) -> std::io::Result<Self::Addr> {
-        self.inner.local_addr()
-    }
-}
-
-/// A connection holding its slot.
-struct LimitedIo {
-    io: TcpStream,
-    _permit: OwnedSemaphorePermit,
-    /// Fires [`IDLE_TIME`] after the last byte moved either way.
-    idle: Pin<Box<tokio::time::Sleep>>,
-}
-
-impl LimitedIo {
-    fn touch(&mut self) {
-        self.idle
-            .as_mut()
-            .reset(tokio::time::Instant::now() + IDLE_TIME);
-    }
-
-    /// A pending read or write past the idle time ends the connection.
-    fn pending_or_idle<T>(&mut self, cx: &mut TaskContext<'_>) -> Poll<std::io::Result<T>> {
-        match self.idle.as_mut().poll(cx) {
-            Poll::Ready(()) => Poll::Ready(Err(std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                "connection idle",
-            ))),
-            Poll::Pending => Poll::Pending,
-        }
-    }
-}
-
-impl AsyncRead for LimitedIo {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut TaskContext<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
-        match Pin::new(&mut self.io).poll_read(cx, buf) {
-            Poll::Pending => self.pending_or_idle(cx),
-            ready => {
-                if buf.filled().len() > before {
-                    self.touch();
-                }
-                ready
-            }
-        }
-    }
-}
-
-impl AsyncWrite for LimitedIo {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut TaskContext<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        match Pin::new(&mut self.io).poll_write(cx, buf) {
-            Poll::Pending => self.pending_or_idle(cx),
-            ready => {
-                if matches!(ready, Poll::Ready(Ok(n)) if n > 0) {
-                    self.touch();
-                }
-                ready
-            }
-        }
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.io).poll_flush(cx)
-    }
-
-    fn poll_shutdown(
-        mut self: Pin<&mut Self>,
-        cx: &mut TaskContext<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.io).poll_shutdown(cx)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut TaskContext<'_>,
-        bufs: &[std::io::IoSlice<'_>],
-    ) -> Poll<std::io::Result<usize>> {
-        match Pin::new(&mut self.io).poll_write_vectored(cx, bufs) {
-            Poll::Pending => self.pending_or_idle(cx),
-            ready => {
-                if matches!(ready, Poll::Ready(Ok(n)) if n > 0) {
-                    self.touch();
-                }
-                ready
-            }
-        }
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.io.is_write_vectored()
-    }
 }

@@ -45,7 +45,8 @@ pub fn looks_like_graph6(head: &[u8]) -> bool {
 /// in errors.
 ///
 /// # Errors
-/// [`Error::Parse`] with the line and column of the first problem.
+/// [`Error::Parse`] with the line and column of the first problem, or of
+/// the end when there is no edge.
 ///
 /// # Example
 /// ```
@@ -53,7 +54,7 @@ pub fn looks_like_graph6(head: &[u8]) -> bool {
 /// assert_eq!((g.n, g.edges.len()), (3, 3));
 /// ```
 pub fn parse_edge_list(bytes: &[u8], path: &str) -> Result<EdgeList> {
-    read_edge_list(bytes, path)
+    read_edge_list(bytes, path, u64::MAX)
 }
 
 /// Reads an edge-list file; `-` reads standard input.
@@ -62,18 +63,29 @@ pub fn parse_edge_list(bytes: &[u8], path: &str) -> Result<EdgeList> {
 /// [`Error::Io`] when the file cannot be read, [`Error::Parse`] when it is
 /// malformed.
 pub fn load_edge_list(path: &Path) -> Result<EdgeList> {
+    load_edge_list_within(path, None)
+}
+
+/// Like [`load_edge_list`], with the edges read kept within `memory`
+/// bytes (else what the process has available): an endless or huge
+/// input is refused as it is read, not held until memory runs out.
+///
+/// # Errors
+/// As [`load_edge_list`], and [`Error::TooLarge`] past the limit.
+pub fn load_edge_list_within(path: &Path, memory: Option<u64>) -> Result<EdgeList> {
     let name = path.display().to_string();
+    let limit = memory.unwrap_or_else(crate::available_memory);
     if path == Path::new("-") {
-        return read_edge_list(std::io::stdin().lock(), &name);
+        return read_edge_list(std::io::stdin().lock(), &name, limit);
     }
     let file = std::fs::File::open(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    read_edge_list(BufReader::with_capacity(1 << 16, file), &name)
+    read_edge_list(BufReader::with_capacity(1 << 16, file), &name, limit)
 }
 
-fn read_edge_list(mut reader: impl BufRead, path: &str) -> Result<EdgeList> {
+fn read_edge_list(mut reader: impl BufRead, path: &str, limit: u64) -> Result<EdgeList> {
     let error = |line: usize, column: usize, message: String| Error::Parse {
         path: path.to_string(),
         line,
@@ -164,9 +176,35 @@ fn read_edge_list(mut reader: impl BufRead, path: &str) -> Result<EdgeList> {
             }
             _ => {
                 n = n.max(ids[0] + 1).max(ids[1] + 1);
+                // Checked before the list grows (doubling): the growth
+                // itself must fit, or its allocation aborts the process.
+                if edges.len() == edges.capacity() {
+                    let grown = (edges.capacity().max(4) as u64)
+                        .saturating_mul(2 * std::mem::size_of::<(u32, u32)>() as u64);
+                    if grown > limit {
+                        return Err(Error::TooLarge {
+                            what: format!(
+                                "the edges of {path} read up to line {number} ({} edges)",
+                                edges.len() + 1
+                            ),
+                            needed: grown,
+                            available: limit,
+                            hint: "raise --memory, or list each edge once".into(),
+                        });
+                    }
+                }
                 edges.push((ids[0], ids[1]));
             }
         }
+    }
+    // No edge, no vertex: a game with no states, whose saved table its own
+    // reader refuses (issue 33, item 16).
+    if n == 0 {
+        return Err(error(
+            1,
+            1,
+            "expected a graph of at least one vertex, found none (no vertices: an empty input, only comments, or graph6 `?`)".into(),
+        ));
     }
     Ok(EdgeList { n, edges })
 }

@@ -7,7 +7,9 @@ mod movingai;
 mod scen;
 mod seed;
 
-pub use edges::{load_edge_list, looks_like_graph6, parse_edge_list, EdgeList};
+pub use edges::{
+    load_edge_list, load_edge_list_within, looks_like_graph6, parse_edge_list, EdgeList,
+};
 pub use scen::{load_scen, parse_scen, Scenario, ScenarioEntry};
 
 use std::io::{BufRead, BufReader};
@@ -49,6 +51,10 @@ pub struct Map {
     pub format: MapFormat,
     /// The cop's start, if the file has one.
     pub cop: Option<Coord>,
+    /// Further cop starts (a seed map's cop letters after the first, in
+    /// reading order): read only by [`load_map_with_cops`], for the
+    /// several-cops game; empty otherwise.
+    pub more_cops: Vec<Coord>,
     /// The thief's start, if the file has one.
     pub thief: Option<Coord>,
     /// Exit cells marked in the file, row-major.
@@ -70,7 +76,7 @@ pub struct Map {
 /// assert_eq!(map.thief, Some((0, 2)));
 /// ```
 pub fn parse_map(bytes: &[u8], path: &str) -> Result<Map> {
-    read_map(bytes, Path::new(path))
+    read_map(bytes, Path::new(path), 1)
 }
 
 /// Reads and parses a map file; `-` reads standard input. The input is read
@@ -82,14 +88,25 @@ pub fn parse_map(bytes: &[u8], path: &str) -> Result<Map> {
 /// [`Error::Io`] when the file cannot be read, [`Error::Parse`] when it is
 /// malformed.
 pub fn load_map(path: &Path) -> Result<Map> {
+    load_map_with_cops(path, 1)
+}
+
+/// Like [`load_map`], but a seed map may hold up to `cops` cop letters
+/// (`C` or `P`), the starts of the several-cops game: the first is
+/// [`Map::cop`], the others [`Map::more_cops`].
+///
+/// # Errors
+/// As [`load_map`]; one cop letter more than `cops` is an error at its
+/// line and column.
+pub fn load_map_with_cops(path: &Path, cops: usize) -> Result<Map> {
     if path == Path::new("-") {
-        return read_map(std::io::stdin().lock(), path);
+        return read_map(std::io::stdin().lock(), path, cops);
     }
     let file = std::fs::File::open(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    read_map(BufReader::with_capacity(1 << 16, file), path)
+    read_map(BufReader::with_capacity(1 << 16, file), path, cops)
 }
 
 /// Most bytes of a line before the map rows (a header line, or a blank one).
@@ -98,7 +115,7 @@ const HEADER_LINE: usize = 1 << 16;
 /// Most bytes of blank lines accepted before the header or after the rows.
 const BLANK_TAIL: u64 = 1 << 16;
 
-fn read_map(reader: impl BufRead, path: &Path) -> Result<Map> {
+fn read_map(reader: impl BufRead, path: &Path, cops: usize) -> Result<Map> {
     let mut lines = Lines::new(reader, path);
     let empty =
         "empty file: expected a seed header `ROWS COLUMNS` or a MovingAI header `type octile`";
@@ -133,7 +150,7 @@ fn read_map(reader: impl BufRead, path: &Path) -> Result<Map> {
     if first.trim_start().starts_with("type") {
         movingai::parse(&mut lines, &first)
     } else {
-        seed::parse(&mut lines, &first)
+        seed::parse(&mut lines, &first, cops)
     }
 }
 

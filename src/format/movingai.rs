@@ -117,6 +117,7 @@ pub(super) fn parse<R: BufRead>(lines: &mut Lines<'_, R>, first: &str) -> Result
         grid: Grid::new(height, width, free),
         format: MapFormat::MovingAi,
         cop: None,
+        more_cops: Vec::new(),
         thief: None,
         exits: Vec::new(),
     })

@@ -26,7 +26,9 @@ pub(super) fn header_error<R: BufRead>(lines: &Lines<'_, R>, first: &str) -> Err
 }
 
 /// Parses the rest of a seed map whose first line is `first`.
-pub(super) fn parse<R: BufRead>(lines: &mut Lines<'_, R>, first: &str) -> Result<Map> {
+/// Up to `cops` cop letters are read (the several-cops game's starts);
+/// one more is an error at its place.
+pub(super) fn parse<R: BufRead>(lines: &mut Lines<'_, R>, first: &str, cops: usize) -> Result<Map> {
     let header = tokens(first);
     if header.len() != 2 {
         return Err(header_error(lines, first));
@@ -37,6 +39,7 @@ pub(super) fn parse<R: BufRead>(lines: &mut Lines<'_, R>, first: &str) -> Result
     let mut free = BitVec::new();
     let mut cop: Option<(Coord, usize, usize)> = None;
     let mut thief: Option<(Coord, usize, usize)> = None;
+    let mut more_cops = Vec::new();
     let mut exits = Vec::new();
     let name = lines.name.clone();
     let error = |line: usize, column: usize, message: String| Error::Parse {
@@ -59,6 +62,10 @@ pub(super) fn parse<R: BufRead>(lines: &mut Lines<'_, R>, first: &str) -> Result
                 ));
             }
             free.push(!matches!(ch, '*' | '#'));
+            if matches!(ch, 'C' | 'P') && cop.is_some() && 1 + more_cops.len() < cops {
+                more_cops.push((r, c));
+                continue;
+            }
             let slot = match ch {
                 'C' | 'P' => Some((&mut cop, "cop")),
                 'T' => Some((&mut thief, "thief")),
@@ -70,13 +77,17 @@ pub(super) fn parse<R: BufRead>(lines: &mut Lines<'_, R>, first: &str) -> Result
             };
             if let Some((slot, who)) = slot {
                 if let Some((_, l, k)) = *slot {
-                    return Err(error(
-                        line,
-                        column,
+                    let message = if who == "cop" && cops > 1 {
+                        format!(
+                            "cop start {}; --cops {cops} takes at most {cops} cop letters (the first is at line {l}, column {k})",
+                            cops + 1
+                        )
+                    } else {
                         format!(
                             "a second {who} start; the map may have only one (the first is at line {l}, column {k})"
-                        ),
-                    ));
+                        )
+                    };
+                    return Err(error(line, column, message));
                 }
                 *slot = Some(((r, c), line, column));
             }
@@ -88,6 +99,7 @@ pub(super) fn parse<R: BufRead>(lines: &mut Lines<'_, R>, first: &str) -> Result
         grid: Grid::new(height, width, free),
         format: MapFormat::Seed,
         cop: cop.map(|s| s.0),
+        more_cops,
         thief: thief.map(|s| s.0),
         exits,
     })

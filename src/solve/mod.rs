@@ -229,7 +229,11 @@ impl Estimate {
     /// Sum of all arrays.
     #[must_use]
     pub fn total(&self) -> u64 {
-        self.cells + self.frontiers + self.dte + self.graph
+        // Saturating: near 2^64 states the sum wrapped to a small need.
+        self.cells
+            .saturating_add(self.frontiers)
+            .saturating_add(self.dte)
+            .saturating_add(self.graph)
     }
 }
 
@@ -257,7 +261,11 @@ pub fn estimate(game: &impl Game, options: &SolveOptions<'_>) -> Estimate {
         return Estimate {
             cells: bitboard::Layout::new(grid).bytes(),
             frontiers: 0,
-            dte: if options.dte_table { 2 * n } else { 0 },
+            dte: if options.dte_table {
+                n.saturating_mul(2)
+            } else {
+                0
+            },
             graph: 0,
         };
     }
@@ -268,15 +276,14 @@ pub fn estimate(game: &impl Game, options: &SolveOptions<'_>) -> Estimate {
     };
     let words = n.div_ceil(64);
     Estimate {
-        cells: n * cell,
+        cells: n.saturating_mul(cell),
         frontiers: if options.engine == Engine::Sweep {
-            1
+            8
         } else {
-            2
-        } * 8
-            * (words + words.div_ceil(64)),
+            16
+        } * (words + words.div_ceil(64)),
         dte: if options.dte_table && options.engine.keeps_distances() {
-            2 * n
+            n.saturating_mul(2)
         } else {
             0
         },

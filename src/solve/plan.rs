@@ -169,6 +169,21 @@ pub fn plan_storage(
         // graph and arrays every level: all of it must fit under the cap.
         _ if explicit => {
             let states = game.state_count();
+            // The state arrays alone past the cap: refused before the pass
+            // over every state's moves that counts the edges (minutes on
+            // 1e10 states; issue 33, item 14).
+            if arrays > room {
+                return Err(Error::TooLarge {
+                    what: format!(
+                        "the explicit graph's state arrays alone ({states} states, its edges not counted)"
+                    ),
+                    needed: arrays,
+                    available: room,
+                    hint: "solve on the fly instead (engine sequential or parallel), which \
+                           stores no edges"
+                        .to_string(),
+                });
+            }
             let counted = count_edges(game);
             let graph = graph_bytes(states, counted);
             // The build's scratch is freed before the solve arrays exist.

@@ -15,7 +15,8 @@ use crate::error::{Error, Result};
 static SCRATCH_SEQUENCE: AtomicUsize = AtomicUsize::new(0);
 
 /// Bytes of memory this process can still use: `MemAvailable`, capped by
-/// the cgroup limit when there is one; `u64::MAX` when neither is known.
+/// the cgroup limit and by the address-space limit when there are ones;
+/// `u64::MAX` when none is known.
 #[must_use]
 pub fn available_memory() -> u64 {
     fn read_u64(path: &str) -> Option<u64> {
@@ -30,11 +31,44 @@ pub fn available_memory() -> u64 {
         });
     let cgroup = read_u64("/sys/fs/cgroup/memory.max")
         .map(|max| max.saturating_sub(read_u64("/sys/fs/cgroup/memory.current").unwrap_or(0)));
-    match (meminfo, cgroup) {
+    let memory = match (meminfo, cgroup) {
         (Some(a), Some(b)) => a.min(b),
         (Some(a), None) | (None, Some(a)) => a,
         (None, None) => u64::MAX,
+    };
+    memory.min(address_space_left())
+}
+
+/// Bytes of address space this process may still map under its own limit
+/// (`ulimit -v`, `RLIMIT_AS`, as shared machines and batch schedulers
+/// set): the limit less what is mapped already (`VmSize`). A plan within
+/// `MemAvailable` but past this limit failed its allocation and aborted
+/// instead of being refused (issue 33, item 14). `u64::MAX` when there is
+/// no limit.
+fn address_space_left() -> u64 {
+    let mut limit = std::mem::MaybeUninit::<libc::rlimit>::uninit();
+    // SAFETY: `limit` points to writable memory of the right type;
+    // getrlimit only writes into it, and it is read only on success.
+    let limit = unsafe {
+        if libc::getrlimit(libc::RLIMIT_AS, limit.as_mut_ptr()) != 0 {
+            return u64::MAX;
+        }
+        limit.assume_init()
+    };
+    if limit.rlim_cur == libc::RLIM_INFINITY {
+        return u64::MAX;
     }
+    let mapped = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().find(|l| l.starts_with("VmSize:"))?;
+            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(kib * 1024)
+        })
+        .unwrap_or(0);
+    // `rlim_t` is u64 on Linux; `as` keeps other widths compiling.
+    #[allow(clippy::unnecessary_cast)]
+    (limit.rlim_cur as u64).saturating_sub(mapped)
 }
 
 /// Free bytes on the file system holding `dir` (for unprivileged users).

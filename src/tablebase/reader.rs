@@ -180,7 +180,19 @@ impl Raw {
             ));
         }
         let read = |offset: u64, n: u64| -> Result<Vec<u8>> {
-            let mut buf = vec![0u8; n as usize];
+            // Fallible: a length from a damaged or forged file must give an
+            // error naming it, not abort the process (a server's included).
+            let mut buf = Vec::new();
+            usize::try_from(n)
+                .ok()
+                .and_then(|n| buf.try_reserve_exact(n).ok().map(|()| n))
+                .map(|n| buf.resize(n, 0))
+                .ok_or_else(|| {
+                    err(
+                        &format!("offset {offset}"),
+                        format!("cannot allocate {n} bytes to read (is the file damaged?)"),
+                    )
+                })?;
             file.read_exact_at(&mut buf, offset).map_err(|e| {
                 err(
                     &format!("offset {offset}"),
@@ -246,19 +258,35 @@ impl Raw {
                 ),
             ));
         }
-        // The index length is checked against the header's block counts
-        // below; bound it first by what the block counts can need at all,
-        // so a forged trailer cannot make this read allocate the file.
+        // The trailer's block counts must be the header's (checksummed)
+        // before the index is read: a forged trailer could otherwise make
+        // that read allocate the whole file (a sparse one of terabytes).
+        let (first, states) = match body.shard {
+            Some(sh) => (sh.first_state, sh.end_state - sh.first_state),
+            None => (0, body.state_count()),
+        };
+        let value_blocks = states.div_ceil(body.value_block_states);
+        let dte_blocks = if body.has_dte {
+            states.div_ceil(body.dte_block_states)
+        } else {
+            0
+        };
+        let where_trailer = format!("trailer (offset {trailer_at})");
         let index_len = trailer_at - trailer.index_offset;
-        let index_max = (trailer.value_blocks.saturating_add(trailer.dte_blocks))
-            .saturating_mul(INDEX_ENTRY_BYTES as u64);
-        if index_len > index_max {
+        if trailer.states != states
+            || trailer.value_blocks != value_blocks
+            || trailer.dte_blocks != dte_blocks
+            || Some(index_len)
+                != (value_blocks.checked_add(dte_blocks))
+                    .and_then(|b| b.checked_mul(INDEX_ENTRY_BYTES as u64))
+            || [trailer.counts.loss, trailer.counts.draw]
+                .iter()
+                .try_fold(trailer.counts.win, |sum, &c| sum.checked_add(c))
+                != Some(states)
+        {
             return Err(err(
-                &format!("trailer (offset {trailer_at})"),
-                format!(
-                    "the index holds {index_len} bytes, {} value and {} distance blocks need {index_max}",
-                    trailer.value_blocks, trailer.dte_blocks
-                ),
+                &where_trailer,
+                format!("does not match the header: {states} states in {value_blocks} values and {dte_blocks} distance blocks expected"),
             ));
         }
         let index_bytes = read(trailer.index_offset, index_len)?;
@@ -275,33 +303,6 @@ impl Raw {
             return Err(err(
                 &format!("index and trailer (offset {})", trailer.index_offset),
                 "checksum mismatch: the file is damaged; re-create it with solve --save".into(),
-            ));
-        }
-        // The trailer is internally consistent; now consistent with the
-        // header and the file?
-        let (first, states) = match body.shard {
-            Some(sh) => (sh.first_state, sh.end_state - sh.first_state),
-            None => (0, body.state_count()),
-        };
-        let value_blocks = states.div_ceil(body.value_block_states);
-        let dte_blocks = if body.has_dte {
-            states.div_ceil(body.dte_block_states)
-        } else {
-            0
-        };
-        let where_trailer = format!("trailer (offset {trailer_at})");
-        if trailer.states != states
-            || trailer.value_blocks != value_blocks
-            || trailer.dte_blocks != dte_blocks
-            || index.len() as u64 != (value_blocks + dte_blocks) * INDEX_ENTRY_BYTES as u64
-            || [trailer.counts.loss, trailer.counts.draw]
-                .iter()
-                .try_fold(trailer.counts.win, |sum, &c| sum.checked_add(c))
-                != Some(states)
-        {
-            return Err(err(
-                &where_trailer,
-                format!("does not match the header: {states} states in {value_blocks} values and {dte_blocks} distance blocks expected"),
             ));
         }
         let entries: Vec<BlockEntry> = index
@@ -321,6 +322,8 @@ impl Raw {
             }
         }
         let (values, distances) = entries.split_at(value_blocks as usize);
+        check_layout(values, distances, header_end, trailer.index_offset)
+            .map_err(|(k, message)| err(&format!("index entry {k}"), message))?;
         Ok(Raw {
             path: path.to_path_buf(),
             version,
@@ -528,6 +531,72 @@ impl Raw {
             Block::Values(_) => unreachable!("distance blocks hold distances"),
         })
     }
+}
+
+/// Checks that the blocks tile the block area as the writer lays them
+/// out: each kind's blocks in state order, every byte between the header
+/// and the index in exactly one block. A block's checksum covers its bytes
+/// only, not its place; this binds the place as far as the existing fields
+/// allow, without changing any valid file: an index entry pointed at
+/// another block's bytes (a duplicate, an overlap) or a block swapped or
+/// copied over one of another length is refused. (A copy over a block of
+/// the very same length and kind still passes; only a new format could
+/// catch that.) Returns the failing entry's index number and the reason.
+fn check_layout(
+    values: &[BlockEntry],
+    distances: &[BlockEntry],
+    start: u64,
+    end: u64,
+) -> std::result::Result<(), (usize, String)> {
+    for (base, entries) in [(0, values), (values.len(), distances)] {
+        for (k, pair) in entries.windows(2).enumerate() {
+            if pair[1].offset <= pair[0].offset {
+                return Err((
+                    base + k + 1,
+                    format!(
+                        "block at offset {} comes before the block it follows (offset {}): the index is damaged",
+                        pair[1].offset, pair[0].offset
+                    ),
+                ));
+            }
+        }
+    }
+    // Merge the two increasing runs in offset order.
+    let mut order: Vec<(u64, u64, usize)> = Vec::with_capacity(values.len() + distances.len());
+    let (mut i, mut j) = (0, 0);
+    while i < values.len() || j < distances.len() {
+        let take_value =
+            j == distances.len() || (i < values.len() && values[i].offset <= distances[j].offset);
+        if take_value {
+            order.push((values[i].offset, u64::from(values[i].len), i));
+            i += 1;
+        } else {
+            let e = distances[j];
+            order.push((e.offset, u64::from(e.len), values.len() + j));
+            j += 1;
+        }
+    }
+    let mut at = start;
+    for &(offset, len, k) in &order {
+        if offset != at {
+            return Err((
+                k,
+                format!(
+                    "block at offset {offset}, where the block area's next block starts at {at}: the index is damaged"
+                ),
+            ));
+        }
+        at = offset + len;
+    }
+    if at != end {
+        return Err((
+            order.last().map_or(0, |o| o.2),
+            format!(
+                "the blocks end at offset {at}, the index starts at {end}: the index is damaged"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Opens `path` for reading if it is a regular file. The open does not

@@ -47,6 +47,9 @@ mod graph;
 /// Hostile inputs and situations: output targets, signals, endless input,
 /// closed pipes, resource flags, exit codes; parsers fuzzed.
 mod harden;
+/// Issue 33's hostile inputs and faults: sparse and forged tables, slow
+/// clients, results files, memory caps, outputs that are inputs.
+mod hostile;
 /// A minimal HTTP/1.1 client for `serve` and `browser`.
 mod http;
 /// `solve --cops K` out of core (`--scratch`) and with checkpoints.

@@ -89,8 +89,9 @@ struct MapJson<'a> {
     out_of_memory: Option<OutOfMemoryJson>,
     /// The winning placement's cells as `[row, column]`.
     placement: Vec<[usize; 2]>,
-    capture_time: u32,
-    capture_time_plies: u32,
+    /// Null when the cops cannot win, as for graphs.
+    capture_time: Option<u32>,
+    capture_time_plies: Option<u32>,
 }
 
 /// `out_of_memory` of the JSON objects: `k` cops would need `needed`
@@ -223,8 +224,8 @@ pub(super) fn run(
             cop_number: r.cop_number,
             out_of_memory: r.out_of_memory.as_ref().map(OutOfMemoryJson::from),
             placement: cells,
-            capture_time: r.capture_time_rounds,
-            capture_time_plies: r.capture_time_plies,
+            capture_time: r.cop_number.map(|_| r.capture_time_rounds),
+            capture_time_plies: r.cop_number.map(|_| r.capture_time_plies),
         };
         serde_json::to_writer(&mut out, &versioned(&j))?;
         writeln!(out)?;

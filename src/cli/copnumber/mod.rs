@@ -16,6 +16,7 @@
 //! more than k-1" (exit status 1), so no graph is refused up front for a
 //! `--max-cops` it may never reach, and no solve grows past the cap.
 
+mod input;
 mod map;
 mod report;
 mod results;
@@ -27,12 +28,13 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use indicatif::ProgressBar;
+use input::{parse_graph, Stoppable};
 use rayon::prelude::*;
 use retrograde::copnumber::{
     cop_number_of_graph, cop_number_with, kcop_memory, kcop_memory_for, multiset_count,
     solve_kcops, CopNumber, CopSearch, KcopOptions, OutOfMemory,
 };
-use retrograde::{parse_graph6, Arena, Graph6Reader};
+use retrograde::{Arena, Graph6Reader};
 
 use super::common::{human_bytes, no_vertices, parse_size, GameArgs, Kind, SpeedArgs, UsageError};
 use super::output::{defer_stop_signals, note_input, stop_requested, OutputTarget};
@@ -297,7 +299,16 @@ pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
     let args = args;
     let path = args.file.clone();
     let input: Box<dyn BufRead> = if path == Path::new("-") {
-        Box::new(BufReader::with_capacity(1 << 20, std::io::stdin()))
+        if args.out.is_some() {
+            // A stop is deferred to the end of a batch: an idle stream
+            // must not keep it waiting.
+            Box::new(BufReader::with_capacity(
+                1 << 20,
+                Stoppable::new(std::io::stdin()),
+            ))
+        } else {
+            Box::new(BufReader::with_capacity(1 << 20, std::io::stdin()))
+        }
     } else {
         let f = std::fs::File::open(&path)
             .with_context(|| format!("cannot open {}", path.display()))
@@ -305,7 +316,11 @@ pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
                 status: super::EXIT_INPUT,
                 error: e,
             })?;
-        Box::new(BufReader::with_capacity(1 << 20, f))
+        if args.out.is_some() {
+            Box::new(BufReader::with_capacity(1 << 20, Stoppable::new(f)))
+        } else {
+            Box::new(BufReader::with_capacity(1 << 20, f))
+        }
     };
     let mut input = input;
     let head = map::peek(&mut *input).map_err(|source| retrograde::Error::Io {
@@ -386,9 +401,8 @@ pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
                 None => break,
                 Some((line, bytes)) => {
                     if first && bytes.iter().any(u8::is_ascii_whitespace) {
-                        let mut text = bytes.to_vec();
-                        text.push(b'\n');
-                        return edge_list(&args, &path, line, text, reader_rest(&mut reader)?);
+                        let text = bytes.to_vec();
+                        return edge_list(&args, &path, line, &text, &mut reader);
                     }
                     first = false;
                     if bytes == b"?" {
@@ -396,14 +410,14 @@ pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
                         return Err(no_vertices(&path, line).into());
                     }
                     if let Some(k) = args.full_solve {
-                        let (n, edges) = parse_graph6(bytes).map_err(|e| reader.line_error(e))?;
+                        let (n, edges) = parse_graph(bytes).map_err(|e| reader.line_error(e))?;
                         let arena = args.graph_arena(n, &edges);
                         args.check_fits(&format!("{}:{line}", path.display()), &arena, k)?;
                         full_solve(&mut out, &arena, k)?;
                         continue;
                     }
                     if args.plan {
-                        let (n, edges) = parse_graph6(bytes).map_err(|e| reader.line_error(e))?;
+                        let (n, edges) = parse_graph(bytes).map_err(|e| reader.line_error(e))?;
                         let name = format!("{}:{line}", path.display());
                         args.write_plan(&mut out, &name, &args.graph_arena(n, &edges), "vertices")?;
                         continue;
@@ -439,7 +453,7 @@ pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
             .map(|(line, bytes)| {
                 stop_requested()
                     .is_none()
-                    .then(|| match parse_graph6(bytes) {
+                    .then(|| match parse_graph(bytes) {
                         Ok((n, edges)) if args.in_parallel(n) => Ok(Outcome::Done(
                             n,
                             edges.len(),
@@ -562,10 +576,9 @@ fn open_results(args: &CopNumberArgs, timed: bool) -> Result<Option<Results>, Fa
     let Some(path) = &args.out else {
         return Ok(None);
     };
-    // Replacing the stream being read would lose it.
-    if args.file != Path::new("-") {
-        note_input("the graph stream", &args.file)?;
-    }
+    // Replacing the stream being read would lose it (standard input's
+    // file included).
+    note_input("the graph stream", &args.file)?;
     let target = OutputTarget::check("--out", path)?;
     if !target.is_file() {
         return Err(UsageError(format!(
@@ -580,80 +593,31 @@ fn open_results(args: &CopNumberArgs, timed: bool) -> Result<Option<Results>, Fa
     Ok(Some(file))
 }
 
-/// The rest of the input after the first line, as bytes.
-fn reader_rest<R: BufRead>(reader: &mut Graph6Reader<R>) -> Result<Vec<(usize, Vec<u8>)>> {
-    let mut rest = Vec::new();
-    while let Some((line, bytes)) = reader.next_line()? {
-        rest.push((line, bytes.to_vec()));
-    }
-    Ok(rest)
-}
-
-/// One graph given as an edge list: `u v` a line, `#` comments.
-fn edge_list(
+/// One graph given as an edge list: `u v` a line, `#` comments. Each
+/// line is parsed as it is read (the lines kept first took 16 bytes per
+/// byte of input; issue 33, item 14).
+fn edge_list<R: BufRead>(
     args: &CopNumberArgs,
     path: &Path,
     first_line: usize,
-    first: Vec<u8>,
-    rest: Vec<(usize, Vec<u8>)>,
+    first: &[u8],
+    reader: &mut Graph6Reader<R>,
 ) -> Result<i32, Failure> {
-    let mut edges = Vec::new();
-    let mut n = 0usize;
-    for (line, bytes) in std::iter::once((first_line, first)).chain(rest) {
-        let text = String::from_utf8_lossy(&bytes);
-        let body = text.split('#').next().unwrap_or("");
-        if body.trim().is_empty() {
-            continue;
-        }
-        let bad = |column: usize, message: String| {
-            Failure::from(retrograde::Error::Parse {
-                path: path.display().to_string(),
-                line,
-                column,
-                message,
-            })
-        };
-        let mut fields = Vec::new();
-        let mut at = 0;
-        for word in body.split_ascii_whitespace() {
-            let col = body[at..].find(word).map_or(at, |i| at + i);
-            at = col + word.len();
-            fields.push((col + 1, word));
-        }
-        if fields.len() != 2 {
-            let col = fields.get(2).map_or(body.trim_end().len() + 1, |f| f.0);
-            return Err(bad(
-                col,
-                format!(
-                    "expected an edge `u v` (two vertices), found {} fields",
-                    fields.len()
-                ),
-            ));
-        }
-        let mut uv = [0u32; 2];
-        for (i, (col, word)) in fields.iter().enumerate() {
-            uv[i] = match word.parse::<u32>() {
-                Ok(v) if v < 1 << 16 => v,
-                _ => {
-                    return Err(bad(
-                        *col,
-                        format!("expected a vertex number 0..65535, found `{word}`"),
-                    ))
-                }
-            };
-            n = n.max(uv[i] as usize + 1);
-        }
-        edges.push((uv[0], uv[1]));
-    }
-    if n == 0 {
-        return Err(no_vertices(path, first_line).into());
-    }
     if args.out.is_some() {
         return Err(UsageError(format!(
             "--out: {} is an edge list (one graph); --out and --resume are for graph6 streams",
             path.display()
         ))
         .into());
+    }
+    let mut edges = Vec::new();
+    let mut n = 0usize;
+    add_edge(path, first_line, first, &mut edges, &mut n)?;
+    while let Some((line, bytes)) = reader.next_line()? {
+        add_edge(path, line, bytes, &mut edges, &mut n)?;
+    }
+    if n == 0 {
+        return Err(no_vertices(path, first_line).into());
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -708,6 +672,62 @@ impl CopNumberArgs {
         }
         Ok(())
     }
+}
+
+/// Adds the edge of line `line` of an edge list (`u v`; blank lines and
+/// `#` comments add none), growing the vertex count `n` to cover it.
+fn add_edge(
+    path: &Path,
+    line: usize,
+    bytes: &[u8],
+    edges: &mut Vec<(u32, u32)>,
+    n: &mut usize,
+) -> Result<(), Failure> {
+    let text = String::from_utf8_lossy(bytes);
+    let body = text.split('#').next().unwrap_or("");
+    if body.trim().is_empty() {
+        return Ok(());
+    }
+    let bad = |column: usize, message: String| {
+        Failure::from(retrograde::Error::Parse {
+            path: path.display().to_string(),
+            line,
+            column,
+            message,
+        })
+    };
+    let mut fields = Vec::new();
+    let mut at = 0;
+    for word in body.split_ascii_whitespace() {
+        let col = body[at..].find(word).map_or(at, |i| at + i);
+        at = col + word.len();
+        fields.push((col + 1, word));
+    }
+    if fields.len() != 2 {
+        let col = fields.get(2).map_or(body.trim_end().len() + 1, |f| f.0);
+        return Err(bad(
+            col,
+            format!(
+                "expected an edge `u v` (two vertices), found {} fields",
+                fields.len()
+            ),
+        ));
+    }
+    let mut uv = [0u32; 2];
+    for (i, (col, word)) in fields.iter().enumerate() {
+        uv[i] = match word.parse::<u32>() {
+            Ok(v) if v < 1 << 16 => v,
+            _ => {
+                return Err(bad(
+                    *col,
+                    format!("expected a vertex number 0..65535, found `{word}`"),
+                ))
+            }
+        };
+        *n = (*n).max(uv[i] as usize + 1);
+    }
+    edges.push((uv[0], uv[1]));
+    Ok(())
 }
 
 /// Solves the k-cop game on one graph over every state and reports it.

@@ -27,8 +27,10 @@ pub(super) struct GraphJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     out_of_memory: Option<OutOfMemoryJson>,
     placement: &'a [u32],
-    capture_time: u32,
-    capture_time_plies: u32,
+    /// Null when the cops cannot win (no capture time to give), as in
+    /// the `--out` records.
+    capture_time: Option<u32>,
+    capture_time_plies: Option<u32>,
     /// `--cop-speed`; left out at 1, as before speeds existed.
     #[serde(skip_serializing_if = "is_one")]
     cop_speed: u32,
@@ -169,8 +171,8 @@ pub(super) fn write_graph(
             cop_number: r.cop_number,
             out_of_memory: r.out_of_memory.as_ref().map(OutOfMemoryJson::from),
             placement: &r.placement,
-            capture_time: r.capture_time_rounds,
-            capture_time_plies: r.capture_time_plies,
+            capture_time: r.cop_number.map(|_| r.capture_time_rounds),
+            capture_time_plies: r.cop_number.map(|_| r.capture_time_plies),
         };
         serde_json::to_writer(&mut *out, &versioned(&g))?;
         writeln!(out)?;

@@ -21,6 +21,7 @@ use crate::cli::common::{SpeedArgs, UsageError};
 use crate::cli::output::write_atomically;
 use crate::cli::schema::SCHEMA;
 use retrograde::copnumber::CopNumber;
+use retrograde::parse_graph6;
 
 /// One line of the results file: the `--json` object of a graph plus what
 /// `--resume` checks (the graph's text and the flags that change answers).
@@ -85,6 +86,72 @@ impl Record {
             capture_time_plies: timed.then_some(r.capture_time_plies),
             cop_speed: speeds.cop_speed,
             thief_speed: speeds.thief_speed,
+        }
+    }
+}
+
+/// The longest line a record of a graph of graph6 text `text_len` bytes
+/// can take: the text, a placement of `max_cops` vertex numbers and the
+/// other fields (numbers of at most 20 digits), with room to spare.
+fn record_bytes_most(text_len: usize, max_cops: u32) -> usize {
+    text_len
+        .saturating_add((max_cops as usize).saturating_mul(12))
+        .saturating_add(1024)
+}
+
+impl Record {
+    /// Checks what a record says against the graph it stands for (the
+    /// record's text is already its graph6 `text`): numbers no run of this
+    /// command writes (a cop number above `max_cops` or the graph's order,
+    /// a placement off the graph, a capture time longer than the game has
+    /// states) are refused, not counted in the summary.
+    fn check(&self, text: &[u8], max_cops: u32) -> std::result::Result<(), String> {
+        let (n, edges) =
+            parse_graph6(text).map_err(|e| format!("its graph does not parse: {}", e.message))?;
+        if n == 0 {
+            return Err("a graph with no vertices, which has no cop number".into());
+        }
+        if (self.vertices, self.edges) != (n, edges.len()) {
+            return Err(format!(
+                "{} vertices and {} edges where the graph has {n} and {}",
+                self.vertices,
+                self.edges,
+                edges.len()
+            ));
+        }
+        let Some(k) = self.cop_number else {
+            if !self.placement.is_empty() || self.capture_time.is_some() {
+                return Err("a placement or capture time with no cop number".into());
+            }
+            return Ok(());
+        };
+        if k == 0 || k > max_cops || k as usize > n {
+            return Err(format!(
+                "cop number {k}: a graph of {n} vertices under --max-cops {max_cops} has 1 to {}",
+                max_cops.min(n as u32)
+            ));
+        }
+        if !(self.placement.is_empty() || self.placement.len() == k as usize)
+            || self.placement.iter().any(|&v| v as usize >= n)
+        {
+            return Err(format!(
+                "placement {:?}: expected {k} vertices below {n}",
+                self.placement
+            ));
+        }
+        // The longest game visits each state (k cops, the thief, a side
+        // to move) at most once.
+        let states = (n as u128).saturating_pow(k + 1).saturating_mul(2);
+        match (self.capture_time, self.capture_time_plies) {
+            (None, None) => Ok(()),
+            (Some(rounds), Some(plies))
+                if u128::from(plies) <= states && rounds == plies.div_ceil(2) =>
+            {
+                Ok(())
+            }
+            (rounds, plies) => Err(format!(
+                "capture time {rounds:?} rounds, {plies:?} plies: not a game on {n} vertices with {k} cops"
+            )),
         }
     }
 }
@@ -189,8 +256,15 @@ impl Results {
         let Some(reader) = self.previous.as_mut() else {
             return Ok(None);
         };
+        // A record of this graph is its graph6 text and a few numbers: a
+        // longer line is no record of it, and is not read whole (a file
+        // of one 6 GB line took 6 GB, or aborted under a memory limit).
+        let most = record_bytes_most(text.len(), self.max_cops);
         let mut raw = Vec::new();
-        reader.read_until(b'\n', &mut raw)?;
+        reader
+            .by_ref()
+            .take(most as u64 + 1)
+            .read_until(b'\n', &mut raw)?;
         if raw.is_empty() {
             self.previous = None;
             return Ok(None);
@@ -204,6 +278,11 @@ impl Results {
             ))
             .into()
         };
+        if raw.len() > most && raw.last() != Some(&b'\n') {
+            return Err(foreign(&format!(
+                "a line of over {most} bytes, longer than any record of graph {at}"
+            )));
+        }
         let record: Record = serde_json::from_slice(&raw).map_err(|e| foreign(&e.to_string()))?;
         if record.schema != SCHEMA {
             return Err(foreign("another schema"));
@@ -267,6 +346,9 @@ impl Results {
             ))
             .into());
         }
+        if let Err(why) = record.check(text, self.max_cops) {
+            return Err(foreign(&why));
+        }
         self.resumed += 1;
         Ok(Some(record))
     }
@@ -315,8 +397,11 @@ impl Results {
             None => {
                 if self.fresh {
                     let batch = &self.pending;
+                    // A write that fails here comes after the work: exit
+                    // status 1, as a full disk is (the path was checked
+                    // before any work).
                     write_atomically(&self.path, |out| out.write_all(batch))
-                        .map_err(|e| UsageError(format!("--out {}: {e:#}", self.path.display())))?;
+                        .with_context(|| format!("--out {}", self.path.display()))?;
                     self.pending.clear();
                 } else {
                     let file = OpenOptions::new()

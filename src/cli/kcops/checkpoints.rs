@@ -48,7 +48,7 @@ pub(super) fn open(
     let resume = match &args.resume {
         None => None,
         Some(from) => {
-            let ck = Checkpoint::open(&checkpoint::file_in(from))?;
+            let ck = Checkpoint::open(&checkpoint::resume_file_in(from)?)?;
             ck.check_kernel(true)?;
             checkpoint::check_fingerprint(from, ck.fingerprint(), &fingerprint)?;
             Some(ck)

@@ -15,8 +15,9 @@ use std::time::Instant;
 
 use anyhow::Result;
 use retrograde::{
-    load_edge_list, load_map, looks_like_graph6, parse_graph6, plan_storage, solve,
-    verify_observed, Arena, Board, Coord, Engine, Game, KCops, Placement, Solution, SolveOptions,
+    load_edge_list_within, load_map_with_cops, looks_like_graph6, parse_graph6, plan_storage,
+    solve, verify_observed, Arena, Board, Coord, Engine, Game, KCops, Placement, Solution,
+    SolveOptions,
 };
 
 use self::output::{dump, print_text, Report};
@@ -101,7 +102,7 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
     let dte_table = args.dte_table || args.dump.is_some();
     let k = args.kcops.k();
     let (arena, source, cops, thief) = if args.kcops.graph {
-        graph_arena(&args.map, &args.game)?
+        graph_arena(&args.map, &args.game, config.limits().memory)?
     } else {
         map_arena(&args.map, &args.game, k)?
     };
@@ -112,6 +113,7 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
         ))
         .into());
     }
+    super::common::refuse_one_sided_start(&args.game, cops.is_empty(), thief.is_none())?;
     let arena = arena.with_speeds(args.kcops.speeds.cop_speed, args.kcops.speeds.thief_speed);
     let exits = arena.exit_count() as u64;
     let cells = u64::from(arena.cells());
@@ -332,7 +334,8 @@ fn map_cell(grid: &retrograde::Grid, what: &str, coord: Coord) -> Result<u32> {
 type Built = (Arena, Source, Vec<u32>, Option<u32>);
 
 fn map_arena(path: &Path, game: &GameArgs, k: u32) -> Result<Built> {
-    let map = load_map(path).map_err(|e| super::solve::not_a_map(path, e).error)?;
+    let map =
+        load_map_with_cops(path, k as usize).map_err(|e| super::solve::not_a_map(path, e).error)?;
     // Starts are resolved here (several cops); exits as in the one-cop game.
     let placement = Placement {
         cop: None,
@@ -341,6 +344,7 @@ fn map_arena(path: &Path, game: &GameArgs, k: u32) -> Result<Built> {
     };
     let walls = retrograde::Map {
         cop: None,
+        more_cops: Vec::new(),
         thief: None,
         ..map.clone()
     };
@@ -352,8 +356,10 @@ fn map_arena(path: &Path, game: &GameArgs, k: u32) -> Result<Built> {
         .iter()
         .map(|&c| map_cell(grid, "--cop", order(c)))
         .collect::<Result<Vec<_>>>()?;
-    if cops.is_empty() && k == 1 {
-        if let Some(c) = map.cop {
+    // The map's cop letters are the start when there are K of them.
+    let letters: Vec<Coord> = map.cop.into_iter().chain(map.more_cops.clone()).collect();
+    if cops.is_empty() && letters.len() == k as usize {
+        for c in letters {
             cops.push(map_cell(grid, "the map's cop start", c)?);
         }
     }
@@ -370,7 +376,7 @@ fn map_arena(path: &Path, game: &GameArgs, k: u32) -> Result<Built> {
     Ok((Arena::from_board(&board, game.rules()), source, cops, thief))
 }
 
-fn graph_arena(path: &Path, game: &GameArgs) -> Result<Built> {
+fn graph_arena(path: &Path, game: &GameArgs, memory: Option<u64>) -> Result<Built> {
     if path != Path::new("-") {
         let mut head = [0u8; 256];
         let read = std::fs::File::open(path)
@@ -383,7 +389,7 @@ fn graph_arena(path: &Path, game: &GameArgs) -> Result<Built> {
             return graph_from_graph6(path, game);
         }
     }
-    let list = load_edge_list(path)?;
+    let list = load_edge_list_within(path, memory)?;
     if list.n == 0 {
         return Err(no_vertices(path, 1).into());
     }
@@ -440,6 +446,7 @@ fn arena_of_graph(
             UsageError("--exits rules are for maps; give --exit V on a graph".into()).into(),
         );
     }
+    game.refuse_map_only_flags()?;
     let vertex = |what: &str, c: Coord| -> Result<u32> {
         match c {
             (VERTEX, v) if v < list.n as usize => Ok(v as u32),

@@ -10,8 +10,8 @@ use serde::Serialize;
 mod target;
 mod text;
 pub(crate) use target::{
-    defer_stop_signals, defer_stop_signals_saying, is_closed_stdout, note_input, stop_requested,
-    write_atomically, Output, OutputTarget,
+    defer_stop_signals, defer_stop_signals_saying, is_closed_stdout, note_input,
+    note_write_failure, stop_requested, write_atomically, write_failed, Output, OutputTarget,
 };
 pub(crate) use text::{
     engine_line, print_plan, print_text, save_with, saved_line, time_line, verified_line,

@@ -122,6 +122,8 @@ pub fn load_graph_within(
     };
     let name = path.display().to_string();
     let mut parser = Parser::new(&name);
+    let limit = memory_limit.unwrap_or_else(available_memory);
+    parser.limit = limit;
     let block = (rayon::current_num_threads() << 23).max(64 << 20);
     if path == Path::new("-") {
         read_blocks(std::io::stdin().lock(), block, &mut parser, io_error)?;
@@ -129,7 +131,7 @@ pub fn load_graph_within(
         let file = std::fs::File::open(path).map_err(io_error)?;
         read_blocks(file, block, &mut parser, io_error)?;
     }
-    parser.finish(convention, memory_limit.unwrap_or_else(available_memory))
+    parser.finish(convention, limit)
 }
 
 /// Longest line accepted (comment included). An input without line ends
@@ -201,6 +203,10 @@ struct Parser<'p> {
     fixed: Vec<Fixed>,
     edges: u64,
     max_id: Option<u64>,
+    /// Bytes the graph may take (`--memory`, else what is available):
+    /// checked as blocks are read, so an endless or huge input is refused
+    /// once the graph read so far needs more, not parsed whole first.
+    limit: u64,
 }
 
 impl<'p> Parser<'p> {
@@ -214,6 +220,32 @@ impl<'p> Parser<'p> {
             fixed: Vec::new(),
             edges: 0,
             max_id: None,
+            limit: u64::MAX,
+        }
+    }
+
+    /// Bytes the stored graph of `vertices` and `edges` needs while built.
+    fn needed(vertices: u64, edges: u64) -> u64 {
+        graph_bytes(vertices, edges).saturating_add(bucket_scratch_bytes(edges))
+    }
+
+    /// The refusal of a graph needing `needed` bytes of `available`.
+    fn too_large(&self, vertices: u64, needed: u64, available: u64, so_far: bool) -> Error {
+        let edges = self.edges;
+        let read = if so_far {
+            format!(" read up to line {}", self.lines)
+        } else {
+            String::new()
+        };
+        Error::TooLarge {
+            what: format!(
+                "the graph of {}{read} ({vertices} vertices, {edges} edges)",
+                self.path
+            ),
+            needed,
+            available,
+            hint: "vertex ids index arrays, so they should be dense: renumber them 0..N-1"
+                .to_string(),
         }
     }
 
@@ -304,6 +336,17 @@ impl<'p> Parser<'p> {
             self.max_id = self.max_id.max(chunk.max_id);
             self.chunks.push(chunk.pairs);
         }
+        // The graph only grows as lines come: once what is read already
+        // needs more than the limit, so does the whole (an endless stream
+        // grew without bound before the check at the end).
+        let vertices = match &self.header {
+            Some(h) => h.vertices,
+            None => self.max_id.map_or(0, |m| m + 1),
+        };
+        let needed = Self::needed(vertices, self.edges);
+        if needed > self.limit {
+            return Err(self.too_large(vertices, needed, self.limit, true));
+        }
         Ok(())
     }
 
@@ -373,18 +416,9 @@ impl<'p> Parser<'p> {
             }
             None => self.max_id.map_or(0, |m| m + 1),
         };
-        let needed = graph_bytes(vertices, edges).saturating_add(bucket_scratch_bytes(edges));
+        let needed = Self::needed(vertices, edges);
         if needed > available {
-            return Err(Error::TooLarge {
-                what: format!(
-                    "the graph of {} ({vertices} vertices, {edges} edges)",
-                    self.path
-                ),
-                needed,
-                available,
-                hint: "vertex ids index arrays, so they should be dense: renumber them 0..N-1"
-                    .to_string(),
-            });
+            return Err(self.too_large(vertices, needed, available, false));
         }
         let forward = bucket(
             self.chunks.as_slice(),

@@ -45,13 +45,20 @@ pub(super) fn identity(path: &Path) -> Option<PathBuf> {
     Some(std::fs::canonicalize(dir).ok()?.join(name))
 }
 
-/// Records `path` as an input of this run (`what` names it in messages:
+/// Records `path` (`-`: standard input) as an input of this run (`what` names it in messages:
 /// `the map`, `the table`): an output checked on the same file, before or
 /// after, is refused.
 ///
 /// # Errors
 /// A [`UsageError`] when an output already holds the file.
 pub(crate) fn note_input(what: &str, path: &Path) -> Result<(), UsageError> {
+    // `-` is standard input: redirected from a file (`< F`), that file is
+    // the input, found through the descriptor's link.
+    let path = if path == Path::new("-") {
+        Path::new("/proc/self/fd/0")
+    } else {
+        path
+    };
     let Some(key) = identity(path) else {
         return Ok(());
     };
