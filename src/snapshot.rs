@@ -39,6 +39,12 @@ pub trait Snapshot {
         fingerprint: &[(String, String)],
         out: &mut dyn Write,
     ) -> std::io::Result<()>;
+
+    /// The band of a partitioned solve this snapshot holds (its index
+    /// within its process); `None` for a whole solve's snapshot.
+    fn band(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// Receives a solve's snapshots between levels

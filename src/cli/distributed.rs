@@ -31,9 +31,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::distributed::{
-    self, BandCheckpoint, BandSink, BandSnapshot, BandSource, Cluster, PartitionOptions,
+    self, BandCheckpoint, BandSink, BandSource, Cluster, PartitionOptions,
 };
-use retrograde::{load_map, CopsAndThief, Game, Snapshot};
+use retrograde::{load_map, CopsAndThief, Due, Game, Sink, Snapshot};
 use serde::Serialize;
 
 use super::checkpoint;
@@ -651,18 +651,26 @@ impl BandDir {
     }
 }
 
-impl BandSink for BandDir {
-    fn due(&self, _level: u32) -> bool {
+impl Sink for BandDir {
+    fn poll(&self, _level: u32) -> Due {
         let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
-        let due = last.elapsed() >= self.every;
-        if due {
-            *last = Instant::now();
+        if last.elapsed() < self.every {
+            return Due::No;
         }
-        due
+        *last = Instant::now();
+        Due::Save
     }
 
-    fn save(&self, snapshot: &BandSnapshot<'_>) -> retrograde::Result<()> {
-        let path = self.file(snapshot.band(), snapshot.level());
+    fn save(&self, snapshot: &dyn Snapshot) -> retrograde::Result<()> {
+        // Only a partitioned solve is handed this sink: its snapshots are
+        // bands; a whole solve's would have no file here.
+        let Some(band) = snapshot.band() else {
+            return Err(retrograde::Error::Io {
+                path: self.dir.clone(),
+                source: std::io::Error::other("a band directory keeps only band snapshots"),
+            });
+        };
+        let path = self.file(band, snapshot.level());
         let failed = |e: String| retrograde::Error::Io {
             path: path.clone(),
             source: std::io::Error::other(e),
@@ -676,7 +684,9 @@ impl BandSink for BandDir {
         *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
         Ok(())
     }
+}
 
+impl BandSink for BandDir {
     fn confirmed(&self, band: usize, level: u32) {
         // Best effort: a snapshot left behind costs disk, not correctness.
         for (b, l) in self.files().unwrap_or_default() {

@@ -24,22 +24,20 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
 
 use crate::error::Result;
-use crate::snapshot::Snapshot;
+use crate::snapshot::{Sink, Snapshot};
 use crate::solve::checkpoint::{decode_checked, opt_u32, Hashing};
 
 const MAGIC: &[u8] = b"RETROGRADE-BAND-CHECKPOINT-1\n";
 
-/// Where a process's bands save their snapshots.
-pub trait BandSink: Send + Sync {
-    /// Asked on the cluster's first worker (process 0) before level
-    /// `level`'s exchange: whether every band snapshots after it.
-    fn due(&self, level: u32) -> bool;
-    /// Stores one band's snapshot; called by that band's worker thread.
-    ///
-    /// # Errors
-    /// Whatever stops the store; the solve then ends (the worker panics,
-    /// which ends the process so that its peers see it go).
-    fn save(&self, snapshot: &BandSnapshot<'_>) -> Result<()>;
+/// Receives the bands' snapshots of a partitioned solve: the one
+/// [`Sink`](crate::Sink), asked on the cluster's first worker (process 0)
+/// before level `level`'s exchange whether every band snapshots after it
+/// (anything but [`Due::No`](crate::Due::No) means yes), and handed each
+/// band's [`BandSnapshot`] (whose [`Snapshot::band`] names the band) by
+/// that band's worker thread; a failed save ends the solve (the worker
+/// panics, which ends the process so that its peers see it go). Beyond the
+/// one sink: older snapshots may go once the whole cluster has saved.
+pub trait BandSink: Sink + Send {
     /// Every band of the cluster has saved its snapshot of `level`: band
     /// `band` (index within this process) may drop older ones.
     fn confirmed(&self, band: usize, level: u32);
@@ -93,19 +91,15 @@ pub struct BandSnapshot<'a> {
     pub(super) dte: Option<&'a [AtomicU16]>,
 }
 
-impl BandSnapshot<'_> {
-    /// The band's index within its process.
-    #[must_use]
-    pub fn band(&self) -> usize {
-        self.band
-    }
-}
-
 /// A band's snapshot writes itself as every kernel's does; its `level` is
 /// the level the resumed solve drains first.
 impl Snapshot for BandSnapshot<'_> {
     fn level(&self) -> u32 {
         self.progress.level
+    }
+
+    fn band(&self) -> Option<usize> {
+        Some(self.band)
     }
 
     fn write_to(

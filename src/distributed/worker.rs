@@ -17,6 +17,7 @@ use timely::worker::Worker;
 use super::checkpoint::{BandSink, BandSnapshot, Progress as Saved};
 use super::{Observer, ProcessStat, Summary};
 use crate::game::{Game, Initial};
+use crate::snapshot::Due;
 use crate::storage::cells::Cells;
 use crate::storage::frontier::Frontier;
 use crate::storage::Region;
@@ -260,7 +261,11 @@ pub(super) fn run<G: Game>(w: &mut Worker, plan: &Plan<G>) -> Done {
         });
         // Worker 0 decides for every band whether to snapshot after this
         // level, and says so on the word every packet carries anyway.
-        let mut snapshot = me == 0 && plan.sink.as_ref().is_some_and(|sink| sink.due(level));
+        let mut snapshot = me == 0
+            && plan
+                .sink
+                .as_ref()
+                .is_some_and(|sink| sink.poll(level) != Due::No);
         let mut bytes = 0;
         for (dest, box_) in outbox.iter_mut().enumerate() {
             if dest == me {
