@@ -244,6 +244,25 @@ impl LimitedIo {
         Poll::Pending
     }
 
+    /// A write's outcome, noted: bytes written are activity and the
+    /// answer under way; a write still pending may be late.
+    fn after_write(
+        &mut self,
+        cx: &mut TaskContext<'_>,
+        polled: Poll<std::io::Result<usize>>,
+    ) -> Poll<std::io::Result<usize>> {
+        match polled {
+            Poll::Pending => self.pending_or_late(cx, false),
+            ready => {
+                if matches!(ready, Poll::Ready(Ok(n)) if n > 0) {
+                    self.touch();
+                    self.answered();
+                }
+                ready
+            }
+        }
+    }
+
     fn is_shed(&self) -> bool {
         self.conn.shed.load(Ordering::Relaxed)
     }
@@ -286,16 +305,8 @@ impl AsyncWrite for LimitedIo {
         cx: &mut TaskContext<'_>,
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        match Pin::new(&mut self.io).poll_write(cx, buf) {
-            Poll::Pending => self.pending_or_late(cx, false),
-            ready => {
-                if matches!(ready, Poll::Ready(Ok(n)) if n > 0) {
-                    self.touch();
-                    self.answered();
-                }
-                ready
-            }
-        }
+        let polled = Pin::new(&mut self.io).poll_write(cx, buf);
+        self.after_write(cx, polled)
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<std::io::Result<()>> {
@@ -314,16 +325,8 @@ impl AsyncWrite for LimitedIo {
         cx: &mut TaskContext<'_>,
         bufs: &[std::io::IoSlice<'_>],
     ) -> Poll<std::io::Result<usize>> {
-        match Pin::new(&mut self.io).poll_write_vectored(cx, bufs) {
-            Poll::Pending => self.pending_or_late(cx, false),
-            ready => {
-                if matches!(ready, Poll::Ready(Ok(n)) if n > 0) {
-                    self.touch();
-                    self.answered();
-                }
-                ready
-            }
-        }
+        let polled = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
+        self.after_write(cx, polled)
     }
 
     fn is_write_vectored(&self) -> bool {
