@@ -1,7 +1,8 @@
-//! The shape of the source tree (issue 22), checked so that it stays: no
-//! file in `src/` over 800 lines, and no import cycle between the
-//! library's top-level modules nor between the binary's `cli` modules
-//! (test code, after a file's first `#[cfg(test)]`, may use anything).
+//! The shape of the source tree (issues 22 and 30), checked so that it
+//! stays: no file in `src/` over 800 lines; no import cycle between the
+//! modules of any folder (the library's top level, `cli`, each folder
+//! below them, `python/src`) (test code, after a file's first
+//! `#[cfg(test)]`, may use anything).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -37,8 +38,33 @@ fn no_source_file_is_over_800_lines() {
     assert!(long.is_empty(), "split these at their seams: {long:?}");
 }
 
-/// The code of a file before its tests, without `//` comments.
+/// Whether `path` is a module of tests only (`#[cfg(test)] mod tests;` in
+/// its parent).
+fn test_only(path: &Path) -> bool {
+    let stem = path.file_stem().unwrap().to_string_lossy();
+    let dir = path.parent().unwrap();
+    let parents = [
+        dir.join("mod.rs"),
+        dir.join("lib.rs"),
+        dir.join("main.rs"),
+        dir.with_extension("rs"),
+    ];
+    let declared = format!("mod {stem};");
+    parents.iter().any(|parent| {
+        let text = std::fs::read_to_string(parent).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        lines
+            .windows(2)
+            .any(|w| w[0] == "#[cfg(test)]" && w[1].ends_with(&declared))
+    })
+}
+
+/// The code of a file before its tests, without `//` comments (nothing
+/// for a module of tests only).
 fn code(path: &Path) -> String {
+    if test_only(path) {
+        return String::new();
+    }
     let text = std::fs::read_to_string(path).unwrap();
     let text = text.split("#[cfg(test)]").next().unwrap_or("");
     text.lines()
@@ -47,57 +73,99 @@ fn code(path: &Path) -> String {
         .join("\n")
 }
 
-/// The module names that follow `prefix` in `code` (`crate::cli::` gives
-/// `solve` for `crate::cli::solve::run`).
-fn names_after(code: &str, prefix: &str) -> BTreeSet<String> {
+/// The first path segment of each item that follows `prefix` in `code`,
+/// and whether a path (`::`) goes on after it: `crate::cli::` gives
+/// `solve` for `crate::cli::solve::run`, and `common` and `output` for
+/// `crate::cli::{common::X, output::Y}`.
+fn items(code: &str, prefix: &str) -> BTreeSet<(String, bool)> {
+    fn ident(s: &str) -> String {
+        s.chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    }
     let mut names = BTreeSet::new();
     let mut rest = code;
     while let Some(at) = rest.find(prefix) {
         let before = rest[..at].chars().next_back();
         rest = &rest[at + prefix.len()..];
-        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+        // `super::super::x` holds `super::x` too: only a whole path counts;
+        // and `pub(in crate::a)` is a visibility, not an import.
+        let visibility = code[..code.len() - rest.len()].ends_with(&format!("in {prefix}"));
+        if visibility || before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
             continue;
         }
-        let name: String = rest
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect();
-        if !name.is_empty() {
-            names.insert(name);
+        let mut items = Vec::new();
+        if let Some(group) = rest.strip_prefix('{') {
+            // The top-level items of a `{...}` group.
+            let (mut depth, mut from) = (0, 0);
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        items.push(&group[from..i]);
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        items.push(&group[from..i]);
+                        from = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            items.push(rest);
+        }
+        for item in items {
+            let item = item.trim_start();
+            let name = ident(item);
+            let path = item[name.len()..].trim_start().starts_with("::");
+            if !name.is_empty() {
+                names.insert((name, path));
+            }
         }
     }
     names
 }
 
+/// The module names that follow `prefix` in `code`.
+fn names_after(code: &str, prefix: &str) -> BTreeSet<String> {
+    items(code, prefix)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect()
+}
+
 /// The import graph between the modules directly under `dir`: each
-/// module's files (a `NAME.rs` or a `NAME/` folder) and the siblings they
-/// name through `prefix` (or `super::` from the top file, `super::super::`
-/// one folder down).
+/// module's files (a `NAME.rs`, a `NAME/` folder, or both) and the
+/// siblings they name through `prefix` (the folder's path from its crate
+/// root) or through as many `super::` as lead from the file up to `dir`.
 fn graph(dir: &Path, prefix: &str) -> BTreeMap<String, BTreeSet<String>> {
     let mut files = Vec::new();
     rust_files(dir, &mut files);
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for file in &files {
         let relative = file.strip_prefix(dir).unwrap();
-        let mut parts = relative
+        // The file's module path below `dir` (`a/mod.rs` is `a`).
+        let path: Vec<String> = relative
             .components()
-            .map(|c| c.as_os_str().to_string_lossy());
-        let first = parts.next().unwrap().into_owned();
-        let depth = relative.components().count() - 1;
-        let module = first.trim_end_matches(".rs").to_string();
-        if ["mod", "lib", "main"].contains(&module.as_str()) {
+            .map(|c| {
+                c.as_os_str()
+                    .to_string_lossy()
+                    .trim_end_matches(".rs")
+                    .to_string()
+            })
+            .filter(|c| c != "mod")
+            .collect();
+        let Some(module) = path.first().cloned() else {
+            continue; // the folder's own mod.rs
+        };
+        if ["lib", "main"].contains(&module.as_str()) && path.len() == 1 {
             continue;
         }
         let code = code(file);
         let mut uses = names_after(&code, prefix);
-        let up = if depth == 0 {
-            "super::".to_string()
-        } else {
-            "super::".repeat(depth + 1)
-        };
-        if depth > 0 || file.parent() == Some(dir) {
-            uses.extend(names_after(&code, &up));
-        }
+        uses.extend(names_after(&code, &"super::".repeat(path.len())));
         graph.entry(module).or_default().extend(uses);
     }
     let modules: BTreeSet<String> = graph.keys().cloned().collect();
@@ -105,6 +173,40 @@ fn graph(dir: &Path, prefix: &str) -> BTreeMap<String, BTreeSet<String>> {
         uses.retain(|u| modules.contains(u) && u != module);
     }
     graph
+}
+
+/// Every folder under `dir`, `dir` too.
+fn folders(dir: &Path, out: &mut Vec<PathBuf>) {
+    out.push(dir.to_path_buf());
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            folders(&path, out);
+        }
+    }
+}
+
+/// The import cycles between the files of one folder, for every folder of
+/// a crate whose root folder is `root` (`crate::` is `root`).
+fn folder_cycles(root: &Path) -> Vec<Vec<String>> {
+    let mut dirs = Vec::new();
+    folders(root, &mut dirs);
+    dirs.iter()
+        .filter_map(|dir| {
+            let below = dir.strip_prefix(root).unwrap();
+            let mut prefix = "crate::".to_string();
+            for c in below.components() {
+                prefix += &format!("{}::", c.as_os_str().to_string_lossy());
+            }
+            let found = cycle(&graph(dir, &prefix))?;
+            Some(
+                found
+                    .into_iter()
+                    .map(|m| below.join(m).display().to_string())
+                    .collect(),
+            )
+        })
+        .collect()
 }
 
 /// A cycle of `graph`, if it has one (depth-first search).
@@ -151,6 +253,18 @@ fn no_import_cycle_between_cli_modules() {
     let graph = graph(&src().join("cli"), "crate::cli::");
     assert!(graph.contains_key("batch") && graph["batch"].contains("output"));
     assert_eq!(cycle(&graph), None, "{graph:?}");
+}
+
+#[test]
+fn no_import_cycle_inside_any_folder() {
+    let bitboard = graph(&src().join("solve/bitboard"), "crate::solve::bitboard::");
+    assert!(bitboard["kernel"].contains("masks"), "{bitboard:?}");
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("python/src");
+    let python_graph = graph(&python, "crate::");
+    assert!(python_graph["solve"].contains("args"), "{python_graph:?}");
+    let mut cycles = folder_cycles(&src());
+    cycles.extend(folder_cycles(&python));
+    assert!(cycles.is_empty(), "break these circles: {cycles:?}");
 }
 
 #[test]
