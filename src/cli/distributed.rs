@@ -33,7 +33,7 @@ use clap::Args as ClapArgs;
 use retrograde::distributed::{
     self, BandCheckpoint, BandSink, BandSnapshot, BandSource, Cluster, PartitionOptions,
 };
-use retrograde::{load_map, Board, CopsAndThief, Game};
+use retrograde::{load_map, CopsAndThief, Game};
 use serde::Serialize;
 
 use super::checkpoint;

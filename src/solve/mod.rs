@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8};
 
 use crate::error::{Error, Result};
 use crate::game::Game;
+use crate::games::Special as _;
 use crate::storage::cells::Cells;
 use crate::storage::frontier::Frontier;
 use crate::storage::{Backing, Paging, Region};

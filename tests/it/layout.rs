@@ -1,8 +1,9 @@
 //! The shape of the source tree (issues 22 and 30), checked so that it
 //! stays: no file in `src/` over 800 lines; no import cycle between the
 //! modules of any folder (the library's top level, `cli`, each folder
-//! below them, `python/src`) (test code, after a file's first
-//! `#[cfg(test)]`, may use anything).
+//! below them, `python/src`); library files import from the module that
+//! defines a name, not through the crate root's re-exports (test code,
+//! after a file's first `#[cfg(test)]`, may use anything).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -276,4 +277,79 @@ fn the_cycle_finder_finds_one() {
     assert_eq!(cycle(&graph).map(|c| c.len()), Some(4));
     graph.get_mut("c").unwrap().clear();
     assert_eq!(cycle(&graph), None);
+}
+
+/// The names `src/lib.rs` re-exports (`pub use a::b::{C, d};` gives `C`
+/// and `d`) and the modules it declares.
+fn crate_root() -> (BTreeSet<String>, BTreeSet<String>) {
+    let lib = code(&src().join("lib.rs"));
+    let mut exported = BTreeSet::new();
+    for statement in lib.split(';') {
+        let Some(at) = statement.find("pub use ") else {
+            continue;
+        };
+        let list = &statement[at + "pub use ".len()..];
+        let list = list.rsplit_once('{').map_or(list, |(_, l)| l);
+        for item in list.split([',', '}']) {
+            let last = item.rsplit("::").next().unwrap_or("");
+            let name = last.rsplit(" as ").next().unwrap_or("").trim();
+            if !name.is_empty() {
+                exported.insert(name.to_string());
+            }
+        }
+    }
+    let modules = lib
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim().strip_prefix("pub ").unwrap_or(l.trim());
+            Some(l.strip_prefix("mod ")?.trim_end_matches(';').to_string())
+        })
+        .collect();
+    (exported, modules)
+}
+
+/// The `crate::` items of a library file's code that go through the
+/// crate root's re-exports (`crate::Dte`, `crate::{Outcome, Turn}`,
+/// `crate::Error::Table`) instead of the module that defines them.
+fn through_root(
+    code: &str,
+    exported: &BTreeSet<String>,
+    modules: &BTreeSet<String>,
+) -> Vec<String> {
+    items(code, "crate::")
+        .into_iter()
+        .filter(|(name, path)| !modules.contains(name) || (!path && exported.contains(name)))
+        .map(|(name, _)| name)
+        .collect()
+}
+
+#[test]
+fn library_files_import_from_the_module_not_the_crate_root() {
+    let (exported, modules) = crate_root();
+    assert!(exported.contains("Dte") && exported.contains("solve") && modules.contains("solve"));
+    assert_eq!(
+        through_root(
+            "use crate::{Dte, solve::x};\nlet e = crate::Error::Table;",
+            &exported,
+            &modules
+        ),
+        ["Dte", "Error"]
+    );
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let found: Vec<String> = files
+        .iter()
+        .filter(|f| !f.starts_with(src().join("cli")))
+        .filter(|f| !f.ends_with("lib.rs") && !f.ends_with("main.rs"))
+        .flat_map(|f| {
+            let names = through_root(&code(f), &exported, &modules);
+            names
+                .into_iter()
+                .map(move |n| format!("{}: crate::{n}", f.display()))
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "import these from their modules: {found:#?}"
+    );
 }

@@ -17,9 +17,9 @@ use super::layout::{Layout, Span, Spans};
 use super::masks::{init_record, MoveMasks};
 use super::{bits::outcome_in, Depths, BANDS_PER_WORKER_IN_MEMORY};
 use crate::error::{Error, Result};
+use crate::outcome::{Dte, Outcome};
 use crate::solve::checkpoint::{Due, GridCheckpoint, GridSnapshot, State};
 use crate::solve::{Progress, SolveOptions};
-use crate::{Dte, Outcome};
 
 /// The per-level state of a solve.
 pub(super) struct Run<'a> {
