@@ -2,8 +2,9 @@
 //! stays: no file in `src/` over 800 lines; no import cycle between the
 //! modules of any folder (the library's top level, `cli`, each folder
 //! below them, `python/src`); library files import from the module that
-//! defines a name, not through the crate root's re-exports (test code,
-//! after a file's first `#[cfg(test)]`, may use anything).
+//! defines a name, not through the crate root's re-exports; and no `cli`
+//! command module imports another one (test code, after a file's first
+//! `#[cfg(test)]`, may use anything).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -351,5 +352,50 @@ fn library_files_import_from_the_module_not_the_crate_root() {
     assert!(
         found.is_empty(),
         "import these from their modules: {found:#?}"
+    );
+}
+
+/// The modules of `src/cli/` that are a subcommand (`mod.rs`'s `Command`
+/// and `solve`'s several-cops and distributed paths): none imports another
+/// one; what two of them share lives in a room that is not a command
+/// (`common`, `output`, `solving`, ...).
+const COMMANDS: [&str; 13] = [
+    "solve",
+    "batch",
+    "bench",
+    "graph",
+    "toolkit",
+    "info",
+    "query",
+    "play",
+    "render",
+    "serve",
+    "copnumber",
+    "kcops",
+    "distributed",
+];
+
+#[test]
+fn no_command_imports_another_command() {
+    let cli = src().join("cli");
+    for command in COMMANDS {
+        assert!(
+            cli.join(format!("{command}.rs")).exists() || cli.join(command).is_dir(),
+            "{command}"
+        );
+    }
+    let graph = graph(&cli, "crate::cli::");
+    let found: Vec<String> = graph
+        .iter()
+        .filter(|(module, _)| COMMANDS.contains(&module.as_str()))
+        .flat_map(|(module, uses)| {
+            uses.iter()
+                .filter(|u| COMMANDS.contains(&u.as_str()))
+                .map(move |u| format!("{module} -> {u}"))
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "move what these share out of the commands: {found:?}"
     );
 }
