@@ -179,7 +179,7 @@ impl Board {
 impl Board {
     /// The exit cells as `(row, column)`, row-major.
     #[must_use]
-    pub fn exit_coords(&self) -> Vec<crate::Coord> {
+    pub fn exit_coords(&self) -> Vec<crate::format::Coord> {
         self.exits
             .iter_ones()
             .map(|id| self.grid.coords(id as u32))

@@ -6,7 +6,7 @@
 
 use std::ops::Range;
 
-use crate::Terminal;
+use crate::outcome::Terminal;
 
 /// What an engine needs to know about a state before propagation starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,17 +92,15 @@ pub trait Game: Sync {
         None
     }
 
-    /// This game as the grid game, for engines that exploit its structure
-    /// ([`Engine::Bitboard`](crate::Engine::Bitboard)); `None` (the
-    /// default) for every other game.
-    fn as_cops_and_thief(&self) -> Option<&crate::CopsAndThief> {
-        None
-    }
-
-    /// This game as the several-cops game, for the several-cops kernel of
-    /// [`Engine::Bitboard`](crate::Engine::Bitboard); `None` (the default)
-    /// for every other game.
-    fn as_several_cops(&self) -> Option<&crate::KCops> {
+    /// The game itself as [`Any`](std::any::Any), for the engines that
+    /// exploit the structure of the library's own games
+    /// ([`Engine::Bitboard`](crate::Engine::Bitboard) on the grid game
+    /// and on the several-cops game): those return `Some(self)`; `None`
+    /// (the default) for every other game. It names no game type, so that
+    /// this trait imports none of the games that implement it (`games`
+    /// depends on `game`, one way); `games::Special` gives the typed
+    /// views.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
 

@@ -1,5 +1,8 @@
-//! Conversions of Python arguments: cells, turns, values.
+//! Conversions of Python arguments: cells, turns, values, `threads=`,
+//! and the arrays of a heatmap (shared by `solve`, `kcops`, `table`, so
+//! that none of them imports another for them).
 
+use numpy::ndarray::Array2;
 use pyo3::exceptions::{PyKeyError, PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 use retrograde::{Coord, Grid, Outcome, Turn};
@@ -148,3 +151,49 @@ pub type Maps2<'py> = (
 pub type Values1<'py> = Bound<'py, numpy::PyArray1<i8>>;
 /// Distances of many positions.
 pub type Dte1<'py> = Bound<'py, numpy::PyArray1<i32>>;
+
+/// Most worker threads `threads=` accepts, as the CLI's `--threads`.
+const MAX_THREADS: usize = 1024;
+
+/// `threads=`: at least 1, at most [`MAX_THREADS`]; absent, one per core.
+pub fn threads_arg(threads: Option<usize>) -> PyResult<usize> {
+    match threads {
+        Some(0) => Err(PyValueError::new_err("threads must be at least 1")),
+        Some(t) if t > MAX_THREADS => Err(PyValueError::new_err(format!(
+            "threads={t}: at most {MAX_THREADS}"
+        ))),
+        Some(t) => Ok(t),
+        None => Ok(std::thread::available_parallelism().map_or(1, usize::from)),
+    }
+}
+
+/// A heatmap over a grid: for every free cell `x` of the moving piece, the
+/// state `(fixed, x)` or `(x, fixed)`; walls are -2 in values and -1 in
+/// distances, draws and unknown distances -1.
+pub fn heatmap_arrays(
+    grid: &Grid,
+    state_of: impl Fn(u32) -> u64 + Sync,
+    probe: impl Fn(u64) -> PyResult<(Outcome, Option<u32>)> + Sync,
+) -> PyResult<(Array2<i8>, Array2<i32>)> {
+    let (h, w) = (grid.height(), grid.width());
+    let mut values = Array2::from_elem((h, w), -2i8);
+    let mut dte = Array2::from_elem((h, w), -1i32);
+    for id in 0..grid.cells() as u32 {
+        let (r, c) = grid.coords(id);
+        let (v, d) = probe(state_of(id))?;
+        values[(r, c)] = value_code(v);
+        dte[(r, c)] = d.map_or(-1, |d| d as i32);
+    }
+    Ok((values, dte))
+}
+
+/// Which piece a heatmap fixes: exactly one of `cop=` / `thief=`.
+pub fn fixed(cop: Option<At>, thief: Option<At>) -> PyResult<(bool, At)> {
+    match (cop, thief) {
+        (Some(c), None) => Ok((true, c)),
+        (None, Some(t)) => Ok((false, t)),
+        _ => Err(PyValueError::new_err(
+            "heatmap: give exactly one of cop=(row, col) or thief=(row, col)",
+        )),
+    }
+}

@@ -118,7 +118,7 @@ pub fn solve_edges<'py>(
     misere: bool,
     threads: Option<usize>,
 ) -> PyResult<(Values1<'py>, Dte1<'py>)> {
-    crate::solve::threads_arg(threads)?;
+    crate::args::threads_arg(threads)?;
     let graph = build(py, edges, n, win, loss, misere)?;
     let engine = match threads {
         Some(1) => Engine::Sequential,

@@ -11,10 +11,9 @@ use retrograde::{
     StorageLimits, Turn,
 };
 
-use crate::args::{self, cell, At, Maps2};
+use crate::args::{self, cell, heatmap_arrays, threads_arg, At, Maps2};
 use crate::errors::{guard, panic_to_py, to_py};
 use crate::map::{Map, Rules};
-use crate::solve::{heatmap_arrays, threads_arg};
 
 /// The k-cop game of `map` under `rules`, with its start (`cops_at` and the
 /// map's thief) when both are known: the arena is built as the CLI builds

@@ -6,17 +6,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use numpy::ndarray::Array2;
 use numpy::IntoPyArray;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use retrograde::{
-    plan_storage, Coord, CopsAndThief, Due, Engine, Grid, Outcome, Sink, Snapshot, SolveOptions,
+    plan_storage, Coord, CopsAndThief, Due, Engine, Outcome, Sink, Snapshot, SolveOptions,
     StorageLimits, Turn,
 };
 
-use crate::args::{self, cell, value_code, At, Maps2};
+use crate::args::{self, cell, fixed, heatmap_arrays, threads_arg, At, Maps2};
 use crate::errors::{guard, io_to_py, panic_to_py, to_py};
 use crate::map::{Map, Rules};
 
@@ -43,21 +42,6 @@ impl Sink for StopSink<'_> {
 
 /// How often the waiting Python thread looks for a pending signal.
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
-
-/// Most worker threads `threads=` accepts, as the CLI's `--threads`.
-const MAX_THREADS: usize = 1024;
-
-/// `threads=`: at least 1, at most [`MAX_THREADS`]; absent, one per core.
-pub fn threads_arg(threads: Option<usize>) -> PyResult<usize> {
-    match threads {
-        Some(0) => Err(PyValueError::new_err("threads must be at least 1")),
-        Some(t) if t > MAX_THREADS => Err(PyValueError::new_err(format!(
-            "threads={t}: at most {MAX_THREADS}"
-        ))),
-        Some(t) => Ok(t),
-        None => Ok(std::thread::available_parallelism().map_or(1, usize::from)),
-    }
-}
 
 /// Solves the policeman-and-thief game on `map` (every state WIN / LOSS /
 /// DRAW for the player to move, with its distance to end) and returns a
@@ -221,37 +205,6 @@ fn first_mover(game: &CopsAndThief) -> Turn {
         Turn::Thief
     } else {
         Turn::Cop
-    }
-}
-
-/// A heatmap over a grid: for every free cell `x` of the moving piece, the
-/// state `(fixed, x)` or `(x, fixed)`; walls are -2 in values and -1 in
-/// distances, draws and unknown distances -1.
-pub fn heatmap_arrays(
-    grid: &Grid,
-    state_of: impl Fn(u32) -> u64 + Sync,
-    probe: impl Fn(u64) -> PyResult<(Outcome, Option<u32>)> + Sync,
-) -> PyResult<(Array2<i8>, Array2<i32>)> {
-    let (h, w) = (grid.height(), grid.width());
-    let mut values = Array2::from_elem((h, w), -2i8);
-    let mut dte = Array2::from_elem((h, w), -1i32);
-    for id in 0..grid.cells() as u32 {
-        let (r, c) = grid.coords(id);
-        let (v, d) = probe(state_of(id))?;
-        values[(r, c)] = value_code(v);
-        dte[(r, c)] = d.map_or(-1, |d| d as i32);
-    }
-    Ok((values, dte))
-}
-
-/// Which piece a heatmap fixes: exactly one of `cop=` / `thief=`.
-pub fn fixed(cop: Option<At>, thief: Option<At>) -> PyResult<(bool, At)> {
-    match (cop, thief) {
-        (Some(c), None) => Ok((true, c)),
-        (None, Some(t)) => Ok((false, t)),
-        _ => Err(PyValueError::new_err(
-            "heatmap: give exactly one of cop=(row, col) or thief=(row, col)",
-        )),
     }
 }
 

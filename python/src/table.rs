@@ -11,9 +11,10 @@ use pyo3::types::PyDict;
 use rayon::prelude::*;
 use retrograde::{Coord, Outcome, Position, Tablebase, Turn};
 
-use crate::args::{self, cell, turn_name, value_code, At, Dte1, Maps2, Values1};
+use crate::args::{
+    self, cell, fixed, heatmap_arrays, turn_name, value_code, At, Dte1, Maps2, Values1,
+};
 use crate::errors::{guard, to_py};
-use crate::solve::{fixed, heatmap_arrays};
 
 /// Opens a tablebase file written by `retrograde solve --save` or
 /// `Solution.save` (checked as it is read: a damaged file raises

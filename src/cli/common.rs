@@ -166,6 +166,31 @@ impl GameArgs {
     }
 }
 
+/// The solve flags that select `rules` (empty for the standard game);
+/// `info` shows them, `copnumber` names them.
+pub(crate) fn rule_flags(r: Rules) -> Vec<&'static str> {
+    let mut flags = Vec::new();
+    if r.thief_diagonal {
+        flags.push("--thief-diagonal");
+    }
+    if !r.cop_diagonal {
+        flags.push("--cop-orthogonal");
+    }
+    if !r.cop_passes {
+        flags.push("--no-cop-pass");
+    }
+    if !r.thief_passes {
+        flags.push("--no-thief-pass");
+    }
+    if !r.corner_cutting {
+        flags.push("--no-corner-cutting");
+    }
+    if r.thief_first {
+        flags.push("--thief-first");
+    }
+    flags
+}
+
 /// Memory and scratch flags, shared by every command that solves: their
 /// one route to the library's [`plan_storage`](retrograde::plan_storage)
 /// is [`StorageFlags::limits`].

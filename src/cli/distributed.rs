@@ -40,7 +40,7 @@ use super::checkpoint;
 use super::common::{human_bytes, peak_memory, UsageError};
 use super::output::{print_text, save_with, Found, OutputTarget, SolveReport};
 use super::progress::Reporter;
-use super::solve::SolveArgs;
+use super::solving::SolveArgs;
 use super::Failure;
 
 /// `--processes`: a count, or (bare) the count of the Slurm job step.

@@ -45,6 +45,8 @@ mod render;
 mod schema;
 mod serve;
 mod solve;
+mod solving;
+mod tables;
 mod toolkit;
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -111,7 +113,7 @@ enum Command {
 #[derive(clap::Args, Debug)]
 struct SolveCommand {
     #[command(flatten)]
-    solve: solve::SolveArgs,
+    solve: solving::SolveArgs,
     #[cfg(feature = "distributed")]
     #[command(flatten)]
     cluster: distributed::ClusterArgs,

@@ -13,7 +13,7 @@ use retrograde::{AnyTablebase, Coord, Turn};
 
 use super::common::{parse_coord, UsageError};
 use super::output::{note_input, OutputTarget};
-use super::query::{open_any_table, Side};
+use super::tables::{open_any_table, Side};
 use super::Failure;
 
 /// Flags of `render`.

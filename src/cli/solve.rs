@@ -2,91 +2,21 @@
 //! start's verdict, its distance to end and the counts over all states.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Context, Result};
-use clap::Args as ClapArgs;
+use anyhow::Result;
 use retrograde::{
-    load_map, load_scen, plan_storage, solve, verify_observed, write_tablebase, Backing,
-    CopsAndThief, Engine, Game, Map, Outcome, Solution, SolveOptions,
+    load_map, load_scen, verify_observed, CopsAndThief, Game, Outcome, Solution, SolveOptions,
 };
 
 use super::checkpoint;
-use super::common::{
-    human_bytes, worker_pool, EngineConfig, EngineFlags, GameArgs, Kind, UsageError,
-};
-use super::output::{
-    print_text, save_with, Found, OutputTarget, PlanReport, SaveReport, ScenPair, SolveReport,
-    SummaryJson, VerifyReport,
-};
+use super::common::{worker_pool, UsageError};
+use super::output::{print_text, ScenPair, SummaryJson, VerifyReport};
 use super::progress::Reporter;
+use super::solving::{
+    check_outputs, not_a_map, plan_map, save_table, solve_loaded, Resumable, SolveArgs,
+};
 use super::Failure;
-
-/// Flags of `solve`.
-#[derive(ClapArgs, Debug)]
-pub(crate) struct SolveArgs {
-    /// Map file (seed text or MovingAI .map, detected from content); `-` reads stdin.
-    pub(crate) map: PathBuf,
-    #[command(flatten)]
-    pub(crate) game: GameArgs,
-    #[command(flatten)]
-    pub(crate) engine: EngineFlags,
-    #[command(flatten)]
-    pub(crate) kcops: super::common::KCopsArgs,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    pub(crate) json: bool,
-    /// Write every state as CSV: cop_row,cop_col,thief_row,thief_col,turn,value,dte.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) dump: Option<PathBuf>,
-    /// Keep every state's distance to end (2 bytes per state; implied by
-    /// --dump); with --save, the table stores distances too.
-    #[arg(long)]
-    pub(crate) dte_table: bool,
-    /// Save the solve as a tablebase file (map, rules, every state's value,
-    /// and distances with --dte-table) for `query`, `play`, `render`, `info`.
-    #[arg(long, value_name = "FILE.rtb")]
-    pub(crate) save: Option<PathBuf>,
-    /// After solving, check every state against its moves (values, and
-    /// distances when a table is kept); exit status 1 if any disagrees.
-    #[arg(long)]
-    pub(crate) verify: bool,
-    /// Print the whole-map summary (how every start pair splits by
-    /// verdict, the longest game) [default: on in text, off with --json].
-    #[arg(long, overrides_with = "no_summary")]
-    summary: bool,
-    /// Leave out the whole-map summary.
-    #[arg(long)]
-    no_summary: bool,
-    /// Take start pairs from a MovingAI scenario file: each entry's start
-    /// is the thief, its goal the cop; one result per pair from one solve.
-    #[arg(long, value_name = "FILE.scen", conflicts_with_all = ["cop", "thief"])]
-    pub(crate) scen: Option<PathBuf>,
-    /// No progress output.
-    #[arg(long, short)]
-    pub(crate) quiet: bool,
-    /// Print what the solve would cost (states, memory, engine, whether
-    /// the arrays go to scratch files, whether it fits) without solving;
-    /// exit status 0 if it fits, else 2.
-    #[arg(long)]
-    pub(crate) plan: bool,
-    /// Bitboard engine: keep a snapshot of the solve in DIR (every
-    /// --checkpoint-every minutes, and on Ctrl-C / SIGTERM, which then end
-    /// the solve); continue it with --resume DIR. With --processes: every
-    /// process snapshots its bands after the same levels, into
-    /// DIR/process-I.
-    #[arg(long, value_name = "DIR")]
-    pub(crate) checkpoint: Option<PathBuf>,
-    /// Minutes between snapshots (fractions allowed: 0.5 is 30 seconds).
-    #[arg(long, value_name = "MIN", default_value_t = 30.0)]
-    pub(crate) checkpoint_every: f64,
-    /// Continue the solve from the snapshot in DIR (same map, placement,
-    /// rules and distance-table setting); keeps checkpointing into DIR
-    /// unless --checkpoint names another.
-    #[arg(long, value_name = "DIR")]
-    pub(crate) resume: Option<PathBuf>,
-}
 
 /// Runs `solve`; returns the exit status.
 pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
@@ -253,141 +183,6 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
     }
 }
 
-/// Writes the solved map's table to `path` atomically; shared by `solve`
-/// and `batch`.
-pub(crate) fn save_table(
-    target: OutputTarget,
-    solved: &Solved,
-    engine: Engine,
-) -> Result<SaveReport> {
-    save_with(target, |out| {
-        write_tablebase(&solved.game, &solved.solution, engine.as_str(), out)
-    })
-}
-
-/// A solved map: the game, its solution and the report.
-pub(crate) struct Solved {
-    pub(crate) game: CopsAndThief,
-    pub(crate) solution: Solution,
-    pub(crate) report: SolveReport,
-}
-
-/// Whether `path` is named as a MovingAI scenario (`.scen`).
-fn is_scen(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("scen"))
-}
-
-/// A map that did not parse, with what to run instead when the file is of
-/// another kind (a table, a scenario, a graph: [`Kind`]); the parse error
-/// stays as the cause, file:line:column.
-pub(crate) fn not_a_map(path: &Path, e: retrograde::Error) -> Failure {
-    let kind = Kind::sniff(path).or_else(|| is_scen(path).then_some(Kind::Scenario));
-    match kind {
-        Some(kind) => anyhow::Error::from(e)
-            .context(kind.hint_for_map(path))
-            .into(),
-        None => e.into(),
-    }
-}
-
-/// What solving `map` would cost under `config`, from the library's
-/// storage plan (nothing allocated); shared by `solve --plan` and
-/// `batch --plan`.
-pub(crate) fn plan_map(
-    path: &Path,
-    map: &Map,
-    game_args: &GameArgs,
-    config: &EngineConfig,
-    dte_table: bool,
-) -> Result<PlanReport> {
-    let board = game_args.board(map)?;
-    let game = CopsAndThief::new(board, game_args.rules());
-    let options = SolveOptions::new(config.engine)
-        .with_threads(config.threads)
-        .with_dte_table(dte_table)
-        .with_tracked_state(game.start());
-    let mut report = PlanReport::new(
-        path.display().to_string(),
-        game.state_count(),
-        config.engine.as_str(),
-    );
-    report
-        .settle(plan_storage(&game, &options, &config.limits()).map(|p| PlanReport::figures(&p)))?;
-    Ok(report)
-}
-
-/// Checkpointing of one solve: where snapshots go, what it resumes from.
-#[derive(Default)]
-pub(crate) struct Resumable<'a> {
-    pub(crate) sink: Option<&'a dyn retrograde::Sink>,
-    pub(crate) resume: Option<&'a retrograde::Checkpoint>,
-}
-
-/// Places and solves a map already read from `path`; shared by `solve` and
-/// `batch`, so a batch row says what `solve` says.
-pub(crate) fn solve_loaded(
-    path: &Path,
-    map: &Map,
-    game_args: &GameArgs,
-    config: &EngineConfig,
-    dte_table: bool,
-    reporter: &Reporter,
-    resumable: &Resumable<'_>,
-) -> Result<Solved> {
-    let board = game_args.board(map)?;
-    if board.exits.not_any() {
-        // Not an error (a map may be meant to have none), but the answer is
-        // then never an escape, which is rarely what was meant.
-        let why = if game_args.exit.is_empty() && game_args.exits.is_empty() {
-            "the map marks none and no --exit or --exits was given"
-        } else {
-            "the exit flags select none on this map"
-        };
-        say!(
-            "warning: {}: no exit cells, so the thief can never escape ({why}; try --exits rim)",
-            path.display()
-        );
-    }
-    let started = Instant::now();
-    let game = CopsAndThief::new(board, game_args.rules());
-    let start = game.start();
-    let observe = |p: &retrograde::Progress| reporter.observe(p);
-    let options = SolveOptions::new(config.engine)
-        .with_threads(config.threads)
-        .with_dte_table(dte_table)
-        .with_tracked_state(start)
-        .with_checkpoint(resumable.sink)
-        .with_resume(resumable.resume);
-    let plan = plan_storage(&game, &options, &config.limits())?;
-    reporter.note(&plan_note(game.state_count(), &plan));
-    let options = options.with_plan(&plan).with_observer(&observe);
-    let solution = solve(&game, &options).context("solve failed")?;
-    reporter.finish();
-    let counts = solution.counts();
-    let seconds = started.elapsed().as_secs_f64();
-    let report = SolveReport::new(
-        path,
-        map.format.as_str(),
-        &game,
-        Found {
-            start: start.map(|s| solution.outcome(s)),
-            dte: start.and_then(|s| solution.dte(s)),
-            counts,
-            levels: solution.levels(),
-            sweeps: solution.sweeps(),
-            engine: config.engine.as_str(),
-            threads: config.threads,
-        },
-        seconds,
-    );
-    Ok(Solved {
-        game,
-        solution,
-        report,
-    })
-}
-
 /// Writes every state as a CSV row, in state-index order.
 fn dump(game: &CopsAndThief, solution: &Solution, out: &mut impl Write) -> std::io::Result<()> {
     writeln!(out, "cop_row,cop_col,thief_row,thief_col,turn,value,dte")?;
@@ -406,48 +201,4 @@ fn dump(game: &CopsAndThief, solution: &Solution, out: &mut impl Write) -> std::
         }
     }
     Ok(())
-}
-
-/// What a planned solve will hold, for the progress output: its states and
-/// arrays, in memory or in scratch files (with the resident cap).
-pub(crate) fn plan_note(states: u64, plan: &retrograde::StoragePlan) -> String {
-    let arrays = plan.estimate.total() - plan.estimate.graph;
-    format!(
-        "{states} states: {} of arrays {}",
-        human_bytes(arrays),
-        match &plan.backing {
-            Backing::Memory => "in memory".to_string(),
-            Backing::Scratch(dir) => format!(
-                "in files under {}, at most {} resident",
-                dir.display(),
-                human_bytes(plan.resident)
-            ),
-        }
-    )
-}
-
-/// `--dump` and `--save` of a solve (one cop or several), checked before
-/// any work, after its inputs (the map or graph, a scenario file) are
-/// noted: an output never lands on an input or on the other output.
-///
-/// # Errors
-/// A [`UsageError`] naming the flag and why its path cannot take it.
-pub(crate) fn check_outputs(
-    args: &SolveArgs,
-) -> Result<(Option<OutputTarget>, Option<OutputTarget>), UsageError> {
-    let input = if args.kcops.graph {
-        "the graph"
-    } else {
-        "the map"
-    };
-    super::output::note_input(input, &args.map)?;
-    if let Some(scen) = &args.scen {
-        super::output::note_input("the scenario file", scen)?;
-    }
-    let check = |flag: &str, path: &Option<PathBuf>| {
-        path.as_deref()
-            .map(|p| OutputTarget::check(flag, p))
-            .transpose()
-    };
-    Ok((check("--dump", &args.dump)?, check("--save", &args.save)?))
 }

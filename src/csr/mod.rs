@@ -33,8 +33,8 @@ use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::game::{Game, Initial};
+use crate::outcome::Terminal;
 use crate::storage::{Atomic, Backing, Region};
-use crate::Terminal;
 
 mod bucket;
 

@@ -49,10 +49,12 @@ use timely::communication::{AllocatorBuilder, Hooks};
 
 use crate::error::{Error, Result};
 use crate::game::Game;
+use crate::games::cops::CopsAndThief;
+use crate::outcome::{Dte, Outcome};
+use crate::solve::{Counts, Progress};
 use crate::storage::cells::Cells;
 use crate::storage::frontier::Frontier;
 use crate::storage::{Backing, Paging, Region};
-use crate::{CopsAndThief, Counts, Dte, Outcome, Progress};
 
 /// Where this process stands in a cluster and how to reach the others.
 #[derive(Clone, Debug)]
@@ -172,7 +174,7 @@ pub fn plan_bands(
     process: usize,
     workers: usize,
     dte_table: bool,
-    limits: &crate::StorageLimits,
+    limits: &crate::solve::StorageLimits,
 ) -> Result<BandPlan> {
     let bands: Vec<u64> = (process * workers..(process + 1) * workers)
         .map(|w| bounds[w + 1] - bounds[w])
@@ -435,7 +437,7 @@ pub fn write_shard(
     processes: usize,
     engine: &str,
     out: &mut impl std::io::Write,
-) -> std::io::Result<crate::WriteSummary> {
+) -> std::io::Result<crate::tablebase::WriteSummary> {
     let range = part.range();
     let grid = &game.board().grid;
     let block = 2 * game.cells();

@@ -17,11 +17,12 @@ use timely::worker::Worker;
 use super::checkpoint::{BandSink, BandSnapshot, Progress as Saved};
 use super::{Observer, ProcessStat, Summary};
 use crate::game::{Game, Initial};
+use crate::outcome::{Dte, Outcome};
 use crate::snapshot::Due;
+use crate::solve::{Counts, Progress};
 use crate::storage::cells::Cells;
 use crate::storage::frontier::Frontier;
 use crate::storage::Region;
-use crate::{Counts, Dte, Outcome, Progress};
 
 /// A message: destination worker, kind, words. Plain tuples of integers
 /// are all timely needs to ship it (serde is implemented for them).

@@ -74,7 +74,7 @@ pub fn load_edge_list(path: &Path) -> Result<EdgeList> {
 /// As [`load_edge_list`], and [`Error::TooLarge`] past the limit.
 pub fn load_edge_list_within(path: &Path, memory: Option<u64>) -> Result<EdgeList> {
     let name = path.display().to_string();
-    let limit = memory.unwrap_or_else(crate::available_memory);
+    let limit = memory.unwrap_or_else(crate::storage::available_memory);
     if path == Path::new("-") {
         return read_edge_list(std::io::stdin().lock(), &name, limit);
     }

@@ -16,7 +16,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::Grid;
+use crate::grid::Grid;
 
 /// A `(row, column)` coordinate, 0-based, row 0 at the top.
 pub type Coord = (usize, usize);

@@ -10,7 +10,7 @@ use bitvec::vec::BitVec;
 
 use super::{tokens, Line, Lines, Map, MapFormat, HEADER_LINE};
 use crate::error::{Error, Result};
-use crate::Grid;
+use crate::grid::Grid;
 
 /// Parses the rest of a MovingAI map whose first line is `first`.
 pub(super) fn parse<R: BufRead>(lines: &mut Lines<'_, R>, first: &str) -> Result<Map> {

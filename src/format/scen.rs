@@ -15,7 +15,7 @@ use std::path::Path;
 
 use super::{Coord, Line, Lines};
 use crate::error::{Error, Result};
-use crate::Grid;
+use crate::grid::Grid;
 
 /// One entry (line) of a scenario.
 #[derive(Clone, Debug, PartialEq)]

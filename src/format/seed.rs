@@ -9,7 +9,7 @@ use bitvec::vec::BitVec;
 
 use super::{tokens, Coord, Lines, Map, MapFormat};
 use crate::error::{Error, Result};
-use crate::Grid;
+use crate::grid::Grid;
 
 /// The error for a first line that is not `ROWS COLUMNS`.
 pub(super) fn header_error<R: BufRead>(lines: &Lines<'_, R>, first: &str) -> Error {

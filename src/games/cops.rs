@@ -14,7 +14,7 @@ use std::ops::Range;
 use crate::board::Board;
 use crate::game::{Game, Initial};
 use crate::grid::STEPS;
-use crate::{Outcome, Terminal, Verdict};
+use crate::outcome::{Outcome, Terminal, Verdict};
 
 /// The rule variants (`docs/rules.md`). `Rules::default()` is the standard game:
 /// cop moves like a king with corner cutting, thief like a rook, both may
@@ -342,7 +342,7 @@ impl Game for CopsAndThief {
         (s & 1) as usize
     }
 
-    fn as_cops_and_thief(&self) -> Option<&CopsAndThief> {
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
     }
 

@@ -23,7 +23,7 @@ use crate::game::{Game, Initial};
 use crate::games::arena::Arena;
 use crate::games::cops::Turn;
 use crate::games::multiset::{multiset_count, Ranker, MAX_COPS};
-use crate::{Outcome, Terminal, Verdict};
+use crate::outcome::{Outcome, Terminal, Verdict};
 
 thread_local! {
     /// Joint cop moves of one state, as multiset ranks (one buffer per
@@ -299,7 +299,7 @@ impl KCops {
 }
 
 impl Game for KCops {
-    fn as_several_cops(&self) -> Option<&KCops> {
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
     }
 

@@ -9,7 +9,10 @@ use rayon::prelude::*;
 use super::{draw_heatmap, draw_overview, for_cop, turn_name, Image, MapView};
 use crate::error::{Error, Result};
 use crate::format::Coord;
-use crate::{Grid, KTablebase, Outcome, Probe, Turn};
+use crate::games::cops::Turn;
+use crate::grid::Grid;
+use crate::outcome::Outcome;
+use crate::tablebase::{KTablebase, Probe};
 
 /// A several-cops table's map, for the drawing code.
 struct KMap<'a> {

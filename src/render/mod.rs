@@ -15,7 +15,9 @@ use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::format::Coord;
-use crate::{Outcome, Position, Probe, Tablebase, Turn};
+use crate::games::cops::Turn;
+use crate::outcome::Outcome;
+use crate::tablebase::{Position, Probe, Tablebase};
 
 /// An RGB image, 8 bits per channel, rows top to bottom.
 #[derive(Clone, Debug, PartialEq, Eq)]

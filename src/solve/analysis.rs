@@ -2,9 +2,10 @@
 //! pairs split by verdict and which one lasts longest.
 
 use super::Solution;
+use crate::board::Board;
 use crate::format::Coord;
 use crate::games::cops::{CopsAndThief, Turn};
-use crate::{Board, Dte};
+use crate::outcome::Dte;
 
 /// How the start pairs of a map split: every (cop, thief) pair of distinct
 /// free cells with the rules' first mover to move.

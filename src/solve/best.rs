@@ -2,7 +2,7 @@
 
 use super::Solution;
 use crate::game::Game;
-use crate::Outcome;
+use crate::outcome::Outcome;
 
 /// The successors of `s` that realise its value under optimal play, sorted
 /// and without repeats:

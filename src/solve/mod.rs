@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8};
 
 use crate::error::{Error, Result};
 use crate::game::Game;
+use crate::games::Special as _;
 use crate::storage::cells::Cells;
 use crate::storage::frontier::Frontier;
 use crate::storage::{Backing, Paging, Region};
@@ -317,7 +318,7 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
     }
     if options.engine == Engine::Bitboard {
         if let Some(kcops) = game.as_several_cops() {
-            return multicop::solve(kcops, options);
+            return solve_multicop(kcops, options);
         }
         let Some(grid) = game.as_cops_and_thief() else {
             let mut parallel = options.clone();
@@ -443,7 +444,10 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
 }
 
 /// [`Engine::Bitboard`] on the grid game.
-fn solve_bitboard(game: &crate::CopsAndThief, options: &SolveOptions<'_>) -> Result<Solution> {
+fn solve_bitboard(
+    game: &crate::games::cops::CopsAndThief,
+    options: &SolveOptions<'_>,
+) -> Result<Solution> {
     let started = std::time::Instant::now();
     let n = game.state_count();
     let dte = if options.dte_table {
@@ -472,6 +476,32 @@ fn solve_bitboard(game: &crate::CopsAndThief, options: &SolveOptions<'_>) -> Res
         sweeps: 0,
         bytes,
         window,
+    })
+}
+
+/// [`Engine::Bitboard`] on the several-cops game.
+fn solve_multicop(
+    game: &crate::games::kcops::KCops,
+    options: &SolveOptions<'_>,
+) -> Result<Solution> {
+    let started = std::time::Instant::now();
+    let (solved, bytes) = multicop::solve(game, options)?;
+    Ok(Solution {
+        phases: Phases {
+            build: std::time::Duration::ZERO,
+            propagate: started.elapsed(),
+        },
+        states: solved.states(),
+        levels: solved.levels,
+        tracked: options
+            .track
+            .map(|s| (s, solved.start_dte.map(crate::outcome::Dte))),
+        deepest: [None; 2],
+        sweeps: 0,
+        bytes,
+        window: None,
+        dte: None,
+        labels: Labels::Multicop(Box::new(solved)),
     })
 }
 

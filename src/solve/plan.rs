@@ -13,6 +13,7 @@ use super::{estimate, Engine, Estimate, SolveOptions};
 use crate::csr::{bucket_scratch_bytes, count_edges, graph_bytes};
 use crate::error::{Error, Result};
 use crate::game::Game;
+use crate::games::Special as _;
 use crate::storage::frontier::STATES_PER_SUMMARY_WORD;
 use crate::storage::{available_memory, free_disk, Backing};
 
@@ -259,7 +260,7 @@ pub fn plan_storage(
 /// the bytes needed. A scratch folder alone asks for files: every array
 /// that can go there does.
 fn plan_multicop(
-    game: &crate::KCops,
+    game: &crate::games::kcops::KCops,
     options: &SolveOptions<'_>,
     limits: &StorageLimits,
 ) -> Result<StoragePlan> {
@@ -333,7 +334,7 @@ fn plan_multicop(
 /// resident bytes and the smallest cap it can keep to, from the engine's
 /// own window plan (`solve/bitboard/bands.rs`).
 fn bitboard_out_of_core(
-    game: &crate::CopsAndThief,
+    game: &crate::games::cops::CopsAndThief,
     options: &SolveOptions<'_>,
     room: u64,
 ) -> (u64, u64) {

@@ -20,9 +20,9 @@ use rayon::prelude::*;
 
 use super::Progress;
 use crate::game::{Game, Initial};
+use crate::outcome::{Dte, Outcome};
 use crate::storage::cells::Cells;
 use crate::storage::frontier::{Frontier, STATES_PER_SUMMARY_WORD};
-use crate::{Dte, Outcome};
 
 /// Stripes per worker in each phase of a striped level (see `stripe_len`).
 const STRIPES_PER_WORKER: usize = 4;

@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Rel
 use rayon::prelude::*;
 
 use super::{bitboard, multicop, propagate};
+use crate::outcome::{Dte, Outcome};
 use crate::storage::cells::Cells;
 use crate::storage::Region;
-use crate::{Dte, Outcome};
 
 /// Counts of states by value for the player to move.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use super::Solution;
 use crate::game::{Game, Initial};
-use crate::Outcome;
+use crate::outcome::Outcome;
 
 /// States checked per task.
 const CHUNK: u64 = 1 << 16;

@@ -26,7 +26,7 @@
 use std::sync::atomic::{AtomicU32, AtomicU8, Ordering::Relaxed};
 
 use crate::game::Initial;
-use crate::{Outcome, Terminal};
+use crate::outcome::{Outcome, Terminal};
 
 /// An array of packed state cells (see the module docs for the encoding).
 pub(crate) trait Cells: Sync {

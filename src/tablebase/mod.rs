@@ -27,9 +27,13 @@ mod writer;
 
 use std::path::{Path, PathBuf};
 
+use crate::board::Board;
 use crate::error::{Error, Result};
 use crate::format::Coord;
-use crate::{Board, CopsAndThief, Counts, Dte, Grid, Outcome, Rules, Turn};
+use crate::games::cops::{CopsAndThief, Rules, Turn};
+use crate::grid::Grid;
+use crate::outcome::{Dte, Outcome};
+use crate::solve::Counts;
 
 pub use check::CheckReport;
 #[cfg(feature = "distributed")]

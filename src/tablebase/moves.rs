@@ -6,7 +6,8 @@ use std::collections::HashSet;
 use super::{Position, Probe, RatedMove, Tablebase};
 use crate::error::Result;
 use crate::game::{Game, Initial};
-use crate::{Outcome, Turn};
+use crate::games::cops::Turn;
+use crate::outcome::Outcome;
 
 impl Tablebase {
     /// Every move of the player to move, rated for that player, best
@@ -110,7 +111,7 @@ pub(super) fn optimal_line(
 
 /// Sort key of a rated move, best first: wins by fastest, then draws, then
 /// losses by slowest. A missing distance sorts after known ones among wins.
-pub(super) fn rank(value: Outcome, dte: Option<crate::Dte>) -> (u8, i64) {
+pub(super) fn rank(value: Outcome, dte: Option<crate::outcome::Dte>) -> (u8, i64) {
     let d = dte.map(|d| i64::from(d.plies()));
     match value {
         Outcome::Win => (0, d.unwrap_or(i64::MAX)),

@@ -15,7 +15,9 @@ use super::format::{
     encode_entry, encode_header, encode_trailer, BlockEntry, DteEncoder, HeaderBody, ShardInfo,
     Trailer, DTE_BLOCK_STATES, DTE_ZSTD_LEVEL, VALUE_BLOCK_STATES, ZSTD_LEVEL,
 };
-use crate::{CopsAndThief, Counts, Game, Solution};
+use crate::game::Game;
+use crate::games::cops::CopsAndThief;
+use crate::solve::{Counts, Solution};
 
 /// What [`write_tablebase`] wrote.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -17,7 +17,8 @@
 //!   checking the rule (the tests do) or solving few pieces directly.
 
 use crate::game::{Game, Initial};
-use crate::{solve, Engine, SolveOptions, Terminal};
+use crate::outcome::Terminal;
+use crate::solve::{solve, Engine, SolveOptions};
 
 /// Moving piece number `piece` (0-based) to state `to`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -33,7 +34,7 @@ pub struct CompoundMove {
 pub enum CompoundError {
     /// The engine could not allocate its arrays.
     #[error("solving for remoteness failed: {0}")]
-    Engine(#[from] crate::Error),
+    Engine(#[from] crate::error::Error),
     /// Play from this state can go on forever, so it has no finite
     /// remoteness.
     #[error("state {state} can be played forever (a draw): remoteness needs an acyclic game")]

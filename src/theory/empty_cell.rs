@@ -22,8 +22,8 @@
 use std::io::BufRead;
 use std::path::Path;
 
+use crate::error::Error;
 use crate::theory::matching::{BipartiteGraph, DecrementalMatching, Vertex};
-use crate::Error;
 
 /// What occupies a cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

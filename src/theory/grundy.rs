@@ -10,7 +10,7 @@
 //! (Sprague–Grundy).
 
 use crate::game::{Game, Initial};
-use crate::{Outcome, Terminal};
+use crate::outcome::{Outcome, Terminal};
 
 /// Why Grundy values cannot be computed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -7,8 +7,8 @@
 //! [`grundy_of_acyclic`].
 
 use crate::game::{Game, Initial};
+use crate::outcome::Terminal;
 use crate::theory::grundy::{grundy_of_acyclic, mex, GrundyError};
-use crate::Terminal;
 
 /// Why a board cannot be built.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

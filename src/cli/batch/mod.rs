@@ -530,7 +530,7 @@ fn plan_only(args: &BatchArgs, config: &crate::cli::common::EngineConfig) -> Res
         let planned = retrograde::load_map(path)
             .map_err(anyhow::Error::from)
             .and_then(|map| {
-                crate::cli::solve::plan_map(path, &map, &args.game, config, args.dte_table)
+                crate::cli::solving::plan_map(path, &map, &args.game, config, args.dte_table)
             });
         match planned {
             Ok(plan) if args.json => {

@@ -21,7 +21,7 @@ use super::scen::{with_pair, Pairs};
 use crate::cli::common::{peak_memory, worker_pool, EngineConfig, GameArgs};
 use crate::cli::output::{stop_requested, OutputTarget};
 use crate::cli::progress::{MapsProgress, Reporter};
-use crate::cli::solve::{save_table, solve_loaded};
+use crate::cli::solving::{save_table, solve_loaded};
 
 /// A map waiting to be solved, read once, with its size.
 pub(super) struct Job {
@@ -266,7 +266,7 @@ fn solve_job(job: &Job, batch: &Batch<'_>, config: &EngineConfig, reporter: &Rep
         config,
         batch.dte_table,
         reporter,
-        &super::super::solve::Resumable::default(),
+        &super::super::solving::Resumable::default(),
     ) {
         Ok(solved) => solved,
         Err(e) => return failed(&e),

@@ -13,8 +13,8 @@ use retrograde::copnumber::OutOfMemory;
 use retrograde::{parse_map, sniff_map, Arena, MapFormat};
 use serde::Serialize;
 
+use super::super::common::rule_flags;
 use super::super::common::UsageError;
-use super::super::info::rule_flags;
 use super::super::schema::versioned;
 use super::super::Failure;
 use super::{is_one, speed_note, CopNumberArgs};

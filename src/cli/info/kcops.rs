@@ -8,7 +8,8 @@ use anyhow::Result;
 use retrograde::KTablebase;
 use serde::Serialize;
 
-use super::{rule_flags, InfoArgs, TableFacts};
+use super::{InfoArgs, TableFacts};
+use crate::cli::common::rule_flags;
 use crate::cli::ktable::{cell_json, show, show_all};
 use crate::cli::Failure;
 

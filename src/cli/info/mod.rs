@@ -10,12 +10,12 @@ use std::time::Instant;
 
 use anyhow::Result;
 use clap::Args as ClapArgs;
-use retrograde::{Header, Rules};
+use retrograde::Header;
 use serde::Serialize;
 
-use super::common::human_bytes;
+use super::common::{human_bytes, rule_flags};
 use super::output::CountsJson;
-use super::query::open_any_table;
+use super::tables::open_any_table;
 use super::Failure;
 
 /// Flags of `info`.
@@ -77,30 +77,6 @@ struct ShardJson {
     counts: CountsJson,
     /// File size in bytes.
     bytes: u64,
-}
-
-/// The solve flags that select `rules` (empty for the standard game).
-pub(crate) fn rule_flags(r: Rules) -> Vec<&'static str> {
-    let mut flags = Vec::new();
-    if r.thief_diagonal {
-        flags.push("--thief-diagonal");
-    }
-    if !r.cop_diagonal {
-        flags.push("--cop-orthogonal");
-    }
-    if !r.cop_passes {
-        flags.push("--no-cop-pass");
-    }
-    if !r.thief_passes {
-        flags.push("--no-thief-pass");
-    }
-    if !r.corner_cutting {
-        flags.push("--no-corner-cutting");
-    }
-    if r.thief_first {
-        flags.push("--thief-first");
-    }
-    flags
 }
 
 fn report(table: String, h: &Header, checked: bool) -> InfoReport {

@@ -7,7 +7,7 @@ use retrograde::Checkpoint;
 
 use super::super::checkpoint::{self, DirSink};
 use super::super::common::UsageError;
-use super::super::solve::SolveArgs;
+use super::super::solving::SolveArgs;
 use super::super::Failure;
 
 /// The checkpoint sink and the checkpoint to resume from that `--checkpoint`

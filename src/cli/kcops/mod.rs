@@ -24,7 +24,7 @@ use self::output::{dump, print_text, Report};
 use super::common::{no_vertices, worker_pool, EngineConfig, GameArgs, UsageError, VERTEX};
 use super::output::{PlanReport, VerifyReport};
 use super::progress::Reporter;
-use super::solve::SolveArgs;
+use super::solving::SolveArgs;
 use super::Failure;
 
 /// `solve`'s hook: `Some(status)` when the several-cops game ran, `None`
@@ -98,7 +98,7 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
     if !bits {
         checkpoints::refuse(args, config.engine.as_str())?;
     }
-    let (dump_target, save_target) = super::solve::check_outputs(args)?;
+    let (dump_target, save_target) = super::solving::check_outputs(args)?;
     let dte_table = args.dte_table || args.dump.is_some();
     let k = args.kcops.k();
     let (arena, source, cops, thief) = if args.kcops.graph {
@@ -280,7 +280,7 @@ fn solve_game(
         .with_dte_table(dte_table)
         .with_tracked_state(start);
     let plan = plan_storage(game, &options, &config.limits())?;
-    reporter.note(&super::solve::plan_note(game.state_count(), &plan));
+    reporter.note(&super::solving::plan_note(game.state_count(), &plan));
     let (sink, resume) = checkpoints::open(args, dte_table)?;
     if let Some(r) = &resume {
         reporter.note(&format!("resuming after level {}", r.level()));
@@ -334,8 +334,8 @@ fn map_cell(grid: &retrograde::Grid, what: &str, coord: Coord) -> Result<u32> {
 type Built = (Arena, Source, Vec<u32>, Option<u32>);
 
 fn map_arena(path: &Path, game: &GameArgs, k: u32) -> Result<Built> {
-    let map =
-        load_map_with_cops(path, k as usize).map_err(|e| super::solve::not_a_map(path, e).error)?;
+    let map = load_map_with_cops(path, k as usize)
+        .map_err(|e| super::solving::not_a_map(path, e).error)?;
     // Starts are resolved here (several cops); exits as in the one-cop game.
     let placement = Placement {
         cop: None,

@@ -11,7 +11,7 @@ use retrograde::{KPosition, KTablebase, Turn};
 use super::{PlayArgs, BOARD_LIMIT};
 use crate::cli::common::UsageError;
 use crate::cli::ktable::{flag_position, pieces_text, show_all};
-use crate::cli::query::value_text;
+use crate::cli::tables::value_text;
 use crate::cli::Failure;
 
 /// The map with the pieces: `#` wall, `E` exit, `C` a cop (a digit for

@@ -16,7 +16,7 @@ use retrograde::{Coord, Outcome, Position, Probe, Tablebase, Turn};
 
 use super::common::{parse_coord, parse_place, UsageError};
 use super::output::{note_input, OutputTarget};
-use super::query::{mover_cell, open_any_table, read_line_bounded, value_text, Line, Side};
+use super::tables::{mover_cell, open_any_table, read_line_bounded, value_text, Line, Side};
 use super::Failure;
 
 /// Flags of `play`.
@@ -212,8 +212,8 @@ fn start_position(args: &PlayArgs, tb: &Tablebase) -> Result<Position> {
     match (args.cop.is_empty(), args.thief) {
         (false, Some(t)) => {
             let turn = args.turn.map_or(tb.first_mover(), Turn::from);
-            let c = super::query::one_cop(&args.cop)?;
-            Ok(tb.position(c, super::query::one_cell("--thief", t)?, turn)?)
+            let c = super::tables::one_cop(&args.cop)?;
+            Ok(tb.position(c, super::tables::one_cell("--thief", t)?, turn)?)
         }
         _ => {
             let mut start = tb.start().ok_or_else(|| {

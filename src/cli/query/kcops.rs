@@ -7,9 +7,10 @@ use std::io::Write;
 use anyhow::{Context, Result};
 use retrograde::{KPosition, KTablebase, Turn};
 
-use super::{read_line_bounded, value_text, Line, QueryArgs};
+use super::QueryArgs;
 use crate::cli::common::{parse_place, UsageError};
 use crate::cli::ktable::{flag_position, kposition_json, pieces_text, show, show_all};
+use crate::cli::tables::{read_line_bounded, value_text, Line};
 use crate::cli::Failure;
 
 fn print_text(out: &mut impl Write, tb: &KTablebase, pos: &KPosition, xy: bool) -> Result<()> {

@@ -4,7 +4,7 @@
 //! chunk's start (the caller makes them global).
 
 use crate::csr::EdgeScan;
-use crate::Outcome;
+use crate::outcome::Outcome;
 
 /// A `win v` or `loss v` line.
 #[derive(Clone, Copy)]

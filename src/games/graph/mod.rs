@@ -32,8 +32,8 @@ use rayon::prelude::*;
 
 use crate::csr::{bucket, bucket_scratch_bytes, graph_bytes, ExplicitGraph};
 use crate::error::{Error, Result};
+use crate::outcome::Outcome;
 use crate::storage::{available_memory, Backing, Region};
-use crate::Outcome;
 use chunk::{parse_chunk, Chunk, Fixed, LocalError, Pairs, Scan};
 
 /// What a vertex without moves (and not fixed by `win`/`loss`) is worth to

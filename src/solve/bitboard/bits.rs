@@ -10,9 +10,9 @@ use rayon::prelude::*;
 use super::bands::PAGE_WORDS;
 use super::layout::Layout;
 use super::{CL, CW, KINDS, TL, TW};
+use crate::outcome::Outcome;
 use crate::solve::Counts;
 use crate::storage::Region;
-use crate::Outcome;
 
 /// The solved bitsets: what a [`Solution`](crate::Solution) of the
 /// bitboard engine reads values from.

@@ -64,8 +64,8 @@ use std::sync::atomic::{AtomicU16, AtomicU64};
 use super::SolveOptions;
 use crate::error::{Error, Result};
 use crate::games::cops::CopsAndThief;
+use crate::outcome::Dte;
 use crate::storage::Region;
-use crate::Dte;
 
 mod bands;
 mod bits;

@@ -24,15 +24,11 @@
 //! Imports run one way: `engine` → `levels` → `checkpoint`, `solution` →
 //! `store`.
 
-use std::time::Instant;
-
-use super::solution::{Labels, Phases, Solution};
 use super::{thread_pool, SolveOptions};
 use crate::error::Result;
 use crate::games::cops::Turn;
 use crate::games::kcops::KCops;
 use crate::storage::Backing;
-use crate::Dte;
 
 mod checkpoint;
 mod engine;
@@ -51,9 +47,11 @@ pub(crate) use store::{kcop_plan, KcopStorage};
 /// [`Engine::Bitboard`](crate::Engine::Bitboard) on the several-cops game:
 /// `options`' threads, distance table, tracked start, storage (its memory
 /// cap and scratch folder, as [`plan_storage`](crate::plan_storage) chose
-/// them), checkpoints and resume, through the kernel.
-pub(super) fn solve(game: &KCops, options: &SolveOptions<'_>) -> Result<Solution> {
-    let started = Instant::now();
+/// them), checkpoints and resume, through the kernel. Returns the solution
+/// and the bytes its arrays took (the caller wraps them in a
+/// [`Solution`](super::Solution), so that this engine, like `bitboard`,
+/// imports nothing of the solve's results above it).
+pub(super) fn solve(game: &KCops, options: &SolveOptions<'_>) -> Result<(KSolution, u64)> {
     let start = options.track.map(|s| {
         let (cops, thief, turn) = game.decode(s);
         KState {
@@ -85,19 +83,5 @@ pub(super) fn solve(game: &KCops, options: &SolveOptions<'_>) -> Result<Solution
     let bytes = kcop_plan(game.arena(), kernel.cops, kernel.dte_table, &run.storage).needed;
     let solved =
         thread_pool(options.threads)?.install(|| solve_kcops_with(game.arena(), &kernel, &run))?;
-    Ok(Solution {
-        phases: Phases {
-            build: std::time::Duration::ZERO,
-            propagate: started.elapsed(),
-        },
-        states: solved.states(),
-        levels: solved.levels,
-        tracked: options.track.map(|s| (s, solved.start_dte.map(Dte))),
-        deepest: [None; 2],
-        sweeps: 0,
-        bytes,
-        window: None,
-        dte: None,
-        labels: Labels::Multicop(Box::new(solved)),
-    })
+    Ok((solved, bytes))
 }

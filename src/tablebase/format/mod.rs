@@ -57,7 +57,8 @@
 
 use bitvec::vec::BitVec;
 
-use crate::{Counts, Rules};
+use crate::games::cops::Rules;
+use crate::solve::Counts;
 
 mod dte;
 pub(crate) mod kcops;

@@ -8,9 +8,9 @@ use rayon::prelude::*;
 
 use super::KTablebase;
 use crate::error::Result;
+use crate::games::cops::Turn;
 use crate::games::multiset::next_multiset;
 use crate::tablebase::reader::Kind;
-use crate::Turn;
 
 impl KTablebase {
     /// For every cop multiset, by rank (the order of

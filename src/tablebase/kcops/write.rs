@@ -9,9 +9,14 @@ use bitvec::vec::BitVec;
 use super::super::format::{HeaderBody, KSection};
 use super::super::writer::{write_blocks, Source, WriteSummary};
 use super::order::StateOrder;
+use crate::board::Board;
 use crate::error::Result;
 use crate::game::Game;
-use crate::{Arena, Board, Grid, KCops, Rules, Solution};
+use crate::games::arena::Arena;
+use crate::games::cops::Rules;
+use crate::games::kcops::KCops;
+use crate::grid::Grid;
+use crate::solve::Solution;
 
 /// States per values block and per distance block of a several-cops
 /// table: an eighth of a one-cop table's, so a query, which reads a few

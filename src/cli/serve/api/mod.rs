@@ -19,7 +19,7 @@ use self::params::{parse_count, parse_turn, Params};
 use self::table::Table;
 use super::cache::Cache;
 use crate::cli::common::UsageError;
-use crate::cli::query::position_json;
+use crate::cli::tables::position_json;
 
 mod ktable;
 mod params;
