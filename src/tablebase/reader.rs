@@ -12,9 +12,9 @@ use std::sync::{Arc, Mutex};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 
 use super::format::{
-    decode_body, decode_dte, decode_dte_v2, decode_entry, decode_trailer, dte_bytes_bound,
-    BlockEntry, HeaderBody, Trailer, END_MAGIC, INDEX_ENTRY_BYTES, KCOPS_VERSION, MAGIC,
-    OLDEST_VERSION, TRAILER_BYTES,
+    check_tiling, decode_body, decode_dte, decode_dte_v2, decode_entry, decode_trailer,
+    dte_bytes_bound, BlockEntry, HeaderBody, Trailer, END_MAGIC, INDEX_ENTRY_BYTES, KCOPS_VERSION,
+    MAGIC, OLDEST_VERSION, TRAILER_BYTES,
 };
 use crate::error::{Error, Result};
 
@@ -322,7 +322,7 @@ impl Raw {
             }
         }
         let (values, distances) = entries.split_at(value_blocks as usize);
-        check_layout(values, distances, header_end, trailer.index_offset)
+        check_tiling(values, distances, header_end, trailer.index_offset)
             .map_err(|(k, message)| err(&format!("index entry {k}"), message))?;
         Ok(Raw {
             path: path.to_path_buf(),
@@ -531,72 +531,6 @@ impl Raw {
             Block::Values(_) => unreachable!("distance blocks hold distances"),
         })
     }
-}
-
-/// Checks that the blocks tile the block area as the writer lays them
-/// out: each kind's blocks in state order, every byte between the header
-/// and the index in exactly one block. A block's checksum covers its bytes
-/// only, not its place; this binds the place as far as the existing fields
-/// allow, without changing any valid file: an index entry pointed at
-/// another block's bytes (a duplicate, an overlap) or a block swapped or
-/// copied over one of another length is refused. (A copy over a block of
-/// the very same length and kind still passes; only a new format could
-/// catch that.) Returns the failing entry's index number and the reason.
-fn check_layout(
-    values: &[BlockEntry],
-    distances: &[BlockEntry],
-    start: u64,
-    end: u64,
-) -> std::result::Result<(), (usize, String)> {
-    for (base, entries) in [(0, values), (values.len(), distances)] {
-        for (k, pair) in entries.windows(2).enumerate() {
-            if pair[1].offset <= pair[0].offset {
-                return Err((
-                    base + k + 1,
-                    format!(
-                        "block at offset {} comes before the block it follows (offset {}): the index is damaged",
-                        pair[1].offset, pair[0].offset
-                    ),
-                ));
-            }
-        }
-    }
-    // Merge the two increasing runs in offset order.
-    let mut order: Vec<(u64, u64, usize)> = Vec::with_capacity(values.len() + distances.len());
-    let (mut i, mut j) = (0, 0);
-    while i < values.len() || j < distances.len() {
-        let take_value =
-            j == distances.len() || (i < values.len() && values[i].offset <= distances[j].offset);
-        if take_value {
-            order.push((values[i].offset, u64::from(values[i].len), i));
-            i += 1;
-        } else {
-            let e = distances[j];
-            order.push((e.offset, u64::from(e.len), values.len() + j));
-            j += 1;
-        }
-    }
-    let mut at = start;
-    for &(offset, len, k) in &order {
-        if offset != at {
-            return Err((
-                k,
-                format!(
-                    "block at offset {offset}, where the block area's next block starts at {at}: the index is damaged"
-                ),
-            ));
-        }
-        at = offset + len;
-    }
-    if at != end {
-        return Err((
-            order.last().map_or(0, |o| o.2),
-            format!(
-                "the blocks end at offset {at}, the index starts at {end}: the index is damaged"
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// Opens `path` for reading if it is a regular file. The open does not

@@ -9,7 +9,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use crate::forged::{reseal, saved_table, u64_at, TRAILER};
-use crate::support::{run, stderr, temp_dir};
+use crate::support::{output_of, run, stderr, temp_dir};
 
 /// Runs the binary with `args` under an address-space limit of `bytes`
 /// (as `ulimit -v` or a batch scheduler sets), feeding `stdin` when given.
@@ -18,28 +18,17 @@ fn run_capped(bytes: u64, args: &[&str], stdin: Option<&[u8]>) -> Output {
     for k in 0..args.len() {
         script.push_str(&format!(" \"${}\"", k + 1));
     }
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(script)
-        .arg(env!("CARGO_BIN_EXE_retrograde"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(bytes) = stdin {
-        let mut pipe = child.stdin.take().unwrap();
-        // The binary may refuse before reading it all: a closed pipe here
-        // is its answer, not a failure of the test.
-        let _ = pipe.write_all(bytes);
-    }
-    child.wait_with_output().unwrap()
+    // The binary may refuse before reading all of `stdin`.
+    output_of(
+        Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .arg(env!("CARGO_BIN_EXE_retrograde"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR")),
+        stdin,
+        true,
+    )
 }
 
 /// Item 10: a trailer claiming 2^40 blocks, its index a 100 GB hole of a

@@ -171,7 +171,7 @@ pub(super) fn run(
     if let Some(k) = args.full_solve {
         args.check_fits(&name, &arena, k)?;
         let stdout = std::io::stdout();
-        super::full_solve(&mut stdout.lock(), &arena, k)?;
+        super::search::full_solve(&mut stdout.lock(), &arena, k)?;
         return Ok(0);
     }
     if args.plan {

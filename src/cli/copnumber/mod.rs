@@ -16,31 +16,29 @@
 //! more than k-1" (exit status 1), so no graph is refused up front for a
 //! `--max-cops` it may never reach, and no solve grows past the cap.
 
+mod edge_list;
 mod input;
 mod map;
 mod report;
 mod results;
+mod search;
 
 use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
-use indicatif::ProgressBar;
 use input::{parse_graph, Stoppable};
 use rayon::prelude::*;
-use retrograde::copnumber::{
-    cop_number_of_graph, cop_number_with, kcop_memory, kcop_memory_for, multiset_count,
-    solve_kcops, CopNumber, CopSearch, KcopOptions, OutOfMemory,
-};
-use retrograde::{Arena, Graph6Reader};
+use retrograde::copnumber::CopNumber;
+use retrograde::Graph6Reader;
 
-use super::common::{human_bytes, no_vertices, parse_size, GameArgs, Kind, SpeedArgs, UsageError};
+use super::common::{no_vertices, parse_size, GameArgs, Kind, SpeedArgs, UsageError};
 use super::output::{defer_stop_signals, note_input, stop_requested, OutputTarget};
 use super::Failure;
 use report::{write_graph, write_summary, Summary};
 use results::{resume_command, Record, Results};
+use search::full_solve;
 
 /// Flags of `copnumber`.
 #[derive(ClapArgs, Debug)]
@@ -103,179 +101,6 @@ pub(crate) struct CopNumberArgs {
     /// `--memory`, else the memory available when the run started.
     #[arg(skip)]
     cap: u64,
-}
-
-impl CopNumberArgs {
-    /// The arena of a graph under these flags' speeds.
-    fn graph_arena(&self, n: usize, edges: &[(u32, u32)]) -> Arena {
-        Arena::from_edges(n as u32, edges)
-            .expect("the graph readers keep edges within 0..n")
-            .with_speeds(self.speeds.cop_speed, self.speeds.thief_speed)
-    }
-
-    /// Whether a graph of `n` vertices is solved among the batch's
-    /// parallel solves: small enough that one solve per thread, each at
-    /// `--max-cops`, fits the cap together. Larger graphs are solved one
-    /// at a time ([`CopNumberArgs::search`]), each number of cops planned.
-    fn in_parallel(&self, n: usize) -> bool {
-        let threads = rayon::current_num_threads() as u64;
-        n <= 64 && kcop_memory(n, self.max_cops as usize).saturating_mul(threads) <= self.cap
-    }
-
-    /// The cop number of one graph in the batch's parallel solves
-    /// ([`CopNumberArgs::in_parallel`]). At speed 1 the plain graph game's
-    /// fast path; with a fast piece the general engine, whose placement and
-    /// capture time are dropped under `--counts` so that the answer reads
-    /// as the fast path's would.
-    fn solve_graph(&self, n: usize, edges: &[(u32, u32)], timed: bool) -> CopNumber {
-        if !self.speeds.fast() {
-            return cop_number_of_graph(n, edges, self.max_cops, timed);
-        }
-        let search = CopSearch::default();
-        let r = cop_number_with(&self.graph_arena(n, edges), self.max_cops, &search)
-            .expect("a search without an observer is not stopped");
-        untimed_if(r, timed)
-    }
-
-    /// The cop number of `arena` under the cap, one number of cops after
-    /// the other, with a spinner per number of cops: `bar` when the
-    /// stream has one, else one of its own on a terminal. `None` when a
-    /// stop was asked (`--out`'s Ctrl-C).
-    fn search(
-        &self,
-        arena: &Arena,
-        timed: bool,
-        bar: Option<&ProgressBar>,
-    ) -> Result<Option<CopNumber>, Failure> {
-        let own = if bar.is_none() { self.spinner() } else { None };
-        let bar = bar.or(own.as_ref());
-        let observer = |k: u32, level: u32| {
-            if let Some(b) = bar {
-                b.set_message(format!("{}: level {level}", cops(k)));
-            }
-            stop_requested().is_none()
-        };
-        let search = CopSearch {
-            memory: Some(self.cap),
-            untimed: !timed,
-            observer: Some(&observer),
-        };
-        let r = cop_number_with(arena, self.max_cops, &search);
-        if let Some(b) = own {
-            b.finish_and_clear();
-        }
-        match r {
-            Ok(r) => Ok(Some(untimed_if(r, timed))),
-            Err(retrograde::Error::Stopped { .. }) => Ok(None),
-            Err(e) => Err(e.into()),
-        }
-    }
-
-    /// A spinner on standard error when it is a terminal and not `--quiet`.
-    fn spinner(&self) -> Option<ProgressBar> {
-        (!self.quiet && std::io::stderr().is_terminal()).then(|| {
-            let b = ProgressBar::new_spinner();
-            b.set_style(
-                indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}")
-                    .expect("template"),
-            );
-            b.set_message("1 cop: level 0");
-            b.enable_steady_tick(Duration::from_millis(200));
-            b
-        })
-    }
-
-    /// The cap in words: `--memory 64.0 MiB`, or `the 15.2 GiB available`.
-    fn cap_words(&self) -> String {
-        if self.memory.is_some() {
-            format!("--memory {}", human_bytes(self.cap))
-        } else {
-            format!("the {} available", human_bytes(self.cap))
-        }
-    }
-
-    /// The search that stopped short of `--max-cops` for memory, as the
-    /// error the run ends with (exit status 1: the work ran and could not
-    /// finish), after the graph's line said "more than K-1".
-    fn out_of_memory(&self, name: &str, o: &OutOfMemory) -> Failure {
-        let known = if o.cops > 1 {
-            format!("the cop number is more than {}", o.cops - 1)
-        } else {
-            "nothing was tried".to_string()
-        };
-        let hint = if self.memory.is_some() {
-            "raise --memory"
-        } else {
-            "this machine has no room for them"
-        };
-        Failure {
-            status: 1,
-            error: anyhow::anyhow!(
-                "{name}: {} would need {}, more than {}; {known} ({hint})",
-                cops(o.cops),
-                human_bytes(o.needed),
-                self.cap_words()
-            ),
-        }
-    }
-
-    /// `--plan`: what each number of cops would need on `arena` and
-    /// whether it fits the cap.
-    fn write_plan(
-        &self,
-        out: &mut impl Write,
-        name: &str,
-        arena: &Arena,
-        noun: &str,
-    ) -> Result<()> {
-        writeln!(
-            out,
-            "{name}: {} {noun}, up to {}, {}",
-            arena.cells(),
-            cops(self.max_cops),
-            self.cap_words()
-        )?;
-        for k in 1..=self.max_cops {
-            let need = kcop_memory_for(arena, k as usize, false);
-            if need <= self.cap {
-                writeln!(out, "{}: {}, fits", cops(k), human_bytes(need))?;
-            } else {
-                let known = if k > 1 {
-                    format!("\"the cop number is more than {}\"", k - 1)
-                } else {
-                    "nothing is tried".to_string()
-                };
-                writeln!(
-                    out,
-                    "{}: {}, does not fit: unless fewer cops win, {known}",
-                    cops(k),
-                    human_bytes(need)
-                )?;
-                break;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// `1 cop`, `3 cops`.
-fn cops(k: u32) -> String {
-    format!("{k} cop{}", if k == 1 { "" } else { "s" })
-}
-
-/// `r` without its placement and capture time unless `timed`, as the fast
-/// path's `--counts` answer reads.
-fn untimed_if(r: CopNumber, timed: bool) -> CopNumber {
-    if timed {
-        return r;
-    }
-    CopNumber {
-        placement: Vec::new(),
-        capture_time_plies: 0,
-        capture_time_rounds: 0,
-        timed: false,
-        ..r
-    }
 }
 
 /// One graph of a batch: solved in the parallel pass, or left for the
@@ -402,7 +227,7 @@ pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
                 Some((line, bytes)) => {
                     if first && bytes.iter().any(u8::is_ascii_whitespace) {
                         let text = bytes.to_vec();
-                        return edge_list(&args, &path, line, &text, &mut reader);
+                        return edge_list::run(&args, &path, line, &text, &mut reader);
                     }
                     first = false;
                     if bytes == b"?" {
@@ -591,177 +416,6 @@ fn open_results(args: &CopNumberArgs, timed: bool) -> Result<Option<Results>, Fa
     let file = Results::open(path, args.resume, args.max_cops, args.speeds, timed)?;
     defer_stop_signals();
     Ok(Some(file))
-}
-
-/// One graph given as an edge list: `u v` a line, `#` comments. Each
-/// line is parsed as it is read (the lines kept first took 16 bytes per
-/// byte of input; issue 33, item 14).
-fn edge_list<R: BufRead>(
-    args: &CopNumberArgs,
-    path: &Path,
-    first_line: usize,
-    first: &[u8],
-    reader: &mut Graph6Reader<R>,
-) -> Result<i32, Failure> {
-    if args.out.is_some() {
-        return Err(UsageError(format!(
-            "--out: {} is an edge list (one graph); --out and --resume are for graph6 streams",
-            path.display()
-        ))
-        .into());
-    }
-    let mut edges = Vec::new();
-    let mut n = 0usize;
-    add_edge(path, first_line, first, &mut edges, &mut n)?;
-    while let Some((line, bytes)) = reader.next_line()? {
-        add_edge(path, line, bytes, &mut edges, &mut n)?;
-    }
-    if n == 0 {
-        return Err(no_vertices(path, first_line).into());
-    }
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let arena = args.graph_arena(n, &edges);
-    // An edge list is named by its file (its graph6 line may be long).
-    let name = path.display().to_string();
-    if let Some(k) = args.full_solve {
-        args.check_fits(&name, &arena, k)?;
-        full_solve(&mut out, &arena, k)?;
-        return Ok(0);
-    }
-    if args.plan {
-        args.write_plan(&mut out, &name, &arena, "vertices")?;
-        return Ok(0);
-    }
-    let Some(r) = args.search(&arena, true, None)? else {
-        return Ok(128 + stop_requested().unwrap_or(0));
-    };
-    let mut summary = Summary::default();
-    summary.add_solved(0, 1, name.as_bytes(), &r);
-    if !args.counts {
-        let graph6 = retrograde::to_graph6(n, &edges);
-        let text = (name.as_bytes(), graph6.as_str());
-        write_graph(&mut out, args, 0, 1, n, edges.len(), text, &r)?;
-    }
-    if let Some(o) = &r.out_of_memory {
-        out.flush()?;
-        return Err(args.out_of_memory(&name, o));
-    }
-    if args.counts {
-        write_summary(&mut out, args, &summary, false)?;
-    }
-    Ok(0)
-}
-
-impl CopNumberArgs {
-    /// Refuses a `--full-solve` of `k` cops (every state, no early stop)
-    /// that would not fit the cap, before any work (exit status 2).
-    fn check_fits(&self, name: &str, arena: &Arena, k: u32) -> Result<(), Failure> {
-        let need = kcop_memory_for(arena, k as usize, false);
-        if need > self.cap {
-            return Err(Failure {
-                status: super::EXIT_INPUT,
-                error: anyhow::anyhow!(
-                    "{name}: {} on {} vertices or cells would need {}, more than {}",
-                    cops(k),
-                    arena.cells(),
-                    human_bytes(need),
-                    self.cap_words()
-                ),
-            });
-        }
-        Ok(())
-    }
-}
-
-/// Adds the edge of line `line` of an edge list (`u v`; blank lines and
-/// `#` comments add none), growing the vertex count `n` to cover it.
-fn add_edge(
-    path: &Path,
-    line: usize,
-    bytes: &[u8],
-    edges: &mut Vec<(u32, u32)>,
-    n: &mut usize,
-) -> Result<(), Failure> {
-    let text = String::from_utf8_lossy(bytes);
-    let body = text.split('#').next().unwrap_or("");
-    if body.trim().is_empty() {
-        return Ok(());
-    }
-    let bad = |column: usize, message: String| {
-        Failure::from(retrograde::Error::Parse {
-            path: path.display().to_string(),
-            line,
-            column,
-            message,
-        })
-    };
-    let mut fields = Vec::new();
-    let mut at = 0;
-    for word in body.split_ascii_whitespace() {
-        let col = body[at..].find(word).map_or(at, |i| at + i);
-        at = col + word.len();
-        fields.push((col + 1, word));
-    }
-    if fields.len() != 2 {
-        let col = fields.get(2).map_or(body.trim_end().len() + 1, |f| f.0);
-        return Err(bad(
-            col,
-            format!(
-                "expected an edge `u v` (two vertices), found {} fields",
-                fields.len()
-            ),
-        ));
-    }
-    let mut uv = [0u32; 2];
-    for (i, (col, word)) in fields.iter().enumerate() {
-        uv[i] = match word.parse::<u32>() {
-            Ok(v) if v < 1 << 16 => v,
-            _ => {
-                return Err(bad(
-                    *col,
-                    format!("expected a vertex number 0..65535, found `{word}`"),
-                ))
-            }
-        };
-        *n = (*n).max(uv[i] as usize + 1);
-    }
-    edges.push((uv[0], uv[1]));
-    Ok(())
-}
-
-/// Solves the k-cop game on one graph over every state and reports it.
-fn full_solve(out: &mut impl Write, arena: &Arena, k: u32) -> Result<()> {
-    let n = arena.cells() as usize;
-    let states = multiset_count(n, k as usize) as f64 * n as f64 * 2.0;
-    let started = std::time::Instant::now();
-    let sol = solve_kcops(
-        arena,
-        &KcopOptions {
-            cops: k as usize,
-            ..KcopOptions::default()
-        },
-    );
-    let seconds = started.elapsed().as_secs_f64();
-    let c = sol.counts();
-    let max_degree = (0..arena.cells())
-        .map(|c| arena.cop_steps(c).len())
-        .max()
-        .unwrap_or(0);
-    let speeds = speed_note(arena.speeds().0, arena.speeds().1)
-        .map_or_else(String::new, |s| format!(", {s}"));
-    writeln!(
-        out,
-        "{k} cops on {n} vertices (max degree {max_degree}){speeds}: {states:.3e} states, {} levels, {seconds:.2} s ({:.3e} states/s)",
-        sol.levels,
-        states / seconds.max(1e-9)
-    )?;
-    writeln!(
-        out,
-        "cops to move: {} win, {} lose, {} draw; thief to move: {} win, {} lose, {} draw",
-        c[0], c[1], c[2], c[3], c[4], c[5]
-    )?;
-    Ok(())
 }
 
 /// `cop speed 2, thief speed 1` (solve's words) for the text output; `None`

@@ -64,9 +64,11 @@ mod dte;
 pub(crate) mod kcops;
 #[cfg(test)]
 mod tests;
+mod tiling;
 
 pub(crate) use dte::{decode_dte, decode_dte_v2, dte_bytes_bound, DteEncoder};
 pub(crate) use kcops::KSection;
+pub(crate) use tiling::check_tiling;
 
 /// First bytes of every table.
 pub(crate) const MAGIC: &[u8; 8] = b"RTGTBL\r\n";
