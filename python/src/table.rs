@@ -9,7 +9,7 @@ use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
-use retrograde::{Coord, Outcome, Position, Tablebase, Turn};
+use retrograde::{Coord, Outcome, GridPosition, GridTablebase, Turn};
 
 use crate::args::{
     self, cell, fixed, heatmap_arrays, turn_name, value_code, At, Dte1, Maps2, Values1,
@@ -22,7 +22,7 @@ use crate::errors::{guard, to_py};
 /// manager, or call `close()`.
 #[pyfunction]
 pub fn open_table(py: Python<'_>, path: PathBuf) -> PyResult<Table> {
-    let tb = py.detach(|| guard(|| Tablebase::open(&path).map_err(to_py)))?;
+    let tb = py.detach(|| guard(|| GridTablebase::open(&path).map_err(to_py)))?;
     Ok(Table { tb: Some(tb) })
 }
 
@@ -34,7 +34,7 @@ pub fn open_table(py: Python<'_>, path: PathBuf) -> PyResult<Table> {
 /// instead.
 #[pyclass(module = "retrograde")]
 pub struct Table {
-    tb: Option<Tablebase>,
+    tb: Option<GridTablebase>,
 }
 
 /// Codes of `probe_many`'s turn array.
@@ -46,12 +46,12 @@ fn turn_code(t: i64) -> Option<Turn> {
     }
 }
 
-fn position_tuple(p: &Position) -> (Coord, Coord, &'static str) {
+fn position_tuple(p: &GridPosition) -> (Coord, Coord, &'static str) {
     (p.cop, p.thief, turn_name(p.turn))
 }
 
 impl Table {
-    fn tb(&self) -> PyResult<&Tablebase> {
+    fn tb(&self) -> PyResult<&GridTablebase> {
         self.tb
             .as_ref()
             .ok_or_else(|| PyValueError::new_err("the table is closed"))
@@ -71,13 +71,13 @@ impl Table {
         Ok((p.value, p.dte.map(|d| d.plies())))
     }
 
-    fn position(&self, cop: At, thief: At, turn: Option<&Bound<'_, PyAny>>) -> PyResult<Position> {
+    fn position(&self, cop: At, thief: At, turn: Option<&Bound<'_, PyAny>>) -> PyResult<GridPosition> {
         let tb = self.tb()?;
         self.state(cop, thief, turn)?;
         let turn = args::turn_or(turn, tb.first_mover())?;
         // Both checked as cells of the map above, so not negative.
         let coord = |a: At| (a.row as usize, a.col as usize);
-        Ok(Position {
+        Ok(GridPosition {
             cop: coord(cop),
             thief: coord(thief),
             turn,

@@ -6,7 +6,7 @@
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use retrograde::{AnyTablebase, Coord, Dte, Position, Tablebase, Turn};
+use retrograde::{AnyTablebase, Coord, Dte, GridPosition, GridTablebase, Position, RatedMove, Tablebase, Turn};
 use serde::Serialize;
 
 use super::common::{UsageError, VERTEX};
@@ -48,7 +48,7 @@ pub(crate) fn one_cop(cops: &[Coord]) -> Result<Coord, UsageError> {
     }
 }
 
-/// One rated move in [`PositionJson`].
+/// One rated move in [`GridPositionJson`].
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub(crate) struct MoveJson {
     /// The mover's cell after the move, `[row, column]`.
@@ -64,7 +64,7 @@ pub(crate) struct MoveJson {
 /// to move, and every move rated, best first. A struct rather than a
 /// `json!` map so that the keys keep this order.
 #[derive(Serialize, Debug, Clone, PartialEq)]
-pub(crate) struct PositionJson {
+pub(crate) struct GridPositionJson {
     schema: u32,
     cop: [usize; 2],
     thief: [usize; 2],
@@ -76,7 +76,7 @@ pub(crate) struct PositionJson {
 
 /// The JSON of one position: its value and distance for the player to
 /// move, and every move rated, best first.
-pub(crate) fn position_json(tb: &Tablebase, pos: &Position) -> Result<PositionJson> {
+pub(crate) fn grid_position_json(tb: &GridTablebase, pos: &GridPosition) -> Result<GridPositionJson> {
     let probe = tb.probe(pos)?;
     let moves = tb
         .rated_moves(pos)?
@@ -87,7 +87,7 @@ pub(crate) fn position_json(tb: &Tablebase, pos: &Position) -> Result<PositionJs
             dte: m.dte.map(|d| d.plies()),
         })
         .collect();
-    Ok(PositionJson {
+    Ok(GridPositionJson {
         schema: super::schema::SCHEMA,
         cop: [pos.cop.0, pos.cop.1],
         thief: [pos.thief.0, pos.thief.1],
@@ -107,7 +107,7 @@ pub(crate) fn value_text(value: retrograde::Outcome, dte: Option<Dte>) -> String
 }
 
 /// The cell of the player to move.
-pub(crate) fn mover_cell(pos: &Position) -> Coord {
+pub(crate) fn mover_cell(pos: &GridPosition) -> Coord {
     match pos.turn {
         Turn::Cop => pos.cop,
         Turn::Thief => pos.thief,
@@ -178,4 +178,201 @@ pub(crate) fn read_line_bounded(
             e.valid_up_to() + 1
         ))),
     }
+}
+
+/// Opens a table of any number of cops with the file named in errors.
+pub(crate) fn open_table(path: &std::path::Path) -> Result<Tablebase> {
+    Tablebase::open(path).with_context(|| format!("cannot open table {}", path.display()))
+}
+
+/// The refusal of a wrong number of `--cop` for a table of `k` cops.
+pub(crate) fn count_error(k: u32, found: usize) -> UsageError {
+    if k == 1 {
+        UsageError(format!(
+            "the table is of one cop: give --cop once, found {found}"
+        ))
+    } else {
+        UsageError(format!(
+            "the table is of {k} cops: give --cop {k} times (one per cop), found {found}"
+        ))
+    }
+}
+
+/// A typed place (`ROW,COL`, `X,Y` with `xy`, or a vertex id) as a cell of
+/// the table's game; errors echo the place as typed.
+pub(crate) fn cell_of(tb: &Tablebase, what: &str, place: Coord, xy: bool) -> Result<u32> {
+    Ok(match place {
+        (VERTEX, v) if tb.grid().is_some() => {
+            return Err(UsageError(format!(
+                "{what} {v}: expected ROW,COL (two 0-based integers; X,Y with --xy); vertex ids are for tables of graphs"
+            ))
+            .into())
+        }
+        (VERTEX, v) => tb.vertex(what, v as u64)?,
+        (a, b) => tb
+            .map_cell(what, if xy { (b, a) } else { (a, b) })
+            .map_err(|e| super::common::as_typed(e, xy))?,
+    })
+}
+
+/// The position of `--cop` (k times), `--thief` and the turn.
+pub(crate) fn flag_position(
+    tb: &Tablebase,
+    cops: &[Coord],
+    thief: Coord,
+    turn: Turn,
+    xy: bool,
+) -> Result<Position> {
+    if cops.len() != tb.cops() as usize {
+        return Err(count_error(tb.cops(), cops.len()).into());
+    }
+    let cells = cops
+        .iter()
+        .map(|&c| cell_of(tb, "--cop", c, xy))
+        .collect::<Result<Vec<_>>>()?;
+    let thief = cell_of(tb, "--thief", thief, xy)?;
+    Ok(tb.position(&cells, thief, turn)?)
+}
+
+/// A cell as text: `row,col` (`x,y` with `xy`) on a map, the vertex id on
+/// a graph.
+pub(crate) fn show(tb: &Tablebase, cell: u32, xy: bool) -> String {
+    match tb.coords(cell) {
+        Some((r, c)) if xy => format!("{c},{r}"),
+        Some((r, c)) => format!("{r},{c}"),
+        None => cell.to_string(),
+    }
+}
+
+/// Cells as text, space-separated.
+pub(crate) fn show_all(tb: &Tablebase, cells: &[u32], xy: bool) -> String {
+    let shown: Vec<String> = cells.iter().map(|&c| show(tb, c, xy)).collect();
+    shown.join(" ")
+}
+
+/// `cops 0,0 0,3 thief 1,2` (`cop 0,0 thief 1,2` for one cop): a
+/// position's pieces as text.
+pub(crate) fn pieces_text(tb: &Tablebase, pos: &Position, xy: bool) -> String {
+    format!(
+        "cop{} {} thief {}",
+        if pos.cops.len() == 1 { "" } else { "s" },
+        show_all(tb, &pos.cops, xy),
+        show(tb, pos.thief, xy)
+    )
+}
+
+/// A cell as JSON: `[row, column]` on a map, the vertex id on a graph.
+pub(crate) fn cell_json(tb: &Tablebase, cell: u32) -> serde_json::Value {
+    match tb.coords(cell) {
+        Some((r, c)) => serde_json::json!([r, c]),
+        None => serde_json::json!(cell),
+    }
+}
+
+/// Whether positions of `tb` are shown as one cop's: one cop on a map
+/// (`"cop": [row, column]`, each move's `to` one cell), the JSON of the
+/// one-cop game from the start. Several cops, or any cops on a graph,
+/// show `"cops"`, a list.
+pub(crate) fn one_cop_shape(tb: &Tablebase) -> bool {
+    tb.cops() == 1 && tb.grid().is_some()
+}
+
+/// One rated move of a one-cop position's JSON.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub(crate) struct OneCopMoveJson {
+    /// The mover's cell after the move, `[row, column]`.
+    to: [usize; 2],
+    value: &'static str,
+    dte: Option<u32>,
+}
+
+/// One rated move of a several-cops position's JSON.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub(crate) struct CopsMoveJson {
+    /// The mover's cells after the move: the cops' (a list) or the
+    /// thief's.
+    to: serde_json::Value,
+    value: &'static str,
+    dte: Option<u32>,
+}
+
+/// The JSON of one position (`query --json`, `serve`'s `/api/query`):
+/// `"schema"` first, the position, its value and distance for the player
+/// to move, every move rated best first. One cop on a map keeps the
+/// one-cop keys (`"cop"`); otherwise `"cops"` lists the cops ascending.
+/// Structs rather than `json!` maps so that the keys keep this order.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+#[serde(untagged)]
+pub(crate) enum PositionJson {
+    /// One cop on a map.
+    One {
+        schema: u32,
+        cop: [usize; 2],
+        thief: [usize; 2],
+        turn: &'static str,
+        value: &'static str,
+        dte: Option<u32>,
+        moves: Vec<OneCopMoveJson>,
+    },
+    /// Several cops, or a graph.
+    Several {
+        schema: u32,
+        cops: Vec<serde_json::Value>,
+        thief: serde_json::Value,
+        turn: &'static str,
+        value: &'static str,
+        dte: Option<u32>,
+        moves: Vec<CopsMoveJson>,
+    },
+}
+
+/// The JSON of one position.
+pub(crate) fn position_json(tb: &Tablebase, pos: &Position) -> Result<PositionJson> {
+    let probe = tb.probe(pos)?;
+    let moves = tb.rated_moves(pos)?;
+    let (value, dte) = (probe.value.as_str(), probe.dte.map(|d| d.plies()));
+    let schema = super::schema::SCHEMA;
+    let coords = |c: u32| {
+        let (r, col) = tb.coords(c).expect("a map's cell");
+        [r, col]
+    };
+    if one_cop_shape(tb) {
+        let moves = moves
+            .iter()
+            .map(|m: &RatedMove| OneCopMoveJson {
+                to: coords(m.cells()[0]),
+                value: m.value.as_str(),
+                dte: m.dte.map(|d| d.plies()),
+            })
+            .collect();
+        return Ok(PositionJson::One {
+            schema,
+            cop: coords(pos.cops[0]),
+            thief: coords(pos.thief),
+            turn: pos.turn.as_str(),
+            value,
+            dte,
+            moves,
+        });
+    }
+    let moves = moves
+        .iter()
+        .map(|m| CopsMoveJson {
+            to: match pos.turn {
+                Turn::Cop => m.to.cops.iter().map(|&c| cell_json(tb, c)).collect(),
+                Turn::Thief => cell_json(tb, m.to.thief),
+            },
+            value: m.value.as_str(),
+            dte: m.dte.map(|d| d.plies()),
+        })
+        .collect();
+    Ok(PositionJson::Several {
+        schema,
+        cops: pos.cops.iter().map(|&c| cell_json(tb, c)).collect(),
+        thief: cell_json(tb, pos.thief),
+        turn: pos.turn.as_str(),
+        value,
+        dte,
+        moves,
+    })
 }

@@ -1,4 +1,4 @@
-//! Pictures of a [`Tablebase`]: a heatmap of every position of one piece
+//! Pictures of a [`GridTablebase`]: a heatmap of every position of one piece
 //! with the other fixed, an overview of the cop's winning share from every
 //! cell, and an animated GIF of a game. Images are plain RGB buffers
 //! written as PNG (the `png` crate) or GIF (the `gif` crate); legends use
@@ -17,7 +17,7 @@ use crate::error::Result;
 use crate::format::Coord;
 use crate::games::cops::Turn;
 use crate::outcome::Outcome;
-use crate::tablebase::{Position, Probe, Tablebase};
+use crate::tablebase::{GridPosition, Probe, GridTablebase};
 
 /// An RGB image, 8 bits per channel, rows top to bottom.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -119,21 +119,21 @@ trait MapView {
     fn has_dte(&self) -> bool;
 }
 
-impl MapView for Tablebase {
+impl MapView for GridTablebase {
     fn rows(&self) -> usize {
-        Tablebase::rows(self)
+        GridTablebase::rows(self)
     }
 
     fn cols(&self) -> usize {
-        Tablebase::cols(self)
+        GridTablebase::cols(self)
     }
 
     fn is_free(&self, c: Coord) -> bool {
-        Tablebase::is_free(self, c)
+        GridTablebase::is_free(self, c)
     }
 
     fn is_exit(&self, c: Coord) -> bool {
-        Tablebase::is_exit(self, c)
+        GridTablebase::is_exit(self, c)
     }
 
     fn has_dte(&self) -> bool {
@@ -235,7 +235,7 @@ fn for_cop(p: &Probe, turn: Turn) -> Outcome {
 /// # Errors
 /// [`Error::Placement`](crate::Error::Placement) when the fixed cell is not
 /// free, [`Error::Table`](crate::Error::Table) for a damaged block.
-pub fn heatmap(tb: &Tablebase, fixed: Fixed, turn: Turn) -> Result<Image> {
+pub fn heatmap(tb: &GridTablebase, fixed: Fixed, turn: Turn) -> Result<Image> {
     let (cells, at, name) = match fixed {
         Fixed::Cop(c) => (tb.row(c, turn)?, c, "COP"),
         Fixed::Thief(t) => (tb.column(t, turn)?, t, "THIEF"),
@@ -321,7 +321,7 @@ fn draw_heatmap(
 ///
 /// # Errors
 /// [`Error::Table`](crate::Error::Table) for a damaged block.
-pub fn cop_win_shares(tb: &Tablebase, turn: Turn) -> Result<Vec<(Coord, f64)>> {
+pub fn cop_win_shares(tb: &GridTablebase, turn: Turn) -> Result<Vec<(Coord, f64)>> {
     let cops: Vec<Coord> = (0..tb.rows())
         .flat_map(|r| (0..tb.cols()).map(move |c| (r, c)))
         .filter(|&c| tb.is_free(c))
@@ -344,7 +344,7 @@ pub fn cop_win_shares(tb: &Tablebase, turn: Turn) -> Result<Vec<(Coord, f64)>> {
 ///
 /// # Errors
 /// [`Error::Table`](crate::Error::Table) for a damaged block.
-pub fn overview(tb: &Tablebase, turn: Turn) -> Result<Image> {
+pub fn overview(tb: &GridTablebase, turn: Turn) -> Result<Image> {
     let shares = cop_win_shares(tb, turn)?;
     let title = format!(
         "COP WINS FROM THIS CELL: SHARE OF THIEF CELLS, {} TO MOVE",
@@ -413,7 +413,7 @@ fn draw_marks(img: &mut Image, marks: &[(Coord, &str)], x0: usize, y0: usize, s:
 
 /// One frame of a game: the map, the cop (blue C), the thief (orange T), a
 /// caption.
-fn game_frame(tb: &Tablebase, pos: &Position, caption: &str) -> Image {
+fn game_frame(tb: &GridTablebase, pos: &GridPosition, caption: &str) -> Image {
     let s = cell_pixels(tb).max(6);
     let map_w = tb.cols() * s;
     let width = map_w.max(font::text_width(caption, 2)) + 2 * MARGIN;
@@ -448,12 +448,12 @@ const PALETTE: [Rgb; 9] = [
 ];
 
 /// The frames of `game` (positions in order, as from
-/// [`Tablebase::optimal_game`]): one per ply, with a caption (ply, who
+/// [`GridTablebase::optimal_game`]): one per ply, with a caption (ply, who
 /// moves, the value for the cop and its distance).
 ///
 /// # Errors
 /// [`Error::Table`](crate::Error::Table) for a damaged block.
-pub fn game_frames(tb: &Tablebase, game: &[Position]) -> Result<Vec<Image>> {
+pub fn game_frames(tb: &GridTablebase, game: &[GridPosition]) -> Result<Vec<Image>> {
     game.iter()
         .enumerate()
         .map(|(ply, pos)| {

@@ -2,10 +2,10 @@
 //! values counted against the trailer.
 
 use super::reader::{Kind, Raw};
-use super::Tablebase;
+use super::GridTablebase;
 use crate::error::Result;
 
-/// What [`Tablebase::check`] verified.
+/// What [`GridTablebase::check`] verified.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CheckReport {
     /// Values blocks checked (checksum, decoding, value codes).
@@ -16,7 +16,7 @@ pub struct CheckReport {
     pub states: u64,
 }
 
-impl Tablebase {
+impl GridTablebase {
     /// Verifies every block of every file: checksum, decoding, value
     /// codes, and that the counts of values equal each file's trailer.
     ///
@@ -35,7 +35,7 @@ impl Tablebase {
     }
 }
 
-/// [`Tablebase::check`] of one file.
+/// [`GridTablebase::check`] of one file.
 pub(super) fn check_raw(raw: &Raw) -> Result<()> {
     let mut counts = [0u64; 4];
     let states = raw.trailer.states;

@@ -1,11 +1,11 @@
 //! Tablebases: a solve saved to a self-contained `.rtb` file (the map, the
 //! rules, every state's value and optionally its distance to end, in
-//! independently compressed and checksummed blocks), and the [`Tablebase`]
+//! independently compressed and checksummed blocks), and the [`GridTablebase`]
 //! reader that answers any position from it without solving again.
 //!
 //! A partitioned solve saves one *shard* per process (`NAME.I-of-N.rtb`,
 //! see [`shard_path`]), each holding the states of its band of cop rows;
-//! [`Tablebase::open`] opens the whole set from any shard or from
+//! [`GridTablebase::open`] opens the whole set from any shard or from
 //! `NAME.rtb`, checks that it is complete and of one solve, and routes each
 //! probe to the shard that holds the state. A table from one process is a
 //! set of one file.
@@ -21,8 +21,11 @@ mod check;
 mod format;
 mod kcops;
 mod moves;
+mod position;
 mod reader;
+mod scan;
 mod shards;
+mod table;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -39,6 +42,8 @@ pub use check::CheckReport;
 #[cfg(feature = "distributed")]
 pub(crate) use format::ShardInfo;
 pub use kcops::{write_kcops_tablebase, KHeader, KPosition, KRatedMove, KTablebase};
+pub use position::{Cops, Position};
+pub use table::{Header, RatedMove, Tablebase};
 use reader::{Kind, Raw};
 pub use shards::shard_path;
 use shards::{open_first, open_set};
@@ -48,7 +53,7 @@ pub use writer::{write_tablebase, WriteSummary};
 
 /// A position of the grid game: both pieces and the player to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Position {
+pub struct GridPosition {
     /// The cop's cell `(row, column)`, 0-based.
     pub cop: Coord,
     /// The thief's cell.
@@ -69,7 +74,7 @@ pub struct Probe {
 
 /// One move of the player to move, rated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RatedMove {
+pub struct GridRatedMove {
     /// The mover's cell after the move (its own cell for a pass).
     pub to: Coord,
     /// What the move gives the player who makes it.
@@ -81,7 +86,7 @@ pub struct RatedMove {
 
 /// What a table says about itself: the header and trailer, decoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Header {
+pub struct GridHeader {
     /// Format version of the file.
     pub version: u32,
     /// Map rows.
@@ -154,7 +159,7 @@ pub struct ShardHeader {
 /// A table of either game, as [`AnyTablebase::open`] found it.
 pub enum AnyTablebase {
     /// A one-cop table (format versions 2 and 3).
-    One(Box<Tablebase>),
+    One(Box<GridTablebase>),
     /// A several-cops table (format version 4).
     Several(Box<KTablebase>),
 }
@@ -162,10 +167,10 @@ pub enum AnyTablebase {
 impl AnyTablebase {
     /// Opens a table of either game: a several-cops table (its header has
     /// a game section) as a [`KTablebase`], any other as
-    /// [`Tablebase::open`] does.
+    /// [`GridTablebase::open`] does.
     ///
     /// # Errors
-    /// As [`Tablebase::open`].
+    /// As [`GridTablebase::open`].
     pub fn open(path: &Path) -> Result<AnyTablebase> {
         let raw = open_first(path)?;
         if raw.body.kcops.is_some() {
@@ -173,7 +178,7 @@ impl AnyTablebase {
                 path, raw,
             )?)))
         } else {
-            Ok(AnyTablebase::One(Box::new(Tablebase::from_first(
+            Ok(AnyTablebase::One(Box::new(GridTablebase::from_first(
                 path, raw,
             )?)))
         }
@@ -181,20 +186,20 @@ impl AnyTablebase {
 }
 
 /// A saved solve, memory-mapped: answers any position by decoding one
-/// block. Cheap to share between threads (`&Tablebase` is `Sync`); each
+/// block. Cheap to share between threads (`&GridTablebase` is `Sync`); each
 /// thread keeps its last decoded block of values and of distances, and the
 /// table keeps up to 256 MiB of decoded blocks for all threads, so probes
 /// near each other, or asked again, cost one decode.
 ///
 /// # Example
 /// ```
-/// use retrograde::{parse_map, solve, write_tablebase, Board, CopsAndThief, Engine, Outcome, Placement, Rules, SolveOptions, Tablebase, Turn};
+/// use retrograde::{parse_map, solve, write_tablebase, Board, CopsAndThief, Engine, Outcome, Placement, Rules, SolveOptions, GridTablebase, Turn};
 /// let map = parse_map(b"1 4\nC..T\n", "inline").unwrap();
 /// let game = CopsAndThief::new(Board::new(&map, &Placement::default()).unwrap(), Rules::default());
 /// let solution = solve(&game, &SolveOptions::new(Engine::Sequential).with_dte_table(true)).unwrap();
 /// let path = std::env::temp_dir().join(format!("tb-doc-{}.rtb", std::process::id()));
 /// write_tablebase(&game, &solution, "sequential", &mut std::fs::File::create(&path).unwrap()).unwrap();
-/// let table = Tablebase::open(&path).unwrap();
+/// let table = GridTablebase::open(&path).unwrap();
 /// let pos = table.position((0, 0), (0, 3), Turn::Cop).unwrap();
 /// let probe = table.probe(&pos).unwrap();
 /// assert_eq!(probe.value, Outcome::Win); // a dead-end corridor: the cop walks in
@@ -202,19 +207,19 @@ impl AnyTablebase {
 /// assert_eq!(table.optimal_game(&pos, 100).unwrap().len() as u32 - 1, probe.dte.unwrap().plies());
 /// std::fs::remove_file(&path).unwrap();
 /// ```
-pub struct Tablebase {
+pub struct GridTablebase {
     /// The path as opened.
     path: PathBuf,
     /// The files, in state order, tiling the states (one without shards).
     shards: Vec<Raw>,
     game: CopsAndThief,
-    header: Header,
+    header: GridHeader,
 }
 
-impl Tablebase {
+impl GridTablebase {
     /// Opens and maps a table, checking its magic, version, header checksum,
     /// trailer and block index (blocks are checked when read, or all at
-    /// once by [`Tablebase::check`]).
+    /// once by [`GridTablebase::check`]).
     ///
     /// `path` may also name any shard of a partitioned solve's table, or,
     /// when no such file exists, the name it was saved under (`t.rtb` for
@@ -225,12 +230,12 @@ impl Tablebase {
     /// [`Error::Io`] when the file cannot be read; [`Error::Table`] naming
     /// the offset or part when it is truncated, damaged or not a table, and
     /// naming the shard when one is missing, duplicated or of another solve.
-    pub fn open(path: &Path) -> Result<Tablebase> {
-        Tablebase::from_first(path, open_first(path)?)
+    pub fn open(path: &Path) -> Result<GridTablebase> {
+        GridTablebase::from_first(path, open_first(path)?)
     }
 
     /// The table whose file (or first shard found) `raw` is.
-    fn from_first(path: &Path, raw: Raw) -> Result<Tablebase> {
+    fn from_first(path: &Path, raw: Raw) -> Result<GridTablebase> {
         if let Some(k) = &raw.body.kcops {
             return Err(raw.error(
                 "header",
@@ -287,7 +292,7 @@ impl Tablebase {
                 }
             })
             .collect();
-        let header = Header {
+        let header = GridHeader {
             version: raw.version,
             rows: body.rows,
             cols: body.cols,
@@ -313,7 +318,7 @@ impl Tablebase {
             partitioned: body.shard.is_some(),
             shards: files,
         };
-        Ok(Tablebase {
+        Ok(GridTablebase {
             path: path.to_path_buf(),
             shards,
             game,
@@ -339,7 +344,7 @@ impl Tablebase {
 
     /// The decoded header.
     #[must_use]
-    pub fn header(&self) -> &Header {
+    pub fn header(&self) -> &GridHeader {
         &self.header
     }
 
@@ -395,8 +400,8 @@ impl Tablebase {
     /// The map's start position (first mover to move), if it has both
     /// starts.
     #[must_use]
-    pub fn start(&self) -> Option<Position> {
-        Some(Position {
+    pub fn start(&self) -> Option<GridPosition> {
+        Some(GridPosition {
             cop: self.header.cop_start?,
             thief: self.header.thief_start?,
             turn: self.first_mover(),
@@ -408,11 +413,11 @@ impl Tablebase {
     /// # Errors
     /// [`Error::Placement`] naming the piece when a cell is outside the map
     /// or a wall.
-    pub fn position(&self, cop: Coord, thief: Coord, turn: Turn) -> Result<Position> {
+    pub fn position(&self, cop: Coord, thief: Coord, turn: Turn) -> Result<GridPosition> {
         for (what, c) in [("cop", cop), ("thief", thief)] {
             self.check_cell(what, c)?;
         }
-        Ok(Position { cop, thief, turn })
+        Ok(GridPosition { cop, thief, turn })
     }
 
     fn check_cell(&self, what: &str, c: Coord) -> Result<u32> {
@@ -434,16 +439,16 @@ impl Tablebase {
     }
 
     /// State index of a position.
-    fn state(&self, pos: &Position) -> Result<u64> {
+    fn state(&self, pos: &GridPosition) -> Result<u64> {
         let cop = self.check_cell("cop", pos.cop)?;
         let thief = self.check_cell("thief", pos.thief)?;
         Ok(self.game.state(cop, thief, pos.turn))
     }
 
     /// The position of state index `s`.
-    fn position_of(&self, s: u64) -> Position {
+    fn position_of(&self, s: u64) -> GridPosition {
         let (cop, thief, turn) = self.game.decode(s);
-        Position {
+        GridPosition {
             cop: self.grid().coords(cop),
             thief: self.grid().coords(thief),
             turn,
@@ -474,7 +479,7 @@ impl Tablebase {
     /// # Errors
     /// [`Error::Placement`] for a cell off the map or on a wall,
     /// [`Error::Table`] when a block it reads is damaged.
-    pub fn probe(&self, pos: &Position) -> Result<Probe> {
+    pub fn probe(&self, pos: &GridPosition) -> Result<Probe> {
         self.probe_state(self.state(pos)?)
     }
 
@@ -482,7 +487,7 @@ impl Tablebase {
     /// in row-major order (for heatmaps).
     ///
     /// # Errors
-    /// As [`Tablebase::probe`].
+    /// As [`GridTablebase::probe`].
     pub fn row(&self, cop: Coord, turn: Turn) -> Result<Vec<(Coord, Probe)>> {
         let p = self.check_cell("cop", cop)?;
         (0..self.game.cells() as u32)
@@ -499,7 +504,7 @@ impl Tablebase {
     /// in row-major order.
     ///
     /// # Errors
-    /// As [`Tablebase::probe`].
+    /// As [`GridTablebase::probe`].
     pub fn column(&self, thief: Coord, turn: Turn) -> Result<Vec<(Coord, Probe)>> {
         let t = self.check_cell("thief", thief)?;
         (0..self.game.cells() as u32)

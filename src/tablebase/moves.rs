@@ -3,21 +3,21 @@
 
 use std::collections::HashSet;
 
-use super::{Position, Probe, RatedMove, Tablebase};
+use super::{GridPosition, Probe, GridRatedMove, GridTablebase};
 use crate::error::Result;
 use crate::game::{Game, Initial};
 use crate::games::cops::Turn;
 use crate::outcome::Outcome;
 
-impl Tablebase {
+impl GridTablebase {
     /// Every move of the player to move, rated for that player, best
     /// first: winning moves by fastest win, then drawing moves, then losing
     /// moves by slowest loss (ties by target cell). A terminal position
     /// has none.
     ///
     /// # Errors
-    /// As [`Tablebase::probe`].
-    pub fn rated_moves(&self, pos: &Position) -> Result<Vec<RatedMove>> {
+    /// As [`GridTablebase::probe`].
+    pub fn rated_moves(&self, pos: &GridPosition) -> Result<Vec<GridRatedMove>> {
         Ok(self
             .rated_successors(self.state(pos)?)?
             .into_iter()
@@ -26,7 +26,7 @@ impl Tablebase {
     }
 
     /// Rated moves with their successor states, best first.
-    fn rated_successors(&self, s: u64) -> Result<Vec<(u64, RatedMove)>> {
+    fn rated_successors(&self, s: u64) -> Result<Vec<(u64, GridRatedMove)>> {
         let mover = self.game.decode(s).2;
         rate_successors(
             &self.game,
@@ -34,7 +34,7 @@ impl Tablebase {
             |t| self.probe_state(t),
             |t, after| {
                 let p = self.position_of(t);
-                RatedMove {
+                GridRatedMove {
                     to: if mover == Turn::Cop { p.cop } else { p.thief },
                     value: after.value.flip(),
                     dte: after.dte,
@@ -51,8 +51,8 @@ impl Tablebase {
     /// a table with distances it has exactly `dte` moves.
     ///
     /// # Errors
-    /// As [`Tablebase::probe`].
-    pub fn optimal_game(&self, pos: &Position, max_plies: usize) -> Result<Vec<Position>> {
+    /// As [`GridTablebase::probe`].
+    pub fn optimal_game(&self, pos: &GridPosition, max_plies: usize) -> Result<Vec<GridPosition>> {
         let line = optimal_line(self.state(pos)?, max_plies, |s| {
             Ok(self.rated_successors(s)?.first().map(|&(t, _)| t))
         })?;

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use clap::Args as ClapArgs;
-use retrograde::Header;
+use retrograde::GridHeader;
 use serde::Serialize;
 
 use super::common::{human_bytes, rule_flags};
@@ -79,7 +79,7 @@ struct ShardJson {
     bytes: u64,
 }
 
-fn report(table: String, h: &Header, checked: bool) -> InfoReport {
+fn report(table: String, h: &GridHeader, checked: bool) -> InfoReport {
     let states = h.states.max(1) as f64;
     InfoReport {
         table,

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::render::{game_frames, write_gif};
-use retrograde::{Coord, Outcome, Position, Probe, Tablebase, Turn};
+use retrograde::{Coord, Outcome, GridPosition, Probe, GridTablebase, Turn};
 
 use super::common::{parse_coord, parse_place, UsageError};
 use super::output::{note_input, OutputTarget};
@@ -58,7 +58,7 @@ pub(crate) struct PlayArgs {
 
 /// The map as text with the pieces: `#` wall, `E` exit, `C` cop, `T`
 /// thief, `X` both on one cell (caught).
-fn board_text(tb: &Tablebase, pos: &Position) -> String {
+fn board_text(tb: &GridTablebase, pos: &GridPosition) -> String {
     let mut s = String::new();
     for r in 0..tb.rows() {
         for c in 0..tb.cols() {
@@ -110,7 +110,7 @@ fn value_words(p: &Probe, turn: Turn, cops_win: &str) -> String {
 pub(crate) const BOARD_LIMIT: (usize, usize) = (40, 80);
 
 /// The ply that led from `before` to `after`, in words.
-fn move_words(before: &Position, after: &Position) -> String {
+fn move_words(before: &GridPosition, after: &GridPosition) -> String {
     let from = mover_cell(before);
     let to = match before.turn {
         Turn::Cop => after.cop,
@@ -133,10 +133,10 @@ fn move_words(before: &Position, after: &Position) -> String {
 /// A ply as one line, without the board (`--moves`).
 fn move_line(
     out: &mut impl Write,
-    tb: &Tablebase,
+    tb: &GridTablebase,
     ply: usize,
-    before: Option<&Position>,
-    pos: &Position,
+    before: Option<&GridPosition>,
+    pos: &GridPosition,
 ) -> Result<()> {
     let p = tb.probe(pos)?;
     let what = before.map_or("start".to_string(), |b| move_words(b, pos));
@@ -154,7 +154,7 @@ fn move_line(
     Ok(())
 }
 
-fn frame(out: &mut impl Write, tb: &Tablebase, ply: usize, pos: &Position) -> Result<()> {
+fn frame(out: &mut impl Write, tb: &GridTablebase, ply: usize, pos: &GridPosition) -> Result<()> {
     let p = tb.probe(pos)?;
     writeln!(
         out,
@@ -188,7 +188,7 @@ fn repeated_words(value: retrograde::Result<Outcome>, turn: Turn, plies: usize) 
 }
 
 /// How a game ended, in words.
-fn ending(tb: &Tablebase, pos: &Position, repeated: bool, plies: usize) -> String {
+fn ending(tb: &GridTablebase, pos: &GridPosition, repeated: bool, plies: usize) -> String {
     if pos.cop == pos.thief {
         format!("the cop catches the thief after {plies} plies")
     } else if tb.is_exit(pos.thief) {
@@ -208,7 +208,7 @@ fn ending(tb: &Tablebase, pos: &Position, repeated: bool, plies: usize) -> Strin
     }
 }
 
-fn start_position(args: &PlayArgs, tb: &Tablebase) -> Result<Position> {
+fn start_position(args: &PlayArgs, tb: &GridTablebase) -> Result<GridPosition> {
     match (args.cop.is_empty(), args.thief) {
         (false, Some(t)) => {
             let turn = args.turn.map_or(tb.first_mover(), Turn::from);
@@ -302,8 +302,8 @@ pub(crate) fn run(args: PlayArgs) -> Result<i32, Failure> {
 /// one per line (a move number from the list, or the target `ROW,COL`;
 /// `q` quits).
 fn interactive(
-    tb: &Tablebase,
-    start: Position,
+    tb: &GridTablebase,
+    start: GridPosition,
     human: Turn,
     max_plies: usize,
     input: &mut impl BufRead,
@@ -315,7 +315,7 @@ fn interactive(
         human.as_str()
     )?;
     let mut pos = start;
-    let mut seen: HashMap<Position, usize> = HashMap::new();
+    let mut seen: HashMap<GridPosition, usize> = HashMap::new();
     for ply in 0..=max_plies {
         frame(out, tb, ply, &pos)?;
         let moves = tb.rated_moves(&pos)?;
@@ -387,12 +387,12 @@ fn interactive(
             best.to
         };
         pos = match pos.turn {
-            Turn::Cop => Position {
+            Turn::Cop => GridPosition {
                 cop: to,
                 turn: Turn::Thief,
                 ..pos
             },
-            Turn::Thief => Position {
+            Turn::Thief => GridPosition {
                 thief: to,
                 turn: Turn::Cop,
                 ..pos

@@ -10,11 +10,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
-use retrograde::{load_scen, AnyTablebase, Coord, Position, Tablebase, Turn};
+use retrograde::{load_scen, AnyTablebase, Coord, GridPosition, GridTablebase, Turn};
 
 use super::common::{as_typed, parse_coord, parse_place, UsageError};
 use super::tables::{
-    mover_cell, one_cell, one_cop, open_any_table, position_json, read_line_bounded, value_text,
+    mover_cell, one_cell, one_cop, open_any_table, grid_position_json, read_line_bounded, value_text,
     Line, Side,
 };
 use super::Failure;
@@ -62,7 +62,7 @@ fn swap_if(xy: bool, (a, b): Coord) -> Coord {
     }
 }
 
-fn print_text(out: &mut impl Write, tb: &Tablebase, pos: &Position, xy: bool) -> Result<()> {
+fn print_text(out: &mut impl Write, tb: &GridTablebase, pos: &GridPosition, xy: bool) -> Result<()> {
     let probe = tb.probe(pos)?;
     let moves = tb.rated_moves(pos)?;
     let (cop, thief) = (swap_if(xy, pos.cop), swap_if(xy, pos.thief));
@@ -120,7 +120,7 @@ fn parse_line(line: &str, default: Turn) -> Result<(Coord, Coord, Turn), String>
 
 /// The positions of a scenario's entries (start = thief, goal = cop),
 /// every entry checked against the table's map before any is answered.
-fn scen_positions(tb: &Tablebase, path: &Path, turn: Turn) -> Result<Vec<Position>> {
+fn scen_positions(tb: &GridTablebase, path: &Path, turn: Turn) -> Result<Vec<GridPosition>> {
     let scenario = load_scen(path)?;
     let grid = &tb.game().board().grid;
     scenario.check_size(grid)?;
@@ -142,9 +142,9 @@ pub(crate) fn run(args: QueryArgs) -> Result<i32, Failure> {
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let answer = |out: &mut std::io::StdoutLock<'_>, pos: &Position| -> Result<()> {
+    let answer = |out: &mut std::io::StdoutLock<'_>, pos: &GridPosition| -> Result<()> {
         if args.json {
-            serde_json::to_writer(&mut *out, &position_json(&tb, pos)?)?;
+            serde_json::to_writer(&mut *out, &grid_position_json(&tb, pos)?)?;
             writeln!(out)?;
         } else {
             print_text(out, &tb, pos, args.xy)?;

@@ -422,6 +422,23 @@ impl KTablebase {
         Ok(line.into_iter().map(|s| self.position_of(s)).collect())
     }
 
+    /// As [`Tablebase::cop_wins_by_multiset`](crate::Tablebase::cop_wins_by_multiset).
+    ///
+    /// # Errors
+    /// [`Error::Table`] naming the first damaged block.
+    pub fn cop_wins_by_multiset(&self, turn: Turn) -> Result<Vec<u32>> {
+        let n = u64::from(self.game.arena().cells());
+        super::scan::wins_in_file(
+            &self.raw,
+            &self.order,
+            &crate::games::multiset::Ranker::new(n as usize),
+            n,
+            self.cops() as usize,
+            self.game.multisets(),
+            turn,
+        )
+    }
+
     /// Verifies every block: checksum, decoding, value codes, counts.
     ///
     /// # Errors
@@ -436,8 +453,7 @@ impl KTablebase {
     }
 }
 
-mod order;
-mod scan;
+pub(super) mod order;
 #[cfg(test)]
 mod tests;
-mod write;
+pub(super) mod write;

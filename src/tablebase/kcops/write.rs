@@ -99,7 +99,7 @@ fn kcops_header(
 
 /// The game a header describes, rebuilt from its map and rules or its
 /// graph, exits and section.
-pub(super) fn game_of(body: &HeaderBody, k: &KSection) -> Result<KCops> {
+pub(crate) fn game_of(body: &HeaderBody, k: &KSection) -> Result<KCops> {
     let n = body.exits.len() as u32;
     let rules = body.rules;
     let arena = if k.graph {

@@ -19,7 +19,7 @@ use self::params::{parse_count, parse_turn, Params};
 use self::table::Table;
 use super::cache::Cache;
 use crate::cli::common::UsageError;
-use crate::cli::tables::position_json;
+use crate::cli::tables::grid_position_json;
 
 mod ktable;
 mod params;
@@ -132,7 +132,7 @@ pub(super) enum Request {
     KPlay { table: usize, key: KKey, max: usize },
 }
 
-/// A position as a cache key (the library's `Position` need not hash).
+/// A position as a cache key (the library's `GridPosition` need not hash).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) struct PositionKey {
     cop: Coord,
@@ -343,7 +343,7 @@ impl Served {
             &Request::Query { table, key } => {
                 let t = one(table)?;
                 let json =
-                    position_json(&t.tablebase, &t.position(key)?).map_err(|e| t.failed(&e))?;
+                    grid_position_json(&t.tablebase, &t.position(key)?).map_err(|e| t.failed(&e))?;
                 Bytes::from(serde_json::to_string(&json).expect("a position serializes"))
             }
             &Request::Row { table, fixed, turn } => one(table)?.row(fixed, turn)?,

@@ -1,10 +1,10 @@
 //! A served one-cop table: its grid, the cells a request may name, and the
-//! answers of `/api/row` and `/api/play` built from its `Tablebase`.
+//! answers of `/api/row` and `/api/play` built from its `GridTablebase`.
 
 use std::path::PathBuf;
 
 use axum::body::Bytes;
-use retrograde::{Coord, Outcome, Position, Tablebase, Turn};
+use retrograde::{Coord, Outcome, GridPosition, GridTablebase, Turn};
 use serde_json::{json, Value};
 
 use super::params::{parse_coord, parse_turn, Params};
@@ -20,7 +20,7 @@ pub(in crate::cli::serve) struct Table {
     pub(in crate::cli::serve) rows: usize,
     /// Grid columns.
     pub(in crate::cli::serve) cols: usize,
-    pub(super) tablebase: Tablebase,
+    pub(super) tablebase: GridTablebase,
     /// Free cells in row-major order.
     free: Vec<Coord>,
     /// `/api/map`'s answer, built once.
@@ -28,7 +28,7 @@ pub(in crate::cli::serve) struct Table {
 }
 
 impl Table {
-    pub(super) fn new(name: String, path: PathBuf, tablebase: Tablebase) -> Table {
+    pub(super) fn new(name: String, path: PathBuf, tablebase: GridTablebase) -> Table {
         let (rows, cols) = (tablebase.rows(), tablebase.cols());
         let mut grid = Vec::with_capacity(rows);
         let mut free = Vec::new();
@@ -109,7 +109,7 @@ impl Table {
         Ok(key)
     }
 
-    pub(super) fn position(&self, key: PositionKey) -> Result<Position, ApiError> {
+    pub(super) fn position(&self, key: PositionKey) -> Result<GridPosition, ApiError> {
         self.tablebase
             .position(key.cop, key.thief, key.turn.into())
             .map_err(|e| bad(e.to_string()))
@@ -214,7 +214,7 @@ impl Table {
 }
 
 /// `{"cop":[r,c],"thief":[r,c],"turn":...}`.
-pub(super) fn position_value(p: &Position) -> Value {
+pub(super) fn position_value(p: &GridPosition) -> Value {
     json!({
         "cop": [p.cop.0, p.cop.1],
         "thief": [p.thief.0, p.thief.1],
