@@ -6,7 +6,9 @@
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use retrograde::{AnyTablebase, Coord, Dte, GridPosition, GridTablebase, Position, RatedMove, Tablebase, Turn};
+use retrograde::{
+    AnyTablebase, Coord, Dte, GridPosition, GridTablebase, Position, RatedMove, Tablebase, Turn,
+};
 use serde::Serialize;
 
 use super::common::{UsageError, VERTEX};
@@ -76,7 +78,10 @@ pub(crate) struct GridPositionJson {
 
 /// The JSON of one position: its value and distance for the player to
 /// move, and every move rated, best first.
-pub(crate) fn grid_position_json(tb: &GridTablebase, pos: &GridPosition) -> Result<GridPositionJson> {
+pub(crate) fn grid_position_json(
+    tb: &GridTablebase,
+    pos: &GridPosition,
+) -> Result<GridPositionJson> {
     let probe = tb.probe(pos)?;
     let moves = tb
         .rated_moves(pos)?

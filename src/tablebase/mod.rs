@@ -43,10 +43,10 @@ pub use check::CheckReport;
 pub(crate) use format::ShardInfo;
 pub use kcops::{write_kcops_tablebase, KHeader, KPosition, KRatedMove, KTablebase};
 pub use position::{Cops, Position};
-pub use table::{Header, RatedMove, Tablebase};
 use reader::{Kind, Raw};
 pub use shards::shard_path;
 use shards::{open_first, open_set};
+pub use table::{Header, RatedMove, Tablebase};
 #[cfg(feature = "distributed")]
 pub(crate) use writer::{write_source, Source};
 pub use writer::{write_tablebase, WriteSummary};

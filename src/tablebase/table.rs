@@ -285,7 +285,14 @@ impl Tablebase {
             bytes: raw.file_bytes(),
         }];
         let shards = vec![raw];
-        let mut header = header_of(&shards, &shards[0].body, n, k.edges.len() as u64, start, files);
+        let mut header = header_of(
+            &shards,
+            &shards[0].body,
+            n,
+            k.edges.len() as u64,
+            start,
+            files,
+        );
         header.cops = k.cops;
         header.cop_speed = k.cop_speed;
         header.thief_speed = k.thief_speed;
@@ -465,7 +472,11 @@ impl Tablebase {
                 ),
             });
         }
-        if let Some(&bad) = cops.iter().chain([&thief]).find(|&&c| u64::from(c) >= self.n) {
+        if let Some(&bad) = cops
+            .iter()
+            .chain([&thief])
+            .find(|&&c| u64::from(c) >= self.n)
+        {
             return Err(Error::Placement {
                 what: format!("cell {bad}"),
                 message: format!("the game's cells are 0..{}", self.n),

@@ -14,8 +14,8 @@ use retrograde::{load_scen, AnyTablebase, Coord, GridPosition, GridTablebase, Tu
 
 use super::common::{as_typed, parse_coord, parse_place, UsageError};
 use super::tables::{
-    mover_cell, one_cell, one_cop, open_any_table, grid_position_json, read_line_bounded, value_text,
-    Line, Side,
+    grid_position_json, mover_cell, one_cell, one_cop, open_any_table, read_line_bounded,
+    value_text, Line, Side,
 };
 use super::Failure;
 
@@ -62,7 +62,12 @@ fn swap_if(xy: bool, (a, b): Coord) -> Coord {
     }
 }
 
-fn print_text(out: &mut impl Write, tb: &GridTablebase, pos: &GridPosition, xy: bool) -> Result<()> {
+fn print_text(
+    out: &mut impl Write,
+    tb: &GridTablebase,
+    pos: &GridPosition,
+    xy: bool,
+) -> Result<()> {
     let probe = tb.probe(pos)?;
     let moves = tb.rated_moves(pos)?;
     let (cop, thief) = (swap_if(xy, pos.cop), swap_if(xy, pos.thief));

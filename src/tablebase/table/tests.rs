@@ -66,8 +66,13 @@ fn one_cop_tables_read_as_tables_of_one_cop() {
         )
         .unwrap();
         let path = temp("one");
-        write_tablebase(&game, &solution, "sequential", &mut std::fs::File::create(&path).unwrap())
-            .unwrap();
+        write_tablebase(
+            &game,
+            &solution,
+            "sequential",
+            &mut std::fs::File::create(&path).unwrap(),
+        )
+        .unwrap();
         let table = Tablebase::open(&path).unwrap();
         assert_eq!(table.cops(), 1);
         assert!(!table.header().game_section);
@@ -115,8 +120,15 @@ fn several_cops_tables_of_maps_and_graphs_read() {
         let path = temp("several");
         let start = (vec![0u32; game.cops() as usize], 1);
         let mut out = Vec::new();
-        write_kcops_tablebase(&game, rules, Some((&start.0, start.1)), &solution, "x", &mut out)
-            .unwrap();
+        write_kcops_tablebase(
+            &game,
+            rules,
+            Some((&start.0, start.1)),
+            &solution,
+            "x",
+            &mut out,
+        )
+        .unwrap();
         std::fs::write(&path, out).unwrap();
         let table = Tablebase::open(&path).unwrap();
         assert_eq!(table.cops(), game.cops());
