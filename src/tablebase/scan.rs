@@ -6,7 +6,7 @@
 
 use rayon::prelude::*;
 
-use super::kcops::order::StateOrder;
+use super::order::StateOrder;
 use super::reader::{Kind, Raw};
 use super::Tablebase;
 use crate::error::Result;

@@ -9,12 +9,12 @@
 use std::path::{Path, PathBuf};
 
 use super::format::{HeaderBody, KSection};
-use super::kcops::order::StateOrder;
-use super::kcops::write::game_of;
 use super::moves::{optimal_line, rank, rate_successors};
+use super::order::StateOrder;
 use super::position::{Cops, Position};
 use super::reader::{table_error, Kind, Raw};
 use super::shards::{open_first, open_set};
+use super::writer::game_of;
 use super::{check, CheckReport, Probe, ShardHeader};
 use crate::board::Board;
 use crate::error::{Error, Result};

@@ -3,10 +3,11 @@
 
 use super::*;
 use crate::game::Game;
+use crate::outcome::Outcome;
 use crate::{parse_map, solve, Arena, Board, Engine, Placement, SolveOptions, Tablebase, Turn};
 
 /// A 10 x 10 map of 87 free cells (data/tablebase/kcops-10-10.txt).
-const MAP_10: &[u8] = include_bytes!("../../../data/tablebase/kcops-10-10.txt");
+const MAP_10: &[u8] = include_bytes!("../../../../data/tablebase/kcops-10-10.txt");
 
 /// Two cops on [`MAP_10`] under `--cop-orthogonal` (the committed
 /// version 4 table's game): the map, the game and its rules.

@@ -7,8 +7,8 @@ use std::io::{self, Write};
 use bitvec::vec::BitVec;
 
 use super::super::format::{HeaderBody, KSection};
-use super::super::writer::{write_blocks, Source, WriteSummary};
-use super::order::StateOrder;
+use super::super::order::StateOrder;
+use super::{write_blocks, Source, WriteSummary};
 use crate::board::Board;
 use crate::error::Result;
 use crate::game::Game;
@@ -268,3 +268,6 @@ impl<S: Source> Source for Tiled<'_, S> {
     // No `release`: a tile's blocks read every multiset's run of that tile,
     // so a range of the solution is needed again until the last tile.
 }
+
+#[cfg(test)]
+mod tests;

@@ -5,6 +5,11 @@
 //! solution are released after use, so the writer's resident memory is a
 //! few blocks on top of the solve's window.
 
+mod cops;
+
+pub(crate) use cops::game_of;
+pub use cops::write_kcops_tablebase;
+
 use std::io::{self, Write};
 use std::ops::Range;
 use std::sync::Mutex;
