@@ -48,7 +48,7 @@ use reader::{Kind, Raw};
 pub use shards::shard_path;
 use shards::{open_first, open_set};
 pub use table::{Header, RatedMove, Tablebase};
-pub use writer::{write_kcops_tablebase, write_tablebase, WriteSummary};
+pub use writer::{write_kcops_tablebase, write_tablebase, SavedGame, WriteSummary};
 #[cfg(feature = "distributed")]
 pub(crate) use writer::{write_source, Source};
 

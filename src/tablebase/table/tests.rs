@@ -5,8 +5,8 @@
 
 use super::*;
 use crate::{
-    parse_map, solve, write_kcops_tablebase, write_tablebase, Arena, Board, Engine, Placement,
-    Solution, SolveOptions,
+    parse_map, solve, write_tablebase, Arena, Board, Engine, Placement, SavedGame, Solution,
+    SolveOptions,
 };
 
 fn temp(name: &str) -> PathBuf {
@@ -120,15 +120,12 @@ fn several_cops_tables_of_maps_and_graphs_read() {
         let path = temp("several");
         let start = (vec![0u32; game.cops() as usize], 1);
         let mut out = Vec::new();
-        write_kcops_tablebase(
-            &game,
+        let saved = SavedGame::Cops {
+            game: &game,
             rules,
-            Some((&start.0, start.1)),
-            &solution,
-            "x",
-            &mut out,
-        )
-        .unwrap();
+            start: Some((&start.0, start.1)),
+        };
+        write_tablebase(saved, &solution, "x", &mut out).unwrap();
         std::fs::write(&path, out).unwrap();
         let table = Tablebase::open(&path).unwrap();
         assert_eq!(table.cops(), game.cops());

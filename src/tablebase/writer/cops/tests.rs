@@ -4,6 +4,7 @@
 use super::*;
 use crate::game::Game;
 use crate::outcome::Outcome;
+use crate::tablebase::writer::{write_tablebase, SavedGame};
 use crate::{parse_map, solve, Arena, Board, Engine, Placement, SolveOptions, Tablebase, Turn};
 
 /// A 10 x 10 map of 87 free cells (data/tablebase/kcops-10-10.txt).
@@ -32,7 +33,17 @@ fn round_trip(game: &KCops, rules: Rules, dte: bool) {
         game.state_count()
     ));
     let mut bytes = Vec::new();
-    write_kcops_tablebase(game, rules, None, &solution, "sequential", &mut bytes).unwrap();
+    write_tablebase(
+        SavedGame::Cops {
+            game: game,
+            rules: rules,
+            start: None,
+        },
+        &solution,
+        "sequential",
+        &mut bytes,
+    )
+    .unwrap();
     // The bitboard engine's solution (the several-cops kernel) writes the
     // same file.
     let bits = solve(
@@ -41,7 +52,17 @@ fn round_trip(game: &KCops, rules: Rules, dte: bool) {
     )
     .unwrap();
     let mut from_bits = Vec::new();
-    write_kcops_tablebase(game, rules, None, &bits, "sequential", &mut from_bits).unwrap();
+    write_tablebase(
+        SavedGame::Cops {
+            game: game,
+            rules: rules,
+            start: None,
+        },
+        &bits,
+        "sequential",
+        &mut from_bits,
+    )
+    .unwrap();
     assert!(bytes == from_bits, "the two engines' tables differ");
     std::fs::write(&path, &bytes).unwrap();
     let table = Tablebase::open(&path).unwrap();
@@ -115,7 +136,17 @@ fn scans_of_several_thief_tiles_count_every_state() {
     let solution = solve(&game, &SolveOptions::new(Engine::Sequential)).unwrap();
     let path = std::env::temp_dir().join(format!("ktable-scan-{}.rtb", std::process::id()));
     let mut bytes = Vec::new();
-    write_kcops_tablebase(&game, Rules::default(), None, &solution, "x", &mut bytes).unwrap();
+    write_tablebase(
+        SavedGame::Cops {
+            game: &game,
+            rules: Rules::default(),
+            start: None,
+        },
+        &solution,
+        "x",
+        &mut bytes,
+    )
+    .unwrap();
     std::fs::write(&path, &bytes).unwrap();
     let table = Tablebase::open(&path).unwrap();
     let n = game.arena().cells();
@@ -178,7 +209,16 @@ fn rules_that_do_not_give_the_moves_are_refused() {
         ..Rules::default()
     };
     let mut out = Vec::new();
-    let err = write_kcops_tablebase(&game, orthogonal, None, &solution, "x", &mut out);
+    let err = write_tablebase(
+        SavedGame::Cops {
+            game: &game,
+            rules: orthogonal,
+            start: None,
+        },
+        &solution,
+        "x",
+        &mut out,
+    );
     assert_eq!(err.unwrap_err().kind(), std::io::ErrorKind::InvalidInput);
     assert!(out.is_empty());
 }
