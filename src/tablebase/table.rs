@@ -410,27 +410,13 @@ impl Tablebase {
     /// [`Error::Placement`] when the table is of a graph, or the cell is
     /// off the map or a wall.
     pub fn map_cell(&self, what: &str, c: Coord) -> Result<u32> {
-        let label = format!("{what} {},{}", c.0, c.1);
         let Some(grid) = self.grid() else {
             return Err(Error::Placement {
-                what: label,
+                what: format!("{what} {},{}", c.0, c.1),
                 message: format!("the table is of a graph: give a vertex id 0..{}", self.n),
             });
         };
-        if c.0 >= grid.height() || c.1 >= grid.width() {
-            return Err(Error::Placement {
-                what: label,
-                message: format!(
-                    "outside the map: rows are 0..={}, columns 0..={}",
-                    grid.height() - 1,
-                    grid.width() - 1
-                ),
-            });
-        }
-        grid.cell_at(c.0, c.1).ok_or(Error::Placement {
-            what: label,
-            message: "is a wall: expected a free cell".to_string(),
-        })
+        grid.free_cell(what, c)
     }
 
     /// The cell of a graph's vertex `v`.
