@@ -376,3 +376,43 @@ pub(crate) fn position_json(tb: &Tablebase, pos: &Position) -> Result<PositionJs
         moves,
     })
 }
+
+/// The JSON of one position with the cops always listed (`"cops"`, each
+/// move's `to` a list on the cops' turn), even for one cop on a map: the
+/// shape `serve` answers in on every table with the game section, as it
+/// always has (a one-cop table with speeds keeps its several-cops JSON).
+pub(crate) fn listed_position_json(tb: &Tablebase, pos: &Position) -> Result<PositionJson> {
+    let (schema, cop, thief, turn, value, dte, moves) = match position_json(tb, pos)? {
+        PositionJson::One {
+            schema,
+            cop,
+            thief,
+            turn,
+            value,
+            dte,
+            moves,
+        } => (schema, cop, thief, turn, value, dte, moves),
+        listed @ PositionJson::Several { .. } => return Ok(listed),
+    };
+    let cell = |[r, c]: [usize; 2]| serde_json::json!([r, c]);
+    let moves = moves
+        .into_iter()
+        .map(|m| CopsMoveJson {
+            to: match pos.turn {
+                Turn::Cop => serde_json::json!([cell(m.to)]),
+                Turn::Thief => cell(m.to),
+            },
+            value: m.value,
+            dte: m.dte,
+        })
+        .collect();
+    Ok(PositionJson::Several {
+        schema,
+        cops: vec![cell(cop)],
+        thief: cell(thief),
+        turn,
+        value,
+        dte,
+        moves,
+    })
+}
