@@ -34,11 +34,13 @@ const DEFAULT_PLIES: usize = 2_000;
 pub(super) enum Endpoint {
     /// `GET /api/tables`: the served tables.
     Tables,
-    /// `GET /api/map?table=NAME`: one table's grid.
+    /// `GET /api/map?table=NAME`: one table's grid, or its graph.
     Map,
-    /// `GET /api/query?table&cop&thief&turn`: one position, as `query --json`.
+    /// `GET /api/query?table&cop&thief&turn`: one position, as `query
+    /// --json` (`cop` once per cop, here and below).
     Query,
-    /// `GET /api/row?table&(cop|thief)&turn`: every cell of the other piece.
+    /// `GET /api/row?table&(cop|thief)&turn`: a heatmap: every cell of the
+    /// piece that is not held still.
     Row,
     /// `GET /api/play?table&cop&thief&turn[&max]`: the optimal game.
     Play,
