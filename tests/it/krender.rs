@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use retrograde::render::kcop_win_shares;
-use retrograde::{KTablebase, Outcome, Turn};
+use retrograde::{Outcome, Tablebase, Turn};
 
 use crate::support::picture::{render, Picture};
 use crate::support::{query_json, run_refused, run_status, temp_dir};
@@ -244,7 +244,7 @@ fn the_whole_overview_counts_every_state_with_a_cop_on_the_cell() {
     solve(&small, "3", &three, &["--thief-first"]);
     for (table, map) in [(&two, sample()), (&three, small)] {
         let (size, free) = free_cells(&map);
-        let tb = KTablebase::open(table).unwrap();
+        let tb = Tablebase::open(table).unwrap();
         let k = tb.cops() as usize;
         let n = free.len() as u32;
         for turn in [Turn::Cop, Turn::Thief] {
