@@ -9,7 +9,7 @@ use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
-use retrograde::{Coord, Outcome, GridPosition, GridTablebase, Turn};
+use retrograde::{Coord, GridPosition, GridTablebase, Outcome, Turn};
 
 use crate::args::{
     self, cell, fixed, heatmap_arrays, turn_name, value_code, At, Dte1, Maps2, Values1,
@@ -71,7 +71,12 @@ impl Table {
         Ok((p.value, p.dte.map(|d| d.plies())))
     }
 
-    fn position(&self, cop: At, thief: At, turn: Option<&Bound<'_, PyAny>>) -> PyResult<GridPosition> {
+    fn position(
+        &self,
+        cop: At,
+        thief: At,
+        turn: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<GridPosition> {
         let tb = self.tb()?;
         self.state(cop, thief, turn)?;
         let turn = args::turn_or(turn, tb.first_mover())?;

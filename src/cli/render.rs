@@ -13,7 +13,7 @@ use retrograde::{Coord, Tablebase, Turn};
 
 use super::common::{parse_coord, UsageError};
 use super::output::{note_input, OutputTarget};
-use super::tables::{count_error, open_table, Side};
+use super::tables::{count_error, one_cop_shape, open_table, Side};
 use super::Failure;
 
 /// Flags of `render`.
@@ -86,20 +86,16 @@ pub(crate) fn run(args: RenderArgs) -> Result<i32, Failure> {
     Ok(0)
 }
 
-/// Whether `tb` is a one-cop table of formats 2 and 3, whose pictures
-/// and refusals keep the one-cop command's words (`COP AT 1,2`); a table
-/// with the several-cops game section says `COPS AT`, even of one cop.
-fn one_cop_words(tb: &Tablebase) -> bool {
-    tb.one_cop_game().is_some()
-}
-
 /// The picture the flags ask of a table of `k` cops: `--cop` K times the
 /// thief's heatmap, K-1 times with `--thief` the last cop's heatmap, K-1
 /// times (or none) with `--overview` an overview.
 fn picture(args: &RenderArgs, tb: &Tablebase) -> Result<Image, Failure> {
     let turn = args.turn.map_or(tb.first_mover(), Turn::from);
     let k = tb.cops() as usize;
-    let one = one_cop_words(tb);
+    // A one-cop table of formats 2 and 3 keeps the one-cop pictures and
+    // refusals (`COP AT 1,2`); a table with the game section says `COPS
+    // AT`, even of one cop.
+    let one = one_cop_shape(tb);
     Ok(match (args.cop.as_slice(), args.thief, args.overview) {
         ([c], None, false) if one => heatmap(tb, Fixed::Cop(*c), turn)?,
         ([], Some(t), false) if one => heatmap(tb, Fixed::Thief(t), turn)?,

@@ -249,10 +249,7 @@ fn play_without_distances_never_contradicts_the_table() {
     let tb = Tablebase::open(&table).unwrap();
     let mut decided = 0;
     for (cop, thief) in [((1, 1), (5, 9)), ((7, 1), (1, 14)), ((3, 3), (7, 7))] {
-        let cells = (tb.map_cell("cop", cop), tb.map_cell("thief", thief));
-        let pos = tb
-            .position(&[cells.0.unwrap()], cells.1.unwrap(), retrograde::Turn::Cop)
-            .unwrap();
+        let pos = crate::support::one_cop_at(&tb, cop, thief, retrograde::Turn::Cop).unwrap();
         let value = tb.probe(&pos).unwrap().value;
         let (c, t) = (
             format!("{},{}", cop.0, cop.1),

@@ -17,10 +17,12 @@ use clap::Args as ClapArgs;
 use retrograde::render::{game_frames, write_gif};
 use retrograde::{Coord, Position, Tablebase, Turn};
 
-use self::text::{board_text, ending, move_words, one_cop_words, pieces, value_words};
-use super::common::{parse_place, UsageError, VERTEX};
+use self::text::{board_text, ending, move_words, pieces, value_words};
+use super::common::{parse_place, UsageError};
 use super::output::{note_input, OutputTarget};
-use super::tables::{count_error, one_cell, one_cop, open_table, value_text, Side};
+use super::tables::{
+    flag_position, one_cell, one_cop, one_cop_shape, open_table, value_text, Side,
+};
 use super::Failure;
 
 /// Flags of `play`.
@@ -111,43 +113,19 @@ fn one_cop_flags(tb: &Tablebase, cops: &[Coord], thief: Coord, turn: Turn) -> Re
     Ok(tb.position(&[cop], thief, turn)?)
 }
 
-/// A cell of `--cop` or `--thief` on a table with the game section: a
-/// vertex id or a map's `ROW,COL`, refused by the table when it is of the
-/// other kind.
-fn flag_cell(tb: &Tablebase, what: &str, place: Coord) -> Result<u32> {
-    Ok(match place {
-        (VERTEX, v) => tb.vertex(what, v as u64)?,
-        c => tb.map_cell(what, c)?,
-    })
-}
-
-/// The position of `--cop` (K times) and `--thief` on a table with the
-/// game section.
-fn cops_flags(tb: &Tablebase, cops: &[Coord], thief: Coord, turn: Turn) -> Result<Position> {
-    if cops.len() != tb.cops() as usize {
-        return Err(count_error(tb.cops(), cops.len()).into());
-    }
-    let cells = cops
-        .iter()
-        .map(|&c| flag_cell(tb, "--cop", c))
-        .collect::<Result<Vec<_>>>()?;
-    let thief = flag_cell(tb, "--thief", thief)?;
-    Ok(tb.position(&cells, thief, turn)?)
-}
-
 /// The game's first position: the flags', or the table's start with
 /// `--turn`'s side to move.
 fn start_position(args: &PlayArgs, tb: &Tablebase) -> Result<Position> {
     if let Some(thief) = args.thief {
         let turn = args.turn.map_or(tb.first_mover(), Turn::from);
-        return if one_cop_words(tb) {
+        return if one_cop_shape(tb) {
             one_cop_flags(tb, &args.cop, thief, turn)
         } else {
-            cops_flags(tb, &args.cop, thief, turn)
+            flag_position(tb, &args.cop, thief, turn, false)
         };
     }
     let mut start = tb.start().ok_or_else(|| {
-        UsageError(if one_cop_words(tb) {
+        UsageError(if one_cop_shape(tb) {
             "the table's map has no cop and thief start: give --cop and --thief".to_string()
         } else {
             format!(
@@ -165,7 +143,7 @@ fn start_position(args: &PlayArgs, tb: &Tablebase) -> Result<Position> {
 /// Refuses what only one-cop tables do (`--interactive`, `--gif`) on a
 /// table with the several-cops game section.
 fn refuse_one_cop_only(args: &PlayArgs, tb: &Tablebase, gif: bool) -> Result<(), UsageError> {
-    if one_cop_words(tb) {
+    if one_cop_shape(tb) {
         return Ok(());
     }
     if args.interactive {

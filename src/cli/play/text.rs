@@ -4,16 +4,12 @@
 //! A one-cop table of formats 2 and 3 is told as the one-cop command
 //! always told it ("the cop wins", `cop 1,2, thief 3,4`); a table with
 //! the several-cops game section speaks of "the cops", even of one (its
-//! wording since it was written, kept so that outputs stay the same).
+//! wording since it was written, kept so that outputs stay the same):
+//! [`one_cop_shape`] tells them apart.
 
 use retrograde::{Outcome, Position, Probe, Tablebase, Turn};
 
-use crate::cli::tables::{pieces_text, show, show_all};
-
-/// Whether `tb` is told in the one-cop command's words (formats 2 and 3).
-pub(super) fn one_cop_words(tb: &Tablebase) -> bool {
-    tb.one_cop_game().is_some()
-}
+use crate::cli::tables::{one_cop_shape, pieces_text, show, show_all};
 
 /// The map with the pieces: `#` wall, `E` exit, `C` a cop (a digit for
 /// several cops on one cell), `T` the thief, `X` the thief caught.
@@ -53,7 +49,7 @@ fn cell_char(tb: &Tablebase, pos: &Position, cell: u32) -> char {
 /// The pieces of a position: `cop 1,2, thief 3,4` on a one-cop table,
 /// `cops 1,2 5,6 thief 3,4` otherwise.
 pub(super) fn pieces(tb: &Tablebase, pos: &Position) -> String {
-    if one_cop_words(tb) {
+    if one_cop_shape(tb) {
         format!(
             "cop {}, thief {}",
             show(tb, pos.cops[0], false),
@@ -73,7 +69,7 @@ pub(super) fn value_words(tb: &Tablebase, p: &Probe, turn: Turn) -> String {
         p.value.flip()
     };
     let what = match cops {
-        Outcome::Win if one_cop_words(tb) => "the cop wins",
+        Outcome::Win if one_cop_shape(tb) => "the cop wins",
         Outcome::Win => "the cops win",
         Outcome::Loss => "the thief escapes",
         Outcome::Draw => "a draw",
@@ -90,7 +86,7 @@ pub(super) fn value_words(tb: &Tablebase, p: &Probe, turn: Turn) -> String {
 /// The ply from `before` to `after`, in words.
 pub(super) fn move_words(tb: &Tablebase, before: &Position, after: &Position) -> String {
     let (who, moves, passes) = match before.turn {
-        Turn::Cop if one_cop_words(tb) => ("the cop", "moves", "passes"),
+        Turn::Cop if one_cop_shape(tb) => ("the cop", "moves", "passes"),
         Turn::Cop => ("the cops", "move", "pass"),
         Turn::Thief => ("the thief", "moves", "passes"),
     };
@@ -129,7 +125,7 @@ fn repeated_words(value: retrograde::Result<Outcome>, turn: Turn, plies: usize) 
 /// How a game ended at `pos` after `plies` plies, in words; `repeated`:
 /// the game stopped at a position seen before.
 pub(super) fn ending(tb: &Tablebase, pos: &Position, repeated: bool, plies: usize) -> String {
-    let one = one_cop_words(tb);
+    let one = one_cop_shape(tb);
     if pos.cops.contains(&pos.thief) {
         let catch = if one {
             "the cop catches"
