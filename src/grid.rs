@@ -8,6 +8,8 @@
 
 use bitvec::vec::BitVec;
 
+use crate::error::{Error, Result};
+
 /// A grid map: dimensions and which cells are free.
 ///
 /// # Example
@@ -113,10 +115,10 @@ impl Grid {
     /// [`Error::Placement`](crate::Error::Placement) `"{what} ROW,COL"`
     /// when the cell is outside the map (giving the map's ranges) or a
     /// wall.
-    pub fn free_cell(&self, what: &str, (row, col): (usize, usize)) -> crate::Result<u32> {
+    pub fn free_cell(&self, what: &str, (row, col): (usize, usize)) -> Result<u32> {
         let what = format!("{what} {row},{col}");
         if row >= self.height || col >= self.width {
-            return Err(crate::Error::Placement {
+            return Err(Error::Placement {
                 what,
                 message: format!(
                     "outside the map: rows are 0..={}, columns 0..={}",
@@ -125,7 +127,7 @@ impl Grid {
                 ),
             });
         }
-        self.cell_at(row, col).ok_or(crate::Error::Placement {
+        self.cell_at(row, col).ok_or(Error::Placement {
             what,
             message: "is a wall: expected a free cell".to_string(),
         })

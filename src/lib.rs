@@ -70,10 +70,3 @@ pub use tablebase::{
     shard_path, write_tablebase, CheckReport, Cops, Header, Position, Probe, RatedMove, SavedGame,
     ShardHeader, Tablebase, WriteSummary,
 };
-// The two readers the one `Tablebase` replaces, while the commands move
-// onto it (issue 30, stage 2).
-#[doc(hidden)]
-pub use tablebase::{
-    write_kcops_tablebase, AnyTablebase, GridHeader, GridPosition, GridRatedMove, GridTablebase,
-    KHeader, KPosition, KRatedMove, KTablebase,
-};

@@ -35,7 +35,6 @@ mod export;
 mod graph;
 mod info;
 mod kcops;
-mod ktable;
 mod numbers;
 mod output;
 mod play;

@@ -150,7 +150,12 @@ pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
     }
     if let Some(target) = save_target {
         reporter.note(&format!("saving the table to {}", target.path().display()));
-        solved.report.saved = Some(save_table(target, &solved, config.engine)?);
+        solved.report.saved = Some(save_table(
+            target,
+            &solved.game,
+            &solved.solution,
+            config.engine,
+        )?);
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

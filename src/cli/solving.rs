@@ -11,8 +11,8 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
-    plan_storage, solve, write_tablebase, Backing, CopsAndThief, Engine, Game, Map, Solution,
-    SolveOptions,
+    plan_storage, solve, write_tablebase, Backing, CopsAndThief, Engine, Game, Map, SavedGame,
+    Solution, SolveOptions,
 };
 
 use super::common::{human_bytes, EngineConfig, EngineFlags, GameArgs, Kind, UsageError};
@@ -85,15 +85,17 @@ pub(crate) struct SolveArgs {
     pub(crate) resume: Option<PathBuf>,
 }
 
-/// Writes the solved map's table to `path` atomically; shared by `solve`
-/// and `batch`.
-pub(crate) fn save_table(
+/// Writes the table of `game` (one cop, or several with their rules and
+/// start) to `target` atomically (temporary file, then rename).
+pub(crate) fn save_table<'a>(
     target: OutputTarget,
-    solved: &Solved,
+    game: impl Into<SavedGame<'a>>,
+    solution: &Solution,
     engine: Engine,
 ) -> Result<SaveReport> {
+    let game = game.into();
     save_with(target, |out| {
-        write_tablebase(&solved.game, &solved.solution, engine.as_str(), out)
+        write_tablebase(game, solution, engine.as_str(), out)
     })
 }
 

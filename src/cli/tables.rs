@@ -6,9 +6,7 @@
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use retrograde::{
-    AnyTablebase, Coord, Dte, GridPosition, GridTablebase, Position, RatedMove, Tablebase, Turn,
-};
+use retrograde::{Coord, Dte, Position, RatedMove, Tablebase, Turn};
 use serde::Serialize;
 
 use super::common::{UsageError, VERTEX};
@@ -46,61 +44,8 @@ pub(crate) fn one_cell(flag: &str, place: Coord) -> Result<Coord, UsageError> {
 pub(crate) fn one_cop(cops: &[Coord]) -> Result<Coord, UsageError> {
     match cops {
         [c] => one_cell("--cop", *c),
-        _ => Err(super::ktable::count_error(1, cops.len())),
+        _ => Err(count_error(1, cops.len())),
     }
-}
-
-/// One rated move in [`GridPositionJson`].
-#[derive(Serialize, Debug, Clone, PartialEq)]
-pub(crate) struct MoveJson {
-    /// The mover's cell after the move, `[row, column]`.
-    to: [usize; 2],
-    /// Its value for the player who moves.
-    value: &'static str,
-    /// Its distance to end (null for a draw or a table without distances).
-    dte: Option<u32>,
-}
-
-/// The JSON of one position (`query --json`, `serve`'s `/api/query`):
-/// `"schema"` first, the position, its value and distance for the player
-/// to move, and every move rated, best first. A struct rather than a
-/// `json!` map so that the keys keep this order.
-#[derive(Serialize, Debug, Clone, PartialEq)]
-pub(crate) struct GridPositionJson {
-    schema: u32,
-    cop: [usize; 2],
-    thief: [usize; 2],
-    turn: &'static str,
-    value: &'static str,
-    dte: Option<u32>,
-    moves: Vec<MoveJson>,
-}
-
-/// The JSON of one position: its value and distance for the player to
-/// move, and every move rated, best first.
-pub(crate) fn grid_position_json(
-    tb: &GridTablebase,
-    pos: &GridPosition,
-) -> Result<GridPositionJson> {
-    let probe = tb.probe(pos)?;
-    let moves = tb
-        .rated_moves(pos)?
-        .iter()
-        .map(|m| MoveJson {
-            to: [m.to.0, m.to.1],
-            value: m.value.as_str(),
-            dte: m.dte.map(|d| d.plies()),
-        })
-        .collect();
-    Ok(GridPositionJson {
-        schema: super::schema::SCHEMA,
-        cop: [pos.cop.0, pos.cop.1],
-        thief: [pos.thief.0, pos.thief.1],
-        turn: pos.turn.as_str(),
-        value: probe.value.as_str(),
-        dte: probe.dte.map(|d| d.plies()),
-        moves,
-    })
 }
 
 /// A value with its distance, as text: `win in 7`, `draw`.
@@ -109,19 +54,6 @@ pub(crate) fn value_text(value: retrograde::Outcome, dte: Option<Dte>) -> String
         Some(d) => format!("{value} in {d}"),
         None => value.to_string(),
     }
-}
-
-/// The cell of the player to move.
-pub(crate) fn mover_cell(pos: &GridPosition) -> Coord {
-    match pos.turn {
-        Turn::Cop => pos.cop,
-        Turn::Thief => pos.thief,
-    }
-}
-
-/// Opens a table of either game with the file named in errors.
-pub(crate) fn open_any_table(path: &std::path::Path) -> Result<AnyTablebase> {
-    AnyTablebase::open(path).with_context(|| format!("cannot open table {}", path.display()))
 }
 
 /// Longest input line `query --stdin` and `play --interactive` accept: a

@@ -2,10 +2,9 @@
 //! values counted against the trailer.
 
 use super::reader::{Kind, Raw};
-use super::GridTablebase;
 use crate::error::Result;
 
-/// What [`GridTablebase::check`] verified.
+/// What [`Tablebase::check`](super::Tablebase::check) verified.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CheckReport {
     /// Values blocks checked (checksum, decoding, value codes).
@@ -16,26 +15,7 @@ pub struct CheckReport {
     pub states: u64,
 }
 
-impl GridTablebase {
-    /// Verifies every block of every file: checksum, decoding, value
-    /// codes, and that the counts of values equal each file's trailer.
-    ///
-    /// # Errors
-    /// [`Error::Table`](crate::Error::Table) naming the file and its first
-    /// damaged block.
-    pub fn check(&self) -> Result<CheckReport> {
-        for raw in &self.shards {
-            check_raw(raw)?;
-        }
-        Ok(CheckReport {
-            value_blocks: self.header.value_blocks,
-            dte_blocks: self.header.dte_blocks,
-            states: self.header.states,
-        })
-    }
-}
-
-/// [`GridTablebase::check`] of one file.
+/// [`Tablebase::check`](super::Tablebase::check) of one file.
 pub(super) fn check_raw(raw: &Raw) -> Result<()> {
     let mut counts = [0u64; 4];
     let states = raw.trailer.states;

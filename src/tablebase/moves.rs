@@ -1,64 +1,13 @@
 //! Moves from a table: every move of the player to move rated best first,
-//! and the game under optimal play.
+//! and the game under optimal play, for [`Tablebase`](super::Tablebase)
+//! over either kind of game.
 
 use std::collections::HashSet;
 
-use super::{GridPosition, GridRatedMove, GridTablebase, Probe};
+use super::Probe;
 use crate::error::Result;
 use crate::game::{Game, Initial};
-use crate::games::cops::Turn;
 use crate::outcome::Outcome;
-
-impl GridTablebase {
-    /// Every move of the player to move, rated for that player, best
-    /// first: winning moves by fastest win, then drawing moves, then losing
-    /// moves by slowest loss (ties by target cell). A terminal position
-    /// has none.
-    ///
-    /// # Errors
-    /// As [`GridTablebase::probe`].
-    pub fn rated_moves(&self, pos: &GridPosition) -> Result<Vec<GridRatedMove>> {
-        Ok(self
-            .rated_successors(self.state(pos)?)?
-            .into_iter()
-            .map(|(_, m)| m)
-            .collect())
-    }
-
-    /// Rated moves with their successor states, best first.
-    fn rated_successors(&self, s: u64) -> Result<Vec<(u64, GridRatedMove)>> {
-        let mover = self.game.decode(s).2;
-        rate_successors(
-            &self.game,
-            s,
-            |t| self.probe_state(t),
-            |t, after| {
-                let p = self.position_of(t);
-                GridRatedMove {
-                    to: if mover == Turn::Cop { p.cop } else { p.thief },
-                    value: after.value.flip(),
-                    dte: after.dte,
-                }
-            },
-            |m| (rank(m.value, m.dte), m.to),
-        )
-    }
-
-    /// The game from `pos` under optimal play (each side plays its best
-    /// rated move): the positions from `pos` on, ending at a terminal
-    /// position, at the first repeated position (included, so a draw shows
-    /// its cycle), or after `max_plies` moves. From a decided position of
-    /// a table with distances it has exactly `dte` moves.
-    ///
-    /// # Errors
-    /// As [`GridTablebase::probe`].
-    pub fn optimal_game(&self, pos: &GridPosition, max_plies: usize) -> Result<Vec<GridPosition>> {
-        let line = optimal_line(self.state(pos)?, max_plies, |s| {
-            Ok(self.rated_successors(s)?.first().map(|&(t, _)| t))
-        })?;
-        Ok(line.into_iter().map(|s| self.position_of(s)).collect())
-    }
-}
 
 /// Every successor of a non-terminal state `s` of `game` with its move
 /// rated by `rate` (from the successor's probe), sorted best first by

@@ -286,7 +286,7 @@ fn solve_job(job: &Job, batch: &Batch<'_>, config: &EngineConfig, reporter: &Rep
         }
         let saved = OutputTarget::check("--save-dir", table)
             .map_err(anyhow::Error::from)
-            .and_then(|target| save_table(target, &solved, config.engine));
+            .and_then(|target| save_table(target, &solved.game, &solved.solution, config.engine));
         if let Err(e) = saved {
             return failed(&e);
         }

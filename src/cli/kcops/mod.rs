@@ -201,9 +201,16 @@ fn run(args: &SolveArgs) -> Result<i32, Failure> {
     if let Some(target) = save_target {
         reporter.note(&format!("saving the table to {}", target.path().display()));
         let start = start.and(thief).map(|t| (cops.as_slice(), t));
-        let (rules, engine) = (args.game.rules(), config.engine.as_str());
-        report.saved = Some(super::ktable::save(
-            target, &game, rules, start, &solution, engine,
+        let saved = retrograde::SavedGame::Cops {
+            game: &game,
+            rules: args.game.rules(),
+            start,
+        };
+        report.saved = Some(super::solving::save_table(
+            target,
+            saved,
+            &solution,
+            config.engine,
         )?);
     }
     let stdout = std::io::stdout();

@@ -16,7 +16,6 @@ use crate::games::arena::Arena;
 use crate::games::cops::Rules;
 use crate::games::kcops::KCops;
 use crate::grid::Grid;
-use crate::solve::Solution;
 
 /// States per values block and per distance block of a several-cops
 /// table: an eighth of a one-cop table's, so a query, which reads a few
@@ -118,24 +117,6 @@ pub(crate) fn game_of(body: &HeaderBody, k: &KSection) -> Result<KCops> {
     };
     let arena = arena.with_speeds(k.cop_speed, k.thief_speed);
     Ok(KCops::new(arena, k.cops)?.with_thief_first(rules.thief_first))
-}
-
-/// The several-cops writer under its old name, while the callers move to
-/// [`write_tablebase`](crate::write_tablebase) with a
-/// [`SavedGame::Cops`](crate::SavedGame::Cops).
-///
-/// # Errors
-/// As [`write_tablebase`](crate::write_tablebase).
-#[doc(hidden)]
-pub fn write_kcops_tablebase(
-    game: &KCops,
-    rules: Rules,
-    start: Option<(&[u32], u32)>,
-    solution: &Solution,
-    engine: &str,
-    out: &mut impl Write,
-) -> io::Result<WriteSummary> {
-    write_cops(game, rules, start, solution, engine, out)
 }
 
 /// [`write_tablebase`](crate::write_tablebase) of a

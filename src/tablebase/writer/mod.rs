@@ -8,7 +8,6 @@
 mod cops;
 
 pub(crate) use cops::game_of;
-pub use cops::write_kcops_tablebase;
 
 use std::io::{self, Write};
 use std::ops::Range;

@@ -5,8 +5,8 @@ use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use retrograde::{
-    parse_map, solve, write_kcops_tablebase, write_tablebase, Arena, Board, CopsAndThief, Engine,
-    KCops, Placement, Rules, SolveOptions,
+    parse_map, solve, write_tablebase, Arena, Board, CopsAndThief, Engine, KCops, Placement, Rules,
+    SavedGame, SolveOptions,
 };
 
 use super::*;
@@ -51,15 +51,12 @@ fn served() -> &'static Served {
             let solution = solve(&game, &options).unwrap();
             let path = dir.join(format!("{name}.rtb"));
             let mut out = std::fs::File::create(&path).unwrap();
-            write_kcops_tablebase(
-                &game,
-                Rules::default(),
-                None,
-                &solution,
-                "sequential",
-                &mut out,
-            )
-            .unwrap();
+            let saved = SavedGame::Cops {
+                game: &game,
+                rules: Rules::default(),
+                start: None,
+            };
+            write_tablebase(saved, &solution, "sequential", &mut out).unwrap();
             paths.push(path);
         }
         let served = Served::open(&paths, 1 << 20).unwrap();
