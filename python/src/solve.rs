@@ -456,10 +456,13 @@ impl Solution {
     #[getter]
     fn verdict(&self) -> Option<&'static str> {
         let value = self.solution.outcome(self.start_state()?);
-        Some(match &self.game {
-            Solved::One(g) => g.verdict(value),
-            Solved::Several { game, .. } => game.verdict(value),
-        }.as_str())
+        Some(
+            match &self.game {
+                Solved::One(g) => g.verdict(value),
+                Solved::Several { game, .. } => game.verdict(value),
+            }
+            .as_str(),
+        )
     }
 
     /// The number of cops.
@@ -603,7 +606,11 @@ impl Solution {
         let k = self.k();
         format!(
             "<retrograde.Solution {}{} states: {} win, {} loss, {} draw; start {}>",
-            if k > 1 { format!("{k} cops, ") } else { String::new() },
+            if k > 1 {
+                format!("{k} cops, ")
+            } else {
+                String::new()
+            },
             self.solution.states(),
             c.win,
             c.loss,

@@ -117,7 +117,11 @@ impl Table {
 /// Numpy's `asarray(a)` as contiguous int64, refusing other than integers:
 /// a cast would truncate 1.5 to 1 or wrap a turn of 257 to 1 and answer
 /// the wrong position.
-fn as_i64<'py>(np: &Bound<'py, PyModule>, a: &Bound<'py, PyAny>, what: &str) -> PyResult<Bound<'py, PyAny>> {
+fn as_i64<'py>(
+    np: &Bound<'py, PyModule>,
+    a: &Bound<'py, PyAny>,
+    what: &str,
+) -> PyResult<Bound<'py, PyAny>> {
     let a = np.call_method1("asarray", (a,))?;
     let kind: String = a.getattr("dtype")?.getattr("kind")?.extract()?;
     let size: usize = a.getattr("size")?.extract()?;
@@ -401,44 +405,41 @@ impl Table {
         };
         let mut values = vec![0i8; n];
         let mut dte = vec![0i32; n];
-        // Positions are probed in state order (sorted first), so each
-        // thread walks its share of the table's blocks in order and
-        // decodes each block it needs about once, however random the
-        // input; answers are scattered back to the caller's order.
-        let failed: Option<Result<retrograde::Error, usize>> = py.detach(|| {
-            let states: Result<Vec<(u64, usize)>, usize> = (0..n)
-                .into_par_iter()
-                .map(|i| state_of(i).map(|s| (s, i)).ok_or(i))
-                .collect();
-            let mut states = match states {
-                Ok(s) => s,
-                Err(i) => return Some(Err(i)),
-            };
-            states.par_sort_unstable();
-            let answers: Result<Vec<(i8, i32)>, retrograde::Error> = states
-                .par_iter()
-                .map(|&(s, _)| {
-                    tb.probe_state(s)
-                        .map(|p| (value_code(p.value), p.dte.map_or(-1, |d| d.plies() as i32)))
-                })
-                .collect();
-            let answers = match answers {
-                Ok(a) => a,
-                Err(e) => return Some(Ok(e)),
-            };
-            for (&(_, i), (v, d)) in states.iter().zip(answers) {
-                values[i] = v;
-                dte[i] = d;
+        let probe = |s: u64| {
+            tb.probe_state(s)
+                .map(|p| (value_code(p.value), p.dte.map_or(-1, |d| d.plies() as i32)))
+        };
+        // Keys `state << bits | position` in one u64 when they fit (any
+        // table of fewer than 2^63 / N states), else in a u128; the
+        // largest key (all ones) marks a position not of the table.
+        let bits = u64::BITS - (n as u64).leading_zeros();
+        let state_bits = u64::BITS - tb.header().states.leading_zeros();
+        let failed = py.detach(|| {
+            if bits + state_bits < u64::BITS {
+                probe_in_state_order(
+                    n,
+                    |i| state_of(i).map_or(u64::MAX, |s| s << bits | i as u64),
+                    |key| (key >> bits, (key & ((1 << bits) - 1)) as usize),
+                    probe,
+                    (&mut values, &mut dte),
+                )
+            } else {
+                probe_in_state_order(
+                    n,
+                    |i| state_of(i).map_or(u128::MAX, |s| u128::from(s) << 64 | i as u128),
+                    |key| ((key >> 64) as u64, key as u64 as usize),
+                    probe,
+                    (&mut values, &mut dte),
+                )
             }
-            None
         });
         match failed {
             None => Ok((
                 Array1::from_vec(values).into_pyarray(py),
                 Array1::from_vec(dte).into_pyarray(py),
             )),
-            Some(Ok(e)) => Err(to_py(e)),
-            Some(Err(i)) => {
+            Some(Failed::Table(e)) => Err(to_py(e)),
+            Some(Failed::Position(i)) => {
                 let turn = us[i];
                 let place = |at: &[i64]| {
                     at.iter()
@@ -488,8 +489,7 @@ impl Table {
                 let cops = cells.cops(tb.cops(), c, true)?;
                 py.detach(|| guard(|| tb.thief_cells(&cops, turn).map_err(to_py)))?
             }
-            (None, Some(t)) if tb.cops() > 1 => {
-                let _ = t;
+            (None, Some(_)) if tb.cops() > 1 => {
                 return Err(PyValueError::new_err(format!(
                     "heatmap: a table of {} cops maps the thief's cells: give cop=[cells of the cops]",
                     tb.cops()
@@ -523,7 +523,10 @@ impl Table {
             None => {
                 let (values, dte): (Vec<i8>, Vec<i32>) = probes.iter().map(code).unzip();
                 (
-                    Array1::from_vec(values).into_pyarray(py).into_any().unbind(),
+                    Array1::from_vec(values)
+                        .into_pyarray(py)
+                        .into_any()
+                        .unbind(),
                     Array1::from_vec(dte).into_pyarray(py).into_any().unbind(),
                 )
             }
@@ -651,6 +654,70 @@ impl Table {
             if h.has_dte { ", distances" } else { "" }
         )
     }
+}
+
+/// Keys with a largest value.
+trait Bounded {
+    const MAX: Self;
+}
+
+impl Bounded for u64 {
+    const MAX: u64 = u64::MAX;
+}
+
+impl Bounded for u128 {
+    const MAX: u128 = u128::MAX;
+}
+
+/// What stopped `probe_many`: the first position that is not one of the
+/// table's, or a damaged block.
+enum Failed {
+    Position(usize),
+    Table(retrograde::Error),
+}
+
+/// Probes positions `0..n` in state order and writes each answer at its
+/// position: `key` packs position `i`'s state and `i` so that keys sort by
+/// state (`K::MAX`, above every other key, for a position that is not one
+/// of the table's), `unpack` takes them apart. Sorted first, each thread walks its share
+/// of the table's blocks in order and decodes each block it needs about
+/// once, however random the input; the answers are then scattered back.
+fn probe_in_state_order<K: Copy + Ord + Send + Sync + Bounded>(
+    n: usize,
+    key: impl Fn(usize) -> K + Sync,
+    unpack: impl Fn(K) -> (u64, usize) + Sync,
+    probe: impl Fn(u64) -> retrograde::Result<(i8, i32)> + Sync,
+    (values, dte): (&mut [i8], &mut [i32]),
+) -> Option<Failed> {
+    // An indexed collect (no per-thread lists); a position not of the
+    // table sorts last.
+    let mut keys: Vec<K> = Vec::new();
+    (0..n).into_par_iter().map(&key).collect_into_vec(&mut keys);
+    keys.par_sort_unstable();
+    if keys.last() == Some(&K::MAX) {
+        // The first such position.
+        return (0..n).find(|&i| key(i) == K::MAX).map(Failed::Position);
+    }
+    let error = std::sync::Mutex::new(None);
+    let mut answers = Vec::new();
+    keys.par_iter()
+        .map(|k| {
+            let (s, _) = unpack(*k);
+            probe(s).unwrap_or_else(|e| {
+                error.lock().expect("no panic holds it").get_or_insert(e);
+                (0, 0)
+            })
+        })
+        .collect_into_vec(&mut answers);
+    if let Some(e) = error.into_inner().expect("no panic holds it") {
+        return Some(Failed::Table(e));
+    }
+    for (k, (v, d)) in keys.iter().zip(answers) {
+        let (_, i) = unpack(*k);
+        values[i] = v;
+        dte[i] = d;
+    }
+    None
 }
 
 fn no_start(tb: &Tablebase) -> PyErr {
