@@ -111,7 +111,7 @@ pub fn solve(
     let solution = match &game {
         Solved::One(g) => run_solve(py, g, g.start(), distances, threads, &limits)?,
         Solved::Several { game, start, .. } => {
-            run_solve(py, game, *start, distances, threads, &limits)?
+            run_solve(py, &**game, *start, distances, threads, &limits)?
         }
     };
     Ok(Solution {
@@ -174,7 +174,7 @@ fn game_of(
     };
     let start = start_cells.as_ref().map(|(c, t)| game.start(c, *t));
     Ok(Solved::Several {
-        game,
+        game: Box::new(game),
         rules,
         start,
         start_cells,
@@ -250,7 +250,7 @@ enum Solved {
     One(CopsAndThief),
     /// Several cops.
     Several {
-        game: KCops,
+        game: Box<KCops>,
         /// The rules, for the table's header.
         rules: retrograde::Rules,
         /// The start state, when the cops' and the thief's are known.
@@ -407,7 +407,7 @@ impl Solution {
         let cells = self.cells();
         let moves = match &self.game {
             Solved::One(g) => retrograde::best_moves(g, &self.solution, s),
-            Solved::Several { game, .. } => retrograde::best_moves(game, &self.solution, s),
+            Solved::Several { game, .. } => retrograde::best_moves(&**game, &self.solution, s),
         };
         let cop_moves = s & 1 == 0;
         moves

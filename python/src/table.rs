@@ -55,6 +55,9 @@ fn cells_of(tb: &Tablebase) -> Cells<'_> {
     }
 }
 
+/// A rated move as Python: `(to, value, dte)`.
+type PyMove = (Py<PyAny>, &'static str, Option<u32>);
+
 /// A position as Python: `(cop or cops, thief, turn)`.
 type PyPosition = (Py<PyAny>, Py<PyAny>, &'static str);
 
@@ -225,7 +228,7 @@ impl Table {
         cop: &Bound<'_, PyAny>,
         thief: &Bound<'_, PyAny>,
         turn: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Vec<(Py<PyAny>, &'static str, Option<u32>)>> {
+    ) -> PyResult<Vec<PyMove>> {
         let tb = self.tb()?;
         let pos = self.position(cop, thief, turn)?;
         let moves = tb.rated_moves(&pos).map_err(to_py)?;
