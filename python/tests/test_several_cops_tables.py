@@ -279,3 +279,25 @@ def test_ctrl_c_interrupts_a_several_cops_solve():
     finally:
         signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - started < 30
+
+
+def test_a_one_cop_graph_table(cli, tmp_path):
+    path = tmp_path / "petersen1.rtb"
+    cli("solve", PETERSEN, "--graph", "--dte-table", "--save", path, "--quiet")
+    positions = list(positions_of(range(10), 1))
+    answers = kquery(cli, path, positions, str)
+    with retrograde.open_table(path) as tb:
+        assert (tb.cops, tb.graph, tb.cells, tb.states) == (1, True, 10, 200)
+        for (cops, t, turn), a in zip(positions, answers):
+            # One cop as a vertex, or a sequence of one.
+            assert tb.probe(cops[0], t, turn) == tb.probe(cops, t, turn) == (a["value"], a["dte"])
+            rated = [(as_cell(mv["to"][0] if turn == "cop" else mv["to"]), mv["value"], mv["dte"])
+                     for mv in a["moves"]]
+            assert tb.moves(cops[0], t, turn) == rated
+        c = np.array([p[0][0] for p in positions])
+        t = np.array([p[1] for p in positions])
+        turns = [p[2] for p in positions]
+        flat, axis = tb.probe_many(c, t, turns), tb.probe_many(c[:, None], t, turns)
+        assert list(flat[0]) == list(axis[0]) == [CODE[a["value"]] for a in answers]
+        with pytest.raises(ValueError, match=r"cops must be \(N,\) or \(N, 1\) for a table of 1 cop on a graph"):
+            tb.probe_many(c[:, None, None], t, turns)
