@@ -3,7 +3,7 @@
 # this build (format 5, states in thief tiles) and, when given, with an
 # older binary (e.g. format 4, states by cop multiset), then times probes,
 # whole queries (the probe and every move rated) and heatmaps on each,
-# alternating, with examples/kprobe_latency (this build's reader).
+# alternating, with examples/probe_latency (this build's reader).
 #
 #   scripts/kquery-latency.sh [SIDE] [OLD_BINARY]     default side: 32
 #
@@ -15,7 +15,7 @@ side=${1:-32}
 old=${2:-}
 out=bench-out/kquery; mkdir -p "$out"
 cargo build --release --quiet
-cargo build --release --quiet --example kprobe_latency
+cargo build --release --quiet --example probe_latency
 new=target/release/retrograde
 scripts/make-map.py open "$side" "$side" --walls 0.12 --seed 1 > "$out/m$side.txt"
 flags=(--cops 2 --exits border --dte-table -q)
@@ -30,7 +30,7 @@ uptime
 for run in 1 2; do
   for t in "${tables[@]}"; do
     echo "== run $run: $t"
-    target/release/examples/kprobe_latency "$t" 20000 --cold | tail -3
+    target/release/examples/probe_latency "$t" 20000 --cold | tail -3
   done
 done
 uptime

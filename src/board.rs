@@ -76,23 +76,7 @@ impl Board {
     /// ```
     pub fn new(map: &Map, placement: &Placement) -> Result<Board> {
         let grid = &map.grid;
-        let cell = |what: &str, coord: Coord| -> Result<u32> {
-            let label = format!("{what} {},{}", coord.0, coord.1);
-            if coord.0 >= grid.height() || coord.1 >= grid.width() {
-                return Err(Error::Placement {
-                    what: label,
-                    message: format!(
-                        "outside the map: rows are 0..={}, columns 0..={}",
-                        grid.height() - 1,
-                        grid.width() - 1
-                    ),
-                });
-            }
-            grid.cell_at(coord.0, coord.1).ok_or(Error::Placement {
-                what: label,
-                message: "is a wall: expected a free cell".to_string(),
-            })
-        };
+        let cell = |what: &str, coord: Coord| grid.free_cell(what, coord);
         let cop = match (placement.cop, map.cop) {
             (Some(c), _) => Some(cell("--cop", c)?),
             (None, Some(c)) => Some(cell("the map's cop start", c)?),

@@ -105,6 +105,32 @@ impl Grid {
         (id != u32::MAX).then_some(id)
     }
 
+    /// The free cell at `(row, col)` where a piece is placed: the one check
+    /// of a placed cell (starts, table positions), `what` naming the piece
+    /// in the error.
+    ///
+    /// # Errors
+    /// [`Error::Placement`](crate::Error::Placement) `"{what} ROW,COL"`
+    /// when the cell is outside the map (giving the map's ranges) or a
+    /// wall.
+    pub fn free_cell(&self, what: &str, (row, col): (usize, usize)) -> crate::Result<u32> {
+        let what = format!("{what} {row},{col}");
+        if row >= self.height || col >= self.width {
+            return Err(crate::Error::Placement {
+                what,
+                message: format!(
+                    "outside the map: rows are 0..={}, columns 0..={}",
+                    self.height.saturating_sub(1),
+                    self.width.saturating_sub(1)
+                ),
+            });
+        }
+        self.cell_at(row, col).ok_or(crate::Error::Placement {
+            what,
+            message: "is a wall: expected a free cell".to_string(),
+        })
+    }
+
     /// Like [`Grid::cell_at`] with signed coordinates (negative is outside).
     #[must_use]
     pub fn cell_at_signed(&self, row: i64, col: i64) -> Option<u32> {

@@ -67,13 +67,13 @@ pub use solve::{
 };
 pub use storage::{available_memory, free_disk, Backing};
 pub use tablebase::{
-    shard_path, write_kcops_tablebase, write_tablebase, CheckReport, Cops, Header, Position, Probe,
-    RatedMove, ShardHeader, Tablebase, WriteSummary,
+    shard_path, write_tablebase, CheckReport, Cops, Header, Position, Probe, RatedMove, SavedGame,
+    ShardHeader, Tablebase, WriteSummary,
 };
 // The two readers the one `Tablebase` replaces, while the commands move
 // onto it (issue 30, stage 2).
 #[doc(hidden)]
 pub use tablebase::{
-    AnyTablebase, GridHeader, GridPosition, GridRatedMove, GridTablebase, KHeader, KPosition,
-    KRatedMove, KTablebase,
+    write_kcops_tablebase, AnyTablebase, GridHeader, GridPosition, GridRatedMove, GridTablebase,
+    KHeader, KPosition, KRatedMove, KTablebase,
 };

@@ -1,4 +1,4 @@
-//! What the latency examples (`probe_latency`, `kprobe_latency`) share: a
+//! What the latency examples (`probe_latency`) share: a
 //! seeded generator, dropping a file from the page cache, the thread's CPU
 //! clock, and the median / p99 / largest of a sample.
 

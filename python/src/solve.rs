@@ -11,8 +11,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use retrograde::{
-    plan_storage, write_kcops_tablebase, Arena, Board, CopsAndThief, Due, Engine, Game, KCops,
-    Outcome, Placement, Sink, Snapshot, SolveOptions, StorageLimits, Turn,
+    plan_storage, Arena, Board, CopsAndThief, Due, Engine, Game, KCops, Outcome, Placement,
+    SavedGame, Sink, Snapshot, SolveOptions, StorageLimits, Turn,
 };
 
 use crate::args::{self, cell, heatmap_arrays, threads_arg, At, Cells, Maps2};
@@ -350,7 +350,12 @@ impl Solution {
                 ..
             } => {
                 let start = start_cells.as_ref().map(|(c, t)| (c.as_slice(), *t));
-                write_kcops_tablebase(game, *rules, start, &self.solution, "bitboard", out)?;
+                let saved = SavedGame::Cops {
+                    game,
+                    rules: *rules,
+                    start,
+                };
+                retrograde::write_tablebase(saved, &self.solution, "bitboard", out)?;
             }
         }
         Ok(())

@@ -8,7 +8,7 @@
 
 use anyhow::Result;
 use retrograde::{
-    write_kcops_tablebase, Coord, KCops, KPosition, KRatedMove, KTablebase, Rules, Solution, Turn,
+    write_tablebase, Coord, KCops, KPosition, KRatedMove, KTablebase, Rules, Solution, Turn,
 };
 use serde::Serialize;
 
@@ -26,7 +26,12 @@ pub(crate) fn save(
     engine: &str,
 ) -> Result<SaveReport> {
     save_with(target, |out| {
-        write_kcops_tablebase(game, rules, start, solution, engine, out)
+        write_tablebase(
+            retrograde::SavedGame::Cops { game, rules, start },
+            solution,
+            engine,
+            out,
+        )
     })
 }
 

@@ -6,7 +6,9 @@
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use retrograde::{AnyTablebase, Coord, Dte, GridPosition, GridTablebase, Position, RatedMove, Tablebase, Turn};
+use retrograde::{
+    AnyTablebase, Coord, Dte, GridPosition, GridTablebase, Position, RatedMove, Tablebase, Turn,
+};
 use serde::Serialize;
 
 use super::common::{UsageError, VERTEX};
@@ -76,7 +78,10 @@ pub(crate) struct GridPositionJson {
 
 /// The JSON of one position: its value and distance for the player to
 /// move, and every move rated, best first.
-pub(crate) fn grid_position_json(tb: &GridTablebase, pos: &GridPosition) -> Result<GridPositionJson> {
+pub(crate) fn grid_position_json(
+    tb: &GridTablebase,
+    pos: &GridPosition,
+) -> Result<GridPositionJson> {
     let probe = tb.probe(pos)?;
     let moves = tb
         .rated_moves(pos)?
@@ -202,7 +207,9 @@ pub(crate) fn count_error(k: u32, found: usize) -> UsageError {
 /// the table's game; errors echo the place as typed.
 pub(crate) fn cell_of(tb: &Tablebase, what: &str, place: Coord, xy: bool) -> Result<u32> {
     Ok(match place {
-        (VERTEX, v) if tb.grid().is_some() => {
+        // A one-cop table (no game section) refuses a vertex id as its
+        // reader always did; a map with the game section says so below.
+        (VERTEX, v) if !tb.header().game_section => {
             return Err(UsageError(format!(
                 "{what} {v}: expected ROW,COL (two 0-based integers; X,Y with --xy); vertex ids are for tables of graphs"
             ))
@@ -272,9 +279,11 @@ pub(crate) fn cell_json(tb: &Tablebase, cell: u32) -> serde_json::Value {
 /// Whether positions of `tb` are shown as one cop's: one cop on a map
 /// (`"cop": [row, column]`, each move's `to` one cell), the JSON of the
 /// one-cop game from the start. Several cops, or any cops on a graph,
-/// show `"cops"`, a list.
+/// show `"cops"`, a list, and so does one cop on a map in a table with
+/// the game section (a faster cop or thief): as the several-cops reader
+/// showed it.
 pub(crate) fn one_cop_shape(tb: &Tablebase) -> bool {
-    tb.cops() == 1 && tb.grid().is_some()
+    tb.cops() == 1 && tb.grid().is_some() && !tb.header().game_section
 }
 
 /// One rated move of a one-cop position's JSON.

@@ -17,7 +17,7 @@ use crate::error::Result;
 use crate::format::Coord;
 use crate::games::cops::Turn;
 use crate::outcome::Outcome;
-use crate::tablebase::{GridPosition, Probe, GridTablebase};
+use crate::tablebase::{GridPosition, GridTablebase, Probe};
 
 /// An RGB image, 8 bits per channel, rows top to bottom.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -21,6 +21,7 @@ mod check;
 mod format;
 mod kcops;
 mod moves;
+mod order;
 mod position;
 mod reader;
 mod scan;
@@ -41,15 +42,15 @@ use crate::solve::Counts;
 pub use check::CheckReport;
 #[cfg(feature = "distributed")]
 pub(crate) use format::ShardInfo;
-pub use kcops::{write_kcops_tablebase, KHeader, KPosition, KRatedMove, KTablebase};
+pub use kcops::{KHeader, KPosition, KRatedMove, KTablebase};
 pub use position::{Cops, Position};
-pub use table::{Header, RatedMove, Tablebase};
 use reader::{Kind, Raw};
 pub use shards::shard_path;
 use shards::{open_first, open_set};
+pub use table::{Header, RatedMove, Tablebase};
+pub use writer::{write_kcops_tablebase, write_tablebase, SavedGame, WriteSummary};
 #[cfg(feature = "distributed")]
 pub(crate) use writer::{write_source, Source};
-pub use writer::{write_tablebase, WriteSummary};
 
 /// A position of the grid game: both pieces and the player to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

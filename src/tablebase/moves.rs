@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use super::{GridPosition, Probe, GridRatedMove, GridTablebase};
+use super::{GridPosition, GridRatedMove, GridTablebase, Probe};
 use crate::error::Result;
 use crate::game::{Game, Initial};
 use crate::games::cops::Turn;

@@ -6,7 +6,7 @@
 
 use rayon::prelude::*;
 
-use super::kcops::order::StateOrder;
+use super::order::StateOrder;
 use super::reader::{Kind, Raw};
 use super::Tablebase;
 use crate::error::Result;
@@ -94,9 +94,7 @@ pub(super) fn wins_in_file(
                     if v == 3 {
                         return Err(raw.error(
                             format!("block {b} (values)"),
-                            format!(
-                                "state {st} has the invalid value code 3: the file is damaged"
-                            ),
+                            format!("state {st} has the invalid value code 3: the file is damaged"),
                         ));
                     }
                     let t = ((st >> 1) % n) as u32;

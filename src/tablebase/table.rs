@@ -9,12 +9,12 @@
 use std::path::{Path, PathBuf};
 
 use super::format::{HeaderBody, KSection};
-use super::kcops::order::StateOrder;
-use super::kcops::write::game_of;
 use super::moves::{optimal_line, rank, rate_successors};
+use super::order::StateOrder;
 use super::position::{Cops, Position};
 use super::reader::{table_error, Kind, Raw};
 use super::shards::{open_first, open_set};
+use super::writer::game_of;
 use super::{check, CheckReport, Probe, ShardHeader};
 use crate::board::Board;
 use crate::error::{Error, Result};
@@ -285,7 +285,14 @@ impl Tablebase {
             bytes: raw.file_bytes(),
         }];
         let shards = vec![raw];
-        let mut header = header_of(&shards, &shards[0].body, n, k.edges.len() as u64, start, files);
+        let mut header = header_of(
+            &shards,
+            &shards[0].body,
+            n,
+            k.edges.len() as u64,
+            start,
+            files,
+        );
         header.cops = k.cops;
         header.cop_speed = k.cop_speed;
         header.thief_speed = k.thief_speed;
@@ -403,27 +410,13 @@ impl Tablebase {
     /// [`Error::Placement`] when the table is of a graph, or the cell is
     /// off the map or a wall.
     pub fn map_cell(&self, what: &str, c: Coord) -> Result<u32> {
-        let label = format!("{what} {},{}", c.0, c.1);
         let Some(grid) = self.grid() else {
             return Err(Error::Placement {
-                what: label,
+                what: format!("{what} {},{}", c.0, c.1),
                 message: format!("the table is of a graph: give a vertex id 0..{}", self.n),
             });
         };
-        if c.0 >= grid.height() || c.1 >= grid.width() {
-            return Err(Error::Placement {
-                what: label,
-                message: format!(
-                    "outside the map: rows are 0..={}, columns 0..={}",
-                    grid.height() - 1,
-                    grid.width() - 1
-                ),
-            });
-        }
-        grid.cell_at(c.0, c.1).ok_or(Error::Placement {
-            what: label,
-            message: "is a wall: expected a free cell".to_string(),
-        })
+        grid.free_cell(what, c)
     }
 
     /// The cell of a graph's vertex `v`.
@@ -465,7 +458,11 @@ impl Tablebase {
                 ),
             });
         }
-        if let Some(&bad) = cops.iter().chain([&thief]).find(|&&c| u64::from(c) >= self.n) {
+        if let Some(&bad) = cops
+            .iter()
+            .chain([&thief])
+            .find(|&&c| u64::from(c) >= self.n)
+        {
             return Err(Error::Placement {
                 what: format!("cell {bad}"),
                 message: format!("the game's cells are 0..{}", self.n),

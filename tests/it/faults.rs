@@ -249,7 +249,7 @@ fn play_without_distances_never_contradicts_the_table() {
     let tb = Tablebase::open(&table).unwrap();
     let mut decided = 0;
     for (cop, thief) in [((1, 1), (5, 9)), ((7, 1), (1, 14)), ((3, 3), (7, 7))] {
-        let pos = tb.position(cop, thief, retrograde::Turn::Cop).unwrap();
+        let pos = crate::support::one_cop_at(&tb, cop, thief, retrograde::Turn::Cop).unwrap();
         let value = tb.probe(&pos).unwrap().value;
         let (c, t) = (
             format!("{},{}", cop.0, cop.1),

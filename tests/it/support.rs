@@ -15,7 +15,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
-use retrograde::{parse_map, Map, Outcome, Turn};
+use retrograde::{parse_map, Map, Outcome, Position, Tablebase, Turn};
 
 use crate::oracle::{Arena, Side, Value};
 
@@ -129,6 +129,21 @@ pub fn make_table(dir: &Path, name: &str, solve_args: &[&str], dte: bool) -> Pat
     }
     run_status(&args, 0);
     path
+}
+
+/// The one-cop position of a map table with the cop and the thief at
+/// `(row, col)` cells.
+pub fn one_cop_at(
+    tb: &Tablebase,
+    cop: (usize, usize),
+    thief: (usize, usize),
+    turn: Turn,
+) -> retrograde::Result<Position> {
+    tb.position(
+        &[tb.map_cell("cop", cop)?],
+        tb.map_cell("thief", thief)?,
+        turn,
+    )
 }
 
 /// The crate's outcome of an oracle value.

@@ -14,7 +14,7 @@ use serde_json::Value as Json;
 use crate::agree::{crate_game, rules};
 use crate::oracle::{Arena, Oracle, Side, Value, Variant};
 use crate::support::{add_random_exits, add_random_starts, random_grid, temp_dir, Rng, Shape};
-use crate::support::{make_table, run, run_status, stderr, stdout};
+use crate::support::{make_table, one_cop_at, run, run_status, stderr, stdout};
 
 const SAMPLE: &str = "data/maps/sample.txt";
 
@@ -109,7 +109,7 @@ fn check_table(
 ) {
     let is_exit = |c: (usize, usize)| arena.exit[c.0 * arena.width + c.1];
     for (cop, thief, side, value, dte) in oracle.states() {
-        let pos = tb.position(cop, thief, turn(side)).expect("position");
+        let pos = one_cop_at(tb, cop, thief, turn(side)).expect("position");
         let probe = tb.probe(&pos).expect("probe");
         let want_dte = if distances { dte.map(Dte) } else { None };
         assert_eq!(
@@ -143,7 +143,13 @@ fn check_table(
             .rated_moves(&pos)
             .expect("rated moves")
             .iter()
-            .map(|m| (m.value, m.dte.map(|d| d.plies()), m.to))
+            .map(|m| {
+                (
+                    m.value,
+                    m.dte.map(|d| d.plies()),
+                    tb.coords(m.cells()[0]).unwrap(),
+                )
+            })
             .collect();
         assert_eq!(got, want, "{label}: moves of {pos:?}");
         // The best move realises the value.
@@ -244,7 +250,10 @@ fn data_map_tables_equal_the_solve() {
         let solution = solve_game(&game, true);
         let tb = save(&game, &solution, &dir.join("t.rtb"));
         let grid = &game.board().grid;
-        assert_eq!((tb.rows(), tb.cols()), (grid.height(), grid.width()));
+        assert_eq!(
+            (tb.header().rows, tb.header().cols),
+            (grid.height(), grid.width())
+        );
         assert_eq!(tb.header().counts, solution.counts(), "{path}");
         assert_eq!(tb.header().levels, solution.levels(), "{path}");
         assert_table_equals_solve(&tb, &game, &solution, path);
@@ -252,7 +261,11 @@ fn data_map_tables_equal_the_solve() {
             let (p, t, turn) = game.decode(s);
             let start = tb.start().expect("start");
             assert_eq!(
-                (start.cop, start.thief, start.turn),
+                (
+                    tb.coords(start.cops[0]).unwrap(),
+                    tb.coords(start.thief).unwrap(),
+                    start.turn
+                ),
                 (grid.coords(p), grid.coords(t), turn)
             );
         }
@@ -273,9 +286,7 @@ fn assert_table_equals_solve(
     let grid = &game.board().grid;
     for s in 0..game.state_count() {
         let (p, t, turn) = game.decode(s);
-        let pos = tb
-            .position(grid.coords(p), grid.coords(t), turn)
-            .expect("position");
+        let pos = one_cop_at(tb, grid.coords(p), grid.coords(t), turn).expect("position");
         let probe = tb.probe(&pos).expect("probe");
         assert_eq!(
             (probe.value, probe.dte),

@@ -1,8 +1,11 @@
-//! `retrograde info FILE.rtb`: what a table holds (map, rules, counts,
-//! sizes, bits per state); `--check` verifies every block.
-
-/// Several-cops tables (this command's part).
-mod kcops;
+//! `retrograde info FILE.rtb`: what a table of any number of cops holds
+//! (map or graph, rules, counts, sizes, bits per state); `--check`
+//! verifies every block.
+//!
+//! A one-cop table of format 2 or 3 (no game section) is described as
+//! that format always was (the map's drawn starts, the shards of a
+//! partitioned solve); a table with the game section (format 4 and 5)
+//! adds the game (cops, speeds), a graph's edges and the state order.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -10,12 +13,12 @@ use std::time::Instant;
 
 use anyhow::Result;
 use clap::Args as ClapArgs;
-use retrograde::GridHeader;
+use retrograde::{Coord, Header, Tablebase};
 use serde::Serialize;
 
 use super::common::{human_bytes, rule_flags};
 use super::output::CountsJson;
-use super::tables::open_any_table;
+use super::tables::{cell_json, open_table, show, show_all};
 use super::Failure;
 
 /// Flags of `info`.
@@ -33,33 +36,79 @@ pub(crate) struct InfoArgs {
     pub(crate) json: bool,
 }
 
-/// The JSON of `info`.
+/// The JSON of `info`: the file, the game (its keys by the table's
+/// format), what every table says of its solve, and the shards.
 #[derive(Serialize, Debug)]
 struct InfoReport {
     /// The table file.
     table: String,
     /// Format version.
     version: u32,
-    /// Map rows.
-    rows: usize,
-    /// Map columns.
-    cols: usize,
-    /// Free cells.
-    cells: u64,
-    /// Exit cells.
-    exits: u64,
-    /// The cop's start `[row, col]`, if any.
-    cop_start: Option<[usize; 2]>,
-    /// The thief's start, if any.
-    thief_start: Option<[usize; 2]>,
-    /// The solve and the file, as in every table's `info`.
+    /// The game and its board.
+    #[serde(flatten)]
+    game: GameJson,
+    /// The solve and the file.
     #[serde(flatten)]
     facts: TableFacts,
     /// Whether every block was verified (`--check`).
     checked: bool,
     /// The files of a partitioned solve's table, one per process (empty
-    /// for a table in one file).
-    shards: Vec<ShardJson>,
+    /// for a table in one file); absent for a table with the game section,
+    /// which is never partitioned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shards: Option<Vec<ShardJson>>,
+}
+
+/// The game of a table in `info`'s JSON: its keys (and their order) as
+/// each format's `info` has always written them.
+#[derive(Serialize, Debug)]
+#[serde(untagged)]
+enum GameJson {
+    /// A one-cop table of format 2 or 3: one cop on a map.
+    OneCop {
+        /// Map rows.
+        rows: usize,
+        /// Map columns.
+        cols: usize,
+        /// Free cells.
+        cells: u64,
+        /// Exit cells.
+        exits: u64,
+        /// The cop's start `[row, col]` as drawn, if any.
+        cop_start: Option<[usize; 2]>,
+        /// The thief's start, if any.
+        thief_start: Option<[usize; 2]>,
+    },
+    /// A table with the game section: any k, map or graph.
+    Cops {
+        /// Number of cops.
+        cops: u32,
+        /// Steps a cop takes per turn.
+        cop_speed: u32,
+        /// Steps the thief takes per turn.
+        thief_speed: u32,
+        /// `map` or `graph`.
+        kind: &'static str,
+        /// Map rows (none on a graph).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rows: Option<usize>,
+        /// Map columns (none on a graph).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cols: Option<usize>,
+        /// A graph's edges (none on a map).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        edges: Option<u64>,
+        /// Free cells of a map, vertices of a graph.
+        cells: u64,
+        /// Exit cells.
+        exits: u64,
+        /// The start cops (ascending), if the solve had a start.
+        start_cops: Option<Vec<serde_json::Value>>,
+        /// The start thief, if the solve had a start.
+        start_thief: Option<serde_json::Value>,
+        /// Thief cells per tile of the file's state order.
+        thief_tile: u32,
+    },
 }
 
 /// One shard of a table, in `info`.
@@ -79,59 +128,202 @@ struct ShardJson {
     bytes: u64,
 }
 
-fn report(table: String, h: &GridHeader, checked: bool) -> InfoReport {
+/// A drawn start as JSON.
+fn coord_json(c: Option<Coord>) -> Option<[usize; 2]> {
+    c.map(|(r, c)| [r, c])
+}
+
+/// The game of `tb` for the report.
+fn game_json(tb: &Tablebase) -> GameJson {
+    let h = tb.header();
+    if !h.game_section {
+        return GameJson::OneCop {
+            rows: h.rows,
+            cols: h.cols,
+            cells: h.cells,
+            exits: h.exits,
+            cop_start: coord_json(h.cop_start),
+            thief_start: coord_json(h.thief_start),
+        };
+    }
+    GameJson::Cops {
+        cops: h.cops,
+        cop_speed: h.cop_speed,
+        thief_speed: h.thief_speed,
+        kind: if h.graph { "graph" } else { "map" },
+        rows: (!h.graph).then_some(h.rows),
+        cols: (!h.graph).then_some(h.cols),
+        edges: h.graph.then_some(h.edges),
+        cells: h.cells,
+        exits: h.exits,
+        start_cops: h
+            .start
+            .as_ref()
+            .map(|s| s.cops.iter().map(|&c| cell_json(tb, c)).collect()),
+        start_thief: h.start.as_ref().map(|s| cell_json(tb, s.thief)),
+        thief_tile: h.thief_tile,
+    }
+}
+
+/// What the header says of the solve and the file.
+fn table_facts(h: &Header) -> TableFacts {
     let states = h.states.max(1) as f64;
+    let mut rules = rule_flags(h.rules);
+    if h.graph {
+        // Moves on a graph follow its edges: only passing and the first
+        // mover are rules there.
+        rules.retain(|f| matches!(*f, "--no-cop-pass" | "--no-thief-pass" | "--thief-first"));
+    }
+    TableFacts {
+        rules,
+        states: h.states,
+        counts: h.counts.into(),
+        levels: h.levels,
+        engine: h.engine.clone(),
+        distances: h.has_dte,
+        bytes: h.file_bytes,
+        value_bits_per_state: h.value_bytes as f64 * 8.0 / states,
+        dte_bits_per_state: h.dte_bytes as f64 * 8.0 / states,
+        blocks: [h.value_blocks, h.dte_blocks],
+    }
+}
+
+/// The shards of a one-cop table: its files when partitioned, none for a
+/// table in one file.
+fn shards_json(h: &Header) -> Vec<ShardJson> {
+    if !h.partitioned {
+        return Vec::new();
+    }
+    h.shards
+        .iter()
+        .map(|s| ShardJson {
+            path: s.path.display().to_string(),
+            index: s.index,
+            rows: [s.rows.start, s.rows.end],
+            states: [s.states.start, s.states.end],
+            counts: s.counts.into(),
+            bytes: s.bytes,
+        })
+        .collect()
+}
+
+/// The report of `tb`, opened as `table`.
+fn report(table: String, tb: &Tablebase, checked: bool) -> InfoReport {
+    let h = tb.header();
     InfoReport {
         table,
         version: h.version,
-        rows: h.rows,
-        cols: h.cols,
-        cells: h.cells,
-        exits: h.exits,
-        cop_start: h.cop_start.map(|(r, c)| [r, c]),
-        thief_start: h.thief_start.map(|(r, c)| [r, c]),
-        facts: TableFacts {
-            rules: rule_flags(h.rules),
-            states: h.states,
-            counts: h.counts.into(),
-            levels: h.levels,
-            engine: h.engine.clone(),
-            distances: h.has_dte,
-            bytes: h.file_bytes,
-            value_bits_per_state: h.value_bytes as f64 * 8.0 / states,
-            dte_bits_per_state: h.dte_bytes as f64 * 8.0 / states,
-            blocks: [h.value_blocks, h.dte_blocks],
-        },
+        game: game_json(tb),
+        facts: table_facts(h),
         checked,
-        shards: if h.partitioned {
-            h.shards
-                .iter()
-                .map(|s| ShardJson {
-                    path: s.path.display().to_string(),
-                    index: s.index,
-                    rows: [s.rows.start, s.rows.end],
-                    states: [s.states.start, s.states.end],
-                    counts: s.counts.into(),
-                    bytes: s.bytes,
-                })
-                .collect()
-        } else {
-            Vec::new()
-        },
+        shards: (!h.game_section).then(|| shards_json(h)),
     }
+}
+
+/// The `map:` or `graph:` line of a table with the game section, with
+/// its start.
+fn cops_board_line(tb: &Tablebase) -> String {
+    let h = tb.header();
+    let start = match &h.start {
+        Some(s) => format!(
+            "cops {}, thief {}",
+            show_all(tb, &s.cops, false),
+            show(tb, s.thief, false)
+        ),
+        None => "none".to_string(),
+    };
+    if h.graph {
+        format!(
+            "graph: {} vertices, {} edges, {} exits; start: {start}",
+            h.cells, h.edges, h.exits
+        )
+    } else {
+        format!(
+            "map: {} x {}, {} free cells, {} exits; start: {start}",
+            h.rows, h.cols, h.cells, h.exits
+        )
+    }
+}
+
+/// The text of the report's game, before the facts.
+fn write_game(out: &mut impl Write, tb: &Tablebase, game: &GameJson) -> std::io::Result<()> {
+    match game {
+        GameJson::OneCop {
+            rows,
+            cols,
+            cells,
+            exits,
+            cop_start,
+            thief_start,
+        } => {
+            let coord =
+                |c: &Option<[usize; 2]>| c.map_or("none".to_string(), |[r, c]| format!("{r},{c}"));
+            writeln!(
+                out,
+                "map: {rows} x {cols}, {cells} free cells, {exits} exits; starts: cop {}, thief {}",
+                coord(cop_start),
+                coord(thief_start)
+            )
+        }
+        GameJson::Cops {
+            cops,
+            cop_speed,
+            thief_speed,
+            ..
+        } => {
+            writeln!(
+                out,
+                "game: {cops} cop{}, cop speed {cop_speed}, thief speed {thief_speed}",
+                if *cops == 1 { "" } else { "s" },
+            )?;
+            writeln!(out, "{}", cops_board_line(tb))
+        }
+    }
+}
+
+/// The text after the facts: a partitioned table's shards, or the state
+/// order of a table with the game section.
+fn write_layout(out: &mut impl Write, r: &InfoReport) -> std::io::Result<()> {
+    if let GameJson::Cops { thief_tile, .. } = r.game {
+        return writeln!(
+            out,
+            "order: thief tiles of {thief_tile} cell{} (by cop multiset within a tile)",
+            if thief_tile == 1 { "" } else { "s" }
+        );
+    }
+    let shards = r.shards.as_deref().unwrap_or_default();
+    if shards.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "shards: {} files of a partitioned solve, by cop rows:",
+        shards.len()
+    )?;
+    for s in shards {
+        writeln!(
+            out,
+            "  {} {}: rows {}..{}, states {}..{}, {}",
+            s.index,
+            s.path,
+            s.rows[0],
+            s.rows[1],
+            s.states[0],
+            s.states[1],
+            human_bytes(s.bytes)
+        )?;
+    }
+    Ok(())
 }
 
 /// Runs `info`; returns the exit status.
 pub(crate) fn run(args: InfoArgs) -> Result<i32, Failure> {
-    let tb = match open_any_table(&args.table)? {
-        retrograde::AnyTablebase::One(tb) => tb,
-        retrograde::AnyTablebase::Several(tb) => return kcops::info(&args, &tb),
-    };
+    let tb = open_table(&args.table)?;
     let started = Instant::now();
     if args.check {
         tb.check()?;
     }
-    let r = report(args.table.display().to_string(), tb.header(), args.check);
+    let r = report(args.table.display().to_string(), &tb, args.check);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
@@ -139,39 +331,10 @@ pub(crate) fn run(args: InfoArgs) -> Result<i32, Failure> {
         writeln!(out)?;
         return Ok(0);
     }
-    let coord = |c: Option<[usize; 2]>| c.map_or("none".to_string(), |[r, c]| format!("{r},{c}"));
     writeln!(out, "table: {} (format version {})", r.table, r.version)?;
-    writeln!(
-        out,
-        "map: {} x {}, {} free cells, {} exits; starts: cop {}, thief {}",
-        r.rows,
-        r.cols,
-        r.cells,
-        r.exits,
-        coord(r.cop_start),
-        coord(r.thief_start)
-    )?;
+    write_game(&mut out, &tb, &r.game)?;
     r.facts.write_lines(&mut out)?;
-    if !r.shards.is_empty() {
-        writeln!(
-            out,
-            "shards: {} files of a partitioned solve, by cop rows:",
-            r.shards.len()
-        )?;
-        for s in &r.shards {
-            writeln!(
-                out,
-                "  {} {}: rows {}..{}, states {}..{}, {}",
-                s.index,
-                s.path,
-                s.rows[0],
-                s.rows[1],
-                s.states[0],
-                s.states[1],
-                human_bytes(s.bytes)
-            )?;
-        }
-    }
+    write_layout(&mut out, &r)?;
     if args.check {
         writeln!(
             out,
@@ -199,32 +362,32 @@ pub(crate) fn printable(s: &str) -> String {
 /// What `info` says of every table, one cop or several: its rules, states
 /// and counts, the solve, the file's size and blocks.
 #[derive(Serialize, Debug)]
-pub(super) struct TableFacts {
+struct TableFacts {
     /// The rule variant as the solve flags that select it.
-    pub(super) rules: Vec<&'static str>,
+    rules: Vec<&'static str>,
     /// States (2 * cells^2).
-    pub(super) states: u64,
+    states: u64,
     /// Counts for the player to move.
-    pub(super) counts: CountsJson,
+    counts: CountsJson,
     /// Propagation levels of the solve.
-    pub(super) levels: u32,
+    levels: u32,
     /// Engine that solved it.
-    pub(super) engine: String,
+    engine: String,
     /// Whether distances are stored.
-    pub(super) distances: bool,
+    distances: bool,
     /// File size in bytes.
-    pub(super) bytes: u64,
+    bytes: u64,
     /// Compressed values, bits per state.
-    pub(super) value_bits_per_state: f64,
+    value_bits_per_state: f64,
     /// Compressed distances, bits per state (0 without).
-    pub(super) dte_bits_per_state: f64,
+    dte_bits_per_state: f64,
     /// Values and distance blocks.
-    pub(super) blocks: [u64; 2],
+    blocks: [u64; 2],
 }
 
 impl TableFacts {
     /// The `rules:`, `states:`, `solved by:` and `size:` lines.
-    pub(super) fn write_lines(&self, out: &mut impl Write) -> std::io::Result<()> {
+    fn write_lines(&self, out: &mut impl Write) -> std::io::Result<()> {
         writeln!(
             out,
             "rules: {}",

@@ -308,29 +308,6 @@ fn solve_game(
     }
 }
 
-/// The cell of a map place, as `Board::new` checks starts.
-fn map_cell(grid: &retrograde::Grid, what: &str, coord: Coord) -> Result<u32> {
-    let label = format!("{what} {},{}", coord.0, coord.1);
-    if coord.0 >= grid.height() || coord.1 >= grid.width() {
-        return Err(retrograde::Error::Placement {
-            what: label,
-            message: format!(
-                "outside the map: rows are 0..={}, columns 0..={}",
-                grid.height() - 1,
-                grid.width() - 1
-            ),
-        }
-        .into());
-    }
-    grid.cell_at(coord.0, coord.1).ok_or_else(|| {
-        retrograde::Error::Placement {
-            what: label,
-            message: "is a wall: expected a free cell".to_string(),
-        }
-        .into()
-    })
-}
-
 type Built = (Arena, Source, Vec<u32>, Option<u32>);
 
 fn map_arena(path: &Path, game: &GameArgs, k: u32) -> Result<Built> {
@@ -354,18 +331,18 @@ fn map_arena(path: &Path, game: &GameArgs, k: u32) -> Result<Built> {
     let mut cops = game
         .cop
         .iter()
-        .map(|&c| map_cell(grid, "--cop", order(c)))
-        .collect::<Result<Vec<_>>>()?;
+        .map(|&c| grid.free_cell("--cop", order(c)))
+        .collect::<retrograde::Result<Vec<_>>>()?;
     // The map's cop letters are the start when there are K of them.
     let letters: Vec<Coord> = map.cop.into_iter().chain(map.more_cops.clone()).collect();
     if cops.is_empty() && letters.len() == k as usize {
         for c in letters {
-            cops.push(map_cell(grid, "the map's cop start", c)?);
+            cops.push(grid.free_cell("the map's cop start", c)?);
         }
     }
     let thief = match (game.thief, map.thief) {
-        (Some(t), _) => Some(map_cell(grid, "--thief", order(t))?),
-        (None, Some(t)) => Some(map_cell(grid, "the map's thief start", t)?),
+        (Some(t), _) => Some(grid.free_cell("--thief", order(t))?),
+        (None, Some(t)) => Some(grid.free_cell("the map's thief start", t)?),
         (None, None) => None,
     };
     let source = Source::Map {

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::render::{game_frames, write_gif};
-use retrograde::{Coord, Outcome, GridPosition, Probe, GridTablebase, Turn};
+use retrograde::{Coord, GridPosition, GridTablebase, Outcome, Probe, Turn};
 
 use super::common::{parse_coord, parse_place, UsageError};
 use super::output::{note_input, OutputTarget};

@@ -1,21 +1,25 @@
 //! `retrograde query FILE.rtb`: one position's value, distance and rated
-//! moves from a saved table (from flags, one position per stdin line, or
-//! one per entry of a MovingAI scenario with `--scen`).
-
-/// Several-cops tables (this command's part).
-mod kcops;
+//! moves from a saved table of any number of cops (from flags, one
+//! position per stdin line, or one per entry of a MovingAI scenario with
+//! `--scen`).
+//!
+//! A one-cop table of format 2 or 3 (no game section) reads its positions
+//! as that format always did: one `--cop`, cells `ROW,COL` named `cop` and
+//! `thief` in errors, stdin lines `R,C R,C [cop|thief]`. A table with the
+//! game section (format 4 and 5, any k, maps and graphs) takes `--cop` k
+//! times, vertex ids on a graph, and stdin lines `P1 .. Pk T [cop|thief]`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
-use retrograde::{load_scen, AnyTablebase, Coord, GridPosition, GridTablebase, Turn};
+use retrograde::{load_scen, Coord, Position, Tablebase, Turn};
 
 use super::common::{as_typed, parse_coord, parse_place, UsageError};
 use super::tables::{
-    mover_cell, one_cell, one_cop, open_any_table, grid_position_json, read_line_bounded, value_text,
-    Line, Side,
+    flag_position, one_cell, one_cop, open_table, pieces_text, position_json, read_line_bounded,
+    show, show_all, value_text, Line, Side,
 };
 use super::Failure;
 
@@ -52,8 +56,13 @@ pub(crate) struct QueryArgs {
     pub(crate) json: bool,
 }
 
-/// A cell typed or shown as `row,col`, or `x,y` with `--xy`: the same
-/// swap both ways.
+/// Whether `tb` is a one-cop table of format 2 or 3, whose positions are
+/// typed (and refused) as that format's `query` always took them.
+fn one_cop_format(tb: &Tablebase) -> bool {
+    !tb.header().game_section
+}
+
+/// A cell typed as `row,col`, or `x,y` with `--xy`.
 fn swap_if(xy: bool, (a, b): Coord) -> Coord {
     if xy {
         (b, a)
@@ -62,43 +71,44 @@ fn swap_if(xy: bool, (a, b): Coord) -> Coord {
     }
 }
 
-fn print_text(out: &mut impl Write, tb: &GridTablebase, pos: &GridPosition, xy: bool) -> Result<()> {
-    let probe = tb.probe(pos)?;
-    let moves = tb.rated_moves(pos)?;
-    let (cop, thief) = (swap_if(xy, pos.cop), swap_if(xy, pos.thief));
-    writeln!(
-        out,
-        "cop {},{} thief {},{}, {} to move: {}",
-        cop.0,
-        cop.1,
-        thief.0,
-        thief.1,
-        pos.turn.as_str(),
-        value_text(probe.value, probe.dte)
-    )?;
-    if moves.is_empty() {
-        writeln!(out, "  no moves: the game is over")?;
-    }
-    for m in &moves {
-        let what = if m.to == mover_cell(pos) {
-            " (pass)"
-        } else {
-            ""
-        };
-        let to = swap_if(xy, m.to);
-        writeln!(
-            out,
-            "  {},{}{what}: {}",
-            to.0,
-            to.1,
-            value_text(m.value, m.dte)
-        )?;
-    }
-    Ok(())
+/// The position of a one-cop table's map cells as typed (`x,y` with
+/// `xy`): errors name the pieces `cop` and `thief` and echo the cells as
+/// typed.
+fn map_position(
+    tb: &Tablebase,
+    cop: Coord,
+    thief: Coord,
+    turn: Turn,
+    xy: bool,
+) -> Result<Position> {
+    let cell = |what: &str, c: Coord| {
+        tb.map_cell(what, swap_if(xy, c))
+            .map_err(|e| as_typed(e, xy))
+    };
+    // Both cells are checked before either is used, cop first, as the
+    // one-cop reader did.
+    let cop = cell("cop", cop)?;
+    let thief = cell("thief", thief)?;
+    Ok(tb.position(&[cop], thief, turn)?)
 }
 
-/// Parses a stdin line `R,C R,C [cop|thief]`.
-fn parse_line(line: &str, default: Turn) -> Result<(Coord, Coord, Turn), String> {
+/// The position of the flags `--cop`, `--thief` and `--turn`.
+fn flags_position(tb: &Tablebase, args: &QueryArgs) -> Result<Position> {
+    let turn = args.turn.map_or(tb.first_mover(), Turn::from);
+    let thief = args.thief.expect("clap requires --thief without --stdin");
+    if one_cop_format(tb) {
+        // The count and vertex-id refusals come before any cell is looked
+        // up, as one-cop tables always answered.
+        let cop = one_cop(&args.cop)?;
+        let thief = one_cell("--thief", thief)?;
+        return map_position(tb, cop, thief, turn, args.xy);
+    }
+    flag_position(tb, &args.cop, thief, turn, args.xy)
+}
+
+/// Parses a one-cop table's stdin line `R,C R,C [cop|thief]` (the turn
+/// checked first, then the count, then the cells).
+fn parse_one_cop_line(line: &str, default: Turn) -> Result<(Coord, Coord, Turn), String> {
     let words: Vec<&str> = line.split_whitespace().collect();
     let turn = match words.get(2) {
         None => default,
@@ -118,95 +128,154 @@ fn parse_line(line: &str, default: Turn) -> Result<(Coord, Coord, Turn), String>
     Ok((parse_coord(words[0])?, parse_coord(words[1])?, turn))
 }
 
+/// Parses a stdin line `P1 .. Pk T [cop|thief]` of a table with the game
+/// section (`k` cops).
+fn parse_cops_line(tb: &Tablebase, line: &str, xy: bool) -> Result<Position> {
+    let mut words: Vec<&str> = line.split_whitespace().collect();
+    let turn = match words.last() {
+        Some(&"cop") => Some(Turn::Cop),
+        Some(&"thief") => Some(Turn::Thief),
+        _ => None,
+    };
+    if turn.is_some() {
+        words.pop();
+    }
+    let k = tb.cops() as usize;
+    let cell = if tb.grid().is_some() { "ROW,COL" } else { "V" };
+    if words.len() != k + 1 {
+        return Err(UsageError(format!(
+            "expected {k} cop cell{} and the thief's ({cell}), then an optional `cop` or `thief`; found {} cells in `{line}`",
+            if k == 1 { "" } else { "s" },
+            words.len()
+        ))
+        .into());
+    }
+    let places = words
+        .iter()
+        .map(|w| parse_place(w).map_err(UsageError))
+        .collect::<Result<Vec<_>, _>>()?;
+    let turn = turn.unwrap_or(tb.first_mover());
+    flag_position(tb, &places[..k], places[k], turn, xy)
+}
+
+/// The position of one stdin line, in the table's way of typing one.
+fn parse_line(tb: &Tablebase, line: &str, xy: bool) -> Result<Position> {
+    if !one_cop_format(tb) {
+        return parse_cops_line(tb, line, xy);
+    }
+    let (cop, thief, turn) = parse_one_cop_line(line, tb.first_mover())
+        .map_err(|m| anyhow::Error::new(UsageError(m)))?;
+    map_position(tb, cop, thief, turn, xy)
+}
+
 /// The positions of a scenario's entries (start = thief, goal = cop),
 /// every entry checked against the table's map before any is answered.
-fn scen_positions(tb: &GridTablebase, path: &Path, turn: Turn) -> Result<Vec<GridPosition>> {
+/// Only a one-cop table takes a scenario: an entry places one cop.
+fn scen_positions(tb: &Tablebase, path: &Path, turn: Turn) -> Result<Vec<Position>> {
+    let grid = match tb.grid() {
+        Some(grid) if one_cop_format(tb) => grid,
+        _ => {
+            return Err(UsageError(format!(
+                "--scen places one cop per entry: the table is of {} cops",
+                tb.cops()
+            ))
+            .into())
+        }
+    };
     let scenario = load_scen(path)?;
-    let grid = &tb.game().board().grid;
     scenario.check_size(grid)?;
     scenario
         .entries
         .iter()
         .map(|entry| {
             scenario.cells(entry, grid)?;
-            Ok(tb.position(entry.goal, entry.start, turn)?)
+            map_position(tb, entry.goal, entry.start, turn, false)
         })
         .collect()
 }
 
-/// Runs `query`; returns the exit status.
-pub(crate) fn run(args: QueryArgs) -> Result<i32, Failure> {
-    let tb = match open_any_table(&args.table)? {
-        AnyTablebase::One(tb) => tb,
-        AnyTablebase::Several(tb) => return kcops::query(&args, &tb),
-    };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let answer = |out: &mut std::io::StdoutLock<'_>, pos: &GridPosition| -> Result<()> {
-        if args.json {
-            serde_json::to_writer(&mut *out, &grid_position_json(&tb, pos)?)?;
-            writeln!(out)?;
-        } else {
-            print_text(out, &tb, pos, args.xy)?;
-        }
-        Ok(())
-    };
-    let turn = args.turn.map_or(tb.first_mover(), Turn::from);
-    if let Some(scen) = &args.scen {
-        for pos in scen_positions(&tb, scen, turn)? {
-            answer(&mut out, &pos)?;
-        }
-        return Ok(0);
+/// Writes a position's value and every move rated, as text.
+fn print_text(out: &mut impl Write, tb: &Tablebase, pos: &Position, xy: bool) -> Result<()> {
+    let probe = tb.probe(pos)?;
+    let moves = tb.rated_moves(pos)?;
+    writeln!(
+        out,
+        "{}, {} to move: {}",
+        pieces_text(tb, pos, xy),
+        pos.turn.as_str(),
+        value_text(probe.value, probe.dte)
+    )?;
+    if moves.is_empty() {
+        writeln!(out, "  no moves: the game is over")?;
     }
-    if !args.stdin {
-        let cop = one_cop(&args.cop)?;
-        let thief = one_cell("--thief", args.thief.expect("clap"))?;
-        let pos = tb
-            .position(swap_if(args.xy, cop), swap_if(args.xy, thief), turn)
-            .map_err(|e| as_typed(e, args.xy))?;
-        answer(&mut out, &pos)?;
-        return Ok(0);
+    for m in &moves {
+        let (to, pass) = match pos.turn {
+            Turn::Cop => (show_all(tb, &m.to.cops, xy), m.to.cops == pos.cops),
+            Turn::Thief => (show(tb, m.to.thief, xy), m.to.thief == pos.thief),
+        };
+        let what = if pass { " (pass)" } else { "" };
+        writeln!(out, "  {to}{what}: {}", value_text(m.value, m.dte))?;
     }
-    // Like a batch: a bad line is reported and skipped, the status says so
-    // at the end.
+    Ok(())
+}
+
+/// Writes one position's answer, as JSON or text.
+fn answer(out: &mut impl Write, tb: &Tablebase, pos: &Position, args: &QueryArgs) -> Result<()> {
+    if args.json {
+        serde_json::to_writer(&mut *out, &position_json(tb, pos)?)?;
+        writeln!(out)?;
+    } else {
+        print_text(out, tb, pos, args.xy)?;
+    }
+    Ok(())
+}
+
+/// Answers every stdin line; returns the exit status. Like a batch: a bad
+/// line is reported and skipped, and the status says so at the end.
+fn answer_stdin(out: &mut impl Write, tb: &Tablebase, args: &QueryArgs) -> Result<i32> {
     let mut status = 0;
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut buf = Vec::new();
     let mut number = 0;
     loop {
-        let line =
+        number += 1;
+        let parsed =
             match read_line_bounded(&mut input, &mut buf).context("cannot read standard input")? {
                 Line::End => break,
-                Line::Text(line) => line,
-                Line::Bad(why) => {
-                    out.flush()?;
-                    say!("error: stdin:{}: {why}", number + 1);
-                    status = super::EXIT_INPUT;
-                    number += 1;
-                    continue;
-                }
+                Line::Text(line) if line.trim().is_empty() => continue,
+                Line::Text(line) => parse_line(tb, &line, args.xy),
+                Line::Bad(why) => Err(anyhow::anyhow!(why)),
             };
-        number += 1;
-        let number = number - 1;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let parsed = parse_line(&line, tb.first_mover())
-            .map_err(|m| anyhow::Error::new(UsageError(m)))
-            .and_then(|(c, t, turn)| {
-                Ok(tb
-                    .position(swap_if(args.xy, c), swap_if(args.xy, t), turn)
-                    .map_err(|e| as_typed(e, args.xy))?)
-            });
         match parsed {
-            Ok(pos) => answer(&mut out, &pos)?,
+            Ok(pos) => answer(out, tb, &pos, args)?,
             Err(e) => {
+                // Answers so far first, then the error, in input order.
                 out.flush()?;
-                say!("error: stdin:{}: {e:#}", number + 1);
+                say!("error: stdin:{number}: {e:#}");
                 status = super::EXIT_INPUT;
             }
         }
     }
     Ok(status)
+}
+
+/// Runs `query`; returns the exit status.
+pub(crate) fn run(args: QueryArgs) -> Result<i32, Failure> {
+    let tb = open_table(&args.table)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if let Some(scen) = &args.scen {
+        let turn = args.turn.map_or(tb.first_mover(), Turn::from);
+        for pos in scen_positions(&tb, scen, turn)? {
+            answer(&mut out, &tb, &pos, &args)?;
+        }
+        return Ok(0);
+    }
+    if args.stdin {
+        return Ok(answer_stdin(&mut out, &tb, &args)?);
+    }
+    let pos = flags_position(&tb, &args)?;
+    answer(&mut out, &tb, &pos, &args)?;
+    Ok(0)
 }

@@ -10,7 +10,9 @@
 
 use std::path::{Path, PathBuf};
 
+use super::order::StateOrder;
 use super::reader::{table_error, Kind, Raw};
+use super::writer::game_of;
 use super::{CheckReport, Probe};
 use crate::error::{Error, Result};
 use crate::format::Coord;
@@ -19,9 +21,6 @@ use crate::games::kcops::KCops;
 use crate::grid::Grid;
 use crate::outcome::{Dte, Outcome};
 use crate::solve::Counts;
-use order::StateOrder;
-use write::game_of;
-pub use write::write_kcops_tablebase;
 
 /// A position of the several-cops game: the cops' cells (cell ids,
 /// ascending: the cops are interchangeable), the thief's and the player to
@@ -452,8 +451,3 @@ impl KTablebase {
         })
     }
 }
-
-pub(super) mod order;
-#[cfg(test)]
-mod tests;
-pub(super) mod write;

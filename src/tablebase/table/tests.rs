@@ -5,8 +5,8 @@
 
 use super::*;
 use crate::{
-    parse_map, solve, write_kcops_tablebase, write_tablebase, Arena, Board, Engine, Placement,
-    Solution, SolveOptions,
+    parse_map, solve, write_tablebase, Arena, Board, Engine, Placement, SavedGame, Solution,
+    SolveOptions,
 };
 
 fn temp(name: &str) -> PathBuf {
@@ -66,8 +66,13 @@ fn one_cop_tables_read_as_tables_of_one_cop() {
         )
         .unwrap();
         let path = temp("one");
-        write_tablebase(&game, &solution, "sequential", &mut std::fs::File::create(&path).unwrap())
-            .unwrap();
+        write_tablebase(
+            &game,
+            &solution,
+            "sequential",
+            &mut std::fs::File::create(&path).unwrap(),
+        )
+        .unwrap();
         let table = Tablebase::open(&path).unwrap();
         assert_eq!(table.cops(), 1);
         assert!(!table.header().game_section);
@@ -115,8 +120,12 @@ fn several_cops_tables_of_maps_and_graphs_read() {
         let path = temp("several");
         let start = (vec![0u32; game.cops() as usize], 1);
         let mut out = Vec::new();
-        write_kcops_tablebase(&game, rules, Some((&start.0, start.1)), &solution, "x", &mut out)
-            .unwrap();
+        let saved = SavedGame::Cops {
+            game: &game,
+            rules,
+            start: Some((&start.0, start.1)),
+        };
+        write_tablebase(saved, &solution, "x", &mut out).unwrap();
         std::fs::write(&path, out).unwrap();
         let table = Tablebase::open(&path).unwrap();
         assert_eq!(table.cops(), game.cops());

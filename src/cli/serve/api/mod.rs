@@ -342,8 +342,8 @@ impl Served {
             }
             &Request::Query { table, key } => {
                 let t = one(table)?;
-                let json =
-                    grid_position_json(&t.tablebase, &t.position(key)?).map_err(|e| t.failed(&e))?;
+                let json = grid_position_json(&t.tablebase, &t.position(key)?)
+                    .map_err(|e| t.failed(&e))?;
                 Bytes::from(serde_json::to_string(&json).expect("a position serializes"))
             }
             &Request::Row { table, fixed, turn } => one(table)?.row(fixed, turn)?,

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use axum::body::Bytes;
-use retrograde::{Coord, Outcome, GridPosition, GridTablebase, Turn};
+use retrograde::{Coord, GridPosition, GridTablebase, Outcome, Turn};
 use serde_json::{json, Value};
 
 use super::params::{parse_coord, parse_turn, Params};

@@ -7,8 +7,8 @@ use std::io::{self, Write};
 use bitvec::vec::BitVec;
 
 use super::super::format::{HeaderBody, KSection};
-use super::super::writer::{write_blocks, Source, WriteSummary};
-use super::order::StateOrder;
+use super::super::order::StateOrder;
+use super::{write_blocks, Source, WriteSummary};
 use crate::board::Board;
 use crate::error::Result;
 use crate::game::Game;
@@ -120,33 +120,13 @@ pub(crate) fn game_of(body: &HeaderBody, k: &KSection) -> Result<KCops> {
     Ok(KCops::new(arena, k.cops)?.with_thief_first(rules.thief_first))
 }
 
-/// Writes `solution` of the several-cops `game` as a self-contained table
-/// (format version 4) to `out`: the map (with `rules`, which built the
-/// game's moves) or the graph, the number of cops, speeds, exits, the
-/// start `(cops, thief)` if given, then the blocks as
-/// [`write_tablebase`](crate::write_tablebase) writes them. `out` is
-/// written once, in order; make the file appear atomically by writing a
-/// temporary file and renaming it (the CLI does).
+/// The several-cops writer under its old name, while the callers move to
+/// [`write_tablebase`](crate::write_tablebase) with a
+/// [`SavedGame::Cops`](crate::SavedGame::Cops).
 ///
 /// # Errors
-/// Any error of `out`; [`io::ErrorKind::InvalidInput`] when `solution` is
-/// not of `game` (state count), when `rules` do not give `game`'s moves,
-/// or when the start is not `k` cells and a thief of the game.
-///
-/// # Example
-/// ```
-/// use retrograde::{solve, write_kcops_tablebase, Arena, Engine, KCops, KTablebase, Outcome, Rules, SolveOptions};
-/// let cycle = Arena::from_edges(5, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)]).unwrap();
-/// let game = KCops::new(cycle, 2).unwrap();
-/// let solution = solve(&game, &SolveOptions::new(Engine::Sequential).with_dte_table(true)).unwrap();
-/// let path = std::env::temp_dir().join(format!("k-doc-{}.rtb", std::process::id()));
-/// let mut file = std::fs::File::create(&path).unwrap();
-/// write_kcops_tablebase(&game, Rules::default(), Some((&[0, 0], 2)), &solution, "sequential", &mut file).unwrap();
-/// let table = KTablebase::open(&path).unwrap();
-/// let start = table.header().start.clone().unwrap();
-/// assert_eq!(table.probe(&start).unwrap().value, Outcome::Win);
-/// std::fs::remove_file(&path).unwrap();
-/// ```
+/// As [`write_tablebase`](crate::write_tablebase).
+#[doc(hidden)]
 pub fn write_kcops_tablebase(
     game: &KCops,
     rules: Rules,
@@ -155,10 +135,12 @@ pub fn write_kcops_tablebase(
     engine: &str,
     out: &mut impl Write,
 ) -> io::Result<WriteSummary> {
-    write_kcops(game, rules, start, solution, engine, out)
+    write_cops(game, rules, start, solution, engine, out)
 }
 
-fn write_kcops(
+/// [`write_tablebase`](crate::write_tablebase) of a
+/// [`SavedGame::Cops`](crate::SavedGame::Cops).
+pub(super) fn write_cops(
     game: &KCops,
     rules: Rules,
     start: Option<(&[u32], u32)>,
@@ -268,3 +250,6 @@ impl<S: Source> Source for Tiled<'_, S> {
     // No `release`: a tile's blocks read every multiset's run of that tile,
     // so a range of the solution is needed again until the last tile.
 }
+
+#[cfg(test)]
+mod tests;

@@ -5,6 +5,11 @@
 //! solution are released after use, so the writer's resident memory is a
 //! few blocks on top of the solve's window.
 
+mod cops;
+
+pub(crate) use cops::game_of;
+pub use cops::write_kcops_tablebase;
+
 use std::io::{self, Write};
 use std::ops::Range;
 use std::sync::Mutex;
@@ -16,7 +21,8 @@ use super::format::{
     Trailer, DTE_BLOCK_STATES, DTE_ZSTD_LEVEL, VALUE_BLOCK_STATES, ZSTD_LEVEL,
 };
 use crate::game::Game;
-use crate::games::cops::CopsAndThief;
+use crate::games::cops::{CopsAndThief, Rules};
+use crate::games::kcops::KCops;
 use crate::solve::{Counts, Solution};
 
 /// What [`write_tablebase`] wrote.
@@ -90,10 +96,40 @@ struct Unit {
     max_dte: u32,
 }
 
+/// What a table is written of: a game with what its header records. A
+/// one-cop game carries its map, rules and starts; a game of several cops
+/// (or one cop on a graph) is written with the map rules its arena was
+/// built with and its start, if any.
+#[derive(Clone, Copy, Debug)]
+pub enum SavedGame<'a> {
+    /// The one-cop grid game (format version 3).
+    OneCop(&'a CopsAndThief),
+    /// Any number of cops on a map or a graph (format version 5).
+    Cops {
+        /// The game.
+        game: &'a KCops,
+        /// The rules that built its arena's moves (on a graph, only the
+        /// pass flags and thief-first are recorded).
+        rules: Rules,
+        /// The start `(cops, thief)`, if any (cops in any order).
+        start: Option<(&'a [u32], u32)>,
+    },
+}
+
+impl<'a> From<&'a CopsAndThief> for SavedGame<'a> {
+    fn from(game: &'a CopsAndThief) -> SavedGame<'a> {
+        SavedGame::OneCop(game)
+    }
+}
+
 /// Writes `solution` of `game` as a self-contained table to `out`: header
-/// (map, rules, engine), values blocks, distance blocks when the solution
-/// kept a distance table, block index and trailer. `engine` is recorded in
-/// the header (for example [`Engine::as_str`](crate::Engine::as_str)).
+/// (the map and rules, or the graph; the cops, speeds, exits and start),
+/// values blocks, distance blocks when the solution kept a distance table,
+/// block index and trailer. `engine` is recorded in the header (for
+/// example [`Engine::as_str`](crate::Engine::as_str)). A one-cop game is
+/// written as format version 3, a [`SavedGame::Cops`] as version 5 (its
+/// states in thief tiles); [`Tablebase::open`](crate::Tablebase::open)
+/// reads both.
 ///
 /// Writing goes through `out` once, in order, so `out` may be any stream;
 /// to make the file appear atomically, write to a temporary file in the
@@ -101,11 +137,13 @@ struct Unit {
 ///
 /// # Errors
 /// Any error of `out`, and an [`io::ErrorKind::InvalidInput`] error when
-/// `solution` is not a solution of `game` (different state count).
+/// `solution` is not a solution of `game` (different state count), when
+/// the rules do not give a [`SavedGame::Cops`] game's moves, or when its
+/// start is not `k` cells and a thief of the game.
 ///
 /// # Example
 /// ```
-/// use retrograde::{parse_map, solve, write_tablebase, Board, CopsAndThief, Engine, Placement, Rules, SolveOptions, Tablebase};
+/// use retrograde::{parse_map, solve, write_tablebase, Arena, Board, CopsAndThief, Engine, KCops, Outcome, Placement, Rules, SavedGame, SolveOptions, Tablebase};
 /// let map = parse_map(b"2 3\nC.T\n..E\n", "inline").unwrap();
 /// let game = CopsAndThief::new(Board::new(&map, &Placement::default()).unwrap(), Rules::default());
 /// let solution = solve(&game, &SolveOptions::new(Engine::Sequential).with_dte_table(true)).unwrap();
@@ -116,14 +154,30 @@ struct Unit {
 /// let table = Tablebase::open(&path).unwrap();
 /// let start = table.start().unwrap();
 /// assert_eq!(table.probe(&start).unwrap().value, solution.outcome(game.start().unwrap()));
+///
+/// // Two cops on a 5-cycle, from cops on 0 and 0 and the thief on 2.
+/// let cycle = Arena::from_edges(5, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)]).unwrap();
+/// let game = KCops::new(cycle, 2).unwrap();
+/// let solution = solve(&game, &SolveOptions::new(Engine::Sequential).with_dte_table(true)).unwrap();
+/// let saved = SavedGame::Cops { game: &game, rules: Rules::default(), start: Some((&[0, 0], 2)) };
+/// write_tablebase(saved, &solution, "sequential", &mut std::fs::File::create(&path).unwrap()).unwrap();
+/// let table = Tablebase::open(&path).unwrap();
+/// assert_eq!(table.cops(), 2);
+/// assert_eq!(table.probe(&table.start().unwrap()).unwrap().value, Outcome::Win);
 /// std::fs::remove_file(&path).unwrap();
 /// ```
-pub fn write_tablebase(
-    game: &CopsAndThief,
+pub fn write_tablebase<'a>(
+    game: impl Into<SavedGame<'a>>,
     solution: &Solution,
     engine: &str,
     out: &mut impl Write,
 ) -> io::Result<WriteSummary> {
+    let game = match game.into() {
+        SavedGame::OneCop(game) => game,
+        SavedGame::Cops { game, rules, start } => {
+            return cops::write_cops(game, rules, start, solution, engine, out)
+        }
+    };
     let n = game.state_count();
     if solution.states() != n {
         return Err(io::Error::new(
