@@ -1,5 +1,12 @@
-// The page of `retrograde serve`: draws the map, places the pieces, asks the
-// JSON API and shows the answers. No libraries: everything is in this file.
+// The page of `retrograde serve`: draws the map (or a graph's vertices on
+// a circle), places the cops and the thief, asks the JSON API and shows the
+// answers, for any number of cops. No libraries: everything is in this file.
+//
+// Tables answer in one of two dialects (see src/cli/serve/api/table.rs):
+// the one-cop API names the cop (`cop`), the cops API lists the cops
+// (`cops`); `copsOf` and `moveCells` read both, so the rest of the page
+// has one path. One cop differs only in words and in how clicks place the
+// pieces (the radios; with several cops each click places the next piece).
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -17,19 +24,21 @@ const RGB = {
 const state = {
   tables: [],
   table: null, // an entry of /api/tables
-  k: null, // on a table of several cops: its cops and what a click places (kcops.js)
-  map: null, // /api/map: {rows, cols, grid}
-  cop: null, // [row, col]
+  map: null, // /api/map: {rows, cols, grid} on a map, {vertices, edges, exits} on a graph
+  graph: false, // the table is of a graph
+  graphExits: null, // a graph's exits, as a set
+  cops: [], // one cell per cop, null until placed: [row, col] on a map, a vertex id on a graph
   thief: null,
   turn: "cop",
-  place: "cop",
+  place: "cop", // one cop: what a click places (the radios)
+  next: 0, // several cops: what the next click places (0..k-1 a cop, k the thief)
   heat: "cop", // "off", or the piece held still
   row: null, // the last /api/row answer, with .key
   info: null, // the last /api/query answer
   game: null, // the last /api/play answer
   gameIndex: 0,
   autoTimer: null,
-  cell: 1, // CSS pixels per cell
+  cell: 1, // CSS pixels per cell on a map; the canvas side on a graph
   base: null, // an offscreen canvas, one pixel per cell: the map
   exits: null, // the same, exits only (drawn over the heatmap on small cells)
   heatLayer: null, // the same for the heatmap
@@ -38,8 +47,29 @@ const state = {
 };
 
 const other = (piece) => (piece === "cop" ? "thief" : "cop");
-const fmt = (rc) => `${rc[0]},${rc[1]}`;
-const same = (a, b) => a && b && a[0] === b[0] && a[1] === b[1];
+// A cell as text: `r,c` on a map, the vertex id on a graph.
+const fmt = (cell) => (Array.isArray(cell) ? `${cell[0]},${cell[1]}` : `${cell}`);
+const same = (a, b) => a !== null && b !== null && fmt(a) === fmt(b);
+// Cells as text, ascending as the API lists cops (by row then column, or
+// by vertex id), so that any order of the cops reads the same.
+const sorted = (cells) =>
+  cells
+    .slice()
+    .sort((a, b) => (Array.isArray(a) ? a[0] - b[0] || a[1] - b[1] : a - b))
+    .map(fmt)
+    .join(" ");
+// The number of cops of the table shown.
+const copCount = () => state.table.cops;
+// The cops of a position of an answer, in either dialect.
+const copsOf = (p) => (p.cops ? p.cops : [p.cop]);
+// The cells a move of `info` puts its mover on: the cops API lists the
+// cops' cells on their turn; otherwise one cell.
+const moveCells = (info, m) => (info.cops && info.turn === "cop" ? m.to : [m.to]);
+const copsPlaced = () => state.cops.every((c) => c !== null);
+const placed = () => copsPlaced() && state.thief !== null;
+// Only the one-cop API (a table without `kind`) holds the thief still:
+// with several cops its heatmap would range over every placement of them.
+const thiefHeat = () => !state.table.kind;
 
 async function api(path, params) {
   state.pending++;
@@ -59,16 +89,38 @@ function parseCell(text) {
   return m ? [Number(m[1]), Number(m[2])] : null;
 }
 
-// `?table=&cop=&thief=&turn=` opens that position; bad parts are named.
+// A link's cell for `piece`: `{cell}`, or `{problem}` naming what is wrong.
+function linkCell(piece, text) {
+  if (state.graph) {
+    const v = /^\d+$/.test(text || "") ? Number(text) : -1;
+    if (v >= 0 && v < state.map.vertices) return { cell: v };
+    return { problem: `${piece}=${text} is not a vertex of the graph` };
+  }
+  const { rows, cols, grid } = state.map;
+  const rc = parseCell(text);
+  if (!rc || rc[0] >= rows || rc[1] >= cols) return { problem: `${piece}=${text} is not a cell of the map` };
+  if (grid[rc[0]][rc[1]] === "#") return { problem: `${piece}=${fmt(rc)} is a wall` };
+  return { cell: rc };
+}
+
+// `?table=&cop=&thief=&turn=` (`cop` once per cop) opens that position;
+// bad parts are named.
 function applyLink(params) {
   const problems = [];
-  const { rows, cols, grid } = state.map;
-  for (const piece of ["cop", "thief"]) {
-    if (!params.has(piece)) continue;
-    const rc = parseCell(params.get(piece));
-    if (!rc || rc[0] >= rows || rc[1] >= cols) problems.push(`${piece}=${params.get(piece)} is not a cell of the map`);
-    else if (grid[rc[0]][rc[1]] === "#") problems.push(`${piece}=${fmt(rc)} is a wall`);
-    else state[piece] = rc;
+  const k = copCount();
+  const cops = params.getAll("cop");
+  if (cops.length && cops.length !== k) {
+    problems.push(`the table is of ${k} cop${k === 1 ? "" : "s"}: the link places ${cops.length}`);
+  } else if (cops.length) {
+    const cells = cops.map((text) => linkCell("cop", text));
+    const bad = cells.find((c) => c.problem);
+    if (bad) problems.push(bad.problem);
+    else state.cops = cells.map((c) => c.cell);
+  }
+  if (params.has("thief")) {
+    const c = linkCell("thief", params.get("thief"));
+    if (c.problem) problems.push(c.problem);
+    else state.thief = c.cell;
   }
   if (params.has("turn")) {
     const turn = params.get("turn");
@@ -78,16 +130,20 @@ function applyLink(params) {
   return problems;
 }
 
+// The position's parameters: `cop` once per cop, `thief`, `turn`.
+function positionParams() {
+  const params = new URLSearchParams({ table: state.table.name });
+  for (const c of state.cops) if (c !== null) params.append("cop", fmt(c));
+  if (state.thief !== null) params.set("thief", fmt(state.thief));
+  params.set("turn", state.turn);
+  return params;
+}
+
 // The address follows the position, so that it can be shared or reloaded.
 function updateLink() {
   if (!state.table) return;
-  if (state.k) return kUpdateLink();
-  const params = new URLSearchParams({ table: state.table.name });
-  if (state.cop) params.set("cop", fmt(state.cop));
-  if (state.thief) params.set("thief", fmt(state.thief));
-  params.set("turn", state.turn);
   // Commas kept readable: `cop=3,4`, not `cop=3%2C4`.
-  const url = `${location.pathname}?${params.toString().replaceAll("%2C", ",")}`;
+  const url = `${location.pathname}?${positionParams().toString().replaceAll("%2C", ",")}`;
   if (url !== location.pathname + location.search) history.replaceState(null, "", url);
 }
 
@@ -115,8 +171,7 @@ async function init() {
       }
     }
     select.value = first;
-    const apply = () => problems.push(...(state.k ? kApplyLink(link) : applyLink(link)));
-    await loadTable(first, cells ? apply : null);
+    await loadTable(first, cells ? () => problems.push(...applyLink(link)) : null);
     if (problems.length) $("error").textContent = `link: ${problems.join("; ")}`;
   } catch (e) {
     $("error").textContent = e.message;
@@ -127,25 +182,48 @@ async function init() {
 // first refresh.
 async function loadTable(name, link) {
   stopAuto();
-  state.table = state.tables.find((t) => t.name === name);
-  if (state.table.cops > 1) return kLoad(state.table, link);
-  state.k = null;
-  kMode(false);
+  const t = (state.table = state.tables.find((t) => t.name === name));
   state.map = await api("/api/map", { table: name });
-  const t = state.table;
-  state.cop = t.start ? t.start.cop : null;
+  state.graph = state.map.kind === "graph";
+  state.graphExits = state.graph ? new Set(state.map.exits) : null;
+  state.cops = t.start ? copsOf(t.start).slice() : new Array(t.cops).fill(null);
   state.thief = t.start ? t.start.thief : null;
   state.turn = t.start ? t.start.turn : t.first_mover;
+  state.next = 0;
   state.game = null;
   state.row = null;
   state.info = null;
+  showControls();
   if (link) link();
-  $("table-info").textContent =
-    `${t.rows} x ${t.cols}, ${t.cells} free cells, ${t.exits} exits` +
-    (t.has_dte ? "" : ", no distances stored");
-  buildBase();
+  $("table-info").textContent = describe(t);
+  if (!state.graph) buildBase();
   layout();
   await refresh();
+}
+
+// The table in a line: its size, cops (when several), exits and speeds.
+function describe(t) {
+  const cops = t.cops === 1 ? "" : `, ${t.cops} cops`;
+  const size = state.graph
+    ? `graph of ${t.cells} vertices${cops}`
+    : `${t.rows} x ${t.cols}, ${t.cells} free cells${cops}`;
+  const fast = t.cop_speed > 1 || t.thief_speed > 1;
+  const speeds = fast ? `, speeds ${t.cop_speed} and ${t.thief_speed}` : "";
+  return `${size}, ${t.exits} exits${speeds}${t.has_dte ? "" : ", no distances stored"}`;
+}
+
+// The controls of this table: the radios for one cop, the line naming the
+// next piece for several; the thief's heatmap where the table has it.
+function showControls() {
+  const several = copCount() > 1;
+  $("place-one").hidden = several;
+  $("place-k").hidden = !several;
+  $("heat-thief").hidden = !thiefHeat();
+  $("heat-cop-label").textContent = several ? "cops held still" : "cop held still";
+  if (state.heat === "thief" && !thiefHeat()) {
+    state.heat = "cop";
+    document.querySelector("input[name=heat][value=cop]").checked = true;
+  }
 }
 
 // The map at one pixel per cell, scaled up when drawn.
@@ -178,19 +256,26 @@ function buildBase() {
   state.exits = exits;
 }
 
-// Fits the canvas to its box: whole pixels per cell when cells are large,
-// fractions when the map has more cells than the box has pixels.
+// Fits the canvas to its box. A map: whole pixels per cell when cells are
+// large, fractions when the map has more cells than the box has pixels. A
+// graph: a square.
 function layout() {
   if (!state.map) return;
-  if (state.k && state.k.graph) return kGraphLayout();
   const box = $("board-box");
+  const canvas = $("board");
+  const dpr = window.devicePixelRatio || 1;
+  if (state.graph) {
+    const side = Math.max(200, Math.min(box.clientWidth, box.clientHeight) - 16);
+    state.cell = side;
+    canvas.style.width = canvas.style.height = `${side}px`;
+    canvas.width = canvas.height = Math.round(side * dpr);
+    return draw();
+  }
   const { rows, cols } = state.map;
   let cell = Math.min((box.clientWidth - 16) / cols, (box.clientHeight - 16) / rows);
   if (cell >= 2) cell = Math.floor(cell);
   cell = Math.max(cell, 0.25);
   state.cell = cell;
-  const canvas = $("board");
-  const dpr = window.devicePixelRatio || 1;
   canvas.style.width = `${cols * cell}px`;
   canvas.style.height = `${rows * cell}px`;
   canvas.width = Math.round(cols * cell * dpr);
@@ -205,7 +290,11 @@ function winner(value, mover) {
   return "draw";
 }
 
+// Keeps a heatmap; on a map also drawn at one pixel per cell, paler with
+// distance (quick ends stand out). A graph colours its vertices by it.
 function setRow(row, key) {
+  state.row = { ...row, key };
+  if (state.graph) return;
   const { rows, cols, values, dte } = row;
   let maxDte = 1;
   if (dte) for (const d of dte) if (d > maxDte) maxDte = d;
@@ -219,7 +308,6 @@ function setRow(row, key) {
     const v = values[i];
     if (v === "#") continue;
     const rgb = RGB[winner(v, row.turn)];
-    // Paler with distance: quick ends stand out.
     const d = dte ? dte[free] : -1;
     const fade = d >= 0 ? 0.65 * (d / maxDte) : 0;
     image.data.set(
@@ -230,26 +318,33 @@ function setRow(row, key) {
   }
   ctx.putImageData(image, 0, 0);
   state.heatLayer = canvas;
-  state.row = { ...row, key };
 }
 
+// The heatmap on screen, if its answer is in.
+const shownRow = () =>
+  state.heat !== "off" && state.row && state.row.key === rowKey() ? state.row : null;
+
 function draw() {
-  // On several cops kDraw draws the grid through this function (with
-  // state.kGrid set), then its own pieces.
-  if (state.k && !state.kGrid) return kDraw();
   const canvas = $("board");
   const ctx = canvas.getContext("2d");
-  if (!state.map || !state.base) return;
+  if (!state.map || (!state.graph && !state.base)) return;
   const dpr = window.devicePixelRatio || 1;
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  if (state.graph) drawGraph(ctx);
+  else drawGrid(ctx);
+  drawPlay(ctx);
+}
+
+// A map: its cells, the heatmap with the exits over it, grid lines.
+function drawGrid(ctx) {
   const { rows, cols, grid } = state.map;
   const cell = state.cell;
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.imageSmoothingEnabled = false;
   const w = cols * cell;
   const h = rows * cell;
   ctx.clearRect(0, 0, w, h);
   ctx.drawImage(state.base, 0, 0, w, h);
-  if (state.heat !== "off" && state.row && state.row.key === rowKey()) {
+  if (shownRow()) {
     ctx.globalAlpha = 0.85;
     ctx.drawImage(state.heatLayer, 0, 0, w, h);
     ctx.globalAlpha = 1;
@@ -279,49 +374,135 @@ function draw() {
     }
     ctx.stroke();
   }
-  const center = (rc) => [(rc[1] + 0.5) * cell, (rc[0] + 0.5) * cell];
-  // The game so far as two trails.
-  if (state.game) {
-    const upto = state.game.positions.slice(0, state.gameIndex + 1);
-    for (const piece of ["cop", "thief"]) {
-      ctx.strokeStyle = `rgba(${RGB[piece]},0.7)`;
-      ctx.lineWidth = Math.max(1.5, cell / 6);
-      ctx.beginPath();
-      upto.forEach((p, i) => (i ? ctx.lineTo(...center(p[piece])) : ctx.moveTo(...center(p[piece]))));
-      ctx.stroke();
-    }
+}
+
+// A graph: edges, then vertices filled by the heatmap (or free and exit
+// colours), then vertex ids.
+function drawGraph(ctx) {
+  const side = state.cell;
+  ctx.clearRect(0, 0, side, side);
+  ctx.fillStyle = `rgb(${RGB.free})`;
+  ctx.fillRect(0, 0, side, side);
+  ctx.strokeStyle = "rgba(0,0,0,0.35)";
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  for (const [u, v] of state.map.edges) {
+    ctx.moveTo(...vertex(u));
+    ctx.lineTo(...vertex(v));
   }
+  ctx.stroke();
+  const heat = shownRow();
+  const r = vertexRadius();
+  for (let v = 0; v < state.map.vertices; v++) {
+    const [x, y] = vertex(v);
+    const exit = state.graphExits.has(v);
+    const rgb = heat ? RGB[winner(heat.values[v], heat.turn)] : exit ? RGB.exit : [255, 255, 255];
+    ctx.fillStyle = `rgb(${rgb})`;
+    ctx.strokeStyle = exit ? `rgb(${RGB.exit})` : "#555";
+    ctx.lineWidth = exit ? 3 : 1;
+    ctx.beginPath();
+    ctx.arc(x, y, r, 0, 2 * Math.PI);
+    ctx.fill();
+    ctx.stroke();
+  }
+  drawVertexIds(ctx, r);
+}
+
+// Vertex ids outside the circle, where the pieces do not cover them; on a
+// crowded circle only every `step`-th (1, 2, 5, 10, 20, ...), so that no
+// two overlap (pointing at a vertex names it).
+function drawVertexIds(ctx, r) {
+  const size = Math.round(Math.max(10, r));
+  ctx.fillStyle = "#555";
+  ctx.font = `${size}px system-ui, sans-serif`;
+  ctx.textAlign = "center";
+  ctx.textBaseline = "middle";
+  const n = state.map.vertices;
+  const [x0, y0] = vertex(0, r * 1.9);
+  const around = (2 * Math.PI * Math.hypot(x0 - state.cell / 2, y0 - state.cell / 2)) / n;
+  const wide = ctx.measureText(`${n - 1}`).width + size / 2;
+  let step = 1;
+  for (let unit = 1; step * around < wide; unit *= 10) {
+    step = [1, 2, 5].map((m) => m * unit).find((s) => s * around >= wide) || 10 * unit;
+  }
+  for (let v = 0; v < n; v += step) ctx.fillText(`${v}`, ...vertex(v, r * 1.9));
+}
+
+// Vertex `v` on the circle; `out` pixels further out for its label.
+function vertex(v, out = 0) {
+  const side = state.cell;
+  const n = state.map.vertices;
+  const angle = (2 * Math.PI * v) / n - Math.PI / 2;
+  const radius = side / 2 - vertexRadius() * 2.5 + out;
+  return [side / 2 + radius * Math.cos(angle), side / 2 + radius * Math.sin(angle)];
+}
+
+const vertexRadius = () => Math.max(4, Math.min(16, (Math.PI * state.cell) / (3 * state.map.vertices)));
+
+// The screen centre of a cell.
+const center = (cell) =>
+  state.graph ? vertex(cell) : [(cell[1] + 0.5) * state.cell, (cell[0] + 0.5) * state.cell];
+
+// What play draws over the board: the game's trails, every move's
+// targets, the pieces.
+function drawPlay(ctx) {
+  // The size pieces and markers are drawn for.
+  const size = state.graph ? vertexRadius() * 2.4 : state.cell;
+  if (state.game) drawTrails(ctx, size);
   // Every move's target, coloured by what it gives the mover.
-  if (state.info && cell >= 6) {
-    for (const m of state.info.moves) drawTarget(ctx, center(m.to), m.value, cell);
+  if (state.info && size >= 6) {
+    for (const m of state.info.moves)
+      for (const t of moveCells(state.info, m)) drawTarget(ctx, center(t), m.value, size);
   }
-  for (const piece of ["thief", "cop"]) {
-    if (state[piece]) drawPiece(ctx, piece, center(state[piece]), cell, piece === "cop" ? "C" : "T");
+  const pieces = [];
+  if (state.thief !== null) pieces.push(["thief", state.thief, "T"]);
+  // "C1", not "1", with several cops: on a graph a bare number reads as
+  // a vertex id.
+  const one = copCount() === 1;
+  state.cops.forEach((c, i) => c !== null && pieces.push(["cop", c, one ? "C" : `C${i + 1}`]));
+  const stacked = new Map(); // pieces on one cell fan out
+  const radius = pieceRadius(size);
+  for (const [piece, at, label] of pieces) {
+    const n = stacked.get(fmt(at)) || 0;
+    stacked.set(fmt(at), n + 1);
+    const [x, y] = center(at);
+    drawPiece(ctx, piece, [x + n * radius * 0.6, y - n * radius * 0.6], size, label);
   }
 }
 
-const rowKey = () => {
-  if (state.k) return kRowKey();
-  const at = state.heat === "off" ? null : state[state.heat];
-  return at ? `${state.table.name}|${state.heat}|${fmt(at)}|${state.turn}` : null;
-};
+// The game so far as trails: the thief's, and the cop's when there is
+// one (the API lists several cops ascending at each ply, so one cop's path
+// cannot be told from another's).
+function drawTrails(ctx, size) {
+  const upto = state.game.positions.slice(0, state.gameIndex + 1);
+  const trails = [["thief", (p) => p.thief]];
+  if (copCount() === 1) trails.unshift(["cop", (p) => copsOf(p)[0]]);
+  for (const [piece, at] of trails) {
+    ctx.strokeStyle = `rgba(${RGB[piece]},0.7)`;
+    ctx.lineWidth = Math.max(1.5, size / 6);
+    ctx.beginPath();
+    upto.forEach((p, i) => (i ? ctx.lineTo(...center(at(p))) : ctx.moveTo(...center(at(p)))));
+    ctx.stroke();
+  }
+}
 
-const positionParams = () => ({
-  table: state.table.name,
-  cop: fmt(state.cop),
-  thief: fmt(state.thief),
-  turn: state.turn,
-});
+// The heatmap's key: the table, the piece held still, where, the turn.
+const rowKey = () => {
+  if (state.heat === "off") return null;
+  const cop = state.heat === "cop";
+  if (cop ? !copsPlaced() : state.thief === null) return null;
+  const at = cop ? sorted(state.cops) : fmt(state.thief);
+  return `${state.table.name}|${state.heat}|${at}|${state.turn}`;
+};
 
 // Asks for what the screen shows: the position and the heatmap.
 async function refresh() {
-  if (state.k) return kRefresh();
   const seq = ++state.seq;
   const jobs = [];
   updateLink();
   updatePanel();
   draw();
-  if (state.cop && state.thief) {
+  if (placed()) {
     jobs.push(
       api("/api/query", positionParams()).then((info) => {
         if (seq === state.seq) state.info = info;
@@ -332,8 +513,9 @@ async function refresh() {
   }
   const key = rowKey();
   if (key && (!state.row || state.row.key !== key)) {
-    const params = { table: state.table.name, turn: state.turn };
-    params[state.heat] = fmt(state[state.heat]);
+    const params = new URLSearchParams({ table: state.table.name, turn: state.turn });
+    if (state.heat === "cop") for (const c of state.cops) params.append("cop", fmt(c));
+    else params.set("thief", fmt(state.thief));
     jobs.push(
       api("/api/row", params).then((row) => {
         if (seq === state.seq) setRow(row, key);
@@ -392,29 +574,52 @@ function drawPiece(ctx, piece, [x, y], cell, label) {
   ctx.fillText(label, x, y + 1);
 }
 
+// What the value means, in words for one cop or several.
 function sentence(info) {
-  const mover = info.turn;
-  const w = winner(info.value, mover);
+  const one = copCount() === 1;
+  const w = winner(info.value, info.turn);
   const plies = info.dte === null ? "" : ` in ${info.dte} ${info.dte === 1 ? "ply" : "plies"}`;
   if (info.moves.length === 0 && info.dte === 0) {
-    return w === "cop" ? "game over: the cop has caught the thief" : "game over: the thief has escaped";
+    if (w !== "cop") return "game over: the thief has escaped";
+    return `game over: ${one ? "the" : "a"} cop has caught the thief`;
   }
-  if (w === "cop") return `the cop catches the thief${plies}`;
+  if (w === "cop") return `${one ? "the cop catches" : "the cops catch"} the thief${plies}`;
   if (w === "thief") return `the thief escapes${plies}`;
   return "draw: the thief evades forever";
 }
 
+// Where the pieces stand, or what is left to place.
+function where() {
+  const k = copCount();
+  const cops = copsPlaced() ? `cop${k === 1 ? "" : "s"} ${sorted(state.cops)}` : k === 1 ? "place the cop" : `place ${k} cops`;
+  const thief = state.thief !== null ? `thief ${fmt(state.thief)}` : "place the thief";
+  return [cops, thief, `${state.turn} to move`].join(" · ");
+}
+
+// A rated move as the list says it: `cop → 3,4`, `cops pass`, `thief
+// passes` (with several cops).
+function moveText(info, m) {
+  const one = copCount() === 1;
+  const cop = info.turn === "cop";
+  const to = cop ? sorted(moveCells(info, m)) : fmt(m.to);
+  const from = cop ? sorted(state.cops) : fmt(state.thief);
+  const who = cop && !one ? "cops" : info.turn;
+  const pass = one || cop ? "pass" : "passes";
+  return `${who} ${to === from ? pass : `→ ${to}`}: `;
+}
+
 function updatePanel() {
-  if (state.k) return kUpdatePanel();
   $("turn").textContent = `to move: ${state.turn}`;
-  const where = [];
-  where.push(state.cop ? `cop ${fmt(state.cop)}` : "place the cop");
-  where.push(state.thief ? `thief ${fmt(state.thief)}` : "place the thief");
-  where.push(`${state.turn} to move`);
-  $("where").textContent = where.join(" · ");
+  const k = copCount();
+  $("kplace-next").textContent = state.next < k ? `cop ${state.next + 1} of ${k}` : "the thief";
+  $("where").textContent = where();
   const info = state.info;
   const current =
-    info && same(info.cop, state.cop) && same(info.thief, state.thief) && info.turn === state.turn;
+    info &&
+    placed() &&
+    sorted(copsOf(info)) === sorted(state.cops) &&
+    same(info.thief, state.thief) &&
+    info.turn === state.turn;
   const value = $("value");
   // Only what is known: nothing while an answer is pending.
   value.textContent = current ? info.value : "";
@@ -429,15 +634,12 @@ function updatePanel() {
   if (current) {
     for (const m of info.moves) {
       const li = document.createElement("li");
-      const from = state[info.turn];
-      const step = same(m.to, from) ? "pass" : `→ ${fmt(m.to)}`;
-      const dte = m.dte === null ? "" : ` in ${m.dte}`;
-      li.textContent = `${info.turn} ${step}: `;
+      li.textContent = moveText(info, m);
       const v = document.createElement("span");
       v.className = m.value;
-      v.textContent = `${m.value}${dte}`;
+      v.textContent = `${m.value}${m.dte === null ? "" : ` in ${m.dte}`}`;
       li.append(v);
-      li.addEventListener("click", () => makeMove(m.to));
+      li.addEventListener("click", () => makeMove(info, m));
       list.append(li);
     }
   }
@@ -448,31 +650,58 @@ function updatePanel() {
   $("auto").textContent = state.autoTimer ? "stop" : "autoplay";
 }
 
-function makeMove(to) {
+function makeMove(info, m) {
   stopAuto();
-  state[state.turn] = to;
+  if (info.turn === "cop") state.cops = moveCells(info, m).slice();
+  else state.thief = m.to;
   state.turn = other(state.turn);
   state.game = null;
   refresh();
 }
 
-function place(piece, r, c) {
-  const { rows, cols, grid } = state.map;
-  if (r < 0 || c < 0 || r >= rows || c >= cols) return;
-  if (grid[r][c] === "#") {
-    $("error").textContent = `${r},${c} is a wall`;
-    return;
-  }
+// A click on `cell` (null: nowhere to place). One cop: the radios say
+// which piece, a right click the other. Several: each click places the
+// next piece (the cops in order, then the thief), a right click the thief.
+function placeAt(cell, right) {
+  if (cell === null) return;
   stopAuto();
-  state[piece] = [r, c];
+  const k = copCount();
+  if (k === 1) {
+    const piece = right ? other(state.place) : state.place;
+    if (piece === "cop") state.cops = [cell];
+    else state.thief = cell;
+  } else {
+    if (right || state.next === k) state.thief = cell;
+    else state.cops[state.next] = cell;
+    if (!right) state.next = (state.next + 1) % (k + 1);
+  }
   state.game = null;
   refresh();
 }
 
+// The cell a click lands on: a free cell of the map (a wall says so), or
+// the vertex within reach of its disc; null elsewhere.
+function clickedCell(event) {
+  if (state.graph) return vertexAt(event);
+  const [r, c] = gridAt(event);
+  const { rows, cols, grid } = state.map;
+  if (r < 0 || c < 0 || r >= rows || c >= cols) return null;
+  if (grid[r][c] === "#") {
+    $("error").textContent = `${r},${c} is a wall`;
+    return null;
+  }
+  return [r, c];
+}
+
 // The cell under the pointer, told in the panel.
 function hover(event) {
-  if (!state.map || (state.k && kHover(event))) return;
-  const [r, c] = cellAt(event);
+  if (!state.map) return;
+  if (state.graph) {
+    const v = vertexAt(event);
+    $("hover").textContent = v === null ? "" : `vertex ${v}${state.graphExits.has(v) ? " (exit)" : ""}`;
+    return;
+  }
+  const [r, c] = gridAt(event);
   const { rows, cols, grid } = state.map;
   if (r < 0 || c < 0 || r >= rows || c >= cols) {
     $("hover").textContent = "";
@@ -482,7 +711,8 @@ function hover(event) {
   $("hover").textContent = `cell ${r},${c}${kind}`;
 }
 
-function cellAt(event) {
+// The map's row and column under the pointer (maybe off the map).
+function gridAt(event) {
   const rect = $("board").getBoundingClientRect();
   return [
     Math.floor((event.clientY - rect.top) / state.cell),
@@ -490,15 +720,30 @@ function cellAt(event) {
   ];
 }
 
+// The graph's vertex nearest the pointer, if within reach of its disc.
+function vertexAt(event) {
+  const rect = $("board").getBoundingClientRect();
+  const x = event.clientX - rect.left;
+  const y = event.clientY - rect.top;
+  let best = null;
+  let bestD = Infinity;
+  for (let v = 0; v < state.map.vertices; v++) {
+    const [vx, vy] = vertex(v);
+    const d = Math.hypot(vx - x, vy - y);
+    if (d < bestD) [best, bestD] = [v, d];
+  }
+  return bestD <= Math.max(vertexRadius() * 2, 12) ? best : null;
+}
+
 // The optimal game from the position on the board.
 async function ensureGame() {
   if (state.game) return true;
-  if (state.k ? !kPlaced() : !(state.cop && state.thief)) {
-    $("error").textContent = state.k ? "place every piece first" : "place both pieces first";
+  if (!placed()) {
+    $("error").textContent = copCount() === 1 ? "place both pieces first" : "place every piece first";
     return false;
   }
   try {
-    state.game = await api("/api/play", state.k ? kParams() : positionParams());
+    state.game = await api("/api/play", positionParams());
     state.gameIndex = 0;
     return true;
   } catch (e) {
@@ -513,12 +758,9 @@ async function step(to) {
   const i = Math.max(0, Math.min(last, to(state.gameIndex, last)));
   state.gameIndex = i;
   const p = state.game.positions[i];
-  if (state.k) kShow(p);
-  else {
-    state.cop = p.cop;
-    state.thief = p.thief;
-    state.turn = p.turn;
-  }
+  state.cops = copsOf(p).slice();
+  state.thief = p.thief;
+  state.turn = p.turn;
   if (i === last) stopAuto();
   await refresh();
 }
@@ -539,15 +781,12 @@ async function toggleAuto() {
 
 function wire() {
   const canvas = $("board");
-  canvas.addEventListener("click", (e) =>
-    state.k ? kPlace(kCellAt(e), false) : place(state.place, ...cellAt(e)),
-  );
+  canvas.addEventListener("click", (e) => placeAt(clickedCell(e), false));
   canvas.addEventListener("mousemove", hover);
   canvas.addEventListener("mouseleave", () => ($("hover").textContent = ""));
   canvas.addEventListener("contextmenu", (e) => {
     e.preventDefault();
-    if (state.k) kPlace(kCellAt(e), true);
-    else place(other(state.place), ...cellAt(e));
+    placeAt(clickedCell(e), true);
   });
   for (const input of document.querySelectorAll("input[name=place]")) {
     input.addEventListener("change", () => (state.place = input.value));
@@ -587,18 +826,17 @@ function wire() {
   window.addEventListener("resize", layout);
 }
 
-// For tests and scripts: where a cell is on screen, and whether the page
-// waits for an answer.
+// For tests and scripts: where a cell or vertex is on screen, and whether
+// the page waits for an answer.
 window.retrograde = {
   state,
   cellCenter(r, c) {
     const rect = $("board").getBoundingClientRect();
     return { x: rect.left + (c + 0.5) * state.cell, y: rect.top + (r + 0.5) * state.cell };
   },
-  // A graph's vertex on screen (tables of several cops on a graph).
   vertexCenter(v) {
     const rect = $("board").getBoundingClientRect();
-    const [x, y] = kVertex(v);
+    const [x, y] = vertex(v);
     return { x: rect.left + x, y: rect.top + y };
   },
   busy: () => state.pending > 0,

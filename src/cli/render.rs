@@ -8,12 +8,12 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args as ClapArgs;
-use retrograde::render::{heatmap, kheatmap, kheatmap_last_cop, koverview, overview, Fixed};
-use retrograde::{AnyTablebase, Coord, Turn};
+use retrograde::render::{heatmap, kheatmap, kheatmap_last_cop, koverview, Fixed, Image};
+use retrograde::{Coord, Tablebase, Turn};
 
 use super::common::{parse_coord, UsageError};
 use super::output::{note_input, OutputTarget};
-use super::tables::{open_any_table, Side};
+use super::tables::{count_error, one_cop_shape, open_table, Side};
 use super::Failure;
 
 /// Flags of `render`.
@@ -67,45 +67,16 @@ pub(crate) fn run(args: RenderArgs) -> Result<i32, Failure> {
     }
     note_input("the table", &args.table)?;
     let target = OutputTarget::check("--out", &args.out)?;
-    let image = match open_any_table(&args.table)? {
-        AnyTablebase::One(tb) => {
-            let turn = args.turn.map_or(tb.first_mover(), Turn::from);
-            match (args.cop.as_slice(), args.thief, args.overview) {
-                ([c], None, false) => heatmap(&tb, Fixed::Cop(*c), turn)?,
-                ([], Some(t), false) => heatmap(&tb, Fixed::Thief(t), turn)?,
-                ([], None, true) => overview(&tb, turn)?,
-                (cops, _, _) if cops.len() > 1 => {
-                    return Err(super::ktable::count_error(1, cops.len()).into())
-                }
-                _ => {
-                    return Err(UsageError(
-                        "a one-cop table draws one picture: --cop (the thief's heatmap), --thief (the cop's heatmap) or --overview, alone".into(),
-                    )
-                    .into())
-                }
-            }
-        }
-        AnyTablebase::Several(tb) => {
-            let turn = args.turn.map_or(tb.first_mover(), Turn::from);
-            let k = tb.cops() as usize;
-            if tb.grid().is_none() {
-                return Err(UsageError(format!(
-                    "{}: the table is of a graph ({} vertices); render draws maps (query, play and info read graph tables)",
-                    args.table.display(),
-                    tb.header().cells
-                ))
-                .into());
-            }
-            match (args.cop.len(), args.thief, args.overview) {
-                (n, None, false) if n == k => kheatmap(&tb, &args.cop, turn)?,
-                (n, Some(t), false) if n + 1 == k => kheatmap_last_cop(&tb, &args.cop, t, turn)?,
-                (n, None, true) if n + 1 == k || n == 0 => koverview(&tb, &args.cop, turn)?,
-                (n, thief, overview) => {
-                    return Err(UsageError(kcops_usage(k, n, thief.is_some(), overview)).into())
-                }
-            }
-        }
-    };
+    let tb = open_table(&args.table)?;
+    if tb.grid().is_none() {
+        return Err(UsageError(format!(
+            "{}: the table is of a graph ({} vertices); render draws maps (query, play and info read graph tables)",
+            args.table.display(),
+            tb.header().cells
+        ))
+        .into());
+    }
+    let image = picture(&args, &tb)?;
     // Encoded first, then written: the encoder wraps write errors, which
     // would hide a closed standard output (`--out - | head`) from the
     // quiet exit every command gives it.
@@ -113,6 +84,39 @@ pub(crate) fn run(args: RenderArgs) -> Result<i32, Failure> {
     image.write_png(&mut png)?;
     target.write_with(|f| std::io::Write::write_all(f, &png))?;
     Ok(0)
+}
+
+/// The picture the flags ask of a table of `k` cops: `--cop` K times the
+/// thief's heatmap, K-1 times with `--thief` the last cop's heatmap, K-1
+/// times (or none) with `--overview` an overview.
+fn picture(args: &RenderArgs, tb: &Tablebase) -> Result<Image, Failure> {
+    let turn = args.turn.map_or(tb.first_mover(), Turn::from);
+    let k = tb.cops() as usize;
+    // A one-cop table of formats 2 and 3 keeps the one-cop pictures and
+    // refusals (`COP AT 1,2`); a table with the game section says `COPS
+    // AT`, even of one cop.
+    let one = one_cop_shape(tb);
+    Ok(match (args.cop.as_slice(), args.thief, args.overview) {
+        ([c], None, false) if one => heatmap(tb, Fixed::Cop(*c), turn)?,
+        ([], Some(t), false) if one => heatmap(tb, Fixed::Thief(t), turn)?,
+        (cops, None, false) if cops.len() == k => kheatmap(tb, cops, turn)?,
+        (cops, Some(t), false) if cops.len() + 1 == k => kheatmap_last_cop(tb, cops, t, turn)?,
+        (cops, None, true) if cops.len() + 1 == k || cops.is_empty() => {
+            koverview(tb, cops, turn)?
+        }
+        (cops, _, _) if one && cops.len() > 1 => return Err(count_error(1, cops.len()).into()),
+        _ if one => {
+            return Err(UsageError(
+                "a one-cop table draws one picture: --cop (the thief's heatmap), --thief (the cop's heatmap) or --overview, alone".into(),
+            )
+            .into())
+        }
+        (cops, thief, overview) => {
+            return Err(
+                UsageError(kcops_usage(k, cops.len(), thief.is_some(), overview)).into(),
+            )
+        }
+    })
 }
 
 /// What a table of `k` cops draws, for a refused combination (`n`

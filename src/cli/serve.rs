@@ -4,7 +4,7 @@
 //! read-only JSON API over the tables named on the command line. Requests
 //! never name files: a table is picked by its name (the file stem), and the
 //! only tables are the ones opened at start-up. The library never sees HTTP;
-//! this module turns requests into `Tablebase` and `KTablebase` calls
+//! this module turns requests into `Tablebase` calls
 //! (`serve/api/`) and bounds everything a client controls: the request
 //! size, the number of connections and requests in flight, and each
 //! request's time.
@@ -87,8 +87,6 @@ const CACHE_BYTES: usize = 64 << 20;
 /// The page and its assets, embedded in the binary.
 const INDEX_HTML: &str = include_str!("../../web/index.html");
 const APP_JS: &str = include_str!("../../web/app.js");
-/// The page's part for tables of several cops.
-const KCOPS_JS: &str = include_str!("../../web/kcops.js");
 const STYLE_CSS: &str = include_str!("../../web/style.css");
 
 /// Opens the tables, binds, prints the address and serves until Ctrl-C.
@@ -154,8 +152,8 @@ async fn serve(args: ServeArgs, served: Arc<Served>) -> Result<()> {
             let _ = writeln!(
                 out,
                 "  {}: {} ({})",
-                table.name(),
-                table.path().display(),
+                table.name,
+                table.path.display(),
                 table.shape()
             );
         }
@@ -194,10 +192,6 @@ fn router(served: Arc<Served>) -> Router {
         .route(
             "/app.js",
             get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }),
-        )
-        .route(
-            "/kcops.js",
-            get(|| async { asset("text/javascript; charset=utf-8", KCOPS_JS) }),
         )
         .route(
             "/style.css",

@@ -223,7 +223,7 @@ fn k_position_line(browser: &mut Chromium) -> (String, Shown) {
     let v = browser
         .eval(
             "(() => { const f = (c) => Array.isArray(c) ? c.join(',') : String(c); \
-               return [...retrograde.state.k.cops.map(f), f(retrograde.state.thief), \
+               return [...retrograde.state.cops.map(f), f(retrograde.state.thief), \
                  retrograde.state.turn].join(' '); })()",
         )
         .unwrap();

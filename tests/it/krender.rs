@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use retrograde::render::kcop_win_shares;
-use retrograde::{KTablebase, Outcome, Turn};
+use retrograde::{Outcome, Tablebase, Turn};
 
 use crate::support::picture::{render, Picture};
 use crate::support::{query_json, run_refused, run_status, temp_dir};
@@ -244,7 +244,7 @@ fn the_whole_overview_counts_every_state_with_a_cop_on_the_cell() {
     solve(&small, "3", &three, &["--thief-first"]);
     for (table, map) in [(&two, sample()), (&three, small)] {
         let (size, free) = free_cells(&map);
-        let tb = KTablebase::open(table).unwrap();
+        let tb = Tablebase::open(table).unwrap();
         let k = tb.cops() as usize;
         let n = free.len() as u32;
         for turn in [Turn::Cop, Turn::Thief] {
@@ -403,4 +403,97 @@ fn render_refuses_counts_of_cops_that_draw_nothing() {
     );
     assert!(!png.exists());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The library's pictures take any table: on a one-cop table the one-cop
+/// overview is the any-k overview with no cop fixed and the heatmaps
+/// colour what the any-k ones colour; on a two-cop table a game's frames
+/// draw both cops (a GIF of them is written) and the one-cop heatmap is
+/// refused, not drawn wrong.
+#[test]
+fn pictures_take_a_table_of_any_number_of_cops() {
+    use retrograde::render::{
+        cop_win_shares, game_frames, heatmap, kcop_win_shares_fixed, kheatmap, kheatmap_last_cop,
+        koverview, overview, write_gif, Fixed,
+    };
+    let dir = temp_dir("krender-any");
+    let one = dir.join("one.rtb");
+    let two = dir.join("two.rtb");
+    run_status(
+        &[
+            "solve",
+            "-q",
+            sample().to_str().unwrap(),
+            "--save",
+            one.to_str().unwrap(),
+        ],
+        0,
+    );
+    solve(&sample(), "2", &two, &["--dte-table"]);
+    let tb = Tablebase::open(&one).unwrap();
+    for turn in [Turn::Cop, Turn::Thief] {
+        assert_eq!(
+            overview(&tb, turn).unwrap(),
+            koverview(&tb, &[], turn).unwrap()
+        );
+        assert_eq!(
+            cop_win_shares(&tb, turn).unwrap(),
+            kcop_win_shares_fixed(&tb, &[], turn).unwrap()
+        );
+        // The pictures differ in their titles (and so widths) only: the
+        // map's cells are alike.
+        let pairs = [
+            (
+                heatmap(&tb, Fixed::Cop((1, 1)), turn).unwrap(),
+                kheatmap(&tb, &[(1, 1)], turn).unwrap(),
+            ),
+            (
+                heatmap(&tb, Fixed::Thief((5, 9)), turn).unwrap(),
+                kheatmap_last_cop(&tb, &[], (5, 9), turn).unwrap(),
+            ),
+        ];
+        for (a, b) in &pairs {
+            let same = (0..9).all(|r| (0..16).all(|c| cell(a, 16, (r, c)) == cell(b, 16, (r, c))));
+            assert!(
+                same,
+                "{turn:?}: the one-cop heatmap differs from the any-k one"
+            );
+        }
+    }
+    let tb = Tablebase::open(&two).unwrap();
+    let cops = [
+        tb.map_cell("cop", (1, 1)).unwrap(),
+        tb.map_cell("cop", (7, 14)).unwrap(),
+    ];
+    let start = tb
+        .position(&cops, tb.map_cell("thief", (5, 9)).unwrap(), Turn::Cop)
+        .unwrap();
+    let game = tb.optimal_game(&start, 100).unwrap();
+    let frames = game_frames(&tb, &game).unwrap();
+    assert_eq!(frames.len(), game.len());
+    // The cops' blue on both their cells of the first frame.
+    // A frame's map starts at the margin, without a title line; the
+    // piece's letter is white, so look beside the centre.
+    let s = (640 / 16usize).clamp(2, 24).max(6);
+    let piece = |(r, c): (usize, usize)| pixel(&frames[0], MARGIN + c * s + 4, MARGIN + r * s + 4);
+    assert_eq!(piece((1, 1)), COP);
+    assert_eq!(piece((7, 14)), COP);
+    let mut gif = Vec::new();
+    write_gif(&frames, &mut gif).unwrap();
+    assert!(gif.starts_with(b"GIF89a"));
+    assert!(heatmap(&tb, Fixed::Cop((1, 1)), Turn::Cop).is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The colour of pixel `(x, y)` of a library image.
+fn pixel(img: &retrograde::render::Image, x: usize, y: usize) -> [u8; 3] {
+    let i = 3 * (y * img.width + x);
+    [img.rgb[i], img.rgb[i + 1], img.rgb[i + 2]]
+}
+
+/// The colour at the centre of map cell `(r, c)` of a heatmap or overview
+/// of a map `cols` wide and at most as high.
+fn cell(img: &retrograde::render::Image, cols: usize, (r, c): (usize, usize)) -> [u8; 3] {
+    let s = (640 / cols).clamp(2, 24);
+    pixel(img, MARGIN + c * s + s / 2, MARGIN + 16 + r * s + s / 2)
 }

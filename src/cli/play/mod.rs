@@ -1,22 +1,28 @@
 //! `retrograde play FILE.rtb`: the optimal game from the start (or a
-//! given position) as text frames and optionally a GIF; `--interactive`:
-//! a person plays one side against the table.
+//! given position) as text frames (boards on maps, one line per ply with
+//! `--moves`, on large maps and on graphs) and optionally a GIF;
+//! `--interactive`: a person plays one side against the table. One code
+//! path for tables of any number of cops.
 
-/// Several-cops tables (this command's part).
-mod kcops;
+/// A person against the table.
+mod interactive;
+/// The game told as text.
+mod text;
 
-use std::collections::HashMap;
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args as ClapArgs;
 use retrograde::render::{game_frames, write_gif};
-use retrograde::{Coord, GridPosition, GridTablebase, Outcome, Probe, Turn};
+use retrograde::{Coord, Position, Tablebase, Turn};
 
-use super::common::{parse_coord, parse_place, UsageError};
+use self::text::{board_text, ending, move_words, pieces, value_words};
+use super::common::{parse_place, UsageError};
 use super::output::{note_input, OutputTarget};
-use super::tables::{mover_cell, open_any_table, read_line_bounded, value_text, Line, Side};
+use super::tables::{
+    flag_position, one_cell, one_cop, one_cop_shape, open_table, value_text, Side,
+};
 use super::Failure;
 
 /// Flags of `play`.
@@ -56,177 +62,103 @@ pub(crate) struct PlayArgs {
     pub(crate) max_plies: usize,
 }
 
-/// The map as text with the pieces: `#` wall, `E` exit, `C` cop, `T`
-/// thief, `X` both on one cell (caught).
-fn board_text(tb: &GridTablebase, pos: &GridPosition) -> String {
-    let mut s = String::new();
-    for r in 0..tb.rows() {
-        for c in 0..tb.cols() {
-            let here = (r, c);
-            s.push(if here == pos.cop && here == pos.thief {
-                'X'
-            } else if here == pos.cop {
-                'C'
-            } else if here == pos.thief {
-                'T'
-            } else if !tb.is_free(here) {
-                '#'
-            } else if tb.is_exit(here) {
-                'E'
-            } else {
-                '.'
-            });
-        }
-        s.push('\n');
-    }
-    s
-}
-
-/// The value for the cops' side told as words; `cops_win` names their
-/// win ("the cop wins", "the cops win").
-fn value_words(p: &Probe, turn: Turn, cops_win: &str) -> String {
-    let cops = if turn == Turn::Cop {
-        p.value
-    } else {
-        p.value.flip()
-    };
-    let what = match cops {
-        Outcome::Win => cops_win,
-        Outcome::Loss => "the thief escapes",
-        Outcome::Draw => "a draw",
-    };
-    match p.dte {
-        Some(d) => format!(
-            "{what} in {d} {}",
-            if d.plies() == 1 { "ply" } else { "plies" }
-        ),
-        None => what.to_string(),
-    }
-}
-
 /// A board larger than this (rows, columns) is not printed every ply
 /// unless `--board` asks: 40 x 80 fits a terminal, and a 194 x 194 map
 /// would print thousands of lines for one game.
-pub(crate) const BOARD_LIMIT: (usize, usize) = (40, 80);
+const BOARD_LIMIT: (usize, usize) = (40, 80);
 
-/// The ply that led from `before` to `after`, in words.
-fn move_words(before: &GridPosition, after: &GridPosition) -> String {
-    let from = mover_cell(before);
-    let to = match before.turn {
-        Turn::Cop => after.cop,
-        Turn::Thief => after.thief,
-    };
-    if from == to {
-        format!("the {} passes", before.turn.as_str())
-    } else {
-        format!(
-            "the {} moves {},{} -> {},{}",
-            before.turn.as_str(),
-            from.0,
-            from.1,
-            to.0,
-            to.1
-        )
-    }
-}
-
-/// A ply as one line, without the board (`--moves`).
-fn move_line(
+/// One ply: `ply N: ` and `what` (the move, or nothing before a board),
+/// who moves, the pieces and the value; then the board, if `board`.
+fn ply_line(
     out: &mut impl Write,
-    tb: &GridTablebase,
+    tb: &Tablebase,
     ply: usize,
-    before: Option<&GridPosition>,
-    pos: &GridPosition,
+    what: &str,
+    pos: &Position,
 ) -> Result<()> {
     let p = tb.probe(pos)?;
-    let what = before.map_or("start".to_string(), |b| move_words(b, pos));
     writeln!(
         out,
-        "ply {ply}: {what}; {} to move (cop {},{}, thief {},{}): {} ({})",
+        "ply {ply}: {what}{} to move ({}): {} ({})",
         pos.turn.as_str(),
-        pos.cop.0,
-        pos.cop.1,
-        pos.thief.0,
-        pos.thief.1,
+        pieces(tb, pos),
         value_text(p.value, p.dte),
-        value_words(&p, pos.turn, "the cop wins")
+        value_words(tb, &p, pos.turn)
     )?;
     Ok(())
 }
 
-fn frame(out: &mut impl Write, tb: &GridTablebase, ply: usize, pos: &GridPosition) -> Result<()> {
-    let p = tb.probe(pos)?;
-    writeln!(
-        out,
-        "ply {ply}: {} to move (cop {},{}, thief {},{}): {} ({})",
-        pos.turn.as_str(),
-        pos.cop.0,
-        pos.cop.1,
-        pos.thief.0,
-        pos.thief.1,
-        value_text(p.value, p.dte),
-        value_words(&p, pos.turn, "the cop wins")
-    )?;
+/// A ply's line and its board.
+fn frame(
+    out: &mut impl Write,
+    tb: &Tablebase,
+    ply: usize,
+    what: &str,
+    pos: &Position,
+) -> Result<()> {
+    ply_line(out, tb, ply, what, pos)?;
     write!(out, "{}", board_text(tb, pos))?;
     Ok(())
 }
 
-/// The end of a game at a repeated position, in words, from what the
-/// table says of it (`value`): a draw only when the table says so.
-fn repeated_words(value: retrograde::Result<Outcome>, turn: Turn, plies: usize) -> String {
-    match value {
-        Ok(Outcome::Draw) => {
-            format!("the position repeats after {plies} plies: a draw (the thief evades forever)")
-        }
-        Ok(value) => format!(
-            "stopped after {plies} plies at a repeated position: the table says {} for the {} to move, but it keeps no distances (saved without --dte-table), so the game cannot be played out to its end",
-            value.as_str().to_uppercase(),
-            turn.as_str()
-        ),
-        Err(e) => format!("stopped after {plies} plies: {e}"),
-    }
+/// The position of `--cop` and `--thief` on a one-cop table (formats 2
+/// and 3): both places checked to be map cells before either is looked
+/// up, the cells named `cop` and `thief` in errors, as the one-cop
+/// command always named them.
+fn one_cop_flags(tb: &Tablebase, cops: &[Coord], thief: Coord, turn: Turn) -> Result<Position> {
+    let cop = one_cop(cops)?;
+    let thief = one_cell("--thief", thief)?;
+    let cop = tb.map_cell("cop", cop)?;
+    let thief = tb.map_cell("thief", thief)?;
+    Ok(tb.position(&[cop], thief, turn)?)
 }
 
-/// How a game ended, in words.
-fn ending(tb: &GridTablebase, pos: &GridPosition, repeated: bool, plies: usize) -> String {
-    if pos.cop == pos.thief {
-        format!("the cop catches the thief after {plies} plies")
-    } else if tb.is_exit(pos.thief) {
-        format!("the thief escapes after {plies} plies")
-    } else if repeated {
-        // Without distances the moves keep the value but need not make
-        // progress: a decided position can cycle, and the verdict is then
-        // the table's, never "a draw".
-        repeated_words(tb.probe(pos).map(|p| p.value), pos.turn, plies)
-    } else if tb.rated_moves(pos).map(|m| m.is_empty()).unwrap_or(false) {
-        format!(
-            "{} cannot move after {plies} plies and loses",
-            pos.turn.as_str()
-        )
-    } else {
-        format!("stopped after {plies} plies (--max-plies)")
+/// The game's first position: the flags', or the table's start with
+/// `--turn`'s side to move.
+fn start_position(args: &PlayArgs, tb: &Tablebase) -> Result<Position> {
+    if let Some(thief) = args.thief {
+        let turn = args.turn.map_or(tb.first_mover(), Turn::from);
+        return if one_cop_shape(tb) {
+            one_cop_flags(tb, &args.cop, thief, turn)
+        } else {
+            flag_position(tb, &args.cop, thief, turn, false)
+        };
     }
+    let mut start = tb.start().ok_or_else(|| {
+        UsageError(if one_cop_shape(tb) {
+            "the table's map has no cop and thief start: give --cop and --thief".to_string()
+        } else {
+            format!(
+                "the table was saved without a start: give --cop {} times and --thief",
+                tb.cops()
+            )
+        })
+    })?;
+    if let Some(t) = args.turn {
+        start.turn = t.into();
+    }
+    Ok(start)
 }
 
-fn start_position(args: &PlayArgs, tb: &GridTablebase) -> Result<GridPosition> {
-    match (args.cop.is_empty(), args.thief) {
-        (false, Some(t)) => {
-            let turn = args.turn.map_or(tb.first_mover(), Turn::from);
-            let c = super::tables::one_cop(&args.cop)?;
-            Ok(tb.position(c, super::tables::one_cell("--thief", t)?, turn)?)
-        }
-        _ => {
-            let mut start = tb.start().ok_or_else(|| {
-                UsageError(
-                    "the table's map has no cop and thief start: give --cop and --thief".into(),
-                )
-            })?;
-            if let Some(t) = args.turn {
-                start.turn = t.into();
-            }
-            Ok(start)
-        }
+/// Refuses what only one-cop tables do (`--interactive`, `--gif`) on a
+/// table with the several-cops game section.
+fn refuse_one_cop_only(args: &PlayArgs, tb: &Tablebase, gif: bool) -> Result<(), UsageError> {
+    if one_cop_shape(tb) {
+        return Ok(());
     }
+    if args.interactive {
+        return Err(UsageError(format!(
+            "--interactive plays one-cop tables: the table is of {} cops",
+            tb.cops()
+        )));
+    }
+    if gif {
+        return Err(UsageError(format!(
+            "--gif draws one-cop tables: the table is of {} cops (play without --gif prints the game)",
+            tb.cops()
+        )));
+    }
+    Ok(())
 }
 
 /// Runs `play`; returns the exit status.
@@ -238,18 +170,14 @@ pub(crate) fn run(args: PlayArgs) -> Result<i32, Failure> {
         .as_deref()
         .map(|p| OutputTarget::check("--gif", p))
         .transpose()?;
-    let tb = match open_any_table(&args.table)? {
-        retrograde::AnyTablebase::One(tb) => tb,
-        retrograde::AnyTablebase::Several(tb) => {
-            return kcops::run(&args, &tb, gif_target.is_some())
-        }
-    };
+    let tb = open_table(&args.table)?;
+    refuse_one_cop_only(&args, &tb, gif_target.is_some())?;
     let start = start_position(&args, &tb)?;
     if args.interactive {
         let human = args.side.map_or(start.turn, Turn::from);
         let stdin = std::io::stdin();
         let stdout = std::io::stdout();
-        return Ok(interactive(
+        return Ok(interactive::interactive(
             &tb,
             start,
             human,
@@ -261,33 +189,7 @@ pub(crate) fn run(args: PlayArgs) -> Result<i32, Failure> {
     let game = tb.optimal_game(&start, args.max_plies)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    if !tb.header().has_dte {
-        writeln!(
-            out,
-            "note: this table has no distances (saved without --dte-table): moves keep the value but may not be the fastest"
-        )?;
-    }
-    let large = tb.rows() > BOARD_LIMIT.0 || tb.cols() > BOARD_LIMIT.1;
-    let boards = !args.moves && (args.board || !large);
-    if large && !args.moves && !args.board {
-        writeln!(
-            out,
-            "note: the map is {} x {}: one line per ply (--board prints the board every ply)",
-            tb.rows(),
-            tb.cols()
-        )?;
-    }
-    for (ply, pos) in game.iter().enumerate() {
-        if boards {
-            frame(&mut out, &tb, ply, pos)?;
-        } else {
-            let before = ply.checked_sub(1).map(|k| &game[k]);
-            move_line(&mut out, &tb, ply, before, pos)?;
-        }
-    }
-    let last = game.last().expect("a game has its start");
-    let repeated = game[..game.len() - 1].contains(last);
-    writeln!(out, "{}", ending(&tb, last, repeated, game.len() - 1))?;
+    print_game(&args, &tb, &game, &mut out)?;
     if let Some(target) = gif_target {
         let frames = game_frames(&tb, &game)?;
         // Encoded first, as render's PNG: a closed pipe stays visible.
@@ -298,106 +200,46 @@ pub(crate) fn run(args: PlayArgs) -> Result<i32, Failure> {
     Ok(0)
 }
 
-/// A person plays `human` against the table's best moves; moves are read
-/// one per line (a move number from the list, or the target `ROW,COL`;
-/// `q` quits).
-fn interactive(
-    tb: &GridTablebase,
-    start: GridPosition,
-    human: Turn,
-    max_plies: usize,
-    input: &mut impl BufRead,
+/// The game as text: notes, a line (and a board) per ply, the ending.
+fn print_game(
+    args: &PlayArgs,
+    tb: &Tablebase,
+    game: &[Position],
     out: &mut impl Write,
-) -> Result<i32> {
-    writeln!(
-        out,
-        "you play the {}; moves: a number from the list or a target cell ROW,COL; q quits",
-        human.as_str()
-    )?;
-    let mut pos = start;
-    let mut seen: HashMap<GridPosition, usize> = HashMap::new();
-    for ply in 0..=max_plies {
-        frame(out, tb, ply, &pos)?;
-        let moves = tb.rated_moves(&pos)?;
-        let count = seen.entry(pos).or_insert(0);
-        *count += 1;
-        if moves.is_empty() || *count == 3 || ply == max_plies {
-            let repeated = *count == 3;
-            writeln!(out, "game over: {}", ending(tb, &pos, repeated, ply))?;
-            return Ok(0);
-        }
-        let from = mover_cell(&pos);
-        let to = if pos.turn == human {
-            // Numbered by cell, not by rating: the list must not give the
-            // best move away.
-            let mut targets: Vec<Coord> = moves.iter().map(|m| m.to).collect();
-            targets.sort_unstable();
-            let list: Vec<String> = targets
-                .iter()
-                .enumerate()
-                .map(|(k, c)| {
-                    let pass = if *c == from { " (pass)" } else { "" };
-                    format!("{}) {},{}{pass}", k + 1, c.0, c.1)
-                })
-                .collect();
-            loop {
-                writeln!(out, "your move: {}", list.join("  "))?;
-                out.flush()?;
-                let mut buf = Vec::new();
-                let line = match read_line_bounded(input, &mut buf)
-                    .context("cannot read standard input")?
-                {
-                    Line::End => {
-                        writeln!(out, "input ended: game abandoned")?;
-                        return Ok(0);
-                    }
-                    Line::Text(line) => line,
-                    Line::Bad(why) => {
-                        writeln!(out, "not a legal move: {why}")?;
-                        continue;
-                    }
-                };
-                let line = line.trim();
-                if line == "q" || line == "quit" {
-                    writeln!(out, "game abandoned")?;
-                    return Ok(0);
-                }
-                let chosen = match line.parse::<usize>() {
-                    Ok(k) if (1..=targets.len()).contains(&k) => Some(targets[k - 1]),
-                    _ => parse_coord(line).ok().filter(|c| targets.contains(c)),
-                };
-                match chosen {
-                    Some(c) => break c,
-                    None => writeln!(out, "not a legal move: `{line}`")?,
-                }
-            }
-        } else {
-            let best = moves[0];
-            if best.to == from {
-                writeln!(out, "the {} passes", pos.turn.as_str())?;
-            } else {
-                writeln!(
-                    out,
-                    "the {} moves to {},{}",
-                    pos.turn.as_str(),
-                    best.to.0,
-                    best.to.1
-                )?;
-            }
-            best.to
-        };
-        pos = match pos.turn {
-            Turn::Cop => GridPosition {
-                cop: to,
-                turn: Turn::Thief,
-                ..pos
-            },
-            Turn::Thief => GridPosition {
-                thief: to,
-                turn: Turn::Cop,
-                ..pos
-            },
-        };
+) -> Result<(), Failure> {
+    if !tb.header().has_dte {
+        writeln!(
+            out,
+            "note: this table has no distances (saved without --dte-table): moves keep the value but may not be the fastest"
+        )?;
     }
-    unreachable!("the loop returns at max_plies")
+    let grid = tb.grid();
+    if args.board && grid.is_none() {
+        return Err(UsageError("--board draws maps: the table is of a graph".into()).into());
+    }
+    let large = grid.is_some_and(|g| g.height() > BOARD_LIMIT.0 || g.width() > BOARD_LIMIT.1);
+    let boards = grid.is_some() && !args.moves && (args.board || !large);
+    if let Some(g) = grid.filter(|_| large && !args.moves && !args.board) {
+        writeln!(
+            out,
+            "note: the map is {} x {}: one line per ply (--board prints the board every ply)",
+            g.height(),
+            g.width()
+        )?;
+    }
+    for (ply, pos) in game.iter().enumerate() {
+        if boards {
+            frame(out, tb, ply, "", pos)?;
+            continue;
+        }
+        let what = match ply.checked_sub(1) {
+            Some(k) => format!("{}; ", move_words(tb, &game[k], pos)),
+            None => "start; ".to_string(),
+        };
+        ply_line(out, tb, ply, &what, pos)?;
+    }
+    let last = game.last().expect("a game has its start");
+    let repeated = game[..game.len() - 1].contains(last);
+    writeln!(out, "{}", ending(tb, last, repeated, game.len() - 1))?;
+    Ok(())
 }

@@ -11,17 +11,14 @@ use anyhow::{Context, Result};
 use axum::body::Bytes;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use retrograde::{AnyTablebase, Coord, Turn};
+use retrograde::{Cops, Position, Tablebase, Turn};
 use serde_json::{json, Value};
 
-use self::ktable::{KKey, KTable};
-use self::params::{parse_count, parse_turn, Params};
-use self::table::Table;
+use self::params::{parse_count, Params};
+pub(super) use self::table::Table;
 use super::cache::Cache;
 use crate::cli::common::UsageError;
-use crate::cli::tables::grid_position_json;
 
-mod ktable;
 mod params;
 mod table;
 #[cfg(test)]
@@ -37,11 +34,13 @@ const DEFAULT_PLIES: usize = 2_000;
 pub(super) enum Endpoint {
     /// `GET /api/tables`: the served tables.
     Tables,
-    /// `GET /api/map?table=NAME`: one table's grid.
+    /// `GET /api/map?table=NAME`: one table's grid, or its graph.
     Map,
-    /// `GET /api/query?table&cop&thief&turn`: one position, as `query --json`.
+    /// `GET /api/query?table&cop&thief&turn`: one position, as `query
+    /// --json` (`cop` once per cop, here and below).
     Query,
-    /// `GET /api/row?table&(cop|thief)&turn`: every cell of the other piece.
+    /// `GET /api/row?table&(cop|thief)&turn`: a heatmap: every cell of the
+    /// piece that is not held still.
     Row,
     /// `GET /api/play?table&cop&thief&turn[&max]`: the optimal game.
     Play,
@@ -89,125 +88,44 @@ fn bad(message: String) -> ApiError {
     ApiError::BadRequest(message)
 }
 
-/// Which piece a heatmap holds still.
+/// The pieces a heatmap holds still.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(super) enum Fixed {
-    /// The cop stands still; the answer covers every thief cell.
-    Cop(Coord),
-    /// The thief stands still; the answer covers every cop cell.
-    Thief(Coord),
+pub(super) enum Held {
+    /// Every cop stands still; the answer covers every thief cell.
+    Cops(Cops),
+    /// The thief stands still (one-cop API only); the answer covers every
+    /// cop cell.
+    Thief(u32),
 }
 
-/// A validated request: every coordinate is a free cell of its table.
+/// A validated request: every cell is one of its table's, every position
+/// the library's (cops ascending, so every order of the cops is one key
+/// and one answer).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) enum Request {
     /// The table list.
     Tables,
-    /// One table's grid.
+    /// One table's grid or graph.
     Map { table: usize },
     /// One position.
-    Query { table: usize, key: PositionKey },
-    /// A heatmap row.
+    Query { table: usize, position: Position },
+    /// A heatmap.
     Row {
         table: usize,
-        fixed: Fixed,
-        turn: TurnKey,
+        held: Held,
+        turn: Turn,
     },
     /// The optimal game from a position.
     Play {
         table: usize,
-        key: PositionKey,
+        position: Position,
         max: usize,
     },
-    /// One position of a several-cops table.
-    KQuery { table: usize, key: KKey },
-    /// The thief's heatmap of a several-cops table, every cop held still
-    /// (ascending).
-    KRow {
-        table: usize,
-        cops: Vec<u32>,
-        turn: TurnKey,
-    },
-    /// The optimal game from a position of a several-cops table.
-    KPlay { table: usize, key: KKey, max: usize },
-}
-
-/// A position as a cache key (the library's `GridPosition` need not hash).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(super) struct PositionKey {
-    cop: Coord,
-    thief: Coord,
-    turn: TurnKey,
-}
-
-/// `Turn` as a cache key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(super) enum TurnKey {
-    Cop,
-    Thief,
-}
-
-impl From<TurnKey> for Turn {
-    fn from(t: TurnKey) -> Turn {
-        match t {
-            TurnKey::Cop => Turn::Cop,
-            TurnKey::Thief => Turn::Thief,
-        }
-    }
-}
-
-/// A served table of either game.
-pub(super) enum Entry {
-    /// A one-cop table.
-    One(Box<Table>),
-    /// A several-cops table.
-    Several(Box<KTable>),
-}
-
-impl Entry {
-    /// The name requests use.
-    pub(super) fn name(&self) -> &str {
-        match self {
-            Entry::One(t) => &t.name,
-            Entry::Several(t) => &t.name,
-        }
-    }
-
-    /// The file as given on the command line.
-    pub(super) fn path(&self) -> &Path {
-        match self {
-            Entry::One(t) => &t.path,
-            Entry::Several(t) => &t.path,
-        }
-    }
-
-    /// What the start-up listing says of it: `ROWS x COLS`, and the cops
-    /// when there are several.
-    pub(super) fn shape(&self) -> String {
-        match self {
-            Entry::One(t) => format!("{} x {}", t.rows, t.cols),
-            Entry::Several(t) => t.shape(),
-        }
-    }
-
-    fn summary(&self) -> Value {
-        match self {
-            Entry::One(t) => t.summary(),
-            Entry::Several(t) => t.summary(),
-        }
-    }
-
-    fn map_json(&self) -> &Bytes {
-        match self {
-            Entry::One(t) => &t.map_json,
-            Entry::Several(t) => &t.map_json,
-        }
-    }
 }
 
 /// The tables named on the command line, and the answer cache.
 pub(super) struct Served {
-    tables: Vec<Entry>,
+    tables: Vec<Table>,
     by_name: HashMap<String, usize>,
     tables_json: Bytes,
     cache: Cache<Request>,
@@ -217,18 +135,18 @@ impl Served {
     /// Opens every table (checking its header) and names it by its file
     /// stem; two tables with the same name are a usage error.
     pub(super) fn open(paths: &[PathBuf], cache_bytes: usize) -> Result<Served> {
-        let mut tables = Vec::with_capacity(paths.len());
+        let mut tables: Vec<Table> = Vec::with_capacity(paths.len());
         let mut by_name = HashMap::new();
         for path in paths {
-            let tablebase = AnyTablebase::open(path)
+            let tablebase = Tablebase::open(path)
                 .with_context(|| format!("cannot serve {}", path.display()))?;
-            let partitioned = match &tablebase {
-                AnyTablebase::One(tb) => tb.header().partitioned,
-                AnyTablebase::Several(_) => false,
-            };
+            // Shards are named as one set on tables without the game
+            // section, as before.
+            let h = tablebase.header();
+            let partitioned = !h.game_section && h.partitioned;
             let name = table_name(path, partitioned)?;
             if let Some(&other) = by_name.get(&name) {
-                let other: &Entry = &tables[other];
+                let other: &Table = &tables[other];
                 let why = if partitioned {
                     "(shards of one table? name one of them: the others are opened with it)"
                 } else {
@@ -236,20 +154,15 @@ impl Served {
                 };
                 return Err(UsageError(format!(
                     "{} and {} would both be served as `{name}`: {why}",
-                    other.path().display(),
+                    other.path.display(),
                     path.display()
                 ))
                 .into());
             }
             by_name.insert(name.clone(), tables.len());
-            tables.push(match tablebase {
-                AnyTablebase::One(tb) => Entry::One(Box::new(Table::new(name, path.clone(), *tb))),
-                AnyTablebase::Several(tb) => {
-                    Entry::Several(Box::new(KTable::new(name, path.clone(), *tb)))
-                }
-            });
+            tables.push(Table::new(name, path.clone(), tablebase));
         }
-        let list: Vec<Value> = tables.iter().map(Entry::summary).collect();
+        let list: Vec<Value> = tables.iter().map(Table::summary).collect();
         let tables_json = Bytes::from(json!({ "schema": 1, "tables": list }).to_string());
         Ok(Served {
             tables,
@@ -260,7 +173,7 @@ impl Served {
     }
 
     /// The served tables, in command-line order.
-    pub(super) fn tables(&self) -> &[Entry] {
+    pub(super) fn tables(&self) -> &[Table] {
         &self.tables
     }
 
@@ -272,46 +185,29 @@ impl Served {
         }
         let name = params.required("table", "a table name")?;
         let table = *self.by_name.get(name).ok_or_else(|| {
-            let mut names: Vec<&str> = self.tables.iter().map(Entry::name).collect();
+            let mut names: Vec<&str> = self.tables.iter().map(|t| t.name.as_str()).collect();
             names.sort_unstable();
             ApiError::NotFound(format!(
                 "no table named `{name}`; served: {}",
                 names.join(", ")
             ))
         })?;
-        let t = match &self.tables[table] {
-            Entry::One(t) => t,
-            Entry::Several(t) => return several(t, table, endpoint, &params),
-        };
-        if params.all("cop").len() > 1 {
-            return Err(bad(format!(
-                "parameter `cop` given twice: table `{}` is of one cop",
-                t.name
-            )));
-        }
+        let t = &self.tables[table];
+        t.single_cop(&params)?;
         Ok(match endpoint {
             Endpoint::Tables => unreachable!("answered above"),
             Endpoint::Map => Request::Map { table },
             Endpoint::Query => Request::Query {
                 table,
-                key: t.position_key(&params)?,
+                position: t.position(&params)?,
             },
             Endpoint::Row => {
-                let turn = parse_turn(params.required("turn", "cop or thief")?)?;
-                let fixed =
-                    match (params.get("cop"), params.get("thief")) {
-                        (Some(cop), None) => Fixed::Cop(t.free_cell("cop", cop)?),
-                        (None, Some(thief)) => Fixed::Thief(t.free_cell("thief", thief)?),
-                        _ => return Err(bad(
-                            "give exactly one of `cop` and `thief` (ROW,COL): the piece held still"
-                                .into(),
-                        )),
-                    };
-                Request::Row { table, fixed, turn }
+                let (held, turn) = t.held(&params)?;
+                Request::Row { table, held, turn }
             }
             Endpoint::Play => Request::Play {
                 table,
-                key: t.position_key(&params)?,
+                position: t.position(&params)?,
                 max: max_plies(&params)?,
             },
         })
@@ -321,80 +217,28 @@ impl Served {
     pub(super) fn cached(&self, request: &Request) -> Option<Bytes> {
         match request {
             Request::Tables => Some(self.tables_json.clone()),
-            Request::Map { table } => Some(self.tables[*table].map_json().clone()),
+            Request::Map { table } => Some(self.tables[*table].map_json.clone()),
             _ => self.cache.get(request),
         }
     }
 
     /// Computes the answer to `request` (and keeps it in the cache).
     pub(super) fn compute(&self, request: &Request) -> Result<Bytes, ApiError> {
-        let one = |table: usize| match &self.tables[table] {
-            Entry::One(t) => Ok(t),
-            Entry::Several(_) => Err(ApiError::Internal("a one-cop request".into())),
-        };
-        let several = |table: usize| match &self.tables[table] {
-            Entry::Several(t) => Ok(t),
-            Entry::One(_) => Err(ApiError::Internal("a several-cops request".into())),
-        };
         let answer = match request {
             Request::Tables | Request::Map { .. } => {
                 return Ok(self.cached(request).unwrap_or_default())
             }
-            &Request::Query { table, key } => {
-                let t = one(table)?;
-                let json = grid_position_json(&t.tablebase, &t.position(key)?)
-                    .map_err(|e| t.failed(&e))?;
-                Bytes::from(serde_json::to_string(&json).expect("a position serializes"))
-            }
-            &Request::Row { table, fixed, turn } => one(table)?.row(fixed, turn)?,
-            &Request::Play { table, key, max } => one(table)?.play(key, max)?,
-            Request::KQuery { table, key } => several(*table)?.query(key)?,
-            Request::KRow { table, cops, turn } => several(*table)?.row(cops, *turn)?,
-            Request::KPlay { table, key, max } => several(*table)?.play(key, *max)?,
+            Request::Query { table, position } => self.tables[*table].query(position)?,
+            &Request::Row { table, held, turn } => self.tables[table].row(held, turn)?,
+            Request::Play {
+                table,
+                position,
+                max,
+            } => self.tables[*table].play(position, *max)?,
         };
         self.cache.insert(request.clone(), answer.clone());
         Ok(answer)
     }
-}
-
-/// A request to several-cops table `t` (number `table`): cells are
-/// `ROW,COL` on a map and vertex ids on a graph, `cop` given once per cop;
-/// the heatmap holds every cop still (the thief cannot be held still: its
-/// heatmap would range over every placement of the cops).
-fn several(
-    t: &KTable,
-    table: usize,
-    endpoint: Endpoint,
-    params: &Params<'_>,
-) -> Result<Request, ApiError> {
-    Ok(match endpoint {
-        Endpoint::Tables => unreachable!("answered before a table is named"),
-        Endpoint::Map => Request::Map { table },
-        Endpoint::Query => Request::KQuery {
-            table,
-            key: t.key(params)?,
-        },
-        Endpoint::Row => {
-            if params.get("thief").is_some() {
-                return Err(bad(format!(
-                    "table `{}` is of several cops: its heatmap holds every cop still \
-                     (give `cop` once per cop and no `thief`)",
-                    t.name
-                )));
-            }
-            let turn = parse_turn(params.required("turn", "cop or thief")?)?;
-            Request::KRow {
-                table,
-                cops: t.cops(params)?,
-                turn,
-            }
-        }
-        Endpoint::Play => Request::KPlay {
-            table,
-            key: t.key(params)?,
-            max: max_plies(params)?,
-        },
-    })
 }
 
 /// How a played game ended, as `/api/play` names it: the thief
@@ -402,7 +246,7 @@ fn several(
 /// `"no-distances"` when `positions`' last value is decided, since only a
 /// table without distances lets a decided game cycle), the mover
 /// `stuck` (asked last: it rates the position's moves), else the ply
-/// limit. Shared by one-cop and several-cops tables.
+/// limit.
 fn game_end(
     captured: bool,
     escaped: bool,

@@ -1,14 +1,14 @@
 //! Query strings: parameters percent-decoded and checked against what an
 //! endpoint takes, and the strict forms of counts, cells and turns.
 
-use retrograde::Coord;
+use retrograde::{Coord, Turn};
 
-use super::{bad, ApiError, TurnKey};
+use super::{bad, ApiError};
 
-pub(super) fn parse_turn(text: &str) -> Result<TurnKey, ApiError> {
+pub(super) fn parse_turn(text: &str) -> Result<Turn, ApiError> {
     match text {
-        "cop" => Ok(TurnKey::Cop),
-        "thief" => Ok(TurnKey::Thief),
+        "cop" => Ok(Turn::Cop),
+        "thief" => Ok(Turn::Thief),
         _ => Err(bad(format!("`turn` must be cop or thief, found `{text}`"))),
     }
 }
