@@ -7,6 +7,7 @@ Needs the package (`pip install ./python`) and networkx.
 """
 import pathlib
 import sys
+import tempfile
 
 import networkx as nx
 import retrograde
@@ -24,6 +25,18 @@ for second in [m.cop, exits[-1]]:
     two = retrograde.solve(m, cops=2, cops_at=[m.cop, second])
     print(f"two cops from {m.cop} and {second}: {two.verdict}, start {two.start}, "
           f"{two.states:,} states")
+
+# Its table, as `retrograde solve MAP --cops 2 --cop R,C --cop R,C --save`
+# writes it, read back: probes take the cops' cells in any order, the
+# optimal game gives them as a tuple.
+with tempfile.TemporaryDirectory() as tmp:
+    table = pathlib.Path(tmp) / "two.rtb"
+    two.save(table)
+    with retrograde.open_table(table) as tb:
+        cops, thief, turn = tb.start
+        game = tb.play()
+        print(f"{tb}: start {tb.probe(cops[::-1], thief, turn)}, optimal game of {len(game) - 1} plies, "
+              f"last position {game[-1]}")
 
 # Cop numbers, as `retrograde copnumber --json` reports them.
 for name, g in [("path of 6", nx.path_graph(6)), ("5-cycle", nx.cycle_graph(5)),

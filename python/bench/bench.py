@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measures the Python package against the CLI on one generated map.
 
-  python/bench/bench.py [--size 200] [--walls 0.4] [--probes 1000000] [--pairs 3]
+  python/bench/bench.py [--size 200] [--walls 0.4] [--probes 1000000] [--pairs 3] [--cops 1]
 
 1. probe_many: a values-only table of a SIZE x SIZE map (scripts/make-map.py
    open, a share WALLS of random walls, border exits), 10^6 random positions
@@ -11,10 +11,14 @@
    solve MAP --no-summary`, the process's wall time), alternating, PAIRS
    pairs; medians, and the median of the pairs' ratios.
 
+--cops K: both with K cops (`solve --cops K`, no start), probe_many with
+(N, K, 2) cops.
+
 Needs the package installed and the release binary (RETROGRADE_BIN or
 target/release/retrograde).
 """
 import argparse
+import math
 import os
 import pathlib
 import resource
@@ -37,6 +41,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--probes", type=int, default=1_000_000)
     ap.add_argument("--pairs", type=int, default=3, help="0: skip the solve comparison")
+    ap.add_argument("--cops", type=int, default=1)
     args = ap.parse_args()
     binary = os.environ.get("RETROGRADE_BIN", str(ROOT / "target" / "release" / "retrograde"))
     with tempfile.TemporaryDirectory() as tmp:
@@ -48,8 +53,10 @@ def main():
             check=True, capture_output=True, text=True).stdout
         map_path.write_text(text)
         m = retrograde.Map.from_file(map_path)
-        print(f"map: {args.size}x{args.size}, walls {args.walls}, {m.cells} free cells, "
-              f"{2 * m.cells ** 2:,} states; {os.cpu_count()} cores")
+        k = args.cops
+        states = 2 * m.cells * math.comb(m.cells + k - 1, k)
+        print(f"map: {args.size}x{args.size}, walls {args.walls}, {m.cells} free cells, {k} cop(s), "
+              f"{states:,} states; {os.cpu_count()} cores")
 
         # Solve, side by side.
         # Wall time, and CPU time (this process's for Python, the child's
@@ -60,14 +67,15 @@ def main():
                 t = time.perf_counter()
                 if side == "py":
                     c = time.process_time()
-                    sol = retrograde.solve(m, distances=False)
+                    sol = retrograde.solve(m, cops=k, distances=False)
                     py_times.append(time.perf_counter() - t)
                     py_cpu.append(time.process_time() - c)
                 else:
                     before = resource.getrusage(resource.RUSAGE_CHILDREN)
                     # --no-summary: the text summary walks every start
                     # pair after the solve, work Python's solve never does.
-                    subprocess.run([binary, "solve", str(map_path), "--no-summary", "--quiet"],
+                    several = ["--cops", str(k)] if k > 1 else []
+                    subprocess.run([binary, "solve", str(map_path), "--no-summary", "--quiet", *several],
                                    check=True, capture_output=True)
                     cli_times.append(time.perf_counter() - t)
                     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -83,7 +91,7 @@ def main():
                 print(f"  python runs: {', '.join(f'{x:.3f}' for x in py)}")
                 print(f"  cli runs:    {', '.join(f'{x:.3f}' for x in cl)}")
         else:
-            sol = retrograde.solve(m, distances=False)
+            sol = retrograde.solve(m, cops=k, distances=False)
 
         # probe_many over a values table.
         table = tmp / "t.rtb"
@@ -92,7 +100,8 @@ def main():
         cells = np.argwhere(m.to_array())
         rng = np.random.default_rng(args.seed)
         n = args.probes
-        cops = cells[rng.integers(len(cells), size=n)]
+        cops = cells[rng.integers(len(cells), size=n * k)]
+        cops = cops.reshape((n, k, 2)) if k > 1 else cops
         thieves = cells[rng.integers(len(cells), size=n)]
         turns = rng.integers(2, size=n, dtype=np.uint8)
         with retrograde.open_table(table) as tb:
@@ -113,7 +122,8 @@ def main():
             code = {"win": 1, "loss": -1, "draw": 0}
             for i in range(0, n, n // 100):
                 turn = "cop" if turns[i] == 0 else "thief"
-                assert values[i] == code[tb.probe_value(tuple(cops[i]), tuple(thieves[i]), turn)]
+                cop = tuple(cops[i]) if k == 1 else [tuple(c) for c in cops[i]]
+                assert values[i] == code[tb.probe_value(cop, tuple(thieves[i]), turn)]
 
 
 if __name__ == "__main__":

@@ -12,16 +12,18 @@ distance to end (plies). Quick start::
     with retrograde.open_table("sample.rtb") as tb:
         tb.probe(m.cop, m.thief)            # ('win', 7)
         tb.play()                           # the optimal game
-    two = retrograde.solve(m, cops=2, cops_at=[m.cop, m.cop])  # a CopsSolution
+    two = retrograde.solve(m, cops=2, cops_at=[m.cop, m.cop])  # a Solution of 2 cops
+    two.save("two.rtb"); retrograde.open_table("two.rtb").probe([m.cop, m.cop], m.thief)
     retrograde.cop_number(nx.petersen_graph())  # {'cop_number': 3, ...}
 
-Positions are ``(cop, thief, turn)``: cells as ``(row, col)``, 0-based;
+Positions are ``(cop, thief, turn)``: cells as ``(row, col)``, 0-based
+(with several cops ``cop`` is a sequence of the cops' cells; on a graph's
+table cells are vertex ids);
 ``turn`` is ``"cop"`` or ``"thief"`` (the player to move), by default the
 rules' first mover.
 """
 
 from ._retrograde import (
-    CopsSolution,
     Map,
     cop_number_edges as _cop_number_edges,
     grundy_edges as _grundy_edges,
@@ -35,6 +37,10 @@ from ._retrograde import (
     solve,
     subtraction,
 )
+
+# One solution class for any number of cops; the several-cops name of
+# earlier versions stays as an alias.
+CopsSolution = Solution
 
 __all__ = [
     "CopsSolution",

@@ -3,10 +3,11 @@ from typing import Any, Iterable, List, Optional, Tuple, TypedDict
 import numpy as np
 import numpy.typing as npt
 
-from ._retrograde import CopsSolution as CopsSolution
 from ._retrograde import Map as Map
 from ._retrograde import Rules as Rules
 from ._retrograde import Solution as Solution
+
+CopsSolution = Solution
 from ._retrograde import Table as Table
 from ._retrograde import __version__ as __version__
 from ._retrograde import nim as nim

@@ -1,6 +1,7 @@
 //! Conversions of Python arguments: cells, turns, values, `threads=`,
-//! and the arrays of a heatmap (shared by `solve`, `kcops`, `table`, so
-//! that none of them imports another for them).
+//! the cells of positions on maps and graphs, and the arrays of a heatmap
+//! (shared by `solve` and `table`, so that neither imports the other for
+//! them).
 
 use numpy::ndarray::Array2;
 use pyo3::exceptions::{PyKeyError, PyOverflowError, PyValueError};
@@ -187,13 +188,110 @@ pub fn heatmap_arrays(
     Ok((values, dte))
 }
 
-/// Which piece a heatmap fixes: exactly one of `cop=` / `thief=`.
-pub fn fixed(cop: Option<At>, thief: Option<At>) -> PyResult<(bool, At)> {
-    match (cop, thief) {
-        (Some(c), None) => Ok((true, c)),
-        (None, Some(t)) => Ok((false, t)),
-        _ => Err(PyValueError::new_err(
-            "heatmap: give exactly one of cop=(row, col) or thief=(row, col)",
-        )),
+/// The cells a position names: a map's free cells as `(row, col)`, or a
+/// graph's vertices as ints (`Graph(n)`: vertices `0..n`).
+#[derive(Clone, Copy)]
+pub enum Cells<'a> {
+    /// A grid map.
+    Map(&'a Grid),
+    /// A graph of `n` vertices.
+    Graph(u32),
+}
+
+/// A Python int as i64, saturated past its range (still not a vertex).
+fn saturating_int(x: &Bound<'_, PyAny>) -> PyResult<i64> {
+    match x.extract::<i64>() {
+        Ok(v) => Ok(v),
+        Err(e) if e.is_instance_of::<PyOverflowError>(x.py()) => {
+            Ok(if x.lt(0)? { i64::MIN } else { i64::MAX })
+        }
+        Err(e) => Err(e),
+    }
+}
+
+impl Cells<'_> {
+    /// The cell of one place; `KeyError` (tables) or `ValueError`
+    /// (solutions) naming `what` when it is not one of the game's.
+    pub fn cell(self, what: &str, arg: &Bound<'_, PyAny>, key_error: bool) -> PyResult<u32> {
+        match self {
+            Cells::Map(grid) => cell(grid, what, arg.extract::<At>()?, key_error),
+            Cells::Graph(n) => {
+                let v = saturating_int(arg)?;
+                match u32::try_from(v).ok().filter(|&v| v < n) {
+                    Some(v) => Ok(v),
+                    None => {
+                        let m = format!("{what} {v}: the graph's vertices are 0..{n}");
+                        Err(if key_error {
+                            PyKeyError::new_err(m)
+                        } else {
+                            PyValueError::new_err(m)
+                        })
+                    }
+                }
+            }
+        }
+    }
+
+    /// The cells of `k` cops: one place when `k` is 1 (or a sequence of
+    /// one), else a sequence of `k` places in any order. `ValueError` for
+    /// another count; the cells are as [`Cells::cell`] checks them.
+    pub fn cops(self, k: u32, arg: &Bound<'_, PyAny>, key_error: bool) -> PyResult<Vec<u32>> {
+        if k == 1 {
+            let one = match self {
+                Cells::Map(_) => arg.extract::<At>().is_ok(),
+                Cells::Graph(_) => saturating_int(arg).is_ok(),
+            };
+            if one {
+                return Ok(vec![self.cell("cop", arg, key_error)?]);
+            }
+        }
+        let places: Vec<Bound<'_, PyAny>> = arg.extract()?;
+        if places.len() != k as usize {
+            return Err(PyValueError::new_err(format!(
+                "cops: expected {k} cell{}, got {}",
+                if k == 1 { "" } else { "s" },
+                places.len()
+            )));
+        }
+        let cell_type = |p: &Bound<'_, PyAny>| match self {
+            Cells::Map(_) => p.extract::<At>().is_ok(),
+            Cells::Graph(_) => saturating_int(p).is_ok(),
+        };
+        if !places.iter().all(cell_type) {
+            return Err(PyValueError::new_err(format!(
+                "cops: expected {k} cell{} ({}), got {}",
+                if k == 1 { "" } else { "s" },
+                match self {
+                    Cells::Map(_) => "(row, col) each",
+                    Cells::Graph(_) => "vertex ids",
+                },
+                arg.repr()?
+            )));
+        }
+        places
+            .iter()
+            .map(|p| self.cell("cop", p, key_error))
+            .collect()
+    }
+
+    /// A cell as Python: `(row, col)` on a map, the vertex id on a graph.
+    pub fn out(self, py: Python<'_>, c: u32) -> PyResult<Py<PyAny>> {
+        Ok(match self {
+            Cells::Map(grid) => grid.coords(c).into_pyobject(py)?.into_any().unbind(),
+            Cells::Graph(_) => c.into_pyobject(py)?.into_any().unbind(),
+        })
+    }
+
+    /// Cops as Python: one cop as its cell, several as a tuple of cells
+    /// (ascending).
+    pub fn cops_out(self, py: Python<'_>, cops: &[u32]) -> PyResult<Py<PyAny>> {
+        if let [one] = cops {
+            return self.out(py, *one);
+        }
+        let cells = cops
+            .iter()
+            .map(|&c| self.out(py, c))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(pyo3::types::PyTuple::new(py, cells)?.into_any().unbind())
     }
 }

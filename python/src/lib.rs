@@ -9,7 +9,6 @@ use pyo3::prelude::*;
 mod args;
 mod errors;
 mod graph;
-mod kcops;
 mod map;
 mod solve;
 mod table;
@@ -24,7 +23,6 @@ fn _retrograde(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<map::Rules>()?;
     m.add_class::<solve::Solution>()?;
     m.add_class::<table::Table>()?;
-    m.add_class::<kcops::CopsSolution>()?;
     m.add_function(wrap_pyfunction!(solve::solve, m)?)?;
     m.add_function(wrap_pyfunction!(table::open_table, m)?)?;
     m.add_function(wrap_pyfunction!(graph::solve_edges, m)?)?;
