@@ -35,8 +35,8 @@ fn round_trip(game: &KCops, rules: Rules, dte: bool) {
     let mut bytes = Vec::new();
     write_tablebase(
         SavedGame::Cops {
-            game: game,
-            rules: rules,
+            game,
+            rules,
             start: None,
         },
         &solution,
@@ -54,8 +54,8 @@ fn round_trip(game: &KCops, rules: Rules, dte: bool) {
     let mut from_bits = Vec::new();
     write_tablebase(
         SavedGame::Cops {
-            game: game,
-            rules: rules,
+            game,
+            rules,
             start: None,
         },
         &bits,
