@@ -756,9 +756,11 @@ fn cli_table_commands_open_a_shard_set_and_refuse_a_broken_one() {
     // local table does.
     let tb = retrograde::Tablebase::open(&local).expect("local");
     let mut lines = String::new();
-    for (i, c) in tb.game().board().grid.free().iter_ones().enumerate() {
-        let (r, col) = (c / tb.cols(), c % tb.cols());
-        let (tr, tc) = tb.start().map_or((0, 0), |s| s.thief);
+    for (i, c) in (0..tb.cells()).enumerate() {
+        let (r, col) = tb.coords(c).expect("a map");
+        let (tr, tc) = tb
+            .start()
+            .map_or((0, 0), |s| tb.coords(s.thief).expect("a map"));
         if i % 3 == 0 {
             lines += &format!("{r},{col} {tr},{tc} cop\n{tr},{tc} {r},{col} thief\n");
         }
@@ -792,15 +794,19 @@ fn cli_table_commands_open_a_shard_set_and_refuse_a_broken_one() {
     let server = crate::serve::Server::start(&[&shard(2)], &[]);
     let mut client = crate::http::Client::new(server.addr);
     let start = tb.start().expect("the sample has starts");
+    let (cop, thief) = (
+        tb.coords(start.cops[0]).expect("a map"),
+        tb.coords(start.thief).expect("a map"),
+    );
     let answer = server.json(
         &mut client,
         &format!(
             "/api/query?table=t&cop={},{}&thief={},{}&turn=cop",
-            start.cop.0, start.cop.1, start.thief.0, start.thief.1
+            cop.0, cop.1, thief.0, thief.1
         ),
     );
-    let cop = format!("{},{}", start.cop.0, start.cop.1);
-    let thief = format!("{},{}", start.thief.0, start.thief.1);
+    let cop = format!("{},{}", cop.0, cop.1);
+    let thief = format!("{},{}", thief.0, thief.1);
     let out = cli(&[
         "query",
         base.to_str().unwrap(),
