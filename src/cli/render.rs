@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args as ClapArgs;
-use retrograde::render::{heatmap, kheatmap, kheatmap_last_cop, koverview, Fixed, Image};
+use retrograde::render::{cop_heatmap, heatmap, overview, thief_heatmap, Fixed, Image};
 use retrograde::{Coord, Tablebase, Turn};
 
 use super::common::{parse_coord, UsageError};
@@ -99,10 +99,10 @@ fn picture(args: &RenderArgs, tb: &Tablebase) -> Result<Image, Failure> {
     Ok(match (args.cop.as_slice(), args.thief, args.overview) {
         ([c], None, false) if one => heatmap(tb, Fixed::Cop(*c), turn)?,
         ([], Some(t), false) if one => heatmap(tb, Fixed::Thief(t), turn)?,
-        (cops, None, false) if cops.len() == k => kheatmap(tb, cops, turn)?,
-        (cops, Some(t), false) if cops.len() + 1 == k => kheatmap_last_cop(tb, cops, t, turn)?,
+        (cops, None, false) if cops.len() == k => thief_heatmap(tb, cops, turn)?,
+        (cops, Some(t), false) if cops.len() + 1 == k => cop_heatmap(tb, cops, t, turn)?,
         (cops, None, true) if cops.len() + 1 == k || cops.is_empty() => {
-            koverview(tb, cops, turn)?
+            overview(tb, cops, turn)?
         }
         (cops, _, _) if one && cops.len() > 1 => return Err(count_error(1, cops.len()).into()),
         _ if one => {

@@ -26,7 +26,7 @@ use crate::tablebase::{Probe, Tablebase};
 ///
 /// # Errors
 /// [`Error::Placement`] when the table is of a graph or of several cops
-/// (see [`kheatmap`] and [`kheatmap_last_cop`]), or the fixed cell is not
+/// (see [`thief_heatmap`] and [`cop_heatmap`]), or the fixed cell is not
 /// free; [`Error::Table`] for a damaged block.
 pub fn heatmap(tb: &Tablebase, fixed: Fixed, turn: Turn) -> Result<Image> {
     let map = Map::of(tb)?;
@@ -71,7 +71,7 @@ pub fn heatmap(tb: &Tablebase, fixed: Fixed, turn: Turn) -> Result<Image> {
 /// # Errors
 /// [`Error::Placement`] when the table is of a graph, when `cops` are not
 /// `k` free cells; [`Error::Table`] for a damaged block.
-pub fn kheatmap(tb: &Tablebase, cops: &[Coord], turn: Turn) -> Result<Image> {
+pub fn thief_heatmap(tb: &Tablebase, cops: &[Coord], turn: Turn) -> Result<Image> {
     let map = Map::of(tb)?;
     let cells = fixed_cells(tb, cops, tb.cops() as usize)?;
     let fixed = tb.position(&cells, 0, turn)?.cops;
@@ -92,12 +92,7 @@ pub fn kheatmap(tb: &Tablebase, cops: &[Coord], turn: Turn) -> Result<Image> {
 /// [`Error::Placement`] when the table is of a graph, when `cops` are not
 /// `k - 1` free cells or `thief` is not free; [`Error::Table`] for a
 /// damaged block.
-pub fn kheatmap_last_cop(
-    tb: &Tablebase,
-    cops: &[Coord],
-    thief: Coord,
-    turn: Turn,
-) -> Result<Image> {
+pub fn cop_heatmap(tb: &Tablebase, cops: &[Coord], thief: Coord, turn: Turn) -> Result<Image> {
     let map = Map::of(tb)?;
     let fixed = fixed_cells(tb, cops, tb.cops() as usize - 1)?;
     let t = tb.map_cell("thief", thief)?;

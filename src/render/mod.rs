@@ -1,7 +1,8 @@
 //! Pictures of a [`Tablebase`] on a map, for any number of cops: heatmaps
 //! of one piece's cells with the others fixed ([`heatmap`],
-//! [`kheatmap`], [`kheatmap_last_cop`]), overviews of the cops' winning
-//! share from every cell ([`overview`], [`koverview`]) and an animated GIF
+//! [`thief_heatmap`], [`cop_heatmap`]), overviews of the cops' winning
+//! share from every cell ([`overview`], [`cop_win_shares`],
+//! [`last_cop_win_shares`]) and an animated GIF
 //! of a game ([`game_frames`], [`write_gif`]). Images are plain RGB
 //! buffers written as PNG (the `png` crate) or GIF (the `gif` crate);
 //! legends use a built-in 3 x 5 pixel font.
@@ -14,8 +15,8 @@ mod overview;
 
 pub use draw::Image;
 pub use game::{game_frames, write_gif};
-pub use heatmap::{heatmap, kheatmap, kheatmap_last_cop};
-pub use overview::{cop_win_shares, kcop_win_shares, kcop_win_shares_fixed, koverview, overview};
+pub use heatmap::{cop_heatmap, heatmap, thief_heatmap};
+pub use overview::{cop_win_shares, last_cop_win_shares, overview};
 
 use crate::error::{Error, Result};
 use crate::format::Coord;

@@ -18,32 +18,6 @@ use crate::games::multiset::{Ranker, MAX_COPS};
 use crate::outcome::Outcome;
 use crate::tablebase::{Probe, Tablebase};
 
-/// For every cell, the cops' winning share with `turn` to move: on a
-/// one-cop table the share of the other free cells from which the cop
-/// wins ([`kcop_win_shares_fixed`] with no cop fixed), on a table of
-/// several cops [`kcop_win_shares`]; in cell order (row-major).
-///
-/// # Errors
-/// [`Error::Placement`](crate::Error::Placement) for a graph's table;
-/// [`Error::Table`](crate::Error::Table) for a damaged block.
-pub fn cop_win_shares(tb: &Tablebase, turn: Turn) -> Result<Vec<(Coord, f64)>> {
-    if tb.cops() == 1 {
-        kcop_win_shares_fixed(tb, &[], turn)
-    } else {
-        kcop_win_shares(tb, turn)
-    }
-}
-
-/// The overview with no cop fixed: every cop cell coloured by
-/// [`cop_win_shares`] (orange 0% to blue 100%), with a gradient legend;
-/// [`koverview`] with no `cops`.
-///
-/// # Errors
-/// As [`cop_win_shares`].
-pub fn overview(tb: &Tablebase, turn: Turn) -> Result<Image> {
-    koverview(tb, &[], turn)
-}
-
 /// With `k - 1` cops fixed on `cops`: for every free cell of the last
 /// cop, the share of thief cells (those not under a cop) from which the
 /// cops win with `turn` to move; in cell order (row-major).
@@ -52,7 +26,7 @@ pub fn overview(tb: &Tablebase, turn: Turn) -> Result<Image> {
 /// [`Error::Placement`](crate::Error::Placement) when the table is of a
 /// graph, when `cops` are not `k - 1` free cells;
 /// [`Error::Table`](crate::Error::Table) for a damaged block.
-pub fn kcop_win_shares_fixed(
+pub fn last_cop_win_shares(
     tb: &Tablebase,
     cops: &[Coord],
     turn: Turn,
@@ -83,14 +57,16 @@ pub fn kcop_win_shares_fixed(
 /// Over the whole table: for every free cell `c`, the share of states
 /// with `turn` to move, among those whose cop multiset contains `c` (each
 /// multiset once, however many of its cops stand on `c`) and whose thief
-/// is not under a cop, that the cops win; in cell order (row-major). One
-/// pass over the values blocks
+/// is not under a cop, that the cops win; in cell order (row-major) (on a
+/// one-cop table: the share of the other cells from which the cop wins,
+/// [`last_cop_win_shares`] with no cop fixed). One pass over the values
+/// blocks
 /// ([`Tablebase::cop_wins_by_multiset`]).
 ///
 /// # Errors
 /// [`Error::Placement`](crate::Error::Placement) for a graph's table;
 /// [`Error::Table`](crate::Error::Table) for a damaged block.
-pub fn kcop_win_shares(tb: &Tablebase, turn: Turn) -> Result<Vec<(Coord, f64)>> {
+pub fn cop_win_shares(tb: &Tablebase, turn: Turn) -> Result<Vec<(Coord, f64)>> {
     let map = Map::of(tb)?;
     let wins = tb.cop_wins_by_multiset(turn)?;
     let n = tb.cells() as usize;
@@ -120,18 +96,18 @@ pub fn kcop_win_shares(tb: &Tablebase, turn: Turn) -> Result<Vec<(Coord, f64)>> 
 
 /// The overview of a table. With `k - 1` cops fixed on `cops` (none on a
 /// one-cop table), every cell of the last cop coloured by
-/// [`kcop_win_shares_fixed`] (the fixed cops marked); with none fixed
-/// (and `k > 1`), every cell by [`kcop_win_shares`]. Orange 0% to blue
+/// [`last_cop_win_shares`] (the fixed cops marked); with none fixed
+/// (and `k > 1`), every cell by [`cop_win_shares`]. Orange 0% to blue
 /// 100%, with a gradient legend.
 ///
 /// # Errors
 /// [`Error::Placement`](crate::Error::Placement) for a graph's table or
 /// another number of cops; [`Error::Table`](crate::Error::Table) for a
 /// damaged block.
-pub fn koverview(tb: &Tablebase, cops: &[Coord], turn: Turn) -> Result<Image> {
+pub fn overview(tb: &Tablebase, cops: &[Coord], turn: Turn) -> Result<Image> {
     let map = Map::of(tb)?;
     if cops.len() + 1 == tb.cops() as usize {
-        let shares = kcop_win_shares_fixed(tb, cops, turn)?;
+        let shares = last_cop_win_shares(tb, cops, turn)?;
         let mut at = cops.to_vec();
         at.sort_unstable();
         let title = if at.is_empty() {
@@ -151,7 +127,7 @@ pub fn koverview(tb: &Tablebase, cops: &[Coord], turn: Turn) -> Result<Image> {
     if !cops.is_empty() {
         fixed_cells(tb, cops, tb.cops() as usize - 1)?;
     }
-    let shares = kcop_win_shares(tb, turn)?;
+    let shares = cop_win_shares(tb, turn)?;
     let title = format!(
         "COPS WIN WITH A COP HERE: SHARE OF STATES, {} TO MOVE",
         turn_name(turn)

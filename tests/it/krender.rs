@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use retrograde::render::kcop_win_shares;
+use retrograde::render::cop_win_shares;
 use retrograde::{Outcome, Tablebase, Turn};
 
 use crate::support::picture::{render, Picture};
@@ -231,7 +231,7 @@ fn the_last_cops_overview_shows_shares_counted_from_query() {
 }
 
 /// The whole-table overview: each cell's share counted state by state
-/// through the library's probes equals `kcop_win_shares` (one pass over
+/// through the library's probes equals `cop_win_shares` (one pass over
 /// the blocks) and the picture's colour, for tables of two and three
 /// cops and both sides to move.
 #[test]
@@ -277,7 +277,7 @@ fn the_whole_overview_counts_every_state_with_a_cop_on_the_cell() {
                     *c = v;
                 }
             }
-            let shares = kcop_win_shares(&tb, turn).unwrap();
+            let shares = cop_win_shares(&tb, turn).unwrap();
             assert_eq!(shares.len(), free.len());
             let name = if turn == Turn::Cop { "cop" } else { "thief" };
             let pic = render(table, &dir.join("all.png"), &["--overview", "--turn", name]);
@@ -405,16 +405,17 @@ fn render_refuses_counts_of_cops_that_draw_nothing() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The library's pictures take any table: on a one-cop table the one-cop
-/// overview is the any-k overview with no cop fixed and the heatmaps
+/// The library's pictures take any table: on a one-cop table the whole
+/// table's cop shares (one scan of the values blocks) are the last cop's
+/// shares with no cop fixed (a probe per state) and the heatmaps
 /// colour what the any-k ones colour; on a two-cop table a game's frames
 /// draw both cops (a GIF of them is written) and the one-cop heatmap is
 /// refused, not drawn wrong.
 #[test]
 fn pictures_take_a_table_of_any_number_of_cops() {
     use retrograde::render::{
-        cop_win_shares, game_frames, heatmap, kcop_win_shares_fixed, kheatmap, kheatmap_last_cop,
-        koverview, overview, write_gif, Fixed,
+        cop_heatmap, cop_win_shares, game_frames, heatmap, last_cop_win_shares, thief_heatmap,
+        write_gif, Fixed,
     };
     let dir = temp_dir("krender-any");
     let one = dir.join("one.rtb");
@@ -433,23 +434,19 @@ fn pictures_take_a_table_of_any_number_of_cops() {
     let tb = Tablebase::open(&one).unwrap();
     for turn in [Turn::Cop, Turn::Thief] {
         assert_eq!(
-            overview(&tb, turn).unwrap(),
-            koverview(&tb, &[], turn).unwrap()
-        );
-        assert_eq!(
             cop_win_shares(&tb, turn).unwrap(),
-            kcop_win_shares_fixed(&tb, &[], turn).unwrap()
+            last_cop_win_shares(&tb, &[], turn).unwrap()
         );
         // The pictures differ in their titles (and so widths) only: the
         // map's cells are alike.
         let pairs = [
             (
                 heatmap(&tb, Fixed::Cop((1, 1)), turn).unwrap(),
-                kheatmap(&tb, &[(1, 1)], turn).unwrap(),
+                thief_heatmap(&tb, &[(1, 1)], turn).unwrap(),
             ),
             (
                 heatmap(&tb, Fixed::Thief((5, 9)), turn).unwrap(),
-                kheatmap_last_cop(&tb, &[], (5, 9), turn).unwrap(),
+                cop_heatmap(&tb, &[], (5, 9), turn).unwrap(),
             ),
         ];
         for (a, b) in &pairs {
