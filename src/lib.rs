@@ -56,6 +56,7 @@ pub use games::cops::{CopsAndThief, Rules, Turn};
 pub use games::graph::{load_graph, load_graph_within, parse_graph, Convention};
 pub use games::kcops::KCops;
 pub use games::multiset::MAX_COPS;
+pub use games::position::{Cops, Position};
 pub use grid::Grid;
 pub use hash::{fnv1a, FNV_START};
 pub use outcome::{Dte, Outcome, Terminal, Verdict};
@@ -67,6 +68,6 @@ pub use solve::{
 };
 pub use storage::{available_memory, free_disk, Backing};
 pub use tablebase::{
-    shard_path, write_tablebase, CheckReport, Cops, Header, Position, Probe, RatedMove, SavedGame,
-    ShardHeader, Tablebase, WriteSummary,
+    shard_path, write_tablebase, CheckReport, Header, Probe, RatedMove, SavedGame, ShardHeader,
+    Tablebase, WriteSummary,
 };

@@ -26,5 +26,5 @@ pub use small::is_dismantlable;
 // of a game go through `solve()`.
 pub use crate::games::multiset::{multiset_count, rank_multiset, unrank_multiset};
 pub use crate::solve::multicop::{
-    kcop_memory, kcop_memory_for, solve_kcops, KSolution, KState, KcopOptions,
+    kcop_memory, kcop_memory_for, solve_kcops, KSolution, KcopOptions,
 };

@@ -8,8 +8,10 @@ use super::small::{
     closed_masks, dominated_by_two, is_dismantlable, small_cops_win, small_two_cops_win,
 };
 use crate::games::arena::Arena;
+use crate::games::cops::Turn;
+use crate::games::position::{Cops, Position};
 use crate::outcome::Outcome;
-use crate::solve::multicop::{solve_kcops, KState, KcopOptions};
+use crate::solve::multicop::{solve_kcops, KcopOptions};
 
 type State = (Vec<u32>, u32, bool);
 
@@ -221,10 +223,10 @@ fn engine_agrees_with_the_naive_fixpoint_state_by_state() {
             for t in 0..n as u32 {
                 for cop_turn in [true, false] {
                     let want = naive.get(&(cops.clone(), t, cop_turn)).copied();
-                    let s = KState {
-                        cops: cops.clone(),
+                    let s = Position {
+                        cops: Cops::new(&cops).expect("k cops"),
                         thief: t,
-                        cops_to_move: cop_turn,
+                        turn: if cop_turn { Turn::Cop } else { Turn::Thief },
                     };
                     let (got, dte) = sol.value(&s);
                     let want_v = want.map_or(Outcome::Draw, |w| w.0);
@@ -247,31 +249,31 @@ fn draws_are_draws_and_the_start_distance_is_recorded() {
     // A 5-cycle: one cop never catches the thief (all draws at thief to
     // move and cops to move away from capture).
     let a = Arena::from_edges(5, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)]).unwrap();
-    let start = KState {
-        cops: vec![0],
+    let start = Position {
+        cops: Cops::one(0),
         thief: 2,
-        cops_to_move: true,
+        turn: Turn::Cop,
     };
     let sol = solve_kcops(
         &a,
         &KcopOptions {
             cops: 1,
-            start: Some(start.clone()),
+            start: Some(start),
             ..KcopOptions::default()
         },
     );
     assert_eq!(sol.value(&start).0, Outcome::Draw);
     assert_eq!(sol.start_dte, None);
-    let two = KState {
-        cops: vec![4, 0],
+    let two = Position {
+        cops: Cops::new(&[4, 0]).expect("two cops"),
         thief: 2,
-        cops_to_move: true,
+        turn: Turn::Cop,
     };
     let sol = solve_kcops(
         &a,
         &KcopOptions {
             cops: 2,
-            start: Some(two.clone()),
+            start: Some(two),
             ..KcopOptions::default()
         },
     );

@@ -5,6 +5,7 @@ pub mod cops;
 pub mod graph;
 pub mod kcops;
 pub mod multiset;
+pub mod position;
 
 use crate::game::Game;
 use cops::CopsAndThief;

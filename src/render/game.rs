@@ -10,8 +10,9 @@ use super::draw::{
 use super::{cop_marks, font, for_cop, turn_name, Map};
 use crate::error::Result;
 use crate::format::Coord;
+use crate::games::position::Position;
 use crate::outcome::Outcome;
-use crate::tablebase::{Position, Tablebase};
+use crate::tablebase::Tablebase;
 
 /// The palette of game frames: every colour they use.
 const PALETTE: [Rgb; 9] = [BACKGROUND, INK, WALL, FREE, EXIT, COP, THIEF, CAUGHT, WHITE];

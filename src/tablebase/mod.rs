@@ -27,7 +27,6 @@ mod check;
 mod format;
 mod moves;
 mod order;
-mod position;
 mod reader;
 mod scan;
 mod shards;
@@ -42,7 +41,6 @@ use crate::solve::Counts;
 pub use check::CheckReport;
 #[cfg(feature = "distributed")]
 pub(crate) use format::ShardInfo;
-pub use position::{Cops, Position};
 pub use shards::shard_path;
 pub use table::{Header, RatedMove, Tablebase};
 #[cfg(feature = "distributed")]

@@ -5,8 +5,8 @@
 //! flags), k = 1, 2, 3, speeds 1 and 2: the engine that `solve --cops K`
 //! runs by default plays exactly the game of `docs/rules.md`.
 
-use retrograde::copnumber::{solve_kcops, KState, KcopOptions};
-use retrograde::{solve, Engine, Game, KCops, Outcome, SolveOptions, Turn};
+use retrograde::copnumber::{solve_kcops, KcopOptions};
+use retrograde::{solve, Cops, Engine, Game, KCops, Outcome, Position, SolveOptions, Turn};
 
 use crate::oracle::{Side, Value};
 use crate::oracle_kcops::KOracle;
@@ -24,16 +24,16 @@ fn check(label: &str, game: &KCops, oracle: &KOracle) {
     // A start to track without the table: the last state's position.
     let start = (n > 0).then(|| {
         let (cops, thief, turn) = game.decode(game.state_count() / 3);
-        KState {
-            cops,
+        Position {
+            cops: Cops::new(&cops).expect("k cops"),
             thief,
-            cops_to_move: turn == Turn::Cop,
+            turn,
         }
     });
     let options = KcopOptions {
         cops: k,
         dte_table: true,
-        start: start.clone(),
+        start,
         stop_when_placed: false,
         thief_lists: None,
     };
@@ -63,10 +63,10 @@ fn check(label: &str, game: &KCops, oracle: &KOracle) {
     let mut deepest = 0;
     for s in 0..game.state_count() {
         let (cops, thief, turn) = game.decode(s);
-        let state = KState {
-            cops: cops.clone(),
+        let state = Position {
+            cops: Cops::new(&cops).expect("k cops"),
             thief,
-            cops_to_move: turn == Turn::Cop,
+            turn,
         };
         let (outcome, dte) = bits.value(&state);
         let got = (outcome, dte.map(|d| d.plies()));

@@ -31,12 +31,14 @@ mod tiles;
 use rayon::prelude::*;
 
 use super::levels::{self, KcopRun};
-use super::solution::{KSolution, KState};
+use super::solution::KSolution;
 use super::store::thief_can_win;
 use super::store::{Arrays, Words};
 use crate::error::Result;
 use crate::games::arena::Arena;
+use crate::games::cops::Turn;
 use crate::games::multiset::{multiset_count, next_multiset, unrank_multiset, Ranker, MAX_COPS};
+use crate::games::position::Position;
 
 /// Options of a k-cop solve.
 #[derive(Clone, Debug, Default)]
@@ -46,7 +48,7 @@ pub struct KcopOptions {
     /// Keep a per-state distance table (2 bytes a state).
     pub dte_table: bool,
     /// A state whose distance to record.
-    pub start: Option<KState>,
+    pub start: Option<Position>,
     /// Stop at the first level where some placement wins against every
     /// thief cell (the cop number's question); values are then partial.
     pub stop_when_placed: bool,
@@ -327,12 +329,10 @@ impl<'a> Engine<'a> {
             .collect();
         let (mut tl_changed, mut tl_changed2) = (vec![0u8; ranks], vec![0u8; ranks]);
         let start = options.start.as_ref().map(|s| {
-            let mut c = s.cops.clone();
-            c.sort_unstable();
             (
-                crate::games::multiset::rank_multiset(&c) as usize,
+                crate::games::multiset::rank_multiset(&s.cops) as usize,
                 s.thief as usize,
-                usize::from(!s.cops_to_move),
+                usize::from(s.turn == Turn::Thief),
             )
         });
         let mut sol = KSolution {

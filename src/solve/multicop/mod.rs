@@ -26,8 +26,8 @@
 
 use super::{thread_pool, SolveOptions};
 use crate::error::Result;
-use crate::games::cops::Turn;
 use crate::games::kcops::KCops;
+use crate::games::position::{Cops, Position};
 use crate::storage::Backing;
 
 mod checkpoint;
@@ -40,7 +40,7 @@ pub(crate) use checkpoint::{MulticopCheckpoint, MAGIC};
 pub(crate) use engine::solve_kcops_with;
 pub use engine::{solve_kcops, KcopOptions};
 pub(crate) use levels::KcopRun;
-pub use solution::{KSolution, KState};
+pub use solution::KSolution;
 pub use store::{kcop_memory, kcop_memory_for};
 pub(crate) use store::{kcop_plan, KcopStorage};
 
@@ -54,10 +54,10 @@ pub(crate) use store::{kcop_plan, KcopStorage};
 pub(super) fn solve(game: &KCops, options: &SolveOptions<'_>) -> Result<(KSolution, u64)> {
     let start = options.track.map(|s| {
         let (cops, thief, turn) = game.decode(s);
-        KState {
-            cops,
+        Position {
+            cops: Cops::new(&cops).expect("k cops"),
             thief,
-            cops_to_move: turn == Turn::Cop,
+            turn,
         }
     });
     let kernel = KcopOptions {

@@ -3,19 +3,10 @@
 //! from the engine that fills it.
 
 use super::store::Words;
+use crate::games::cops::Turn;
 use crate::games::multiset::multiset_count;
+use crate::games::position::Position;
 use crate::outcome::{Dte, Outcome};
-
-/// A k-cop state: cop cells (any order), thief cell, side to move.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KState {
-    /// The cops' cells.
-    pub cops: Vec<u32>,
-    /// The thief's cell.
-    pub thief: u32,
-    /// Whether the cops are to move.
-    pub cops_to_move: bool,
-}
 
 /// The result of a k-cop solve: the four attractors, levels, and the
 /// distances asked for.
@@ -72,14 +63,12 @@ impl KSolution {
     /// # Panics
     /// If the state has the wrong number of cops or a cell out of range.
     #[must_use]
-    pub fn value(&self, s: &KState) -> (Outcome, Option<Dte>) {
+    pub fn value(&self, s: &Position) -> (Outcome, Option<Dte>) {
         assert_eq!(s.cops.len(), self.k);
-        let mut cops = s.cops.clone();
-        cops.sort_unstable();
-        let r = crate::games::multiset::rank_multiset(&cops);
+        let r = crate::games::multiset::rank_multiset(&s.cops);
         let t = u64::from(s.thief);
         assert!(t < self.n as u64, "thief cell {t} outside 0..{}", self.n);
-        self.state_value((r * self.n as u64 + t) * 2 + u64::from(!s.cops_to_move))
+        self.state_value((r * self.n as u64 + t) * 2 + u64::from(s.turn == Turn::Thief))
     }
 
     /// Value and distance to end (as [`KSolution::value`]) of the state

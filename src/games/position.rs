@@ -1,6 +1,8 @@
-//! A position of the game for any number of cops, in cell ids (a map's
-//! free cells in row-major order, or a graph's vertices): coordinates are
-//! only for parsing and printing, where the table says what a cell is.
+//! A position of the cops-and-thief game for any number of cops, in cell
+//! ids (a map's free cells in row-major order, or a graph's vertices):
+//! coordinates are only for parsing and printing. The one spelling of a
+//! position for the engines (a tracked start), the tables and the
+//! commands.
 
 use std::fmt;
 use std::ops::Deref;
