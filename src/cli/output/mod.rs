@@ -13,10 +13,7 @@ pub(crate) use target::{
     defer_stop_signals, defer_stop_signals_saying, is_closed_stdout, note_input,
     note_write_failure, stop_requested, write_atomically, write_failed, Output, OutputTarget,
 };
-pub(crate) use text::{
-    engine_line, print_plan, print_text, save_with, saved_line, time_line, verified_line,
-    PlanReport,
-};
+pub(crate) use text::{print_plan, print_text, save_with, PlanReport};
 
 /// Counts of states by value for the player to move.
 #[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,32 +47,44 @@ impl From<retrograde::Counts> for CountsJson {
     }
 }
 
-/// The result of solving one map.
+/// The result of one solve: one cop on a map, or several cops (speeds)
+/// on a map or a graph; the keys a game has no use for are left out.
 #[derive(Serialize, Debug, Clone)]
 pub(crate) struct SolveReport {
-    /// The map file as given.
+    /// The map or graph file as given.
     pub(crate) map: String,
-    /// `seed` or `movingai`.
+    /// `seed` or `movingai`; `edges` or `graph6` for a graph.
     pub(crate) format: &'static str,
-    /// Map width in columns.
-    pub(crate) width: usize,
-    /// Map height in rows.
-    pub(crate) height: usize,
+    /// Map width in columns (absent on a graph).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) width: Option<usize>,
+    /// Map height in rows (absent on a graph).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) height: Option<usize>,
+    /// A graph's edges (absent on a map).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) edges: Option<usize>,
+    /// The cops, their speeds and starts (absent for the one-cop game).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(crate) pieces: Option<PiecesJson>,
     /// `cop-wins`, `thief-escapes`, `draw`, or null without starts.
     pub(crate) result: Option<&'static str>,
     /// The start's distance to end in plies (null for a draw or no start).
     pub(crate) dte: Option<u32>,
-    /// Free cells.
+    /// Free cells (a graph's vertices).
     pub(crate) cells: u64,
     /// Exit cells.
     pub(crate) exits: u64,
-    /// The exit cells as [row, column], row-major.
-    pub(crate) exit_cells: Vec<[usize; 2]>,
-    /// FNV-1a checksum of the exit cells (16 hex digits), as in batch rows.
-    pub(crate) exit_checksum: String,
-    /// States: 2 * cells^2.
+    /// The exit cells as [row, column], row-major (one cop only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) exit_cells: Option<Vec<[usize; 2]>>,
+    /// FNV-1a checksum of the exit cells (16 hex digits), as in batch rows
+    /// (one cop only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) exit_checksum: Option<String>,
+    /// States of the game.
     pub(crate) states: u64,
-    /// Counts over every (cop, thief, turn) state.
+    /// Counts over every state.
     pub(crate) counts: CountsJson,
     /// Propagation levels (the largest distance to end of a decided state).
     pub(crate) levels: u32,
@@ -101,6 +110,23 @@ pub(crate) struct SolveReport {
     /// The table written by `--save` (absent without it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) saved: Option<SaveReport>,
+}
+
+/// The pieces of a several-cops solve (or one cop at another speed, or
+/// on a graph), for its report.
+#[derive(Serialize, Debug, Clone)]
+pub(crate) struct PiecesJson {
+    /// Number of cops.
+    pub(crate) cops: u32,
+    /// Steps a cop may take per turn.
+    pub(crate) cop_speed: u32,
+    /// Steps the thief may take per turn.
+    pub(crate) thief_speed: u32,
+    /// The cops' start cells ([row, column] on maps, vertex ids on graphs;
+    /// null without a start).
+    pub(crate) start_cops: Option<Vec<serde_json::Value>>,
+    /// The thief's start cell (null without a start).
+    pub(crate) start_thief: Option<serde_json::Value>,
 }
 
 /// What a solve found, whichever engine ran it: the parts of a
@@ -139,18 +165,22 @@ impl SolveReport {
         SolveReport {
             map: path.display().to_string(),
             format,
-            width: grid.width(),
-            height: grid.height(),
+            width: Some(grid.width()),
+            height: Some(grid.height()),
+            edges: None,
+            pieces: None,
             result: found.start.map(|v| game.verdict(v).as_str()),
             dte: found.dte.map(|d| d.plies()),
             cells: game.cells(),
             exits: board.exits.count_ones() as u64,
-            exit_cells: board
-                .exit_coords()
-                .into_iter()
-                .map(|(r, c)| [r, c])
-                .collect(),
-            exit_checksum: format!("{:016x}", board.exit_checksum()),
+            exit_cells: Some(
+                board
+                    .exit_coords()
+                    .into_iter()
+                    .map(|(r, c)| [r, c])
+                    .collect(),
+            ),
+            exit_checksum: Some(format!("{:016x}", board.exit_checksum())),
             states: retrograde::Game::state_count(game),
             counts: found.counts.into(),
             levels: found.levels,
