@@ -149,10 +149,11 @@ pub(crate) struct Found {
 }
 
 impl SolveReport {
-    /// The report of a solve of `game`, loaded from `path` in `format`,
-    /// that found `found` in `seconds`; the optional parts (summary,
-    /// verification, scenario, saved table) start out absent. Shared by
-    /// the local and the partitioned solve, so both say the same.
+    /// The report of a solve of the one-cop `game`, loaded from `path` in
+    /// `format`, that found `found` in `seconds`; the optional parts
+    /// (summary, verification, scenario, saved table) start out absent.
+    /// Shared by the local and the partitioned solve, so both say the
+    /// same.
     pub(crate) fn new(
         path: &Path,
         format: &'static str,
@@ -161,27 +162,53 @@ impl SolveReport {
         seconds: f64,
     ) -> SolveReport {
         let board = game.board();
-        let grid = &board.grid;
+        let exits = board.exit_coords().into_iter().map(|(r, c)| [r, c]);
+        SolveReport {
+            width: Some(board.grid.width()),
+            height: Some(board.grid.height()),
+            exit_cells: Some(exits.collect()),
+            exit_checksum: Some(format!("{:016x}", board.exit_checksum())),
+            ..SolveReport::of(
+                path,
+                format,
+                game,
+                game.rules().thief_first,
+                (game.cells(), board.exits.count_ones()),
+                found,
+                seconds,
+            )
+        }
+    }
+
+    /// The report of a solve of any `game` (the thief moving first or
+    /// not) on `(cells, exits)`: what it found and the board's counts; the
+    /// parts only some games have (the board's size, the pieces, the exit
+    /// cells) start out absent, as do the optional parts.
+    pub(crate) fn of<G: retrograde::Game>(
+        path: &Path,
+        format: &'static str,
+        game: &G,
+        thief_first: bool,
+        (cells, exits): (u64, usize),
+        found: Found,
+        seconds: f64,
+    ) -> SolveReport {
         SolveReport {
             map: path.display().to_string(),
             format,
-            width: Some(grid.width()),
-            height: Some(grid.height()),
+            width: None,
+            height: None,
             edges: None,
             pieces: None,
-            result: found.start.map(|v| game.verdict(v).as_str()),
+            result: found
+                .start
+                .map(|v| retrograde::Verdict::from_mover(v, !thief_first).as_str()),
             dte: found.dte.map(|d| d.plies()),
-            cells: game.cells(),
-            exits: board.exits.count_ones() as u64,
-            exit_cells: Some(
-                board
-                    .exit_coords()
-                    .into_iter()
-                    .map(|(r, c)| [r, c])
-                    .collect(),
-            ),
-            exit_checksum: Some(format!("{:016x}", board.exit_checksum())),
-            states: retrograde::Game::state_count(game),
+            cells,
+            exits: exits as u64,
+            exit_cells: None,
+            exit_checksum: None,
+            states: game.state_count(),
             counts: found.counts.into(),
             levels: found.levels,
             sweeps: found.sweeps,

@@ -10,13 +10,12 @@ use std::path::Path;
 use anyhow::Result;
 use retrograde::{
     load_edge_list_within, load_map_with_cops, looks_like_graph6, parse_graph6, Arena, Board,
-    Coord, EdgeList, Engine, Game, Grid, Inconsistency, KCops, Placement, SavedGame, Solution,
-    Turn,
+    Coord, EdgeList, Engine, Grid, Inconsistency, KCops, Placement, SavedGame, Solution, Turn,
 };
 
 use super::{Play, Targets};
 use crate::cli::common::{
-    no_vertices, peak_memory, refuse_one_sided_start, EngineConfig, GameArgs, UsageError, VERTEX,
+    no_vertices, refuse_one_sided_start, EngineConfig, GameArgs, UsageError, VERTEX,
 };
 use crate::cli::output::{Found, PiecesJson, SolveReport};
 use crate::cli::solving::{check_outputs, not_a_map, SolveArgs};
@@ -89,28 +88,23 @@ pub(super) fn setup(args: &SolveArgs, config: &EngineConfig) -> Result<(Cops, Ta
 /// What a several-cops checkpoint adds to the fingerprint: the cops, the
 /// speeds, the kind of input and the first mover.
 pub(super) fn fingerprint(args: &SolveArgs) -> [(String, String); 4] {
-    let kcops = &args.kcops;
-    let field = |name: &str, value: String| (name.to_string(), value);
+    let (kcops, speeds) = (&args.kcops, &args.kcops.speeds);
+    let input = if kcops.graph { "graph" } else { "map" };
+    let first = if args.game.thief_first {
+        "thief"
+    } else {
+        "cops"
+    };
     [
-        field("cops", kcops.k().to_string()),
-        field(
+        ("cops", kcops.k().to_string()),
+        (
             "speeds",
-            format!(
-                "cop {}, thief {}",
-                kcops.speeds.cop_speed, kcops.speeds.thief_speed
-            ),
+            format!("cop {}, thief {}", speeds.cop_speed, speeds.thief_speed),
         ),
-        field("input", if kcops.graph { "graph" } else { "map" }.into()),
-        field(
-            "first mover",
-            if args.game.thief_first {
-                "thief"
-            } else {
-                "cops"
-            }
-            .into(),
-        ),
+        ("input", input.to_string()),
+        ("first mover", first.to_string()),
     ]
+    .map(|(name, value)| (name.to_string(), value))
 }
 
 impl Cops {
@@ -162,39 +156,28 @@ impl Play for Cops {
         _solution: &Solution,
         found: Found,
         seconds: f64,
-    ) -> Result<SolveReport> {
-        let game = &self.game;
-        let grid = game.arena().grid();
+    ) -> SolveReport {
+        let arena = self.game.arena();
         let (format, edges) = match self.source {
             Source::Map { format } => (format, None),
             Source::Graph { format, edges } => (format, Some(edges)),
         };
-        Ok(SolveReport {
-            map: args.map.display().to_string(),
-            format,
-            width: grid.map(Grid::width),
-            height: grid.map(Grid::height),
+        let board = (u64::from(arena.cells()), arena.exit_count());
+        SolveReport {
+            width: arena.grid().map(Grid::width),
+            height: arena.grid().map(Grid::height),
             edges,
             pieces: Some(self.pieces_json(args)),
-            result: found.start.map(|v| game.verdict(v).as_str()),
-            dte: found.dte.map(|d| d.plies()),
-            cells: u64::from(game.arena().cells()),
-            exits: game.arena().exit_count() as u64,
-            exit_cells: None,
-            exit_checksum: None,
-            states: game.state_count(),
-            counts: found.counts.into(),
-            levels: found.levels,
-            sweeps: found.sweeps,
-            engine: found.engine,
-            threads: found.threads,
-            seconds,
-            peak_memory_bytes: peak_memory(),
-            verified: None,
-            summary: None,
-            scenario: None,
-            saved: None,
-        })
+            ..SolveReport::of(
+                &args.map,
+                format,
+                &self.game,
+                args.game.thief_first,
+                board,
+                found,
+                seconds,
+            )
+        }
     }
 
     fn dump_columns(&self) -> (Vec<String>, Option<&Grid>) {

@@ -48,7 +48,7 @@ trait Play {
         solution: &Solution,
         found: Found,
         seconds: f64,
-    ) -> Result<SolveReport>;
+    ) -> SolveReport;
     /// The `--dump` CSV's names of the cops' columns and the grid its
     /// cells are shown on (none on a graph).
     fn dump_columns(&self) -> (Vec<String>, Option<&Grid>);
@@ -141,7 +141,7 @@ fn solve_game(
     reporter.finish();
     let found = solving::found(&solution, start, config);
     let seconds = started.elapsed().as_secs_f64();
-    let mut report = play.report(args, &solution, found, seconds)?;
+    let mut report = play.report(args, &solution, found, seconds);
     let first_bad = verify(args, config, &play, &solution, &reporter, &mut report)?;
     if let Some(target) = dump_target {
         target.write_with(|out| dump(&play, &solution, out))?;

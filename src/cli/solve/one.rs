@@ -1,12 +1,13 @@
 //! The one-cop game of `solve` (one cop at speed 1 on a map): the map and
-//! a `--scen` file read and checked before any work, the game built from
+//! a `--scen` file read and checked before any work (as batch does: its
+//! sizes and every entry's cells), the game built from
 //! the map, and what only it reports: the `--scen` pairs, the whole-map
 //! summary, a state as `(row, col)` cells.
 
 use anyhow::Result;
 use retrograde::{
     load_map, load_scen, CopsAndThief, Grid, Inconsistency, Map, Outcome, SavedGame, Scenario,
-    Solution, Turn,
+    ScenarioEntry, Solution, Turn,
 };
 
 use super::{Play, Targets};
@@ -17,22 +18,31 @@ use crate::cli::Failure;
 /// The one-cop game: its map, its scenario, and the game once built.
 pub(super) struct One {
     map: Map,
-    scenario: Option<Scenario>,
+    scenario: Option<Checked>,
     game: Option<CopsAndThief>,
 }
+
+/// A scenario checked against the map: every entry's `(thief, cop)` cells.
+type Checked = (Scenario, Vec<(u32, u32)>);
 
 /// Reads the map (and the scenario, checked against it: its sizes and
 /// every entry's cells, as batch does) and checks the outputs.
 pub(super) fn setup(args: &SolveArgs) -> Result<(One, Targets), Failure> {
     let scenario = args.scen.as_deref().map(load_scen).transpose()?;
     let map = load_map(&args.map).map_err(|e| not_a_map(&args.map, e))?;
-    if let Some(scenario) = &scenario {
-        let board = args.game.board(&map)?;
-        scenario.check_size(&board.grid)?;
-        for entry in &scenario.entries {
-            scenario.cells(entry, &board.grid)?;
+    let scenario = match scenario {
+        Some(scenario) => {
+            let board = args.game.board(&map)?;
+            scenario.check_size(&board.grid)?;
+            let cells = scenario
+                .entries
+                .iter()
+                .map(|entry| scenario.cells(entry, &board.grid));
+            let cells = cells.collect::<retrograde::Result<_>>()?;
+            Some((scenario, cells))
         }
-    }
+        None => None,
+    };
     // The dump's path is checked before the solve, not after it.
     let targets = check_outputs(args)?;
     let one = One {
@@ -45,25 +55,21 @@ pub(super) fn setup(args: &SolveArgs) -> Result<(One, Targets), Failure> {
 
 impl One {
     /// Every scenario pair's result, from the solved table.
-    fn pairs(&self, scenario: &Scenario, solution: &Solution) -> Result<Vec<ScenPair>> {
+    fn pairs(&self, (scenario, cells): &Checked, solution: &Solution) -> Vec<ScenPair> {
         let game = self.game();
-        let grid = &game.board().grid;
-        scenario.check_size(grid)?;
         let turn = game.rules().first_mover();
-        let mut pairs = Vec::with_capacity(scenario.entries.len());
-        for entry in &scenario.entries {
-            let (thief, cop) = scenario.cells(entry, grid)?;
+        let pair = |(entry, &(thief, cop)): (&ScenarioEntry, &(u32, u32))| {
             let state = game.state(cop, thief, turn);
-            pairs.push(ScenPair {
+            ScenPair {
                 line: entry.line,
                 bucket: entry.bucket,
                 cop: [entry.goal.0, entry.goal.1],
                 thief: [entry.start.0, entry.start.1],
                 result: game.verdict(solution.outcome(state)).as_str(),
                 dte: solution.dte(state).map(|d| d.plies()),
-            });
-        }
-        Ok(pairs)
+            }
+        };
+        scenario.entries.iter().zip(cells).map(pair).collect()
     }
 }
 
@@ -95,18 +101,18 @@ impl Play for One {
         solution: &Solution,
         found: Found,
         seconds: f64,
-    ) -> Result<SolveReport> {
+    ) -> SolveReport {
         let game = self.game();
         let format = self.map.format.as_str();
         let mut report = SolveReport::new(&args.map, format, game, found, seconds);
         if let Some(scenario) = &self.scenario {
-            report.scenario = Some(self.pairs(scenario, solution)?);
+            report.scenario = Some(self.pairs(scenario, solution));
         }
         if args.summary || (!args.json && !args.no_summary) {
             let summary = game.start_pairs(solution);
             report.summary = Some(SummaryJson::new(&summary, game.rules().thief_first));
         }
-        Ok(report)
+        report
     }
 
     fn dump_columns(&self) -> (Vec<String>, Option<&Grid>) {
