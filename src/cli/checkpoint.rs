@@ -87,15 +87,22 @@ pub(crate) fn fingerprint(
     ])
 }
 
-/// Reads the checkpoint in `dir` and checks it against `fingerprint`.
+/// Reads the checkpoint in `dir` and checks it against `fingerprint` and
+/// the kernel that solves (`several`: the several-cops kernel, else the
+/// one-cop one).
 ///
 /// # Errors
-/// A damaged file ([`retrograde::Error::Checkpoint`]) or a
-/// [`UsageError`] naming the first field that differs.
-pub(crate) fn load(dir: &Path, fingerprint: &[(String, String)]) -> Result<Checkpoint> {
+/// A damaged file or one of the other kernel
+/// ([`retrograde::Error::Checkpoint`]), or a [`UsageError`] naming the
+/// first field that differs.
+pub(crate) fn load(
+    dir: &Path,
+    fingerprint: &[(String, String)],
+    several: bool,
+) -> Result<Checkpoint> {
     let path = resume_file_in(dir)?;
     let checkpoint = Checkpoint::open(&path)?;
-    checkpoint.check_kernel(false)?;
+    checkpoint.check_kernel(several)?;
     check_fingerprint(dir, checkpoint.fingerprint(), fingerprint)?;
     Ok(checkpoint)
 }
@@ -105,7 +112,7 @@ pub(crate) fn load(dir: &Path, fingerprint: &[(String, String)]) -> Result<Check
 ///
 /// # Errors
 /// A [`UsageError`] naming the first field that differs.
-pub(crate) fn check_fingerprint(
+fn check_fingerprint(
     dir: &Path,
     theirs: &[(String, String)],
     fingerprint: &[(String, String)],

@@ -360,14 +360,7 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
         },
         peak_memory_per_process: summary.process_stats.clone(),
     };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    if args.json {
-        serde_json::to_writer(&mut out, &super::schema::versioned(&full))?;
-        writeln!(out)?;
-    } else {
-        print_cluster_text(&mut out, &full)?;
-    }
+    super::schema::print(args.json, &full, print_cluster_text)?;
     Ok(0)
 }
 

@@ -215,14 +215,7 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
         query,
         grundy,
     };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    if args.json {
-        serde_json::to_writer(&mut out, &super::schema::versioned(&report))?;
-        writeln!(out)?;
-    } else {
-        print_text(&mut out, &report)?;
-    }
+    super::schema::print(args.json, &report, print_text)?;
     Ok(0)
 }
 

@@ -34,7 +34,6 @@ mod distributed;
 mod export;
 mod graph;
 mod info;
-mod kcops;
 mod numbers;
 mod output;
 mod play;
@@ -120,18 +119,13 @@ struct SolveCommand {
 
 impl SolveCommand {
     fn run(self) -> Result<i32, Failure> {
-        // Several cops, speeds or a graph: their own path (one cop at speed
-        // 1 on a map goes on below, unchanged).
         #[cfg(feature = "distributed")]
         let partitioned = self.cluster.processes.is_some();
         #[cfg(not(feature = "distributed"))]
         let partitioned = false;
-        if let Some(status) = kcops::dispatch(&self.solve, partitioned, self.solve.scen.is_some())?
-        {
-            return Ok(status);
-        }
+        solving::check_game_flags(&self.solve, partitioned)?;
         #[cfg(feature = "distributed")]
-        if self.cluster.processes.is_some() {
+        if partitioned {
             return distributed::run(&self.solve, &self.cluster);
         }
         solve::run(self.solve)

@@ -2,8 +2,9 @@
 //! exports: each object starts with `"schema": 1`; the input file is
 //! `map`; values for the player to move are `win`, `loss`, `draw`; verdicts
 //! from the cop's side `cop-wins`, `thief-escapes`, `draw`; cells are
-//! `[row, column]`. A change that renames or removes a key, or changes a
-//! value's meaning, raises [`SCHEMA`].
+//! `[row, column]`; [`print`] writes a report as JSON or text. A change
+//! that renames or removes a key, or changes a value's meaning, raises
+//! [`SCHEMA`].
 
 use serde::Serialize;
 
@@ -24,4 +25,22 @@ pub(crate) fn versioned<T: Serialize>(body: &T) -> Versioned<'_, T> {
         schema: SCHEMA,
         body,
     }
+}
+
+/// Prints `report` to standard output: with `json` one versioned object
+/// ([`versioned`]) and a newline, else what `text` writes.
+pub(crate) fn print<T: Serialize>(
+    json: bool,
+    report: &T,
+    text: impl FnOnce(&mut std::io::StdoutLock<'static>, &T) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer(&mut out, &versioned(report))?;
+        writeln!(out)?;
+    } else {
+        text(&mut out, report)?;
+    }
+    Ok(())
 }

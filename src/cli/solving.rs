@@ -1,9 +1,13 @@
 //! The "load a game, plan, solve, save" service the commands that solve
-//! share: `solve`'s flags ([`SolveArgs`], read by `solve`, its several-cops
-//! path `kcops` and `distributed`), a map placed and solved
-//! ([`solve_loaded`], for `solve` and `batch`), its plan, its table saved,
-//! the outputs checked before any work. Not a command itself, so that no
-//! command imports another.
+//! share: `solve`'s flags ([`SolveArgs`], read by `solve` and
+//! `distributed`) and their first checks ([`check_game_flags`]), the
+//! solve options and storage plan of any game ([`options`], [`plan`],
+//! [`plan_report`], [`plan_note`]), a map placed ([`one_cop_game`],
+//! [`warn_no_exits`]) and solved for `batch` ([`solve_loaded`]), its plan
+//! ([`plan_map`]), a table saved ([`save_table`]), the outputs checked
+//! before any work ([`check_outputs`]) and a map's refusal
+//! ([`not_a_map`]). Not a command itself, so that no command imports
+//! another.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -12,10 +16,10 @@ use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
     plan_storage, solve, write_tablebase, Backing, CopsAndThief, Engine, Game, Map, SavedGame,
-    Solution, SolveOptions,
+    Solution, SolveOptions, StoragePlan,
 };
 
-use super::common::{human_bytes, EngineConfig, EngineFlags, GameArgs, Kind, UsageError};
+use super::common::{human_bytes, EngineConfig, EngineFlags, GameArgs, Kind, UsageError, VERTEX};
 use super::output::{save_with, Found, OutputTarget, PlanReport, SaveReport, SolveReport};
 use super::progress::Reporter;
 use super::Failure;
@@ -85,6 +89,45 @@ pub(crate) struct SolveArgs {
     pub(crate) resume: Option<PathBuf>,
 }
 
+/// The checks of `solve`'s start flags before any file is read, for a
+/// local and a partitioned solve alike: vertex ids only with `--graph`,
+/// several `--cop` only with `--cops K`, and what the several-cops game
+/// does not take (`--processes`, `--scen`).
+///
+/// # Errors
+/// A [`UsageError`] naming the flag.
+pub(crate) fn check_game_flags(args: &SolveArgs, partitioned: bool) -> Result<(), UsageError> {
+    let game = &args.game;
+    let mut flags = game.cop.iter().chain(&game.thief).chain(&game.exit);
+    if !args.kcops.graph {
+        if let Some(&(_, v)) = flags.find(|c| c.0 == VERTEX || c.1 == VERTEX) {
+            return Err(UsageError(format!(
+                "a bare vertex id `{v}` where a map needs ROW,COL (vertex ids need --graph)"
+            )));
+        }
+    }
+    if !args.kcops.active() {
+        if game.cop.len() > 1 {
+            return Err(UsageError(format!(
+                "--cop given {} times: give --cops {} for several cops",
+                game.cop.len(),
+                game.cop.len()
+            )));
+        }
+        return Ok(());
+    }
+    let refused = [
+        ("--processes", partitioned),
+        ("--scen", args.scen.is_some()),
+    ];
+    match refused.iter().find(|(_, given)| *given) {
+        Some((what, _)) => Err(UsageError(format!(
+            "{what} is not available with several cops, speeds or --graph yet"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Writes the table of `game` (one cop, or several with their rules and
 /// start) to `target` atomically (temporary file, then rename).
 pub(crate) fn save_table<'a>(
@@ -135,44 +178,71 @@ pub(crate) fn plan_map(
     config: &EngineConfig,
     dte_table: bool,
 ) -> Result<PlanReport> {
-    let board = game_args.board(map)?;
-    let game = CopsAndThief::new(board, game_args.rules());
-    let options = SolveOptions::new(config.engine)
-        .with_threads(config.threads)
-        .with_dte_table(dte_table)
-        .with_tracked_state(game.start());
+    let game = one_cop_game(map, game_args)?;
+    plan_report(
+        path,
+        &game,
+        &options(config, dte_table, game.start()),
+        config,
+    )
+}
+
+/// What solving `game` with `options` would cost (`--plan`), from the
+/// same storage plan a solve follows; a refusal (too large) is part of
+/// the report, not an error.
+pub(crate) fn plan_report<G: Game>(
+    path: &Path,
+    game: &G,
+    options: &SolveOptions<'_>,
+    config: &EngineConfig,
+) -> Result<PlanReport> {
     let mut report = PlanReport::new(
         path.display().to_string(),
         game.state_count(),
         config.engine.as_str(),
     );
     report
-        .settle(plan_storage(&game, &options, &config.limits()).map(|p| PlanReport::figures(&p)))?;
+        .settle(plan_storage(game, options, &config.limits()).map(|p| PlanReport::figures(&p)))?;
     Ok(report)
 }
 
-/// Checkpointing of one solve: where snapshots go, what it resumes from.
-#[derive(Default)]
-pub(crate) struct Resumable<'a> {
-    pub(crate) sink: Option<&'a dyn retrograde::Sink>,
-    pub(crate) resume: Option<&'a retrograde::Checkpoint>,
-}
-
-/// Places and solves a map already read from `path`; shared by `solve` and
-/// `batch`, so a batch row says what `solve` says.
-pub(crate) fn solve_loaded(
-    path: &Path,
-    map: &Map,
-    game_args: &GameArgs,
+/// The solve options every solve starts from: the engine, its threads,
+/// whether distances are kept, and the start whose distance is tracked.
+pub(crate) fn options<'a>(
     config: &EngineConfig,
     dte_table: bool,
+    start: Option<u64>,
+) -> SolveOptions<'a> {
+    SolveOptions::new(config.engine)
+        .with_threads(config.threads)
+        .with_dte_table(dte_table)
+        .with_tracked_state(start)
+}
+
+/// Plans the storage of solving `game` with `options` (memory or scratch
+/// files under the limits, refused with the bytes needed) before anything
+/// is allocated, and says what it will hold.
+pub(crate) fn plan<G: Game>(
+    game: &G,
+    options: &SolveOptions<'_>,
+    config: &EngineConfig,
     reporter: &Reporter,
-    resumable: &Resumable<'_>,
-) -> Result<Solved> {
-    let board = game_args.board(map)?;
-    if board.exits.not_any() {
-        // Not an error (a map may be meant to have none), but the answer is
-        // then never an escape, which is rarely what was meant.
+) -> Result<StoragePlan> {
+    let plan = plan_storage(game, options, &config.limits())?;
+    reporter.note(&plan_note(game.state_count(), &plan));
+    Ok(plan)
+}
+
+/// The one-cop game on `map` under the flags' starts, exits and rules.
+pub(crate) fn one_cop_game(map: &Map, game_args: &GameArgs) -> Result<CopsAndThief> {
+    Ok(CopsAndThief::new(game_args.board(map)?, game_args.rules()))
+}
+
+/// Warns when `game` has no exit cell: not an error (a map may be meant
+/// to have none), but the answer is then never an escape, which is rarely
+/// what was meant.
+pub(crate) fn warn_no_exits(path: &Path, game: &CopsAndThief, game_args: &GameArgs) {
+    if game.board().exits.not_any() {
         let why = if game_args.exit.is_empty() && game_args.exits.is_empty() {
             "the map marks none and no --exit or --exits was given"
         } else {
@@ -183,43 +253,53 @@ pub(crate) fn solve_loaded(
             path.display()
         );
     }
+}
+
+/// Places and solves a map already read from `path` for `batch`, so that
+/// a batch row says what `solve` says.
+pub(crate) fn solve_loaded(
+    path: &Path,
+    map: &Map,
+    game_args: &GameArgs,
+    config: &EngineConfig,
+    dte_table: bool,
+    reporter: &Reporter,
+) -> Result<Solved> {
     let started = Instant::now();
-    let game = CopsAndThief::new(board, game_args.rules());
+    let game = one_cop_game(map, game_args)?;
+    warn_no_exits(path, &game, game_args);
     let start = game.start();
     let observe = |p: &retrograde::Progress| reporter.observe(p);
-    let options = SolveOptions::new(config.engine)
-        .with_threads(config.threads)
-        .with_dte_table(dte_table)
-        .with_tracked_state(start)
-        .with_checkpoint(resumable.sink)
-        .with_resume(resumable.resume);
-    let plan = plan_storage(&game, &options, &config.limits())?;
-    reporter.note(&plan_note(game.state_count(), &plan));
+    let options = options(config, dte_table, start);
+    let plan = plan(&game, &options, config, reporter)?;
     let options = options.with_plan(&plan).with_observer(&observe);
     let solution = solve(&game, &options).context("solve failed")?;
     reporter.finish();
-    let counts = solution.counts();
-    let seconds = started.elapsed().as_secs_f64();
     let report = SolveReport::new(
         path,
         map.format.as_str(),
         &game,
-        Found {
-            start: start.map(|s| solution.outcome(s)),
-            dte: start.and_then(|s| solution.dte(s)),
-            counts,
-            levels: solution.levels(),
-            sweeps: solution.sweeps(),
-            engine: config.engine.as_str(),
-            threads: config.threads,
-        },
-        seconds,
+        found(&solution, start, config),
+        started.elapsed().as_secs_f64(),
     );
     Ok(Solved {
         game,
         solution,
         report,
     })
+}
+
+/// What `solution` found from `start` under `config`, for a report.
+pub(crate) fn found(solution: &Solution, start: Option<u64>, config: &EngineConfig) -> Found {
+    Found {
+        start: start.map(|s| solution.outcome(s)),
+        dte: start.and_then(|s| solution.dte(s)),
+        counts: solution.counts(),
+        levels: solution.levels(),
+        sweeps: solution.sweeps(),
+        engine: config.engine.as_str(),
+        threads: config.threads,
+    }
 }
 
 /// What a planned solve will hold, for the progress output: its states and

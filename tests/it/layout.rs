@@ -361,7 +361,7 @@ fn library_files_import_from_the_module_not_the_crate_root() {
 /// (`common`, `output`, `solving`, `tables`, ...). `completions` (the
 /// `completions` and `man` subcommands) reads only `mod.rs`'s `Args`, so it
 /// counts as a shared room.
-const COMMANDS: [&str; 13] = [
+const COMMANDS: [&str; 12] = [
     "solve",
     "batch",
     "bench",
@@ -373,7 +373,6 @@ const COMMANDS: [&str; 13] = [
     "render",
     "serve",
     "copnumber",
-    "kcops",
     "distributed",
 ];
 

@@ -266,7 +266,6 @@ fn solve_job(job: &Job, batch: &Batch<'_>, config: &EngineConfig, reporter: &Rep
         config,
         batch.dte_table,
         reporter,
-        &super::super::solving::Resumable::default(),
     ) {
         Ok(solved) => solved,
         Err(e) => return failed(&e),
@@ -308,11 +307,11 @@ fn solve_job(job: &Job, batch: &Batch<'_>, config: &EngineConfig, reporter: &Rep
     let report = &solved.report;
     let row = Row {
         format: Some(report.format),
-        width: Some(report.width),
-        height: Some(report.height),
+        width: report.width,
+        height: report.height,
         cells: Some(report.cells),
         exits: Some(report.exits),
-        exit_checksum: Some(report.exit_checksum.clone()),
+        exit_checksum: report.exit_checksum.clone(),
         states: Some(report.states),
         result: report.result,
         dte: report.dte,

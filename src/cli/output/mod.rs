@@ -13,10 +13,7 @@ pub(crate) use target::{
     defer_stop_signals, defer_stop_signals_saying, is_closed_stdout, note_input,
     note_write_failure, stop_requested, write_atomically, write_failed, Output, OutputTarget,
 };
-pub(crate) use text::{
-    engine_line, print_plan, print_text, save_with, saved_line, time_line, verified_line,
-    PlanReport,
-};
+pub(crate) use text::{print_plan, print_text, save_with, PlanReport};
 
 /// Counts of states by value for the player to move.
 #[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,32 +47,44 @@ impl From<retrograde::Counts> for CountsJson {
     }
 }
 
-/// The result of solving one map.
+/// The result of one solve: one cop on a map, or several cops (speeds)
+/// on a map or a graph; the keys a game has no use for are left out.
 #[derive(Serialize, Debug, Clone)]
 pub(crate) struct SolveReport {
-    /// The map file as given.
+    /// The map or graph file as given.
     pub(crate) map: String,
-    /// `seed` or `movingai`.
+    /// `seed` or `movingai`; `edges` or `graph6` for a graph.
     pub(crate) format: &'static str,
-    /// Map width in columns.
-    pub(crate) width: usize,
-    /// Map height in rows.
-    pub(crate) height: usize,
+    /// Map width in columns (absent on a graph).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) width: Option<usize>,
+    /// Map height in rows (absent on a graph).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) height: Option<usize>,
+    /// A graph's edges (absent on a map).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) edges: Option<usize>,
+    /// The cops, their speeds and starts (absent for the one-cop game).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(crate) pieces: Option<PiecesJson>,
     /// `cop-wins`, `thief-escapes`, `draw`, or null without starts.
     pub(crate) result: Option<&'static str>,
     /// The start's distance to end in plies (null for a draw or no start).
     pub(crate) dte: Option<u32>,
-    /// Free cells.
+    /// Free cells (a graph's vertices).
     pub(crate) cells: u64,
     /// Exit cells.
     pub(crate) exits: u64,
-    /// The exit cells as [row, column], row-major.
-    pub(crate) exit_cells: Vec<[usize; 2]>,
-    /// FNV-1a checksum of the exit cells (16 hex digits), as in batch rows.
-    pub(crate) exit_checksum: String,
-    /// States: 2 * cells^2.
+    /// The exit cells as [row, column], row-major (one cop only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) exit_cells: Option<Vec<[usize; 2]>>,
+    /// FNV-1a checksum of the exit cells (16 hex digits), as in batch rows
+    /// (one cop only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) exit_checksum: Option<String>,
+    /// States of the game.
     pub(crate) states: u64,
-    /// Counts over every (cop, thief, turn) state.
+    /// Counts over every state.
     pub(crate) counts: CountsJson,
     /// Propagation levels (the largest distance to end of a decided state).
     pub(crate) levels: u32,
@@ -103,6 +112,23 @@ pub(crate) struct SolveReport {
     pub(crate) saved: Option<SaveReport>,
 }
 
+/// The pieces of a several-cops solve (or one cop at another speed, or
+/// on a graph), for its report.
+#[derive(Serialize, Debug, Clone)]
+pub(crate) struct PiecesJson {
+    /// Number of cops.
+    pub(crate) cops: u32,
+    /// Steps a cop may take per turn.
+    pub(crate) cop_speed: u32,
+    /// Steps the thief may take per turn.
+    pub(crate) thief_speed: u32,
+    /// The cops' start cells ([row, column] on maps, vertex ids on graphs;
+    /// null without a start).
+    pub(crate) start_cops: Option<Vec<serde_json::Value>>,
+    /// The thief's start cell (null without a start).
+    pub(crate) start_thief: Option<serde_json::Value>,
+}
+
 /// What a solve found, whichever engine ran it: the parts of a
 /// [`SolveReport`] that are not about the map.
 pub(crate) struct Found {
@@ -123,10 +149,11 @@ pub(crate) struct Found {
 }
 
 impl SolveReport {
-    /// The report of a solve of `game`, loaded from `path` in `format`,
-    /// that found `found` in `seconds`; the optional parts (summary,
-    /// verification, scenario, saved table) start out absent. Shared by
-    /// the local and the partitioned solve, so both say the same.
+    /// The report of a solve of the one-cop `game`, loaded from `path` in
+    /// `format`, that found `found` in `seconds`; the optional parts
+    /// (summary, verification, scenario, saved table) start out absent.
+    /// Shared by the local and the partitioned solve, so both say the
+    /// same.
     pub(crate) fn new(
         path: &Path,
         format: &'static str,
@@ -135,23 +162,53 @@ impl SolveReport {
         seconds: f64,
     ) -> SolveReport {
         let board = game.board();
-        let grid = &board.grid;
+        let exits = board.exit_coords().into_iter().map(|(r, c)| [r, c]);
+        SolveReport {
+            width: Some(board.grid.width()),
+            height: Some(board.grid.height()),
+            exit_cells: Some(exits.collect()),
+            exit_checksum: Some(format!("{:016x}", board.exit_checksum())),
+            ..SolveReport::of(
+                path,
+                format,
+                game,
+                game.rules().thief_first,
+                (game.cells(), board.exits.count_ones()),
+                found,
+                seconds,
+            )
+        }
+    }
+
+    /// The report of a solve of any `game` (the thief moving first or
+    /// not) on `(cells, exits)`: what it found and the board's counts; the
+    /// parts only some games have (the board's size, the pieces, the exit
+    /// cells) start out absent, as do the optional parts.
+    pub(crate) fn of<G: retrograde::Game>(
+        path: &Path,
+        format: &'static str,
+        game: &G,
+        thief_first: bool,
+        (cells, exits): (u64, usize),
+        found: Found,
+        seconds: f64,
+    ) -> SolveReport {
         SolveReport {
             map: path.display().to_string(),
             format,
-            width: grid.width(),
-            height: grid.height(),
-            result: found.start.map(|v| game.verdict(v).as_str()),
+            width: None,
+            height: None,
+            edges: None,
+            pieces: None,
+            result: found
+                .start
+                .map(|v| retrograde::Verdict::from_mover(v, !thief_first).as_str()),
             dte: found.dte.map(|d| d.plies()),
-            cells: game.cells(),
-            exits: board.exits.count_ones() as u64,
-            exit_cells: board
-                .exit_coords()
-                .into_iter()
-                .map(|(r, c)| [r, c])
-                .collect(),
-            exit_checksum: format!("{:016x}", board.exit_checksum()),
-            states: retrograde::Game::state_count(game),
+            cells,
+            exits: exits as u64,
+            exit_cells: None,
+            exit_checksum: None,
+            states: game.state_count(),
             counts: found.counts.into(),
             levels: found.levels,
             sweeps: found.sweeps,

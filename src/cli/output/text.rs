@@ -36,7 +36,7 @@ pub(crate) fn save_with(
 }
 
 /// The `saved:` line of a solve's text report.
-pub(crate) fn saved_line(t: &SaveReport) -> String {
+fn saved_line(t: &SaveReport) -> String {
     format!(
         "saved: {} ({}, values {:.3} bits/state{}) in {:.3} s",
         t.path,
@@ -53,7 +53,7 @@ pub(crate) fn saved_line(t: &SaveReport) -> String {
 
 /// The `engine:` line of a solve's text report: the engine, its threads,
 /// and its levels (or sweeps, for the values-only engine).
-pub(crate) fn engine_line(engine: &str, threads: usize, sweeps: u32, levels: u32) -> String {
+fn engine_line(engine: &str, threads: usize, sweeps: u32, levels: u32) -> String {
     format!(
         "engine: {engine} ({threads} thread{}), {}",
         if threads == 1 { "" } else { "s" },
@@ -66,7 +66,7 @@ pub(crate) fn engine_line(engine: &str, threads: usize, sweeps: u32, levels: u32
 }
 
 /// The `time:` line of a solve's text report.
-pub(crate) fn time_line(seconds: f64, peak_memory_bytes: Option<u64>) -> String {
+fn time_line(seconds: f64, peak_memory_bytes: Option<u64>) -> String {
     format!(
         "time: {seconds:.3} s, peak memory: {}",
         peak_memory_bytes.map_or_else(|| "unknown".to_string(), human_bytes)
@@ -74,7 +74,7 @@ pub(crate) fn time_line(seconds: f64, peak_memory_bytes: Option<u64>) -> String 
 }
 
 /// The `verified:` line of `solve --verify`.
-pub(crate) fn verified_line(v: &VerifyReport) -> String {
+fn verified_line(v: &VerifyReport) -> String {
     format!(
         "verified: {} of {} states consistent with their moves ({}) in {:.3} s",
         v.states - v.inconsistent,
@@ -97,32 +97,12 @@ fn show_cell(cell: [usize; 2], xy: bool) -> String {
     }
 }
 
-/// The text report of a solve.
+/// The text report of a solve (one cop, or several on a map or graph).
 pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std::io::Result<()> {
-    match (r.result, r.dte) {
-        // A start at distance 0 is already over: say why.
-        (Some(result), Some(0)) => writeln!(
-            out,
-            "result: {result} in 0 plies ({})",
-            if result == "cop-wins" {
-                "the cop starts on the thief"
-            } else {
-                "the thief starts on an exit"
-            }
-        )?,
-        (Some(result), Some(dte)) => writeln!(out, "result: {result} in {dte} plies")?,
-        (Some(result), None) => writeln!(out, "result: {result}")?,
-        (None, _) if r.scenario.is_some() => {}
-        (None, _) => writeln!(
-            out,
-            "result: none (the map has no cop and thief start; give --cop and --thief)"
-        )?,
+    if let Some(line) = result_line(r) {
+        writeln!(out, "{line}")?;
     }
-    writeln!(
-        out,
-        "map: {} ({}, {} x {}, {} free cells, {} exits)",
-        r.map, r.format, r.height, r.width, r.cells, r.exits
-    )?;
+    writeln!(out, "{}", board_line(r))?;
     writeln!(out, "{}", r.counts.states_line(r.states))?;
     writeln!(
         out,
@@ -177,6 +157,58 @@ pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std
         writeln!(out, "{}", verified_line(v))?;
     }
     Ok(())
+}
+
+/// The `result:` line of a solve (none for a scenario's solve without a
+/// start: its pairs are the results).
+fn result_line(r: &SolveReport) -> Option<String> {
+    Some(match (r.result, r.dte) {
+        // A start at distance 0 is already over: the one-cop game says why.
+        (Some(result), Some(0)) if r.pieces.is_none() => format!(
+            "result: {result} in 0 plies ({})",
+            if result == "cop-wins" {
+                "the cop starts on the thief"
+            } else {
+                "the thief starts on an exit"
+            }
+        ),
+        (Some(result), Some(dte)) => format!("result: {result} in {dte} plies"),
+        (Some(result), None) => format!("result: {result}"),
+        (None, _) if r.scenario.is_some() => return None,
+        (None, _) if r.pieces.is_some() => {
+            "result: none (no start; give --cop once per cop and --thief)".into()
+        }
+        (None, _) => {
+            "result: none (the map has no cop and thief start; give --cop and --thief)".into()
+        }
+    })
+}
+
+/// The `map:` (or `graph:`) line of a solve: the board, and the pieces of
+/// a several-cops game.
+fn board_line(r: &SolveReport) -> String {
+    let speeds = r.pieces.as_ref().map_or_else(String::new, |p| {
+        format!(
+            "; {} cop{}, cop speed {}, thief speed {}",
+            p.cops,
+            if p.cops == 1 { "" } else { "s" },
+            p.cop_speed,
+            p.thief_speed
+        )
+    });
+    match (r.height, r.width) {
+        (Some(h), Some(w)) => format!(
+            "map: {} ({}, {h} x {w}, {} free cells, {} exits){speeds}",
+            r.map, r.format, r.cells, r.exits
+        ),
+        _ => format!(
+            "graph: {} ({} vertices, {} edges, {} exits){speeds}",
+            r.map,
+            r.cells,
+            r.edges.unwrap_or(0),
+            r.exits
+        ),
+    }
 }
 
 /// What one solve would cost, from the library's storage plan, without
@@ -250,14 +282,7 @@ impl PlanReport {
     /// Prints the report (JSON or a line) to standard output; the exit
     /// status: 0 when it fits, 2 when the solve would be refused.
     pub(crate) fn print(&self, json: bool) -> Result<i32> {
-        let stdout = std::io::stdout();
-        let mut out = stdout.lock();
-        if json {
-            serde_json::to_writer(&mut out, &crate::cli::schema::versioned(self))?;
-            writeln!(out)?;
-        } else {
-            print_plan(&mut out, self)?;
-        }
+        crate::cli::schema::print(json, self, print_plan)?;
         Ok(if self.fits { 0 } else { crate::cli::EXIT_INPUT })
     }
 }
