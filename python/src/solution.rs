@@ -298,19 +298,13 @@ impl Solution {
         let k = self.game.k();
         let several = format!("with {k} cops it maps the thief's cells: give the cops' cells");
         let fixed = heatmap::fixed(self.cells(), k, sides, false, &several)?;
-        let cells = 0..self.game.grid().cells() as u32;
-        guard(|| {
-            Ok(match fixed {
-                Fixed::Cops(c) => {
-                    let probes = cells.map(|t| self.probe(self.game.state(&c, t, turn)));
-                    heatmap::arrays(py, self.cells(), probes)
-                }
-                Fixed::Thief(t) => {
-                    let probes = cells.map(|x| self.probe(self.game.state(&[x], t, turn)));
-                    heatmap::arrays(py, self.cells(), probes)
-                }
-            })
-        })
+        // The state of each cell `x` of the side not fixed.
+        let state = |x| match &fixed {
+            Fixed::Cops(c) => self.game.state(c, x, turn),
+            Fixed::Thief(t) => self.game.state(&[x], *t, turn),
+        };
+        let probes = (0..self.game.grid().cells() as u32).map(|x| self.probe(state(x)));
+        guard(|| Ok(heatmap::arrays(py, self.cells(), probes)))
     }
 
     /// Writes the solve as a tablebase file (`.rtb`, what `retrograde

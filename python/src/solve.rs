@@ -81,7 +81,7 @@ pub fn solve(
         )));
     }
     let threads = threads_arg(threads)?;
-    let rules = rules.map_or_else(Default::default, |r| r.rules());
+    let rules = rules.map_or_else(Default::default, |r| r.rules);
     let game = match cops_at.as_deref() {
         Some(&[c]) if k == 1 => {
             let board = map.with_cop(c.to_coord("--cop")?)?.board()?;
