@@ -38,8 +38,6 @@ pub enum Solved {
         game: Box<KCops>,
         /// The rules, for the table's header.
         rules: retrograde::Rules,
-        /// The start state, when the cops' and the thief's are known.
-        start: Option<u64>,
         /// The start's cells: the cops as given, the thief.
         start_cells: Option<(Vec<u32>, u32)>,
     },
@@ -50,7 +48,9 @@ impl Solved {
     pub fn start(&self) -> Option<u64> {
         match self {
             Solved::One(g) => g.start(),
-            Solved::Several { start, .. } => *start,
+            Solved::Several {
+                game, start_cells, ..
+            } => start_cells.as_ref().map(|(c, t)| game.start(c, *t)),
         }
     }
 

@@ -155,11 +155,9 @@ fn game_of(
         }
         _ => None,
     };
-    let start = start_cells.as_ref().map(|(c, t)| game.start(c, *t));
     Ok(Solved::Several {
         game: Box::new(game),
         rules,
-        start,
         start_cells,
     })
 }

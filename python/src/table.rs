@@ -91,39 +91,6 @@ impl Table {
         let turn = args::turn_or(turn, tb.first_mover())?;
         tb.position(&cops, thief, turn).map_err(to_py)
     }
-
-    /// The rated moves of a position, best first, as Python.
-    fn rated(
-        &self,
-        py: Python<'_>,
-        cop: &Bound<'_, PyAny>,
-        thief: &Bound<'_, PyAny>,
-        turn: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Vec<PyMove>> {
-        let tb = self.tb()?;
-        let pos = self.position(Some(cop), Some(thief), turn)?;
-        let cells = cells_of(tb);
-        let moved = |to: &Position| cells.moved_out(py, to.turn == Turn::Thief, &to.cops, to.thief);
-        tb.rated_moves(&pos)
-            .map_err(to_py)?
-            .iter()
-            .map(|m| Ok((moved(&m.to)?, m.value.as_str(), m.dte.map(|d| d.plies()))))
-            .collect()
-    }
-
-    fn probe_at(
-        &self,
-        cop: &Bound<'_, PyAny>,
-        thief: &Bound<'_, PyAny>,
-        turn: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<(&'static str, Option<u32>)> {
-        let tb = self.tb()?;
-        let pos = self.position(Some(cop), Some(thief), turn)?;
-        let p = tb
-            .probe_state(tb.state(&pos).map_err(to_py)?)
-            .map_err(to_py)?;
-        Ok((p.value.as_str(), p.dte.map(|d| d.plies())))
-    }
 }
 
 #[pymethods]
@@ -138,7 +105,12 @@ impl Table {
         thief: &Bound<'_, PyAny>,
         turn: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<(&'static str, Option<u32>)> {
-        self.probe_at(cop, thief, turn)
+        let tb = self.tb()?;
+        let pos = self.position(Some(cop), Some(thief), turn)?;
+        let p = tb
+            .probe_state(tb.state(&pos).map_err(to_py)?)
+            .map_err(to_py)?;
+        Ok((p.value.as_str(), p.dte.map(|d| d.plies())))
     }
 
     /// `"win"`, `"loss"` or `"draw"` for the player to move; `KeyError`
@@ -150,7 +122,7 @@ impl Table {
         thief: &Bound<'_, PyAny>,
         turn: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<&'static str> {
-        Ok(self.probe_at(cop, thief, turn)?.0)
+        Ok(self.probe(cop, thief, turn)?.0)
     }
 
     /// Distance to end in plies (`None` for a draw); `KeyError` for a
@@ -163,7 +135,7 @@ impl Table {
         thief: &Bound<'_, PyAny>,
         turn: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<u32>> {
-        let (_, dte) = self.probe_at(cop, thief, turn)?;
+        let (_, dte) = self.probe(cop, thief, turn)?;
         let tb = self.tb()?;
         if !tb.header().has_dte {
             return Err(PyKeyError::new_err(format!(
@@ -185,7 +157,7 @@ impl Table {
         turn: Option<&Bound<'_, PyAny>>,
         default: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        match self.probe_at(cop, thief, turn) {
+        match self.probe(cop, thief, turn) {
             Ok((v, _)) => Ok(v.into_pyobject(py)?.into_any().unbind()),
             Err(e) if e.is_instance_of::<PyKeyError>(py) => {
                 Ok(default.unwrap_or_else(|| py.None()))
@@ -206,7 +178,15 @@ impl Table {
         thief: &Bound<'_, PyAny>,
         turn: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<PyMove>> {
-        self.rated(py, cop, thief, turn)
+        let tb = self.tb()?;
+        let pos = self.position(Some(cop), Some(thief), turn)?;
+        let cells = cells_of(tb);
+        let moved = |to: &Position| cells.moved_out(py, to.turn == Turn::Thief, &to.cops, to.thief);
+        tb.rated_moves(&pos)
+            .map_err(to_py)?
+            .iter()
+            .map(|m| Ok((moved(&m.to)?, m.value.as_str(), m.dte.map(|d| d.plies()))))
+            .collect()
     }
 
     /// The best moves of the player to move, as `Solution.best_moves`
@@ -221,7 +201,7 @@ impl Table {
         thief: &Bound<'_, PyAny>,
         turn: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<Py<PyAny>>> {
-        let moves = self.rated(py, cop, thief, turn)?;
+        let moves = self.moves(py, cop, thief, turn)?;
         // Rated best first: the best are those rated as the first.
         let best = moves.first().map(|(_, v, d)| (*v, *d));
         Ok(moves
