@@ -79,13 +79,11 @@ pub fn probe_many<'py>(
     let (cv, tv, uv) = (cops.as_array(), thieves.as_array(), turns.as_array());
     let (n, k) = (uv.len(), tb.cops() as usize);
     let grid = tb.grid();
-    let on = if grid.is_some() {
-        " on a map"
-    } else {
-        " on a graph"
-    };
     // Integers per cell: (row, col) on a map, the vertex on a graph.
-    let per = if grid.is_some() { 2 } else { 1 };
+    let (per, on) = match grid {
+        Some(_) => (2, " on a map"),
+        None => (1, " on a graph"),
+    };
     let dims = |lead: &[usize]| [lead, if per == 2 { &[2] } else { &[] }].concat();
     let mut cop_shapes = vec![dims(&[n, k])];
     if k == 1 {
@@ -125,12 +123,14 @@ pub fn probe_many<'py>(
     let state_of = |i: usize| -> Option<u64> {
         let turn = turn_code(us[i])?;
         let mut cells = [0u32; MAX_COPS];
-        for (c, place) in cells.iter_mut().zip(cops_of(i).chunks_exact(per)) {
+        let at = &cs[i * k * per..(i + 1) * k * per];
+        for (c, place) in cells.iter_mut().zip(at.chunks_exact(per)) {
             *c = cell_of(place)?;
         }
         let cells = &mut cells[..k];
         cells.sort_unstable();
-        Some(tb.state_unchecked(cells, cell_of(thief_of(i))?, turn))
+        let thief = cell_of(&ts[i * per..(i + 1) * per])?;
+        Some(tb.state_unchecked(cells, thief, turn))
     };
     let mut values = vec![0i8; n];
     let mut dte = vec![0i32; n];
