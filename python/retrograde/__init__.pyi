@@ -1,8 +1,9 @@
-from typing import Any, Iterable, List, Optional, Tuple, TypedDict
+from typing import Any, Iterable, List, Optional, TypedDict
 
 import numpy as np
 import numpy.typing as npt
 
+from ._retrograde import ValuesAndDistances
 from ._retrograde import Map as Map
 from ._retrograde import Rules as Rules
 from ._retrograde import Solution as Solution
@@ -23,7 +24,7 @@ def solve_graph(
     loss: Iterable[Any] = ...,
     misere: bool = False,
     threads: Optional[int] = None,
-) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]: ...
+) -> ValuesAndDistances: ...
 def grundy(graph: Any, *, n: Optional[int] = None) -> npt.NDArray[np.uint32]: ...
 
 

@@ -1,7 +1,7 @@
 """Type stubs of the compiled module (see ``help(retrograde)``)."""
 
 import os
-from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, TypeVar, Union, overload
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, TypeVar, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -11,8 +11,13 @@ Cell = Tuple[int, int]
 Place = Union[Cell, int]
 # One cop's cell, or the cells of several cops (any order).
 Cops = Union[Place, Sequence[Place]]
-TurnArg = Union[Literal["cop", "thief"], int]
+TurnName = Literal["cop", "thief"]
+TurnArg = Union[TurnName, int]
 Value = Literal["win", "loss", "draw"]
+# (values, dte): int8 1 win / -1 loss / 0 draw, int32 plies (-1 for none).
+ValuesAndDistances = Tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]
+# A position as tables give it: (cop or cops' cells, thief, turn).
+PositionOut = Tuple[Any, Place, TurnName]
 PathLike = Union[str, os.PathLike]
 ExitsArg = Union[str, Sequence[Union[Cell, str]], None]
 
@@ -83,7 +88,7 @@ class Solution:
         cop: Optional[Cops] = None,
         thief: Optional[Cell] = None,
         turn: Optional[TurnArg] = None,
-    ) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]: ...
+    ) -> ValuesAndDistances: ...
     def save(self, path: PathLike) -> None: ...
     @property
     def counts(self) -> Dict[str, int]: ...
@@ -121,19 +126,19 @@ class Table:
         thief: Optional[Place] = None,
         turn: Optional[TurnArg] = None,
         max_plies: int = 10000,
-    ) -> List[Tuple[Any, Place, Literal["cop", "thief"]]]: ...
+    ) -> List[PositionOut]: ...
     def probe_many(
         self, cops: npt.ArrayLike, thieves: npt.ArrayLike, turns: npt.ArrayLike
-    ) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]: ...
+    ) -> ValuesAndDistances: ...
     def heatmap(
         self, *, cop: Optional[Cops] = None, thief: Optional[Place] = None, turn: Optional[TurnArg] = None
-    ) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]: ...
+    ) -> ValuesAndDistances: ...
     def to_array(self) -> npt.NDArray[np.bool_]: ...
     def close(self) -> None: ...
     def __enter__(self) -> Table: ...
     def __exit__(self, *exc: Any) -> bool: ...
     @property
-    def start(self) -> Optional[Tuple[Any, Place, Literal["cop", "thief"]]]: ...
+    def start(self) -> Optional[PositionOut]: ...
     @property
     def cops(self) -> int: ...
     @property
@@ -153,22 +158,10 @@ class Table:
     @property
     def closed(self) -> bool: ...
 
-@overload
 def solve(
     map: Map,
     *,
-    cops: Literal[1] = 1,
-    cops_at: Optional[Sequence[Cell]] = None,
-    rules: Optional[Rules] = None,
-    distances: bool = True,
-    threads: Optional[int] = None,
-    memory: Optional[int] = None,
-) -> Solution: ...
-@overload
-def solve(
-    map: Map,
-    *,
-    cops: int,
+    cops: int = 1,
     cops_at: Optional[Sequence[Cell]] = None,
     rules: Optional[Rules] = None,
     distances: bool = True,
@@ -186,7 +179,7 @@ def solve_edges(
     loss: Sequence[int] = ...,
     misere: bool = False,
     threads: Optional[int] = None,
-) -> Tuple[npt.NDArray[np.int8], npt.NDArray[np.int32]]: ...
+) -> ValuesAndDistances: ...
 def grundy_edges(edges: npt.ArrayLike, *, n: Optional[int] = None) -> npt.NDArray[np.uint32]: ...
 def cop_number_edges(
     edges: npt.ArrayLike, *, n: Optional[int] = None, max_cops: int = 4

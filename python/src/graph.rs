@@ -2,14 +2,18 @@
 //! Grundy values of acyclic games (networkx graphs are turned into edge
 //! arrays by the Python layer).
 
-use numpy::ndarray::Array1;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
 use numpy::{IntoPyArray, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use retrograde::{parse_graph, Convention, Engine, ExplicitGraph, SolveOptions};
+use retrograde::copnumber::{cop_number_with, CopNumber, CopSearch};
+use retrograde::{parse_graph, Convention, Engine, ExplicitGraph, Outcome, SolveOptions};
 
-use crate::args::{value_code, Dte1, Values1};
-use crate::errors::{guard, message, panic_to_py, to_py};
+use crate::args::{codes, threads_arg};
+use crate::arrays::{integers, Dte1, Values1};
+use crate::errors::{guard, message, to_py};
+use crate::worker;
 
 /// `edges` as an (M, 2) int64 array (an empty sequence is no edges).
 fn edge_array<'py>(
@@ -17,45 +21,23 @@ fn edge_array<'py>(
     edges: &Bound<'py, PyAny>,
 ) -> PyResult<PyReadonlyArray2<'py, i64>> {
     let np = py.import("numpy")?;
-    // Integers only: a cast would truncate a vertex 1.5 to 1 and answer
-    // another graph (as `probe_many` refuses float cells).
-    let raw = np.call_method1("asarray", (edges,))?;
-    let kind: String = raw.getattr("dtype")?.getattr("kind")?.extract()?;
-    if raw.getattr("size")?.extract::<usize>()? > 0 && !matches!(kind.as_str(), "i" | "u" | "b") {
-        return Err(PyValueError::new_err(format!(
-            "edges: vertex ids must be integers, got dtype {} (networkx graphs may have any nodes)",
-            raw.getattr("dtype")?.str()?
-        )));
-    }
+    // Integers only, as `probe_many` takes cells.
+    let note = " (networkx graphs may have any nodes)";
+    let raw = integers(&np, edges, "edges: vertex ids", note)?;
     let arr = np.call_method1("asarray", (raw, "int64"))?;
-    let arr = if arr.getattr("size")?.extract::<usize>()? == 0 {
-        np.call_method1("zeros", ((0, 2), "int64"))?
-    } else {
-        let shape: Vec<usize> = arr.getattr("shape")?.extract()?;
-        if shape.len() != 2 || shape[1] != 2 {
-            return Err(PyValueError::new_err(format!(
-                "edges: expected an (M, 2) array of vertex ids, got shape {shape:?}"
-            )));
-        }
-        let kind: String = arr.getattr("dtype")?.getattr("kind")?.extract()?;
-        if !matches!(kind.as_str(), "i" | "u") {
-            return Err(PyValueError::new_err(format!(
-                "edges: vertex ids must be integers, got dtype {}",
-                arr.getattr("dtype")?.str()?
-            )));
-        }
-        np.call_method1("asarray", (arr, "int64"))?
-    };
-    let arr: PyReadonlyArray2<'py, i64> = arr
-        .extract()
-        .map_err(|_| PyValueError::new_err("edges: expected an (M, 2) array of vertex ids"))?;
-    if arr.as_array().ncols() != 2 {
+    let shape: Vec<usize> = arr.getattr("shape")?.extract()?;
+    if shape.iter().product::<usize>() == 0 {
+        return np
+            .call_method1("zeros", ((0, 2), "int64"))?
+            .extract()
+            .map_err(Into::into);
+    }
+    if shape.len() != 2 || shape[1] != 2 {
         return Err(PyValueError::new_err(format!(
-            "edges: expected an (M, 2) array of vertex ids, got {:?}",
-            arr.as_array().dim()
+            "edges: expected an (M, 2) array of vertex ids, got shape {shape:?}"
         )));
     }
-    Ok(arr)
+    arr.extract().map_err(Into::into)
 }
 
 /// The graph of `edges` ((M, 2) vertex ids), `n` vertices (default:
@@ -118,7 +100,7 @@ pub fn solve_edges<'py>(
     misere: bool,
     threads: Option<usize>,
 ) -> PyResult<(Values1<'py>, Dte1<'py>)> {
-    crate::args::threads_arg(threads)?;
+    threads_arg(threads)?;
     let graph = build(py, edges, n, win, loss, misere)?;
     let engine = match threads {
         Some(1) => Engine::Sequential,
@@ -127,29 +109,17 @@ pub fn solve_edges<'py>(
     let options = SolveOptions::new(engine)
         .with_threads(threads.unwrap_or(0))
         .with_dte_table(true);
-    let (values, dte) = py.detach(|| {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let sol = retrograde::solve(&graph, &options)?;
-            let k = sol.states() as usize;
-            let mut values = Vec::with_capacity(k);
-            let mut dte = Vec::with_capacity(k);
-            for s in 0..sol.states() {
-                let v = sol.outcome(s);
-                values.push(value_code(v));
-                dte.push(match v {
-                    retrograde::Outcome::Draw => -1,
-                    _ => sol.dte(s).map_or(-1, |d| d.plies() as i32),
-                });
-            }
-            Ok::<_, retrograde::Error>((values, dte))
-        }))
-        .map_err(panic_to_py)
-        .and_then(|r| r.map_err(to_py))
+    let (values, dte): (Vec<i8>, Vec<i32>) = py.detach(|| {
+        guard(|| {
+            let sol = retrograde::solve(&graph, &options).map_err(to_py)?;
+            let vertex = |s| match sol.outcome(s) {
+                Outcome::Draw => codes(Outcome::Draw, None),
+                v => codes(v, sol.dte(s).map(|d| d.plies())),
+            };
+            Ok((0..sol.states()).map(vertex).unzip())
+        })
     })?;
-    Ok((
-        Array1::from_vec(values).into_pyarray(py),
-        Array1::from_vec(dte).into_pyarray(py),
-    ))
+    Ok((values.into_pyarray(py), dte.into_pyarray(py)))
 }
 
 /// Grundy values of every vertex of an acyclic game graph under normal
@@ -168,7 +138,7 @@ pub fn grundy_edges<'py>(
                 .map_err(|e| PyValueError::new_err(message(&e)))
         })
     })?;
-    Ok(Array1::from_vec(values).into_pyarray(py))
+    Ok(values.into_pyarray(py))
 }
 
 /// Most vertices `cop_number` takes, as `retrograde copnumber` reads them.
@@ -280,10 +250,8 @@ fn search(
     pairs: &[(u32, u32)],
     max_cops: u32,
     progress: Option<&Bound<'_, PyAny>>,
-) -> PyResult<retrograde::copnumber::CopNumber> {
-    use retrograde::copnumber::{cop_number_with, CopSearch};
-    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-    let arena = retrograde::Arena::from_edges(n as u32, pairs).map_err(crate::errors::to_py)?;
+) -> PyResult<CopNumber> {
+    let arena = retrograde::Arena::from_edges(n as u32, pairs).map_err(to_py)?;
     let stop = AtomicBool::new(false);
     // (cops << 32 | level) + 1 of the last level done; 0: none yet.
     let at = AtomicU64::new(0);
@@ -294,68 +262,24 @@ fn search(
         );
         !stop.load(Ordering::Relaxed)
     };
-    let memory = retrograde::available_memory();
-    std::thread::scope(|scope| -> PyResult<retrograde::copnumber::CopNumber> {
-        let (tx, rx) = std::sync::mpsc::channel();
-        let (arena, observer) = (&arena, &observer);
-        let worker = scope.spawn(move || {
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                let search = CopSearch {
-                    memory: Some(memory),
-                    untimed: false,
-                    observer: Some(observer),
-                };
-                cop_number_with(arena, max_cops, &search)
-            }));
-            let _ = tx.send(());
-            r
-        });
-        let rx = std::sync::Mutex::new(rx);
-        let mut interrupt = None;
-        let mut told = 0;
-        loop {
-            let done = py.detach(|| {
-                rx.lock()
-                    .expect("one user")
-                    .recv_timeout(std::time::Duration::from_millis(50))
-                    .is_ok()
-            });
-            if done {
-                break;
-            }
-            if interrupt.is_some() {
-                continue;
-            }
-            if let Err(e) = py.check_signals() {
-                stop.store(true, Ordering::Relaxed);
-                interrupt = Some(e);
-                continue;
-            }
-            let now = at.load(Ordering::Relaxed);
-            if let (Some(f), true) = (progress, now != told && now > 0) {
-                told = now;
-                let now = now - 1;
-                if let Err(e) = f.call1(((now >> 32) as u32, now as u32)) {
-                    stop.store(true, Ordering::Relaxed);
-                    interrupt = Some(e);
-                }
-            }
-        }
-        let result = worker.join().expect("the search's panics are caught");
-        // The last level is reported too, however fast the search was.
+    let search = || {
+        let search = CopSearch {
+            memory: Some(retrograde::available_memory()),
+            untimed: false,
+            observer: Some(&observer),
+        };
+        cop_number_with(&arena, max_cops, &search)
+    };
+    let mut told = 0;
+    // Each new level to `progress`, from this thread (it holds the GIL).
+    let tell = || {
         let now = at.load(Ordering::Relaxed);
-        if let (Some(f), None, true) = (progress, &interrupt, now != told && now > 0) {
+        if let (Some(f), true) = (progress, now != told && now > 0) {
+            told = now;
             let now = now - 1;
-            if let Err(e) = f.call1(((now >> 32) as u32, now as u32)) {
-                interrupt = Some(e);
-            }
+            f.call1(((now >> 32) as u32, now as u32))?;
         }
-        if let Some(e) = interrupt {
-            return Err(e);
-        }
-        match result {
-            Ok(r) => r.map_err(to_py),
-            Err(panic) => Err(panic_to_py(panic)),
-        }
-    })
+        Ok(())
+    };
+    worker::run(py, &stop, search, tell)
 }

@@ -7,12 +7,19 @@
 use pyo3::prelude::*;
 
 mod args;
+mod arrays;
+mod cells;
 mod errors;
 mod graph;
+mod heatmap;
 mod map;
+mod probe_many;
+mod save;
+mod solution;
 mod solve;
 mod table;
 mod toolkit;
+mod worker;
 
 /// Retrograde analysis of policeman and thief (and other two-player games)
 /// from Python: `Map`, `solve`, `open_table`, `cop_number_edges`, `nim`,
@@ -21,7 +28,7 @@ mod toolkit;
 fn _retrograde(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<map::Map>()?;
     m.add_class::<map::Rules>()?;
-    m.add_class::<solve::Solution>()?;
+    m.add_class::<solution::Solution>()?;
     m.add_class::<table::Table>()?;
     m.add_function(wrap_pyfunction!(solve::solve, m)?)?;
     m.add_function(wrap_pyfunction!(table::open_table, m)?)?;

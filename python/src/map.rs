@@ -1,12 +1,12 @@
 //! `Map` (a grid with its starts and exits) and `Rules` (the variants).
 
-use numpy::ndarray::Array2;
-use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2};
+use numpy::{PyArray2, PyReadonlyArray2};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use retrograde::{Coord, ExitRule, Placement};
 
-use crate::args::At;
+use crate::arrays::grid_bools;
+use crate::cells::At;
 use crate::errors::{guard, to_py};
 
 /// A map of the policeman-and-thief game: free and blocked cells, the
@@ -174,21 +174,15 @@ impl Map {
 
     /// Free cells as a 2-D bool array (`True` = free).
     fn to_array<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<bool>> {
-        let g = &self.map.grid;
-        Array2::from_shape_fn((g.height(), g.width()), |(r, c)| {
-            g.is_free(r as i64, c as i64)
-        })
-        .into_pyarray(py)
+        grid_bools(py, &self.map.grid, |_| true)
     }
 
     /// Exit cells as a 2-D bool array, after the `exits` overrides.
     fn exit_array<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<bool>>> {
         let board = self.board()?;
-        let g = &self.map.grid;
-        Ok(Array2::from_shape_fn((g.height(), g.width()), |(r, c)| {
-            g.cell_at(r, c).is_some_and(|id| board.exits[id as usize])
-        })
-        .into_pyarray(py))
+        Ok(grid_bools(py, &self.map.grid, |id| {
+            board.exits[id as usize]
+        }))
     }
 
     /// Rows of the map.

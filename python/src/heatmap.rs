@@ -1,0 +1,71 @@
+//! What `Solution.heatmap` and `Table.heatmap` share: which side the
+//! arguments fix, and the arrays of values and distances over the cells
+//! of the other side.
+
+use numpy::ndarray::Array2;
+use numpy::{Element, IntoPyArray};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use retrograde::Outcome;
+
+use crate::args::codes;
+use crate::cells::Cells;
+
+/// The side a heatmap fixes.
+pub enum Fixed {
+    /// The cops' cells; the map is over the thief's.
+    Cops(Vec<u32>),
+    /// The thief's cell; the map is over the one cop's.
+    Thief(u32),
+}
+
+/// The side `cop=` or `thief=` fixes (exactly one), checked as positions
+/// of `cells` are; with `k` > 1 cops only the thief's cells are mapped,
+/// and `thief=` is refused in the words `several`.
+pub fn fixed(
+    cells: Cells<'_>,
+    k: u32,
+    (cop, thief): (Option<&Bound<'_, PyAny>>, Option<&Bound<'_, PyAny>>),
+    key_error: bool,
+    several: &str,
+) -> PyResult<Fixed> {
+    match (cop, thief) {
+        (Some(c), None) => Ok(Fixed::Cops(cells.cops(k, c, key_error)?)),
+        (None, Some(_)) if k > 1 => Err(PyValueError::new_err(format!("heatmap: {several}"))),
+        (None, Some(t)) => Ok(Fixed::Thief(cells.cell("thief", t, key_error)?)),
+        _ => Err(PyValueError::new_err(
+            "heatmap: give exactly one of cop=(row, col) or thief=(row, col)",
+        )),
+    }
+}
+
+/// `(values, dte)` from each cell's value and plies, in cell order: 2-D
+/// arrays of the map's shape (walls -2 in values, -1 in distances), or
+/// 1-D arrays over a graph's vertices; draws and unknown distances -1.
+pub fn arrays(
+    py: Python<'_>,
+    cells: Cells<'_>,
+    probes: impl Iterator<Item = (Outcome, Option<u32>)>,
+) -> (Py<PyAny>, Py<PyAny>) {
+    let (values, dte): (Vec<i8>, Vec<i32>) = probes.map(|(v, d)| codes(v, d)).unzip();
+    (spread(py, cells, values, -2), spread(py, cells, dte, -1))
+}
+
+/// Per-cell codes as an array: over a graph's vertices, or laid out on
+/// the map with `wall` on its walls.
+fn spread<T: Element + Copy>(
+    py: Python<'_>,
+    cells: Cells<'_>,
+    per_cell: Vec<T>,
+    wall: T,
+) -> Py<PyAny> {
+    match cells {
+        Cells::Graph(_) => per_cell.into_pyarray(py).into_any().unbind(),
+        Cells::Map(grid) => Array2::from_shape_fn((grid.height(), grid.width()), |(r, c)| {
+            grid.cell_at(r, c).map_or(wall, |id| per_cell[id as usize])
+        })
+        .into_pyarray(py)
+        .into_any()
+        .unbind(),
+    }
+}

@@ -1,0 +1,340 @@
+//! `Solution`: a solved game of any number of cops, in memory, and the
+//! game it solved.
+
+use std::path::PathBuf;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use retrograde::{CopsAndThief, Grid, KCops, Outcome, SavedGame, Turn};
+
+use crate::args::{self, counts_dict};
+use crate::cells::Cells;
+use crate::errors::guard;
+use crate::heatmap::{self, Fixed};
+use crate::save::save;
+
+/// `$body` with `$g` the solved game, of one cop or several: the
+/// library's two games meet in generics (`Game`), not in one type.
+macro_rules! on_game {
+    ($solved:expr, $g:ident => $body:expr) => {
+        match $solved {
+            $crate::solution::Solved::One($g) => $body,
+            $crate::solution::Solved::Several { game: $g, .. } => {
+                let $g: &retrograde::KCops = $g;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use on_game;
+
+/// The game a `Solution` solved.
+pub enum Solved {
+    /// One cop: the grid game.
+    One(CopsAndThief),
+    /// Several cops.
+    Several {
+        game: Box<KCops>,
+        /// The rules, for the table's header.
+        rules: retrograde::Rules,
+        /// The start's cells: the cops as given, the thief.
+        start_cells: Option<(Vec<u32>, u32)>,
+    },
+}
+
+impl Solved {
+    /// The start state, if the game has one.
+    pub fn start(&self) -> Option<u64> {
+        match self {
+            Solved::One(g) => g.start(),
+            Solved::Several {
+                game, start_cells, ..
+            } => start_cells.as_ref().map(|(c, t)| game.start(c, *t)),
+        }
+    }
+
+    fn k(&self) -> u32 {
+        match self {
+            Solved::One(_) => 1,
+            Solved::Several { game, .. } => game.cops(),
+        }
+    }
+
+    fn grid(&self) -> &Grid {
+        match self {
+            Solved::One(g) => &g.board().grid,
+            Solved::Several { game, .. } => game.arena().grid().expect("built from a map"),
+        }
+    }
+
+    fn first_mover(&self) -> Turn {
+        match self {
+            Solved::One(g) => g.rules().first_mover(),
+            Solved::Several { game, .. } if game.thief_first() => Turn::Thief,
+            Solved::Several { .. } => Turn::Cop,
+        }
+    }
+
+    /// The state of cells of the game (the cops in any order).
+    fn state(&self, cops: &[u32], thief: u32, turn: Turn) -> u64 {
+        match self {
+            Solved::One(g) => g.state(cops[0], thief, turn),
+            Solved::Several { game, .. } => game.state(cops, thief, turn),
+        }
+    }
+
+    /// The cops' and the thief's cells of state `s`.
+    fn cells_of(&self, s: u64) -> (Vec<u32>, u32) {
+        match self {
+            Solved::One(g) => {
+                let (c, t, _) = g.decode(s);
+                (vec![c], t)
+            }
+            Solved::Several { game, .. } => {
+                let (c, t, _) = game.decode(s);
+                (c, t)
+            }
+        }
+    }
+
+    /// The table `save` writes, as the CLI's `--save` writes it.
+    fn write(
+        &self,
+        solution: &retrograde::Solution,
+        mut out: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        let saved = match self {
+            Solved::One(g) => SavedGame::OneCop(g),
+            Solved::Several {
+                game,
+                rules,
+                start_cells,
+                ..
+            } => SavedGame::Cops {
+                game,
+                rules: *rules,
+                start: start_cells.as_ref().map(|(c, t)| (c.as_slice(), *t)),
+            },
+        };
+        retrograde::write_tablebase(saved, solution, "bitboard", &mut out).map(drop)
+    }
+}
+
+/// A solved game of any number of cops: values and distances of every
+/// state.
+///
+/// Positions are `(cop, thief, turn)`: cells as `(row, col)`; with several
+/// cops `cop` is a sequence of the cops' cells in any order (cops are
+/// identical; two may share a cell); `turn` `"cop"` (the cops move, all at
+/// once) or `"thief"` (the player to move; default: the rules' first
+/// mover). Values are `"win"`, `"loss"`, `"draw"` for the player to move.
+#[pyclass(module = "retrograde", frozen)]
+pub struct Solution {
+    pub game: Solved,
+    pub solution: retrograde::Solution,
+    pub distances: bool,
+}
+
+impl Solution {
+    fn cells(&self) -> Cells<'_> {
+        Cells::Map(self.game.grid())
+    }
+
+    fn state(
+        &self,
+        cop: &Bound<'_, PyAny>,
+        thief: &Bound<'_, PyAny>,
+        turn: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<u64> {
+        let cells = self.cells();
+        let c = cells.cops(self.game.k(), cop, false)?;
+        let t = cells.cell("thief", thief, false)?;
+        let turn = args::turn_or(turn, self.game.first_mover())?;
+        Ok(self.game.state(&c, t, turn))
+    }
+
+    fn dte_of(&self, s: u64) -> Option<u32> {
+        match self.solution.outcome(s) {
+            Outcome::Draw => None,
+            _ => self.solution.dte(s).map(|d| d.plies()),
+        }
+    }
+
+    fn probe(&self, s: u64) -> (Outcome, Option<u32>) {
+        (self.solution.outcome(s), self.dte_of(s))
+    }
+}
+
+#[pymethods]
+impl Solution {
+    /// `"win"`, `"loss"` or `"draw"` for the player to move.
+    #[pyo3(signature = (cop, thief, turn=None))]
+    fn value(
+        &self,
+        cop: &Bound<'_, PyAny>,
+        thief: &Bound<'_, PyAny>,
+        turn: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<&'static str> {
+        let s = self.state(cop, thief, turn)?;
+        Ok(self.solution.outcome(s).as_str())
+    }
+
+    /// Distance to end in plies; `None` for a draw, or for any state but
+    /// the start when solved with `distances=False`.
+    #[pyo3(signature = (cop, thief, turn=None))]
+    fn dte(
+        &self,
+        cop: &Bound<'_, PyAny>,
+        thief: &Bound<'_, PyAny>,
+        turn: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Option<u32>> {
+        Ok(self.dte_of(self.state(cop, thief, turn)?))
+    }
+
+    /// The best moves of the player to move (the cells it may move to,
+    /// its own cell for a pass; with several cops, on their turn, the
+    /// cops' cells after the move, a tuple), as the CLI's `play` chooses
+    /// among: the fastest win, else any draw, else the slowest loss.
+    /// Empty for a terminal position. Needs `distances=True`.
+    #[pyo3(signature = (cop, thief, turn=None))]
+    fn best_moves(
+        &self,
+        py: Python<'_>,
+        cop: &Bound<'_, PyAny>,
+        thief: &Bound<'_, PyAny>,
+        turn: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<Py<PyAny>>> {
+        if !self.distances {
+            return Err(PyValueError::new_err(
+                "best_moves needs distances: solve with distances=True",
+            ));
+        }
+        let s = self.state(cop, thief, turn)?;
+        // States of the cops' turn are even.
+        let cops_move = s & 1 == 0;
+        let moves = on_game!(&self.game, g => retrograde::best_moves(g, &self.solution, s));
+        moves
+            .unwrap_or_default()
+            .into_iter()
+            .map(|t| {
+                let (c, q) = self.game.cells_of(t);
+                self.cells().moved_out(py, cops_move, &c, q)
+            })
+            .collect()
+    }
+
+    /// WIN / LOSS / DRAW counts over all states, for the player to move:
+    /// `{"win": ..., "loss": ..., "draw": ...}`.
+    #[getter]
+    fn counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        counts_dict(py, self.solution.counts())
+    }
+
+    /// The start position's `(value, dte)` for the first mover, or `None`
+    /// without a start (a map without starts; with several cops, no
+    /// `cops_at` or a map without a thief start).
+    #[getter]
+    fn start(&self) -> Option<(&'static str, Option<u32>)> {
+        let (v, d) = self.probe(self.game.start()?);
+        Some((v.as_str(), d))
+    }
+
+    /// The start's verdict: `"cop-wins"`, `"thief-escapes"` or `"draw"`;
+    /// `None` without a start.
+    #[getter]
+    fn verdict(&self) -> Option<&'static str> {
+        let value = self.solution.outcome(self.game.start()?);
+        Some(on_game!(&self.game, g => g.verdict(value)).as_str())
+    }
+
+    /// The number of cops.
+    #[getter]
+    fn cops(&self) -> u32 {
+        self.game.k()
+    }
+
+    /// Number of states (2 x cells x cop multisets; 2 x cells^2 for one
+    /// cop).
+    #[getter]
+    fn states(&self) -> u64 {
+        self.solution.states()
+    }
+
+    /// Propagation levels of the solve (the largest distance to end).
+    #[getter]
+    fn levels(&self) -> u32 {
+        self.solution.levels()
+    }
+
+    /// Whether every state's distance to end was kept.
+    #[getter]
+    fn has_distances(&self) -> bool {
+        self.distances
+    }
+
+    /// Values and distances with one side fixed, over every cell of the
+    /// other: `(values, dte)`, 2-D arrays of the map's shape. `cop=` (or
+    /// the first argument) fixes the cop, or the cops, over every cell of
+    /// the thief; `thief=` the thief over every cell of the one cop.
+    /// `values` (int8): 1 win, -1 loss, 0 draw for the player to move, -2
+    /// on walls; `dte` (int32): plies, -1 for draws, walls and unknown
+    /// distances.
+    #[pyo3(signature = (cops=None, *, cop=None, thief=None, turn=None))]
+    fn heatmap(
+        &self,
+        py: Python<'_>,
+        cops: Option<&Bound<'_, PyAny>>,
+        cop: Option<&Bound<'_, PyAny>>,
+        thief: Option<&Bound<'_, PyAny>>,
+        turn: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
+        let turn = args::turn_or(turn, self.game.first_mover())?;
+        // `cops` is `cop=` given by position: both is no one side.
+        let sides = match cops.and(cop) {
+            Some(_) => (None, None),
+            None => (cops.or(cop), thief),
+        };
+        let k = self.game.k();
+        let several = format!("with {k} cops it maps the thief's cells: give the cops' cells");
+        let fixed = heatmap::fixed(self.cells(), k, sides, false, &several)?;
+        // The state of each cell `x` of the side not fixed.
+        let state = |x| match &fixed {
+            Fixed::Cops(c) => self.game.state(c, x, turn),
+            Fixed::Thief(t) => self.game.state(&[x], *t, turn),
+        };
+        let probes = (0..self.game.grid().cells() as u32).map(|x| self.probe(state(x)));
+        guard(|| Ok(heatmap::arrays(py, self.cells(), probes)))
+    }
+
+    /// Writes the solve as a tablebase file (`.rtb`, what `retrograde
+    /// solve --save` writes, of one cop or several; with distances when
+    /// solved with them), through a temporary file renamed into place. As
+    /// the CLI's `--save`: a FIFO or a device at `path` is written into,
+    /// never replaced, and a symbolic link is written through (its target
+    /// replaced).
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        py.detach(|| guard(|| save(path, |out| self.game.write(&self.solution, out))))
+    }
+
+    fn __repr__(&self) -> String {
+        let c = self.solution.counts();
+        let k = self.game.k();
+        format!(
+            "<retrograde.Solution {}{} states: {} win, {} loss, {} draw; start {}>",
+            if k > 1 {
+                format!("{k} cops, ")
+            } else {
+                String::new()
+            },
+            self.solution.states(),
+            c.win,
+            c.loss,
+            c.draw,
+            self.start().map_or("none".to_string(), |(v, d)| match d {
+                Some(d) => format!("{v} in {d}"),
+                None => v.to_string(),
+            })
+        )
+    }
+}
