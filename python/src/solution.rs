@@ -92,8 +92,8 @@ impl Solved {
                 (vec![c], t)
             }
             Solved::Several { game, .. } => {
-                let (c, t, _) = game.decode(s);
-                (c, t)
+                let p = game.decode(s);
+                (p.cops.to_vec(), p.thief)
             }
         }
     }

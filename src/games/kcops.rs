@@ -23,6 +23,7 @@ use crate::game::{Game, Initial};
 use crate::games::arena::Arena;
 use crate::games::cops::Turn;
 use crate::games::multiset::{multiset_count, Ranker, MAX_COPS};
+use crate::games::position::{Cops, Position};
 use crate::outcome::{Outcome, Terminal, Verdict};
 
 thread_local! {
@@ -173,11 +174,15 @@ impl KCops {
         (self.rank(&sorted[..cops.len()]) * self.n + u64::from(thief)) * 2 + turn as u64
     }
 
-    /// `(cops ascending, thief, turn)` of state `s`.
+    /// The position of state `s` (cops ascending).
     #[must_use]
-    pub fn decode(&self, s: u64) -> (Vec<u32>, u32, Turn) {
+    pub fn decode(&self, s: u64) -> Position {
         let (cops, thief, turn) = self.split(s);
-        (cops[..self.k as usize].to_vec(), thief, turn)
+        Position {
+            cops: Cops::new(&cops[..self.k as usize]).expect("1 to MAX_COPS cops"),
+            thief,
+            turn,
+        }
     }
 
     #[inline]

@@ -6,7 +6,7 @@
 //! runs by default plays exactly the game of `docs/rules.md`.
 
 use retrograde::copnumber::{solve_kcops, KcopOptions};
-use retrograde::{solve, Cops, Engine, Game, KCops, Outcome, Position, SolveOptions, Turn};
+use retrograde::{solve, Engine, Game, KCops, Outcome, SolveOptions, Turn};
 
 use crate::oracle::{Side, Value};
 use crate::oracle_kcops::KOracle;
@@ -22,14 +22,7 @@ fn check(label: &str, game: &KCops, oracle: &KOracle) {
     let arena = game.arena().clone();
     let n = arena.cells();
     // A start to track without the table: the last state's position.
-    let start = (n > 0).then(|| {
-        let (cops, thief, turn) = game.decode(game.state_count() / 3);
-        Position {
-            cops: Cops::new(&cops).expect("k cops"),
-            thief,
-            turn,
-        }
-    });
+    let start = (n > 0).then(|| game.decode(game.state_count() / 3));
     let options = KcopOptions {
         cops: k,
         dte_table: true,
@@ -62,12 +55,8 @@ fn check(label: &str, game: &KCops, oracle: &KOracle) {
     });
     let mut deepest = 0;
     for s in 0..game.state_count() {
-        let (cops, thief, turn) = game.decode(s);
-        let state = Position {
-            cops: Cops::new(&cops).expect("k cops"),
-            thief,
-            turn,
-        };
+        let state = game.decode(s);
+        let (cops, thief, turn) = (state.cops, state.thief, state.turn);
         let (outcome, dte) = bits.value(&state);
         let got = (outcome, dte.map(|d| d.plies()));
         let side = if turn == Turn::Cop {

@@ -35,7 +35,7 @@ fn check(label: &str, game: &KCops, oracle: &KOracle, configs: &[Config]) {
     assert_eq!(game.state_count(), expected_states, "{label}: states");
     let rows: Vec<(u64, (Value, Option<u32>))> = (0..game.state_count())
         .map(|s| {
-            let (cops, thief, turn) = game.decode(s);
+            let retrograde::Position { cops, thief, turn } = game.decode(s);
             assert!(cops.windows(2).all(|w| w[0] <= w[1]), "{label}: {cops:?}");
             let cops: Vec<usize> = cops.iter().map(|&c| c as usize).collect();
             let side = match turn {
@@ -43,7 +43,7 @@ fn check(label: &str, game: &KCops, oracle: &KOracle, configs: &[Config]) {
                 Turn::Thief => Side::Thief,
             };
             assert_eq!(
-                game.state(&game.decode(s).0, thief, turn),
+                game.state(&game.decode(s).cops, thief, turn),
                 s,
                 "{label}: index"
             );

@@ -28,7 +28,7 @@ fn winning_placement(arena: &Arena, k: u32) -> Option<(Vec<u32>, u32)> {
         });
         if let Some(worst) = worst {
             if best.as_ref().is_none_or(|b| worst < b.1) {
-                best = Some((game.decode(rank * n * 2).0, worst));
+                best = Some((game.decode(rank * n * 2).cops.to_vec(), worst));
             }
         }
     }
@@ -391,7 +391,7 @@ fn two_cops_on_the_petersen_graph_agree_with_the_oracle() {
         .collect();
     let oracle = KOracle::solve(&KBoard::from_edges(10, &edges), 2);
     for s in 0..game.state_count() {
-        let (cops, thief, turn) = game.decode(s);
+        let retrograde::Position { cops, thief, turn } = game.decode(s);
         let cops: Vec<usize> = cops.iter().map(|&c| c as usize).collect();
         let side = if turn == retrograde::Turn::Cop {
             Side::Cop

@@ -186,7 +186,8 @@ impl Play for Cops {
     }
 
     fn pieces(&self, state: u64) -> (Vec<u32>, u32, Turn) {
-        self.game.decode(state)
+        let p = self.game.decode(state);
+        (p.cops.to_vec(), p.thief, p.turn)
     }
 
     fn saved(&self, args: &SolveArgs) -> SavedGame<'_> {
@@ -202,7 +203,7 @@ impl Play for Cops {
     }
 
     fn inconsistent(&self, bad: &Inconsistency) -> String {
-        let (cops, thief, turn) = self.game.decode(bad.state);
+        let retrograde::Position { cops, thief, turn } = self.game.decode(bad.state);
         format!(
             "state {} (cops {:?}, thief {}, {turn:?} to move) is stored as {:?} but its moves give {:?}",
             bad.state,

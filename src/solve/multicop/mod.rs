@@ -27,7 +27,6 @@
 use super::{thread_pool, SolveOptions};
 use crate::error::Result;
 use crate::games::kcops::KCops;
-use crate::games::position::{Cops, Position};
 use crate::storage::Backing;
 
 mod checkpoint;
@@ -52,14 +51,7 @@ pub(crate) use store::{kcop_plan, KcopStorage};
 /// [`Solution`](super::Solution), so that this engine, like `bitboard`,
 /// imports nothing of the solve's results above it).
 pub(super) fn solve(game: &KCops, options: &SolveOptions<'_>) -> Result<(KSolution, u64)> {
-    let start = options.track.map(|s| {
-        let (cops, thief, turn) = game.decode(s);
-        Position {
-            cops: Cops::new(&cops).expect("k cops"),
-            thief,
-            turn,
-        }
-    });
+    let start = options.track.map(|s| game.decode(s));
     let kernel = KcopOptions {
         cops: game.cops() as usize,
         dte_table: options.dte_table,
