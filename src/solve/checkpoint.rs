@@ -6,8 +6,9 @@
 //! The engine never touches files or signals: between levels it asks the
 //! sink whether a snapshot is due ([`Sink::poll`](crate::Sink::poll)) and
 //! hands it one ([`Sink::save`](crate::Sink::save)); the sink decides
-//! where the bytes go ([`Snapshot::write_to`](crate::Snapshot::write_to)). After a stop request the
-//! solve ends with [`Error::Stopped`](crate::Error::Stopped).
+//! where the bytes go ([`Snapshot::write_to`](crate::Snapshot::write_to)).
+//! After a stop request the solve ends with
+//! [`Error::Stopped`](crate::Error::Stopped).
 //!
 //! The grid kernel's encoding (little endian, in the fields of
 //! `snapshot.rs`, which writes and reads them for every kernel): the

@@ -1,8 +1,8 @@
 //! Checkpoints of the several-cops kernel: the state between two levels
 //! (the attractor bitsets, the level, the distance table, the start's
 //! distance and the placement found), handed to the caller's
-//! [`Sink`](crate::Sink) as a [`Snapshot`](crate::Snapshot) on the grid kernel's rules, and
-//! the checkpoint a solve resumes from
+//! [`Sink`](crate::Sink) as a [`Snapshot`](crate::Snapshot) on the grid
+//! kernel's rules, and the checkpoint a solve resumes from
 //! ([`Checkpoint`](crate::Checkpoint) opens either kind).
 //!
 //! The incremental bookkeeping (which rows changed, the tables of
@@ -11,10 +11,10 @@
 //!
 //! Encoding (little endian, in the fields of `snapshot.rs`, which writes
 //! and reads them for every kernel), after the shared header (magic, the
-//! caller's fingerprint): level, the start's distance, the placement (its level,
-//! its cells), cells, cops, words a row, the four bitsets (a length and
-//! the words; length 0 for a set not kept), the distance table if kept,
-//! and an FNV-1a 64 checksum of everything before it. A resume reads the
+//! caller's fingerprint): level, the start's distance, the placement (its
+//! level, its cells), cells, cops, words a row, the four bitsets (a length
+//! and the words; length 0 for a set not kept), the distance table if
+//! kept, and an FNV-1a 64 checksum of everything before it. A resume reads the
 //! file twice as a stream (the checksum, then the arrays straight into
 //! the engine's, which may be scratch files), never whole into memory.
 
