@@ -2,12 +2,21 @@
 //! `solve/checkpoint.rs`, the several-cops kernel's in
 //! `solve/multicop/checkpoint.rs`, the band checkpoints of `distributed`):
 //! the one [`Sink`] a solve hands its [`Snapshot`]s to, what a sink
-//! answers between levels ([`Due`]), and the writer that keeps the file's
-//! FNV-1a 64 checksum as it goes, with the common header (magic, the
-//! caller's fingerprint).
+//! answers between levels ([`Due`]), and the fields every encoding is made
+//! of, written and read here once: the common header (magic, the caller's
+//! fingerprint), little-endian integers, optional `u32`s, arrays (a `u64`
+//! count and the items), the optional distance table that ends every file
+//! (a flag byte, then an array) and the FNV-1a 64 checksum after it. The
+//! writer [`Hashing`] keeps the checksum as it goes; the readers share
+//! [`Fields`], over bytes in memory ([`Reader`], inside [`decode_checked`])
+//! or a file streamed (the several-cops kernel's, which never holds its
+//! arrays in memory). So each kernel's codec keeps only the order of its
+//! own fields.
 
 use std::io::Write;
+use std::path::Path;
 
+use crate::error::{Error, Result};
 use crate::hash::{fnv1a as fnv, FNV_START};
 
 /// What a checkpoint sink wants at the end of a level.
@@ -47,6 +56,46 @@ pub trait Snapshot {
     }
 }
 
+/// A kernel's snapshot encoding: its magic line and its own fields, in
+/// order. Every encoding is a [`Snapshot`] whose file is the common header
+/// (the magic, the caller's fingerprint), these fields, and the checksum;
+/// so a kernel writes only what is its own.
+pub(crate) trait Encoding {
+    /// The first line of the kernel's files, which tells them apart.
+    const MAGIC: &'static [u8];
+    /// The level the snapshot was taken after ([`Snapshot::level`]).
+    fn level(&self) -> u32;
+    /// The band it holds ([`Snapshot::band`]).
+    fn band(&self) -> Option<usize> {
+        None
+    }
+    /// Writes the kernel's fields, between the header and the checksum.
+    ///
+    /// # Errors
+    /// Whatever `out` returns.
+    fn put_fields(&self, out: &mut Hashing<'_>) -> std::io::Result<()>;
+}
+
+impl<T: Encoding> Snapshot for T {
+    fn level(&self) -> u32 {
+        Encoding::level(self)
+    }
+
+    fn write_to(
+        &self,
+        fingerprint: &[(String, String)],
+        out: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        let mut out = Hashing::start(out, T::MAGIC, fingerprint)?;
+        self.put_fields(&mut out)?;
+        out.finish()
+    }
+
+    fn band(&self) -> Option<usize> {
+        Encoding::band(self)
+    }
+}
+
 /// Receives a solve's snapshots between levels
 /// ([`SolveOptions::with_checkpoint`](crate::SolveOptions::with_checkpoint)),
 /// whichever kernel runs it: the engine asks whether one is due and hands
@@ -61,47 +110,39 @@ pub trait Sink: Sync {
     fn save(&self, snapshot: &dyn Snapshot) -> crate::error::Result<()>;
 }
 
-/// An optional `u32` as a flag byte and the value.
-pub(crate) fn opt_u32(v: Option<u32>) -> [u8; 5] {
-    let mut b = [0; 5];
-    if let Some(v) = v {
-        b[0] = 1;
-        b[1..].copy_from_slice(&v.to_le_bytes());
-    }
-    b
-}
+/// What a reader says of a file whose checksum does not match.
+pub(crate) const DAMAGED: &str =
+    "checksum mismatch: the file is truncated or damaged; delete it or resume from another";
 
-/// A writer that keeps the FNV-1a 64 checksum of what went through it.
+/// A writer that keeps the FNV-1a 64 checksum of what went through it:
+/// every encoding's fields, in the order its reader reads them back.
 pub(crate) struct Hashing<'a> {
-    pub(crate) inner: &'a mut dyn Write,
-    pub(crate) sum: u64,
+    inner: &'a mut dyn Write,
+    sum: u64,
 }
 
 impl<'a> Hashing<'a> {
-    pub(crate) fn new(inner: &'a mut dyn Write) -> Hashing<'a> {
-        Hashing {
-            inner,
-            sum: FNV_START,
-        }
-    }
-
-    /// Writes what every kind of checkpoint file starts with: `magic`,
-    /// then the fingerprint's (name, value) pairs (each a `u32` length and
-    /// its bytes), as the readers read them back.
-    pub(crate) fn put_header(
-        &mut self,
+    /// Starts a file with what every kind of checkpoint file starts with:
+    /// `magic`, then the fingerprint's (name, value) pairs (a `u32` count,
+    /// then each string as a `u32` length and its bytes).
+    pub(crate) fn start(
+        inner: &'a mut dyn Write,
         magic: &[u8],
         fingerprint: &[(String, String)],
-    ) -> std::io::Result<()> {
-        self.put(magic)?;
-        self.put(&(fingerprint.len() as u32).to_le_bytes())?;
+    ) -> std::io::Result<Hashing<'a>> {
+        let mut out = Hashing {
+            inner,
+            sum: FNV_START,
+        };
+        out.put(magic)?;
+        out.put_u32(fingerprint.len() as u32)?;
         for (name, value) in fingerprint {
             for s in [name, value] {
-                self.put(&(s.len() as u32).to_le_bytes())?;
-                self.put(s.as_bytes())?;
+                out.put_u32(s.len() as u32)?;
+                out.put(s.as_bytes())?;
             }
         }
-        Ok(())
+        Ok(out)
     }
 
     pub(crate) fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
@@ -109,12 +150,34 @@ impl<'a> Hashing<'a> {
         self.inner.write_all(bytes)
     }
 
-    /// Writes `items`, each already as its little-endian bytes, through a
-    /// buffer of 64 KiB (an array of any length, never copied whole).
-    pub(crate) fn put_all<const N: usize>(
+    pub(crate) fn put_u32(&mut self, v: u32) -> std::io::Result<()> {
+        self.put(&v.to_le_bytes())
+    }
+
+    pub(crate) fn put_u64(&mut self, v: u64) -> std::io::Result<()> {
+        self.put(&v.to_le_bytes())
+    }
+
+    /// An optional `u32` as a flag byte (0 or 1) and the value (0 when
+    /// absent): five bytes either way.
+    pub(crate) fn put_opt_u32(&mut self, v: Option<u32>) -> std::io::Result<()> {
+        let mut b = [0; 5];
+        if let Some(v) = v {
+            b[0] = 1;
+            b[1..].copy_from_slice(&v.to_le_bytes());
+        }
+        self.put(&b)
+    }
+
+    /// An array: its `count` of items as a `u64`, then `items`, each
+    /// already as its little-endian bytes, through a buffer of 64 KiB (an
+    /// array of any length, never copied whole).
+    pub(crate) fn put_array<const N: usize>(
         &mut self,
+        count: usize,
         items: impl Iterator<Item = [u8; N]>,
     ) -> std::io::Result<()> {
+        self.put_u64(count as u64)?;
         let mut buf = Vec::with_capacity(1 << 16);
         for item in items {
             buf.extend_from_slice(&item);
@@ -126,10 +189,210 @@ impl<'a> Hashing<'a> {
         self.put(&buf)
     }
 
+    /// An optional array (the distance table, when the solve keeps one):
+    /// a flag byte, 0 or 1, then the array if there is one.
+    pub(crate) fn put_optional_array<const N: usize>(
+        &mut self,
+        array: Option<(usize, impl Iterator<Item = [u8; N]>)>,
+    ) -> std::io::Result<()> {
+        match array {
+            None => self.put(&[0]),
+            Some((count, items)) => {
+                self.put(&[1])?;
+                self.put_array(count, items)
+            }
+        }
+    }
+
     /// Ends the file: the checksum of everything written, then a flush.
     pub(crate) fn finish(mut self) -> std::io::Result<()> {
         let sum = self.sum;
         self.put(&sum.to_le_bytes())?;
         self.inner.flush()
     }
+}
+
+/// Reads the fields [`Hashing`] writes, from the bytes between the magic
+/// line and the checksum; an error is a message, which the caller turns
+/// into [`Error::Checkpoint`] at the offset reached.
+pub(crate) trait Fields {
+    /// Fills `to` with the next bytes.
+    ///
+    /// # Errors
+    /// When fewer are left (or the file cannot be read).
+    fn fill(&mut self, to: &mut [u8]) -> std::result::Result<(), String>;
+
+    /// How many bytes are left before the checksum.
+    fn left(&self) -> u64;
+
+    fn u8(&mut self) -> std::result::Result<u8, String> {
+        let mut b = [0; 1];
+        self.fill(&mut b)?;
+        Ok(b[0])
+    }
+
+    fn u32(&mut self) -> std::result::Result<u32, String> {
+        let mut b = [0; 4];
+        self.fill(&mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+
+    fn u64(&mut self) -> std::result::Result<u64, String> {
+        let mut b = [0; 8];
+        self.fill(&mut b)?;
+        Ok(u64::from_le_bytes(b))
+    }
+
+    /// An array's count of items of `size` bytes, which must fit in what
+    /// is left.
+    fn len(&mut self, size: usize) -> std::result::Result<u64, String> {
+        let n = self.u64()?;
+        if n.checked_mul(size as u64).is_none_or(|b| b > self.left()) {
+            return Err(format!("length {n} exceeds the file"));
+        }
+        Ok(n)
+    }
+
+    fn opt_u32(&mut self) -> std::result::Result<Option<u32>, String> {
+        let flag = self.u8()?;
+        let v = self.u32()?;
+        match flag {
+            0 => Ok(None),
+            1 => Ok(Some(v)),
+            other => Err(format!("bad flag {other}")),
+        }
+    }
+
+    /// The flag byte of the optional distance table: whether it follows.
+    fn dte_flag(&mut self) -> std::result::Result<bool, String> {
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            other => Err(format!("bad distance-table flag {other}")),
+        }
+    }
+
+    fn string(&mut self) -> std::result::Result<String, String> {
+        let n = self.u32()?;
+        if u64::from(n) > self.left() {
+            return Err(format!("string of {n} bytes exceeds the file"));
+        }
+        let mut b = vec![0; n as usize];
+        self.fill(&mut b)?;
+        String::from_utf8(b).map_err(|_| "fingerprint field is not UTF-8".to_string())
+    }
+
+    /// The caller's fingerprint, right after the magic line.
+    fn fingerprint(&mut self) -> std::result::Result<Vec<(String, String)>, String> {
+        let fields = self.u32()?;
+        let mut fingerprint = Vec::new();
+        for _ in 0..fields {
+            let name = self.string()?;
+            let value = self.string()?;
+            fingerprint.push((name, value));
+        }
+        Ok(fingerprint)
+    }
+
+    /// Nothing may follow the distance table, the last field of every
+    /// encoding.
+    fn end(&self) -> std::result::Result<(), String> {
+        if self.left() != 0 {
+            return Err("unexpected bytes after the distance table".into());
+        }
+        Ok(())
+    }
+}
+
+/// Reads a checkpoint's fields from its bytes in memory, with the offset
+/// for errors.
+pub(crate) struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Fields for Reader<'_> {
+    fn fill(&mut self, to: &mut [u8]) -> std::result::Result<(), String> {
+        to.copy_from_slice(self.take(to.len())?);
+        Ok(())
+    }
+
+    fn left(&self) -> u64 {
+        (self.bytes.len() - self.at) as u64
+    }
+}
+
+impl Reader<'_> {
+    /// The next `n` bytes, borrowed.
+    pub(crate) fn take(&mut self, n: usize) -> std::result::Result<&[u8], String> {
+        if self.bytes.len() - self.at < n {
+            return Err(format!("truncated: {n} more bytes expected"));
+        }
+        self.at += n;
+        Ok(&self.bytes[self.at - n..self.at])
+    }
+
+    /// An array of items of `B` bytes each, decoded by `decode`.
+    pub(crate) fn array<T, const B: usize>(
+        &mut self,
+        decode: impl Fn([u8; B]) -> T,
+    ) -> std::result::Result<Vec<T>, String> {
+        let n = self.len(B)? as usize;
+        Ok(self
+            .take(n * B)?
+            .chunks_exact(B)
+            .map(|c| decode(c.try_into().expect("B bytes")))
+            .collect())
+    }
+
+    /// The optional distance table that ends every encoding, and the check
+    /// that nothing follows it.
+    pub(crate) fn dte_table(&mut self) -> std::result::Result<Option<Vec<u16>>, String> {
+        let dte = if self.dte_flag()? {
+            Some(self.array(u16::from_le_bytes)?)
+        } else {
+            None
+        };
+        self.end()?;
+        Ok(dte)
+    }
+}
+
+/// What every kind of checkpoint file read whole shares: checks `magic`
+/// and the trailing checksum of `bytes`, reads the fingerprint, then runs
+/// `body` over the rest; an error from `body` becomes
+/// [`Error::Checkpoint`] at the offset it reached. `kind` names the file in
+/// the bad-magic message.
+pub(crate) fn decode_checked<T>(
+    path: &Path,
+    bytes: &[u8],
+    magic: &[u8],
+    kind: &str,
+    body: impl FnOnce(&mut Reader<'_>, Vec<(String, String)>) -> std::result::Result<T, String>,
+) -> Result<T> {
+    let bad = |offset: usize, message: String| Error::Checkpoint {
+        path: path.to_path_buf(),
+        offset: offset as u64,
+        message,
+    };
+    if bytes.len() < magic.len() || &bytes[..magic.len()] != magic {
+        return Err(bad(0, format!("not a retrograde {kind} (bad magic)")));
+    }
+    if bytes.len() < magic.len() + 8 {
+        return Err(bad(bytes.len(), "truncated: no checksum".into()));
+    }
+    let body_len = bytes.len() - 8;
+    let stored = u64::from_le_bytes(bytes[body_len..].try_into().expect("8 bytes"));
+    if fnv(FNV_START, &bytes[..body_len]) != stored {
+        return Err(bad(body_len, DAMAGED.into()));
+    }
+    let mut r = Reader {
+        bytes: &bytes[..body_len],
+        at: magic.len(),
+    };
+    let inner = |r: &mut Reader<'_>| {
+        let fingerprint = r.fingerprint()?;
+        body(r, fingerprint)
+    };
+    inner(&mut r).map_err(|message| bad(r.at, message))
 }

@@ -6,17 +6,20 @@
 //! The engine never touches files or signals: between levels it asks the
 //! sink whether a snapshot is due ([`Sink::poll`](crate::Sink::poll)) and
 //! hands it one ([`Sink::save`](crate::Sink::save)); the sink decides
-//! where the bytes go ([`Snapshot::write_to`]). After a stop request the
-//! solve ends with [`Error::Stopped`](crate::Error::Stopped).
+//! where the bytes go ([`Snapshot::write_to`](crate::Snapshot::write_to)).
+//! After a stop request the solve ends with
+//! [`Error::Stopped`](crate::Error::Stopped).
 //!
-//! The grid kernel's encoding (little endian): a magic line, the caller's fingerprint
-//! fields (name, value pairs compared on resume), the level and the
-//! bookkeeping the levels after it need (states decided so far, the
-//! tracked state's distance, the deepest decided states), the bitsets,
-//! the per-cop-cell changed word ranges, the distance table if kept, and
-//! an FNV-1a 64 checksum of everything before it.
+//! The grid kernel's encoding (little endian, in the fields of
+//! `snapshot.rs`, which writes and reads them for every kernel): the
+//! common header (a magic line, the caller's fingerprint fields: name,
+//! value pairs compared on resume), the level and the bookkeeping the
+//! levels after it need (states decided so far, the tracked state's
+//! distance, the deepest decided states), the bitsets, the per-cop-cell
+//! changed word ranges, the distance table if kept, and an FNV-1a 64
+//! checksum of everything before it. Only this order is the grid
+//! kernel's own.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
@@ -25,7 +28,7 @@ use crate::error::{Error, Result};
 const MAGIC: &[u8] = b"RETROGRADE-CHECKPOINT-1\n";
 
 pub use crate::snapshot::Due;
-use crate::snapshot::Snapshot;
+use crate::snapshot::{decode_checked, Encoding, Fields, Hashing};
 
 /// A snapshot of a bitboard solve after a finished level, borrowed from
 /// the running engine.
@@ -47,46 +50,42 @@ pub(super) struct State {
     pub(super) row_words: u64,
 }
 
-impl Snapshot for GridSnapshot<'_> {
+impl Encoding for GridSnapshot<'_> {
+    const MAGIC: &'static [u8] = MAGIC;
+
     fn level(&self) -> u32 {
         self.state.level
     }
 
-    fn write_to(
-        &self,
-        fingerprint: &[(String, String)],
-        out: &mut dyn Write,
-    ) -> std::io::Result<()> {
-        let mut out = Hashing::new(out);
-        out.put_header(MAGIC, fingerprint)?;
+    fn put_fields(&self, out: &mut Hashing<'_>) -> std::io::Result<()> {
         let s = &self.state;
-        out.put(&s.level.to_le_bytes())?;
-        out.put(&s.decided.to_le_bytes())?;
-        out.put(&opt_u32(s.tracked))?;
+        out.put_u32(s.level)?;
+        out.put_u64(s.decided)?;
+        out.put_opt_u32(s.tracked)?;
         for d in s.deepest {
-            out.put(&opt_u32(d.map(|d| d.0)))?;
-            out.put(&d.map_or(0, |d| d.1).to_le_bytes())?;
+            out.put_opt_u32(d.map(|d| d.0))?;
+            out.put_u64(d.map_or(0, |d| d.1))?;
         }
-        out.put(&s.cells.to_le_bytes())?;
-        out.put(&s.row_words.to_le_bytes())?;
-        out.put(&(self.words.len() as u64).to_le_bytes())?;
-        out.put_all(self.words.iter().map(|w| w.to_le_bytes()))?;
-        out.put(&(self.spans.len() as u64).to_le_bytes())?;
-        out.put_all(self.spans.iter().flatten().map(|w| w.to_le_bytes()))?;
-        match self.dte {
-            None => out.put(&[0])?,
-            Some(table) => {
-                out.put(&[1])?;
-                out.put(&(table.len() as u64).to_le_bytes())?;
-                out.put_all(table.iter().map(|d| d.load(Relaxed).to_le_bytes()))?;
-            }
-        }
-        out.finish()
+        out.put_u64(s.cells)?;
+        out.put_u64(s.row_words)?;
+        out.put_array(self.words.len(), self.words.iter().map(|w| w.to_le_bytes()))?;
+        out.put_array(self.spans.len(), self.spans.iter().map(span_bytes))?;
+        out.put_optional_array(
+            self.dte
+                .map(|t| (t.len(), t.iter().map(|d| d.load(Relaxed).to_le_bytes()))),
+        )?;
+        Ok(())
     }
 }
 
-pub(crate) use crate::hash::{fnv1a as fnv, FNV_START};
-pub(crate) use crate::snapshot::{opt_u32, Hashing};
+/// A changed word range entry as its 16 little-endian bytes.
+fn span_bytes(span: &[u32; 4]) -> [u8; 16] {
+    let mut b = [0; 16];
+    for (to, w) in b.chunks_exact_mut(4).zip(span) {
+        to.copy_from_slice(&w.to_le_bytes());
+    }
+    b
+}
 
 /// A decoded checkpoint of the grid kernel.
 #[derive(Debug)]
@@ -130,38 +129,12 @@ impl GridCheckpoint {
             }
             let cells = r.u64()?;
             let row_words = r.u64()?;
-            let n = r.len(8)?;
-            let words = r
-                .take(n * 8)?
-                .chunks_exact(8)
-                .map(|c| u64::from_le_bytes(c.try_into().expect("8")))
-                .collect();
-            let n = r.len(16)?;
-            let spans = r
-                .take(n * 16)?
-                .chunks_exact(16)
-                .map(|c| {
-                    let w =
-                        |i: usize| u32::from_le_bytes(c[4 * i..4 * i + 4].try_into().expect("4"));
-                    [w(0), w(1), w(2), w(3)]
-                })
-                .collect();
-            let dte = match r.take(1)?[0] {
-                0 => None,
-                1 => {
-                    let n = r.len(2)?;
-                    Some(
-                        r.take(n * 2)?
-                            .chunks_exact(2)
-                            .map(|c| u16::from_le_bytes([c[0], c[1]]))
-                            .collect(),
-                    )
-                }
-                other => return Err(format!("bad distance-table flag {other}")),
-            };
-            if r.at != r.bytes.len() {
-                return Err("unexpected bytes after the distance table".into());
-            }
+            let words = r.array(u64::from_le_bytes)?;
+            let spans = r.array(|b: [u8; 16]| {
+                let w = |i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().expect("4"));
+                [w(0), w(1), w(2), w(3)]
+            })?;
+            let dte = r.dte_table()?;
             Ok(GridCheckpoint {
                 fingerprint,
                 state: State {
@@ -177,104 +150,6 @@ impl GridCheckpoint {
                 dte,
             })
         })
-    }
-}
-
-/// What every kind of checkpoint file shares: checks `magic` and the
-/// trailing checksum of `bytes`, reads the fingerprint, then runs `body`
-/// over the rest; an error from `body` becomes [`Error::Checkpoint`] at the
-/// offset it reached. `kind` names the file in the bad-magic message.
-pub(crate) fn decode_checked<T>(
-    path: &Path,
-    bytes: &[u8],
-    magic: &[u8],
-    kind: &str,
-    body: impl FnOnce(&mut Reader<'_>, Vec<(String, String)>) -> std::result::Result<T, String>,
-) -> Result<T> {
-    let bad = |offset: usize, message: String| Error::Checkpoint {
-        path: path.to_path_buf(),
-        offset: offset as u64,
-        message,
-    };
-    if bytes.len() < magic.len() || &bytes[..magic.len()] != magic {
-        return Err(bad(0, format!("not a retrograde {kind} (bad magic)")));
-    }
-    if bytes.len() < magic.len() + 8 {
-        return Err(bad(bytes.len(), "truncated: no checksum".into()));
-    }
-    let body_len = bytes.len() - 8;
-    let stored = u64::from_le_bytes(bytes[body_len..].try_into().expect("8 bytes"));
-    if fnv(FNV_START, &bytes[..body_len]) != stored {
-        return Err(bad(
-            body_len,
-            "checksum mismatch: the file is truncated or damaged; delete it or resume from another"
-                .into(),
-        ));
-    }
-    let mut r = Reader {
-        bytes: &bytes[..body_len],
-        at: magic.len(),
-    };
-    let inner = |r: &mut Reader<'_>| -> std::result::Result<T, String> {
-        let fields = r.u32()?;
-        let mut fingerprint = Vec::new();
-        for _ in 0..fields {
-            let name = r.string()?;
-            let value = r.string()?;
-            fingerprint.push((name, value));
-        }
-        body(r, fingerprint)
-    };
-    inner(&mut r).map_err(|message| bad(r.at, message))
-}
-
-/// Reads the fields of a checkpoint's body, with the offset for errors.
-pub(crate) struct Reader<'a> {
-    pub(crate) bytes: &'a [u8],
-    pub(crate) at: usize,
-}
-
-impl Reader<'_> {
-    pub(crate) fn take(&mut self, n: usize) -> std::result::Result<&[u8], String> {
-        if self.bytes.len() - self.at < n {
-            return Err(format!("truncated: {n} more bytes expected"));
-        }
-        self.at += n;
-        Ok(&self.bytes[self.at - n..self.at])
-    }
-
-    pub(crate) fn u32(&mut self) -> std::result::Result<u32, String> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4")))
-    }
-
-    pub(crate) fn u64(&mut self) -> std::result::Result<u64, String> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8")))
-    }
-
-    /// A length of items of `size` bytes that must fit in what is left.
-    pub(crate) fn len(&mut self, size: usize) -> std::result::Result<usize, String> {
-        let n = self.u64()?;
-        let left = (self.bytes.len() - self.at) as u64;
-        if n.checked_mul(size as u64).is_none_or(|b| b > left) {
-            return Err(format!("length {n} exceeds the file"));
-        }
-        Ok(n as usize)
-    }
-
-    pub(crate) fn opt_u32(&mut self) -> std::result::Result<Option<u32>, String> {
-        let flag = self.take(1)?[0];
-        let v = self.u32()?;
-        match flag {
-            0 => Ok(None),
-            1 => Ok(Some(v)),
-            other => Err(format!("bad flag {other}")),
-        }
-    }
-
-    pub(crate) fn string(&mut self) -> std::result::Result<String, String> {
-        let n = self.u32()? as usize;
-        let b = self.take(n)?;
-        String::from_utf8(b.to_vec()).map_err(|_| "fingerprint field is not UTF-8".to_string())
     }
 }
 

@@ -2,6 +2,9 @@
 //! memory and scratch-file storage) against the oracle, state by state, on thousands of
 //! small random maps of every shape and every rule variant; plus property
 //! tests of the `Game` contract (predecessors invert successors, move counts).
+//! The several-cops game against its oracle, through the same engine
+//! configurations and the same certificate check ([`solve_verified`]), is
+//! in `agree/kcops.rs`; its bitboard kernel alone in `agree/kbit.rs`.
 
 use std::collections::HashSet;
 
@@ -17,6 +20,11 @@ use crate::support::{
     add_random_exits, add_random_starts, grid_of, outcome, random_grid, temp_dir, turn,
     walls_and_exits_map, Rng, Shape, SHAPES,
 };
+
+/// The several-cops kernel of the bitboard engine alone.
+mod kbit;
+/// The several-cops game against its oracle, every engine configuration.
+mod kcops;
 
 /// The crate's rules for an oracle variant.
 pub fn rules(variant: Variant) -> Rules {
@@ -281,6 +289,24 @@ pub fn bitboard_minimum_configs(game: &CopsAndThief, dir: &std::path::Path) -> V
         .collect()
 }
 
+/// Solves `game` (of any number of cops) with `config` and checks that
+/// the solution passes its own certificate check, distances included when
+/// the configuration keeps them.
+pub fn solve_verified(label: &str, game: &impl Game, config: &Config) -> Solution {
+    let solution =
+        solve(game, &config.options).unwrap_or_else(|e| panic!("{label} {}: {e}", config.name));
+    // A correct solution passes its own certificate check.
+    let check = verify(game, &solution);
+    assert_eq!(
+        (check.inconsistent, check.distances),
+        (0, config.distances),
+        "{label} {}: verify {:?}",
+        config.name,
+        check.first
+    );
+    solution
+}
+
 /// Solves with every engine configuration (and the out-of-core ones when
 /// `scratch` names a folder) and compares with the oracle.
 pub fn check_arena(
@@ -298,18 +324,8 @@ pub fn check_arena(
         configs.extend(bitboard_minimum_configs(&game, dir));
     }
     for config in &configs {
-        let solution = solve(&game, &config.options)
-            .unwrap_or_else(|e| panic!("{label} {}: {e}", config.name));
+        let solution = solve_verified(&label, &game, config);
         assert_solution_matches(&label, &oracle, &game, &solution, config);
-        // A correct solution passes its own certificate check.
-        let check = verify(&game, &solution);
-        assert_eq!(
-            (check.inconsistent, check.distances),
-            (0, config.distances),
-            "{label} {}: verify {:?}",
-            config.name,
-            check.first
-        );
     }
     assert_start_matches(&label, arena, variant, &oracle, &game);
     oracle

@@ -6,7 +6,9 @@
 //! the address follows the position and opens it again (deep links), and
 //! the pieces stay visible, labelled discs on a map of a million cells. Saves a screenshot (target/serve.png;
 //! with RETROGRADE_UPDATE_SCREENSHOT=1 also docs/serve.png, shown by README).
-//! Without Chromium the test says it was skipped and why.
+//! Without Chromium the test says it was skipped and why. The same page on
+//! several-cops tables, through the same panel helpers, is
+//! `browser/kcops.rs`.
 
 use std::path::Path;
 use std::time::Duration;
@@ -17,6 +19,9 @@ use crate::cdp::{chromium_or_skip, Chromium};
 use crate::http::Client;
 use crate::serve::{cli_query, make_table, Grid, Position, Server};
 use crate::support::{temp_dir, Rng};
+
+/// The page on several-cops tables.
+mod kcops;
 
 /// What the panel shows.
 #[derive(Debug)]
@@ -48,16 +53,38 @@ pub(crate) fn shown(browser: &mut Chromium) -> Shown {
     }
 }
 
+/// Chromium at `binary` (its profile in `dir`) on `server`'s page, once
+/// the page has loaded and shows its first value.
+pub(crate) fn open_page(binary: &Path, dir: &Path, server: &Server) -> Chromium {
+    let mut browser = Chromium::launch(binary, &dir.join("profile"), 1280, 720)
+        .unwrap_or_else(|e| panic!("Chromium at {}: {e}", binary.display()));
+    browser
+        .navigate(
+            &server.url(),
+            "window.retrograde !== undefined && !retrograde.busy() \
+             && document.getElementById('value').textContent !== ''",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    browser
+}
+
 /// Waits until no answer is pending and the panel names `p`.
 fn settle_on(browser: &mut Chromium, p: &Position) -> Shown {
     let place = format!(
         "cop {},{} · thief {},{} · {} to move",
         p.cop.0, p.cop.1, p.thief.0, p.thief.1, p.turn
     );
+    settle_on_text(browser, &place)
+}
+
+/// Waits until no answer is pending and the panel shows a value for the
+/// position `where_` names (`cop 0,0 · thief 1,2 · cop to move`, or with
+/// several cops `cops 0,0 2,0 · thief 1,2 · cop to move`).
+pub(crate) fn settle_on_text(browser: &mut Chromium, where_: &str) -> Shown {
     browser
         .wait_for(
             &format!(
-                "!retrograde.busy() && document.getElementById('where').textContent === {place:?} \
+                "!retrograde.busy() && document.getElementById('where').textContent === {where_:?} \
                  && document.getElementById('value').textContent !== ''"
             ),
             Duration::from_secs(10),
@@ -194,15 +221,7 @@ fn serve_page_in_headless_chromium() {
     let tables = server.json(&mut client, "/api/tables");
     let start = Position::from_json(&tables["tables"][0]["start"]);
 
-    let mut browser = Chromium::launch(&binary, &dir.join("profile"), 1280, 720)
-        .unwrap_or_else(|e| panic!("Chromium at {}: {e}", binary.display()));
-    browser
-        .navigate(
-            &server.url(),
-            "window.retrograde !== undefined && !retrograde.busy() \
-             && document.getElementById('value').textContent !== ''",
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+    let mut browser = open_page(&binary, &dir, &server);
 
     // The start, as `query` sees it.
     let shown_start = settle_on(&mut browser, &start);

@@ -1,18 +1,65 @@
-//! `solve --checkpoint DIR` / `--resume DIR` through the binary: a solve
-//! killed (SIGKILL) or stopped (SIGTERM) and resumed gives what an
-//! uninterrupted one gives; resumes with other flags or damaged files are
-//! refused with exit status 2.
+//! `solve --checkpoint DIR` / `--resume DIR` through the binary, for one
+//! cop (the grid kernel) and for two (the several-cops kernel, `solve
+//! --cops 2`): a solve killed (SIGKILL) or stopped (SIGTERM) and resumed
+//! gives what an uninterrupted one gives (the two-cop resume with its
+//! arrays in scratch files); resumes with another map, rules, placement,
+//! cops, speeds, distance setting or engine, of the other kernel's file,
+//! or of damaged files are refused with exit status 2. Also the two-cop
+//! solve out of core: `--memory` below the need with `--scratch DIR` gives
+//! the in-memory dump byte for byte, and without a folder is refused with
+//! the bytes needed.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::checkpoint::{Interrupted, Stop};
+use crate::support::checkpoint::{report, Interrupted, Stop};
 use crate::support::{bin, temp_dir};
 
-/// A `side` x `side` serpentine corridor (odd `side`): about `side`^2 / 2
-/// free cells and a level count in the thousands, so a solve runs long
-/// enough to be interrupted and checkpoints land mid-solve.
-fn serpentine(dir: &Path, side: usize) -> PathBuf {
+/// The game a test solves, with what makes its solve long enough to be
+/// interrupted mid-way: each kernel needs its own corridor length and
+/// snapshot period.
+#[derive(Clone, Copy)]
+struct Game {
+    /// The flags that pick the kernel: the bitboard engine on one cop, or
+    /// `--cops 2` (whose default engine is the bitboard's several-cops
+    /// kernel).
+    flags: &'static [&'static str],
+    /// One cop on the map (a placed cop and thief) or several (none).
+    one_cop: bool,
+    /// The side of the serpentine corridor.
+    side: usize,
+    /// `--checkpoint-every` seconds: small enough that a snapshot lands
+    /// mid-solve.
+    every: &'static str,
+    /// Whether the resume puts its arrays in scratch files (the several-
+    /// cops kernel streams a checkpoint into them).
+    resume_in_scratch: bool,
+}
+
+/// One cop: a 41 x 41 corridor has a level count in the thousands.
+const ONE_COP: Game = Game {
+    flags: &["--engine", "bitboard"],
+    one_cop: true,
+    side: 41,
+    every: "0.0005",
+    resume_in_scratch: false,
+};
+
+/// Two cops: a 15 x 15 corridor takes a few hundred levels, a second or
+/// so.
+const TWO_COPS: Game = Game {
+    flags: &["--cops", "2"],
+    one_cop: false,
+    side: 15,
+    every: "0.0003",
+    resume_in_scratch: true,
+};
+
+/// A `side` x `side` serpentine corridor (odd `side`) with an exit (so the
+/// thief can win: every bitset of the several-cops kernel) and about
+/// `side`^2 / 2 free cells; with `one_cop`, a cop in one corner and the
+/// thief in the other.
+fn serpentine(dir: &Path, side: usize, one_cop: bool) -> PathBuf {
     let mut rows: Vec<Vec<char>> = (0..side)
         .map(|r| {
             if r % 2 == 0 {
@@ -24,9 +71,11 @@ fn serpentine(dir: &Path, side: usize) -> PathBuf {
             }
         })
         .collect();
-    rows[0][0] = 'C';
+    if one_cop {
+        rows[0][0] = 'C';
+        rows[side - 1][side - 1] = 'T';
+    }
     rows[side / 2 - 1][side / 2] = 'E';
-    rows[side - 1][side - 1] = 'T';
     let mut text = format!("{side} {side}\n");
     for row in rows {
         text.extend(row);
@@ -37,10 +86,12 @@ fn serpentine(dir: &Path, side: usize) -> PathBuf {
     path
 }
 
-fn solve(map: &Path, extra: &[&str], dump: &Path) -> Output {
+/// A solve of `game` on `map` with `extra` flags, dumping into `dump`.
+fn solve(game: Game, map: &Path, extra: &[&str], dump: &Path) -> Output {
     bin()
-        .args(["solve", "-q", "--engine", "bitboard"])
+        .args(["solve", "-q"])
         .arg(map)
+        .args(game.flags)
         .arg("--dump")
         .arg(dump)
         .args(extra)
@@ -48,36 +99,128 @@ fn solve(map: &Path, extra: &[&str], dump: &Path) -> Output {
         .unwrap()
 }
 
-/// A serpentine solve with distances, stopped by `stop` after its first
-/// checkpoint, resumes to what an uninterrupted solve gives.
-fn assert_interrupted_resumes(dir: &Path, stop: Stop) {
-    let map = serpentine(dir, 41);
+fn code_and_err(out: &Output) -> (Option<i32>, String) {
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A serpentine solve of `game` with distances, stopped by `stop` after
+/// its first checkpoint, resumes (in scratch files for several cops) to
+/// what an uninterrupted solve gives.
+fn assert_interrupted_resumes(dir: &Path, game: Game, stop: Stop) {
+    let map = serpentine(dir, game.side, game.one_cop);
     let mut checkpointing = bin();
     checkpointing
-        .args(["solve", "-q", "--engine", "bitboard", "--dte-table"])
-        .arg(&map);
+        .args(["solve", "-q", "--dte-table"])
+        .arg(&map)
+        .args(game.flags);
+    let scratch = ["--memory", "1M", "--scratch", dir.to_str().unwrap()];
     Interrupted {
         dir,
         checkpointing,
-        every: "0.0005",
-        solve: |extra: &[&str], dump: &Path| solve(&map, extra, dump),
-        resume_flags: &[],
+        every: game.every,
+        solve: |extra: &[&str], dump: &Path| solve(game, &map, extra, dump),
+        resume_flags: if game.resume_in_scratch {
+            &scratch[..]
+        } else {
+            &[]
+        },
     }
     .assert_resumes(stop);
 }
 
 #[test]
 fn killed_solve_resumes_to_the_same_result() {
-    let dir = temp_dir("checkpoint-kill");
-    assert_interrupted_resumes(&dir, Stop::Kill);
-    let _ = std::fs::remove_dir_all(&dir);
+    for (game, name) in [(ONE_COP, "one"), (TWO_COPS, "two")] {
+        let dir = temp_dir(&format!("checkpoint-kill-{name}"));
+        assert_interrupted_resumes(&dir, game, Stop::Kill);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 #[test]
 fn sigterm_saves_a_checkpoint_and_exits() {
-    let dir = temp_dir("checkpoint-term");
-    assert_interrupted_resumes(&dir, Stop::Term);
-    let _ = std::fs::remove_dir_all(&dir);
+    for (game, name) in [(ONE_COP, "one"), (TWO_COPS, "two")] {
+        let dir = temp_dir(&format!("checkpoint-term-{name}"));
+        assert_interrupted_resumes(&dir, game, Stop::Term);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// A checkpoint of `map` solved with `flags`, in `dir/ck`, and the resume
+/// of it: `resume(extra, map)` gives the exit code and standard error of
+/// `solve -q MAP EXTRA --resume DIR/ck`.
+struct Resumable {
+    dir: PathBuf,
+    ck: String,
+}
+
+impl Resumable {
+    fn new(dir: &Path, map: &str, flags: &[&str]) -> Resumable {
+        std::fs::create_dir_all(dir).unwrap();
+        let ck = dir.join("ck").to_str().unwrap().to_string();
+        let made = bin()
+            .args(["solve", "-q", map])
+            .args(flags)
+            .args(["--checkpoint", &ck, "--checkpoint-every", "0.0000001"])
+            .output()
+            .unwrap();
+        assert!(made.status.success(), "{}", code_and_err(&made).1);
+        Resumable {
+            dir: dir.to_path_buf(),
+            ck,
+        }
+    }
+
+    fn resume(&self, extra: &[&str], map: &str) -> (Option<i32>, String) {
+        let out = bin()
+            .args(["solve", "-q", map])
+            .args(extra)
+            .args(["--resume", &self.ck])
+            .output()
+            .unwrap();
+        code_and_err(&out)
+    }
+
+    /// Each `(flags, field)` of `others` is refused, naming `field`.
+    fn assert_refused(&self, map: &str, others: &[(&[&str], &str)]) {
+        for (other, field) in others {
+            let (code, err) = self.resume(other, map);
+            assert_eq!(code, Some(2), "{other:?}: {err}");
+            assert!(err.contains(field), "{other:?}: {err}");
+        }
+    }
+
+    /// A counter engine asked to checkpoint with `flags`: what it says.
+    fn counter_engine(&self, map: &str, flags: &[&str]) -> (Option<i32>, String) {
+        let out = bin()
+            .args(["solve", "-q", map, "--engine", "parallel", "--checkpoint"])
+            .arg(&self.ck)
+            .args(flags)
+            .output()
+            .unwrap();
+        code_and_err(&out)
+    }
+
+    /// The checkpoint truncated, then with one byte flipped, is refused
+    /// with its offset, then its checksum; the file is left damaged.
+    fn assert_damage_refused(&self, map: &str, flags: &[&str]) {
+        let file = self.dir.join("ck").join("checkpoint.rcp");
+        let good = std::fs::read(&file).unwrap();
+        std::fs::write(&file, &good[..good.len() / 2]).unwrap();
+        let (code, err) = self.resume(flags, map);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains("checkpoint.rcp: offset"), "{err}");
+        let mut flipped = good.clone();
+        let middle = flipped.len() / 2;
+        flipped[middle] ^= 1;
+        std::fs::write(&file, &flipped).unwrap();
+        let (code, err) = self.resume(flags, map);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains("checksum"), "{err}");
+    }
 }
 
 #[test]
@@ -85,81 +228,110 @@ fn resume_refuses_other_flags_damaged_files_and_other_engines() {
     let dir = temp_dir("checkpoint-refuse");
     let map = "data/maps/movingai/maze-32-32-2.map";
     let flags = ["--exits", "border", "--cop", "1,1", "--thief", "16,15"];
-    let ck = dir.join("ck");
-    let ck = ck.to_str().unwrap();
-    let made = bin()
-        .args(["solve", "-q", map])
-        .args(flags)
-        .args(["--checkpoint", ck, "--checkpoint-every", "0.0000001"])
-        .output()
-        .unwrap();
-    assert!(made.status.success());
-    let resume = |extra: &[&str], map: &str| {
-        let out = bin()
-            .args(["solve", "-q", map])
-            .args(extra)
-            .args(["--resume", ck])
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
+    let ck = Resumable::new(&dir, map, &flags);
     // The unchanged flags resume.
-    assert_eq!(resume(&flags, map).0, Some(0));
-    let mut other_rules = flags.to_vec();
-    other_rules.push("--no-pass");
-    let (code, err) = resume(&other_rules, map);
-    assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("another rules"), "{err}");
-    let (code, err) = resume(
-        &["--exits", "border", "--cop", "1,1", "--thief", "16,16"],
+    assert_eq!(ck.resume(&flags, map).0, Some(0));
+    ck.assert_refused(
         map,
+        &[
+            (&[&flags[..], &["--no-pass"]].concat(), "another rules"),
+            (
+                &["--exits", "border", "--cop", "1,1", "--thief", "16,16"],
+                "another placement",
+            ),
+            (
+                &[&flags[..], &["--dte-table"]].concat(),
+                "another distance table",
+            ),
+        ],
     );
-    assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("another placement"), "{err}");
-    let (code, err) = resume(
-        &["--cop", "1,1", "--thief", "16,15"],
+    ck.assert_refused(
         "data/maps/movingai/empty-8-8.map",
+        &[(&["--cop", "1,1", "--thief", "16,15"], "another map")],
     );
-    assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("another map"), "{err}");
-    let mut with_dte = flags.to_vec();
-    with_dte.push("--dte-table");
-    let (code, err) = resume(&with_dte, map);
-    assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("another distance table"), "{err}");
-    let out = bin()
-        .args([
-            "solve",
-            "-q",
-            map,
-            "--engine",
-            "parallel",
-            "--checkpoint",
-            ck,
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    // Damaged: truncated, then one flipped byte.
+    assert_eq!(ck.counter_engine(map, &[]).0, Some(2));
+    ck.assert_damage_refused(map, &flags);
     let file = dir.join("ck").join("checkpoint.rcp");
-    let good = std::fs::read(&file).unwrap();
-    std::fs::write(&file, &good[..good.len() / 2]).unwrap();
-    let (code, err) = resume(&flags, map);
-    assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("checkpoint.rcp: offset"), "{err}");
-    let mut flipped = good.clone();
-    let middle = flipped.len() / 2;
-    flipped[middle] ^= 1;
-    std::fs::write(&file, &flipped).unwrap();
-    let (code, err) = resume(&flags, map);
-    assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("checksum"), "{err}");
     std::fs::write(&file, b"not a checkpoint").unwrap();
-    let (code, err) = resume(&flags, map);
+    let (code, err) = ck.resume(&flags, map);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("not a retrograde checkpoint"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn kcop_resume_refuses_foreign_checkpoints() {
+    let dir = temp_dir("kcops-checkpoint-refuse");
+    let map = "data/maps/movingai/empty-8-8.map";
+    let flags = ["--cops", "2", "--thief-speed", "2"];
+    let ck = Resumable::new(&dir, map, &flags);
+    assert_eq!(ck.resume(&flags, map).0, Some(0));
+    ck.assert_refused(
+        map,
+        &[
+            (&["--cops", "3", "--thief-speed", "2"], "another cops"),
+            (&["--cops", "2"], "another speeds"),
+            (
+                &["--cops", "2", "--thief-speed", "2", "--no-pass"],
+                "another rules",
+            ),
+            (
+                &["--cops", "2", "--thief-speed", "2", "--dte-table"],
+                "another distance table",
+            ),
+        ],
+    );
+    ck.assert_refused(
+        "data/maps/movingai/maze-32-32-2.map",
+        &[(&flags, "another map")],
+    );
+    // A one-cop solve does not read it, nor a k-cop solve a one-cop one.
+    ck.assert_refused(map, &[(&[], "not a retrograde checkpoint")]);
+    let one = Resumable::new(&dir.join("one-cop"), map, &[]);
+    one.assert_refused(map, &[(&flags, "one-cop checkpoint")]);
+    // Counter engines keep no checkpoints.
+    let (code, err) = ck.counter_engine(map, &flags);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("need --engine bitboard"), "{err}");
+    ck.assert_damage_refused(map, &flags);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn kcop_scratch_files_give_the_same_dump() {
+    let dir = temp_dir("kcops-scratch-cli");
+    let map = Path::new("data/maps/movingai/empty-8-8.map");
+    let solve = |extra: &[&str], dump: &str| solve(TWO_COPS, map, extra, &dir.join(dump));
+    let whole = solve(&[], "memory.csv");
+    let scratch = dir.to_str().unwrap();
+    let files = solve(&["--memory", "200K", "--scratch", scratch], "scratch.csv");
+    assert_eq!(report(&files), report(&whole));
+    let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
+    assert!(read("memory.csv") == read("scratch.csv"), "dumps differ");
+    // A folder alone puts every array it can in files.
+    let alone = solve(&["--scratch", scratch], "alone.csv");
+    assert_eq!(report(&alone), report(&whole));
+    assert!(read("memory.csv") == read("alone.csv"), "dumps differ");
+    // No scratch file is left behind.
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".scratch"))
+        .collect();
+    assert!(left.is_empty());
+    // Without a folder: refused before solving, with the bytes needed.
+    let refused = solve(&["--memory", "200K"], "refused.csv");
+    let (code, err) = code_and_err(&refused);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("needs") && err.contains("--scratch DIR"),
+        "{err}"
+    );
+    assert!(!dir.join("refused.csv").exists());
+    // A cap below what cannot go to files: refused too.
+    let refused = solve(&["--memory", "2K", "--scratch", scratch], "refused.csv");
+    let (code, err) = code_and_err(&refused);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("cannot go to scratch files"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -5,7 +5,7 @@
 use retrograde::{load_edge_list, solve, Arena, Engine, Game, KCops, Outcome, SolveOptions};
 
 use crate::oracle::{Arena as Grid, Side, Value, Variant};
-use crate::oracle_kcops::{KBoard, KOracle};
+use crate::oracle::{KBoard, KOracle};
 use crate::support::temp_dir;
 use crate::support::{run, stdout};
 

@@ -3,7 +3,7 @@
 //! them, or only the largest, as `plan_storage` places them) and resumed
 //! from a checkpoint taken mid-solve, it gives the in-memory solve's value
 //! and distance of every state, its levels, start distance and placement; on the small random
-//! maps and graphs of `agree_kbit.rs` (k = 2, 3, every rule variant,
+//! maps and graphs of `agree/kbit.rs` (k = 2, 3, every rule variant,
 //! speeds 1 and 2) and on larger random graphs whose arrays span pages.
 
 use std::path::{Path, PathBuf};

@@ -1,20 +1,19 @@
 //! The single integration-test binary: each module below holds one kind of
 //! test. Run with `cargo test --release --test it`.
 
-/// Engines against the oracle on random maps; `Game` contract properties.
+/// Engines against the oracles, one cop and several, on random maps (and
+/// graphs for several cops); the bitboard engine's several-cops kernel
+/// against the oracle and the counter engines; `Game` contract properties.
 mod agree;
-/// The bit-parallel k-cop engine against the oracle and the counter engines.
-mod agree_kbit;
-/// The several-cops game against its oracle on random maps and graphs.
-mod agree_kcops;
 /// The batch subcommand over directories of maps: rows, errors, resume.
 mod batch;
-/// The page of `serve` in headless Chromium (skipped without Chromium).
+/// The page of `serve` in headless Chromium, one cop and several (skipped
+/// without Chromium).
 mod browser;
-mod browser_kcops;
 /// A minimal Chrome DevTools protocol client for `browser`.
 mod cdp;
-/// `solve --checkpoint` / `--resume`: killed, stopped, refused.
+/// `solve --checkpoint` / `--resume` for one cop and for several: killed,
+/// stopped, refused; several cops out of core (`--scratch`).
 mod checkpoint;
 /// The command-line tool, run as a process on data/ maps and bad input.
 mod cli;
@@ -52,8 +51,6 @@ mod harden;
 mod hostile;
 /// A minimal HTTP/1.1 client for `serve` and `browser`.
 mod http;
-/// `solve --cops K` out of core (`--scratch`) and with checkpoints.
-mod kcops_checkpoint;
 /// Several cops end to end: named graphs, `solve --cops`, `--graph`, dumps.
 mod kcops_cli;
 /// The k-cop engine in scratch files and resumed, against memory.
@@ -67,10 +64,9 @@ mod layout;
 /// What a new user trips on: --xy refusals, empty graphs, files of
 /// another kind, help (issue 33).
 mod newuser;
-/// The brute-force reference solver written from docs/rules.md.
+/// The brute-force reference solvers written from docs/rules.md, of one
+/// cop and of several (one fixpoint).
 mod oracle;
-/// The brute-force reference solver of the several-cops game.
-mod oracle_kcops;
 /// Engine and memory policy: what an engine keeps, one route for --memory.
 mod policy;
 /// Every README example, run and compared with what README shows.

@@ -1,11 +1,18 @@
 //! A brute-force reference solver written from `docs/rules.md` alone, used
 //! only as a test oracle. It shares no code with the crate: its own grid
-//! reader, its own move generation from (row, column) coordinates, its own
-//! state layout, and the naive round-by-round fixpoint instead of retrograde
+//! reader, its own move generation from (row, column) coordinates (the
+//! several-cops oracle's board, `oracle/kcops.rs`, one relation for both),
+//! its own state layout, and the naive round-by-round fixpoint instead of retrograde
 //! propagation. After the fixpoint it checks the rules.md definitions of the
 //! values and of the distance to end on every state, so it checks itself.
+//! The several-cops game's oracle (`oracle/kcops.rs`) runs the same
+//! fixpoint ([`fixpoint`]) over its own states.
 
 use std::fmt;
+
+/// The oracle of the several-cops game.
+mod kcops;
+pub use kcops::{KBoard, KOracle};
 
 /// Value of a state for the player to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -283,6 +290,118 @@ impl Arena {
     }
 }
 
+/// The naive round-by-round fixpoint of docs/rules.md over an explicit
+/// state graph, the one both oracles (one cop here, several in
+/// `oracle/kcops.rs`) run: `terminal[s]` is the value of a terminal state
+/// (`None` for the others), `next[s]` every successor of a non-terminal
+/// one. Returns each state's value and distance to end, after checking the
+/// definitions of both on every state (`name(s)` names a state in a
+/// failure).
+pub fn fixpoint(
+    terminal: &[Option<Value>],
+    next: &[Vec<usize>],
+    name: impl Fn(usize) -> String,
+) -> (Vec<Value>, Vec<Option<u32>>) {
+    let total = terminal.len();
+    let mut value = vec![Value::Draw; total];
+    let mut dte = vec![None; total];
+    let mut open = Vec::new();
+    for s in 0..total {
+        if let Some(v) = terminal[s] {
+            value[s] = v;
+            dte[s] = Some(0);
+        } else if next[s].is_empty() {
+            // The crate's convention: a player with no move at all loses.
+            value[s] = Value::Loss;
+            dte[s] = Some(0);
+        } else {
+            open.push(s);
+        }
+    }
+
+    let mut rounds = 0;
+    loop {
+        let mut newly = Vec::new();
+        for &s in &open {
+            let mut nearest_loss: Option<u32> = None;
+            let mut all_win = true;
+            let mut farthest = 0;
+            for &v in &next[s] {
+                let Some(d) = dte[v] else {
+                    all_win = false;
+                    continue;
+                };
+                match value[v] {
+                    Value::Loss => nearest_loss = Some(nearest_loss.map_or(d, |m| m.min(d))),
+                    Value::Win => farthest = farthest.max(d),
+                    Value::Draw => unreachable!("decided states are never draws"),
+                }
+            }
+            if let Some(d) = nearest_loss {
+                newly.push((s, Value::Win, d + 1));
+            } else if all_win {
+                newly.push((s, Value::Loss, farthest + 1));
+            }
+        }
+        if newly.is_empty() {
+            break;
+        }
+        rounds += 1;
+        for &(s, v, d) in &newly {
+            // Each round extends the decided states by exactly one ply.
+            assert_eq!(d, rounds, "state decided in round {rounds} has dte {d}");
+            value[s] = v;
+            dte[s] = Some(d);
+        }
+        open.retain(|&s| dte[s].is_none());
+    }
+
+    // Self-check against the rules.md definitions, for every state.
+    for s in 0..total {
+        if let Some(v) = terminal[s] {
+            assert_eq!((value[s], dte[s]), (v, Some(0)), "terminal {}", name(s));
+            continue;
+        }
+        let next = &next[s];
+        if next.is_empty() {
+            assert_eq!(
+                (value[s], dte[s]),
+                (Value::Loss, Some(0)),
+                "no move {}",
+                name(s)
+            );
+            continue;
+        }
+        let loss: Vec<u32> = next
+            .iter()
+            .filter(|&&v| value[v] == Value::Loss)
+            .map(|&v| dte[v].unwrap())
+            .collect();
+        match value[s] {
+            Value::Win => assert_eq!(dte[s], loss.iter().min().map(|d| d + 1), "{}", name(s)),
+            Value::Loss => {
+                assert!(next.iter().all(|&v| value[v] == Value::Win), "{}", name(s));
+                let farthest = next.iter().map(|&v| dte[v].unwrap()).max();
+                assert_eq!(dte[s], farthest.map(|d| d + 1), "{}", name(s));
+            }
+            Value::Draw => {
+                assert!(
+                    loss.is_empty(),
+                    "a draw with a losing successor {}",
+                    name(s)
+                );
+                assert!(
+                    next.iter().any(|&v| value[v] == Value::Draw),
+                    "a draw whose successors are all decided {}",
+                    name(s)
+                );
+                assert_eq!(dte[s], None);
+            }
+        }
+    }
+    (value, dte)
+}
+
 /// Every state's value and distance to end, by the naive fixpoint.
 pub struct Oracle {
     width: usize,
@@ -314,45 +433,26 @@ impl Oracle {
         for (k, &(r, c)) in cells.iter().enumerate() {
             id[r * arena.width + c] = Some(k);
         }
-        let moves = |diagonal: bool, passes: bool| -> Vec<Vec<usize>> {
-            cells
+        // The one-step relation is the several-cops oracle's board (the
+        // same free cells in the same order); a side that may pass also
+        // stays put.
+        let board = KBoard::from_grid(arena, variant);
+        let moves = |adjacent: &[Vec<usize>], passes: bool| -> Vec<Vec<usize>> {
+            adjacent
                 .iter()
-                .map(|&(r, c)| {
-                    let (r, c) = (r as i64, c as i64);
-                    let mut to = Vec::new();
-                    if passes {
-                        to.push(id[r as usize * arena.width + c as usize].unwrap());
-                    }
-                    for dr in -1i64..=1 {
-                        for dc in -1i64..=1 {
-                            let diagonal_step = dr != 0 && dc != 0;
-                            if (dr, dc) == (0, 0) || (diagonal_step && !diagonal) {
-                                continue;
-                            }
-                            if !arena.is_free(r + dr, c + dc) {
-                                continue;
-                            }
-                            if diagonal_step
-                                && !variant.corner_cutting
-                                && !(arena.is_free(r + dr, c) && arena.is_free(r, c + dc))
-                            {
-                                continue;
-                            }
-                            to.push(
-                                id[(r + dr) as usize * arena.width + (c + dc) as usize].unwrap(),
-                            );
-                        }
-                    }
-                    to
+                .enumerate()
+                .map(|(p, to)| {
+                    passes
+                        .then_some(p)
+                        .into_iter()
+                        .chain(to.iter().copied())
+                        .collect()
                 })
                 .collect()
         };
-        let cop_moves = moves(variant.cop_diagonal, variant.cop_passes);
-        let thief_moves = moves(variant.thief_diagonal, variant.thief_passes);
-        let exit: Vec<bool> = cells
-            .iter()
-            .map(|&(r, c)| arena.exit[r * arena.width + c])
-            .collect();
+        let cop_moves = moves(&board.cop_adj, variant.cop_passes);
+        let thief_moves = moves(&board.thief_adj, variant.thief_passes);
+        let exit = &board.exit;
 
         // The oracle's own layout: turn-major, then thief, then cop (the
         // crate uses cop-major with the turn last).
@@ -398,103 +498,18 @@ impl Oracle {
             }
         };
 
-        let mut value = vec![Value::Draw; total];
-        let mut dte = vec![None; total];
-        let mut decided = vec![false; total];
-        let mut open = Vec::new();
-        for (s, &(p, t, side)) in states.iter().enumerate() {
-            if let Some(v) = terminal(p, t, side) {
-                value[s] = v;
-                dte[s] = Some(0);
-                decided[s] = true;
-            } else if successors(p, t, side).is_empty() {
-                // The crate's convention: a player with no move at all loses.
-                value[s] = Value::Loss;
-                dte[s] = Some(0);
-                decided[s] = true;
-            } else {
-                open.push(s);
-            }
-        }
-
-        let mut rounds = 0;
-        loop {
-            let mut newly = Vec::new();
-            for &s in &open {
-                let (p, t, side) = states[s];
-                let mut nearest_loss: Option<u32> = None;
-                let mut all_win = true;
-                let mut farthest = 0;
-                for v in successors(p, t, side) {
-                    if !decided[v] {
-                        all_win = false;
-                        continue;
-                    }
-                    let d = dte[v].unwrap();
-                    match value[v] {
-                        Value::Loss => nearest_loss = Some(nearest_loss.map_or(d, |m| m.min(d))),
-                        Value::Win => farthest = farthest.max(d),
-                        Value::Draw => unreachable!("decided states are never draws"),
-                    }
-                }
-                if let Some(d) = nearest_loss {
-                    newly.push((s, Value::Win, d + 1));
-                } else if all_win {
-                    newly.push((s, Value::Loss, farthest + 1));
-                }
-            }
-            if newly.is_empty() {
-                break;
-            }
-            rounds += 1;
-            for &(s, v, d) in &newly {
-                // Each round extends the decided states by exactly one ply.
-                assert_eq!(d, rounds, "state decided in round {rounds} has dte {d}");
-                value[s] = v;
-                dte[s] = Some(d);
-                decided[s] = true;
-            }
-            open.retain(|&s| !decided[s]);
-        }
-
-        // Self-check against the rules.md definitions, for every state.
-        for (s, &(p, t, side)) in states.iter().enumerate() {
-            let next = successors(p, t, side);
-            let here = (cells[p], cells[t], side);
-            if let Some(v) = terminal(p, t, side) {
-                assert_eq!((value[s], dte[s]), (v, Some(0)), "terminal {here:?}");
-                continue;
-            }
-            if next.is_empty() {
-                assert_eq!(
-                    (value[s], dte[s]),
-                    (Value::Loss, Some(0)),
-                    "no move {here:?}"
-                );
-                continue;
-            }
-            let loss: Vec<u32> = next
-                .iter()
-                .filter(|&&v| value[v] == Value::Loss)
-                .map(|&v| dte[v].unwrap())
-                .collect();
-            match value[s] {
-                Value::Win => assert_eq!(dte[s], loss.iter().min().map(|d| d + 1), "{here:?}"),
-                Value::Loss => {
-                    assert!(next.iter().all(|&v| value[v] == Value::Win), "{here:?}");
-                    let farthest = next.iter().map(|&v| dte[v].unwrap()).max();
-                    assert_eq!(dte[s], farthest.map(|d| d + 1), "{here:?}");
-                }
-                Value::Draw => {
-                    assert!(loss.is_empty(), "a draw with a losing successor {here:?}");
-                    assert!(
-                        next.iter().any(|&v| value[v] == Value::Draw),
-                        "a draw whose successors are all decided {here:?}"
-                    );
-                    assert_eq!(dte[s], None);
-                }
-            }
-        }
+        let terminals: Vec<Option<Value>> = states
+            .iter()
+            .map(|&(p, t, side)| terminal(p, t, side))
+            .collect();
+        let next: Vec<Vec<usize>> = states
+            .iter()
+            .map(|&(p, t, side)| successors(p, t, side))
+            .collect();
+        let (value, dte) = fixpoint(&terminals, &next, |s| {
+            let (p, t, side) = states[s];
+            format!("{:?}", (cells[p], cells[t], side))
+        });
 
         Oracle {
             width: arena.width,

@@ -1,29 +1,30 @@
 //! Checkpoints of the several-cops kernel: the state between two levels
 //! (the attractor bitsets, the level, the distance table, the start's
 //! distance and the placement found), handed to the caller's
-//! [`Sink`](crate::Sink) as a [`Snapshot`] on the grid kernel's rules, and
-//! the checkpoint a solve resumes from
+//! [`Sink`](crate::Sink) as a [`Snapshot`](crate::Snapshot) on the grid
+//! kernel's rules, and the checkpoint a solve resumes from
 //! ([`Checkpoint`](crate::Checkpoint) opens either kind).
 //!
 //! The incremental bookkeeping (which rows changed, the tables of
 //! partly-moved tuples) is not saved: the first level after a resume runs
 //! in full, which gives the same sets.
 //!
-//! Encoding (little endian), after the shared header (magic, the caller's
-//! fingerprint): level, the start's distance, the placement (its level,
-//! its cells), cells, cops, words a row, the four bitsets (a length and
-//! the words; length 0 for a set not kept), the distance table if kept,
-//! and an FNV-1a 64 checksum of everything before it. A resume reads the
+//! Encoding (little endian, in the fields of `snapshot.rs`, which writes
+//! and reads them for every kernel), after the shared header (magic, the
+//! caller's fingerprint): level, the start's distance, the placement (its
+//! level, its cells), cells, cops, words a row, the four bitsets (a length
+//! and the words; length 0 for a set not kept), the distance table if
+//! kept, and an FNV-1a 64 checksum of everything before it. A resume reads the
 //! file twice as a stream (the checksum, then the arrays straight into
 //! the engine's, which may be scratch files), never whole into memory.
 
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::hash::{fnv1a as fnv, FNV_START};
-use crate::snapshot::{opt_u32, Hashing, Snapshot};
+use crate::snapshot::{Encoding, Fields, Hashing, DAMAGED};
 
 pub(crate) const MAGIC: &[u8] = b"RETROGRADE-KCOPS-CHECKPOINT-1\n";
 
@@ -38,42 +39,33 @@ pub(crate) struct MulticopSnapshot<'a> {
     pub(super) dte: Option<&'a [u16]>,
 }
 
-impl Snapshot for MulticopSnapshot<'_> {
+impl Encoding for MulticopSnapshot<'_> {
+    const MAGIC: &'static [u8] = MAGIC;
+
     fn level(&self) -> u32 {
         self.level
     }
 
-    fn write_to(
-        &self,
-        fingerprint: &[(String, String)],
-        out: &mut dyn Write,
-    ) -> std::io::Result<()> {
-        let mut out = Hashing::new(out);
-        out.put_header(MAGIC, fingerprint)?;
-        out.put(&self.level.to_le_bytes())?;
-        out.put(&opt_u32(self.start_dte))?;
-        out.put(&opt_u32(self.placement.map(|p| p.1)))?;
+    fn put_fields(&self, out: &mut Hashing<'_>) -> std::io::Result<()> {
+        out.put_u32(self.level)?;
+        out.put_opt_u32(self.start_dte)?;
+        out.put_opt_u32(self.placement.map(|p| p.1))?;
         let cells = self.placement.map_or(&[][..], |p| p.0);
-        out.put(&(cells.len() as u32).to_le_bytes())?;
-        for c in cells {
-            out.put(&c.to_le_bytes())?;
+        out.put_u32(cells.len() as u32)?;
+        for &c in cells {
+            out.put_u32(c)?;
         }
         for v in self.shape {
-            out.put(&v.to_le_bytes())?;
+            out.put_u64(v)?;
         }
         for set in self.sets {
-            out.put(&(set.len() as u64).to_le_bytes())?;
-            out.put_all(set.iter().map(|w| w.to_le_bytes()))?;
+            out.put_array(set.len(), set.iter().map(|w| w.to_le_bytes()))?;
         }
-        match self.dte {
-            None => out.put(&[0])?,
-            Some(table) => {
-                out.put(&[1])?;
-                out.put(&(table.len() as u64).to_le_bytes())?;
-                out.put_all(table.iter().map(|d| d.to_le_bytes()))?;
-            }
-        }
-        out.finish()
+        out.put_optional_array(
+            self.dte
+                .map(|t| (t.len(), t.iter().map(|d| d.to_le_bytes()))),
+        )?;
+        Ok(())
     }
 }
 
@@ -148,11 +140,7 @@ impl MulticopCheckpoint {
         reader.read_exact(&mut stored).map_err(io)?;
         drop(reader);
         if sum != u64::from_le_bytes(stored) {
-            return Err(bad(
-                body,
-                "checksum mismatch: the file is truncated or damaged; delete it or resume from another"
-                    .into(),
-            ));
+            return Err(bad(body, DAMAGED.into()));
         }
         file.seek(SeekFrom::Start(MAGIC.len() as u64)).map_err(io)?;
         let mut r = Stream {
@@ -161,13 +149,7 @@ impl MulticopCheckpoint {
             end: body,
         };
         let header = (|| -> std::result::Result<_, String> {
-            let fields = r.u32()?;
-            let mut fingerprint = Vec::new();
-            for _ in 0..fields {
-                let name = r.string()?;
-                let value = r.string()?;
-                fingerprint.push((name, value));
-            }
+            let fingerprint = r.fingerprint()?;
             let level = r.u32()?;
             let start_dte = r.opt_u32()?;
             let placed = r.opt_u32()?;
@@ -185,19 +167,15 @@ impl MulticopCheckpoint {
                 *set = (r.at, n);
                 r.skip(n * 8)?;
             }
-            let dte = match r.bytes(1)?[0] {
-                0 => None,
-                1 => {
-                    let n = r.len(2)?;
-                    let at = r.at;
-                    r.skip(n * 2)?;
-                    Some((at, n))
-                }
-                other => return Err(format!("bad distance-table flag {other}")),
+            let dte = if r.dte_flag()? {
+                let n = r.len(2)?;
+                let at = r.at;
+                r.skip(n * 2)?;
+                Some((at, n))
+            } else {
+                None
             };
-            if r.at != r.end {
-                return Err("unexpected bytes after the distance table".into());
-            }
+            r.end()?;
             Ok((
                 fingerprint,
                 level,
@@ -293,63 +271,34 @@ impl MulticopCheckpoint {
     }
 }
 
-/// Reads a checkpoint's header from a stream, with the offset for errors.
+/// Reads a checkpoint's header from a stream, with the offset for errors;
+/// its arrays are skipped, read later straight into the engine's.
 struct Stream<R> {
     inner: R,
     at: u64,
     end: u64,
 }
 
-impl<R: Read + Seek> Stream<R> {
-    fn bytes(&mut self, n: usize) -> std::result::Result<Vec<u8>, String> {
-        if self.end - self.at < n as u64 {
-            return Err(format!("truncated: {n} more bytes expected"));
+impl<R: Read + Seek> Fields for Stream<R> {
+    fn fill(&mut self, to: &mut [u8]) -> std::result::Result<(), String> {
+        if self.left() < to.len() as u64 {
+            return Err(format!("truncated: {} more bytes expected", to.len()));
         }
-        let mut b = vec![0u8; n];
-        self.inner.read_exact(&mut b).map_err(|e| e.to_string())?;
-        self.at += n as u64;
-        Ok(b)
+        self.inner.read_exact(to).map_err(|e| e.to_string())?;
+        self.at += to.len() as u64;
+        Ok(())
     }
 
+    fn left(&self) -> u64 {
+        self.end - self.at
+    }
+}
+
+impl<R: Read + Seek> Stream<R> {
     fn skip(&mut self, n: u64) -> std::result::Result<(), String> {
         let n = i64::try_from(n).map_err(|_| "length overflows".to_string())?;
         self.inner.seek_relative(n).map_err(|e| e.to_string())?;
         self.at += n as u64;
         Ok(())
-    }
-
-    fn u32(&mut self) -> std::result::Result<u32, String> {
-        Ok(u32::from_le_bytes(self.bytes(4)?.try_into().expect("4")))
-    }
-
-    fn u64(&mut self) -> std::result::Result<u64, String> {
-        Ok(u64::from_le_bytes(self.bytes(8)?.try_into().expect("8")))
-    }
-
-    /// A length of items of `size` bytes that must fit in what is left.
-    fn len(&mut self, size: u64) -> std::result::Result<u64, String> {
-        let n = self.u64()?;
-        if n.checked_mul(size).is_none_or(|b| b > self.end - self.at) {
-            return Err(format!("length {n} exceeds the file"));
-        }
-        Ok(n)
-    }
-
-    fn opt_u32(&mut self) -> std::result::Result<Option<u32>, String> {
-        let flag = self.bytes(1)?[0];
-        let v = self.u32()?;
-        match flag {
-            0 => Ok(None),
-            1 => Ok(Some(v)),
-            other => Err(format!("bad flag {other}")),
-        }
-    }
-
-    fn string(&mut self) -> std::result::Result<String, String> {
-        let n = self.u32()? as usize;
-        if n as u64 > self.end - self.at {
-            return Err(format!("string of {n} bytes exceeds the file"));
-        }
-        String::from_utf8(self.bytes(n)?).map_err(|_| "fingerprint field is not UTF-8".into())
     }
 }

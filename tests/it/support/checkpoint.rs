@@ -1,8 +1,8 @@
-//! The kill / resume harness of the `--checkpoint` tests (`checkpoint.rs`
-//! for one cop, `kcops_checkpoint.rs` for several): start a checkpointing
+//! The kill / resume harness of the `--checkpoint` tests (`checkpoint.rs`,
+//! for one cop and for several): start a checkpointing
 //! solve, wait for its first checkpoint, stop it with SIGKILL or SIGTERM,
 //! check how it ended, resume it and compare with an uninterrupted solve.
-//! What a solve is (engine, cops, map, flags) stays with each test file.
+//! What a solve is (engine, cops, map, flags) stays with the test file.
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

@@ -1,5 +1,5 @@
 //! Small random several-cops games with their oracles, for the agreement
-//! tests (`agree_kcops.rs` against every counter engine, `agree_kbit.rs`
+//! tests (`agree/kcops.rs` against every counter engine, `agree/kbit.rs`
 //! against the bit engine, `kcops_scratch.rs`, `kcops_cli.rs`): random
 //! grids and graphs, the crate's board and game of each, and the loops
 //! over k, speeds and instances that feed them, seeded by the caller.
@@ -8,7 +8,7 @@ use retrograde::{Arena as GameArena, Board, KCops, Placement};
 
 use crate::agree::rules;
 use crate::oracle::{Arena, Variant};
-use crate::oracle_kcops::{KBoard, KOracle};
+use crate::oracle::{KBoard, KOracle};
 use crate::support::{add_random_exits, grid_of, walls_and_exits_map, Rng, Shape};
 
 /// The crate's board of an oracle grid (walls and exits; starts dropped).

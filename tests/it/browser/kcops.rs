@@ -3,32 +3,21 @@
 //! thief on a two-cop map, the value, rated moves, heatmap and optimal
 //! game are checked against `query`; a graph's table (the Petersen graph)
 //! is drawn as a circle of vertices. Without Chromium the test says it was
-//! skipped and why. The one-cop page is `browser.rs`.
+//! skipped and why. The one-cop page, and the panel helpers both use,
+//! are `browser.rs`.
 
 use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value as Json;
 
-use crate::browser::{assert_matches, click, click_cell, corner_pixel, search, shown, Shown};
+use super::{
+    assert_matches, click, click_cell, corner_pixel, open_page, search, settle_on_text, shown,
+    Shown,
+};
 use crate::cdp::{chromium_or_skip, Chromium};
 use crate::serve::{make_table, Server};
 use crate::support::temp_dir;
-
-/// Waits until no answer is pending and the panel shows a value for the
-/// position `where_` names (`cops 0,0 2,0 · thief 1,2 · cop to move`).
-fn settle_on_text(browser: &mut Chromium, where_: &str) -> Shown {
-    browser
-        .wait_for(
-            &format!(
-                "!retrograde.busy() && document.getElementById('where').textContent === {where_:?} \
-                 && document.getElementById('value').textContent !== ''"
-            ),
-            Duration::from_secs(10),
-        )
-        .unwrap_or_else(|e| panic!("{e}; panel: {:?}", shown(browser)));
-    shown(browser)
-}
 
 /// `query` of the several-cops position `line` (`C1 .. Ck T turn`).
 fn kquery(table: &Path, line: &str) -> Json {
@@ -84,15 +73,7 @@ fn serve_page_shows_several_cops_in_headless_chromium() {
     );
     let one = make_table(&dir, "one", &["data/maps/sample.txt"], true);
     let server = Server::start(&[&two, &petersen, &one], &[]);
-    let mut browser = Chromium::launch(&binary, &dir.join("profile"), 1280, 720)
-        .unwrap_or_else(|e| panic!("Chromium at {}: {e}", binary.display()));
-    browser
-        .navigate(
-            &server.url(),
-            "window.retrograde !== undefined && !retrograde.busy() \
-             && document.getElementById('value').textContent !== ''",
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+    let mut browser = open_page(&binary, &dir, &server);
 
     // The start of the two-cop table, as `query` sees it; the address
     // names both cops.

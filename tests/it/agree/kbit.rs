@@ -1,5 +1,5 @@
 //! The bit-parallel k-cop engine (`copnumber::solve_kcops`, fed by
-//! the game's `Arena`) against the oracle (`oracle_kcops.rs`) and the
+//! the game's `Arena`) against the oracle (`oracle/kcops.rs`) and the
 //! counter engines, state by state, values and distances to end, on small
 //! random maps (every rule variant, random exits) and graphs (exits, pass
 //! flags), k = 1, 2, 3, speeds 1 and 2: the engine that `solve --cops K`
@@ -8,8 +8,8 @@
 use retrograde::copnumber::{solve_kcops, KcopOptions};
 use retrograde::{solve, Engine, Game, KCops, Outcome, SolveOptions, Turn};
 
+use crate::oracle::KOracle;
 use crate::oracle::{Side, Value};
-use crate::oracle_kcops::KOracle;
 use crate::support::kcops_games::{random_graph_games, random_map_games};
 
 /// Instances per (k, speeds) and kind: a few seconds in release.

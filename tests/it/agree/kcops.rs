@@ -1,4 +1,4 @@
-//! The several-cops game (`KCops`) against its oracle (`oracle_kcops.rs`):
+//! The several-cops game (`KCops`) against its oracle (`oracle/kcops.rs`):
 //! every counter engine (sequential, explicit, sweep, parallel at 1 to 3
 //! threads, and the bitboard engine, which hands games other than the grid
 //! game to the parallel one), state by state, values and distances, on
@@ -9,13 +9,13 @@
 
 use proptest::prelude::*;
 use retrograde::{
-    check_game_contract, solve, verify, Arena as GameArena, CopsAndThief, Engine, Game, KCops,
+    check_game_contract, solve, Arena as GameArena, CopsAndThief, Engine, Game, KCops,
     SolveOptions, Turn,
 };
 
-use crate::agree::{engine_configs, rules, Config};
+use super::{engine_configs, rules, solve_verified, Config};
+use crate::oracle::KOracle;
 use crate::oracle::{Side, Value, Variant};
-use crate::oracle_kcops::KOracle;
 use crate::support::kcops_games::{
     crate_board, crate_graph_game, random_graph_games, random_map_games, small_grid, Graph,
 };
@@ -51,8 +51,7 @@ fn check(label: &str, game: &KCops, oracle: &KOracle, configs: &[Config]) {
         })
         .collect();
     for config in configs {
-        let solution =
-            solve(game, &config.options).unwrap_or_else(|e| panic!("{label} {}: {e}", config.name));
+        let solution = solve_verified(label, game, config);
         for &(s, (value, dte)) in &rows {
             let expected = if config.distances { dte } else { None };
             assert_eq!(
@@ -63,8 +62,6 @@ fn check(label: &str, game: &KCops, oracle: &KOracle, configs: &[Config]) {
                 game.decode(s)
             );
         }
-        let check = verify(game, &solution);
-        assert_eq!(check.inconsistent, 0, "{label} {}: verify", config.name);
     }
 }
 

@@ -3,11 +3,12 @@
 //! shares no code with the crate: its own neighbours from (row, column)
 //! coordinates or edge lists, reach sets by enumerating every walk, cops
 //! as *ordered* tuples (k! copies of each multiset, which must agree),
-//! every successor stored, and the naive round-by-round fixpoint. After the
-//! fixpoint it checks the definitions of the values and of the distance to
-//! end on every state, and that the order of the cops does not matter.
+//! every successor stored, and the one-cop oracle's naive round-by-round
+//! fixpoint (`oracle::fixpoint`, which checks the definitions of the values
+//! and of the distance to end on every state). After it, it checks that the
+//! order of the cops does not matter.
 
-use crate::oracle::{Arena, Side, Value, Variant};
+use super::{fixpoint, Arena, Side, Value, Variant};
 
 /// The board of the several-cops game in the oracle's terms.
 #[derive(Clone, Debug)]
@@ -230,85 +231,15 @@ impl KOracle {
             }
         }
 
-        let mut value = vec![Value::Draw; total];
-        let mut dte = vec![None; total];
-        let mut open = Vec::new();
-        for (s, (cops, t, side)) in states.iter().enumerate() {
-            if let Some(v) = terminal(cops, *t, *side) {
-                value[s] = v;
-                dte[s] = Some(0);
-            } else if next[s].is_empty() {
-                // A side with no move at all loses.
-                value[s] = Value::Loss;
-                dte[s] = Some(0);
-            } else {
-                open.push(s);
-            }
-        }
-        let mut rounds = 0;
-        loop {
-            let mut newly = Vec::new();
-            for &s in &open {
-                let mut nearest_loss: Option<u32> = None;
-                let mut all_win = true;
-                let mut farthest = 0;
-                for &v in &next[s] {
-                    let Some(d) = dte[v] else {
-                        all_win = false;
-                        continue;
-                    };
-                    match value[v] {
-                        Value::Loss => nearest_loss = Some(nearest_loss.map_or(d, |m| m.min(d))),
-                        Value::Win => farthest = farthest.max(d),
-                        Value::Draw => unreachable!("decided states are never draws"),
-                    }
-                }
-                if let Some(d) = nearest_loss {
-                    newly.push((s, Value::Win, d + 1));
-                } else if all_win {
-                    newly.push((s, Value::Loss, farthest + 1));
-                }
-            }
-            if newly.is_empty() {
-                break;
-            }
-            rounds += 1;
-            for &(s, v, d) in &newly {
-                assert_eq!(d, rounds, "state decided in round {rounds} has dte {d}");
-                value[s] = v;
-                dte[s] = Some(d);
-            }
-            open.retain(|&s| dte[s].is_none());
-        }
+        let terminals: Vec<Option<Value>> = states
+            .iter()
+            .map(|(cops, t, side)| terminal(cops, *t, *side))
+            .collect();
+        let (value, dte) = fixpoint(&terminals, &next, |s| format!("{:?}", states[s]));
 
-        // Self-check: the definitions on every state, and cop order.
+        // The order of the cops does not matter.
         for (s, (cops, t, side)) in states.iter().enumerate() {
             let here = (cops, t, side);
-            if let Some(v) = terminal(cops, *t, *side) {
-                assert_eq!((value[s], dte[s]), (v, Some(0)), "terminal {here:?}");
-                continue;
-            }
-            let succ = &next[s];
-            if succ.is_empty() {
-                assert_eq!((value[s], dte[s]), (Value::Loss, Some(0)), "{here:?}");
-                continue;
-            }
-            let loss = succ
-                .iter()
-                .filter(|&&v| value[v] == Value::Loss)
-                .map(|&v| dte[v].unwrap());
-            match value[s] {
-                Value::Win => assert_eq!(dte[s], loss.min().map(|d| d + 1), "{here:?}"),
-                Value::Loss => {
-                    assert!(succ.iter().all(|&v| value[v] == Value::Win), "{here:?}");
-                    let farthest = succ.iter().map(|&v| dte[v].unwrap()).max();
-                    assert_eq!(dte[s], farthest.map(|d| d + 1), "{here:?}");
-                }
-                Value::Draw => {
-                    assert_eq!(loss.count(), 0, "a draw with a losing successor {here:?}");
-                    assert!(succ.iter().any(|&v| value[v] == Value::Draw), "{here:?}");
-                }
-            }
             let mut sorted = cops.clone();
             sorted.sort_unstable();
             let canonical = index(KOracle::tuple_of(n, &sorted), *t, *side);
