@@ -95,7 +95,7 @@ impl propagate::Pager for ArrayPager<'_> {
 /// Wall-clock time of a solve's phases.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Phases {
-    /// Materialising the game ([`Engine::Explicit`]'s graph build; zero for
+    /// Materialising the game ([`Engine::Explicit`](crate::Engine::Explicit)'s graph build; zero for
     /// the engines that work on the fly).
     pub build: std::time::Duration,
     /// Allocating the arrays and propagating.
@@ -270,7 +270,7 @@ impl Solution {
         self.levels
     }
 
-    /// For the player `side` (see [`Game::side`]): the largest distance to
+    /// For the player `side` (see [`Game::side`](crate::Game::side)): the largest distance to
     /// end of any decided state with that player to move, and the smallest
     /// state index that has it. Needs no distance table. `None` from the
     /// several-cops kernel, which does not track it.
@@ -292,7 +292,7 @@ impl Solution {
         }
     }
 
-    /// Sweeps made by [`Engine::Sweep`] (0 for the other engines).
+    /// Sweeps made by [`Engine::Sweep`](crate::Engine::Sweep) (0 for the other engines).
     #[must_use]
     pub fn sweeps(&self) -> u32 {
         self.sweeps

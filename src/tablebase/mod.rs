@@ -17,7 +17,8 @@
 //! [`Solution`](crate::Solution) into it (`writer/cops.rs` a game with the
 //! game section, its states in thief tiles), `reader.rs` maps and checks a
 //! file and decodes blocks, `table.rs` is the reader's API (positions,
-//! probes, rated moves) with `position.rs` its [`Position`], `order.rs`
+//! probes, rated moves; positions are [`Position`](crate::Position)s),
+//! `header.rs` its [`Header`], `order.rs`
 //! maps states to the file (thief tiles), `moves.rs` rates moves and plays
 //! optimal games, `scan.rs` decodes a whole table once, `check.rs`
 //! verifies a whole table, `shards.rs` names, finds and checks the shard
@@ -25,6 +26,7 @@
 
 mod check;
 mod format;
+mod header;
 mod moves;
 mod order;
 mod reader;
@@ -41,8 +43,9 @@ use crate::solve::Counts;
 pub use check::CheckReport;
 #[cfg(feature = "distributed")]
 pub(crate) use format::ShardInfo;
+pub use header::Header;
 pub use shards::shard_path;
-pub use table::{Header, RatedMove, Tablebase};
+pub use table::{RatedMove, Tablebase};
 #[cfg(feature = "distributed")]
 pub(crate) use writer::{write_source, Source};
 pub use writer::{write_tablebase, SavedGame, WriteSummary};

@@ -8,23 +8,23 @@
 
 use std::path::{Path, PathBuf};
 
-use super::format::{HeaderBody, KSection};
+use super::format::KSection;
+use super::header::{header_of, Header};
 use super::moves::{optimal_line, rank, rate_successors};
 use super::order::StateOrder;
-use super::reader::{table_error, Kind, Raw};
+use super::reader::{table_error, Raw};
 use super::shards::{open_first, open_set};
 use super::writer::game_of;
 use super::{check, CheckReport, Probe, ShardHeader};
 use crate::board::Board;
 use crate::error::{Error, Result};
 use crate::format::Coord;
-use crate::games::cops::{CopsAndThief, Rules, Turn};
+use crate::games::cops::{CopsAndThief, Turn};
 use crate::games::kcops::KCops;
 use crate::games::multiset::{Ranker, MAX_COPS};
 use crate::games::position::{Cops, Position};
 use crate::grid::Grid;
 use crate::outcome::{Dte, Outcome};
-use crate::solve::Counts;
 
 /// One move of the player to move, rated: the position it leads to, with
 /// its value for the player who makes it. Cops that swap targets make one
@@ -50,79 +50,6 @@ impl RatedMove {
             Turn::Cop => std::slice::from_ref(&self.to.thief),
         }
     }
-}
-
-/// What a table says about itself: the header and trailer, decoded.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Header {
-    /// Format version of the file (2 and 3 one cop, 4 and 5 the game
-    /// section of several cops).
-    pub version: u32,
-    /// Number of cops (1 for a one-cop table).
-    pub cops: u32,
-    /// Steps a cop takes per turn.
-    pub cop_speed: u32,
-    /// Steps the thief takes per turn.
-    pub thief_speed: u32,
-    /// Whether the game is on a graph (else on a grid map).
-    pub graph: bool,
-    /// Whether the file has the several-cops game section (format 4 and
-    /// 5, any k); a one-cop table of format 2 or 3 has none.
-    pub game_section: bool,
-    /// Map rows (1 on a graph).
-    pub rows: usize,
-    /// Map columns (the vertices on a graph).
-    pub cols: usize,
-    /// Cells: a map's free cells, a graph's vertices.
-    pub cells: u64,
-    /// A graph's edges (0 on a map).
-    pub edges: u64,
-    /// Exit cells.
-    pub exits: u64,
-    /// The map's cop start as drawn (one-cop tables), if it had one.
-    pub cop_start: Option<Coord>,
-    /// The map's thief start as drawn (one-cop tables), if it had one.
-    pub thief_start: Option<Coord>,
-    /// The start (first mover to move), if the solve had one.
-    pub start: Option<Position>,
-    /// The rule variant solved (on a graph only the pass flags and
-    /// thief-first matter).
-    pub rules: Rules,
-    /// States: `2 * n * C(n + k - 1, k)` (`2 * C^2` for one cop).
-    pub states: u64,
-    /// WIN / LOSS / DRAW counts for the player to move.
-    pub counts: Counts,
-    /// Propagation levels of the solve.
-    pub levels: u32,
-    /// Largest stored distance (0 without distances).
-    pub max_dte: u32,
-    /// The engine that solved it, by name.
-    pub engine: String,
-    /// Whether distances to end are stored.
-    pub has_dte: bool,
-    /// Thief cells per tile of the file's state order (all the cells for
-    /// one tile: one-cop tables and version 4).
-    pub thief_tile: u32,
-    /// States per values block.
-    pub value_block_states: u64,
-    /// States per distance block.
-    pub dte_block_states: u64,
-    /// Number of values blocks.
-    pub value_blocks: u64,
-    /// Number of distance blocks (0 without distances).
-    pub dte_blocks: u64,
-    /// Compressed bytes of the values blocks.
-    pub value_bytes: u64,
-    /// Compressed bytes of the distance blocks.
-    pub dte_bytes: u64,
-    /// Bytes of header (magic to header checksum).
-    pub header_bytes: u64,
-    /// Bytes of the whole file (of all files, for a set of shards).
-    pub file_bytes: u64,
-    /// Whether the table is a set of shards of a partitioned solve.
-    pub partitioned: bool,
-    /// The table's files in state order: one without shards.
-    pub shards: Vec<ShardHeader>,
 }
 
 /// The game a table was solved on, rebuilt from its header: it generates
@@ -659,60 +586,6 @@ impl Tablebase {
     /// scans).
     pub(super) fn scan_parts(&self) -> (&[Raw], &StateOrder, &Ranker, u64) {
         (&self.shards, &self.order, &self.ranker, self.n)
-    }
-}
-
-/// The header fields every kind shares, from the files and the first
-/// file's body; the game section's fields are the one-cop defaults.
-fn header_of(
-    shards: &[Raw],
-    body: &HeaderBody,
-    n: u64,
-    edges: u64,
-    start: Option<Position>,
-    files: Vec<ShardHeader>,
-) -> Header {
-    let raw = &shards[0];
-    let sum = |f: &dyn Fn(&Raw) -> u64| shards.iter().map(f).sum::<u64>();
-    let mut counts = Counts::default();
-    for r in shards {
-        counts.win += r.trailer.counts.win;
-        counts.loss += r.trailer.counts.loss;
-        counts.draw += r.trailer.counts.draw;
-    }
-    Header {
-        version: raw.version,
-        cops: 1,
-        cop_speed: 1,
-        thief_speed: 1,
-        graph: false,
-        game_section: false,
-        rows: body.rows,
-        cols: body.cols,
-        cells: n,
-        edges,
-        exits: body.exits.count_ones() as u64,
-        cop_start: body.cop,
-        thief_start: body.thief,
-        start,
-        rules: body.rules,
-        states: sum(&|r| r.trailer.states),
-        counts,
-        levels: raw.trailer.levels,
-        max_dte: shards.iter().map(|r| r.trailer.max_dte).max().unwrap_or(0),
-        engine: body.engine.clone(),
-        has_dte: body.has_dte,
-        thief_tile: n as u32,
-        value_block_states: body.value_block_states,
-        dte_block_states: body.dte_block_states,
-        value_blocks: sum(&|r| r.blocks(Kind::Values)),
-        dte_blocks: sum(&|r| r.blocks(Kind::Distances)),
-        value_bytes: sum(&|r| r.block_bytes(Kind::Values)),
-        dte_bytes: sum(&|r| r.block_bytes(Kind::Distances)),
-        header_bytes: sum(&|r| r.header_bytes),
-        file_bytes: sum(&|r| r.file_bytes()),
-        partitioned: body.shard.is_some(),
-        shards: files,
     }
 }
 

@@ -21,7 +21,7 @@ pub struct KSolution {
     /// Levels computed (the largest distance to end found).
     pub levels: u32,
     pub(super) dte: Option<Words<u16>>,
-    /// Distance of [`KcopOptions::start`] if decided.
+    /// Distance of [`KcopOptions::start`](super::KcopOptions::start) if decided.
     pub start_dte: Option<u32>,
     /// The smallest-rank multiset whose cops-to-move row is all WIN at the
     /// least level, with that level (its capture time in plies).

@@ -4,6 +4,7 @@
 //! (formats 4 and 5), maps and graphs.
 
 use super::*;
+use crate::games::cops::Rules;
 use crate::{
     parse_map, solve, write_tablebase, Arena, Board, Engine, Placement, SavedGame, Solution,
     SolveOptions,
