@@ -6,8 +6,7 @@
 use super::*;
 use crate::games::cops::Rules;
 use crate::{
-    parse_map, solve, write_tablebase, Arena, Board, Engine, Placement, SavedGame, Solution,
-    SolveOptions,
+    parse_map, solve, write_tablebase, Board, Engine, Placement, SavedGame, Solution, SolveOptions,
 };
 
 fn temp(name: &str) -> PathBuf {
@@ -88,17 +87,7 @@ fn one_cop_tables_read_as_tables_of_one_cop() {
 
 #[test]
 fn several_cops_tables_of_maps_and_graphs_read() {
-    let map = parse_map(b"3 4\n..#.\n....\n.#.E\n", "inline").unwrap();
-    let rules = Rules {
-        cop_diagonal: false,
-        ..Rules::default()
-    };
-    let board = Board::new(&map, &Placement::default()).unwrap();
-    let arena = Arena::from_board(&board, rules).with_speeds(1, 2);
-    let graph = Arena::from_edges(5, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 0), (1, 4)])
-        .unwrap()
-        .with_exits(&[3])
-        .unwrap();
+    let (arena, rules, graph) = crate::tablebase::writer::small_arenas();
     let games = [
         (KCops::new(arena.clone(), 1).unwrap(), rules, false),
         (KCops::new(arena.clone(), 2).unwrap(), rules, false),

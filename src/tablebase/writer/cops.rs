@@ -234,3 +234,5 @@ impl<S: Source> Source for Tiled<'_, S> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+pub(crate) use tests::small_arenas;

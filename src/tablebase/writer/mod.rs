@@ -8,6 +8,8 @@
 mod cops;
 
 pub(crate) use cops::game_of;
+#[cfg(test)]
+pub(crate) use cops::small_arenas;
 
 use std::io::{self, Write};
 use std::ops::Range;

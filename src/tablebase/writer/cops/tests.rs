@@ -82,8 +82,10 @@ fn round_trip(game: &KCops, rules: Rules, dte: bool) {
     std::fs::remove_file(&path).unwrap();
 }
 
-#[test]
-fn tables_of_maps_and_graphs_answer_every_state() {
+/// A 3 x 4 map with a wall pattern and an exit (cops orthogonal, the
+/// thief at speed 2) under its rules, and a 5-cycle with a chord and an
+/// exit: the small arenas the several-cops table tests write and read.
+pub(crate) fn small_arenas() -> (Arena, Rules, Arena) {
     let map = parse_map(b"3 4\n..#.\n....\n.#.E\n", "inline").unwrap();
     let rules = Rules {
         cop_diagonal: false,
@@ -91,16 +93,22 @@ fn tables_of_maps_and_graphs_answer_every_state() {
     };
     let board = Board::new(&map, &Placement::default()).unwrap();
     let arena = Arena::from_board(&board, rules).with_speeds(1, 2);
-    for k in [2, 3] {
-        let game = KCops::new(arena.clone(), k).unwrap();
-        round_trip(&game, rules, true);
-        round_trip(&game, rules, false);
-    }
     let edges = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 0), (1, 4)];
     let graph = Arena::from_edges(5, &edges)
         .unwrap()
         .with_exits(&[3])
         .unwrap();
+    (arena, rules, graph)
+}
+
+#[test]
+fn tables_of_maps_and_graphs_answer_every_state() {
+    let (arena, rules, graph) = small_arenas();
+    for k in [2, 3] {
+        let game = KCops::new(arena.clone(), k).unwrap();
+        round_trip(&game, rules, true);
+        round_trip(&game, rules, false);
+    }
     let game = KCops::new(graph, 2).unwrap().with_thief_first(true);
     round_trip(&game, Rules::default(), true);
 }
