@@ -57,8 +57,6 @@ mod kcops_cli;
 mod kcops_scratch;
 /// `render` on several-cops tables: pictures against `query` and the library.
 mod krender;
-/// Several-cops tables: saved, queried state by state, played, refused.
-mod ktables;
 /// The source tree's shape: file lengths, no import cycles.
 mod layout;
 /// What a new user trips on: --xy refusals, empty graphs, files of
@@ -73,13 +71,13 @@ mod policy;
 mod readme;
 /// `batch --scen` and `query --scen`: rows and answers per scenario pair.
 mod scen;
-/// `serve`'s API against `query`, malformed requests, command-line errors.
+/// `serve`'s API against `query`, malformed requests, command-line errors;
+/// on several-cops tables, answers against `query` and bad parameters.
 mod serve;
-/// `serve` on several-cops tables: answers against `query`, bad parameters.
-mod serve_kcops;
 /// What the test modules share: the binary, temp dirs, random maps, tables, converters.
 mod support;
-/// Saved tables: probes, rated moves, optimal play, damaged files.
+/// Saved tables: probes, rated moves, optimal play, damaged files; tables
+/// of several cops saved, queried state by state, played, refused.
 mod tablebase;
 /// The game-theory toolkit: subtraction, nim, grundy, empty-cell.
 mod toolkit;

@@ -1,7 +1,8 @@
 //! `retrograde serve` run as a process: its API answers equal `query --json`
 //! on thousands of random positions of several maps (rows and optimal games
 //! checked against them too), malformed requests all get a 4xx and leave
-//! the server healthy, and bad command lines exit with status 2.
+//! the server healthy, and bad command lines exit with status 2. The same
+//! API on several-cops tables is `serve/kcops.rs`.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -15,6 +16,9 @@ use crate::http::Client;
 pub use crate::support::make_table;
 use crate::support::run;
 use crate::support::{temp_dir, Rng};
+
+/// `serve` on several-cops tables, through the same `Server` and `Grid`.
+mod kcops;
 
 /// A `retrograde serve` process on a free loopback port, killed on drop.
 pub struct Server {
@@ -130,6 +134,11 @@ pub struct Grid {
 impl Grid {
     pub fn fetch(server: &Server, client: &mut Client, table: &str) -> Grid {
         let map = server.json(client, &format!("/api/map?table={table}"));
+        Grid::from_json(&map)
+    }
+
+    /// The grid of a map's `/api/map` answer.
+    pub fn from_json(map: &Json) -> Grid {
         assert_eq!(map["schema"], 1, "/api/map carries the schema");
         let lines: Vec<Vec<u8>> = map["grid"]
             .as_array()

@@ -2,8 +2,10 @@
 //! solve do (values and distances), rated moves follow the rule checked by
 //! brute force, optimal play takes exactly dte plies, and a damaged,
 //! truncated or foreign file is an error naming the file and the place.
+//! Tables of several cops, through the binary, are `tablebase/kcops.rs`.
 
 use std::path::{Path, PathBuf};
+use std::process::Output;
 
 use retrograde::{
     load_map, parse_map, solve, write_tablebase, Board, CopsAndThief, Dte, Engine, ExitRule, Game,
@@ -16,7 +18,15 @@ use crate::oracle::{Arena, Oracle, Side, Value, Variant};
 use crate::support::{add_random_exits, add_random_starts, random_grid, temp_dir, Rng, Shape};
 use crate::support::{make_table, one_cop_at, run, run_status, stderr, stdout};
 
+/// Several-cops tables through the binary: saved, queried, played, refused.
+mod kcops;
+
 const SAMPLE: &str = "data/maps/sample.txt";
+
+/// A run's standard output, one JSON document.
+fn stdout_json(o: &Output) -> Json {
+    serde_json::from_str(stdout(o).trim()).unwrap()
+}
 
 fn outcome(v: Value) -> Outcome {
     match v {
@@ -443,7 +453,7 @@ fn cli_save_info_query_and_errors() {
 
     let o = run(&["info", t, "--check", "--json"], None);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let info: Json = serde_json::from_str(stdout(&o).trim()).unwrap();
+    let info = stdout_json(&o);
     assert_eq!(info["states"], 8450);
     assert_eq!(info["distances"], true);
     assert_eq!(info["checked"], true);
@@ -455,7 +465,7 @@ fn cli_save_info_query_and_errors() {
         None,
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let q: Json = serde_json::from_str(stdout(&o).trim()).unwrap();
+    let q = stdout_json(&o);
     assert_eq!(q["value"], "loss");
     assert_eq!(q["dte"], 14);
     assert_eq!(q["turn"], "cop");
@@ -470,7 +480,7 @@ fn cli_save_info_query_and_errors() {
         ],
         None,
     );
-    let q: Json = serde_json::from_str(stdout(&o).trim()).unwrap();
+    let q = stdout_json(&o);
     assert_eq!(
         (q["value"].clone(), q["dte"].clone()),
         ("loss".into(), 0.into())
@@ -665,16 +675,14 @@ fn cli_play_and_render() {
     let corridor = dir.join("corridor.txt");
     std::fs::write(&corridor, "1 5\nC...T\n").unwrap();
     let small = make_table(&dir, "corridor", &[corridor.to_str().unwrap()], true);
-    let o = run(
-        &[
-            "play",
-            small.to_str().unwrap(),
-            "--interactive",
-            "--side",
-            "thief",
-        ],
-        Some(b"9\n0,0\n0,3\n1\n1\n1\n1\n1\n"),
-    );
+    let play_thief = |input: &[u8]| {
+        let small = small.to_str().unwrap();
+        run(
+            &["play", small, "--interactive", "--side", "thief"],
+            Some(input),
+        )
+    };
+    let o = play_thief(b"9\n0,0\n0,3\n1\n1\n1\n1\n1\n");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = stdout(&o);
     assert!(text.contains("you play the thief"), "{text}");
@@ -688,16 +696,7 @@ fn cli_play_and_render() {
         "{text}"
     );
     // Input ending early abandons the game.
-    let o = run(
-        &[
-            "play",
-            small.to_str().unwrap(),
-            "--interactive",
-            "--side",
-            "thief",
-        ],
-        Some(b""),
-    );
+    let o = play_thief(b"");
     assert_eq!(o.status.code(), Some(0));
     assert!(stdout(&o).contains("input ended"), "{}", stdout(&o));
     let _ = std::fs::remove_dir_all(&dir);

@@ -2,13 +2,15 @@
 //! small map and on graphs, K = 2 and 3, with and without distances, read
 //! back state by state with `query --stdin --json` against `solve --dump`;
 //! rated moves, `info`, `play`, and refused input (exit status 2, no
-//! partial file).
+//! partial file). Tables of one cop are `tablebase.rs`.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
-use crate::support::{query_json, run, run_refused, run_status, stderr, stdout, temp_dir};
+use super::stdout_json;
+use crate::support::temp_dir;
+use crate::support::{make_table, query_json, run, run_refused, run_status, stderr, stdout};
 
 /// A 3 x 4 map with a wall and an exit: 11 free cells.
 const MAP: &str = "3 4\n....\n.#..\n...E\n";
@@ -74,8 +76,7 @@ fn check_table(dir: &Path, name: &str, args: &[&str], k: usize, per_cell: usize,
         );
         assert_eq!(a["cops"].as_array().unwrap().len(), k, "{name}");
     }
-    let info = run_status(&["info", t, "--json", "--check"], 0);
-    let info: Json = serde_json::from_str(stdout(&info).trim()).unwrap();
+    let info = stdout_json(&run_status(&["info", t, "--json", "--check"], 0));
     assert_eq!(info["version"], 5);
     assert_eq!(info["thief_tile"], info["cells"].as_u64().unwrap().min(8));
     assert_eq!(info["cops"], k);
@@ -94,11 +95,30 @@ fn graph(name: &str) -> String {
     format!("{}/data/graphs/{name}.txt", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A fresh directory tagged `tag` and a table of 2 cops on the map of
+/// `write_map` in it, `t.rtb`.
+fn two_cops_table(tag: &str, dte: bool) -> (PathBuf, PathBuf) {
+    let dir = temp_dir(tag);
+    let map = write_map(&dir);
+    let table = make_table(&dir, "t", &[map.to_str().unwrap(), "--cops", "2"], dte);
+    (dir, table)
+}
+
+/// A table of 2 cops on the 5-cycle, values only: `dir/g.rtb`.
+fn cycle_table(dir: &Path) -> PathBuf {
+    make_table(
+        dir,
+        "g",
+        &[&graph("cycle-5"), "--graph", "--cops", "2"],
+        false,
+    )
+}
+
 /// Every state of tables of 2 and 3 cops, on a map and on graphs, with
 /// and without distances, answers as `solve --dump` does.
 #[test]
 fn every_state_of_a_saved_table_equals_the_dump() {
-    let dir = temp_dir("ktables-every");
+    let dir = temp_dir("tablebase-kcops-every");
     let map = write_map(&dir);
     let m = map.to_str().unwrap();
     let c5 = graph("cycle-5");
@@ -159,27 +179,12 @@ fn every_state_of_a_saved_table_equals_the_dump() {
 /// from the other side; text and JSON agree; a graph takes vertex ids.
 #[test]
 fn query_rates_every_move_of_several_cops() {
-    let dir = temp_dir("ktables-query");
-    let map = write_map(&dir);
-    let table = dir.join("t.rtb");
+    let (dir, table) = two_cops_table("tablebase-kcops-query", true);
     let t = table.to_str().unwrap();
-    run_status(
-        &[
-            "solve",
-            "-q",
-            map.to_str().unwrap(),
-            "--cops",
-            "2",
-            "--save",
-            t,
-            "--dte-table",
-        ],
-        0,
-    );
     let query = |args: &[&str]| -> Json {
         let mut all = vec!["query", t, "--json"];
         all.extend_from_slice(args);
-        serde_json::from_str(stdout(&run_status(&all, 0)).trim()).unwrap()
+        stdout_json(&run_status(&all, 0))
     };
     let a = query(&["--cop", "2,0", "--cop", "0,0", "--thief", "1,2"]);
     let b = query(&["--cop", "0,0", "--cop", "2,0", "--thief", "1,2"]);
@@ -239,28 +244,14 @@ fn query_rates_every_move_of_several_cops() {
         "{xy}"
     );
     // A graph's table: vertex ids, in JSON too.
-    let g = dir.join("g.rtb");
+    let g = cycle_table(&dir);
     let gs = g.to_str().unwrap();
-    run_status(
-        &[
-            "solve",
-            "-q",
-            &graph("cycle-5"),
-            "--graph",
-            "--cops",
-            "2",
-            "--save",
-            gs,
-        ],
-        0,
-    );
-    let o = run_status(
+    let j = stdout_json(&run_status(
         &[
             "query", gs, "--cop", "4", "--cop", "1", "--thief", "3", "--json",
         ],
         0,
-    );
-    let j: Json = serde_json::from_str(stdout(&o).trim()).unwrap();
+    ));
     assert_eq!(j["cops"], serde_json::json!([1, 4]));
     assert_eq!(j["thief"], 3);
     let _ = std::fs::remove_dir_all(&dir);
@@ -271,34 +262,37 @@ fn query_rates_every_move_of_several_cops() {
 /// refused leaves no table behind.
 #[test]
 fn wrong_cops_are_refused() {
-    let dir = temp_dir("ktables-refused");
-    let map = write_map(&dir);
-    let m = map.to_str().unwrap();
-    let table = dir.join("t.rtb");
+    let (dir, table) = two_cops_table("tablebase-kcops-refused", false);
     let t = table.to_str().unwrap();
-    run_status(&["solve", "-q", m, "--cops", "2", "--save", t], 0);
-    run_refused(
-        &["query", t, "--cop", "0,0", "--thief", "1,2"],
-        "the table is of 2 cops: give --cop 2 times (one per cop), found 1",
-    );
-    run_refused(
-        &[
-            "query", t, "--cop", "0,0", "--cop", "0,1", "--cop", "0,2", "--thief", "1,2",
-        ],
-        "found 3",
-    );
-    run_refused(
-        &["query", t, "--cop", "0,0", "--cop", "3", "--thief", "1,2"],
-        "ROW,COL",
-    );
-    run_refused(
-        &["query", t, "--cop", "0,0", "--cop", "1,1", "--thief", "1,2"],
-        "wall",
-    );
-    run_refused(
-        &["play", t, "--cop", "0,0", "--thief", "1,2"],
-        "give --cop 2 times",
-    );
+    let map = dir.join("m.map");
+    let m = map.to_str().unwrap();
+    let refused: [(&[&str], &str); 5] = [
+        (
+            &["query", t, "--cop", "0,0", "--thief", "1,2"],
+            "the table is of 2 cops: give --cop 2 times (one per cop), found 1",
+        ),
+        (
+            &[
+                "query", t, "--cop", "0,0", "--cop", "0,1", "--cop", "0,2", "--thief", "1,2",
+            ],
+            "found 3",
+        ),
+        (
+            &["query", t, "--cop", "0,0", "--cop", "3", "--thief", "1,2"],
+            "ROW,COL",
+        ),
+        (
+            &["query", t, "--cop", "0,0", "--cop", "1,1", "--thief", "1,2"],
+            "wall",
+        ),
+        (
+            &["play", t, "--cop", "0,0", "--thief", "1,2"],
+            "give --cop 2 times",
+        ),
+    ];
+    for (args, says) in refused {
+        run_refused(args, says);
+    }
     let o = run(
         &["query", t, "--stdin"],
         Some(b"0,0 0,1 1,2\n0,0 1,2 cop\n"),
@@ -327,31 +321,16 @@ fn wrong_cops_are_refused() {
     run_refused(&["query", o1, "--cop", "0", "--thief", "1,2"], "vertex ids");
     run_status(&["query", o1, "--cop", "0,0", "--thief", "1,2"], 0);
     // A graph's table takes vertex ids.
-    let g = dir.join("g.rtb");
+    let g = cycle_table(&dir);
     let gs = g.to_str().unwrap();
-    run_status(
-        &[
-            "solve",
-            "-q",
-            &graph("cycle-5"),
-            "--graph",
-            "--cops",
-            "2",
-            "--save",
-            gs,
-        ],
-        0,
-    );
-    run_refused(
-        &["query", gs, "--cop", "0,1", "--cop", "2", "--thief", "3"],
-        "vertex id",
-    );
-    run_refused(
-        &["query", gs, "--cop", "9", "--cop", "2", "--thief", "3"],
-        "vertices are 0..5",
-    );
+    for (cop, says) in [("0,1", "vertex id"), ("9", "vertices are 0..5")] {
+        run_refused(
+            &["query", gs, "--cop", cop, "--cop", "2", "--thief", "3"],
+            says,
+        );
+    }
     // render draws maps with every cop fixed, or all but one (tests/it/
-    // krender.rs); serve serves several cops (tests/it/serve_kcops.rs).
+    // krender.rs); serve serves several cops (tests/it/serve/kcops.rs).
     let png = dir.join("x.png");
     let p = png.to_str().unwrap();
     run_refused(
@@ -368,7 +347,7 @@ fn wrong_cops_are_refused() {
         &["render", gs, "--cop", "0,0", "--cop", "0,1", "--out", p],
         "graph",
     );
-    // `serve` shows several-cops tables: serve_kcops.rs tests it.
+    // `serve` shows several-cops tables: serve/kcops.rs tests it.
     // A refused several-cops solve writes no table.
     let never = dir.join("never.rtb");
     run_refused(
@@ -395,7 +374,7 @@ fn wrong_cops_are_refused() {
 /// takes exactly the start's distance in plies, as boards and as lines.
 #[test]
 fn play_shows_the_optimal_game_of_several_cops() {
-    let dir = temp_dir("ktables-play");
+    let dir = temp_dir("tablebase-kcops-play");
     let map = write_map(&dir);
     let table = dir.join("t.rtb");
     let t = table.to_str().unwrap();
@@ -419,7 +398,7 @@ fn play_shows_the_optimal_game_of_several_cops() {
         ],
         0,
     );
-    let report: Json = serde_json::from_str(stdout(&solved).trim()).unwrap();
+    let report = stdout_json(&solved);
     let plies = report["dte"].as_u64().unwrap() as usize;
     assert!(report["saved"]["bytes"].as_u64().unwrap() > 0);
     let moves = stdout(&run_status(&["play", t, "--moves"], 0));

@@ -3,15 +3,16 @@
 //! --json` state by state, whatever the order of the cops; `/api/row` is
 //! the thief's column of those answers with every cop held still;
 //! `/api/play` is a game of best moves; bad parameters get a 400 naming
-//! them, and the server stays healthy.
+//! them, and the server stays healthy. The server and the grid of a map
+//! are `serve.rs`'s.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
+use super::{Grid, Server};
 use crate::http::Client;
-use crate::serve::Server;
-use crate::support::{query_json, run_status, temp_dir, Rng};
+use crate::support::{make_table, query_json, temp_dir, Rng};
 
 /// A 3 x 4 map with a wall and an exit: 11 free cells.
 const MAP: &str = "3 4\n....\n.#..\n...E\n";
@@ -30,15 +31,8 @@ fn cells(server: &Server, client: &mut Client, table: &str) -> Vec<Cell> {
         return (0..n).map(|v| v.to_string()).collect();
     }
     assert_eq!(map["kind"], "map");
-    let mut out = Vec::new();
-    for (r, line) in map["grid"].as_array().unwrap().iter().enumerate() {
-        for (c, ch) in line.as_str().unwrap().chars().enumerate() {
-            if ch != '#' {
-                out.push(format!("{r},{c}"));
-            }
-        }
-    }
-    out
+    let grid = Grid::from_json(&map);
+    grid.free.iter().map(|(r, c)| format!("{r},{c}")).collect()
 }
 
 fn api_path(endpoint: &str, table: &str, cops: &[Cell], rest: &str) -> String {
@@ -54,57 +48,50 @@ fn cell_text(v: &Json) -> Cell {
     }
 }
 
-/// The tables: (name, solve flags, cops).
-fn make_tables(dir: &Path) -> Vec<(&'static str, PathBuf, usize)> {
+/// The tables: (name, table, cops).
+type Tables = Vec<(&'static str, PathBuf, usize)>;
+
+/// The tables, solved in a fresh directory tagged `tag`, and a server of
+/// them all.
+fn serve_tables(tag: &str) -> (Tables, Server) {
+    let dir = temp_dir(tag);
     let map = dir.join("small.txt");
     std::fs::write(&map, MAP).unwrap();
     let m = map.to_str().unwrap().to_string();
-    let table = |name: &'static str, args: &[&str], k: usize| {
-        let path = dir.join(format!("{name}.rtb"));
-        let mut all = vec!["solve", "-q", "--save", path.to_str().unwrap()];
-        all.extend_from_slice(args);
-        run_status(&all, 0);
-        (name, path, k)
+    let table = |name: &'static str, args: &[&str], k: usize, dte: bool| {
+        (name, make_table(&dir, name, args, dte), k)
     };
-    vec![
+    let tables = vec![
         table(
             "two",
             &[
-                &m,
-                "--cops",
-                "2",
-                "--cop",
-                "0,0",
-                "--cop",
-                "2,0",
-                "--thief",
-                "1,2",
-                "--dte-table",
+                &m, "--cops", "2", "--cop", "0,0", "--cop", "2,0", "--thief", "1,2",
             ],
             2,
+            true,
         ),
-        table("three", &[&m, "--cops", "3", "--thief-speed", "2"], 3),
+        table(
+            "three",
+            &[&m, "--cops", "3", "--thief-speed", "2"],
+            3,
+            false,
+        ),
         table(
             "petersen",
-            &[
-                "data/graphs/petersen.txt",
-                "--graph",
-                "--cops",
-                "2",
-                "--dte-table",
-            ],
+            &["data/graphs/petersen.txt", "--graph", "--cops", "2"],
             2,
+            true,
         ),
-        table("one", &[&m, "--dte-table"], 1),
-    ]
+        table("one", &[&m], 1, true),
+    ];
+    let paths: Vec<&Path> = tables.iter().map(|(_, p, _)| p.as_path()).collect();
+    let server = Server::start(&paths, &[]);
+    (tables, server)
 }
 
 #[test]
 fn serve_kcops_answers_equal_query() {
-    let dir = temp_dir("serve-kcops");
-    let tables = make_tables(&dir);
-    let paths: Vec<&Path> = tables.iter().map(|(_, p, _)| p.as_path()).collect();
-    let server = Server::start(&paths, &[]);
+    let (tables, server) = serve_tables("serve-kcops");
     let mut client = Client::new(server.addr);
     let list = server.json(&mut client, "/api/tables");
     let entries = list["tables"].as_array().unwrap();
@@ -257,10 +244,7 @@ fn serve_kcops_answers_equal_query() {
 
 #[test]
 fn serve_kcops_refuses_bad_parameters() {
-    let dir = temp_dir("serve-kcops-bad");
-    let tables = make_tables(&dir);
-    let paths: Vec<&Path> = tables.iter().map(|(_, p, _)| p.as_path()).collect();
-    let server = Server::start(&paths, &[]);
+    let (_, server) = serve_tables("serve-kcops-bad");
     let mut client = Client::new(server.addr);
     let cases: &[(&str, &str)] = &[
         (
