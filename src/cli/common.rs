@@ -70,11 +70,22 @@ pub(crate) struct GameArgs {
     pub(crate) thief_first: bool,
 }
 
+/// A cell as typed (`ROW,COL`, or `X,Y` with `--xy`) in `(row, col)`
+/// order, or a `(row, col)` in the order it is shown: the same swap both
+/// ways.
+pub(crate) fn swap_xy(xy: bool, (a, b): Coord) -> Coord {
+    if xy {
+        (b, a)
+    } else {
+        (a, b)
+    }
+}
+
 impl GameArgs {
     /// The placement overrides.
     pub(crate) fn placement(&self) -> Placement {
         // Flags hold what was typed; with --xy that is (column, row).
-        let order = |(a, b): Coord| if self.xy { (b, a) } else { (a, b) };
+        let order = |c: Coord| swap_xy(self.xy, c);
         Placement {
             cop: self.cop.last().copied().map(order),
             thief: self.thief.map(order),

@@ -9,7 +9,7 @@ use clap::ValueEnum;
 use retrograde::{Coord, Dte, Position, RatedMove, Tablebase, Turn};
 use serde::Serialize;
 
-use super::common::{UsageError, VERTEX};
+use super::common::{swap_xy, UsageError, VERTEX};
 
 /// A side on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -138,18 +138,17 @@ pub(crate) fn count_error(k: u32, found: usize) -> UsageError {
 /// A typed place (`ROW,COL`, `X,Y` with `xy`, or a vertex id) as a cell of
 /// the table's game; errors echo the place as typed.
 pub(crate) fn cell_of(tb: &Tablebase, what: &str, place: Coord, xy: bool) -> Result<u32> {
+    // A one-cop table (no game section) refuses a vertex id as its reader
+    // always did; a map with the game section says so in `vertex`.
+    let place = if one_cop_shape(tb) {
+        one_cell(what, place)?
+    } else {
+        place
+    };
     Ok(match place {
-        // A one-cop table (no game section) refuses a vertex id as its
-        // reader always did; a map with the game section says so below.
-        (VERTEX, v) if !tb.header().game_section => {
-            return Err(UsageError(format!(
-                "{what} {v}: expected ROW,COL (two 0-based integers; X,Y with --xy); vertex ids are for tables of graphs"
-            ))
-            .into())
-        }
         (VERTEX, v) => tb.vertex(what, v as u64)?,
-        (a, b) => tb
-            .map_cell(what, if xy { (b, a) } else { (a, b) })
+        c => tb
+            .map_cell(what, swap_xy(xy, c))
             .map_err(|e| super::common::as_typed(e, xy))?,
     })
 }
@@ -215,7 +214,9 @@ pub(crate) fn cell_json(tb: &Tablebase, cell: u32) -> serde_json::Value {
 /// the game section (a faster cop or thief): as the several-cops reader
 /// showed it.
 pub(crate) fn one_cop_shape(tb: &Tablebase) -> bool {
-    tb.cops() == 1 && tb.grid().is_some() && !tb.header().game_section
+    // Formats 2 and 3 hold one cop on a map, and only they lack the game
+    // section.
+    !tb.header().game_section
 }
 
 /// One rated move of a one-cop position's JSON.

@@ -16,10 +16,10 @@ use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{load_scen, Coord, Position, Tablebase, Turn};
 
-use super::common::{as_typed, parse_coord, parse_place, UsageError};
+use super::common::{as_typed, parse_coord, parse_place, swap_xy, UsageError};
 use super::tables::{
-    flag_position, one_cell, one_cop, open_table, pieces_text, position_json, read_line_bounded,
-    show, show_all, value_text, Line, Side,
+    flag_position, one_cell, one_cop, one_cop_shape, open_table, pieces_text, position_json,
+    read_line_bounded, show, show_all, value_text, Line, Side,
 };
 use super::Failure;
 
@@ -56,21 +56,6 @@ pub(crate) struct QueryArgs {
     pub(crate) json: bool,
 }
 
-/// Whether `tb` is a one-cop table of format 2 or 3, whose positions are
-/// typed (and refused) as that format's `query` always took them.
-fn one_cop_format(tb: &Tablebase) -> bool {
-    !tb.header().game_section
-}
-
-/// A cell typed as `row,col`, or `x,y` with `--xy`.
-fn swap_if(xy: bool, (a, b): Coord) -> Coord {
-    if xy {
-        (b, a)
-    } else {
-        (a, b)
-    }
-}
-
 /// The position of a one-cop table's map cells as typed (`x,y` with
 /// `xy`): errors name the pieces `cop` and `thief` and echo the cells as
 /// typed.
@@ -82,7 +67,7 @@ fn map_position(
     xy: bool,
 ) -> Result<Position> {
     let cell = |what: &str, c: Coord| {
-        tb.map_cell(what, swap_if(xy, c))
+        tb.map_cell(what, swap_xy(xy, c))
             .map_err(|e| as_typed(e, xy))
     };
     // Both cells are checked before either is used, cop first, as the
@@ -96,7 +81,7 @@ fn map_position(
 fn flags_position(tb: &Tablebase, args: &QueryArgs) -> Result<Position> {
     let turn = args.turn.map_or(tb.first_mover(), Turn::from);
     let thief = args.thief.expect("clap requires --thief without --stdin");
-    if one_cop_format(tb) {
+    if one_cop_shape(tb) {
         // The count and vertex-id refusals come before any cell is looked
         // up, as one-cop tables always answered.
         let cop = one_cop(&args.cop)?;
@@ -160,7 +145,7 @@ fn parse_cops_line(tb: &Tablebase, line: &str, xy: bool) -> Result<Position> {
 
 /// The position of one stdin line, in the table's way of typing one.
 fn parse_line(tb: &Tablebase, line: &str, xy: bool) -> Result<Position> {
-    if !one_cop_format(tb) {
+    if !one_cop_shape(tb) {
         return parse_cops_line(tb, line, xy);
     }
     let (cop, thief, turn) = parse_one_cop_line(line, tb.first_mover())
@@ -173,7 +158,7 @@ fn parse_line(tb: &Tablebase, line: &str, xy: bool) -> Result<Position> {
 /// Only a one-cop table takes a scenario: an entry places one cop.
 fn scen_positions(tb: &Tablebase, path: &Path, turn: Turn) -> Result<Vec<Position>> {
     let grid = match tb.grid() {
-        Some(grid) if one_cop_format(tb) => grid,
+        Some(grid) if one_cop_shape(tb) => grid,
         _ => {
             return Err(UsageError(format!(
                 "--scen places one cop per entry: the table is of {} cops",

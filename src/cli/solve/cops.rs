@@ -15,7 +15,7 @@ use retrograde::{
 
 use super::{Play, Targets};
 use crate::cli::common::{
-    no_vertices, refuse_one_sided_start, EngineConfig, GameArgs, UsageError, VERTEX,
+    no_vertices, refuse_one_sided_start, swap_xy, EngineConfig, GameArgs, UsageError, VERTEX,
 };
 use crate::cli::output::{Found, PiecesJson, SolveReport};
 use crate::cli::solving::{check_outputs, not_a_map, SolveArgs};
@@ -236,7 +236,7 @@ fn map_arena(path: &Path, game: &GameArgs, k: u32) -> Result<Built> {
     };
     let board = Board::new(&walls, &placement)?;
     let grid = &board.grid;
-    let order = |(a, b): Coord| if game.xy { (b, a) } else { (a, b) };
+    let order = |c: Coord| swap_xy(game.xy, c);
     let mut cops = game
         .cop
         .iter()

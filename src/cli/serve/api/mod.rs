@@ -140,10 +140,9 @@ impl Served {
         for path in paths {
             let tablebase = Tablebase::open(path)
                 .with_context(|| format!("cannot serve {}", path.display()))?;
-            // Shards are named as one set on tables without the game
-            // section, as before.
-            let h = tablebase.header();
-            let partitioned = !h.game_section && h.partitioned;
+            // A partitioned table (one cop, format 3: the only kind with
+            // shards) is named as its set.
+            let partitioned = tablebase.header().partitioned;
             let name = table_name(path, partitioned)?;
             if let Some(&other) = by_name.get(&name) {
                 let other: &Table = &tables[other];

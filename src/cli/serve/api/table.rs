@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 
 use super::params::{parse_coord, parse_count, parse_turn, Params};
 use super::{bad, game_end, ApiError, Held};
-use crate::cli::tables::{cell_json, position_json};
+use crate::cli::tables::{cell_json, one_cop_shape, position_json};
 
 /// One served table.
 pub(in crate::cli::serve) struct Table {
@@ -36,7 +36,7 @@ pub(in crate::cli::serve) struct Table {
 
 impl Table {
     pub(super) fn new(name: String, path: PathBuf, tablebase: Tablebase) -> Table {
-        let one_cop = !tablebase.header().game_section;
+        let one_cop = one_cop_shape(&tablebase);
         let map = map_json(&name, &tablebase, one_cop);
         Table {
             name,
