@@ -32,6 +32,7 @@ mod copnumber;
 #[cfg(feature = "distributed")]
 mod distributed;
 mod export;
+mod file_kind;
 mod graph;
 mod info;
 mod numbers;

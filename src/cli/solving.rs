@@ -19,7 +19,8 @@ use retrograde::{
     Solution, SolveOptions, StoragePlan,
 };
 
-use super::common::{human_bytes, EngineConfig, EngineFlags, GameArgs, Kind, UsageError, VERTEX};
+use super::common::{human_bytes, EngineConfig, EngineFlags, GameArgs, UsageError, VERTEX};
+use super::file_kind::Kind;
 use super::output::{save_with, Found, OutputTarget, PlanReport, SaveReport, SolveReport};
 use super::progress::Reporter;
 use super::Failure;

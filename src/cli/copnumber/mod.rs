@@ -33,7 +33,8 @@ use rayon::prelude::*;
 use retrograde::copnumber::CopNumber;
 use retrograde::Graph6Reader;
 
-use super::common::{no_vertices, parse_size, GameArgs, Kind, SpeedArgs, UsageError};
+use super::common::{no_vertices, parse_size, GameArgs, SpeedArgs, UsageError};
+use super::file_kind::Kind;
 use super::output::{defer_stop_signals, note_input, stop_requested, OutputTarget};
 use super::Failure;
 use report::{write_graph, write_summary, Summary};
