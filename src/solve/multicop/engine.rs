@@ -20,24 +20,28 @@
 //! graph (a dilation), `S` of them for speed `S`, intermediate cells masked
 //! by the cops' cells.
 //!
-//! A cop step visits its rows in cache-sized tiles (`engine/tiles.rs`);
-//! where the thief can win nowhere the EXISTS steps run incrementally,
-//! reading only the source rows that changed (`engine/delta.rs`).
+//! The cops' move runs per block of rows with the same top cell
+//! (`engine/cops.rs`), each block with tables of its own; all four
+//! attractors only grow, so a level reads only the rows whose sources
+//! changed at the level before, and the cops' rows are updated in place.
+//! Where the thief can win nowhere, `cl` and `tw` are never allocated.
 
-mod delta;
+mod cops;
+pub(super) use cops::table_bytes;
 mod thief;
-mod tiles;
 
 use rayon::prelude::*;
 
 use super::levels::{self, KcopRun};
 use super::solution::KSolution;
 use super::store::thief_can_win;
-use super::store::{Arrays, Words};
+use super::store::Arrays;
 use crate::error::Result;
 use crate::games::arena::Arena;
 use crate::games::cops::Turn;
-use crate::games::multiset::{multiset_count, next_multiset, unrank_multiset, Ranker, MAX_COPS};
+use crate::games::multiset::{
+    multiset_count, next_multiset, rank_multiset, unrank_multiset, Ranker, MAX_COPS,
+};
 use crate::games::position::Position;
 
 /// Options of a k-cop solve.
@@ -109,8 +113,6 @@ struct Engine<'a> {
     ranks: usize,
     ranker: Ranker,
     reach: Vec<Vec<u32>>,
-    /// `rev[x]`: the cells whose cop reaches `x` (`reach` reversed).
-    rev: Vec<Vec<u32>>,
     /// Thief neighbour rows, `n * words`; empty when `lists` is used.
     adj: Vec<u64>,
     /// Whether the thief's steps are read as neighbour lists instead of
@@ -119,6 +121,8 @@ struct Engine<'a> {
     lists: bool,
     cells: Vec<u64>,
     exits: Vec<u64>,
+    /// Cells that are not exits: a row's open cells, less its cops'.
+    open_base: Vec<u64>,
     /// Cells where the thief has no move at all.
     stuck: Vec<u64>,
     /// Whether some cop cell has no move (then some cop rows have none).
@@ -139,12 +143,6 @@ impl<'a> Engine<'a> {
         let words = n.div_ceil(64).max(1);
         let ranks = usize::try_from(multiset_count(n, k)).expect("state space fits usize");
         let reach: Vec<Vec<u32>> = (0..n as u32).map(|c| arena.cop_reach(c).to_vec()).collect();
-        let mut rev = vec![Vec::new(); n];
-        for (c, r) in reach.iter().enumerate() {
-            for &x in r {
-                rev[x as usize].push(c as u32);
-            }
-        }
         let max_degree = (0..n as u32)
             .map(|c| arena.thief_steps(c).len())
             .max()
@@ -174,11 +172,11 @@ impl<'a> Engine<'a> {
             ranks,
             ranker: Ranker::new(n),
             reach,
-            rev,
             adj,
             lists,
             cells: bitset(n, words, |_| true),
             exits: bitset(n, words, |t| arena.is_exit(t as u32)),
+            open_base: bitset(n, words, |t| !arena.is_exit(t as u32)),
             stuck,
             thief_can_win,
         }
@@ -197,140 +195,103 @@ impl<'a> Engine<'a> {
         (rows / (rayon::current_num_threads() * 16)).clamp(64, 1 << 16)
     }
 
-    /// One joint cop move over `src` (shape `(0, k)`) into `out` (shape
-    /// `(k, 0)`), through the intermediate tables `inter[j]` (shape `(j, k -
-    /// j)`), then the terminal and open masks of `op`'s attractor.
-    ///
-    /// Incremental when `delta` is given: `(src_changed, prev_out)`, the
-    /// source rows that changed since the previous call of this same op
-    /// and that call's output. A row whose sources did not change keeps
-    /// its value (the intermediate tables still hold it; an output row is
-    /// copied from `prev_out`), so late levels, where few rows change,
-    /// read a byte a row instead of `|R|` rows. `changed[j]` holds, per
-    /// row of table `j` (the last is `out`), whether it changed. For
-    /// EXISTS the sources must only have grown since that call (so rows
-    /// only OR in their changed sources: `delta.rs`); for FORALL a row with
-    /// a changed source is recomputed.
-    fn cop_move(
-        &self,
-        op: Op,
-        src: &[u64],
-        inter: &mut [Words<u64>],
-        changed: &mut [Vec<u8>],
-        delta: Option<(&[u8], &[u64])>,
-        out: &mut [u64],
-    ) {
+    /// Level 0: the terminal states of every row, with distance 0.
+    /// Returns the states decided and the least rank of a row that is all
+    /// WIN (cops on every cell).
+    fn terminal(&self, sets: [&mut [u64]; 4], dte: Option<&mut [u16]>) -> (u64, Option<u64>) {
         let (n, k, words) = (self.n, self.k, self.words);
-        let fill = match op {
-            Op::Exists => 0,
-            Op::ForAll => u64::MAX,
+        let chunk = self.chunk_rows(self.ranks);
+        let [cw, cl, tl, tw] = sets;
+        let blocks = self.ranks.div_ceil(chunk);
+        fn part(v: &mut [u64], len: usize, blocks: usize) -> Vec<Option<&mut [u64]>> {
+            let mut parts: Vec<_> = v.chunks_mut(len).map(Some).collect();
+            parts.resize_with(blocks, || None);
+            parts
+        }
+        let mut dte_parts: Vec<Option<&mut [u16]>> = match dte {
+            Some(d) => d.chunks_mut((chunk * 2 * n).max(1)).map(Some).collect(),
+            None => Vec::new(),
         };
-        for j in 0..k {
-            let (before, after) = inter.split_at_mut(j + 1);
-            let from: &[u64] = if j == 0 { src } else { &before[j] };
-            let to: &mut [u64] = if j + 1 == k { &mut *out } else { &mut after[0] };
-            let (seen, mark) = changed.split_at_mut(j);
-            let from_changed: Option<&[u8]> = match delta {
-                None => None,
-                Some((src_changed, _)) if j == 0 => Some(src_changed),
-                Some(_) => Some(&seen[j - 1]),
-            };
-            let mark: &mut [u8] = if delta.is_some() {
-                &mut mark[0]
-            } else {
-                &mut []
-            };
-            let prev_out = delta.map(|d| d.1);
-            let last = j + 1 == k;
-            if let (Op::Exists, Some(from_changed)) = (op, from_changed) {
-                let prev_out = prev_out.filter(|_| last);
-                self.exists_step(j, from, from_changed, to, mark, prev_out);
-                continue;
-            }
-            let nb_src = multiset_count(n, k - j) as usize;
-            // All-zero sources (the terminal level's `empty`): every row
-            // is `fill` (no move) or zero, without reading a source.
-            let zero = from.par_chunks(1 << 16).all(|c| c.iter().all(|&w| w == 0));
-            self.par_tiles(j, to, mark, |a, b, index, row, scratch, _| {
-                let top = a[j];
-                let ra = (self.ranker.rank(a) - self.ranker.term(j, top)) as usize;
-                let base = ra * nb_src;
-                let reach = &self.reach[top as usize];
-                let source = |x: u32| base + self.ranker.rank_with(b, x) as usize;
-                if let Some(from_changed) = from_changed {
-                    if reach.iter().all(|&x| from_changed[source(x)] == 0) {
-                        if let (true, Some(prev)) = (last, prev_out) {
-                            row.copy_from_slice(&prev[index * words..(index + 1) * words]);
+        dte_parts.resize_with(self.ranks.div_ceil(chunk), || None);
+        let full = std::sync::atomic::AtomicU64::new(u64::MAX);
+        let decided = cw
+            .par_chunks_mut(chunk * words)
+            .zip(tl.par_chunks_mut(chunk * words))
+            .zip(part(cl, chunk * words, blocks))
+            .zip(part(tw, chunk * words, blocks))
+            .zip(dte_parts)
+            .enumerate()
+            .map(|(ci, ((((cw, tl), mut cl), mut tw), mut dte))| {
+                let first = ci * chunk;
+                let mut cops = [0u32; MAX_COPS];
+                cops[..k].copy_from_slice(&unrank_multiset(first as u64, k));
+                let mut decided = 0u64;
+                for i in 0..cw.len() / words {
+                    let no_move = cops[..k].iter().any(|&c| self.reach[c as usize].is_empty());
+                    let span = i * words..(i + 1) * words;
+                    for w in 0..words {
+                        let cm = cop_word(&cops[..k], w);
+                        let open = self.cells[w] & !cm & !self.exits[w];
+                        let rows = [
+                            (Some(&mut cw[span.start + w]), cm, 0),
+                            (
+                                cl.as_deref_mut().map(|v| &mut v[span.start + w]),
+                                (self.exits[w] & !cm) | if no_move { open } else { 0 },
+                                0,
+                            ),
+                            (
+                                Some(&mut tl[span.start + w]),
+                                cm | (self.stuck[w] & open),
+                                1,
+                            ),
+                            (
+                                tw.as_deref_mut().map(|v| &mut v[span.start + w]),
+                                self.exits[w] & !cm,
+                                1,
+                            ),
+                        ];
+                        for (slot, value, turn) in rows {
+                            let Some(slot) = slot else { continue };
+                            *slot = value;
+                            decided += u64::from(value.count_ones());
+                            if let Some(d) = dte.as_deref_mut() {
+                                let mut bits = value;
+                                while bits != 0 {
+                                    let t = w * 64 + bits.trailing_zeros() as usize;
+                                    bits &= bits - 1;
+                                    d[i * 2 * n + t * 2 + turn] = 0;
+                                }
+                            }
                         }
-                        return false;
                     }
-                }
-                scratch.fill(fill);
-                if zero && !reach.is_empty() {
-                    scratch.fill(0);
-                }
-                for &x in reach.iter().filter(|_| !zero) {
-                    let s = source(x) * words;
-                    let s = &from[s..s + words];
-                    match op {
-                        Op::Exists => scratch.iter_mut().zip(s).for_each(|(r, v)| *r |= v),
-                        Op::ForAll => scratch.iter_mut().zip(s).for_each(|(r, v)| *r &= v),
+                    if cw[span] == self.cells[..] {
+                        full.fetch_min((first + i) as u64, std::sync::atomic::Ordering::Relaxed);
                     }
+                    next_multiset(&mut cops[..k], n);
                 }
-                if last {
-                    self.finish_cop_row(op, a, scratch);
-                }
-                let old: &[u64] = match (last, prev_out) {
-                    (true, Some(prev)) => &prev[index * words..(index + 1) * words],
-                    _ => row,
-                };
-                let change = old != &scratch[..];
-                row.copy_from_slice(scratch);
-                change
-            });
-        }
-    }
-
-    /// Masks a freshly moved cops-to-move row: terminal states at their
-    /// level-0 value, open states as computed.
-    fn finish_cop_row(&self, op: Op, cops: &[u32], row: &mut [u64]) {
-        let no_move = cops.iter().any(|&c| self.reach[c as usize].is_empty());
-        for (w, r) in row.iter_mut().enumerate() {
-            let cm = cop_word(cops, w);
-            let open = self.cells[w] & !cm & !self.exits[w];
-            *r = match op {
-                Op::Exists => cm | (open & *r),
-                Op::ForAll => {
-                    let term = (self.exits[w] & !cm) | if no_move { open } else { 0 };
-                    term | (open & *r)
-                }
-            };
-        }
+                decided
+            })
+            .sum();
+        let full = full.into_inner();
+        (decided, (full != u64::MAX).then_some(full))
     }
 
     fn run(self, options: &KcopOptions, with: &KcopRun<'_>) -> Result<KSolution> {
         let (n, k, words, ranks) = (self.n, self.k, self.words, self.ranks);
         let two = self.thief_can_win;
-        let arrays = Arrays::new(self.arena, k, options.dte_table, &with.storage)?;
         let Arrays {
             mut dte,
-            mut inter,
             sets: [mut cw, mut cl, mut tl, mut tw],
-            next: [mut cw2, mut cl2, mut tl2, mut tw2],
-        } = arrays;
-        // Where the thief can win nowhere, the cops' WIN move is the only
-        // one and runs incrementally (`cop_move`): one byte a row of every
-        // table says whether it changed at the last level.
-        let mut changed: Vec<Vec<u8>> = (0..k)
-            .map(|j| {
-                let rows = multiset_count(n, j + 1) * multiset_count(n, k - j - 1);
-                vec![0u8; if two { 0 } else { rows as usize }]
-            })
-            .collect();
-        let (mut tl_changed, mut tl_changed2) = (vec![0u8; ranks], vec![0u8; ranks]);
+            next: [mut tl2, mut tw2],
+        } = Arrays::new(self.arena, k, options.dte_table, &with.storage)?;
+        // Per row, whether it changed at the last step of its kind.
+        let flags = |on: bool| vec![0u8; if on { ranks } else { 0 }];
+        let (mut cw_changed, mut cl_changed) = (flags(true), flags(two));
+        let (mut tl_changed, mut tw_changed) = (flags(true), flags(two));
+        let (mut tl_next, mut tw_next) = (flags(true), flags(two));
         let start = options.start.as_ref().map(|s| {
             (
-                crate::games::multiset::rank_multiset(&s.cops) as usize,
+                rank_multiset(&s.cops) as usize,
                 s.thief as usize,
                 usize::from(s.turn == Turn::Thief),
             )
@@ -339,10 +300,10 @@ impl<'a> Engine<'a> {
             n,
             k,
             words,
-            cw: Words::Heap(Vec::new()),
-            cl: Words::Heap(Vec::new()),
-            tl: Words::Heap(Vec::new()),
-            tw: Words::Heap(Vec::new()),
+            cw: super::store::Words::Heap(Vec::new()),
+            cl: super::store::Words::Heap(Vec::new()),
+            tl: super::store::Words::Heap(Vec::new()),
+            tw: super::store::Words::Heap(Vec::new()),
             levels: 0,
             dte: None,
             start_dte: None,
@@ -359,59 +320,64 @@ impl<'a> Engine<'a> {
                 &mut dte,
                 &mut sol,
             )?;
+            reporting.restored(level, [&cw, &cl, &tl, &tw]);
         } else {
-            // Level 0: the terminal states, as the level-d formulas give
-            // them from empty attractors (`cw2`, still all zero).
-            let empty = &cw2;
-            self.cop_move(Op::Exists, empty, &mut inter, &mut changed, None, &mut cw);
-            if two {
-                // FORALL over moves into nothing holds only without a move.
-                self.cop_move(Op::ForAll, empty, &mut inter, &mut changed, None, &mut cl);
-            }
-            self.thief_move(empty, empty, None, &mut tl, &mut tw, &mut tl_changed);
-            self.record(
-                0,
-                [empty; 4],
-                [&cw, &cl, &tl, &tw],
-                &mut dte,
-                start,
-                &mut sol,
-            );
+            let (decided, full) =
+                self.terminal([&mut cw, &mut cl, &mut tl, &mut tw], dte.as_deref_mut());
+            self.note(0, full, start, [&cw, &cl, &tl, &tw], &mut sol);
+            reporting.level(0, decided);
         }
-        reporting.level(level, [&cw, &cl, &tl, &tw], false);
-        // After a resume the first level runs in full: the tables of
-        // partly-moved tuples and the changed-row flags are not saved.
-        let mut fresh = with.resume.is_some();
+        // The first level after level 0 or a resume reads every row.
+        let mut all = true;
         while !(options.stop_when_placed && sol.placement.is_some()) {
-            // Thief rows first: `cw2` and `cl2` still hold level d - 1.
-            let prev = (level > 0 && !fresh).then_some([&tl[..], &tw[..], &cw2[..], &cl2[..]]);
-            self.thief_move(&cw, &cl, prev, &mut tl2, &mut tw2, &mut tl_changed2);
-            // `tl_changed`: the rows where `tl` (level d) differs from
-            // level d - 1, whose values the tables still hold.
-            let delta = (!two && !fresh).then_some((&tl_changed[..], &cw[..]));
-            self.cop_move(Op::Exists, &tl, &mut inter, &mut changed, delta, &mut cw2);
-            if two {
-                self.cop_move(Op::ForAll, &tw, &mut inter, &mut changed, None, &mut cl2);
-            }
-            fresh = false;
-            if cw2[..] == cw[..] && tl2[..] == tl[..] && cl2[..] == cl[..] && tw2[..] == tw[..] {
+            let d16 = u16::try_from(level + 1).unwrap_or(u16::MAX - 1);
+            let cops_changed = (!all).then_some([&cw_changed[..], &cl_changed[..]]);
+            let thief = self.thief_step(
+                [&cw, &cl],
+                cops_changed,
+                [&tl, &tw],
+                [&mut tl2, &mut tw2],
+                [&mut tl_next, &mut tw_next],
+                dte.as_deref_mut(),
+                d16,
+            );
+            let win = self.cop_step(
+                Op::Exists,
+                &tl,
+                (!all).then_some(&tl_changed[..]),
+                &mut cw,
+                &mut cw_changed,
+                dte.as_deref_mut(),
+                d16,
+            );
+            let loss = if two {
+                self.cop_step(
+                    Op::ForAll,
+                    &tw,
+                    (!all).then_some(&tw_changed[..]),
+                    &mut cl,
+                    &mut cl_changed,
+                    dte.as_deref_mut(),
+                    d16,
+                )
+            } else {
+                cops::Stepped::default()
+            };
+            all = false;
+            if thief.rows + win.rows + loss.rows == 0 {
                 break;
             }
+            // Commit the thief's rows of level d + 1.
+            commit(&mut tl, &tl2, &tl_next, words);
+            commit(&mut tw, &tw2, &tw_next, words);
+            std::mem::swap(&mut tl_changed, &mut tl_next);
+            std::mem::swap(&mut tw_changed, &mut tw_next);
             level += 1;
-            self.record(
-                level,
-                [&cw, &cl, &tl, &tw],
-                [&cw2, &cl2, &tl2, &tw2],
-                &mut dte,
-                start,
-                &mut sol,
-            );
-            std::mem::swap(&mut cw, &mut cw2);
-            std::mem::swap(&mut cl, &mut cl2);
-            std::mem::swap(&mut tl, &mut tl2);
-            std::mem::swap(&mut tw, &mut tw2);
-            std::mem::swap(&mut tl_changed, &mut tl_changed2);
-            reporting.level(level, [&cw, &cl, &tl, &tw], false);
+            if let Some(d) = dte.as_mut() {
+                d.release();
+            }
+            self.note(level, win.full, start, [&cw, &cl, &tl, &tw], &mut sol);
+            reporting.level(level, thief.decided + win.decided + loss.decided);
             if let Some(sink) = with.sink {
                 levels::checkpoint(
                     sink,
@@ -423,10 +389,11 @@ impl<'a> Engine<'a> {
                 )?;
             }
         }
-        reporting.finish(level, [&cw, &cl, &tl, &tw]);
-        // The next-level sets and the tables go before the solution is
+        // The next-level rows and the flags go before the solution is
         // built, so the peak stays that of a level (`kcop_memory_for`).
-        drop((cw2, tl2, cl2, tw2, inter, changed, tl_changed, tl_changed2));
+        drop((
+            tl2, tw2, cw_changed, cl_changed, tl_changed, tw_changed, tl_next, tw_next,
+        ));
         sol.cw = cw;
         sol.tl = tl;
         sol.cl = cl;
@@ -436,67 +403,45 @@ impl<'a> Engine<'a> {
         Ok(sol)
     }
 
-    /// Notes the states new at `level` (in `next`, not in `prev`): the
-    /// distance table, the start, and the first all-WIN placement row.
-    #[allow(clippy::too_many_arguments)]
-    fn record(
+    /// Notes what is new at `level`: the first all-WIN row (`full`, its
+    /// least rank) and the start's distance once it is decided.
+    fn note(
         &self,
         level: u32,
-        prev: [&[u64]; 4],
-        next: [&[u64]; 4],
-        dte: &mut Option<Words<u16>>,
+        full: Option<u64>,
         start: Option<(usize, usize, usize)>,
+        sets: [&[u64]; 4],
         sol: &mut KSolution,
     ) {
-        let (n, words) = (self.n, self.words);
-        let d16 = u16::try_from(level).unwrap_or(u16::MAX - 1);
-        let bit = |v: &[u64], r: usize, t: usize| {
-            !v.is_empty() && v[r * words + t / 64] >> (t % 64) & 1 == 1
-        };
-        if let Some((r, t, turn)) = start {
-            if sol.start_dte.is_none() {
-                let (a, b) = if turn == 0 { (0, 1) } else { (2, 3) };
-                if bit(next[a], r, t) || bit(next[b], r, t) {
-                    sol.start_dte = Some(level);
-                }
-            }
-        }
+        let words = self.words;
         if sol.placement.is_none() {
-            let found = next[0]
-                .par_chunks(words)
-                .position_first(|row| row == self.cells.as_slice());
-            if let Some(r) = found {
-                sol.placement = Some((unrank_multiset(r as u64, self.k), level));
+            if let Some(r) = full {
+                sol.placement = Some((unrank_multiset(r, self.k), level));
             }
         }
-        // No cells, no rows: `par_chunks_mut` takes no empty chunk.
-        if let Some(d) = dte.as_mut().filter(|_| n > 0) {
-            // Out of core a block of rows at a time, each dropped after.
-            d.by_blocks(2 * n, |first, rows| {
-                rows.par_chunks_mut(2 * n).enumerate().for_each(|(i, out)| {
-                    let r = first + i;
-                    for (set, turn) in [(0, 0), (1, 0), (2, 1), (3, 1)] {
-                        if next[set].is_empty() {
-                            continue;
-                        }
-                        for w in 0..words {
-                            let old = if prev[set].is_empty() {
-                                0
-                            } else {
-                                prev[set][r * words + w]
-                            };
-                            let mut new = next[set][r * words + w] & !old;
-                            while new != 0 {
-                                let t = w * 64 + new.trailing_zeros() as usize;
-                                new &= new - 1;
-                                out[t * 2 + turn] = d16;
-                            }
-                        }
-                    }
-                });
-            });
+        if let Some((r, t, turn)) = start.filter(|_| sol.start_dte.is_none()) {
+            let bit = |v: &[u64]| !v.is_empty() && v[r * words + t / 64] >> (t % 64) & 1 == 1;
+            let (a, b) = if turn == 0 { (0, 1) } else { (2, 3) };
+            if bit(sets[a]) || bit(sets[b]) {
+                sol.start_dte = Some(level);
+            }
         }
     }
+}
+
+/// Copies the rows flagged in `changed` from `next` into `now`.
+fn commit(now: &mut [u64], next: &[u64], changed: &[u8], words: usize) {
+    if now.is_empty() {
+        return;
+    }
+    now.par_chunks_mut(words * 1024)
+        .zip(next.par_chunks(words * 1024))
+        .zip(changed.par_chunks(1024))
+        .for_each(|((now, next), changed)| {
+            for (i, _) in changed.iter().enumerate().filter(|(_, &c)| c != 0) {
+                now[i * words..(i + 1) * words].copy_from_slice(&next[i * words..(i + 1) * words]);
+            }
+        });
 }
 
 /// The bits of word `w` of a cop multiset's cells.

@@ -24,24 +24,12 @@ pub struct KcopRun<'a> {
     pub observer: Option<&'a (dyn Fn(&crate::solve::Progress) + Sync)>,
 }
 
-/// How often at most the states decided are counted for an observer.
-const COUNT_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// Attractor words counted at every level whatever the time (32 MiB).
-const SMALL_WORDS: usize = 1 << 22;
-
-/// Reports levels to a [`KcopRun::observer`], counting the states decided
-/// (the popcounts of the attractor bitsets) at level 0, then at most every
-/// [`COUNT_EVERY`] (every level for sets of at most [`SMALL_WORDS`]); the
-/// last level is reported again with a fresh count
-/// when its report had an older one.
+/// Reports levels to a [`KcopRun::observer`] with the states decided so
+/// far, which the steps count as they decide them.
 pub(super) struct Reporting<'a> {
     observer: Option<&'a (dyn Fn(&crate::solve::Progress) + Sync)>,
     states: u64,
     decided: u64,
-    counted: Option<std::time::Instant>,
-    /// Whether the last report carried an older count.
-    stale: bool,
 }
 
 impl<'a> Reporting<'a> {
@@ -50,45 +38,33 @@ impl<'a> Reporting<'a> {
             observer: with.observer,
             states,
             decided: 0,
-            counted: None,
-            stale: false,
         }
     }
 
-    /// After the last level: its count, if its report had an older one.
-    pub(super) fn finish(&mut self, level: u32, sets: [&[u64]; 4]) {
-        if self.stale {
-            self.level(level, sets, true);
-        }
-    }
-
-    /// After `level`, with the attractors `sets` as they stand; `count`
-    /// forces a count.
-    pub(super) fn level(&mut self, level: u32, sets: [&[u64]; 4], count: bool) {
+    /// After a resume at `level`: the states the restored attractors hold.
+    pub(super) fn restored(&mut self, level: u32, sets: [&[u64]; 4]) {
         use rayon::prelude::*;
-        let Some(observe) = self.observer else {
-            return;
+        let ones = |v: &[u64]| -> u64 {
+            v.par_chunks(1 << 14)
+                .map(|c| c.iter().map(|w| u64::from(w.count_ones())).sum::<u64>())
+                .sum()
         };
-        let before = self.decided;
-        // Small sets are counted every level: a few milliseconds at most.
-        let small = sets.iter().map(|s| s.len()).sum::<usize>() <= SMALL_WORDS;
-        self.stale = !(count || small || self.counted.is_none_or(|t| t.elapsed() >= COUNT_EVERY));
-        if !self.stale {
-            let ones = |v: &[u64]| -> u64 {
-                v.par_chunks(1 << 14)
-                    .map(|c| c.iter().map(|w| u64::from(w.count_ones())).sum::<u64>())
-                    .sum()
-            };
-            self.decided = sets.iter().map(|s| ones(s)).sum();
-            self.counted = Some(std::time::Instant::now());
+        let decided = sets.iter().map(|s| ones(s)).sum();
+        self.level(level, decided);
+    }
+
+    /// After `level`, which decided `new` states.
+    pub(super) fn level(&mut self, level: u32, new: u64) {
+        self.decided += new;
+        if let Some(observe) = self.observer {
+            observe(&crate::solve::Progress {
+                level,
+                sweeping: false,
+                decided_in_level: new,
+                decided: self.decided,
+                states: self.states,
+            });
         }
-        observe(&crate::solve::Progress {
-            level,
-            sweeping: false,
-            decided_in_level: self.decided - before,
-            decided: self.decided,
-            states: self.states,
-        });
     }
 }
 

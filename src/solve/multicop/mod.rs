@@ -9,11 +9,13 @@
 //! move, and computes levels in order, so a state's level is its distance
 //! to end.
 //!
-//! - `engine.rs` the level loop and the joint cop move as k single-cop
-//!   steps through tables of partly-moved tuples; `engine/thief.rs` the
-//!   thief's move (a dilation masked by the cops), `engine/tiles.rs` the
-//!   order a cop step visits its rows, `engine/delta.rs` the incremental
-//!   EXISTS cop step;
+//! - `engine.rs` the level loop (level 0, then per level the thief's
+//!   step, the cops' steps in place, the commit of the thief's rows);
+//!   `engine/cops.rs` the joint cop move as k single-cop steps through
+//!   tables of partly-moved tuples, one block of rows per top cell,
+//!   reading only the sources that changed; `engine/thief.rs` the thief's
+//!   move (a dilation masked by the cops) on the rows whose cop row
+//!   changed;
 //! - `solution.rs` what a solve returns ([`KSolution`]);
 //! - `store.rs` where its arrays live and what they need
 //!   ([`kcop_plan`], [`kcop_memory_for`]; heap vectors or scratch-file

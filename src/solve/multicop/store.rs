@@ -3,11 +3,10 @@
 //! ([`KcopStorage`], [`kcop_plan`]).
 //!
 //! The arrays are the attractor bitsets (four, or two where the thief can
-//! win nowhere; current and next level), the tables of partly-moved cop
-//! tuples and the distance table. A plan moves the largest of them to
-//! scratch files first until what stays in memory fits the cap: the
-//! distance table (16 times a bitset on a 64-cell row), then the tables,
-//! then the bitsets. The engine reads and writes every array as a plain
+//! win nowhere), the thief's rows of the next level (two, or one) and the
+//! distance table. A plan moves the largest of them to scratch files
+//! first until what stays in memory fits the cap: the distance table (16
+//! times a bitset on a 64-cell row), then the bitsets. The engine reads and writes every array as a plain
 //! slice either way ([`Words`]), so its kernels do not know where it is.
 
 use std::ops::{Deref, DerefMut};
@@ -67,9 +66,9 @@ fn block_rows(len: u64, row: u64) -> u64 {
 }
 
 /// The movable arrays of a solve, in the engine's order: the distance
-/// table, the tables of partly-moved tuples `1..k`, then the bitsets `cw,
-/// cl, tl, tw` of the current and of the next level (`cl` and `tw` of
-/// size 0 where the thief can win nowhere).
+/// table, the bitsets `cw, cl, tl, tw`, then the thief's rows of the next
+/// level `tl, tw` (`cl` and `tw` of size 0 where the thief can win
+/// nowhere).
 fn arrays(arena: &Arena, k: usize, dte_table: bool) -> Vec<(String, u64)> {
     let n = arena.cells() as usize;
     let row = n.div_ceil(64).max(1) as u64 * 8;
@@ -84,14 +83,15 @@ fn arrays(arena: &Arena, k: usize, dte_table: bool) -> Vec<(String, u64)> {
             0
         },
     )];
-    for j in 1..k {
-        let rows = multiset_count(n, j).saturating_mul(multiset_count(n, k - j));
-        all.push((format!("cop table {j}"), rows.saturating_mul(row)));
-    }
-    for next in ["", " (next level)"] {
-        for (name, on) in [("cw", true), ("cl", two), ("tl", true), ("tw", two)] {
-            all.push((format!("{name}{next}"), if on { set } else { 0 }));
-        }
+    for (name, on) in [
+        ("cw", true),
+        ("cl", two),
+        ("tl", true),
+        ("tw", two),
+        ("tl (next level)", true),
+        ("tw (next level)", two),
+    ] {
+        all.push((name.to_string(), if on { set } else { 0 }));
     }
     all
 }
@@ -152,12 +152,10 @@ fn plan_arrays(
 /// The engine's arrays, allocated by the plan ([`Arrays::new`]).
 pub(super) struct Arrays {
     pub(super) dte: Option<Words<u16>>,
-    /// The tables of partly-moved tuples; index 0 is unused (empty).
-    pub(super) inter: Vec<Words<u64>>,
     /// `cw, cl, tl, tw` of the current level.
     pub(super) sets: [Words<u64>; 4],
-    /// The same of the next level.
-    pub(super) next: [Words<u64>; 4],
+    /// The thief's rows `tl, tw` of the next level.
+    pub(super) next: [Words<u64>; 2],
 }
 
 impl Arrays {
@@ -183,7 +181,6 @@ impl Arrays {
                 hint: "raise --memory, or give --scratch DIR".into(),
             });
         }
-        let row = (arena.cells() as usize).div_ceil(64).max(1) as u64;
         let sizes = arrays(arena, k, dte_table);
         let backing = |i: usize| match (&storage.scratch, to_scratch[i]) {
             (Some(dir), true) => Backing::Scratch(dir.clone()),
@@ -200,17 +197,11 @@ impl Arrays {
         } else {
             None
         };
-        let mut inter = vec![Words::Heap(Vec::new())];
-        for j in 1..k {
-            inter.push(words(j)?);
-        }
-        debug_assert!(inter.iter().all(|t| (t.len() as u64).is_multiple_of(row)));
-        let set = |i: usize| words(k + i);
+        let set = |i: usize| words(1 + i);
         Ok(Arrays {
             dte,
-            inter,
             sets: [set(0)?, set(1)?, set(2)?, set(3)?],
-            next: [set(4)?, set(5)?, set(6)?, set(7)?],
+            next: [set(4)?, set(5)?],
         })
     }
 }
@@ -267,6 +258,19 @@ impl<T: Plain> Words<T> {
     }
 }
 
+impl<T: Plain> Words<T> {
+    /// Drops the resident pages of a scratch-file array (they stay in the
+    /// page cache and the file, and fault back in when read); nothing for
+    /// a heap array. The distance table, written sparsely once a level,
+    /// then keeps few pages resident.
+    pub(super) fn release(&mut self) {
+        if let Words::Mapped(region) = self {
+            let len = region.bytes() as u64;
+            region.release(0..len, 1);
+        }
+    }
+}
+
 impl<T: Plain> Deref for Words<T> {
     type Target = [T];
 
@@ -291,9 +295,10 @@ impl<T: Plain> DerefMut for Words<T> {
 
 /// Bytes a k-cop solve of `n` cells allocates at its peak in the worst
 /// case (an arena where the thief can win somewhere, no distance table):
-/// eight bitsets (four attractors, current and next level) and the k - 1
-/// tables of partly-moved tuples. [`kcop_memory_for`] is the figure of
-/// one arena.
+/// six bitsets (four attractors, the thief's two of the next level), a
+/// byte a row of six changed-row flags, and the tables of partly-moved
+/// tuples of each worker thread. [`kcop_memory_for`] is the figure of one
+/// arena.
 #[must_use]
 pub fn kcop_memory(n: usize, k: usize) -> u64 {
     memory(n, k, true)
@@ -302,9 +307,8 @@ pub fn kcop_memory(n: usize, k: usize) -> u64 {
 /// Bytes a k-cop solve of `arena` allocates at its peak: as
 /// [`kcop_memory`], but where the thief can win nowhere (no exit, every
 /// cell has a move for both sides) only the cops' WIN and the thief's LOSS
-/// attractors exist, four bitsets instead of eight; plus the distance
-/// table (2 bytes a state) when asked for, the thief's neighbour rows and
-/// a byte a row of which rows changed.
+/// attractors exist, three bitsets instead of six; plus the distance
+/// table (2 bytes a state) when asked for and the thief's neighbour rows.
 #[must_use]
 pub fn kcop_memory_for(arena: &Arena, k: usize, dte_table: bool) -> u64 {
     let n = arena.cells() as usize;
@@ -314,32 +318,19 @@ pub fn kcop_memory_for(arena: &Arena, k: usize, dte_table: bool) -> u64 {
     } else {
         0
     };
-    let two = thief_can_win(arena);
-    // One byte a row of every cop table where the cops' move runs
-    // incrementally: which rows changed.
-    let flags = if two {
-        0
-    } else {
-        (0..k)
-            .map(|j| multiset_count(n, j + 1) * multiset_count(n, k - j - 1))
-            .sum()
-    };
-    memory(n, k, two)
+    memory(n, k, thief_can_win(arena))
         .saturating_add(table)
-        .saturating_add(flags)
         .saturating_add(n as u64 * row)
 }
 
 fn memory(n: usize, k: usize, two: bool) -> u64 {
     let row = n.div_ceil(64).max(1) as u64 * 8;
-    let sets = if two { 8 } else { 4 } * multiset_count(n, k);
-    let inter: u64 = (1..k)
-        .map(|j| multiset_count(n, j) * multiset_count(n, k - j))
-        .sum();
-    // Plus a byte a row of the thief's changed-row flags, twice.
-    (sets + inter)
-        .saturating_mul(row)
-        .saturating_add(2 * multiset_count(n, k))
+    let sets = if two { 6 } else { 3 };
+    let tables =
+        super::engine::table_bytes(n, k).saturating_mul(rayon::current_num_threads() as u64);
+    multiset_count(n, k)
+        .saturating_mul(sets * row + sets)
+        .saturating_add(tables)
 }
 
 /// Whether the thief wins some state: an exit, a cop cell without a move,
@@ -385,6 +376,6 @@ mod tests {
         let bare = kcop_memory_for(&arena, 2, false);
         let none = kcop_plan(&arena, 2, false, &storage(bare / 2, true));
         assert!(none.fits && none.in_memory() <= bare / 2);
-        assert_eq!(none.scratch_arrays[0], "cop table 1");
+        assert_eq!(none.scratch_arrays[0], "cw");
     }
 }

@@ -5,6 +5,7 @@
 
 use rayon::prelude::*;
 
+use super::cops::Stepped;
 use super::Engine;
 use crate::games::multiset::{next_multiset, unrank_multiset, MAX_COPS};
 
@@ -86,92 +87,129 @@ impl Engine<'_> {
         }
     }
 
-    /// Thief rows of level d + 1 from the cop rows of level d; `tw` is
-    /// empty when the thief cannot win anywhere.
-    ///
-    /// `prev` holds level d's thief rows and level d - 1's cop rows: a row
-    /// whose cop row did not change keeps its thief row.
-    pub(super) fn thief_move(
+    /// The thief's move of one level: the thief-to-move rows of level
+    /// d + 1 (`tl`, and `tw` where the thief can win) from the
+    /// cops-to-move rows of level d (`cw`, `cl`), for the rows whose cop
+    /// row changed at the last cop step (`cops_changed`; `None`: all).
+    /// A row that changes gets its new value in `next` and its flag in
+    /// `next_changed` (the old value stays in `now` until the level is
+    /// committed, since the cops' move of the same level reads it); the
+    /// distance table gets `level` for the states decided.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn thief_step(
         &self,
-        cw: &[u64],
-        cl: &[u64],
-        prev: Option<[&[u64]; 4]>,
-        tl: &mut [u64],
-        tw: &mut [u64],
-        tl_changed: &mut [u8],
-    ) {
+        cops: [&[u64]; 2],
+        cops_changed: Option<[&[u8]; 2]>,
+        now: [&[u64]; 2],
+        next: [&mut [u64]; 2],
+        next_changed: [&mut [u8]; 2],
+        dte: Option<&mut [u16]>,
+        level: u16,
+    ) -> Stepped {
         let (n, k, words) = (self.n, self.k, self.words);
+        let two = !now[1].is_empty();
         let chunk = self.chunk_rows(self.ranks);
-        let body =
-            |ci: usize, tl_rows: &mut [u64], flags: &mut [u8], mut tw_rows: Option<&mut [u64]>| {
+        let [tl2, tw2] = next;
+        let [tl_changed, tw_changed] = next_changed;
+        let mut tw_parts: Vec<Option<(&mut [u64], &mut [u8])>> = if two {
+            tw2.chunks_mut(chunk * words)
+                .zip(tw_changed.chunks_mut(chunk))
+                .map(Some)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        tw_parts.resize_with(self.ranks.div_ceil(chunk), || None);
+        let mut dte_parts: Vec<Option<&mut [u16]>> = match dte {
+            Some(d) => d.chunks_mut((chunk * 2 * n).max(1)).map(Some).collect(),
+            None => Vec::new(),
+        };
+        dte_parts.resize_with(self.ranks.div_ceil(chunk), || None);
+        let (decided, rows) = tl2
+            .par_chunks_mut(chunk * words)
+            .zip(tl_changed.par_chunks_mut(chunk))
+            .zip(tw_parts)
+            .zip(dte_parts)
+            .enumerate()
+            .map(|(ci, (((tl_rows, tl_flags), tw_part), mut dte))| {
                 let first = ci * chunk;
-                let mut cops = [0u32; MAX_COPS];
-                cops[..k].copy_from_slice(&unrank_multiset(first as u64, k));
-                let (mut cm, mut x, mut y, mut tmp) = (
+                let mut cops_now = [0u32; MAX_COPS];
+                cops_now[..k].copy_from_slice(&unrank_multiset(first as u64, k));
+                let (mut cm, mut y, mut tmp, mut x) = (
                     vec![0u64; words],
                     vec![0u64; words],
                     vec![0u64; words],
                     vec![0u64; words],
                 );
-                for (i, tl_row) in tl_rows.chunks_mut(words).enumerate() {
+                let mut tw_part = tw_part;
+                let (mut decided, mut rows) = (0u64, 0u64);
+                for i in 0..tl_flags.len() {
                     let r = first + i;
                     let span = r * words..(r + 1) * words;
-                    let same =
-                        |now: &[u64], before: &[u64]| now[span.clone()] == before[span.clone()];
-                    self.cop_mask(&cops[..k], &mut cm);
-                    let cw_row = &cw[span.clone()];
-                    match prev {
-                        Some([tl_old, _, cw_old, _]) if same(cw, cw_old) => {
-                            tl_row.copy_from_slice(&tl_old[span.clone()]);
-                            flags[i] = 0;
-                        }
-                        _ => {
+                    let redo = |side: usize| cops_changed.is_none_or(|c| c[side][r] != 0);
+                    self.cop_mask(&cops_now[..k], &mut cm);
+                    let note =
+                        |gain_row: &[u64], old: &[u64], turn_rows: &mut Option<&mut [u16]>| {
+                            let mut got = 0;
                             for w in 0..words {
-                                x[w] = self.cells[w] & !cw_row[w];
+                                let mut gain = gain_row[w] & !old[w];
+                                got += u64::from(gain.count_ones());
+                                if let Some(d) = turn_rows.as_deref_mut() {
+                                    let d = &mut d[i * 2 * n..(i + 1) * 2 * n];
+                                    while gain != 0 {
+                                        let t = w * 64 + gain.trailing_zeros() as usize;
+                                        gain &= gain - 1;
+                                        d[t * 2 + 1] = level;
+                                    }
+                                }
                             }
-                            self.thief_pre(&x, &cm, &mut y, &mut tmp);
-                            for w in 0..words {
-                                let open = self.cells[w] & !cm[w] & !self.exits[w];
-                                let term = cm[w] | (self.stuck[w] & open);
-                                tl_row[w] = term | (open & !y[w]);
-                            }
-                            flags[i] = match prev {
-                                Some([tl_old, ..]) => u8::from(tl_row != &tl_old[span.clone()]),
-                                None => 1,
-                            };
+                            got
+                        };
+                    tl_flags[i] = 0;
+                    if redo(0) {
+                        let cw_row = &cops[0][span.clone()];
+                        for w in 0..words {
+                            x[w] = self.cells[w] & !cw_row[w];
                         }
-                    }
-                    if let Some(tw_rows) = tw_rows.as_deref_mut() {
-                        if let Some([_, tw_old, _, cl_old]) = prev {
-                            if same(cl, cl_old) {
-                                tw_rows[i * words..(i + 1) * words]
-                                    .copy_from_slice(&tw_old[span.clone()]);
-                                next_multiset(&mut cops[..k], n);
-                                continue;
-                            }
-                        }
-                        let cl_row = &cl[r * words..(r + 1) * words];
-                        self.thief_pre(cl_row, &cm, &mut y, &mut tmp);
-                        let tw_row = &mut tw_rows[i * words..(i + 1) * words];
+                        self.thief_pre(&x, &cm, &mut y, &mut tmp);
+                        let old = &now[0][span.clone()];
+                        let row = &mut tl_rows[i * words..(i + 1) * words];
                         for w in 0..words {
                             let open = self.cells[w] & !cm[w] & !self.exits[w];
-                            tw_row[w] = (self.exits[w] & !cm[w]) | (open & y[w]);
+                            row[w] = old[w] | (open & !y[w]);
+                        }
+                        if row != old {
+                            decided += note(row, old, &mut dte);
+                            tl_flags[i] = 1;
+                            rows += 1;
                         }
                     }
-                    next_multiset(&mut cops[..k], n);
+                    if let Some((tw_rows, tw_flags)) = tw_part.as_mut() {
+                        tw_flags[i] = 0;
+                        if redo(1) {
+                            self.thief_pre(&cops[1][span.clone()], &cm, &mut y, &mut tmp);
+                            let old = &now[1][span.clone()];
+                            let row = &mut tw_rows[i * words..(i + 1) * words];
+                            for w in 0..words {
+                                let open = self.cells[w] & !cm[w] & !self.exits[w];
+                                row[w] = old[w] | (open & y[w]);
+                            }
+                            if row != old {
+                                decided += note(row, old, &mut dte);
+                                tw_flags[i] = 1;
+                                rows += 1;
+                            }
+                        }
+                    }
+                    next_multiset(&mut cops_now[..k], n);
                 }
-            };
-        if tw.is_empty() {
-            tl.par_chunks_mut(chunk * words)
-                .zip(tl_changed.par_chunks_mut(chunk))
-                .enumerate()
-                .for_each(|(ci, (a, f))| body(ci, a, f, None));
-        } else {
-            tl.par_chunks_mut(chunk * words)
-                .zip(tl_changed.par_chunks_mut(chunk))
-                .zip(tw.par_chunks_mut(chunk * words))
-                .enumerate()
-                .for_each(|(ci, ((a, f), b))| body(ci, a, f, Some(b)));
+                (decided, rows)
+            })
+            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        Stepped {
+            decided,
+            rows,
+            full: None,
         }
     }
 }

@@ -1,0 +1,480 @@
+//! The cops' joint move of the k-cop engine, one block of rows per top
+//! cell, updating the cops-to-move rows in place from the source rows
+//! that changed.
+//!
+//! The rows of the cops' multisets `C = {c_1 <= ... <= c_k}` with top
+//! `c_k = t` are contiguous in rank order (colex): block `t`. Its joint
+//! move is k single-cop steps through tables of partly-moved tuples that
+//! belong to the block alone, the top cop moved first:
+//!
+//! - `U_1(B) = OP_{z in R(t)} src(B + z)`, `B` any (k - 1)-multiset;
+//! - `U_{j+1}(M, B) = OP_{a' in R(a)} U_j(M - a, B + a')`, `M` a
+//!   j-multiset of cells `<= t` (the cops other than the top not moved
+//!   yet), `a = min(M)`, `B` any (k - j - 1)-multiset;
+//! - the block's row `M + t` is `U_k(M, {})`.
+//!
+//! So a row reads `k * |R|` rows instead of `|R|^k`, no table outlives its
+//! block (a task's tables are a few rows of `n` for two cops, so they stay
+//! in its core's cache), and blocks are independent tasks.
+//!
+//! Both attractors only grow from level to level, and so the step reads
+//! only what changed: a block none of whose source rows changed is
+//! skipped; for EXISTS (the cops' WIN move into `tl`) a row's new value is
+//! its old value OR the moves into changed source rows alone (`U_j` then
+//! holds ORs of changed sources only); for FORALL (the cops' LOSS move
+//! into `tw`) a row some of whose sources changed is recomputed in full,
+//! with only the table rows it needs.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use super::{cop_word, Engine, Op, MAX_COPS};
+use crate::games::multiset::{multiset_count, next_multiset};
+
+/// What a cop step did: the states it decided, the rows that changed, and
+/// the least rank of a row that became all WIN.
+#[derive(Default)]
+pub(super) struct Stepped {
+    pub(super) decided: u64,
+    pub(super) rows: u64,
+    pub(super) full: Option<u64>,
+}
+
+/// One task's tables of partly-moved tuples, `U_1 .. U_{k-1}` (index `j -
+/// 1`), sized for the largest block, and per row whether it is dirty (a
+/// source changed) and whether a FORALL row needs it.
+struct Tables {
+    vals: Vec<Vec<u64>>,
+    dirty: Vec<Vec<u8>>,
+    needed: Vec<Vec<u8>>,
+    /// Dirty and needed flags of the block's own rows.
+    out_dirty: Vec<u8>,
+    row: Vec<u64>,
+    sources: Vec<usize>,
+}
+
+/// Rows of table `j` (1 to k) in block `t`: prefixes `M` of `j - 1` cells
+/// `<= t`, times the (k - j)-multisets `B` of all `n` cells.
+fn table_rows(n: usize, k: usize, j: usize, t: usize) -> usize {
+    (multiset_count(t + 1, j - 1) * multiset_count(n, k - j)) as usize
+}
+
+/// Bytes of one task's tables (the engine keeps one per worker thread).
+pub(crate) fn table_bytes(n: usize, k: usize) -> u64 {
+    let words = n.div_ceil(64).max(1) as u64;
+    let last = n.max(1) - 1;
+    (1..k)
+        .map(|j| table_rows(n, k, j, last) as u64 * (words * 8 + 2))
+        .sum::<u64>()
+        + table_rows(n, k, k, last) as u64
+}
+
+impl Tables {
+    fn new(engine: &Engine<'_>) -> Tables {
+        let (n, k, words) = (engine.n, engine.k, engine.words);
+        let last = n.max(1) - 1;
+        let rows = |j: usize| table_rows(n, k, j, last);
+        Tables {
+            vals: (1..k).map(|j| vec![0u64; rows(j) * words]).collect(),
+            dirty: (1..k).map(|j| vec![0u8; rows(j)]).collect(),
+            needed: (1..k).map(|j| vec![0u8; rows(j)]).collect(),
+            out_dirty: vec![0u8; rows(k)],
+            row: vec![0u64; words],
+            sources: Vec::new(),
+        }
+    }
+}
+
+/// What a step reads: the source rows (level d), which of them changed
+/// since level d - 1 (`None`: all count as changed) and the cells some
+/// changed row holds a cop on (`None`: all).
+#[derive(Clone, Copy)]
+struct Source<'s> {
+    rows: &'s [u64],
+    changed: Option<&'s [u8]>,
+    touched: Option<&'s [bool]>,
+}
+
+/// A block's share of a step's outputs: its rows, their changed flags and
+/// distance rows.
+struct Block<'o> {
+    t: usize,
+    rows: &'o mut [u64],
+    changed: &'o mut [u8],
+    dte: Option<&'o mut [u16]>,
+}
+
+impl Engine<'_> {
+    /// Calls `f(row, sources, prefix)` for every row of table `j` (1 to k)
+    /// of block `t` in order, with the row's source rows (rows of `src` for
+    /// `j = 1`, of table `j - 1` otherwise) and its prefix `M` (`j - 1`
+    /// cells `<= t`). For `j = 1` only the moves to cells `touched` allows
+    /// are listed (all when `None`).
+    fn visit(
+        &self,
+        j: usize,
+        t: usize,
+        touched: Option<&[bool]>,
+        sources: &mut Vec<usize>,
+        mut f: impl FnMut(usize, &[usize], &[u32]),
+    ) {
+        let (n, k) = (self.n, self.k);
+        let sb = k - j;
+        let nb = multiset_count(n, sb) as usize;
+        let nb_src = multiset_count(n, sb + 1) as usize;
+        let mut m = [0u32; MAX_COPS];
+        for rm in 0..multiset_count(t + 1, j - 1) as usize {
+            // Table j's row (M, B) reads (M - a, B + a') for a' in R(a),
+            // a = min(M); table 1 reads src(B + z) for z in R(t).
+            let (moves, base) = if j == 1 {
+                (&self.reach[t], 0)
+            } else {
+                let rest = self.ranker.rank(&m[1..j - 1]) as usize;
+                (&self.reach[m[0] as usize], rest * nb_src)
+            };
+            let mut b = [0u32; MAX_COPS];
+            for rb in 0..nb {
+                sources.clear();
+                for &x in moves {
+                    if j == 1 && touched.is_some_and(|touched| !touched[x as usize]) {
+                        continue;
+                    }
+                    sources.push(base + self.ranker.rank_with(&b[..sb], x) as usize);
+                }
+                f(rm * nb + rb, sources, &m[..j - 1]);
+                next_multiset(&mut b[..sb], n);
+            }
+            next_multiset(&mut m[..j - 1], t + 1);
+        }
+    }
+
+    /// The cops' move of one level, in place: `out` (the cops-to-move
+    /// attractor of `op`, at level d) becomes level d + 1 from `src` (the
+    /// thief-to-move rows of level d), of whose rows `src_changed` flags
+    /// those that changed since level d - 1 (`None`: all did, or `out` was
+    /// computed from nothing). `out_changed` gets, per row, whether it
+    /// changed; the distance table, `level` for the states decided.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn cop_step(
+        &self,
+        op: Op,
+        src: &[u64],
+        src_changed: Option<&[u8]>,
+        out: &mut [u64],
+        out_changed: &mut [u8],
+        dte: Option<&mut [u16]>,
+        level: u16,
+    ) -> Stepped {
+        let (n, k, words) = (self.n, self.k, self.words);
+        // The cells some changed source row holds a cop on: a block whose
+        // top reaches none of them reads no changed row.
+        let touched: Option<Vec<bool>> = src_changed.map(|flags| {
+            flags
+                .par_chunks(1 << 14)
+                .enumerate()
+                .fold(
+                    || vec![false; n],
+                    |mut seen, (ci, chunk)| {
+                        let mut cops = [0u32; MAX_COPS];
+                        for (i, _) in chunk.iter().enumerate().filter(|(_, &f)| f != 0) {
+                            self.ranker.unrank(((ci << 14) + i) as u64, &mut cops[..k]);
+                            for &c in &cops[..k] {
+                                seen[c as usize] = true;
+                            }
+                        }
+                        seen
+                    },
+                )
+                .reduce(
+                    || vec![false; n],
+                    |mut a, b| {
+                        a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
+                        a
+                    },
+                )
+        });
+        if touched.as_ref().is_some_and(|t| !t.contains(&true)) {
+            out_changed.fill(0);
+            return Stepped::default();
+        }
+        let mut blocks = Vec::with_capacity(n);
+        let (mut rows, mut changed, mut dte) = (out, out_changed, dte);
+        for t in 0..n {
+            let len = multiset_count(t + 1, k - 1) as usize;
+            let (here, more) = std::mem::take(&mut rows).split_at_mut(len * words);
+            let (flags, fmore) = std::mem::take(&mut changed).split_at_mut(len);
+            let (d, dmore) = match dte.take() {
+                Some(d) => {
+                    let (a, b) = d.split_at_mut(len * 2 * n);
+                    (Some(a), Some(b))
+                }
+                None => (None, None),
+            };
+            blocks.push(Block {
+                t,
+                rows: here,
+                changed: flags,
+                dte: d,
+            });
+            (rows, changed, dte) = (more, fmore, dmore);
+        }
+        let full = AtomicU64::new(u64::MAX);
+        let touched = touched.as_deref();
+        let source = Source {
+            rows: src,
+            changed: src_changed,
+            touched,
+        };
+        let (decided, rows) = blocks
+            .into_par_iter()
+            .map_init(
+                || Tables::new(self),
+                |tables, mut block| {
+                    let t = block.t;
+                    if touched.is_some_and(|s| !self.reach[t].iter().any(|&z| s[z as usize])) {
+                        block.changed.fill(0);
+                        return (0, 0);
+                    }
+                    match op {
+                        Op::Exists => self.exists_block(source, tables, &mut block, level, &full),
+                        Op::ForAll => self.forall_block(source, tables, &mut block, level),
+                    }
+                },
+            )
+            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        let full = full.into_inner();
+        Stepped {
+            decided,
+            rows,
+            full: (full != u64::MAX).then_some(full),
+        }
+    }
+
+    /// EXISTS on block `t`: per row of every table whether a source
+    /// changed, and the OR of the changed sources; each of the block's rows
+    /// with a changed source gets the OR into its open cells.
+    fn exists_block(
+        &self,
+        source: Source<'_>,
+        tables: &mut Tables,
+        block: &mut Block<'_>,
+        level: u16,
+        full: &AtomicU64,
+    ) -> (u64, u64) {
+        let (k, words) = (self.k, self.words);
+        let Source {
+            rows: src,
+            changed: src_changed,
+            touched,
+        } = source;
+        let mut sources = std::mem::take(&mut tables.sources);
+        let mut done = (0, 0);
+        for j in 1..=k {
+            let (before, after) = tables.vals.split_at_mut(j - 1);
+            let (dbefore, dafter) = tables.dirty.split_at_mut(j - 1);
+            let from: &[u64] = if j == 1 { src } else { &before[j - 2] };
+            let from_dirty: Option<&[u8]> = if j == 1 {
+                src_changed
+            } else {
+                Some(&dbefore[j - 2])
+            };
+            let dirty = |s: usize| from_dirty.is_none_or(|d| d[s] != 0);
+            if j < k {
+                let (to, to_dirty) = (&mut after[0], &mut dafter[0]);
+                self.visit(j, block.t, touched, &mut sources, |row, srcs, _| {
+                    let mut any = false;
+                    let target = &mut to[row * words..(row + 1) * words];
+                    for &s in srcs.iter().filter(|&&s| dirty(s)) {
+                        let v = &from[s * words..(s + 1) * words];
+                        if any {
+                            target.iter_mut().zip(v).for_each(|(r, v)| *r |= v);
+                        } else {
+                            target.copy_from_slice(v);
+                            any = true;
+                        }
+                    }
+                    to_dirty[row] = u8::from(any);
+                });
+                continue;
+            }
+            let tmp = &mut tables.row;
+            self.visit(j, block.t, touched, &mut sources, |row, srcs, m| {
+                block.changed[row] = 0;
+                let old = &block.rows[row * words..(row + 1) * words];
+                if !srcs.iter().any(|&s| dirty(s)) || self.row_full(old, m, block.t) {
+                    return;
+                }
+                tmp.fill(0);
+                for &s in srcs.iter().filter(|&&s| dirty(s)) {
+                    let v = &from[s * words..(s + 1) * words];
+                    tmp.iter_mut().zip(v).for_each(|(r, v)| *r |= v);
+                }
+                let got = self.merge_row(block, row, m, tmp, level, Some(full));
+                done.0 += got;
+                done.1 += u64::from(got > 0);
+            });
+        }
+        tables.sources = sources;
+        done
+    }
+
+    /// FORALL on block `t`: the dirty rows of every table (a source
+    /// changed), then the table rows that the block's dirty rows read, in
+    /// full (an AND over every move), then those rows' ANDs into their open
+    /// cells.
+    #[allow(clippy::too_many_arguments)]
+    fn forall_block(
+        &self,
+        source: Source<'_>,
+        tables: &mut Tables,
+        block: &mut Block<'_>,
+        level: u16,
+    ) -> (u64, u64) {
+        let (k, words) = (self.k, self.words);
+        let Source {
+            rows: src,
+            changed: src_changed,
+            touched,
+        } = source;
+        let t = block.t;
+        let mut sources = std::mem::take(&mut tables.sources);
+        // Dirty rows, bottom up.
+        for j in 1..=k {
+            let (dbefore, dafter) = tables.dirty.split_at_mut(j - 1);
+            let to: &mut [u8] = if j == k {
+                &mut tables.out_dirty
+            } else {
+                &mut dafter[0]
+            };
+            let rows = &*block.rows;
+            self.visit(j, t, touched, &mut sources, |row, srcs, m| {
+                let dirty = srcs.iter().any(|&s| {
+                    if j == 1 {
+                        src_changed.is_none_or(|c| c[s] != 0)
+                    } else {
+                        dbefore[j - 2][s] != 0
+                    }
+                });
+                to[row] = u8::from(
+                    dirty && (j < k || !self.row_full(&rows[row * words..(row + 1) * words], m, t)),
+                );
+            });
+        }
+        // Needed rows, top down: the sources of needed rows.
+        for j in (2..=k).rev() {
+            let (nbefore, nafter) = tables.needed.split_at_mut(j - 1);
+            let need: &[u8] = if j == k {
+                &tables.out_dirty
+            } else {
+                &nafter[0]
+            };
+            let below = &mut nbefore[j - 2];
+            below.fill(0);
+            self.visit(j, t, None, &mut sources, |row, srcs, _| {
+                if need[row] != 0 {
+                    for &s in srcs {
+                        below[s] = 1;
+                    }
+                }
+            });
+        }
+        // Values of the needed rows, bottom up, and the block's rows.
+        let mut done = (0, 0);
+        for j in 1..=k {
+            let (before, after) = tables.vals.split_at_mut(j - 1);
+            let from: &[u64] = if j == 1 { src } else { &before[j - 2] };
+            let need: &[u8] = if j == k {
+                &tables.out_dirty
+            } else {
+                &tables.needed[j - 1]
+            };
+            let tmp = &mut tables.row;
+            let mut to = after.first_mut();
+            self.visit(j, t, None, &mut sources, |row, srcs, m| {
+                if j == k {
+                    block.changed[row] = 0;
+                }
+                if need[row] == 0 {
+                    return;
+                }
+                tmp.fill(u64::MAX);
+                for &s in srcs {
+                    let v = &from[s * words..(s + 1) * words];
+                    tmp.iter_mut().zip(v).for_each(|(r, v)| *r &= v);
+                }
+                match to.as_deref_mut() {
+                    Some(to) if j < k => to[row * words..(row + 1) * words].copy_from_slice(tmp),
+                    _ => {
+                        let got = self.merge_row(block, row, m, tmp, level, None);
+                        done.0 += got;
+                        done.1 += u64::from(got > 0);
+                    }
+                }
+            });
+        }
+        tables.sources = sources;
+        done
+    }
+
+    /// Whether a cops-to-move row has no open cell left undecided: every
+    /// cell in it, or a cop's, or an exit. (An exit is decided at level 0;
+    /// a cop's cell is WIN from level 0 and never LOSS, so a row is full
+    /// for `cl` as soon as its open cells are.)
+    #[inline]
+    fn row_full(&self, row: &[u64], m: &[u32], t: usize) -> bool {
+        let cops = |w: usize| cop_word(m, w) | cop_word(&[t as u32], w);
+        row.iter()
+            .zip(&self.open_base)
+            .enumerate()
+            .all(|(w, (r, o))| o & !r & !cops(w) == 0)
+    }
+
+    /// ORs the move's value `val` (the thief cells from which the cops'
+    /// move reaches the attractor) into block row `row` (cops `m + t`) on
+    /// its open cells; notes the states decided in the distance table and
+    /// whether the row changed; an EXISTS row that now holds every cell
+    /// is a candidate placement (`full`, the least rank). Returns the
+    /// states decided.
+    fn merge_row(
+        &self,
+        block: &mut Block<'_>,
+        row: usize,
+        m: &[u32],
+        val: &mut [u64],
+        level: u16,
+        full: Option<&AtomicU64>,
+    ) -> u64 {
+        let (n, words) = (self.n, self.words);
+        let t = block.t as u32;
+        for &c in m.iter().chain(std::iter::once(&t)) {
+            val[c as usize / 64] &= !(1 << (c % 64));
+        }
+        let old = &mut block.rows[row * words..(row + 1) * words];
+        let mut decided = 0;
+        for (w, (o, v)) in old.iter_mut().zip(val.iter()).enumerate() {
+            let mut gain = v & self.open_base[w] & !*o;
+            if gain == 0 {
+                continue;
+            }
+            *o |= gain;
+            decided += u64::from(gain.count_ones());
+            if let Some(dte) = block.dte.as_deref_mut() {
+                let d = &mut dte[row * 2 * n..(row + 1) * 2 * n];
+                while gain != 0 {
+                    let thief = w * 64 + gain.trailing_zeros() as usize;
+                    gain &= gain - 1;
+                    d[thief * 2] = level;
+                }
+            }
+        }
+        if decided > 0 {
+            block.changed[row] = 1;
+            if let Some(full) = full.filter(|_| old == self.cells.as_slice()) {
+                let first = self.ranker.term(self.k - 1, t) as usize;
+                full.fetch_min((first + row) as u64, Ordering::Relaxed);
+            }
+        }
+        decided
+    }
+}
