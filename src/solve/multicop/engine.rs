@@ -56,10 +56,12 @@ pub struct KcopOptions {
     /// Stop at the first level where some placement wins against every
     /// thief cell (the cop number's question); values are then partial.
     pub stop_when_placed: bool,
-    /// How the thief's steps are read: `None` picks (neighbour lists when
-    /// every cell has fewer neighbours than a row has words, else rows);
-    /// `Some(true)` lists, `Some(false)` rows. Both give the same answer:
-    /// tests force each on small arenas.
+    /// How the thief's steps are read: `None` picks (nibble tables of the
+    /// dilation and word masks of each cell's moves where they fit; else
+    /// neighbour lists when every cell has fewer neighbours than a row has
+    /// words, else rows); `Some(true)` lists, `Some(false)` rows, both
+    /// without the tables, the masks or the kept gains of the cops' rows.
+    /// All give the same answer: tests force each on small arenas.
     pub thief_lists: Option<bool>,
 }
 
@@ -123,6 +125,28 @@ struct Engine<'a> {
     exits: Vec<u64>,
     /// Cells that are not exits: a row's open cells, less its cops'.
     open_base: Vec<u64>,
+    /// Whether the thief's move takes its plain paths (forced lists or
+    /// rows: [`KcopOptions::thief_lists`]).
+    plain: bool,
+    /// Words of a row per bit of a change mask ([`Engine::group_bit`]).
+    group: usize,
+    /// Per bit of a change mask, the cells from which the thief has a
+    /// move (speed 1) into a cell of its words: `masks * words` words.
+    near: Vec<u64>,
+    /// Per cell, the thief's moves at speed 1 (its steps, and the cell
+    /// itself where it may pass) as bits of the row words `base..base +
+    /// 4` (fewer at a row's end); `base` is `u32::MAX` where they span
+    /// more words (then the steps are read one by one).
+    spans: Vec<(u32, [u64; 4])>,
+    /// Per nibble of a row (cells `4p..4p + 4`), the first of four words
+    /// that hold its cells' thief steps; empty where some nibble's steps
+    /// span more (graphs), and then `dilate` walks lists.
+    nib_base: Vec<u32>,
+    /// Per nibble and value (`p * 16 + v`), the thief steps of the cells
+    /// `v` sets, as four words from the nibble's base.
+    nib_masks: Vec<[u64; 4]>,
+    /// `thief_from[v]`: the cells from which the thief steps to `v`.
+    thief_from: Vec<Vec<u32>>,
     /// Cells where the thief has no move at all.
     stuck: Vec<u64>,
     /// Whether some cop cell has no move (then some cop rows have none).
@@ -158,6 +182,50 @@ impl<'a> Engine<'a> {
             !arena.passes().1 && arena.thief_steps(t as u32).is_empty()
         });
         let thief_can_win = thief_can_win(arena);
+        let group = words.div_ceil(64);
+        let spans = (0..if thief_lists.is_some() { 0 } else { n as u32 })
+            .map(|t| {
+                let passes = arena.passes().1;
+                let moves: Vec<u32> = arena
+                    .thief_steps(t)
+                    .iter()
+                    .copied()
+                    .chain(passes.then_some(t))
+                    .collect();
+                let lo = moves.iter().min().map_or(0, |&v| v as usize / 64);
+                let hi = moves.iter().max().map_or(0, |&v| v as usize / 64);
+                let base = lo.min(words.saturating_sub(4));
+                if hi >= base + 4 {
+                    return (u32::MAX, [0; 4]);
+                }
+                let mut masks = [0u64; 4];
+                for &v in &moves {
+                    masks[v as usize / 64 - base] |= 1 << (v % 64);
+                }
+                (base as u32, masks)
+            })
+            .collect();
+        // Forced lists or rows: the plain paths, without the tables.
+        let plain = thief_lists.is_some();
+        let (nib_base, nib_masks) = if plain {
+            (Vec::new(), Vec::new())
+        } else {
+            nibble_tables(arena, words)
+        };
+        let mut thief_from = vec![Vec::new(); n];
+        for t in 0..n as u32 {
+            for &v in arena.thief_steps(t) {
+                thief_from[v as usize].push(t);
+            }
+        }
+        let mut near = vec![0u64; words.div_ceil(group) * words];
+        for t in 0..n {
+            let passes = arena.passes().1;
+            let steps = arena.thief_steps(t as u32).iter().map(|&v| v as usize);
+            for v in steps.chain(passes.then_some(t)) {
+                near[v / 64 / group * words + t / 64] |= 1 << (t % 64);
+            }
+        }
         debug_assert_eq!(
             thief_can_win,
             arena.exit_count() > 0
@@ -179,6 +247,13 @@ impl<'a> Engine<'a> {
             open_base: bitset(n, words, |t| !arena.is_exit(t as u32)),
             stuck,
             thief_can_win,
+            plain,
+            group,
+            near,
+            thief_from,
+            spans,
+            nib_base,
+            nib_masks,
         }
     }
 
@@ -187,6 +262,13 @@ impl<'a> Engine<'a> {
         for &c in cops {
             out[c as usize / 64] |= 1 << (c % 64);
         }
+    }
+
+    /// The bit of a cop row's change mask that stands for word `w`: with
+    /// `g = ceil(words / 64)` words a bit, bit `w / g`.
+    #[inline]
+    fn group_bit(&self, w: usize) -> u64 {
+        1 << (w / self.group)
     }
 
     /// Rows per parallel task: enough tasks to balance, each long enough
@@ -286,7 +368,15 @@ impl<'a> Engine<'a> {
         } = Arrays::new(self.arena, k, options.dte_table, &with.storage)?;
         // Per row, whether it changed at the last step of its kind.
         let flags = |on: bool| vec![0u8; if on { ranks } else { 0 }];
-        let (mut cw_changed, mut cl_changed) = (flags(true), flags(two));
+        // Per cop row, which of its words changed at the last cop step.
+        let masks = |on: bool| vec![0u64; if on { ranks } else { 0 }];
+        let (mut cw_changed, mut cl_changed) = (masks(true), masks(two));
+        // Per cop row, the bits its first two changed words gained (the
+        // thief's next step reads the moves into them alone); kept where a
+        // mask bit is one word.
+        let exact = self.group == 1 && self.arena.speeds().1 == 1 && !self.plain;
+        let gains = |on: bool| vec![[0u64; 2]; if on && exact { ranks } else { 0 }];
+        let (mut cw_gains, mut cl_gains) = (gains(true), gains(two));
         let (mut tl_changed, mut tw_changed) = (flags(true), flags(two));
         let (mut tl_next, mut tw_next) = (flags(true), flags(two));
         let start = options.start.as_ref().map(|s| {
@@ -331,7 +421,10 @@ impl<'a> Engine<'a> {
         let mut all = true;
         while !(options.stop_when_placed && sol.placement.is_some()) {
             let d16 = u16::try_from(level + 1).unwrap_or(u16::MAX - 1);
-            let cops_changed = (!all).then_some([&cw_changed[..], &cl_changed[..]]);
+            let cops_changed = (!all).then_some([
+                (&cw_changed[..], &cw_gains[..]),
+                (&cl_changed[..], &cl_gains[..]),
+            ]);
             let thief = self.thief_step(
                 [&cw, &cl],
                 cops_changed,
@@ -347,6 +440,7 @@ impl<'a> Engine<'a> {
                 (!all).then_some(&tl_changed[..]),
                 &mut cw,
                 &mut cw_changed,
+                &mut cw_gains,
                 dte.as_deref_mut(),
                 d16,
             );
@@ -357,6 +451,7 @@ impl<'a> Engine<'a> {
                     (!all).then_some(&tw_changed[..]),
                     &mut cl,
                     &mut cl_changed,
+                    &mut cl_gains,
                     dte.as_deref_mut(),
                     d16,
                 )
@@ -392,7 +487,8 @@ impl<'a> Engine<'a> {
         // The next-level rows and the flags go before the solution is
         // built, so the peak stays that of a level (`kcop_memory_for`).
         drop((
-            tl2, tw2, cw_changed, cl_changed, tl_changed, tw_changed, tl_next, tw_next,
+            tl2, tw2, cw_changed, cl_changed, cw_gains, cl_gains, tl_changed, tw_changed, tl_next,
+            tw_next,
         ));
         sol.cw = cw;
         sol.tl = tl;
@@ -427,6 +523,42 @@ impl<'a> Engine<'a> {
             }
         }
     }
+}
+
+/// The nibble tables of the thief's dilation ([`Engine::nib_base`]):
+/// empty when some nibble's steps span more than four words.
+fn nibble_tables(arena: &Arena, words: usize) -> (Vec<u32>, Vec<[u64; 4]>) {
+    let n = arena.cells() as usize;
+    let positions = words * 16;
+    let mut base = vec![0u32; positions];
+    let mut masks = vec![[0u64; 4]; positions * 16];
+    for p in 0..positions {
+        let cells: Vec<usize> = (4 * p..(4 * p + 4).min(n)).collect();
+        let steps = |c: usize| arena.thief_steps(c as u32).iter().map(|&v| v as usize / 64);
+        let (lo, hi) = cells
+            .iter()
+            .flat_map(|&c| steps(c))
+            .fold((usize::MAX, 0), |(lo, hi), w| (lo.min(w), hi.max(w)));
+        let b = if lo == usize::MAX {
+            0
+        } else {
+            lo.min(words.saturating_sub(4))
+        };
+        if lo != usize::MAX && hi >= b + 4 {
+            return (Vec::new(), Vec::new());
+        }
+        base[p] = b as u32;
+        for v in 1..16usize {
+            let m = &mut masks[p * 16 + v];
+            for (i, &c) in cells.iter().enumerate().filter(|(i, _)| v >> i & 1 == 1) {
+                let _ = i;
+                for &u in arena.thief_steps(c as u32) {
+                    m[u as usize / 64 - b] |= 1 << (u % 64);
+                }
+            }
+        }
+    }
+    (base, masks)
 }
 
 /// Copies the rows flagged in `changed` from `next` into `now`.

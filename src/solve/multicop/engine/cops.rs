@@ -96,12 +96,15 @@ struct Source<'s> {
     touched: Option<&'s [bool]>,
 }
 
-/// A block's share of a step's outputs: its rows, their changed flags and
-/// distance rows.
+/// A block's share of a step's outputs: its rows, which words of each
+/// changed ([`Engine::group_bit`]) and its distance rows.
 struct Block<'o> {
     t: usize,
     rows: &'o mut [u64],
-    changed: &'o mut [u8],
+    changed: &'o mut [u64],
+    /// The bits gained by the first two changed words of each row (empty
+    /// when the engine keeps none).
+    gains: &'o mut [[u64; 2]],
     dte: Option<&'o mut [u16]>,
 }
 
@@ -153,8 +156,9 @@ impl Engine<'_> {
     /// attractor of `op`, at level d) becomes level d + 1 from `src` (the
     /// thief-to-move rows of level d), of whose rows `src_changed` flags
     /// those that changed since level d - 1 (`None`: all did, or `out` was
-    /// computed from nothing). `out_changed` gets, per row, whether it
-    /// changed; the distance table, `level` for the states decided.
+    /// computed from nothing). `out_changed` gets, per row, which of its
+    /// words changed ([`Engine::group_bit`]; 0: none); the distance table,
+    /// `level` for the states decided.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn cop_step(
         &self,
@@ -162,7 +166,8 @@ impl Engine<'_> {
         src: &[u64],
         src_changed: Option<&[u8]>,
         out: &mut [u64],
-        out_changed: &mut [u8],
+        out_changed: &mut [u64],
+        out_gains: &mut [[u64; 2]],
         dte: Option<&mut [u16]>,
         level: u16,
     ) -> Stepped {
@@ -200,10 +205,14 @@ impl Engine<'_> {
         }
         let mut blocks = Vec::with_capacity(n);
         let (mut rows, mut changed, mut dte) = (out, out_changed, dte);
+        let mut gains = out_gains;
         for t in 0..n {
             let len = multiset_count(t + 1, k - 1) as usize;
             let (here, more) = std::mem::take(&mut rows).split_at_mut(len * words);
             let (flags, fmore) = std::mem::take(&mut changed).split_at_mut(len);
+            let glen = len.min(gains.len());
+            let (g, gmore) = std::mem::take(&mut gains).split_at_mut(glen);
+            gains = gmore;
             let (d, dmore) = match dte.take() {
                 Some(d) => {
                     let (a, b) = d.split_at_mut(len * 2 * n);
@@ -215,6 +224,7 @@ impl Engine<'_> {
                 t,
                 rows: here,
                 changed: flags,
+                gains: g,
                 dte: d,
             });
             (rows, changed, dte) = (more, fmore, dmore);
@@ -452,12 +462,19 @@ impl Engine<'_> {
         }
         let old = &mut block.rows[row * words..(row + 1) * words];
         let mut decided = 0;
+        let mut words_changed = 0u64;
+        let mut kept = 0;
         for (w, (o, v)) in old.iter_mut().zip(val.iter()).enumerate() {
             let mut gain = v & self.open_base[w] & !*o;
             if gain == 0 {
                 continue;
             }
             *o |= gain;
+            words_changed |= self.group_bit(w);
+            if let Some(slot) = block.gains.get_mut(row).filter(|_| kept < 2) {
+                slot[kept] = gain;
+                kept += 1;
+            }
             decided += u64::from(gain.count_ones());
             if let Some(dte) = block.dte.as_deref_mut() {
                 let d = &mut dte[row * 2 * n..(row + 1) * 2 * n];
@@ -469,7 +486,7 @@ impl Engine<'_> {
             }
         }
         if decided > 0 {
-            block.changed[row] = 1;
+            block.changed[row] = words_changed;
             if let Some(full) = full.filter(|_| old == self.cells.as_slice()) {
                 let first = self.ranker.term(self.k - 1, t) as usize;
                 full.fetch_min((first + row) as u64, Ordering::Relaxed);
