@@ -253,12 +253,12 @@ pub fn plan_storage(
 }
 
 /// [`plan_storage`] for the several-cops kernel: its arrays (the
-/// attractor bitsets of two levels, the tables of partly-moved tuples, the
-/// distance table) in memory when they fit the cap, else the largest of
-/// them in scratch files until the rest fits (under `limits.scratch`; it
-/// does not spill to the temporary folder by itself), else a refusal with
-/// the bytes needed. A scratch folder alone asks for files: every array
-/// that can go there does.
+/// attractor bitsets, the thief's rows of the next level, the distance
+/// table) in memory when they fit the cap, else the largest of them in
+/// scratch files until the rest fits (under `limits.scratch`, or, as the
+/// one-cop solve does, the temporary folder when `limits.spill_to_temp`),
+/// else a refusal with the bytes needed. A scratch folder alone asks for
+/// files: every array that can go there does.
 fn plan_multicop(
     game: &crate::games::kcops::KCops,
     options: &SolveOptions<'_>,
@@ -274,6 +274,14 @@ fn plan_multicop(
         memory: Some(room),
         scratch: limits.scratch.clone(),
     };
+    // Too big for memory and no folder given: scratch files in the
+    // temporary folder rather than give up.
+    if storage.scratch.is_none()
+        && limits.spill_to_temp
+        && !kcop_plan(arena, k, dte_table, &storage).fits
+    {
+        storage.scratch = Some(std::env::temp_dir());
+    }
     if limits.scratch.is_some() && limits.memory.is_none() {
         let least = KcopStorage {
             memory: Some(0),

@@ -319,12 +319,18 @@ fn kcop_scratch_files_give_the_same_dump() {
         .filter(|e| e.file_name().to_string_lossy().ends_with(".scratch"))
         .collect();
     assert!(left.is_empty());
-    // Without a folder: refused before solving, with the bytes needed.
-    let refused = solve(&["--memory", "200K"], "refused.csv");
+    // Without a folder: in files in the temporary folder, as a one-cop
+    // solve spills, with the same dump.
+    let spilled = solve(&["--memory", "200K"], "spilled.csv");
+    assert_eq!(report(&spilled), report(&whole));
+    assert!(read("memory.csv") == read("spilled.csv"), "dumps differ");
+    // Under the arrays that cannot go to files: refused before solving,
+    // with the bytes needed.
+    let refused = solve(&["--memory", "1K"], "refused.csv");
     let (code, err) = code_and_err(&refused);
     assert_eq!(code, Some(2), "{err}");
     assert!(
-        err.contains("needs") && err.contains("--scratch DIR"),
+        err.contains("needs") && err.contains("raise --memory"),
         "{err}"
     );
     assert!(!dir.join("refused.csv").exists());

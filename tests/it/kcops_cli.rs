@@ -768,9 +768,11 @@ fn plan_reports_without_solving() {
         assert!(plan["scratch"].is_null(), "{plan}");
         assert!(!dump.exists(), "--plan solved and dumped");
     }
-    // Under a cap the distance table cannot keep to: refused without a
-    // scratch folder, in files with one.
-    let refused = json(
+    // Under a cap the distance table cannot keep to: in files in the
+    // temporary folder without a scratch folder (as a one-cop solve
+    // spills), in the folder given with one, and refused, with the bytes,
+    // under the arrays that cannot go to files.
+    let spilled = json(
         &[
             "solve",
             sample,
@@ -782,11 +784,36 @@ fn plan_reports_without_solving() {
             "--plan",
             "--json",
         ],
+        0,
+    );
+    assert_eq!(spilled["fits"], true);
+    assert_eq!(
+        spilled["scratch"].as_str(),
+        std::env::temp_dir().to_str(),
+        "{spilled}"
+    );
+    assert!(
+        spilled["resident"].as_u64().unwrap() <= 400 * 1024,
+        "{spilled}"
+    );
+    let refused = json(
+        &[
+            "solve",
+            sample,
+            "--cops",
+            "2",
+            "--dte-table",
+            "--memory",
+            "10K",
+            "--plan",
+            "--json",
+        ],
         2,
     );
     assert_eq!(refused["fits"], false);
+    let why = refused["refused"].as_str().unwrap();
     assert!(
-        refused["refused"].as_str().unwrap().contains("--scratch"),
+        why.contains("needs") && why.contains("raise --memory"),
         "{refused}"
     );
     let scratch = dir.to_str().unwrap();
