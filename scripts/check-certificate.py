@@ -3,32 +3,28 @@
 
 Usage: check-certificate.py CERT [--quiet]
 
-Written from the rules alone (docs/rules.md, "Several cops"; the format is in
-docs/guide.md, "Certificates"), sharing no code with the solver. The game, on
-an undirected graph: k cops are placed on vertices (several may share one),
-then the thief; the cops move first. On the cops' turn every cop moves to a
-neighbour or stays; on the thief's turn the thief does. The thief is caught
-when a cop is on his vertex (placed there, or after either side moves).
+Written from the rules alone (docs/rules.md, "Several cops"), sharing no code
+with the solver; the format is in docs/guide.md ("Certificates"). The game on
+an undirected graph: k cops are placed (several may share a vertex), then the
+thief; the cops move first. In a turn every cop, or the thief, moves to a
+neighbour or stays. The thief is caught when a cop is on his vertex.
 
-A record proves c(G) = k when
-- upper: from the placement, whatever the thief does, the cops following the
-  listed moves catch him: every listed move is legal, and every thief reply
-  that is not caught leads to a listed state of smaller rank (ranks are at
-  least 1), so a state of rank r is won within r rounds; every thief start
-  not under a cop is listed, and the largest rank among them is the capture
-  time the record claims;
-- lower (k >= 2): k - 1 cops do not suffice: the listed thief-safe states
-  (none a capture) are closed: every cops' move from a cops-to-move state
-  leads to a listed thief-to-move state, whose listed answer (a legal move
-  onto no cop) leads to a listed cops-to-move state; and every placement of
-  k - 1 cops meets a listed cops-to-move state (the thief starts there), so
-  the thief evades forever. For k = 1 the lower bound is trivial.
-A record claiming c(G) > M has the lower part alone, for M cops.
+A record proves c(G) = k by two parts. Upper: every listed cops' move is
+legal, and each thief reply it allows, unless caught, leads to a listed state
+of smaller rank (ranks >= 1), so a state of rank r is won within r rounds;
+every thief start not under a cop is listed, the largest rank among them is
+the claimed capture time. Lower (k >= 2; trivial for k = 1): the listed safe
+states of k - 1 cops, none a capture, are closed (every cops' move from a
+cops-to-move state leads to a listed thief-to-move state, whose listed answer,
+a legal move onto no cop, leads back to a listed cops-to-move state), and
+every placement of k - 1 cops meets a cops-to-move one: the thief evades
+forever. A record claiming c(G) > M has the lower part alone, for M cops.
 
-Prints what each record proves; exit status 0 when every record holds, 1 with
-the first failure (file:line: why), 2 when the file cannot be read.
+Prints what each record proves; exits 0 when all hold, 1 at the first failure
+(file:line: why), 2 when the file cannot be read.
 """
 
+import signal
 import sys
 from itertools import combinations_with_replacement, product
 
@@ -44,36 +40,26 @@ def decode_graph6(text):
         raise Bad(f"graph6 {text!r}: characters must be '?' to '~'")
     if data[0] < 63:
         n, rest = data[0], data[1:]
-    elif len(data) >= 4 and data[1] < 63:
+    elif len(data) >= 4 and data[1] < 63:  # 63 to 258047 vertices
         n, rest = (data[1] << 12) | (data[2] << 6) | data[3], data[4:]
-    elif len(data) >= 8 and data[1] == 63:
-        n, rest = 0, data[8:]
-        for d in data[2:8]:
-            n = (n << 6) | d
     else:
-        raise Bad(f"graph6 {text!r}: bad vertex count")
+        raise Bad(f"graph6 {text!r}: bad vertex count (or over 258047 vertices)")
     pairs = n * (n - 1) // 2
     if len(rest) != (pairs + 5) // 6:
         raise Bad(f"graph6 {text!r}: {len(rest)} edge characters, {n} vertices need {(pairs + 5) // 6}")
     bits = [(d >> (5 - i)) & 1 for d in rest for i in range(6)]
     if any(bits[pairs:]):
         raise Bad(f"graph6 {text!r}: padding bits are not zero")
-    edges, i = [], 0
-    for v in range(1, n):
-        for u in range(v):
-            if bits[i]:
-                edges.append((u, v))
-            i += 1
-    return n, edges
+    pairs = [(u, v) for v in range(1, n) for u in range(v)]  # graph6's bit order
+    return n, [pair for pair, bit in zip(pairs, bits) if bit]
 
 
-def number(word, what, low=0, high=None):
-    if not word.isdigit() or (len(word) > 1 and word[0] == "0"):
+def number(word, what, low=0, high=float("inf")):
+    if not (word.isascii() and word.isdigit()) or word != str(int(word)):
         raise Bad(f"expected {what} (a number), found {word!r}")
-    value = int(word)
-    if value < low or (high is not None and value > high):
-        raise Bad(f"{what} {value} is outside {low}..{high if high is not None else ''}")
-    return value
+    if not low <= int(word) <= high:
+        raise Bad(f"{what} {word} is outside {low}..{high}")
+    return int(word)
 
 
 def cops_of(word, k, n):
@@ -94,7 +80,7 @@ def words(line, tag, count):
 
 
 def check_upper(near, n, k, place, moves, claimed):
-    """Verifies the cops' strategy and returns its capture time in rounds."""
+    """Verifies the cops' strategy and its capture time in rounds."""
     for (cops, t), (dest, rank, where) in moves.items():
         try:
             if t in cops:
@@ -125,7 +111,6 @@ def check_upper(near, n, k, place, moves, claimed):
         longest = max(longest, start[1])
     if longest != claimed:
         raise Bad(f"the ranks give capture within {longest} rounds, the claim says {claimed}")
-    return longest
 
 
 def check_lower(near, n, j, cstates, tstates):
@@ -232,13 +217,14 @@ def check_record(lines, at):
     except Bad as e:
         raise Bad(f"line {at}: {name}: {e}") from None
     try:
+        if k is not None:
+            check_upper(near, n, k, place, moves, rounds)
         if j > 0:
             check_lower(near, n, j, cstates, tstates)
-        if k is None:
-            return at, f"{name}: c(G) > {j} proved (lower: {cops_word(j)})"
-        check_upper(near, n, k, place, moves, rounds)
     except Bad as e:
         raise Bad(f"{name}: {e}") from None
+    if k is None:
+        return at, f"{name}: c(G) > {j} proved (lower: {cops_word(j)})"
     upper = f"upper: capture within {rounds} round{'s' * (rounds != 1)}"
     lower = "lower: trivial, no cop catches anyone" if j == 0 else f"lower: {cops_word(j)}"
     return at, f"{name}: c(G) = {k} proved ({upper}; {lower})"
@@ -251,9 +237,9 @@ def main(argv):
         return 2
     path = args[0]
     try:
-        with open(path, encoding="ascii") as f:
+        with open(path, encoding="latin-1") as f:  # any byte reads; only ASCII parses
             lines = f.read().split("\n")
-    except (OSError, UnicodeDecodeError) as e:
+    except OSError as e:
         print(f"{path}: cannot read: {e}", file=sys.stderr)
         return 2
     if lines and lines[-1] == "":
@@ -279,4 +265,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends it quietly
     sys.exit(main(sys.argv))
