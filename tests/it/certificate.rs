@@ -364,6 +364,27 @@ fn certificates_are_for_graphs_and_left_only_by_a_complete_run() {
         ],
         "'--counts' cannot be used with '--certificate <CERT>'",
     );
+    run_refused(
+        &["copnumber", "data/graphs/cycle-5.txt", "--certificate", "-"],
+        "needs a file of its own",
+    );
+    // Petersen's 3 cops fit 20K, their distances for the certificate do
+    // not: exit 1 after the answer, no file.
+    let out = run(
+        &[
+            "copnumber",
+            "data/graphs/petersen.txt",
+            "--memory",
+            "20K",
+            "--certificate",
+            c,
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains(
+        "--certificate: data/graphs/petersen.txt: graph 1: the certificate's solves would need"
+    ));
     // A malformed line after good ones: exit 2, no file, no temporary one.
     let input = dir.join("bad.g6");
     std::fs::write(&input, "Dhc\nD~{\nD!!\n").unwrap();
@@ -393,4 +414,28 @@ fn certificates_are_for_graphs_and_left_only_by_a_complete_run() {
     assert!(proved
         .starts_with("graph 1 (10 vertices): c(G) > 2 proved (lower: 2 cops do not suffice)\n"));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn the_checker_stands_alone() {
+    // Independent of the solver and short: the standard library only,
+    // nothing of the package, readable in one sitting.
+    let text = std::fs::read_to_string(root().join("scripts/check-certificate.py")).unwrap();
+    let imports: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("import ") || l.starts_with("from "))
+        .collect();
+    assert_eq!(
+        imports,
+        [
+            "import signal",
+            "import sys",
+            "from itertools import combinations_with_replacement, product"
+        ]
+    );
+    assert!(!text.contains("retrograde import") && !text.contains("subprocess"));
+    assert!(
+        text.lines().count() <= 280,
+        "the checker grew past one sitting"
+    );
 }

@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use retrograde::copnumber::{
     certificate, certificate_memory, write_header, write_trailer, CopNumber, GraphText,
 };
+use retrograde::Arena;
 
 use super::super::common::{human_bytes, UsageError};
 use super::super::output::{note_input, Output, OutputTarget};
@@ -52,6 +53,12 @@ impl CopNumberArgs {
         let Some(path) = &self.certificate else {
             return Ok(None);
         };
+        if path.as_os_str() == "-" {
+            return Err(UsageError(
+                "--certificate -: the certificate needs a file of its own (standard output carries the answers)".into(),
+            )
+            .into());
+        }
         if self.speeds.fast() {
             return Err(UsageError(
                 "--certificate: certificates are for the plain game (cops and thief move one step or stay); --cop-speed and --thief-speed are refused with it".into(),
@@ -102,57 +109,38 @@ impl CertificateFile {
         });
     }
 
-    /// Builds the records of the graphs kept (in parallel those small
-    /// enough for the batch's parallel solves, the others one at a time)
-    /// and writes them in order. A graph whose certificate's solves would
-    /// not fit the memory cap ends the run (exit status 1).
+    /// Builds the records of the graphs kept and writes them in order:
+    /// in parallel those small enough that one certificate's solves per
+    /// thread fit the memory cap together, the others one at a time
+    /// under the whole cap. A graph whose certificate's solves would not
+    /// fit the cap ends the run (exit status 1).
     pub(super) fn write_batch(&mut self, args: &CopNumberArgs) -> Result<(), Failure> {
         let pending = std::mem::take(&mut self.pending);
-        let build = |p: &Pending| -> Result<Vec<u8>, Failure> {
+        let threads = rayon::current_num_threads() as u64;
+        // `None`: left for the pass one at a time (`alone` false only).
+        let build = |p: &Pending, alone: bool| -> Option<Result<Vec<u8>, Failure>> {
             let (n, edges) = match &p.graph {
-                Graph::Graph6(bytes) => {
-                    parse_graph(bytes).map_err(|e| anyhow!("graph {}: {}", p.number, e.message))?
-                }
+                Graph::Graph6(bytes) => match parse_graph(bytes) {
+                    Ok(graph) => graph,
+                    Err(e) => {
+                        return Some(Err(anyhow!("graph {}: {}", p.number, e.message).into()))
+                    }
+                },
                 Graph::Edges(n, edges) => (*n, edges.clone()),
             };
             let arena = args.graph_arena(n, &edges);
             let need = certificate_memory(&arena, &p.found, args.max_cops);
-            if need > args.cap {
-                return Err(Failure {
-                    status: 1,
-                    error: anyhow!(
-                        "--certificate: graph {}: the certificate's solves would need {}, more than {}",
-                        p.number,
-                        human_bytes(need),
-                        args.cap_words()
-                    ),
-                });
+            if !alone && (n > 64 || need.saturating_mul(threads) > args.cap) {
+                return None;
             }
-            let c = certificate(&arena, &p.found, args.max_cops)
-                .map_err(|e| anyhow!("--certificate: graph {}: {e}", p.number))?;
-            let mut text = Vec::new();
-            let graph = match &p.graph {
-                Graph::Graph6(bytes) => {
-                    GraphText::Graph6(std::str::from_utf8(bytes).expect("graph6 is ASCII"))
-                }
-                Graph::Edges(n, edges) => GraphText::Edges {
-                    vertices: *n as u32,
-                    edges,
-                },
-            };
-            c.write(&mut text, p.number, graph)?;
-            Ok(text)
+            Some(record(args, p, &arena, need))
         };
-        let small = |p: &Pending| match &p.graph {
-            Graph::Graph6(bytes) => args.in_parallel(graph6_order(bytes)),
-            Graph::Edges(n, _) => args.in_parallel(*n),
-        };
-        let parallel: Vec<Option<Result<Vec<u8>, Failure>>> = pending
-            .par_iter()
-            .map(|p| small(p).then(|| build(p)))
-            .collect();
+        let parallel: Vec<Option<Result<Vec<u8>, Failure>>> =
+            pending.par_iter().map(|p| build(p, false)).collect();
         for (p, record) in pending.iter().zip(parallel) {
-            let record = record.unwrap_or_else(|| build(p))?;
+            let record = record
+                .or_else(|| build(p, true))
+                .expect("built when alone")?;
             self.out
                 .write_all(&record)
                 .map_err(|e| anyhow!(e).context(format!("cannot write {}", self.path.display())))?;
@@ -169,13 +157,38 @@ impl CertificateFile {
     }
 }
 
-/// The vertex count a graph6 text starts with (`usize::MAX`, solved one
-/// at a time, for the longest form).
-fn graph6_order(bytes: &[u8]) -> usize {
-    let six = |b: &u8| usize::from(b.saturating_sub(63));
-    match bytes {
-        [a, ..] if *a < b'~' => six(a),
-        [b'~', a, b, c, ..] if *a < b'~' => six(a) << 12 | six(b) << 6 | six(c),
-        _ => usize::MAX,
+/// The record of graph `p` on `arena`, whose certificate's solves need
+/// `need` bytes (refused over the cap).
+fn record(args: &CopNumberArgs, p: &Pending, arena: &Arena, need: u64) -> Result<Vec<u8>, Failure> {
+    if need > args.cap {
+        return Err(Failure {
+            status: 1,
+            error: anyhow!(
+                "--certificate: {}: graph {}: the certificate's solves would need {}, more than {}",
+                args.file.display(),
+                p.number,
+                human_bytes(need),
+                args.cap_words()
+            ),
+        });
     }
+    let c = certificate(arena, &p.found, args.max_cops).map_err(|e| {
+        anyhow!(
+            "--certificate: {}: graph {}: {e}",
+            args.file.display(),
+            p.number
+        )
+    })?;
+    let graph = match &p.graph {
+        Graph::Graph6(bytes) => {
+            GraphText::Graph6(std::str::from_utf8(bytes).expect("graph6 is ASCII"))
+        }
+        Graph::Edges(n, edges) => GraphText::Edges {
+            vertices: *n as u32,
+            edges,
+        },
+    };
+    let mut text = Vec::new();
+    c.write(&mut text, p.number, graph)?;
+    Ok(text)
 }
