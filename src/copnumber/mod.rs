@@ -7,14 +7,22 @@
 //! `small.rs` is the fast path for plain graphs up to 64 vertices (`u64`
 //! rows, corners removed for `--counts`, dismantlability for one cop);
 //! `naive.rs` (tests) a fixpoint from the spec that both are checked
-//! against.
+//! against; `certificate.rs` the evidence for an answer that a reader
+//! checks without the solver (the placement's strategy with ranks, the
+//! thief's safe states against one cop fewer), built from the kernel's
+//! solutions.
 
+mod certificate;
 mod number;
 mod small;
 
 #[cfg(test)]
 mod naive;
 
+pub use certificate::{
+    certificate, certificate_memory, write_header, write_trailer, Certificate, CertificateError,
+    CopMove, GraphText, Lower, ThiefAnswer, Upper, CERTIFICATE_HEADER,
+};
 pub use number::{
     cop_number, cop_number_of_graph, cop_number_with, CopNumber, CopSearch, OutOfMemory,
 };

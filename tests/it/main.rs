@@ -12,6 +12,10 @@ mod batch;
 mod browser;
 /// A minimal Chrome DevTools protocol client for `browser`.
 mod cdp;
+/// `copnumber --certificate` against the independent checker
+/// `scripts/check-certificate.py`: every graph up to 8 vertices, named
+/// graphs, damaged certificates refused.
+mod certificate;
 /// `solve --checkpoint` / `--resume` for one cop and for several: killed,
 /// stopped, refused; several cops out of core (`--scratch`).
 mod checkpoint;

@@ -9,6 +9,7 @@ use retrograde::Graph6Reader;
 use super::super::common::{no_vertices, UsageError};
 use super::super::output::stop_requested;
 use super::super::Failure;
+use super::certificate::CertificateFile;
 use super::report::{write_graph, write_summary, Summary};
 use super::search::full_solve;
 use super::CopNumberArgs;
@@ -22,6 +23,7 @@ pub(super) fn run<R: BufRead>(
     first_line: usize,
     first: &[u8],
     reader: &mut Graph6Reader<R>,
+    cert: Option<CertificateFile>,
 ) -> Result<i32, Failure> {
     if args.out.is_some() {
         return Err(UsageError(format!(
@@ -66,6 +68,11 @@ pub(super) fn run<R: BufRead>(
     if let Some(o) = &r.out_of_memory {
         out.flush()?;
         return Err(args.out_of_memory(&name, o));
+    }
+    if let Some(mut cert) = cert {
+        cert.note_edges(n, &edges, &r);
+        cert.write_batch(args)?;
+        cert.finish()?;
     }
     if args.counts {
         write_summary(&mut out, args, &summary, false)?;

@@ -15,7 +15,11 @@
 //! not fit ends the search with "k cops would need X; the cop number is
 //! more than k-1" (exit status 1), so no graph is refused up front for a
 //! `--max-cops` it may never reach, and no solve grows past the cap.
+//!
+//! With `--certificate CERT` each graph's evidence for its cop number goes
+//! to CERT (`certificate.rs`), for `scripts/check-certificate.py`.
 
+mod certificate;
 mod edge_list;
 mod input;
 mod map;
@@ -99,6 +103,13 @@ pub(crate) struct CopNumberArgs {
     /// The pieces' speeds, as `solve --cops K` takes them (graphs and maps).
     #[command(flatten, next_help_heading = "Speeds")]
     speeds: SpeedArgs,
+    /// Write each graph's certificate of its cop number to CERT (the
+    /// winning placement with the cops' strategy and ranks, the thief's
+    /// safe states against one cop fewer; docs/guide.md, "Certificates"),
+    /// which scripts/check-certificate.py verifies. Graphs only, plain
+    /// game; CERT appears only when the run completes.
+    #[arg(long, value_name = "CERT", conflicts_with_all = ["resume", "counts", "full_solve", "plan"])]
+    certificate: Option<PathBuf>,
     /// `--memory`, else the memory available when the run started.
     #[arg(skip)]
     cap: u64,
@@ -183,6 +194,7 @@ pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
             ))
             .into());
         }
+        certificate::refuse_map(&args, &path)?;
         return map::run(&args, &path, input);
     }
     let typed = args.game.answer_flags();
@@ -218,6 +230,7 @@ pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
     });
     let timed = !args.counts;
     let mut file = open_results(&args, timed)?;
+    let mut cert = args.open_certificate()?;
     let mut first = true;
     let stopped = 'batches: loop {
         // A batch of lines; an edge list is recognised on its first line.
@@ -228,7 +241,7 @@ pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
                 Some((line, bytes)) => {
                     if first && bytes.iter().any(u8::is_ascii_whitespace) {
                         let text = bytes.to_vec();
-                        return edge_list::run(&args, &path, line, &text, &mut reader);
+                        return edge_list::run(&args, &path, line, &text, &mut reader, cert);
                     }
                     first = false;
                     if bytes == b"?" {
@@ -323,6 +336,9 @@ pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
             let over = r.out_of_memory.as_ref();
             if over.is_none() {
                 summary.add_solved(index, *line, bytes, &r);
+                if let Some(cert) = cert.as_mut() {
+                    cert.note(index, bytes, &r);
+                }
             }
             if let Some(file) = file.as_mut() {
                 if over.is_none() {
@@ -361,6 +377,9 @@ pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
         if let Some(file) = file.as_mut() {
             file.flush()?;
         }
+        if let Some(cert) = cert.as_mut() {
+            cert.write_batch(&args)?;
+        }
         if let Some(b) = &bar {
             b.set_position(summary.graphs);
         }
@@ -390,6 +409,9 @@ pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
                 file.path().display()
             );
         }
+    }
+    if let Some(cert) = cert {
+        cert.finish()?;
     }
     write_summary(&mut out, &args, &summary, file.is_some())?;
     out.flush()?;
