@@ -7,16 +7,24 @@
 //! `small.rs` is the fast path for plain graphs up to 64 vertices (`u64`
 //! rows, corners removed for `--counts`, dismantlability for one cop);
 //! `naive.rs` (tests) a fixpoint from the spec that both are checked
-//! against.
+//! against. `census.rs` is the census of many graphs in shards (tallies,
+//! shard files, their merge and checksums, `sha256.rs`).
 
+mod census;
 mod number;
+mod sha256;
 mod small;
 
 #[cfg(test)]
 mod naive;
 
+pub use census::{
+    census_graph, key_difference, merge, Census, CensusError, CensusKey, CopClass, Listed, Longest,
+    ShardEntry, ShardFile, Tally, CENSUS_FORMAT, LISTED_MOST,
+};
 pub use number::{
-    cop_number, cop_number_of_graph, cop_number_with, CopNumber, CopSearch, OutOfMemory,
+    cop_number, cop_number_of_graph, cop_number_of_masks, cop_number_with, CopNumber, CopSearch,
+    OutOfMemory,
 };
 pub use small::is_dismantlable;
 
