@@ -35,15 +35,18 @@ pub fn is_dismantlable(closed: &[u64]) -> bool {
             if alive.count_ones() == 1 {
                 return true;
             }
-            let nv = closed[v] & alive;
-            let mut us = nv & !(1 << v);
-            while us != 0 {
-                let u = us.trailing_zeros() as usize;
-                us &= us - 1;
-                if nv & !closed[u] == 0 {
-                    alive &= !(1 << v);
-                    break;
-                }
+            // The vertices adjacent to all of N[v] (v's among them) are
+            // those whose closed neighbourhood holds N[v]: v is a corner
+            // when one of them is another vertex.
+            let mut ws = closed[v] & alive;
+            let mut common = alive;
+            while ws != 0 {
+                let w = ws.trailing_zeros() as usize;
+                ws &= ws - 1;
+                common &= closed[w];
+            }
+            if common & !(1 << v) != 0 {
+                alive &= !(1 << v);
             }
         }
         if alive.count_ones() == 1 {
@@ -270,6 +273,11 @@ pub(crate) fn small_one_cop_win(closed: &[u64]) -> Option<(Vec<u32>, u32)> {
     if n == 1 {
         return Some((vec![0], 0));
     }
+    // Level 1 wins on a dominating vertex (the cop's step reaches
+    // everything): the first one ends the solve before any table.
+    if let Some(a) = closed.iter().position(|&c| c == full) {
+        return Some((vec![a as u32], 1));
+    }
     let dilation = Dilation::new(closed);
     let mut cw = [0u64; 64];
     let mut tl = [0u64; 64];
@@ -353,6 +361,16 @@ fn two_cops(closed: &[u64], scratch: &mut [u64]) -> Option<(Vec<u32>, u32)> {
             }
         }
     }
+    // Level 1 wins where the two closed neighbourhoods cover the graph:
+    // the first such pair in colex order ends the solve at once (most
+    // graphs of cop number 2 on a few vertices), before any table.
+    for b in 0..n {
+        for a in 0..=b {
+            if closed[a] | closed[b] == full {
+                return Some((vec![a as u32, b as u32], 1));
+            }
+        }
+    }
     let (cw, rest) = scratch.split_at_mut(n * n);
     let (tl, rest) = rest.split_at_mut(n * n);
     let (half, _) = rest.split_at_mut(n * n);
@@ -365,7 +383,6 @@ fn two_cops(closed: &[u64], scratch: &mut [u64]) -> Option<(Vec<u32>, u32)> {
     // on N[a] | N[b] (the general step below gives the same), the thief
     // loses where every closed neighbour is a cop.
     let mut changed = false;
-    let mut won = None;
     for b in 0..n {
         for a in 0..=b {
             let m = mask(a, b);
@@ -375,16 +392,10 @@ fn two_cops(closed: &[u64], scratch: &mut [u64]) -> Option<(Vec<u32>, u32)> {
             cw[a * n + b] = c;
             tl[a * n + b] = t;
             tl[b * n + a] = t;
-            if c == full && won.is_none() {
-                won = Some(vec![a as u32, b as u32]);
-            }
         }
     }
     if !changed {
         return None;
-    }
-    if let Some(p) = won {
-        return Some((p, 1));
     }
     let mut level = 1;
     loop {

@@ -285,47 +285,38 @@ fn run_census(args: &CensusArgs) -> Result<i32, Failure> {
     });
     let started = std::time::Instant::now();
     let next = AtomicUsize::new(0);
+    // Shards written by this run, and workers still at work.
     let finished = AtomicUsize::new(0);
-    let failure: Mutex<Option<Failure>> = Mutex::new(None);
     let workers = jobs.min(pending.len());
+    let working = AtomicUsize::new(workers);
+    let failure: Mutex<Option<Failure>> = Mutex::new(None);
     std::thread::scope(|scope| {
         for _ in 0..workers {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(&index) = pending.get(i) else { break };
-                if shards.stopping() {
-                    break;
-                }
-                let written = run_shard(&shards, index).and_then(|r| match r {
-                    Some(file) => {
-                        let path = dir.join(ShardFile::name(index, shards.key.shards));
-                        let text = file.to_text();
-                        write_atomically(&path, |out| out.write_all(text.as_bytes()))
-                            .with_context(|| format!("cannot write {}", path.display()))
-                            .map_err(|e| Failure {
-                                status: 1,
-                                error: e,
-                            })
-                    }
-                    None => Ok(()),
-                });
-                match written {
-                    Ok(()) => {
-                        finished.fetch_add(1, Ordering::SeqCst);
-                    }
-                    Err(f) => {
-                        shards.stop.store(true, Ordering::SeqCst);
-                        let mut first = failure.lock().expect("no panic holds it");
-                        if first.is_none() {
-                            *first = Some(f);
-                        }
+            scope.spawn(|| {
+                while let Some(&index) = pending.get(next.fetch_add(1, Ordering::SeqCst)) {
+                    if shards.stopping() {
                         break;
                     }
+                    match run_and_write(&shards, index, dir) {
+                        Ok(true) => {
+                            finished.fetch_add(1, Ordering::SeqCst);
+                        }
+                        Ok(false) => break,
+                        Err(f) => {
+                            shards.stop.store(true, Ordering::SeqCst);
+                            let mut first = failure.lock().expect("no panic holds it");
+                            if first.is_none() {
+                                *first = Some(f);
+                            }
+                            break;
+                        }
+                    }
                 }
+                working.fetch_sub(1, Ordering::SeqCst);
             });
         }
         if let Some(b) = &bar {
-            while finished.load(Ordering::SeqCst) < pending.len() && !shards.stopping() {
+            while working.load(Ordering::SeqCst) > 0 {
                 let graphs = shards.graphs.load(Ordering::Relaxed);
                 let rate = graphs as f64 / started.elapsed().as_secs_f64().max(1e-3);
                 b.set_position(finished.load(Ordering::SeqCst) as u64);
@@ -381,6 +372,24 @@ fn run_census(args: &CensusArgs) -> Result<i32, Failure> {
     write_census(&out, &census)?;
     print_census(&census, Some(&out), args.json)?;
     Ok(0)
+}
+
+/// Runs shard `index` and writes its file into `dir` (a temporary file
+/// renamed into place): `false` when the run is stopping and nothing was
+/// written.
+fn run_and_write(shards: &Shards, index: u32, dir: &Path) -> Result<bool, Failure> {
+    let Some(file) = run_shard(shards, index)? else {
+        return Ok(false);
+    };
+    let path = dir.join(ShardFile::name(index, shards.key.shards));
+    let text = file.to_text();
+    write_atomically(&path, |out| out.write_all(text.as_bytes()))
+        .with_context(|| format!("cannot write {}", path.display()))
+        .map_err(|e| Failure {
+            status: 1,
+            error: e,
+        })?;
+    Ok(true)
 }
 
 /// The indices not in `have`, as `A-B` ranges.

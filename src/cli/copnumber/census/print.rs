@@ -154,9 +154,9 @@ pub(super) fn print_census(census: &Census, file: Option<&Path>, json: bool) -> 
         writeln!(out)?;
         return Ok(());
     }
-    let vertices = key
-        .vertices
-        .map_or_else(String::new, |n| format!(", {n} vertices"));
+    let vertices = key.vertices.map_or_else(String::new, |n| {
+        format!(", {}", plural(n, "vertex", "vertices"))
+    });
     writeln!(
         out,
         "census: {}{vertices}, {} shards, at most {}",

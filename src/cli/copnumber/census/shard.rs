@@ -16,6 +16,7 @@ use retrograde::Graph6Reader;
 
 use super::super::super::output::stop_requested;
 use super::super::super::Failure;
+use super::super::input::Stoppable;
 
 /// What every shard of a run shares.
 pub(super) struct Shards {
@@ -84,7 +85,9 @@ pub(super) fn run_shard(shards: &Shards, index: u32) -> Result<Option<ShardFile>
                     status: 1,
                     error: anyhow!("shard {index}: cannot run `sh -c {command}`: {e}"),
                 })?;
-            let stdout = child.stdout.take().expect("piped");
+            // Read through a thread of its own, so that a stop ends the
+            // read even while the generator is silent.
+            let stdout = Stoppable::new(child.stdout.take().expect("piped"));
             let name = format!("shard {index} (`{command}`)");
             (command, name, Generator(Some(child)), Box::new(stdout))
         } else {
