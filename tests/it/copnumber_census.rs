@@ -534,3 +534,68 @@ proptest! {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+#[test]
+fn copnumber_census_data_files_read_back_with_the_known_counts() {
+    use retrograde::copnumber::Census;
+    let cop_win = [1, 1, 2, 5, 16, 68, 403, 3791, 65561, 2_258_314];
+    let six = summed(SIX, 1);
+    for n in 1..=10u32 {
+        let path = format!("data/census/connected-{n}.txt");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let census = Census::parse(&path, &text).unwrap();
+        assert_eq!(census.key.vertices, Some(n), "{path}");
+        assert_eq!((census.key.shards, census.key.max_cops), (64, 4), "{path}");
+        assert_eq!(census.shards.len(), 64, "{path}");
+        let t = &census.tally;
+        assert_eq!(
+            t.classes[&Some(1)].graphs,
+            cop_win[n as usize - 1],
+            "{path}"
+        );
+        if n == 6 {
+            assert_eq!(t.graphs, 112);
+            for (c, class) in &t.classes {
+                let c = c.unwrap().to_string();
+                assert_eq!(six["cop_number"][&c], class.graphs, "{c}");
+                for (rounds, &g) in class.capture_times.iter().enumerate() {
+                    let want = six["capture_time"][&c][rounds.to_string()]
+                        .as_u64()
+                        .unwrap_or(0);
+                    assert_eq!(want, g, "cop number {c}, {rounds} rounds");
+                }
+            }
+        }
+        if n == 10 {
+            let counts: Vec<(Option<u32>, u64)> =
+                t.classes.iter().map(|(&c, k)| (c, k.graphs)).collect();
+            assert_eq!(
+                counts,
+                [(Some(1), 2_258_314), (Some(2), 9_458_256), (Some(3), 1)]
+            );
+            assert_eq!(t.largest[0].graph6, "ICOf@pSb?");
+        }
+    }
+    // The README's SHA-256s are the files'.
+    let readme = std::fs::read_to_string("data/census/README.md").unwrap();
+    let sums: String = readme
+        .lines()
+        .filter(|l| l.len() > 66 && l.contains("  connected-"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(sums.lines().count(), 10);
+    let mut check = std::process::Command::new("sha256sum")
+        .args(["--check", "--quiet"])
+        .current_dir("data/census")
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("sha256sum");
+    use std::io::Write as _;
+    check
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(sums.as_bytes())
+        .unwrap();
+    assert!(check.wait().unwrap().success(), "sha256sum --check");
+}
