@@ -50,7 +50,8 @@ pub(crate) struct CensusArgs {
     /// order given).
     #[arg(conflicts_with_all = ["vertices", "generator", "shards"])]
     files: Vec<PathBuf>,
-    /// The order of the graphs: the generator's `{n}`.
+    /// The order of the graphs: the generator's placeholder `n` (in
+    /// braces; the help cannot spell it, as clap reads it as a line end).
     #[arg(long, short = 'n', value_name = "N", required_unless_present = "files")]
     vertices: Option<u32>,
     /// Shards the census is cut into: the generator's `{mod}` (part of
@@ -58,10 +59,11 @@ pub(crate) struct CensusArgs {
     /// merged).
     #[arg(long, value_name = "MOD", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     shards: u32,
-    /// The generator's command, run by `sh -c` once per shard with `{n}`,
-    /// `{res}` and `{mod}` replaced; it prints graph6, one graph a line.
-    /// [default: `nauty-geng -cq {n} {res}/{mod}`, or `geng` when there
-    /// is no `nauty-geng`]
+    /// The generator's command, run by `sh -c` once per shard with the
+    /// placeholders `n`, `res` and `mod` in braces replaced by the order,
+    /// the shard and the shards; it prints graph6, one graph a line
+    /// [default: `nauty-geng -cq` n res/mod, those three in braces, or
+    /// `geng` when there is no `nauty-geng`; see the guide].
     #[arg(long, value_name = "COMMAND")]
     generator: Option<String>,
     /// Only these shards: `I` or `A-B` (inclusive), for a census split
