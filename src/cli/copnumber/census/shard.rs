@@ -9,6 +9,7 @@ use std::io::{BufReader, Read};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
 
 use anyhow::anyhow;
 use retrograde::copnumber::{census_graph, CensusKey, ShardFile, Tally};
@@ -107,17 +108,13 @@ pub(super) fn run_shard(shards: &Shards, index: u32) -> Result<Option<ShardFile>
             Ok(Some((_, bytes))) => bytes,
             Ok(None) => break,
             // A generator killed by the same Ctrl-C may end mid-line.
-            Err(_) if shards.stopping() => return Ok(None),
+            Err(_) if shards.stopping() || stopped_with_us(&mut generator) => return Ok(None),
             Err(e) => return Err(e.into()),
         };
         match census_graph(line, shards.key.max_cops) {
             Ok(r) => tally.add(line, &r),
-            Err(e) => {
-                if shards.stopping() {
-                    return Ok(None);
-                }
-                return Err(reader.line_error(e).into());
-            }
+            Err(_) if shards.stopping() || stopped_with_us(&mut generator) => return Ok(None),
+            Err(e) => return Err(reader.line_error(e).into()),
         }
         since += 1;
         if since == POLL {
@@ -135,8 +132,9 @@ pub(super) fn run_shard(shards: &Shards, index: u32) -> Result<Option<ShardFile>
             error: anyhow!("{name}: {e}"),
         })?;
         // A generator stopped by the same Ctrl-C ends early: its shard is
-        // not whole.
-        if shards.stopping() {
+        // not whole. (The signal may reach it before this process's
+        // handler has noted the stop.)
+        if shards.stopping() || (stop_signal(status) && stop_follows()) {
             return Ok(None);
         }
         if !status.success() {
@@ -157,4 +155,41 @@ pub(super) fn run_shard(shards: &Shards, index: u32) -> Result<Option<ShardFile>
         input,
         tally,
     }))
+}
+
+/// Whether a process ended by SIGHUP, SIGINT or SIGTERM: the signals a
+/// terminal's Ctrl-C or a `kill` of the process group send to the
+/// generator as to this process.
+fn stop_signal(status: std::process::ExitStatus) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    matches!(status.signal(), Some(1 | 2 | 15))
+}
+
+/// Whether this process's stop is requested within half a second (its
+/// signal handler runs on a thread of its own).
+fn stop_follows() -> bool {
+    for _ in 0..50 {
+        if stop_requested().is_some() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    stop_requested().is_some()
+}
+
+/// After a line that could not be read: whether the generator ended by a
+/// stop signal (a line cut short by Ctrl-C) and this run is stopping too,
+/// so the shard is dropped rather than refused. A generator still running
+/// after half a second wrote a bad line.
+fn stopped_with_us(generator: &mut Generator) -> bool {
+    let Some(child) = generator.0.as_mut() else {
+        return stop_requested().is_some();
+    };
+    for _ in 0..50 {
+        if let Ok(Some(status)) = child.try_wait() {
+            return stop_signal(status) && stop_follows();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    false
 }
