@@ -217,6 +217,12 @@ fn run_census(args: &CensusArgs) -> Result<i32, Failure> {
         }
     } else {
         for f in &args.files {
+            if f.to_string_lossy().contains('\n') {
+                return Err(refused(format!(
+                    "{:?}: a file name with a line end cannot be named in a census file",
+                    f.display().to_string()
+                )));
+            }
             if !f.is_file() {
                 return Err(refused(format!("{}: not a readable file", f.display())));
             }
