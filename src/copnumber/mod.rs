@@ -10,21 +10,29 @@
 //! against; `certificate.rs` the evidence for an answer that a reader
 //! checks without the solver (the placement's strategy with ranks, the
 //! thief's safe states against one cop fewer), built from the kernel's
-//! solutions.
+//! solutions; `census.rs` the census of many graphs in shards (tallies,
+//! shard files, their merge and checksums, `sha256.rs`).
 
+mod census;
 mod certificate;
 mod number;
+mod sha256;
 mod small;
 
 #[cfg(test)]
 mod naive;
 
+pub use census::{
+    census_graph, key_difference, merge, Census, CensusError, CensusKey, CopClass, Listed, Longest,
+    ShardEntry, ShardFile, Tally, CENSUS_FORMAT, LISTED_MOST,
+};
 pub use certificate::{
     certificate, certificate_memory, write_header, write_trailer, Certificate, CertificateError,
     CopMove, GraphText, Lower, ThiefAnswer, Upper, CERTIFICATE_HEADER,
 };
 pub use number::{
-    cop_number, cop_number_of_graph, cop_number_with, CopNumber, CopSearch, OutOfMemory,
+    cop_number, cop_number_of_graph, cop_number_of_masks, cop_number_with, CopNumber, CopSearch,
+    OutOfMemory,
 };
 pub use small::is_dismantlable;
 

@@ -5,7 +5,8 @@ use std::collections::HashMap;
 
 use super::cop_number_of_graph;
 use super::small::{
-    closed_masks, dominated_by_two, is_dismantlable, small_cops_win, small_two_cops_win,
+    closed_masks, dominated_by_two, is_dismantlable, small_cops_win, small_one_cop_win,
+    small_two_cops_win,
 };
 use crate::games::arena::Arena;
 use crate::games::cops::Turn;
@@ -329,6 +330,7 @@ fn small_path_engine_and_naive_agree_on_cop_wins_and_capture_times() {
             assert_eq!(small, best.map(|(w, p)| (p, w)), "case {case} k={k}");
             if k == 1 {
                 assert_eq!(is_dismantlable(closed), small.is_some(), "{edges:?}");
+                assert_eq!(small_one_cop_win(closed), small, "case {case} {edges:?}");
             }
         }
         let c = cop_number_of_graph(n, &edges, 3, true);

@@ -4,7 +4,7 @@
 
 use super::small::{
     closed_masks, core, corners_removed, dominated_by_two, is_dismantlable, small_cops_win,
-    small_two_cops_win,
+    small_one_cop_win, small_two_cops_win,
 };
 use crate::error::Result;
 use crate::games::arena::Arena;
@@ -248,15 +248,30 @@ pub fn cop_number_of_graph(
     if !timed {
         return untimed(closed, max_cops);
     }
+    cop_number_of_masks(closed, max_cops)
+}
+
+/// [`cop_number_of_graph`] with placement and capture time, from a small
+/// graph's closed neighbourhoods (`closed[v]` has bit `v` and its
+/// neighbours; 1 to 64 vertices): the census's path, which decodes graph6
+/// straight into these masks.
+///
+/// # Panics
+/// If `closed` is empty or has more than 64 vertices, or `max_cops` is
+/// above 4.
+#[must_use]
+pub fn cop_number_of_masks(closed: &[u64], max_cops: u32) -> CopNumber {
+    assert!(max_cops <= 4, "at most 4 cops");
+    assert!((1..=64).contains(&closed.len()), "1 to 64 vertices");
     for k in 1..=max_cops as usize {
         // Dismantlability decides one cop at a fraction of a solve's cost.
         if k == 1 && !is_dismantlable(closed) {
             continue;
         }
-        let won = if k == 2 {
-            small_two_cops_win(closed)
-        } else {
-            small_cops_win(closed, k)
+        let won = match k {
+            1 => small_one_cop_win(closed),
+            2 => small_two_cops_win(closed),
+            _ => small_cops_win(closed, k),
         };
         if let Some((placement, plies)) = won {
             return CopNumber::won(k, placement, plies);

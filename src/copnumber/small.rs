@@ -17,7 +17,45 @@ use crate::games::multiset::{multiset_count, next_multiset, Ranker, MAX_COPS};
 /// If `closed` has more than 64 vertices.
 #[must_use]
 pub fn is_dismantlable(closed: &[u64]) -> bool {
-    !closed.is_empty() && corners_removed(closed).count_ones() == 1
+    let n = closed.len();
+    assert!(n <= 64, "at most 64 vertices");
+    if n == 0 {
+        return false;
+    }
+    // Corners removed in passes, as many per pass as are found (the order
+    // does not matter: a graph is dismantlable or not whichever corners go
+    // first, as removing a corner keeps the cop number, see [`core`]).
+    let mut alive: u64 = if n == 64 { u64::MAX } else { (1 << n) - 1 };
+    loop {
+        let before = alive;
+        let mut vs = alive;
+        while vs != 0 {
+            let v = vs.trailing_zeros() as usize;
+            vs &= vs - 1;
+            if alive.count_ones() == 1 {
+                return true;
+            }
+            // The vertices adjacent to all of N[v] (v's among them) are
+            // those whose closed neighbourhood holds N[v]: v is a corner
+            // when one of them is another vertex.
+            let mut ws = closed[v] & alive;
+            let mut common = alive;
+            while ws != 0 {
+                let w = ws.trailing_zeros() as usize;
+                ws &= ws - 1;
+                common &= closed[w];
+            }
+            if common & !(1 << v) != 0 {
+                alive &= !(1 << v);
+            }
+        }
+        if alive.count_ones() == 1 {
+            return true;
+        }
+        if alive == before {
+            return false;
+        }
+    }
 }
 
 /// The vertices left (as a mask) once corners are removed one at a time
@@ -177,6 +215,112 @@ pub(crate) fn small_cops_win(closed: &[u64], k: usize) -> Option<(Vec<u32>, u32)
     }
 }
 
+/// The thief's safe cells as a table lookup: `of(S)` is the union of the
+/// closed neighbourhoods of the vertices of `S` (the cells from which the
+/// thief can step outside the cops' won set). Up to 12 vertices, two
+/// tables of the 64 unions of six vertices each, built once per graph,
+/// replace a loop over the vertices of `S` at every row of every level;
+/// larger graphs keep the loop.
+struct Dilation<'a> {
+    closed: &'a [u64],
+    tables: Option<[[u64; 64]; 2]>,
+}
+
+impl Dilation<'_> {
+    fn new(closed: &[u64]) -> Dilation<'_> {
+        let n = closed.len();
+        let tables = (n <= 12).then(|| {
+            let mut tables = [[0u64; 64]; 2];
+            for (c, table) in tables.iter_mut().enumerate() {
+                let base = 6 * c;
+                let width = n.saturating_sub(base).min(6);
+                for s in 1..(1usize << width) {
+                    table[s] = table[s & (s - 1)] | closed[base + s.trailing_zeros() as usize];
+                }
+            }
+            tables
+        });
+        Dilation { closed, tables }
+    }
+
+    /// The union of `closed[u]` over the vertices `u` of `set`.
+    #[inline]
+    fn of(&self, set: u64) -> u64 {
+        if let Some(t) = &self.tables {
+            return t[0][(set & 63) as usize] | t[1][(set >> 6 & 63) as usize];
+        }
+        let mut set = set;
+        let mut out = 0;
+        while set != 0 {
+            let u = set.trailing_zeros();
+            set &= set - 1;
+            out |= self.closed[u as usize];
+        }
+        out
+    }
+}
+
+/// One cop on a small plain graph: [`small_cops_win`] with `k = 1`, on
+/// the stack (a cop's rank is its vertex), for the millions of graphs of a
+/// census.
+pub(crate) fn small_one_cop_win(closed: &[u64]) -> Option<(Vec<u32>, u32)> {
+    let n = closed.len();
+    debug_assert!(n <= 64);
+    if n == 0 {
+        return None;
+    }
+    let full: u64 = if n == 64 { u64::MAX } else { (1 << n) - 1 };
+    if n == 1 {
+        return Some((vec![0], 0));
+    }
+    // Level 1 wins on a dominating vertex (the cop's step reaches
+    // everything): the first one ends the solve before any table.
+    if let Some(a) = closed.iter().position(|&c| c == full) {
+        return Some((vec![a as u32], 1));
+    }
+    let dilation = Dilation::new(closed);
+    let mut cw = [0u64; 64];
+    let mut tl = [0u64; 64];
+    let mut moved = [0u64; 64];
+    for v in 0..n {
+        cw[v] = 1 << v;
+        tl[v] = 1 << v;
+    }
+    let mut level = 0;
+    loop {
+        for (a, m) in moved.iter_mut().enumerate().take(n) {
+            let mut acc = 0;
+            let mut xs = closed[a];
+            while xs != 0 {
+                let x = xs.trailing_zeros() as usize;
+                xs &= xs - 1;
+                acc |= tl[x];
+            }
+            *m = acc;
+        }
+        let mut changed = false;
+        let mut won = None;
+        for a in 0..n {
+            let c = 1 << a | moved[a];
+            let safe = dilation.of(full & !cw[a]);
+            let t = 1 << a | (full & !safe);
+            changed |= c != cw[a] || t != tl[a];
+            cw[a] = c;
+            tl[a] = t;
+            if c == full && won.is_none() {
+                won = Some(a as u32);
+            }
+        }
+        if !changed {
+            return None;
+        }
+        level += 1;
+        if let Some(a) = won {
+            return Some((vec![a], level));
+        }
+    }
+}
+
 /// Two cops on a small plain graph, the same game as [`small_cops_win`]
 /// with `k = 2` but over ordered pairs (`n * n` rows): direct indexing
 /// instead of ranking, for the millions of small graphs of a graph6
@@ -217,19 +361,43 @@ fn two_cops(closed: &[u64], scratch: &mut [u64]) -> Option<(Vec<u32>, u32)> {
             }
         }
     }
+    // Level 1 wins where the two closed neighbourhoods cover the graph:
+    // the first such pair in colex order ends the solve at once (most
+    // graphs of cop number 2 on a few vertices), before any table.
+    for b in 0..n {
+        for a in 0..=b {
+            if closed[a] | closed[b] == full {
+                return Some((vec![a as u32, b as u32], 1));
+            }
+        }
+    }
     let (cw, rest) = scratch.split_at_mut(n * n);
     let (tl, rest) = rest.split_at_mut(n * n);
     let (half, _) = rest.split_at_mut(n * n);
+    let dilation = Dilation::new(closed);
     // cw[a * n + b] (a <= b): thief cells where the cops on a and b, to
     // move, have won; tl (both orders): the same with the thief to move;
     // half[y * n + b]: the cop on b to move, the other one moved to y.
-    for a in 0..n {
-        for b in 0..n {
-            cw[a * n + b] = mask(a, b);
-            tl[a * n + b] = mask(a, b);
+    //
+    // Level 1 in closed form: from cw = tl = {a, b} the cops' step wins
+    // on N[a] | N[b] (the general step below gives the same), the thief
+    // loses where every closed neighbour is a cop.
+    let mut changed = false;
+    for b in 0..n {
+        for a in 0..=b {
+            let m = mask(a, b);
+            let c = closed[a] | closed[b];
+            let t = m | (full & !dilation.of(full & !m));
+            changed |= c != m || t != m;
+            cw[a * n + b] = c;
+            tl[a * n + b] = t;
+            tl[b * n + a] = t;
         }
     }
-    let mut level = 0;
+    if !changed {
+        return None;
+    }
+    let mut level = 1;
     loop {
         // The cop on b moves to x, the cop on y has moved already.
         for y in 0..n {
@@ -259,14 +427,7 @@ fn two_cops(closed: &[u64], scratch: &mut [u64]) -> Option<(Vec<u32>, u32)> {
                 }
                 let c = mask(a, b) | acc;
                 // Thief: safe where some closed neighbour is outside cw.
-                let mut outside = full & !cw[i];
-                let mut safe = 0;
-                while outside != 0 {
-                    let u = outside.trailing_zeros();
-                    outside &= outside - 1;
-                    safe |= closed[u as usize];
-                }
-                let t = mask(a, b) | (full & !safe);
+                let t = mask(a, b) | (full & !dilation.of(full & !cw[i]));
                 changed |= c != cw[i] || t != tl[i];
                 cw[i] = c;
                 tl[i] = t;

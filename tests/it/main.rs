@@ -25,6 +25,9 @@ mod cli;
 mod conventions;
 /// `copnumber`: small graphs against independent checks, named graphs.
 mod copnumber;
+/// `copnumber census` and `merge` (issue 32) without nauty: against
+/// `copnumber` summed, merged runs, killed runs, refusals.
+mod copnumber_census;
 /// `copnumber MAP` under rule and exit flags against `solve --cops K`.
 mod copnumber_map;
 /// copnumber plans each number of cops under --memory (issue 33).

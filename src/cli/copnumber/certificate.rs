@@ -65,7 +65,7 @@ impl CopNumberArgs {
             )
             .into());
         }
-        note_input("the graph stream", &self.file)?;
+        note_input("the graph stream", self.file())?;
         let mut out = OutputTarget::check("--certificate", path)?.create()?;
         write_header(&mut out)?;
         Ok(Some(CertificateFile {
@@ -165,7 +165,7 @@ fn record(args: &CopNumberArgs, p: &Pending, arena: &Arena, need: u64) -> Result
             status: 1,
             error: anyhow!(
                 "--certificate: {}: graph {}: the certificate's solves would need {}, more than {}",
-                args.file.display(),
+                args.file().display(),
                 p.number,
                 human_bytes(need),
                 args.cap_words()
@@ -175,7 +175,7 @@ fn record(args: &CopNumberArgs, p: &Pending, arena: &Arena, need: u64) -> Result
     let c = certificate(arena, &p.found, args.max_cops).map_err(|e| {
         anyhow!(
             "--certificate: {}: graph {}: {e}",
-            args.file.display(),
+            args.file().display(),
             p.number
         )
     })?;

@@ -19,6 +19,7 @@
 //! With `--certificate CERT` each graph's evidence for its cop number goes
 //! to CERT (`certificate.rs`), for `scripts/check-certificate.py`.
 
+mod census;
 mod certificate;
 mod edge_list;
 mod input;
@@ -47,11 +48,18 @@ use search::full_solve;
 
 /// Flags of `copnumber`.
 #[derive(ClapArgs, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub(crate) struct CopNumberArgs {
+    /// `census`: every graph of a generator's shards or of many files, in
+    /// parallel, resumable; `merge`: shards of censuses run apart.
+    #[command(subcommand)]
+    census: Option<census::CensusCommand>,
     /// graph6 file (one graph a line, as nauty writes it), an edge list
     /// (`u v` a line, 0-based, `#` comments) or a grid map (seed text or
     /// MovingAI .map, told apart by content); `-` reads standard input.
-    file: PathBuf,
+    /// (A file named `census` or `merge`: give it as `./census`.)
+    #[arg(required = true)]
+    file: Option<PathBuf>,
     /// Most cops tried (1 to 4); a graph needing more is reported as
     /// "more than K" (JSON: `cop_number: null`).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=4))]
@@ -130,11 +138,25 @@ type Solved = std::result::Result<Outcome, (usize, retrograde::Graph6Error)>;
 /// Graphs read and solved per batch.
 const BATCH: usize = 1 << 15;
 
+impl CopNumberArgs {
+    /// The graph file (`-` standard input): clap requires it without a
+    /// subcommand, and only `census` and `merge` go without one.
+    fn file(&self) -> &Path {
+        self.file.as_deref().unwrap_or(Path::new("-"))
+    }
+}
+
 /// Runs `copnumber`.
 pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
+    if let Some(command) = args.census.take() {
+        return census::run(command);
+    }
     args.cap = args.memory.unwrap_or_else(retrograde::available_memory);
     let args = args;
-    let path = args.file.clone();
+    let path = args
+        .file
+        .clone()
+        .expect("clap requires FILE without a subcommand");
     let input: Box<dyn BufRead> = if path == Path::new("-") {
         if args.out.is_some() {
             // A stop is deferred to the end of a batch: an idle stream
@@ -426,7 +448,9 @@ fn open_results(args: &CopNumberArgs, timed: bool) -> Result<Option<Results>, Fa
     };
     // Replacing the stream being read would lose it (standard input's
     // file included).
-    note_input("the graph stream", &args.file)?;
+    if let Some(file) = &args.file {
+        note_input("the graph stream", file)?;
+    }
     let target = OutputTarget::check("--out", path)?;
     if !target.is_file() {
         return Err(UsageError(format!(

@@ -1,0 +1,483 @@
+//! `retrograde copnumber census` and `retrograde copnumber merge`: the
+//! cop number, a winning placement and the capture time of every graph of
+//! a generator (nauty's `geng` by default) cut into shards with its
+//! `res/mod`, or of many graph6 files, one shard each; `--jobs` shards at
+//! once, one generator process and one solving thread each. Each shard's
+//! result is written to the output directory as it finishes (a temporary
+//! file renamed into place), so a run stopped or killed continues where it
+//! stood when run again, a shard at a time; shards run on other machines
+//! (`--shard`) are put together with `merge`, which refuses shards of
+//! another census, damaged files, and duplicate or missing shards. The
+//! library's `copnumber::census` holds the tallies, files and checksums;
+//! this module runs the shards (`shard.rs`) and prints (`print.rs`).
+
+mod print;
+mod shard;
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::{Args as ClapArgs, Subcommand};
+use retrograde::copnumber::{key_difference, merge, Census, CensusKey, ShardFile};
+
+use super::super::common::UsageError;
+use super::super::output::{defer_stop_signals, stop_requested, write_atomically};
+use super::super::Failure;
+use print::print_census;
+use shard::{run_shard, Shards};
+
+/// The subcommands of `copnumber`.
+#[derive(Subcommand, Debug)]
+pub(crate) enum CensusCommand {
+    /// Every graph of a generator's shards (default `nauty-geng -cq N
+    /// RES/MOD`) or of many graph6 files: counts by cop number, capture
+    /// times, the extreme graphs, a checksum; resumable, shard by shard.
+    Census(CensusArgs),
+    /// Merge the shard files of one census (run apart, e.g. on other
+    /// machines) into its result; refuses shards of another census,
+    /// damaged files, duplicate or missing shards (exit status 2).
+    Merge(MergeArgs),
+}
+
+/// Flags of `copnumber census`.
+#[derive(ClapArgs, Debug)]
+pub(crate) struct CensusArgs {
+    /// graph6 files to read instead of a generator, one shard each (in the
+    /// order given).
+    #[arg(conflicts_with_all = ["vertices", "generator", "shards"])]
+    files: Vec<PathBuf>,
+    /// The order of the graphs: the generator's placeholder `n` (in
+    /// braces; the help cannot spell it, as clap reads it as a line end).
+    #[arg(long, short = 'n', value_name = "N", required_unless_present = "files")]
+    vertices: Option<u32>,
+    /// Shards the census is cut into: the generator's `{mod}` (part of
+    /// what names the census: shards of censuses cut otherwise are not
+    /// merged).
+    #[arg(long, value_name = "MOD", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    shards: u32,
+    /// The generator's command, run by `sh -c` once per shard with the
+    /// placeholders `n`, `res` and `mod` in braces replaced by the order,
+    /// the shard and the shards; it prints graph6, one graph a line
+    /// [default: `nauty-geng -cq` n res/mod, those three in braces, or
+    /// `geng` when there is no `nauty-geng`; see the guide].
+    #[arg(long, value_name = "COMMAND")]
+    generator: Option<String>,
+    /// Only these shards: `I` or `A-B` (inclusive), for a census split
+    /// between machines; `merge` puts the shard files together.
+    #[arg(long, value_name = "I|A-B", value_parser = parse_range)]
+    shard: Option<(u32, u32)>,
+    /// Shards run at once [default: the cores].
+    #[arg(long, short = 'j', value_name = "J", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    jobs: Option<u32>,
+    /// Directory of the shard files and of the merged `census.txt`;
+    /// created if missing; a run continues the shards already there.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Most cops tried (1 to 4); a graph needing more counts as "more".
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=4))]
+    max_cops: u32,
+    /// The result as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar (there is none when standard error is not a
+    /// terminal).
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Flags of `copnumber merge`.
+#[derive(ClapArgs, Debug)]
+pub(crate) struct MergeArgs {
+    /// Shard files, or directories whose `shard-*.txt` files are read.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Write the merged census file here (a temporary file renamed into
+    /// place).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// The result as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `I` or `A-B`.
+fn parse_range(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("expected a shard index I or a range A-B, found `{s}`");
+    let (a, b) = s.split_once('-').unwrap_or((s, s));
+    let a: u32 = a.trim().parse().map_err(|_| bad())?;
+    let b: u32 = b.trim().parse().map_err(|_| bad())?;
+    if a > b {
+        return Err(format!("--shard {s}: the range is empty ({a} > {b})"));
+    }
+    Ok((a, b))
+}
+
+/// Runs `copnumber census` or `copnumber merge`.
+pub(crate) fn run(command: CensusCommand) -> Result<i32, Failure> {
+    match command {
+        CensusCommand::Census(args) => run_census(&args),
+        CensusCommand::Merge(args) => run_merge(&args),
+    }
+}
+
+/// The name of the merged result in a census directory.
+const CENSUS_FILE: &str = "census.txt";
+
+/// Whether a directory entry is a shard file.
+fn is_shard_name(name: &str) -> bool {
+    name.starts_with("shard-") && name.ends_with(".txt")
+}
+
+/// A refusal: exit status 2.
+fn refused(message: String) -> Failure {
+    Failure {
+        status: super::super::EXIT_INPUT,
+        error: UsageError(message).into(),
+    }
+}
+
+/// The shard files of a directory, by name.
+fn shard_paths(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| refused(format!("cannot read {}: {e}", dir.display())))?;
+    let mut paths = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| refused(format!("cannot read {}: {e}", dir.display())))?;
+        let name = entry.file_name();
+        if is_shard_name(&name.to_string_lossy()) {
+            paths.push(entry.path());
+        }
+    }
+    paths.sort();
+    Ok(paths)
+}
+
+/// A shard file read and checked (exit status 2 when it cannot be used).
+fn read_shard(path: &Path) -> Result<ShardFile, Failure> {
+    let text =
+        std::fs::read(path).map_err(|e| refused(format!("cannot read {}: {e}", path.display())))?;
+    let text = String::from_utf8(text).map_err(|_| {
+        refused(format!(
+            "{}: not a census shard file (not UTF-8 text)",
+            path.display()
+        ))
+    })?;
+    let name = path.display().to_string();
+    let shard = ShardFile::parse(&name, &text).map_err(|e| refused(e.to_string()))?;
+    let want = ShardFile::name(shard.index, shard.key.shards);
+    if path
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy() != want)
+    {
+        return Err(refused(format!(
+            "{name}: holds shard {} of {}, whose file is named {want}; a renamed file is not merged",
+            shard.index, shard.key.shards
+        )));
+    }
+    Ok(shard)
+}
+
+/// The generator by default: `nauty-geng` (Debian's name) when it is on
+/// the path, else `geng`.
+fn default_generator() -> String {
+    let on_path = |name: &str| {
+        std::env::var_os("PATH")
+            .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))
+    };
+    let geng = if on_path("nauty-geng") || !on_path("geng") {
+        "nauty-geng"
+    } else {
+        "geng"
+    };
+    format!("{geng} -cq {{n}} {{res}}/{{mod}}")
+}
+
+/// Runs `copnumber census`.
+fn run_census(args: &CensusArgs) -> Result<i32, Failure> {
+    let key = if args.files.is_empty() {
+        let generator = args.generator.clone().unwrap_or_else(default_generator);
+        if generator.contains('\n') {
+            return Err(refused("--generator: a command of one line".into()));
+        }
+        if args.shards > 1 && !(generator.contains("{res}") && generator.contains("{mod}")) {
+            return Err(refused(format!(
+                "--generator `{generator}`: {} shards need `{{res}}` and `{{mod}}` in the command, or each shard would read every graph",
+                args.shards
+            )));
+        }
+        CensusKey {
+            source: generator,
+            vertices: args.vertices,
+            shards: args.shards,
+            max_cops: args.max_cops,
+        }
+    } else {
+        for f in &args.files {
+            if f.to_string_lossy().contains('\n') {
+                return Err(refused(format!(
+                    "{:?}: a file name with a line end cannot be named in a census file",
+                    f.display().to_string()
+                )));
+            }
+            if !f.is_file() {
+                return Err(refused(format!("{}: not a readable file", f.display())));
+            }
+        }
+        CensusKey {
+            source: "files".into(),
+            vertices: None,
+            shards: args.files.len() as u32,
+            max_cops: args.max_cops,
+        }
+    };
+    let (first, last) = args.shard.unwrap_or((0, key.shards - 1));
+    if last >= key.shards {
+        return Err(refused(format!(
+            "--shard: shards are numbered 0 to {} in a census of {}",
+            key.shards - 1,
+            key.shards
+        )));
+    }
+    let dir = &args.out;
+    if dir.exists() && !dir.is_dir() {
+        return Err(refused(format!(
+            "--out {}: expected a directory (of shard files), found a file",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| refused(format!("--out {}: cannot create it: {e}", dir.display())))?;
+    // The shards already there: of this census, or the run is refused.
+    let mut done = vec![false; key.shards as usize];
+    for path in shard_paths(dir)? {
+        let shard = read_shard(&path).map_err(|f| {
+            refused(format!(
+                "{:#}; remove it to compute its shard again",
+                f.error
+            ))
+        })?;
+        if let Some(why) = key_difference(&key, &shard.key) {
+            return Err(refused(format!(
+                "--out {}: holds shards of another census ({}: {why}); choose another --out",
+                dir.display(),
+                path.display()
+            )));
+        }
+        done[shard.index as usize] = true;
+    }
+    let pending: Vec<u32> = (first..=last).filter(|&i| !done[i as usize]).collect();
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, usize::from),
+        |j| j as usize,
+    );
+    let shards = Shards {
+        key: key.clone(),
+        files: args.files.clone(),
+        stop: AtomicBool::new(false),
+        graphs: AtomicU64::new(0),
+    };
+    defer_stop_signals();
+    let bar = (!args.quiet && std::io::stderr().is_terminal() && !pending.is_empty()).then(|| {
+        let b = indicatif::ProgressBar::new(pending.len() as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} shards {elapsed} (eta {eta}) {msg}",
+            )
+            .expect("template"),
+        );
+        b
+    });
+    let started = std::time::Instant::now();
+    let next = AtomicUsize::new(0);
+    // Shards written by this run, and workers still at work.
+    let finished = AtomicUsize::new(0);
+    let workers = jobs.min(pending.len());
+    let working = AtomicUsize::new(workers);
+    let failure: Mutex<Option<Failure>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                while let Some(&index) = pending.get(next.fetch_add(1, Ordering::SeqCst)) {
+                    if shards.stopping() {
+                        break;
+                    }
+                    match run_and_write(&shards, index, dir) {
+                        Ok(true) => {
+                            finished.fetch_add(1, Ordering::SeqCst);
+                        }
+                        Ok(false) => break,
+                        Err(f) => {
+                            shards.stop.store(true, Ordering::SeqCst);
+                            let mut first = failure.lock().expect("no panic holds it");
+                            if first.is_none() {
+                                *first = Some(f);
+                            }
+                            break;
+                        }
+                    }
+                }
+                working.fetch_sub(1, Ordering::SeqCst);
+            });
+        }
+        if let Some(b) = &bar {
+            while working.load(Ordering::SeqCst) > 0 {
+                let graphs = shards.graphs.load(Ordering::Relaxed);
+                let rate = graphs as f64 / started.elapsed().as_secs_f64().max(1e-3);
+                b.set_position(finished.load(Ordering::SeqCst) as u64);
+                b.set_message(format!("{graphs} graphs, {rate:.0}/s"));
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        }
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    if let Some(f) = failure.into_inner().expect("no panic holds it") {
+        return Err(f);
+    }
+    if let Some(signal) = stop_requested() {
+        let there = done.iter().filter(|&&d| d).count() + finished.load(Ordering::SeqCst);
+        say!(
+            "stopped: {there} of the {} shards are in {}; run the same command again to continue",
+            key.shards,
+            dir.display()
+        );
+        return Ok(128 + signal);
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    if !args.quiet && !pending.is_empty() {
+        say!(
+            "{} shards, {} graphs in {seconds:.1} s",
+            pending.len(),
+            shards.graphs.load(Ordering::SeqCst)
+        );
+    }
+    // Merged once every shard is there.
+    let paths = shard_paths(dir)?;
+    if paths.len() < key.shards as usize {
+        let missing: Vec<String> = {
+            let mut have = vec![false; key.shards as usize];
+            for p in &paths {
+                have[read_shard(p)?.index as usize] = true;
+            }
+            ranges(&have)
+        };
+        say!(
+            "{} of the {} shards are in {}; still to run: --shard {} (then copnumber merge)",
+            paths.len(),
+            key.shards,
+            dir.display(),
+            missing.join(", --shard ")
+        );
+        return Ok(0);
+    }
+    let census = merge_paths(&paths)?;
+    let out = dir.join(CENSUS_FILE);
+    write_census(&out, &census)?;
+    print_census(&census, Some(&out), args.json)?;
+    Ok(0)
+}
+
+/// Runs shard `index` and writes its file into `dir` (a temporary file
+/// renamed into place): `false` when the run is stopping and nothing was
+/// written.
+fn run_and_write(shards: &Shards, index: u32, dir: &Path) -> Result<bool, Failure> {
+    let Some(file) = run_shard(shards, index)? else {
+        return Ok(false);
+    };
+    let path = dir.join(ShardFile::name(index, shards.key.shards));
+    let text = file.to_text();
+    write_atomically(&path, |out| out.write_all(text.as_bytes()))
+        .with_context(|| format!("cannot write {}", path.display()))
+        .map_err(|e| Failure {
+            status: 1,
+            error: e,
+        })?;
+    Ok(true)
+}
+
+/// The indices not in `have`, as `A-B` ranges.
+fn ranges(have: &[bool]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < have.len() {
+        if have[i] {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < have.len() && !have[i] {
+            i += 1;
+        }
+        out.push(if i - 1 == start {
+            start.to_string()
+        } else {
+            format!("{start}-{}", i - 1)
+        });
+    }
+    out
+}
+
+/// The shard files read, checked and merged.
+fn merge_paths(paths: &[PathBuf]) -> Result<Census, Failure> {
+    let mut shards = Vec::with_capacity(paths.len());
+    for p in paths {
+        shards.push((p.display().to_string(), read_shard(p)?));
+    }
+    merge(&shards).map_err(|e| refused(e.to_string()))
+}
+
+/// Writes a merged census file (through a temporary file).
+fn write_census(path: &Path, census: &Census) -> Result<(), Failure> {
+    let text = census.to_text();
+    write_atomically(path, |out| out.write_all(text.as_bytes()))
+        .with_context(|| format!("cannot write {}", path.display()))
+        .map_err(|e| Failure {
+            status: 1,
+            error: e,
+        })
+}
+
+/// Runs `copnumber merge`.
+fn run_merge(args: &MergeArgs) -> Result<i32, Failure> {
+    let mut paths = Vec::new();
+    for p in &args.paths {
+        if p.is_dir() {
+            let found = shard_paths(p)?;
+            if found.is_empty() {
+                return Err(refused(format!(
+                    "{}: no shard files (shard-*.txt) in this directory",
+                    p.display()
+                )));
+            }
+            paths.extend(found);
+        } else {
+            paths.push(p.clone());
+        }
+    }
+    // The output is checked before the work, and never one of the inputs.
+    if let Some(out) = &args.out {
+        let same = |p: &PathBuf| {
+            std::fs::canonicalize(p)
+                .ok()
+                .zip(std::fs::canonicalize(out).ok())
+                .is_some_and(|(a, b)| a == b)
+        };
+        if paths.iter().any(same) {
+            return Err(refused(format!(
+                "--out {}: is one of the shard files merged",
+                out.display()
+            )));
+        }
+    }
+    let census = merge_paths(&paths)?;
+    if let Some(out) = &args.out {
+        write_census(out, &census)?;
+    }
+    print_census(&census, args.out.as_deref(), args.json)?;
+    Ok(0)
+}

@@ -1,0 +1,476 @@
+//! The census files' one text serialization: [`ShardFile`] and
+//! [`Census`] written line by line and sealed with the SHA-256 of their
+//! text, and read back only when the checksum holds and the text is what
+//! its reading writes back.
+
+use std::fmt::Write as _;
+
+use super::{
+    Census, CensusError, CensusKey, Listed, Longest, ShardEntry, ShardFile, Tally, CENSUS_FORMAT,
+};
+use crate::copnumber::sha256::sha256_hex;
+
+/// The first line of every census file.
+const MAGIC: &str = "retrograde copnumber census";
+
+/// The header lines of a census file.
+fn write_key(out: &mut String, key: &CensusKey) {
+    let vertices = key
+        .vertices
+        .map_or_else(|| "any".to_string(), |n| n.to_string());
+    let _ = write!(
+        out,
+        "{MAGIC}\nformat {CENSUS_FORMAT}\nsource {}\nvertices {vertices}\nshards {}\nmax-cops {}\n",
+        key.source, key.shards, key.max_cops
+    );
+}
+
+/// `1`, `more`.
+fn cops_word(c: Option<u32>) -> String {
+    c.map_or_else(|| "more".to_string(), |c| c.to_string())
+}
+
+/// `0,3` or `-` for none.
+fn placement_word(p: &[u32]) -> String {
+    if p.is_empty() {
+        return "-".to_string();
+    }
+    p.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+}
+
+fn write_listed(out: &mut String, prefix: &str, l: &Listed) {
+    let _ = writeln!(
+        out,
+        "{prefix} {} placement {} plies {}",
+        l.graph6,
+        placement_word(&l.placement),
+        l.plies
+    );
+}
+
+/// The tally's lines.
+fn write_tally(out: &mut String, t: &Tally) {
+    let _ = writeln!(out, "graphs {}", t.graphs);
+    for (&c, class) in &t.classes {
+        let w = cops_word(c);
+        let _ = writeln!(out, "cops {w} graphs {}", class.graphs);
+        for (rounds, &g) in class.capture_times.iter().enumerate() {
+            if g > 0 {
+                let _ = writeln!(out, "cops {w} rounds {rounds} graphs {g}");
+            }
+        }
+        if let Some(l) = &class.longest {
+            let _ = writeln!(out, "cops {w} longest {} graphs {}", l.rounds, l.graphs);
+            for g in &l.listed {
+                write_listed(out, &format!("cops {w} longest-graph"), g);
+            }
+        }
+    }
+    if let Some(c) = t.largest_cop_number() {
+        let g = t.classes[&c].graphs;
+        let _ = writeln!(out, "largest {} graphs {g}", cops_word(c));
+        for l in &t.largest {
+            write_listed(out, "largest-graph", l);
+        }
+    }
+}
+
+/// `body` with its checksum line.
+fn sealed(mut body: String) -> String {
+    let sum = sha256_hex(body.as_bytes());
+    let _ = writeln!(body, "sha256 {sum}");
+    body
+}
+
+impl ShardFile {
+    /// The file's text (canonical, ending with its checksum line).
+    #[must_use]
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        write_key(&mut out, &self.key);
+        let _ = writeln!(out, "shard {} input {}", self.index, self.input);
+        write_tally(&mut out, &self.tally);
+        sealed(out)
+    }
+
+    /// Reads a shard file back; `path` names it in errors.
+    ///
+    /// # Errors
+    /// [`CensusError`] when the text is not a census shard file of this
+    /// format, its checksum does not hold (a damaged file), or it is not
+    /// exactly what [`ShardFile::to_text`] writes for what it says.
+    pub fn parse(path: &str, text: &str) -> Result<ShardFile, CensusError> {
+        let (parsed, sum) = parse(path, text)?;
+        let Head::Shard { index, input } = parsed.head else {
+            return Err(CensusError {
+                path: path.into(),
+                line: Some(7),
+                message: "a merged census, not a shard file (expected `shard I input ...`)".into(),
+            });
+        };
+        let shard = ShardFile {
+            key: parsed.key,
+            index,
+            input,
+            tally: parsed.tally,
+        };
+        canonical(path, text, &shard.to_text())?;
+        debug_assert_eq!(shard.sha256(), sum);
+        Ok(shard)
+    }
+
+    /// The SHA-256 of the file's text before its checksum line (the
+    /// checksum it ends with).
+    #[must_use]
+    pub fn sha256(&self) -> String {
+        let text = self.to_text();
+        let body = &text[..text.trim_end().rfind('\n').map_or(0, |i| i + 1)];
+        sha256_hex(body.as_bytes())
+    }
+
+    /// The file name of shard `index` of a census of `shards`:
+    /// `shard-0007-of-0064.txt` (four digits at least, so that names sort
+    /// by index).
+    #[must_use]
+    pub fn name(index: u32, shards: u32) -> String {
+        let w = shards.to_string().len().max(4);
+        format!("shard-{index:0w$}-of-{shards:0w$}.txt")
+    }
+}
+
+impl Census {
+    /// The file's text (canonical, ending with its checksum line).
+    #[must_use]
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        write_key(&mut out, &self.key);
+        for s in &self.shards {
+            let _ = writeln!(
+                out,
+                "shard {} graphs {} sha256 {}",
+                s.index, s.graphs, s.sha256
+            );
+        }
+        write_tally(&mut out, &self.tally);
+        sealed(out)
+    }
+
+    /// The checksum of the whole census: the SHA-256 its file ends with.
+    #[must_use]
+    pub fn sha256(&self) -> String {
+        let text = self.to_text();
+        let last = text.trim_end().rsplit('\n').next().unwrap_or_default();
+        last.trim_start_matches("sha256 ").to_string()
+    }
+
+    /// Reads a merged census file back; `path` names it in errors.
+    ///
+    /// # Errors
+    /// As [`ShardFile::parse`], and for a shard file.
+    pub fn parse(path: &str, text: &str) -> Result<Census, CensusError> {
+        let (parsed, _) = parse(path, text)?;
+        let Head::Whole(shards) = parsed.head else {
+            return Err(CensusError {
+                path: path.into(),
+                line: Some(7),
+                message: "a shard file, not a merged census".into(),
+            });
+        };
+        let census = Census {
+            key: parsed.key,
+            shards,
+            tally: parsed.tally,
+        };
+        canonical(path, text, &census.to_text())?;
+        Ok(census)
+    }
+}
+
+/// What a file's header says beyond the key.
+enum Head {
+    Shard { index: u32, input: String },
+    Whole(Vec<ShardEntry>),
+}
+
+struct Parsed {
+    key: CensusKey,
+    head: Head,
+    tally: Tally,
+}
+
+/// Refuses a text that is not what its own reading writes back: the first
+/// line that differs.
+fn canonical(path: &str, text: &str, written: &str) -> Result<(), CensusError> {
+    if text == written {
+        return Ok(());
+    }
+    let line = text
+        .lines()
+        .zip(written.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or_else(|| text.lines().count().min(written.lines().count()))
+        + 1;
+    let expected = written
+        .lines()
+        .nth(line - 1)
+        .unwrap_or("the end of the file");
+    Err(CensusError {
+        path: path.into(),
+        line: Some(line),
+        message: format!(
+            "not in the census file's canonical form (expected `{expected}`): a file this version did not write"
+        ),
+    })
+}
+
+/// Lines of a census file, each read once, with their numbers.
+struct Lines<'a> {
+    path: &'a str,
+    lines: Vec<&'a str>,
+    at: usize,
+}
+
+impl<'a> Lines<'a> {
+    fn error(&self, line: usize, message: String) -> CensusError {
+        CensusError {
+            path: self.path.into(),
+            line: Some(line),
+            message,
+        }
+    }
+
+    fn peek(&self) -> Option<&'a str> {
+        self.lines.get(self.at).copied()
+    }
+
+    /// The rest of the next line after `prefix ` (refused if absent).
+    fn field(&mut self, prefix: &str) -> Result<&'a str, CensusError> {
+        let line = self.at + 1;
+        let Some(text) = self.peek() else {
+            return Err(self.error(
+                line,
+                format!("the file ends where `{prefix} ...` was expected"),
+            ));
+        };
+        let rest = text
+            .strip_prefix(prefix)
+            .and_then(|r| r.strip_prefix(' '))
+            .ok_or_else(|| self.error(line, format!("expected `{prefix} ...`, found `{text}`")))?;
+        self.at += 1;
+        Ok(rest)
+    }
+
+    /// The words of `rest` as `name value` pairs in order (`keys`), the
+    /// values parsed as numbers.
+    fn numbers<const N: usize>(
+        &self,
+        rest: &str,
+        keys: [&str; N],
+    ) -> Result<[u64; N], CensusError> {
+        let line = self.at;
+        let words: Vec<&str> = rest.split(' ').collect();
+        let shape = || {
+            let want: Vec<String> = keys.iter().map(|k| format!("{k} N")).collect();
+            self.error(
+                line,
+                format!("expected `{}`, found `{rest}`", want.join(" ")),
+            )
+        };
+        if words.len() != 2 * N {
+            return Err(shape());
+        }
+        let mut out = [0u64; N];
+        for (i, k) in keys.iter().enumerate() {
+            if words[2 * i] != *k {
+                return Err(shape());
+            }
+            out[i] = words[2 * i + 1].parse().map_err(|_| shape())?;
+        }
+        Ok(out)
+    }
+}
+
+fn parse_cops(word: &str) -> Option<Option<u32>> {
+    if word == "more" {
+        return Some(None);
+    }
+    word.parse().ok().map(Some)
+}
+
+fn parse_listed(lines: &Lines<'_>, rest: &str) -> Result<Listed, CensusError> {
+    let line = lines.at;
+    let words: Vec<&str> = rest.split(' ').collect();
+    let bad = || {
+        lines.error(
+            line,
+            format!("expected `GRAPH6 placement V,V plies N`, found `{rest}`"),
+        )
+    };
+    if words.len() != 5 || words[1] != "placement" || words[3] != "plies" {
+        return Err(bad());
+    }
+    let placement = if words[2] == "-" {
+        Vec::new()
+    } else {
+        words[2]
+            .split(',')
+            .map(str::parse)
+            .collect::<Result<Vec<u32>, _>>()
+            .map_err(|_| bad())?
+    };
+    Ok(Listed {
+        graph6: words[0].to_string(),
+        placement,
+        plies: words[4].parse().map_err(|_| bad())?,
+    })
+}
+
+/// Reads a census file whose checksum holds; the checksum is returned.
+fn parse(path: &str, text: &str) -> Result<(Parsed, String), CensusError> {
+    let whole = |message: String| CensusError {
+        path: path.into(),
+        line: None,
+        message,
+    };
+    if !text.starts_with(MAGIC) {
+        return Err(whole(format!(
+            "not a census file (it does not start with `{MAGIC}`)"
+        )));
+    }
+    let body_end = text.trim_end_matches('\n').rfind('\n').map_or(0, |i| i + 1);
+    let last = text[body_end..].trim_end_matches('\n');
+    let Some(sum) = last.strip_prefix("sha256 ") else {
+        return Err(whole(
+            "damaged: its last line is not its `sha256` checksum (a truncated file?)".into(),
+        ));
+    };
+    let actual = sha256_hex(&text.as_bytes()[..body_end]);
+    if sum != actual {
+        return Err(whole(format!(
+            "damaged: its checksum says {sum}, its contents hash to {actual}"
+        )));
+    }
+    let mut lines = Lines {
+        path,
+        lines: text[..body_end].lines().collect(),
+        at: 1,
+    };
+    let number = |lines: &Lines<'_>, s: &str, what: &str| -> Result<u32, CensusError> {
+        s.parse()
+            .map_err(|_| lines.error(lines.at, format!("expected {what}, found `{s}`")))
+    };
+    let format = lines.field("format")?;
+    if format != CENSUS_FORMAT.to_string() {
+        return Err(lines.error(
+            2,
+            format!("census format {format}, this version reads format {CENSUS_FORMAT}: compute it again with this version"),
+        ));
+    }
+    let source = lines.field("source")?.to_string();
+    let vertices = match lines.field("vertices")? {
+        "any" => None,
+        v => Some(number(&lines, v, "a number of vertices or `any`")?),
+    };
+    let shards = lines.field("shards")?;
+    let shards = number(&lines, shards, "a number of shards")?;
+    let max_cops = lines.field("max-cops")?;
+    let max_cops = number(&lines, max_cops, "a number of cops")?;
+    let key = CensusKey {
+        source,
+        vertices,
+        shards,
+        max_cops,
+    };
+    let first = lines.field("shard")?;
+    let head = if let Some((index, input)) = first.split_once(" input ") {
+        Head::Shard {
+            index: number(&lines, index, "a shard index")?,
+            input: input.to_string(),
+        }
+    } else {
+        let mut entries = Vec::new();
+        let mut rest = first;
+        loop {
+            let words: Vec<&str> = rest.split(' ').collect();
+            if words.len() != 5 || words[1] != "graphs" || words[3] != "sha256" {
+                return Err(lines.error(
+                    lines.at,
+                    format!("expected `shard I input ...` or `shard I graphs N sha256 HEX`, found `shard {rest}`"),
+                ));
+            }
+            entries.push(ShardEntry {
+                index: number(&lines, words[0], "a shard index")?,
+                graphs: words[2].parse().map_err(|_| {
+                    lines.error(
+                        lines.at,
+                        format!("expected a number of graphs, found `{}`", words[2]),
+                    )
+                })?,
+                sha256: words[4].to_string(),
+            });
+            if !lines.peek().is_some_and(|l| l.starts_with("shard ")) {
+                break;
+            }
+            rest = lines.field("shard")?;
+        }
+        Head::Whole(entries)
+    };
+    let [graphs] = {
+        let rest = lines.field("graphs")?;
+        lines.numbers(&format!("graphs {rest}"), ["graphs"])?
+    };
+    let mut tally = Tally {
+        graphs,
+        ..Tally::default()
+    };
+    while lines.peek().is_some_and(|l| l.starts_with("cops ")) {
+        let rest = lines.field("cops")?;
+        let (word, rest) = rest.split_once(' ').unwrap_or((rest, ""));
+        let c = parse_cops(word).ok_or_else(|| {
+            lines.error(
+                lines.at,
+                format!("expected a cop number or `more`, found `{word}`"),
+            )
+        })?;
+        let class = tally.classes.entry(c).or_default();
+        if let Some(g6) = rest.strip_prefix("longest-graph ") {
+            let l = parse_listed(&lines, g6)?;
+            let Some(longest) = class.longest.as_mut() else {
+                return Err(
+                    lines.error(lines.at, "a longest graph before its `longest` line".into())
+                );
+            };
+            longest.listed.push(l);
+        } else if rest.starts_with("longest ") {
+            let [rounds, graphs] = lines.numbers(rest, ["longest", "graphs"])?;
+            class.longest = Some(Longest {
+                rounds: u32::try_from(rounds).unwrap_or(u32::MAX),
+                graphs,
+                listed: Vec::new(),
+            });
+        } else if rest.starts_with("rounds ") {
+            let [rounds, graphs] = lines.numbers(rest, ["rounds", "graphs"])?;
+            let at = usize::try_from(rounds).unwrap_or(usize::MAX);
+            if at > 1 << 20 {
+                return Err(lines.error(lines.at, format!("a capture time of {rounds} rounds")));
+            }
+            if class.capture_times.len() <= at {
+                class.capture_times.resize(at + 1, 0);
+            }
+            class.capture_times[at] = graphs;
+        } else {
+            let [graphs] = lines.numbers(rest, ["graphs"])?;
+            class.graphs = graphs;
+        }
+    }
+    if lines.peek().is_some() {
+        let rest = lines.field("largest")?;
+        let (_, rest) = rest.split_once(' ').unwrap_or((rest, ""));
+        lines.numbers(rest, ["graphs"])?;
+        while lines.peek().is_some() {
+            let rest = lines.field("largest-graph")?;
+            tally.largest.push(parse_listed(&lines, rest)?);
+        }
+    }
+    Ok((Parsed { key, head, tally }, sum.to_string()))
+}
