@@ -538,9 +538,9 @@ proptest! {
 #[test]
 fn copnumber_census_data_files_read_back_with_the_known_counts() {
     use retrograde::copnumber::Census;
-    let cop_win = [1, 1, 2, 5, 16, 68, 403, 3791, 65561, 2_258_314];
+    let cop_win = [1, 1, 2, 5, 16, 68, 403, 3791, 65561, 2_258_314, 151_084_672];
     let six = summed(SIX, 1);
-    for n in 1..=10u32 {
+    for n in 1..=11u32 {
         let path = format!("data/census/connected-{n}.txt");
         let text = std::fs::read_to_string(&path).unwrap();
         let census = Census::parse(&path, &text).unwrap();
@@ -575,6 +575,16 @@ fn copnumber_census_data_files_read_back_with_the_known_counts() {
             );
             assert_eq!(t.largest[0].graph6, "ICOf@pSb?");
         }
+        if n == 11 {
+            let counts: Vec<(Option<u32>, u64)> =
+                t.classes.iter().map(|(&c, k)| (c, k.graphs)).collect();
+            assert_eq!(
+                counts,
+                [(Some(1), 151_084_672), (Some(2), 855_615_887), (Some(3), 6)]
+            );
+            // Connected graphs on 11 vertices (OEIS A001349).
+            assert_eq!(t.graphs, 1_006_700_565);
+        }
     }
     // The README's SHA-256s are the files'.
     let readme = std::fs::read_to_string("data/census/README.md").unwrap();
@@ -583,7 +593,7 @@ fn copnumber_census_data_files_read_back_with_the_known_counts() {
         .filter(|l| l.len() > 66 && l.contains("  connected-"))
         .map(|l| format!("{l}\n"))
         .collect();
-    assert_eq!(sums.lines().count(), 10);
+    assert_eq!(sums.lines().count(), 11);
     let mut check = std::process::Command::new("sha256sum")
         .args(["--check", "--quiet"])
         .current_dir("data/census")
