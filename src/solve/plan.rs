@@ -325,6 +325,17 @@ fn plan_multicop(
                     hint: "free disk space, or give --scratch another folder".into(),
                 });
             }
+            // Mapped scratch files take address space as memory does: under
+            // an address-space limit (`ulimit -v`) they do not make room.
+            let space = crate::storage::address_space_left();
+            if plan.needed > space {
+                return Err(Error::TooLarge {
+                    what: format!("{what}, in memory and mapped scratch files"),
+                    needed: plan.needed,
+                    available: space,
+                    hint: "raise the address-space limit (ulimit -v): mapped scratch files count against it".into(),
+                });
+            }
             Backing::Scratch(dir)
         }
         None => Backing::Memory,

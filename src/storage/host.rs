@@ -45,7 +45,7 @@ pub fn available_memory() -> u64 {
 /// `MemAvailable` but past this limit failed its allocation and aborted
 /// instead of being refused (issue 33, item 14). `u64::MAX` when there is
 /// no limit.
-fn address_space_left() -> u64 {
+pub(crate) fn address_space_left() -> u64 {
     let mut limit = std::mem::MaybeUninit::<libc::rlimit>::uninit();
     // SAFETY: `limit` points to writable memory of the right type;
     // getrlimit only writes into it, and it is read only on success.

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8};
 
 use memmap2::{Advice, MmapMut, MmapOptions, UncheckedAdvice};
 
+pub(crate) use host::address_space_left;
 pub use host::{available_memory, free_disk};
 use host::{is_private_copy, page_size, pagemap, read_pagemap, scratch_file};
 

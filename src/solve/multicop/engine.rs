@@ -27,7 +27,6 @@
 //! Where the thief can win nowhere, `cl` and `tw` are never allocated.
 
 mod cops;
-pub(super) use cops::table_bytes;
 mod thief;
 
 use rayon::prelude::*;

@@ -326,11 +326,26 @@ pub fn kcop_memory_for(arena: &Arena, k: usize, dte_table: bool) -> u64 {
 fn memory(n: usize, k: usize, two: bool) -> u64 {
     let row = n.div_ceil(64).max(1) as u64 * 8;
     let sets = if two { 6 } else { 3 };
-    let tables =
-        super::engine::table_bytes(n, k).saturating_mul(rayon::current_num_threads() as u64);
+    let tables = table_bytes(n, k).saturating_mul(rayon::current_num_threads() as u64);
     multiset_count(n, k)
         .saturating_mul(sets * row + sets)
         .saturating_add(tables)
+}
+
+/// Rows of table `j` (1 to k) in block `t`: prefixes `M` of `j - 1` cells
+/// `<= t`, times the (k - j)-multisets `B` of all `n` cells.
+pub(super) fn table_rows(n: usize, k: usize, j: usize, t: usize) -> usize {
+    (multiset_count(t + 1, j - 1) * multiset_count(n, k - j)) as usize
+}
+
+/// Bytes of one task's tables (the engine keeps one per worker thread).
+fn table_bytes(n: usize, k: usize) -> u64 {
+    let words = n.div_ceil(64).max(1) as u64;
+    let last = n.max(1) - 1;
+    (1..k)
+        .map(|j| table_rows(n, k, j, last) as u64 * (words * 8 + 2))
+        .sum::<u64>()
+        + table_rows(n, k, k, last) as u64
 }
 
 /// Whether the thief wins some state: an exit, a cop cell without a move,

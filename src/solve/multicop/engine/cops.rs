@@ -29,6 +29,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+use super::super::store::table_rows;
 use super::{cop_word, Engine, Op, MAX_COPS};
 use crate::games::multiset::{multiset_count, next_multiset};
 
@@ -52,22 +53,6 @@ struct Tables {
     out_dirty: Vec<u8>,
     row: Vec<u64>,
     sources: Vec<usize>,
-}
-
-/// Rows of table `j` (1 to k) in block `t`: prefixes `M` of `j - 1` cells
-/// `<= t`, times the (k - j)-multisets `B` of all `n` cells.
-fn table_rows(n: usize, k: usize, j: usize, t: usize) -> usize {
-    (multiset_count(t + 1, j - 1) * multiset_count(n, k - j)) as usize
-}
-
-/// Bytes of one task's tables (the engine keeps one per worker thread).
-pub(crate) fn table_bytes(n: usize, k: usize) -> u64 {
-    let words = n.div_ceil(64).max(1) as u64;
-    let last = n.max(1) - 1;
-    (1..k)
-        .map(|j| table_rows(n, k, j, last) as u64 * (words * 8 + 2))
-        .sum::<u64>()
-        + table_rows(n, k, k, last) as u64
 }
 
 impl Tables {
