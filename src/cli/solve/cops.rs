@@ -159,6 +159,7 @@ impl Cops {
                 .start
                 .map(|_| sorted.iter().map(|&c| self.show(c)).collect()),
             start_thief: self.start.and(self.thief).map(|t| self.show(t)),
+            lazy: args.kcops.lazy,
         }
     }
 }
