@@ -251,6 +251,18 @@ impl Arena {
     /// when a single cop could end its turn on its own cell (they may
     /// pass, or a speed above 1 lets a cop step out and back). With one cop
     /// the lazy game is the plain one.
+    ///
+    /// # Example
+    /// Two lazy cops still catch the thief on a 5-cycle:
+    /// ```
+    /// use retrograde::{solve, Arena, Engine, KCops, SolveOptions, Verdict};
+    /// let edges = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)];
+    /// let cycle = Arena::from_edges(5, &edges).unwrap().with_lazy(true);
+    /// let game = KCops::new(cycle, 2).unwrap();
+    /// let solution = solve(&game, &SolveOptions::new(Engine::Sequential)).unwrap();
+    /// let start = game.start(&[0, 0], 2);
+    /// assert_eq!(game.verdict(solution.outcome(start)), Verdict::CopWins);
+    /// ```
     #[must_use]
     pub fn with_lazy(mut self, lazy: bool) -> Arena {
         self.lazy = lazy;
