@@ -478,6 +478,11 @@ pub(crate) struct KCopsArgs {
     /// --thief and --exit then take vertex ids.
     #[arg(long)]
     pub(crate) graph: bool,
+    /// Lazy cops: on the cops' turn at most one cop moves, the others
+    /// stay (needs --cops 2 or more; not with --save, --checkpoint or
+    /// --resume).
+    #[arg(long)]
+    pub(crate) lazy: bool,
 }
 
 /// `--cop-speed` / `--thief-speed`: how many steps a piece may take per
@@ -507,7 +512,7 @@ impl KCopsArgs {
 
     /// Whether this solve leaves the one-cop grid game.
     pub(crate) fn active(&self) -> bool {
-        self.graph || self.k() > 1 || self.speeds.fast()
+        self.graph || self.k() > 1 || self.speeds.fast() || self.lazy
     }
 }
 

@@ -77,6 +77,8 @@ pub struct Arena {
     thief_passes: bool,
     cop_speed: u32,
     thief_speed: u32,
+    /// Lazy cops: on a cops' turn at most one cop moves.
+    lazy: bool,
     grid: Option<Grid>,
     /// `R_c` of every cell (sorted), for the current speed and pass flag.
     cop_reach: Lists,
@@ -197,6 +199,7 @@ impl Arena {
             thief_passes,
             cop_speed,
             thief_speed,
+            lazy: false,
             grid,
             cop_reach,
             thief_free_reach,
@@ -212,6 +215,7 @@ impl Arena {
             thief_speed.clamp(1, MAX_SPEED),
         );
         let passes = (self.cop_passes, self.thief_passes);
+        let lazy = self.lazy;
         Arena::build(
             self.n,
             self.cop_steps,
@@ -221,12 +225,14 @@ impl Arena {
             (c, t),
             self.grid,
         )
+        .with_lazy(lazy)
     }
 
     /// The same arena with these pass flags.
     #[must_use]
     pub fn with_passes(self, cop_passes: bool, thief_passes: bool) -> Arena {
         let speeds = (self.cop_speed, self.thief_speed);
+        let lazy = self.lazy;
         Arena::build(
             self.n,
             self.cop_steps,
@@ -236,6 +242,37 @@ impl Arena {
             speeds,
             self.grid,
         )
+        .with_lazy(lazy)
+    }
+
+    /// The same arena with lazy cops or not: on a cops' turn at most one
+    /// cop moves, within its reach set, the others staying
+    /// (`docs/rules.md`, "Lazy cops"). The cops stay all together exactly
+    /// when a single cop could end its turn on its own cell (they may
+    /// pass, or a speed above 1 lets a cop step out and back). With one cop
+    /// the lazy game is the plain one.
+    ///
+    /// # Example
+    /// Two lazy cops still catch the thief on a 5-cycle:
+    /// ```
+    /// use retrograde::{solve, Arena, Engine, KCops, SolveOptions, Verdict};
+    /// let edges = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)];
+    /// let cycle = Arena::from_edges(5, &edges).unwrap().with_lazy(true);
+    /// let game = KCops::new(cycle, 2).unwrap();
+    /// let solution = solve(&game, &SolveOptions::new(Engine::Sequential)).unwrap();
+    /// let start = game.start(&[0, 0], 2);
+    /// assert_eq!(game.verdict(solution.outcome(start)), Verdict::CopWins);
+    /// ```
+    #[must_use]
+    pub fn with_lazy(mut self, lazy: bool) -> Arena {
+        self.lazy = lazy;
+        self
+    }
+
+    /// Whether the cops are lazy ([`Arena::with_lazy`]).
+    #[must_use]
+    pub fn lazy(&self) -> bool {
+        self.lazy
     }
 
     /// The same arena with exactly these exit cells.
@@ -262,7 +299,7 @@ impl Arena {
     #[cfg(test)]
     pub(crate) fn with_cop_edges(self, edges: &[(u32, u32)]) -> Result<Arena> {
         let cop_steps = Arena::from_edges(self.n, edges)?.cop_steps;
-        let (passes, speeds) = (self.passes(), self.speeds());
+        let (passes, speeds, lazy) = (self.passes(), self.speeds(), self.lazy);
         Ok(Arena::build(
             self.n,
             cop_steps,
@@ -271,11 +308,13 @@ impl Arena {
             passes,
             speeds,
             self.grid,
-        ))
+        )
+        .with_lazy(lazy))
     }
 
     /// Whether this is the plain graph game of graph theory: speed 1, both
-    /// sides may pass, no exits, one relation for both sides. There,
+    /// sides may pass, no exits, one relation for both sides, cops not
+    /// lazy. There,
     /// dismantlability decides one cop and the small engine of
     /// [`cop_number_of_graph`](crate::copnumber::cop_number_of_graph) runs.
     #[must_use]
@@ -284,10 +323,11 @@ impl Arena {
             && self.passes() == (true, true)
             && self.exit_count() == 0
             && self.cop_steps == self.thief_steps
+            && !self.lazy
     }
 
     /// Whether `other` plays the same game: cells, both step relations,
-    /// exits, pass flags and speeds (a saved table checks the arena it will
+    /// exits, pass flags, speeds and laziness (a saved table checks the arena it will
     /// rebuild against the one solved).
     pub(crate) fn same_moves(&self, other: &Arena) -> bool {
         self.n == other.n
@@ -296,6 +336,7 @@ impl Arena {
             && self.exit == other.exit
             && self.passes() == other.passes()
             && self.speeds() == other.speeds()
+            && self.lazy == other.lazy
     }
 
     /// Number of cells.

@@ -92,6 +92,12 @@ impl KCops {
         let cop_bound = (arena.max_cop_reach() as u64)
             .checked_pow(k)
             .map_or(multisets, |p| p.min(multisets));
+        // Lazy: one cop of k moves, at most k * |R| moves.
+        let cop_bound = if arena.lazy() {
+            (arena.max_cop_reach() as u64 * u64::from(k)).min(multisets)
+        } else {
+            cop_bound
+        };
         let max_moves = cop_bound.max(arena.max_thief_reach() as u64);
         let max_moves = u32::try_from(max_moves).map_err(|_| Error::Placement {
             what: format!("{k} cops on {n} cells"),
@@ -135,6 +141,13 @@ impl KCops {
     #[must_use]
     pub fn cops(&self) -> u32 {
         self.k
+    }
+
+    /// Whether the cops are lazy (at most one moves a turn; set on the
+    /// arena, [`Arena::with_lazy`]).
+    #[must_use]
+    pub fn lazy(&self) -> bool {
+        self.arena.lazy()
     }
 
     /// Whether the thief moves first from the start.
@@ -243,14 +256,38 @@ impl KCops {
         }
         let mut ranks = JOINT.with(|j| std::mem::take(&mut *j.borrow_mut()));
         ranks.clear();
-        let mut dest = [0u32; MAX_COPS];
-        self.push_joint(0, 0, cops, avoid, &mut dest, &mut ranks);
+        if self.arena.lazy() {
+            self.push_lazy(cops, avoid, &mut ranks);
+        } else {
+            let mut dest = [0u32; MAX_COPS];
+            self.push_joint(0, 0, cops, avoid, &mut dest, &mut ranks);
+        }
         ranks.sort_unstable();
         ranks.dedup();
         for &r in &ranks {
             f(r);
         }
         JOINT.with(|j| *j.borrow_mut() = ranks);
+    }
+
+    /// The lazy cops' moves: one cop (one of each distinct cell) moves
+    /// within its reach, the others stay; multisets holding `avoid` are
+    /// left out. The ranks may repeat (the caller dedups).
+    fn push_lazy(&self, cops: &[u32], avoid: Option<u32>, out: &mut Vec<u64>) {
+        let k = cops.len();
+        for i in (0..k).filter(|&i| i == 0 || cops[i] != cops[i - 1]) {
+            for &to in self.arena.cop_reach(cops[i]) {
+                let mut moved = [0u32; MAX_COPS];
+                moved[..k].copy_from_slice(cops);
+                moved[i] = to;
+                let moved = &mut moved[..k];
+                if avoid.is_some_and(|a| moved.contains(&a)) {
+                    continue;
+                }
+                moved.sort_unstable();
+                out.push(self.rank(moved));
+            }
+        }
     }
 
     /// Assigns cop `i` onward; equal cops take their targets in
@@ -422,7 +459,40 @@ mod tests {
         let lonely = Arena::from_edges(3, &[(0, 1)])
             .unwrap()
             .with_passes(false, false);
-        check_game_contract(&KCops::new(lonely, 2).unwrap()).unwrap();
+        check_game_contract(&KCops::new(lonely.clone(), 2).unwrap()).unwrap();
+        check_game_contract(&KCops::new(lonely.with_lazy(true), 2).unwrap()).unwrap();
+    }
+
+    #[test]
+    fn the_contract_holds_for_lazy_cops() {
+        for k in 1..=3 {
+            for speeds in [(1, 1), (2, 1), (1, 2)] {
+                for passes in [(true, true), (false, true), (false, false)] {
+                    let arena = cycle(5)
+                        .with_speeds(speeds.0, speeds.1)
+                        .with_passes(passes.0, passes.1)
+                        .with_exits(&[3])
+                        .unwrap()
+                        .with_lazy(true);
+                    let game = KCops::new(arena, k).unwrap();
+                    check_game_contract(&game)
+                        .unwrap_or_else(|e| panic!("lazy k {k} {speeds:?} {passes:?}: {e}"));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lazy_cops_move_one_at_a_time() {
+        // Two cops on 0 and 2 of a 5-cycle: one moves (to 1, 4; 1, 3) or
+        // both stay.
+        let game = KCops::new(cycle(5).with_lazy(true), 2).unwrap();
+        let s = game.state(&[0, 2], 3, Turn::Cop);
+        let mut got: Vec<Vec<u32>> = Vec::new();
+        game.for_each_successor(s, |x| got.push(game.decode(x).cops.as_slice().to_vec()));
+        got.sort();
+        let want = [[0, 1], [0, 2], [0, 3], [1, 2], [2, 4]];
+        assert_eq!(got, want.iter().map(|w| w.to_vec()).collect::<Vec<_>>());
     }
 
     #[test]

@@ -641,3 +641,98 @@ fn copnumber_sigint_stops_after_a_batch_and_resume_completes_the_stream() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The lazy cop number `c_L` (on the cops' turn at most one cop moves),
+/// as defined by Offner and Ojakian, "Variations of cops and robber on the
+/// hypercube", Australasian J. Combinatorics 59 (2014), and studied by
+/// Bal, Bonato, Kinnersley and Prałat, "Lazy cops and robbers on
+/// hypercubes", Combinatorics, Probability and Computing 24 (2015).
+/// From the definition, `c(G) <= c_L(G) <= γ(G)` (a lazy move is a plain
+/// move; cops on a dominating set capture with one cop at once), and one
+/// lazy cop is one cop: trees have `c_L = 1`; cycles of at least 4
+/// vertices `c_L = 2` (`c = 2`; one cop stands, the other walks round).
+/// The Petersen graph: `c = 3` (Aigner and Fromme, "A game of cops and
+/// robbers", Discrete Applied Math. 8 (1984): girth 5, minimum degree 3)
+/// and `γ = 3`, so `c_L = 3`; the cube Q3: `c = 2` (Maamoun and Meyniel,
+/// 1987: `c(Q_n) = ceil((n + 1) / 2)`) and `γ = 2` (two antipodal
+/// vertices), so `c_L = 2`. Each is checked on the bit engine (through
+/// `copnumber`'s general path) and on the brute-force oracle.
+#[test]
+fn lazy_cop_number_of_named_graphs_matches_the_literature() {
+    use crate::oracle::{KBoard, KOracle};
+    let mut named: Vec<(String, usize, Edges, u32)> = vec![
+        ("Petersen".into(), 10, petersen(), 3),
+        ("Q3".into(), 8, hypercube(3), 2),
+        ("path P7".into(), 7, (0..6).map(|v| (v, v + 1)).collect(), 1),
+        ("star K1,6".into(), 7, (1..7).map(|v| (0, v)).collect(), 1),
+    ];
+    for n in 4..=8u32 {
+        named.push((format!("C{n}"), n as usize, cycle(n), 2));
+    }
+    for (name, n, edges, c_lazy) in named {
+        let arena = retrograde::Arena::from_edges(n as u32, &edges).unwrap();
+        let plain = cop_number(&arena, 4).cop_number.unwrap();
+        let lazy = cop_number(&arena.clone().with_lazy(true), 4);
+        assert_eq!(lazy.cop_number, Some(c_lazy), "{name}: lazy cop number");
+        assert!(plain <= c_lazy, "{name}: c = {plain} > c_L");
+        assert_eq!(lazy.placement.len(), c_lazy as usize, "{name}");
+        let pairs: Vec<(usize, usize)> = edges
+            .iter()
+            .map(|&(u, v)| (u as usize, v as usize))
+            .collect();
+        let mut board = KBoard::from_edges(n, &pairs);
+        board.lazy = true;
+        assert_eq!(
+            KOracle::cop_number(&board, 3),
+            Some(c_lazy as usize),
+            "{name}: the oracle's lazy cop number"
+        );
+    }
+    // A larger tree and a long cycle on the general engine alone.
+    let tree: Edges = (1..30u32).map(|v| ((v - 1) / 2, v)).collect();
+    let arena = retrograde::Arena::from_edges(30, &tree)
+        .unwrap()
+        .with_lazy(true);
+    assert_eq!(cop_number(&arena, 3).cop_number, Some(1), "binary tree");
+    let arena = retrograde::Arena::from_edges(40, &cycle(40))
+        .unwrap()
+        .with_lazy(true);
+    assert_eq!(cop_number(&arena, 3).cop_number, Some(2), "C40");
+}
+
+/// `copnumber --lazy` on a graph and a map: the general engine's lazy cop
+/// number; refused with --out and --certificate (exit 2).
+#[test]
+fn copnumber_lazy_on_graphs_and_maps() {
+    let dir = temp_dir("copnumber-lazy");
+    let petersen_file = dir.join("petersen.txt");
+    let text: String = petersen()
+        .iter()
+        .map(|(u, v)| format!("{u} {v}\n"))
+        .collect();
+    std::fs::write(&petersen_file, text).unwrap();
+    let p = petersen_file.to_str().unwrap();
+    let out = run(&["copnumber", p, "--lazy", "--json"], None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let j: Json = serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
+    assert_eq!(j["cop_number"].as_u64(), Some(3), "{j}");
+    // Q3 through graph6 on standard input, lazy and plain.
+    let g6 = to_graph6(8, &hypercube(3));
+    let out = run(
+        &["copnumber", "-", "--lazy", "--json"],
+        Some(format!("{g6}\n").as_bytes()),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let j: Json = serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
+    assert_eq!(j["cop_number"].as_u64(), Some(2), "{j}");
+    // A map: a 1x5 corridor is one cop's, lazy or not.
+    let map = dir.join("corridor.txt");
+    std::fs::write(&map, "1 5\n.....\n").unwrap();
+    let out = run(&["copnumber", map.to_str().unwrap(), "--lazy"], None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("lazy cops"), "{}", stdout(&out));
+    for extra in [["--out", "x.jsonl"], ["--certificate", "x.cert"]] {
+        let out = run(&["copnumber", p, "--lazy", extra[0], extra[1]], None);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", stderr(&out));
+    }
+}

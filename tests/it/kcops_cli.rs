@@ -841,3 +841,77 @@ fn plan_reports_without_solving() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `solve --cops K --lazy`: a graph (bit engine, the default, and the
+/// sequential engine) dumped and checked against the lazy oracle state by
+/// state; a map solved; one cop, `--save`, `--checkpoint` and `--resume`
+/// refused with exit 2 and the reason.
+#[test]
+fn solve_lazy_cops_matches_the_lazy_oracle() {
+    let dir = temp_dir("kcops-lazy");
+    let graph = dir.join("c6.txt");
+    let mut edges: Vec<(usize, usize)> = (0..6).map(|v| (v, (v + 1) % 6)).collect();
+    edges.push((0, 3));
+    let text: String = edges.iter().map(|(u, v)| format!("{u} {v}\n")).collect();
+    std::fs::write(&graph, text).unwrap();
+    let mut board = KBoard::from_edges(6, &edges);
+    board.exit[4] = true;
+    board.lazy = true;
+    let oracle = KOracle::solve(&board, 2);
+    for engine in ["bitboard", "sequential"] {
+        let out = dir.join(format!("{engine}.csv"));
+        let o = run(
+            &[
+                "solve",
+                "--graph",
+                graph.to_str().unwrap(),
+                "-q",
+                "--cops",
+                "2",
+                "--lazy",
+                "--exit",
+                "4",
+                "--engine",
+                engine,
+                "--dump",
+                out.to_str().unwrap(),
+            ],
+            None,
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let rows = dump_rows(&out, 1, 2);
+        assert_eq!(rows.len(), 21 * 6 * 2);
+        for (cops, thief, side, value, dte) in rows {
+            assert_eq!(oracle.lookup(&cops, thief, side), (value, dte), "{engine}");
+        }
+    }
+    let o = run(&["solve", MAP, "-q", "--cops", "2", "--lazy"], None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let g = graph.to_str().unwrap();
+    let save = dir.join("t.rtb");
+    let ck = dir.join("ck");
+    let refusals: [(&[&str], &str); 4] = [
+        (&["--cops", "1"], "one cop"),
+        (&["--cops", "2", "--save", save.to_str().unwrap()], "--save"),
+        (
+            &["--cops", "2", "--checkpoint", ck.to_str().unwrap()],
+            "--checkpoint",
+        ),
+        (
+            &["--cops", "2", "--resume", ck.to_str().unwrap()],
+            "--resume",
+        ),
+    ];
+    for (extra, word) in refusals {
+        let mut args = vec!["solve", "--graph", g, "-q", "--lazy"];
+        args.extend_from_slice(extra);
+        let o = run(&args, None);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(
+            err.contains(word) && err.contains("lazy"),
+            "{extra:?}: {err}"
+        );
+    }
+    assert!(!save.exists());
+}

@@ -153,7 +153,9 @@ pub(super) fn run(
     let board = game.board(&walls)?;
     let rules = game.rules();
     let (cop_speed, thief_speed) = (args.speeds.cop_speed, args.speeds.thief_speed);
-    let arena = Arena::from_board(&board, rules).with_speeds(cop_speed, thief_speed);
+    let arena = Arena::from_board(&board, rules)
+        .with_speeds(cop_speed, thief_speed)
+        .with_lazy(args.lazy);
     let exit_flags: Vec<String> = game
         .answer_flags()
         .into_iter()
@@ -198,6 +200,9 @@ pub(super) fn run(
     };
     if let Some(speeds) = speed_note(cop_speed, thief_speed) {
         told = format!("{told}\t{speeds}");
+    }
+    if args.lazy {
+        told = format!("{told}\tlazy cops");
     }
     let cells: Vec<[usize; 2]> = r
         .placement

@@ -111,6 +111,11 @@ pub(crate) struct CopNumberArgs {
     /// The pieces' speeds, as `solve --cops K` takes them (graphs and maps).
     #[command(flatten, next_help_heading = "Speeds")]
     speeds: SpeedArgs,
+    /// Lazy cops: on the cops' turn at most one cop moves, the others
+    /// stay; the lazy cop number, by the general engine (graphs and maps).
+    /// Not with --out or --certificate.
+    #[arg(long, conflicts_with_all = ["out", "certificate"])]
+    lazy: bool,
     /// Write each graph's certificate of its cop number to CERT (the
     /// winning placement with the cops' strategy and ranks, the thief's
     /// safe states against one cop fewer; docs/guide.md, "Certificates"),

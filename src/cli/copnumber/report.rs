@@ -37,6 +37,9 @@ pub(super) struct GraphJson<'a> {
     /// `--thief-speed`; left out at 1.
     #[serde(skip_serializing_if = "is_one")]
     thief_speed: u32,
+    /// `--lazy`; left out without it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    lazy: bool,
 }
 
 /// `--json --counts`: the counts alone, the object of the issue.
@@ -50,6 +53,9 @@ pub(super) struct CountsJson {
     /// `--thief-speed`; left out at 1.
     #[serde(skip_serializing_if = "is_one")]
     thief_speed: u32,
+    /// `--lazy`; left out without it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    lazy: bool,
 }
 
 /// The `--json` summary: the counts and the first graphs with the largest
@@ -137,6 +143,7 @@ impl Summary {
         CountsJson {
             cop_speed: args.speeds.cop_speed,
             thief_speed: args.speeds.thief_speed,
+            lazy: args.lazy,
             graphs: self.graphs,
             cop_number: self
                 .counts
@@ -163,6 +170,7 @@ pub(super) fn write_graph(
         let g = GraphJson {
             cop_speed,
             thief_speed,
+            lazy: args.lazy,
             graph: index + 1,
             line,
             graph6,
@@ -178,8 +186,11 @@ pub(super) fn write_graph(
         writeln!(out)?;
     } else {
         let text = String::from_utf8_lossy(text);
-        let speeds =
+        let mut speeds =
             speed_note(cop_speed, thief_speed).map_or_else(String::new, |s| format!("\t{s}"));
+        if args.lazy {
+            speeds.push_str("\tlazy cops");
+        }
         match r.cop_number {
             Some(c) => {
                 let p: Vec<String> = r.placement.iter().map(u32::to_string).collect();
@@ -238,6 +249,9 @@ pub(super) fn write_summary(
     writeln!(out, "graphs: {}", s.graphs)?;
     if let Some(speeds) = speed_note(args.speeds.cop_speed, args.speeds.thief_speed) {
         writeln!(out, "speeds: {speeds}")?;
+    }
+    if args.lazy {
+        writeln!(out, "rules: lazy cops")?;
     }
     for (c, n) in &s.counts {
         match c {

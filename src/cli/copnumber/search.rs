@@ -20,11 +20,12 @@ use super::super::Failure;
 use super::{speed_note, CopNumberArgs};
 
 impl CopNumberArgs {
-    /// The arena of a graph under these flags' speeds.
+    /// The arena of a graph under these flags' speeds and `--lazy`.
     pub(super) fn graph_arena(&self, n: usize, edges: &[(u32, u32)]) -> Arena {
         Arena::from_edges(n as u32, edges)
             .expect("the graph readers keep edges within 0..n")
             .with_speeds(self.speeds.cop_speed, self.speeds.thief_speed)
+            .with_lazy(self.lazy)
     }
 
     /// Whether a graph of `n` vertices is solved among the batch's
@@ -38,11 +39,11 @@ impl CopNumberArgs {
 
     /// The cop number of one graph in the batch's parallel solves
     /// ([`CopNumberArgs::in_parallel`]). At speed 1 the plain graph game's
-    /// fast path; with a fast piece the general engine, whose placement and
+    /// fast path; with a fast piece or lazy cops the general engine, whose placement and
     /// capture time are dropped under `--counts` so that the answer reads
     /// as the fast path's would.
     pub(super) fn solve_graph(&self, n: usize, edges: &[(u32, u32)], timed: bool) -> CopNumber {
-        if !self.speeds.fast() {
+        if !self.speeds.fast() && !self.lazy {
             return cop_number_of_graph(n, edges, self.max_cops, timed);
         }
         let search = CopSearch::default();

@@ -127,6 +127,10 @@ pub(crate) struct PiecesJson {
     pub(crate) start_cops: Option<Vec<serde_json::Value>>,
     /// The thief's start cell (null without a start).
     pub(crate) start_thief: Option<serde_json::Value>,
+    /// Lazy cops (`--lazy`: one cop moves a turn); the key is left out
+    /// without the flag.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) lazy: bool,
 }
 
 /// What a solve found, whichever engine ran it: the parts of a

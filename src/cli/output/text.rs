@@ -189,8 +189,9 @@ fn result_line(r: &SolveReport) -> Option<String> {
 fn board_line(r: &SolveReport) -> String {
     let speeds = r.pieces.as_ref().map_or_else(String::new, |p| {
         format!(
-            "; {} cop{}, cop speed {}, thief speed {}",
+            "; {} {}cop{}, cop speed {}, thief speed {}",
             p.cops,
+            if p.lazy { "lazy " } else { "" },
             if p.cops == 1 { "" } else { "s" },
             p.cop_speed,
             p.thief_speed

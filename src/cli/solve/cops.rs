@@ -53,8 +53,9 @@ pub(super) fn setup(args: &SolveArgs, config: &EngineConfig) -> Result<(Cops, Ta
         ))
         .into());
     }
-    let targets = check_outputs(args)?;
     let k = args.kcops.k();
+    refuse_lazy(args, k)?;
+    let targets = check_outputs(args)?;
     let (arena, source, cops, thief) = if args.kcops.graph {
         graph_arena(&args.map, &args.game, config.limits().memory)?
     } else {
@@ -69,7 +70,9 @@ pub(super) fn setup(args: &SolveArgs, config: &EngineConfig) -> Result<(Cops, Ta
     }
     refuse_one_sided_start(&args.game, cops.is_empty(), thief.is_none())?;
     let speeds = &args.kcops.speeds;
-    let arena = arena.with_speeds(speeds.cop_speed, speeds.thief_speed);
+    let arena = arena
+        .with_speeds(speeds.cop_speed, speeds.thief_speed)
+        .with_lazy(args.kcops.lazy);
     let game = KCops::new(arena, k)?.with_thief_first(args.game.thief_first);
     let start = match (cops.is_empty(), thief) {
         (false, Some(t)) => Some(game.start(&cops, t)),
@@ -83,6 +86,31 @@ pub(super) fn setup(args: &SolveArgs, config: &EngineConfig) -> Result<(Cops, Ta
         source,
     };
     Ok((play, targets))
+}
+
+/// The refusals of `--lazy`: one cop (lazy is then the plain game), and
+/// the outputs whose formats have no field for the rule (a table's game
+/// section, a checkpoint's fingerprint).
+fn refuse_lazy(args: &SolveArgs, k: u32) -> Result<(), UsageError> {
+    if !args.kcops.lazy {
+        return Ok(());
+    }
+    if k < 2 {
+        return Err(UsageError(
+            "--lazy needs --cops 2 or more: with one cop, lazy cops are the plain game".into(),
+        ));
+    }
+    let refused = [
+        ("--save", args.save.is_some()),
+        ("--checkpoint", args.checkpoint.is_some()),
+        ("--resume", args.resume.is_some()),
+    ];
+    match refused.iter().find(|(_, given)| *given) {
+        Some((what, _)) => Err(UsageError(format!(
+            "{what} is not available with --lazy: the table and checkpoint formats have no field for the lazy rule"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// What a several-cops checkpoint adds to the fingerprint: the cops, the
@@ -131,6 +159,7 @@ impl Cops {
                 .start
                 .map(|_| sorted.iter().map(|&c| self.show(c)).collect()),
             start_thief: self.start.and(self.thief).map(|t| self.show(t)),
+            lazy: args.kcops.lazy,
         }
     }
 }

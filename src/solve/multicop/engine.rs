@@ -150,6 +150,9 @@ struct Engine<'a> {
     stuck: Vec<u64>,
     /// Whether some cop cell has no move (then some cop rows have none).
     thief_can_win: bool,
+    /// Lazy cops: one cop moves a turn ([`Arena::lazy`]); the cop step
+    /// reads each row's `k * |R|` sources directly (`engine/cops.rs`).
+    lazy: bool,
 }
 
 fn bitset(n: usize, words: usize, f: impl Fn(usize) -> bool) -> Vec<u64> {
@@ -246,6 +249,7 @@ impl<'a> Engine<'a> {
             open_base: bitset(n, words, |t| !arena.is_exit(t as u32)),
             stuck,
             thief_can_win,
+            lazy: arena.lazy(),
             plain,
             group,
             near,
@@ -308,7 +312,14 @@ impl<'a> Engine<'a> {
                 cops[..k].copy_from_slice(&unrank_multiset(first as u64, k));
                 let mut decided = 0u64;
                 for i in 0..cw.len() / words {
-                    let no_move = cops[..k].iter().any(|&c| self.reach[c as usize].is_empty());
+                    // Plain cops have no move when one of them has none;
+                    // lazy ones when all have none.
+                    let stuck = |c: &u32| self.reach[*c as usize].is_empty();
+                    let no_move = if self.lazy {
+                        cops[..k].iter().all(stuck)
+                    } else {
+                        cops[..k].iter().any(stuck)
+                    };
                     let span = i * words..(i + 1) * words;
                     for w in 0..words {
                         let cm = cop_word(&cops[..k], w);

@@ -137,6 +137,12 @@ pub(super) fn write_cops(
             solution.states()
         )));
     }
+    if game.lazy() {
+        return Err(invalid(
+            "lazy cops cannot be saved: the table's game section has no field for the lazy rule"
+                .to_string(),
+        ));
+    }
     let cells = game.arena().cells();
     if let Some((cops, thief)) = start {
         if cops.len() != game.cops() as usize || cops.iter().chain([&thief]).any(|&c| c >= cells) {

@@ -10,7 +10,9 @@ use retrograde::{solve, Engine, Game, KCops, Outcome, SolveOptions, Turn};
 
 use crate::oracle::KOracle;
 use crate::oracle::{Side, Value};
-use crate::support::kcops_games::{random_graph_games, random_map_games};
+use crate::support::kcops_games::{
+    random_graph_games, random_graph_games_lazy, random_map_games, random_map_games_lazy,
+};
 
 /// Instances per (k, speeds) and kind: a few seconds in release.
 const PER_CASE: usize = if cfg!(debug_assertions) { 4 } else { 100 };
@@ -113,5 +115,21 @@ fn bit_engine_agrees_on_random_maps() {
 fn bit_engine_agrees_on_random_graphs() {
     for k in 1..=3u32 {
         random_graph_games(k, 0x6b62_6772, PER_CASE, check);
+    }
+}
+
+/// Lazy cops (`docs/rules.md`, "Lazy cops"): the bit engine's lazy cop
+/// move against the lazy oracle and the counter engines.
+#[test]
+fn bit_engine_agrees_with_lazy_cops_on_random_maps() {
+    for k in 1..=3u32 {
+        random_map_games_lazy(k, 0x6c62_6974, PER_CASE, true, check);
+    }
+}
+
+#[test]
+fn bit_engine_agrees_with_lazy_cops_on_random_graphs() {
+    for k in 1..=3u32 {
+        random_graph_games_lazy(k, 0x6c62_6772, PER_CASE, true, check);
     }
 }

@@ -17,7 +17,8 @@ use super::{engine_configs, rules, solve_verified, Config};
 use crate::oracle::KOracle;
 use crate::oracle::{Side, Value, Variant};
 use crate::support::kcops_games::{
-    crate_board, crate_graph_game, random_graph_games, random_map_games, small_grid, Graph,
+    crate_board, crate_graph_game, crate_graph_game_lazy, random_graph_games,
+    random_graph_games_lazy, random_map_games, random_map_games_lazy, small_grid, Graph,
 };
 use crate::support::{outcome, Rng};
 
@@ -110,6 +111,29 @@ fn two_cops_random_graphs_agree_with_oracle() {
 #[test]
 fn three_cops_random_graphs_agree_with_oracle() {
     random_graphs_for(3);
+}
+
+/// Lazy cops (`docs/rules.md`, "Lazy cops"): every counter engine against
+/// the lazy oracle, k = 1 to 3, speeds 1 and 2, maps under every rule
+/// variant and graphs with exits and pass flags.
+#[test]
+fn lazy_cops_random_maps_agree_with_oracle() {
+    let configs = engine_configs();
+    for k in 1..=3 {
+        random_map_games_lazy(k, 0x6c6d_6170, PER_CASE / 2, true, |label, game, oracle| {
+            check(label, game, oracle, &configs)
+        });
+    }
+}
+
+#[test]
+fn lazy_cops_random_graphs_agree_with_oracle() {
+    let configs = engine_configs();
+    for k in 1..=3 {
+        random_graph_games_lazy(k, 0x6c67_7261, PER_CASE / 2, true, |label, game, oracle| {
+            check(label, game, oracle, &configs)
+        });
+    }
 }
 
 /// One cop at speed 1 is `CopsAndThief`: same layout, same moves, same
@@ -211,5 +235,22 @@ proptest! {
             distances: true,
         };
         check(&format!("{graph:?} k={k}"), &game, &oracle, &[sequential]);
+    }
+
+    /// The same with lazy cops.
+    #[test]
+    fn random_lazy_graph_games_keep_the_contract_and_agree(
+        graph in graph_strategy(),
+        k in 1u32..=3,
+        cop_speed in 1u32..=3,
+        thief_speed in 1u32..=3,
+    ) {
+        let (game, oracle) = crate_graph_game_lazy(&graph, k, (cop_speed, thief_speed), true);
+        let sequential = Config {
+            name: "sequential".into(),
+            options: SolveOptions::new(Engine::Sequential).with_dte_table(true),
+            distances: true,
+        };
+        check(&format!("lazy {graph:?} k={k}"), &game, &oracle, &[sequential]);
     }
 }

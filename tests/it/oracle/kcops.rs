@@ -7,6 +7,11 @@
 //! fixpoint (`oracle::fixpoint`, which checks the definitions of the values
 //! and of the distance to end on every state). After it, it checks that the
 //! order of the cops does not matter.
+//!
+//! Lazy cops (docs/rules.md, "Lazy cops"): on the cops' turn exactly one
+//! cop makes a one-cop move (any end cell of its walks, its own cell when
+//! the cops may pass) and every other cop stays; so all stay exactly when
+//! a single cop could end its move where it stands.
 
 use super::{fixpoint, Arena, Side, Value, Variant};
 
@@ -22,6 +27,8 @@ pub struct KBoard {
     pub thief_passes: bool,
     pub cop_speed: usize,
     pub thief_speed: usize,
+    /// Lazy cops: one cop moves a turn, the others stay.
+    pub lazy: bool,
 }
 
 impl KBoard {
@@ -70,6 +77,7 @@ impl KBoard {
             thief_passes: variant.thief_passes,
             cop_speed: 1,
             thief_speed: 1,
+            lazy: false,
         }
     }
 
@@ -92,6 +100,7 @@ impl KBoard {
             thief_passes: true,
             cop_speed: 1,
             thief_speed: 1,
+            lazy: false,
         }
     }
 
@@ -191,6 +200,19 @@ impl KOracle {
                     let mut succ = Vec::new();
                     if terminal(&cops, t, side).is_none() {
                         match side {
+                            Side::Cop if board.lazy => {
+                                // One cop (any of them) moves within its
+                                // reach; the others keep their cells.
+                                for (i, &c) in cops.iter().enumerate() {
+                                    for &d in &cop_reach[c] {
+                                        let mut q = cops.clone();
+                                        q[i] = d;
+                                        succ.push(index(KOracle::tuple_of(n, &q), t, Side::Thief));
+                                    }
+                                }
+                                succ.sort_unstable();
+                                succ.dedup();
+                            }
                             Side::Cop => {
                                 // Every cop independently: the product of
                                 // the reach sets, as ordered tuples.
@@ -285,6 +307,36 @@ fn two_cops_catch_on_a_four_cycle_and_one_does_not() {
     assert_eq!(two.lookup(&[2, 0], 1, Side::Cop), (Value::Win, Some(1)));
     // Thief on 1 to move between cops on 0 and 2: caught next ply.
     assert_eq!(two.lookup(&[0, 2], 1, Side::Thief), (Value::Loss, Some(2)));
+}
+
+#[test]
+fn lazy_cops_need_more_on_a_cycle_of_four_and_two_cops_on_a_path() {
+    // Lazy cops on a 4-cycle: still 2 (one guards, one chases).
+    let mut cycle = KBoard::from_edges(4, &[(0, 1), (1, 2), (2, 3), (3, 0)]);
+    cycle.lazy = true;
+    assert_eq!(KOracle::cop_number(&cycle, 3), Some(2));
+    // Path 0-1-...-6, cops on 0 and 6, thief on 3, cops to move: plain
+    // cops close in from both sides (1 and 5, then 2 and 4: the thief is
+    // caught at ply 5); lazy ones have fewer moves, the same thief, so
+    // they win no sooner, and one at a time they cannot hem it in by ply 4.
+    let path: Vec<(usize, usize)> = (0..6).map(|v| (v, v + 1)).collect();
+    let mut path = KBoard::from_edges(7, &path);
+    let plain = KOracle::solve(&path, 2);
+    path.lazy = true;
+    let lazy = KOracle::solve(&path, 2);
+    assert_eq!(plain.lookup(&[0, 6], 3, Side::Cop), (Value::Win, Some(5)));
+    let (value, dte) = lazy.lookup(&[0, 6], 3, Side::Cop);
+    assert_eq!(value, Value::Win);
+    assert!(dte.unwrap() > 5, "lazy dte {dte:?}");
+    // An edge 0-1 and an isolated vertex 2, the cops may not pass.
+    let mut edge = KBoard::from_edges(3, &[(0, 1)]);
+    edge.cop_passes = false;
+    edge.lazy = true;
+    let oracle = KOracle::solve(&edge, 2);
+    // Thief alone on 2 (isolated, may pass): never caught.
+    assert_eq!(oracle.lookup(&[0, 1], 2, Side::Cop).0, Value::Draw);
+    // Both cops on the isolated vertex 2 without passing: no move, lose.
+    assert_eq!(oracle.lookup(&[2, 2], 0, Side::Cop), (Value::Loss, Some(0)));
 }
 
 #[test]

@@ -73,10 +73,17 @@ pub(crate) const SPEEDS: [(u32, u32); 4] = [(1, 1), (2, 1), (1, 2), (2, 2)];
 
 /// The crate's game and the oracle of a random graph for `k` cops at the
 /// speeds (cop, thief).
-pub(crate) fn crate_graph_game(
+pub(crate) fn crate_graph_game(graph: &Graph, k: u32, speeds: (u32, u32)) -> (KCops, KOracle) {
+    crate_graph_game_lazy(graph, k, speeds, false)
+}
+
+/// As [`crate_graph_game`], with lazy cops or not (`docs/rules.md`, "Lazy
+/// cops").
+pub(crate) fn crate_graph_game_lazy(
     (n, edges, exits, cop_passes, thief_passes): &Graph,
     k: u32,
     (cs, ts): (u32, u32),
+    lazy: bool,
 ) -> (KCops, KOracle) {
     let mut board = KBoard::from_edges(*n, edges);
     for &e in exits {
@@ -86,6 +93,7 @@ pub(crate) fn crate_graph_game(
     board.thief_passes = *thief_passes;
     board.cop_speed = cs as usize;
     board.thief_speed = ts as usize;
+    board.lazy = lazy;
     let oracle = KOracle::solve(&board, k as usize);
     let edges: Vec<(u32, u32)> = edges.iter().map(|&(u, v)| (u as u32, v as u32)).collect();
     let exits: Vec<u32> = exits.iter().map(|&e| e as u32).collect();
@@ -94,7 +102,8 @@ pub(crate) fn crate_graph_game(
         .with_exits(&exits)
         .unwrap()
         .with_passes(*cop_passes, *thief_passes)
-        .with_speeds(cs, ts);
+        .with_speeds(cs, ts)
+        .with_lazy(lazy);
     (KCops::new(arena, k).unwrap(), oracle)
 }
 
@@ -150,15 +159,33 @@ pub(crate) fn random_map_games(
     k: u32,
     seed: u64,
     per_case: usize,
+    each: impl FnMut(&str, &KCops, &KOracle),
+) {
+    random_map_games_lazy(k, seed, per_case, false, each);
+}
+
+/// As [`random_map_games`], with lazy cops or not.
+pub(crate) fn random_map_games_lazy(
+    k: u32,
+    seed: u64,
+    per_case: usize,
+    lazy: bool,
     mut each: impl FnMut(&str, &KCops, &KOracle),
 ) {
     instances(k, seed, per_case, |rng, i, (cs, ts)| {
         let (label, arena, variant) = random_map(rng, k, i, (cs, ts));
+        let label = if lazy { format!("lazy {label}") } else { label };
         let mut board = KBoard::from_grid(&arena, variant);
         board.cop_speed = cs as usize;
         board.thief_speed = ts as usize;
+        board.lazy = lazy;
         let oracle = KOracle::solve(&board, k as usize);
         let game = crate_map_game(&arena, variant, k, (cs, ts));
+        let game = if lazy {
+            KCops::new(game.arena().clone().with_lazy(true), k).unwrap()
+        } else {
+            game
+        };
         each(&label, &game, &oracle);
     });
 }
@@ -170,12 +197,24 @@ pub(crate) fn random_graph_games(
     k: u32,
     seed: u64,
     per_case: usize,
+    each: impl FnMut(&str, &KCops, &KOracle),
+) {
+    random_graph_games_lazy(k, seed, per_case, false, each);
+}
+
+/// As [`random_graph_games`], with lazy cops or not.
+pub(crate) fn random_graph_games_lazy(
+    k: u32,
+    seed: u64,
+    per_case: usize,
+    lazy: bool,
     mut each: impl FnMut(&str, &KCops, &KOracle),
 ) {
     instances(k, seed, per_case, |rng, i, speeds| {
         let graph = small_graph(rng, max_cells(k));
-        let label = format!("graph {i} k={k} speeds {speeds:?} {graph:?}");
-        let (game, oracle) = crate_graph_game(&graph, k, speeds);
+        let lazy_label = if lazy { "lazy " } else { "" };
+        let label = format!("{lazy_label}graph {i} k={k} speeds {speeds:?} {graph:?}");
+        let (game, oracle) = crate_graph_game_lazy(&graph, k, speeds, lazy);
         each(&label, &game, &oracle);
     });
 }

@@ -24,6 +24,12 @@
 //! holds ORs of changed sources only); for FORALL (the cops' LOSS move
 //! into `tw`) a row some of whose sources changed is recomputed in full,
 //! with only the table rows it needs.
+//!
+//! Lazy cops (one cop moves a turn) need no tables: row `C` reads the
+//! rows `C - c + x` for each distinct cell `c` of `C` and `x` in `R(c)`,
+//! `k * |R|` of them, directly ([`Engine::lazy_block`]); EXISTS ORs the
+//! changed ones into the row, FORALL recomputes a row with a changed
+//! source over all of them.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -221,6 +227,23 @@ impl Engine<'_> {
             changed: src_changed,
             touched,
         };
+        if self.lazy {
+            let (decided, rows) = blocks
+                .into_par_iter()
+                .map_init(
+                    || (Vec::new(), vec![0u64; words]),
+                    |(sources, tmp), mut block| {
+                        self.lazy_block(op, source, sources, tmp, &mut block, level, &full)
+                    },
+                )
+                .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+            let full = full.into_inner();
+            return Stepped {
+                decided,
+                rows,
+                full: (full != u64::MAX).then_some(full),
+            };
+        }
         let (decided, rows) = blocks
             .into_par_iter()
             .map_init(
@@ -244,6 +267,71 @@ impl Engine<'_> {
             rows,
             full: (full != u64::MAX).then_some(full),
         }
+    }
+
+    /// The lazy cops' move on block `t`: per row `C = M + t`, its sources
+    /// `C - c + x` (each distinct cell `c` of `C`, `x` in `R(c)`); a row
+    /// none of whose sources changed, or already full, is left as it is;
+    /// EXISTS ORs the changed sources into its open cells, FORALL the AND
+    /// of all of them (a row with no move at all was decided at level 0).
+    #[allow(clippy::too_many_arguments)]
+    fn lazy_block(
+        &self,
+        op: Op,
+        source: Source<'_>,
+        sources: &mut Vec<usize>,
+        tmp: &mut [u64],
+        block: &mut Block<'_>,
+        level: u16,
+        full: &AtomicU64,
+    ) -> (u64, u64) {
+        let (k, words) = (self.k, self.words);
+        let t = block.t;
+        let src = source.rows;
+        let dirty = |s: usize| source.changed.is_none_or(|d| d[s] != 0);
+        let mut m = [0u32; MAX_COPS];
+        let mut done = (0, 0);
+        for row in 0..multiset_count(t + 1, k - 1) as usize {
+            block.changed[row] = 0;
+            let mut cops = [0u32; MAX_COPS];
+            cops[..k - 1].copy_from_slice(&m[..k - 1]);
+            cops[k - 1] = t as u32;
+            sources.clear();
+            for i in (0..k).filter(|&i| i == 0 || cops[i] != cops[i - 1]) {
+                for &x in &self.reach[cops[i] as usize] {
+                    let mut moved = cops;
+                    moved[i] = x;
+                    moved[..k].sort_unstable();
+                    sources.push(self.ranker.rank(&moved[..k]) as usize);
+                }
+            }
+            let old = &block.rows[row * words..(row + 1) * words];
+            let fresh = sources.iter().any(|&s| dirty(s));
+            if fresh && !self.row_full(old, &m[..k - 1], t) {
+                let got = match op {
+                    Op::Exists => {
+                        tmp.fill(0);
+                        for &s in sources.iter().filter(|&&s| dirty(s)) {
+                            let v = &src[s * words..(s + 1) * words];
+                            tmp.iter_mut().zip(v).for_each(|(r, v)| *r |= v);
+                        }
+                        self.merge_row(block, row, &m[..k - 1], tmp, level, Some(full))
+                    }
+                    Op::ForAll => {
+                        tmp.fill(u64::MAX);
+                        for &s in sources.iter() {
+                            let v = &src[s * words..(s + 1) * words];
+                            tmp.iter_mut().zip(v).for_each(|(r, v)| *r &= v);
+                        }
+                        self.merge_row(block, row, &m[..k - 1], tmp, level, None)
+                    }
+                };
+                done.0 += got;
+                done.1 += u64::from(got > 0);
+            }
+            next_multiset(&mut m[..k - 1], t + 1);
+        }
+        done
     }
 
     /// EXISTS on block `t`: per row of every table whether a source

@@ -230,3 +230,20 @@ fn rules_that_do_not_give_the_moves_are_refused() {
     assert_eq!(err.unwrap_err().kind(), std::io::ErrorKind::InvalidInput);
     assert!(out.is_empty());
 }
+
+/// A lazy-cops game has no field in the table's game section: the writer
+/// refuses it (a table would read back as the plain game).
+#[test]
+fn lazy_cops_are_refused() {
+    let (_, _, graph) = small_arenas();
+    let game = KCops::new(graph.with_lazy(true), 2).unwrap();
+    let solution = solve(&game, &SolveOptions::new(Engine::Sequential)).unwrap();
+    let saved = SavedGame::Cops {
+        game: &game,
+        rules: Rules::default(),
+        start: None,
+    };
+    let err = write_tablebase(saved, &solution, "sequential", &mut Vec::new()).unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+    assert!(err.to_string().contains("lazy"), "{err}");
+}
