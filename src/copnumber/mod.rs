@@ -11,12 +11,11 @@
 //! checks without the solver (the placement's strategy with ranks, the
 //! thief's safe states against one cop fewer), built from the kernel's
 //! solutions; `census.rs` the census of many graphs in shards (tallies,
-//! shard files, their merge and checksums, `sha256.rs`).
+//! shard files, their merge and their SHA-256 checksums).
 
 mod census;
 mod certificate;
 mod number;
-mod sha256;
 mod small;
 
 #[cfg(test)]

@@ -8,7 +8,16 @@ use std::fmt::Write as _;
 use super::{
     Census, CensusError, CensusKey, Listed, Longest, ShardEntry, ShardFile, Tally, CENSUS_FORMAT,
 };
-use crate::copnumber::sha256::sha256_hex;
+
+/// The SHA-256 digest of `bytes` in lower-case hexadecimal, as
+/// `sha256sum` prints it.
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
 
 /// The first line of every census file.
 const MAGIC: &str = "retrograde copnumber census";
