@@ -295,9 +295,9 @@ impl<T: Plain> DerefMut for Words<T> {
 
 /// Bytes a k-cop solve of `n` cells allocates at its peak in the worst
 /// case (an arena where the thief can win somewhere, no distance table):
-/// six bitsets (four attractors, the thief's two of the next level), a
-/// byte a row of six changed-row flags, and the tables of partly-moved
-/// tuples of each worker thread. [`kcop_memory_for`] is the figure of one
+/// six bitsets (four attractors, the thief's two of the next level), the
+/// changed-row flags and kept gains of each row ([`flag_bytes`]), and
+/// the tables of partly-moved tuples of each worker thread. [`kcop_memory_for`] is the figure of one
 /// arena.
 #[must_use]
 pub fn kcop_memory(n: usize, k: usize) -> u64 {
@@ -328,8 +328,20 @@ fn memory(n: usize, k: usize, two: bool) -> u64 {
     let sets = if two { 6 } else { 3 };
     let tables = table_bytes(n, k).saturating_mul(rayon::current_num_threads() as u64);
     multiset_count(n, k)
-        .saturating_mul(sets * row + sets)
+        .saturating_mul(sets * row + flag_bytes(n, two))
         .saturating_add(tables)
+}
+
+/// Bytes a row of the engine's per-row bookkeeping, at most (the engine's
+/// `run`): per cop attractor a mask of the words that changed (8) and,
+/// where a mask bit is one word (at most 4,096 cells), the gains of the
+/// first two changed words (16); per thief attractor a changed flag for
+/// the current and for the next level (2). The cops' LOSS and the
+/// thief's WIN attractors exist only where the thief can win (`two`).
+fn flag_bytes(n: usize, two: bool) -> u64 {
+    let gains = if n.div_ceil(64) <= 64 { 16 } else { 0 };
+    let attractors = if two { 2 } else { 1 };
+    attractors * (8 + gains + 2)
 }
 
 /// Rows of table `j` (1 to k) in block `t`: prefixes `M` of `j - 1` cells
