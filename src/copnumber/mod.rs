@@ -7,7 +7,7 @@
 //! `small.rs` is the fast path for plain graphs up to 64 vertices (`u64`
 //! rows, corners removed for `--counts`, dismantlability for one cop);
 //! `naive.rs` (tests) a fixpoint from the spec that both are checked
-//! against; `certificate.rs` the evidence for an answer that a reader
+//! against; `certificate/` the evidence for an answer that a reader
 //! checks without the solver (the placement's strategy with ranks, the
 //! thief's safe states against one cop fewer), built from the kernel's
 //! solutions; `census.rs` the census of many graphs in shards (tallies,
