@@ -50,7 +50,7 @@ pub enum Error {
         message: String,
     },
     /// The solve would need more memory or disk than allowed or available.
-    #[error("{what} needs {} but only {} {} available; {hint}", human_bytes(*.needed), human_bytes(*.available), if *.available == 1 { "is" } else { "are" })]
+    #[error("{what} needs {} but only {} {} available; {hint}", needed_bytes(*.needed), human_bytes(*.available), if *.available == 1 { "is" } else { "are" })]
     TooLarge {
         /// What was being sized.
         what: String,
@@ -135,12 +135,25 @@ impl Error {
 /// Shorthand for results of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// A refusal's need: the exact count, then for people in units
+/// (`2019911087040 bytes (1.8 TiB)`), so scripts can read the number and
+/// people the size. Sizes saturate at `u64::MAX`; that figure is a floor.
+fn needed_bytes(bytes: u64) -> String {
+    if bytes < 1024 {
+        format!("{bytes} bytes")
+    } else if bytes == u64::MAX {
+        format!("{bytes} bytes or more ({})", human_bytes(bytes))
+    } else {
+        format!("{bytes} bytes ({})", human_bytes(bytes))
+    }
+}
+
 /// A byte count for people: `512 B`, `1.5 KiB`, `1.8 TiB` (powers of
 /// 1024, one decimal), as refusals and plans print sizes; a count of 14
 /// digits says nothing at a glance.
 #[must_use]
 pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
     let mut value = bytes as f64;
     let mut unit = 0;
     while value >= 1024.0 && unit + 1 < UNITS.len() {

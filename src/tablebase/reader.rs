@@ -12,9 +12,9 @@ use std::sync::{Arc, Mutex};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 
 use super::format::{
-    check_tiling, decode_body, decode_dte, decode_dte_v2, decode_entry, decode_trailer,
-    dte_bytes_bound, BlockEntry, HeaderBody, Trailer, END_MAGIC, INDEX_ENTRY_BYTES, KCOPS_VERSION,
-    MAGIC, OLDEST_VERSION, TRAILER_BYTES,
+    block_crc, check_tiling, decode_body, decode_dte, decode_dte_v2, decode_entry, decode_trailer,
+    dte_bytes_bound, BlockEntry, HeaderBody, Trailer, END_MAGIC, INDEX_ENTRY_BYTES, MAGIC,
+    OLDEST_VERSION, PLACED_VERSION, TRAILER_BYTES, VERSION,
 };
 use crate::error::{Error, Result};
 
@@ -209,10 +209,10 @@ impl Raw {
             ));
         }
         let version = u32::from_le_bytes(start[8..12].try_into().unwrap());
-        if !(OLDEST_VERSION..=KCOPS_VERSION).contains(&version) {
+        if !(OLDEST_VERSION..=VERSION).contains(&version) {
             return Err(err(
                 "offset 8",
-                format!("format version {version}, this build reads versions {OLDEST_VERSION} to {KCOPS_VERSION}: re-create the table with this build's solve --save"),
+                format!("format version {version}, this build reads versions {OLDEST_VERSION} to {VERSION}: re-create the table with this build's solve --save"),
             ));
         }
         let body_len = u32::from_le_bytes(start[12..16].try_into().unwrap()) as u64;
@@ -409,7 +409,7 @@ impl Raw {
             )
         })?;
         let bytes = &buf[..];
-        if crc32fast::hash(bytes) != e.crc {
+        if block_crc(self.version >= PLACED_VERSION, kind as u8, b, bytes) != e.crc {
             return Err(self.error(
                 location,
                 "checksum mismatch: the file is damaged; re-create it with solve --save",

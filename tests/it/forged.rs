@@ -176,7 +176,18 @@ fn forge_all(path: &Path, dir: &Path) -> usize {
             let mut copy = bytes.clone();
             copy[at..at + 8].copy_from_slice(&(moved as u64).to_le_bytes());
             let start = moved as usize;
-            let crc = crc32fast::hash(&bytes[start..start + length as usize]);
+            // The checksum of those bytes in this entry's place.
+            let value_blocks = u64_at(&bytes, trailer_at + 8) as usize;
+            let (kind, number) = if k < value_blocks {
+                (0u8, k)
+            } else {
+                (1, k - value_blocks)
+            };
+            let mut hasher = crc32fast::Hasher::new();
+            hasher.update(&[kind]);
+            hasher.update(&(number as u64).to_le_bytes());
+            hasher.update(&bytes[start..start + length as usize]);
+            let crc = hasher.finalize();
             copy[at + 12..at + 16].copy_from_slice(&crc.to_le_bytes());
             reseal(&mut copy);
             std::fs::write(&forged, &copy).unwrap();

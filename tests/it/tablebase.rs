@@ -314,7 +314,7 @@ fn fixture(version: u32) -> PathBuf {
 
 /// A format version 2 table (distance residuals as byte planes, written
 /// before version 3) still reads: every state equals a fresh solve, and
-/// the same table in version 3 is smaller.
+/// the same table as now written (version 6) is smaller.
 #[test]
 fn version_2_tables_still_read() {
     let game = data_game("data/maps/movingai/maze-32-32-2.map", true);
@@ -325,26 +325,46 @@ fn version_2_tables_still_read() {
     assert_table_equals_solve(&old, &game, &solution, "version 2");
     let dir = temp_dir("tablebase-v2");
     let new = save(&game, &solution, &dir.join("v3.rtb"));
-    assert_eq!(new.header().version, 3);
+    assert_eq!(new.header().version, 6);
     assert!(new.header().dte_bytes < old.header().dte_bytes);
     // Both equal the solve, so they equal each other state by state.
-    assert_table_equals_solve(&new, &game, &solution, "version 3 of the same map");
+    assert_table_equals_solve(&new, &game, &solution, "version 6 of the same map");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The writer still writes the committed version 3 table (made before the
-/// one-pass distance encoder) byte for byte: a change to the layout must
-/// bump the format version, and keep reading this file. The file answers
-/// every state as a fresh solve.
+/// one-pass distance encoder) byte for byte but for the version 6 marks:
+/// the version field and the placed block checksums. Turned back into
+/// version 3 (its version field, every block's checksum over its bytes
+/// alone, the header and trailer checksums recomputed) the written table
+/// is the committed file: a change to the layout must bump the format
+/// version, and keep reading this file. The file answers every state as a
+/// fresh solve.
 #[test]
 fn version_3_tables_are_written_as_before() {
     let game = data_game("data/maps/movingai/maze-32-32-2.map", true);
     let solution = solve_game(&game, true);
     let mut written = Vec::new();
     write_tablebase(&game, &solution, "bitboard", &mut written).expect("write");
+    assert_eq!(u32::from_le_bytes(written[8..12].try_into().unwrap()), 6);
     let committed = std::fs::read(fixture(3)).expect("read the version 3 table");
+    let mut back = written.clone();
+    back[8..12].copy_from_slice(&3u32.to_le_bytes());
+    let trailer_at = back.len() - crate::forged::TRAILER;
+    let index = crate::forged::u64_at(&back, trailer_at) as usize;
+    let mut moved = 0;
+    for at in (index..trailer_at).step_by(16) {
+        let offset = crate::forged::u64_at(&back, at) as usize;
+        let len = u32::from_le_bytes(back[at + 8..at + 12].try_into().unwrap()) as usize;
+        let crc = crc32fast::hash(&back[offset..offset + len]).to_le_bytes();
+        moved += usize::from(back[at + 12..at + 16] != crc);
+        back[at + 12..at + 16].copy_from_slice(&crc);
+    }
+    crate::forged::reseal(&mut back);
+    // The placed checksums differ from the bytes-only ones.
+    assert!(moved > 0, "no block checksum differs from version 3's");
     assert!(
-        written == committed,
+        back == committed,
         "the writer's bytes changed ({} bytes, the committed table {}): a new layout needs a new format version",
         written.len(),
         committed.len()
@@ -573,7 +593,7 @@ fn cli_save_info_query_and_errors() {
     let o = run(&["info", b], None);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("format version 1, this build reads versions 2 to 5")
+        stderr(&o).contains("format version 1, this build reads versions 2 to 6")
             && stderr(&o).contains("re-create"),
         "{}",
         stderr(&o)

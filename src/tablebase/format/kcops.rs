@@ -1,4 +1,4 @@
-//! The game section of a several-cops table (format versions 4 and 5),
+//! The game section of a several-cops table (format versions 4 to 6),
 //! after the exit bitmap of the header body:
 //!
 //! ```text
@@ -8,7 +8,7 @@
 //! cops u32         k, 1 to MAX_COPS
 //! cop speed u32    steps per turn, 1 to MAX_SPEED
 //! thief speed u32
-//! thief tile u32   version 5 only: T >= 1, thief cells per tile (below);
+//! thief tile u32   version 5 on: T >= 1, thief cells per tile (below);
 //!                  version 4 has one tile of every cell
 //! start u8         0: none, 1: k cop cells u32 (ascending), thief cell u32
 //!                  (cell ids: the free cells in row-major order)
@@ -16,7 +16,7 @@
 //!                  no duplicates)
 //! ```
 //!
-//! The header's start fields are `u32::MAX` (none) in versions 4 and 5:
+//! The header's start fields are `u32::MAX` (none) in versions 4 to 6:
 //! the start is here, as cell ids. On a graph only the rules' pass and
 //! thief-first bits matter.
 //!

@@ -21,7 +21,8 @@
 //!
 //! Header body: rows u32, columns u32, rules u8 (bits: cop diagonal, thief
 //! diagonal, cop passes, thief passes, corner cutting, thief first), flags
-//! u8 (bit 0: distances included; bit 1: a shard), cop start row u32 and
+//! u8 (bit 0: distances included; bit 1: a shard; bit 2: a several-cops
+//! game section), cop start row u32 and
 //! column u32 (`u32::MAX` for none), thief start likewise, states per
 //! values block u64, states per distance block u64, engine name (a u8
 //! length, then the bytes), the free-cell bitmap (rows * columns bits,
@@ -33,6 +34,13 @@
 //! `first .. end` (the cop cells of rows `first row .. end row`): its
 //! blocks, index and trailer (states, counts) are those of that range
 //! alone, block 0 starting at state `first`; levels are the whole solve's.
+//!
+//! Placed block checksums (version 6 on): a block's CRC-32 covers its
+//! kind (u8: 0 values, 1 distances) and its number in the file (u64)
+//! before its bytes, so a block copied over another, or two blocks
+//! swapped with their index entries, fail their checks instead of
+//! answering for the wrong states. Older tables are still read, their
+//! CRCs over the bytes alone.
 //!
 //! Counts live in the trailer because the writer streams: they are known
 //! only after the last block. All integers are little-endian.
@@ -51,9 +59,12 @@
 //! says `T`), and within a tile by cop multiset rank, thief cell, turn
 //! ([`kcops`] gives the index); a distance row is one multiset's `2 * T`
 //! states of a tile. Version 4 (still read) is one tile of every cell:
-//! states `(rank(cops) * n + thief) * 2 + turn`. One-cop tables are still
-//! written as version 3, byte for byte, so a build that reads only version
-//! 3 keeps reading them and refuses a several-cops table by its version.
+//! states `(rank(cops) * n + thief) * 2 + turn`.
+//!
+//! Version 6 (written for every game) is version 3 for one cop and version
+//! 5 for several cops (flag bit 2 tells them apart) with placed block
+//! checksums: the layout is the same byte for byte but for the version and
+//! the checksums.
 
 use bitvec::vec::BitVec;
 
@@ -74,13 +85,14 @@ pub(crate) use tiling::check_tiling;
 pub(crate) const MAGIC: &[u8; 8] = b"RTGTBL\r\n";
 /// Last bytes of every complete table.
 pub(crate) const END_MAGIC: &[u8; 8] = b"RTGTEND\n";
-/// The format version this build writes for one-cop tables (and reads).
-pub(crate) const VERSION: u32 = 3;
-/// The format version this build writes for several-cops tables (a game
-/// section in the header, states in thief tiles); the newest it reads.
-pub(crate) const KCOPS_VERSION: u32 = 5;
+/// The format version this build writes for every table, the newest it
+/// reads: placed block checksums ([`block_crc`]).
+pub(crate) const VERSION: u32 = 6;
+/// The first version with placed block checksums.
+pub(crate) const PLACED_VERSION: u32 = 6;
 /// The first several-cops version: version 4 stores states by cop
-/// multiset (one thief tile of every cell); still read.
+/// multiset (one thief tile of every cell); still read. Versions 4 and 5
+/// are several-cops tables only; from version 6 flag bit 2 says.
 pub(crate) const KCOPS_FIRST_VERSION: u32 = 4;
 /// The oldest version this build still reads: version 2 differs only in
 /// how a distance block lays out its residuals ([`decode_dte_v2`]).
@@ -120,7 +132,8 @@ pub(crate) struct HeaderBody {
     pub(crate) exits: BitVec,
     /// Which part of a partitioned solve this file holds (`None`: all).
     pub(crate) shard: Option<ShardInfo>,
-    /// The several-cops game section (versions 4 and 5 only).
+    /// The several-cops game section (versions 4 and 5, and 6 with flag
+    /// bit 2).
     pub(crate) kcops: Option<KSection>,
 }
 
@@ -170,6 +183,19 @@ pub(crate) struct Trailer {
     pub(crate) counts: Counts,
     pub(crate) levels: u32,
     pub(crate) max_dte: u32,
+}
+
+/// The CRC-32 of block `number` of `kind` (0 values, 1 distances) holding
+/// `bytes`: over the kind and number first when the table's checksums are
+/// `placed` (version 6 on), over the bytes alone in older tables.
+pub(crate) fn block_crc(placed: bool, kind: u8, number: u64, bytes: &[u8]) -> u32 {
+    let mut hasher = crc32fast::Hasher::new();
+    if placed {
+        hasher.update(&[kind]);
+        hasher.update(&number.to_le_bytes());
+    }
+    hasher.update(bytes);
+    hasher.finalize()
 }
 
 /// One entry of the block index.
@@ -242,12 +268,7 @@ pub(crate) fn encode_header(h: &HeaderBody) -> Vec<u8> {
     }
     let mut out = Vec::with_capacity(body.len() + 20);
     out.extend_from_slice(MAGIC);
-    let version = if h.kcops.is_some() {
-        KCOPS_VERSION
-    } else {
-        VERSION
-    };
-    out.extend_from_slice(&version.to_le_bytes());
+    out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&(body.len() as u32).to_le_bytes());
     out.extend_from_slice(&body);
     let crc = crc32fast::hash(&out);
@@ -320,8 +341,12 @@ pub(crate) fn decode_body(body: &[u8], base: usize, version: u32) -> Result<Head
     let rules = rules_from_bits(c.u8().map_err(wrap)?).ok_or("header: unknown rule bits")?;
     let flags = c.u8().map_err(wrap)?;
     // Versions 4 and 5 are exactly the tables with a game section (and no
-    // shards).
-    let several = version >= KCOPS_FIRST_VERSION;
+    // shards); from version 6 flag bit 2 says.
+    let several = if version >= PLACED_VERSION {
+        flags & 4 != 0
+    } else {
+        version >= KCOPS_FIRST_VERSION
+    };
     let known = if several { 5 } else { 3 };
     if flags & !known != 0 || several != (flags & 4 != 0) {
         return Err(format!(

@@ -18,8 +18,8 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use super::format::{
-    encode_entry, encode_header, encode_trailer, BlockEntry, DteEncoder, HeaderBody, ShardInfo,
-    Trailer, DTE_BLOCK_STATES, DTE_ZSTD_LEVEL, VALUE_BLOCK_STATES, ZSTD_LEVEL,
+    block_crc, encode_entry, encode_header, encode_trailer, BlockEntry, DteEncoder, HeaderBody,
+    ShardInfo, Trailer, DTE_BLOCK_STATES, DTE_ZSTD_LEVEL, VALUE_BLOCK_STATES, ZSTD_LEVEL,
 };
 use crate::game::Game;
 use crate::games::cops::{CopsAndThief, Rules};
@@ -324,20 +324,21 @@ pub(crate) fn write_blocks(
         for (first, last, packed) in batches {
             for unit in packed {
                 let unit = unit?;
-                let mut put = |bytes: &[u8], index: &mut Vec<BlockEntry>| -> io::Result<()> {
-                    out.write_all(bytes)?;
-                    index.push(BlockEntry {
-                        offset,
-                        len: bytes.len() as u32,
-                        crc: crc32fast::hash(bytes),
-                    });
-                    offset += bytes.len() as u64;
-                    Ok(())
-                };
-                put(&unit.values, &mut value_index)?;
+                let mut put =
+                    |bytes: &[u8], kind: u8, index: &mut Vec<BlockEntry>| -> io::Result<()> {
+                        out.write_all(bytes)?;
+                        index.push(BlockEntry {
+                            offset,
+                            len: bytes.len() as u32,
+                            crc: block_crc(true, kind, index.len() as u64, bytes),
+                        });
+                        offset += bytes.len() as u64;
+                        Ok(())
+                    };
+                put(&unit.values, 0, &mut value_index)?;
                 summary.value_bytes += unit.values.len() as u64;
                 for block in &unit.dte {
-                    put(block, &mut dte_index)?;
+                    put(block, 1, &mut dte_index)?;
                     summary.dte_bytes += block.len() as u64;
                 }
                 summary.counts.win += unit.counts.win;

@@ -77,7 +77,7 @@ fn check_table(dir: &Path, name: &str, args: &[&str], k: usize, per_cell: usize,
         assert_eq!(a["cops"].as_array().unwrap().len(), k, "{name}");
     }
     let info = stdout_json(&run_status(&["info", t, "--json", "--check"], 0));
-    assert_eq!(info["version"], 5);
+    assert_eq!(info["version"], 6);
     assert_eq!(info["thief_tile"], info["cells"].as_u64().unwrap().min(8));
     assert_eq!(info["cops"], k);
     assert_eq!(info["distances"], dte);

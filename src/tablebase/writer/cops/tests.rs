@@ -66,7 +66,7 @@ fn round_trip(game: &KCops, rules: Rules, dte: bool) {
     assert!(bytes == from_bits, "the two engines' tables differ");
     std::fs::write(&path, &bytes).unwrap();
     let table = Tablebase::open(&path).unwrap();
-    assert_eq!(table.header().version, 5);
+    assert_eq!(table.header().version, 6);
     assert_eq!(table.header().states, game.state_count());
     table.check().unwrap();
     for s in 0..game.state_count() {
