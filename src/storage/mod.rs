@@ -8,6 +8,7 @@
 pub(crate) mod cells;
 pub(crate) mod frontier;
 mod host;
+pub(crate) mod pager;
 
 use std::fs::File;
 use std::path::PathBuf;

@@ -127,6 +127,9 @@ struct Engine<'a> {
     /// Whether the thief's move takes its plain paths (forced lists or
     /// rows: [`KcopOptions::thief_lists`]).
     plain: bool,
+    /// The pager of a solve with arrays in scratch files, told what the
+    /// steps touch ([`Checker::touched`](crate::storage::pager::Checker)).
+    paging: Option<crate::storage::pager::Checker>,
     /// Words of a row per bit of a change mask ([`Engine::group_bit`]).
     group: usize,
     /// Per bit of a change mask, the cells from which the thief has a
@@ -235,6 +238,7 @@ impl<'a> Engine<'a> {
                 || stuck.iter().any(|&w| w != 0)
         );
         Engine {
+            paging: None,
             arena,
             n,
             k,
@@ -368,7 +372,7 @@ impl<'a> Engine<'a> {
         (decided, (full != u64::MAX).then_some(full))
     }
 
-    fn run(self, options: &KcopOptions, with: &KcopRun<'_>) -> Result<KSolution> {
+    fn run(mut self, options: &KcopOptions, with: &KcopRun<'_>) -> Result<KSolution> {
         let (n, k, words, ranks) = (self.n, self.k, self.words, self.ranks);
         let two = self.thief_can_win;
         let Arrays {
@@ -376,6 +380,17 @@ impl<'a> Engine<'a> {
             sets: [mut cw, mut cl, mut tl, mut tw],
             next: [mut tl2, mut tw2],
         } = Arrays::new(self.arena, k, options.dte_table, &with.storage)?;
+        // Keeps the resident set under the cap while the steps walk the
+        // arrays in scratch files; declared after them, so dropped first.
+        let cap = with.storage.memory;
+        let pager = super::store::pager_for(
+            cap,
+            [&cw, &cl, &tl, &tw, &tl2, &tw2]
+                .map(|w| w.region())
+                .into_iter()
+                .chain([dte.as_ref().and_then(|d| d.region())]),
+        );
+        self.paging = pager.as_ref().map(|p| p.checker());
         // Per row, whether it changed at the last step of its kind.
         let flags = |on: bool| vec![0u8; if on { ranks } else { 0 }];
         // Per cop row, which of its words changed at the last cop step.
@@ -397,6 +412,7 @@ impl<'a> Engine<'a> {
             )
         });
         let mut sol = KSolution {
+            pager: None,
             n,
             k,
             words,
@@ -473,8 +489,8 @@ impl<'a> Engine<'a> {
                 break;
             }
             // Commit the thief's rows of level d + 1.
-            commit(&mut tl, &tl2, &tl_next, words);
-            commit(&mut tw, &tw2, &tw_next, words);
+            commit(&mut tl, &tl2, &tl_next, words, self.paging.as_ref());
+            commit(&mut tw, &tw2, &tw_next, words, self.paging.as_ref());
             std::mem::swap(&mut tl_changed, &mut tl_next);
             std::mem::swap(&mut tw_changed, &mut tw_next);
             level += 1;
@@ -494,6 +510,8 @@ impl<'a> Engine<'a> {
                 )?;
             }
         }
+        // The pager watches the next-level rows: it stops before they go.
+        drop(pager);
         // The next-level rows and the flags go before the solution is
         // built, so the peak stays that of a level (`kcop_memory_for`).
         drop((
@@ -506,6 +524,14 @@ impl<'a> Engine<'a> {
         sol.tw = tw;
         sol.levels = level;
         sol.dte = dte;
+        // Reading the solution (counts, tables) walks the files again.
+        sol.pager = super::store::pager_for(
+            cap,
+            [&sol.cw, &sol.cl, &sol.tl, &sol.tw]
+                .map(|w| w.region())
+                .into_iter()
+                .chain([sol.dte.as_ref().and_then(|d| d.region())]),
+        );
         Ok(sol)
     }
 
@@ -572,7 +598,13 @@ fn nibble_tables(arena: &Arena, words: usize) -> (Vec<u32>, Vec<[u64; 4]>) {
 }
 
 /// Copies the rows flagged in `changed` from `next` into `now`.
-fn commit(now: &mut [u64], next: &[u64], changed: &[u8], words: usize) {
+fn commit(
+    now: &mut [u64],
+    next: &[u64],
+    changed: &[u8],
+    words: usize,
+    paging: Option<&crate::storage::pager::Checker>,
+) {
     if now.is_empty() {
         return;
     }
@@ -582,6 +614,9 @@ fn commit(now: &mut [u64], next: &[u64], changed: &[u8], words: usize) {
         .for_each(|((now, next), changed)| {
             for (i, _) in changed.iter().enumerate().filter(|(_, &c)| c != 0) {
                 now[i * words..(i + 1) * words].copy_from_slice(&next[i * words..(i + 1) * words]);
+            }
+            if let Some(paging) = paging {
+                paging.touched((now.len() * 8 * 2) as u64);
             }
         });
 }

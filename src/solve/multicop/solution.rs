@@ -11,6 +11,9 @@ use crate::outcome::{Dte, Outcome};
 /// The result of a k-cop solve: the four attractors, levels, and the
 /// distances asked for.
 pub struct KSolution {
+    /// Keeps the resident set under the solve's cap while the arrays in
+    /// scratch files are read; first, so it stops before they are unmapped.
+    pub(super) pager: Option<crate::storage::pager::Pager>,
     pub(super) n: usize,
     pub(super) k: usize,
     pub(super) words: usize,

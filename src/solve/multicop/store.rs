@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU16, AtomicU64};
 use crate::error::{Error, Result};
 use crate::games::arena::Arena;
 use crate::games::multiset::multiset_count;
+use crate::storage::pager::Pager;
 use crate::storage::{Backing, Plain, Region};
 
 /// What a k-cop solve may use: a cap on the bytes of its arrays in memory,
@@ -131,8 +132,13 @@ fn plan_arrays(
         return (plan, to_scratch);
     }
     let mut order: Vec<usize> = (0..all.len()).filter(|&i| all[i].1 > 0).collect();
-    // Largest first; equal sizes in the engine's order (stable sort).
-    order.sort_by_key(|&i| std::cmp::Reverse(all[i].1));
+    // The thief's rows of the current level (`tl`, `tw`: 3 and 4) go last:
+    // the cops' step reads them all over the array, a few scattered rows
+    // per row it writes, so in a file whose pages the pager keeps dropping
+    // they would fault in again and again; every other array is read and
+    // written row after row. Largest first within each kind; equal sizes
+    // in the engine's order (stable sort).
+    order.sort_by_key(|&i| (matches!(i, 3 | 4), std::cmp::Reverse(all[i].1)));
     for i in order {
         if plan.in_memory() <= cap {
             break;
@@ -206,6 +212,26 @@ impl Arrays {
     }
 }
 
+/// Starts a [`Pager`] over `regions` (the arrays in scratch files) that
+/// drops their pages whenever the resident set passes the threshold of a
+/// solve capped at `cap` bytes ([`pager_threshold`]); `None` without a cap
+/// or without an array in a file. The pager must be dropped before the
+/// arrays.
+pub(super) fn pager_for<'r>(
+    cap: Option<u64>,
+    regions: impl IntoIterator<Item = Option<&'r Region>>,
+) -> Option<Pager> {
+    let regions: Vec<&Region> = regions.into_iter().flatten().collect();
+    Pager::start(&regions, pager_threshold(cap?))
+}
+
+/// The resident set past which a solve capped at `cap` bytes drops its
+/// scratch pages: an eighth of the cap (at least 64 MiB) below it, room
+/// for what faults in between two looks of the pager.
+fn pager_threshold(cap: u64) -> u64 {
+    cap.saturating_sub((cap / 8).max(64 << 20))
+}
+
 /// An array of plain integers on the heap or in a mapped region (a
 /// scratch file), used as a slice either way.
 pub(crate) enum Words<T: Plain> {
@@ -259,6 +285,14 @@ impl<T: Plain> Words<T> {
 }
 
 impl<T: Plain> Words<T> {
+    /// The scratch-file region behind the array (`None` on the heap).
+    pub(super) fn region(&self) -> Option<&Region> {
+        match self {
+            Words::Mapped(region) => Some(region),
+            Words::Heap(_) => None,
+        }
+    }
+
     /// Drops the resident pages of a scratch-file array (they stay in the
     /// page cache and the file, and fault back in when read); nothing for
     /// a heap array. The distance table, written sparsely once a level,

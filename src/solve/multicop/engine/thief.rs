@@ -352,6 +352,11 @@ impl Engine<'_> {
                         }
                     }
                     next_multiset(&mut cops_now[..k], n);
+                    if let Some(paging) = self.paging.as_ref().filter(|_| i % 1024 == 1023) {
+                        // 1024 rows of the cops' two sets and the thief's
+                        // current and next ones.
+                        paging.touched((1024 * words * 8 * 4) as u64);
+                    }
                 }
                 (decided, rows)
             })
