@@ -3,7 +3,10 @@
 //!
 //! The state array is cut into contiguous *bands*, one per worker; for the
 //! grid game a band is the states of a range of cop cells that starts at a
-//! grid row ([`row_bands`]), so a worker owns whole rows of the cop's map.
+//! grid row ([`row_bands`]), so a worker owns whole rows of the cop's map;
+//! for the several-cops game ([`KCops`](crate::KCops)) a band is the states
+//! of a run of cop multisets ([`multiset_bands`], with [`kcops_hash`] its
+//! session value).
 //! Each worker keeps its band's cells (the counters of `storage/cells.rs`,
 //! one byte per state), its two frontiers and optionally its distances, and
 //! runs the level-synchronous propagation of the local engines on them.
@@ -32,10 +35,12 @@
 //! an exit.
 
 mod checkpoint;
+mod kcops;
 mod net;
 mod worker;
 
 pub use checkpoint::{BandCheckpoint, BandSink, BandSnapshot, BandSource};
+pub use kcops::{kcops_hash, multiset_bands};
 
 use std::net::TcpStream;
 use std::ops::Range;
