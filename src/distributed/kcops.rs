@@ -46,9 +46,9 @@ pub fn kcops_hash(game: &KCops, start: Option<u64>) -> u64 {
     // A tag first, so no one-cop grid game's hash can meet this one by
     // the same words.
     let mut h = fnv1a(FNV_START, b"several cops");
-    let (height, width) = arena
-        .grid()
-        .map_or((u64::MAX, u64::MAX), |g| (g.height() as u64, g.width() as u64));
+    let (height, width) = arena.grid().map_or((u64::MAX, u64::MAX), |g| {
+        (g.height() as u64, g.width() as u64)
+    });
     let (cop_speed, thief_speed) = arena.speeds();
     let (cop_passes, thief_passes) = arena.passes();
     h = [
