@@ -446,7 +446,7 @@ fn killing_one_of_three_processes_stops_the_others() {
 /// Runs every process of a cluster through the binary with `flags` and
 /// waits; asserts that each succeeded. `slurm`: the process count and
 /// index come from the Slurm variables (a bare `--processes`).
-pub(crate) fn run_cluster(
+fn run_cluster(
     dir: &Path,
     processes: usize,
     workers: usize,

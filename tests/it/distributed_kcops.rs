@@ -4,8 +4,8 @@
 //! state by state (value and distance of every state, counts, levels, the
 //! tracked state's value and distance), on random maps and graphs (k = 2
 //! and 3, speeds 1 and 2, every rule variant, lazy cops), a map with and
-//! without exits, the Petersen graph with 3 cops and more bands than
-//! multisets; then the CLI: `solve --cops K --processes N` reports what the
+//! without exits, the Petersen graph with 3 cops (64 moves a state: the
+//! four-byte cells) and more bands than multisets; then the CLI: `solve --cops K --processes N` reports what the
 //! local solve reports, refuses `--save`, peers solving another game, and
 //! resumes from its checkpoints.
 
@@ -18,9 +18,7 @@ use retrograde::{
     load_map, solve, Arena, Board, Engine, Game, KCops, Placement, Rules, SolveOptions,
 };
 
-use crate::distributed::{
-    binary, data, free_addresses, run_cluster, spawn_process, write_hostfile,
-};
+use crate::distributed::{binary, data, free_addresses, spawn_process, write_hostfile};
 use crate::support::kcops_games::{random_graph_games, random_map_games, random_map_games_lazy};
 
 /// (processes, workers per process) of the library tests.
@@ -157,9 +155,12 @@ fn fixed_several_cops_games_agree_with_the_local_engine_state_by_state() {
         );
     }
     let game = KCops::new(petersen(), 3).expect("game");
+    // 4^3 = 64 joint moves: four-byte cells.
+    assert!(distributed::wide_cells(&game));
     let start = game.start(&[0, 1, 2], 7);
     check_game("Petersen, 3 cops", &game, Some(start), &SHAPES);
     let fast = KCops::new(petersen().with_speeds(2, 1), 2).expect("game");
+    assert!(!distributed::wide_cells(&fast));
     check_game("Petersen, 2 cops at speed 2", &fast, middle(&fast), &SHAPES);
     // 2 cops on a path of 2 vertices: 3 multisets for 4 and 6 bands, so
     // some bands are empty.
@@ -189,6 +190,42 @@ fn local(args: &[&str]) -> std::process::Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
+}
+
+/// Every process of a cluster with `flags` (`workers` each), all asserted
+/// to succeed; tried again on fresh ports when one was taken between the
+/// test's choice and the process's listen (tests run side by side).
+fn run_cluster(
+    dir: &Path,
+    processes: usize,
+    workers: usize,
+    flags: &[&str],
+) -> Vec<std::process::Output> {
+    for _ in 0..3 {
+        let hostfile = write_hostfile(dir, processes);
+        let children: Vec<_> = (0..processes)
+            .map(|i| spawn_process(&hostfile, processes, i, workers, flags))
+            .collect();
+        let outputs: Vec<_> = children
+            .into_iter()
+            .map(|c| c.wait_with_output().expect("wait"))
+            .collect();
+        let taken = outputs
+            .iter()
+            .any(|o| String::from_utf8_lossy(&o.stderr).contains("Address already in use"));
+        if taken {
+            continue;
+        }
+        for (i, out) in outputs.iter().enumerate() {
+            assert!(
+                out.status.success(),
+                "process {i} of {processes}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        return outputs;
+    }
+    panic!("ports taken three times");
 }
 
 fn json(out: &std::process::Output) -> serde_json::Value {
@@ -274,7 +311,7 @@ fn cli_several_cops_over_processes_report_what_the_local_solve_reports() {
         let flags = [&flags[..], &["--json", "--quiet"]].concat();
         let want = json(&local(&flags));
         for processes in 1..=3 {
-            let outputs = run_cluster(&dir, processes, 1, &flags, false);
+            let outputs = run_cluster(&dir, processes, 1, &flags);
             assert!(outputs[1..].iter().all(|o| o.stdout.is_empty()));
             let got = json(&outputs[0]);
             for key in [
@@ -289,7 +326,7 @@ fn cli_several_cops_over_processes_report_what_the_local_solve_reports() {
     }
     // The text report names the bands.
     let flags = [&[sample.as_str(), "--cops", "2"][..], &starts, &["--quiet"]].concat();
-    let outputs = run_cluster(&dir, 2, 2, &flags, false);
+    let outputs = run_cluster(&dir, 2, 2, &flags);
     let text = String::from_utf8_lossy(&outputs[0].stdout);
     assert!(text.starts_with("result: "), "{text}");
     assert!(
@@ -329,6 +366,17 @@ fn cli_several_cops_over_processes_refuse_save_and_another_game() {
         &["--engine", "sequential"],
         "--engine is not available with --processes",
     );
+    // Faster cops have more than 63 moves a state: band snapshots (one
+    // byte a state) cannot hold them.
+    refused(
+        &[
+            "--cop-speed",
+            "2",
+            "--checkpoint",
+            dir.join("ck").to_str().unwrap(),
+        ],
+        "does not keep checkpoints of games with more than 63 moves a state",
+    );
     // A peer with faster cops solves another game: both refuse.
     let zero = spawn_process(&hostfile, 2, 0, 1, &base);
     let one = spawn_process(
@@ -366,7 +414,7 @@ fn cli_several_cops_resume_from_their_checkpoints() {
         "--dte-table",
         "--json",
     ];
-    let plain = run_cluster(&dir, 2, 1, &[&flags[..], &["--quiet"]].concat(), false);
+    let plain = run_cluster(&dir, 2, 1, &[&flags[..], &["--quiet"]].concat());
     // A snapshot after every level; the last ones stay behind.
     let checkpointing = [
         &flags[..],
@@ -379,8 +427,8 @@ fn cli_several_cops_resume_from_their_checkpoints() {
         ],
     ]
     .concat();
-    run_cluster(&dir, 2, 1, &checkpointing, false);
-    let resumed = run_cluster(&dir, 2, 1, &[&flags[..], &["--resume", ck]].concat(), false);
+    run_cluster(&dir, 2, 1, &checkpointing);
+    let resumed = run_cluster(&dir, 2, 1, &[&flags[..], &["--resume", ck]].concat());
     let err = String::from_utf8_lossy(&resumed[0].stderr);
     assert!(err.contains("resuming from"), "{err}");
     let (a, b) = (json(&plain[0]), json(&resumed[0]));
