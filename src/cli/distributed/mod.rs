@@ -1,6 +1,9 @@
 //! `retrograde solve MAP --processes N --process I`: one process of a
-//! partitioned solve (feature `distributed`). Process 0 prints the local
-//! solve's report plus the exchange and each process's peak memory.
+//! partitioned solve (feature `distributed`), of the one-cop grid game in
+//! bands of grid rows or of the several-cops game (`--cops K`, speeds,
+//! `--graph`, `--lazy`, built by `cli/several.rs`) in bands of cop
+//! multisets. Process 0 prints the local solve's report plus the exchange
+//! and each process's peak memory.
 //!
 //! Faults end the process, never hang it: a peer that cannot be reached
 //! fails the connection phase after `--connect-timeout`; a peer that dies
@@ -9,7 +12,8 @@
 //! when no level finishes within `--progress-timeout` (a peer that hangs
 //! without closing its connections).
 //!
-//! With `--save NAME.rtb` every process writes its own tablebase shard,
+//! With `--save NAME.rtb` every process of a one-cop solve writes its own
+//! tablebase shard (several-cops tables have no shards: refused),
 //! `NAME.I-of-N.rtb` (see `retrograde::shard_path`); the table commands
 //! open the set from any of them or from `NAME.rtb`.
 //!
@@ -79,7 +83,8 @@ fn slurm_var(name: &str) -> Result<Option<usize>, Failure> {
 #[derive(ClapArgs, Debug, Clone)]
 pub(crate) struct ClusterArgs {
     /// Solve partitioned over N processes (this is one of them; every
-    /// process gets the same flags but --process). Without N: the Slurm
+    /// process gets the same flags but --process), one cop or several
+    /// (--cops K, speeds, --graph; not with --save). Without N: the Slurm
     /// job step's $SLURM_NTASKS (or $SLURM_NPROCS).
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "slurm", value_parser = parse_processes)]
     pub(crate) processes: Option<Processes>,
@@ -91,8 +96,8 @@ pub(crate) struct ClusterArgs {
     /// order [default: 127.0.0.1 with ports from --port].
     #[arg(long, value_name = "FILE", requires = "processes")]
     hostfile: Option<PathBuf>,
-    /// Worker threads per process; each owns a band of grid rows [default:
-    /// all cores].
+    /// Worker threads per process; each owns a band of grid rows (of cop
+    /// multisets with several cops) [default: all cores].
     #[arg(long, value_name = "W", requires = "processes")]
     workers: Option<usize>,
     /// First loopback port without --hostfile (process i listens on PORT + i).
