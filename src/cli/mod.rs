@@ -43,6 +43,7 @@ mod query;
 mod render;
 mod schema;
 mod serve;
+mod several;
 mod solve;
 mod solving;
 mod tables;
@@ -120,13 +121,9 @@ struct SolveCommand {
 
 impl SolveCommand {
     fn run(self) -> Result<i32, Failure> {
+        solving::check_game_flags(&self.solve)?;
         #[cfg(feature = "distributed")]
-        let partitioned = self.cluster.processes.is_some();
-        #[cfg(not(feature = "distributed"))]
-        let partitioned = false;
-        solving::check_game_flags(&self.solve, partitioned)?;
-        #[cfg(feature = "distributed")]
-        if partitioned {
+        if self.cluster.processes.is_some() {
             return distributed::run(&self.solve, &self.cluster);
         }
         solve::run(self.solve)

@@ -93,11 +93,12 @@ pub(crate) struct SolveArgs {
 /// The checks of `solve`'s start flags before any file is read, for a
 /// local and a partitioned solve alike: vertex ids only with `--graph`,
 /// several `--cop` only with `--cops K`, and what the several-cops game
-/// does not take (`--processes`, `--scen`).
+/// does not take (`--scen`; its partitioned solve's own refusals are
+/// `distributed/`'s).
 ///
 /// # Errors
 /// A [`UsageError`] naming the flag.
-pub(crate) fn check_game_flags(args: &SolveArgs, partitioned: bool) -> Result<(), UsageError> {
+pub(crate) fn check_game_flags(args: &SolveArgs) -> Result<(), UsageError> {
     let game = &args.game;
     let mut flags = game.cop.iter().chain(&game.thief).chain(&game.exit);
     if !args.kcops.graph {
@@ -117,16 +118,12 @@ pub(crate) fn check_game_flags(args: &SolveArgs, partitioned: bool) -> Result<()
         }
         return Ok(());
     }
-    let refused = [
-        ("--processes", partitioned),
-        ("--scen", args.scen.is_some()),
-    ];
-    match refused.iter().find(|(_, given)| *given) {
-        Some((what, _)) => Err(UsageError(format!(
-            "{what} is not available with several cops, speeds or --graph yet"
-        ))),
-        None => Ok(()),
+    if args.scen.is_some() {
+        return Err(UsageError(
+            "--scen is not available with several cops, speeds or --graph yet".into(),
+        ));
     }
+    Ok(())
 }
 
 /// Writes the table of `game` (one cop, or several with their rules and

@@ -3,7 +3,10 @@
 //!
 //! The state array is cut into contiguous *bands*, one per worker; for the
 //! grid game a band is the states of a range of cop cells that starts at a
-//! grid row ([`row_bands`]), so a worker owns whole rows of the cop's map.
+//! grid row ([`row_bands`]), so a worker owns whole rows of the cop's map;
+//! for the several-cops game ([`KCops`](crate::KCops)) a band is the states
+//! of a run of cop multisets ([`multiset_bands`], with [`kcops_hash`] its
+//! session value).
 //! Each worker keeps its band's cells (the counters of `storage/cells.rs`,
 //! one byte per state), its two frontiers and optionally its distances, and
 //! runs the level-synchronous propagation of the local engines on them.
@@ -32,14 +35,16 @@
 //! an exit.
 
 mod checkpoint;
+mod kcops;
 mod net;
 mod worker;
 
 pub use checkpoint::{BandCheckpoint, BandSink, BandSnapshot, BandSource};
+pub use kcops::{kcops_hash, multiset_bands};
 
 use std::net::TcpStream;
 use std::ops::Range;
-use std::sync::atomic::{AtomicU16, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -179,7 +184,8 @@ pub fn plan_bands(
     let bands: Vec<u64> = (process * workers..(process + 1) * workers)
         .map(|w| bounds[w + 1] - bounds[w])
         .collect();
-    let bytes: u64 = bands.iter().map(|&n| band_bytes(n, dte_table)).sum();
+    let wide = wide_cells(game);
+    let bytes: u64 = bands.iter().map(|&n| band_bytes(n, dte_table, wide)).sum();
     let cap = limits
         .memory
         .unwrap_or_else(crate::storage::available_memory);
@@ -229,7 +235,7 @@ pub fn plan_bands(
         let (r, m) = crate::solve::out_of_core_states(
             n,
             game.predecessor_radius(),
-            band_bytes(n, dte_table),
+            band_bytes(n, dte_table, wide),
             share,
         );
         resident += r;
@@ -253,7 +259,7 @@ pub fn plan_bands(
         // A band that fits its window is drained as in memory.
         window: bands
             .iter()
-            .any(|&n| band_bytes(n, dte_table) > share / 4 * 3)
+            .any(|&n| band_bytes(n, dte_table, wide) > share / 4 * 3)
             .then_some(share / 4 * 3),
     })
 }
@@ -295,6 +301,8 @@ impl Summary {
 pub struct Band {
     range: Range<u64>,
     cells: Region,
+    /// Four-byte cells (games with more than 63 moves a state).
+    wide: bool,
     dte: Option<Region>,
 }
 
@@ -312,9 +320,16 @@ impl Band {
     #[must_use]
     pub fn outcome(&self, s: u64) -> Outcome {
         assert!(self.range.contains(&s), "state {s} is not in this band");
-        self.cells
-            .atomics::<AtomicU8>()
-            .outcome((s - self.range.start) as usize)
+        self.outcome_at((s - self.range.start) as usize)
+    }
+
+    /// Value of the band's `i`-th state, in cells of either width.
+    fn outcome_at(&self, i: usize) -> Outcome {
+        if self.wide {
+            self.cells.atomics::<AtomicU32>().outcome(i)
+        } else {
+            self.cells.atomics::<AtomicU8>().outcome(i)
+        }
     }
 
     /// Distance to end of owned state `s`, when a table was kept (`None`
@@ -390,10 +405,9 @@ impl crate::tablebase::Source for PartitionedSolution {
         let mut i = 0usize;
         while s < end {
             let band = self.band(s);
-            let cells = band.cells.atomics::<AtomicU8>();
             let stop = end.min(band.range.end);
             for t in s..stop {
-                let code = match cells.outcome((t - band.range.start) as usize) {
+                let code = match band.outcome_at((t - band.range.start) as usize) {
                     Outcome::Win => 1u8,
                     Outcome::Loss => 2,
                     Outcome::Draw => 0,
@@ -581,11 +595,23 @@ pub fn row_bands(game: &CopsAndThief, parts: usize) -> Vec<u64> {
     bounds
 }
 
-/// Bytes of arrays one worker of a band of `states` states allocates.
+/// Bytes of arrays one worker of a band of `states` states allocates:
+/// a cell per state (one byte, four when `wide`: see [`wide_cells`]), two
+/// frontiers and the distances with `dte_table`.
 #[must_use]
-pub fn band_bytes(states: u64, dte_table: bool) -> u64 {
+pub fn band_bytes(states: u64, dte_table: bool, wide: bool) -> u64 {
     let words = states.div_ceil(64);
-    states + 2 * 8 * (words + words.div_ceil(64)) + if dte_table { 2 * states } else { 0 }
+    let cell = if wide { 4 } else { 1 };
+    cell * states + 2 * 8 * (words + words.div_ceil(64)) + if dte_table { 2 * states } else { 0 }
+}
+
+/// Whether a partitioned solve of `game` keeps four-byte cells: a byte
+/// counts at most 63 moves, and several cops can have more (two cops
+/// with nine cells each in reach: 81 joint moves). Band snapshots keep
+/// one byte a state, so such solves take no checkpoints.
+#[must_use]
+pub fn wide_cells(game: &impl Game) -> bool {
+    game.max_moves() > <[AtomicU8] as Cells>::MAX_MOVES
 }
 
 /// Solves `game` with the states split at `bounds` (one band per worker of
@@ -596,7 +622,9 @@ pub fn band_bytes(states: u64, dte_table: bool) -> u64 {
 /// # Errors
 /// [`Error::Peer`] when a peer cannot be reached within the timeout or
 /// runs a different solve; [`Error::Alloc`] for the band arrays;
-/// [`Error::TooLarge`] for games with more than 63 moves per state.
+/// [`Error::TooLarge`] for games with more than 2^30 - 1 moves per
+/// state; [`Error::Unsupported`] for checkpoints of games with more than
+/// 63 (see [`wide_cells`]).
 ///
 /// # Panics
 /// If `bounds` does not match the cluster, or a worker thread panics (the
@@ -611,12 +639,26 @@ pub fn solve<G: Game + Send + 'static>(
     assert!(cluster.workers >= 1 && cluster.process < cluster.processes());
     assert_eq!(bounds.len(), total + 1, "one band per worker");
     assert_eq!(bounds[total], game.state_count());
-    if game.max_moves() > <[AtomicU8] as Cells>::MAX_MOVES {
+    let wide = wide_cells(&*game);
+    if game.max_moves() > <[AtomicU32] as Cells>::MAX_MOVES {
         return Err(Error::TooLarge {
             what: "a state's move counter".into(),
             needed: u64::from(game.max_moves()),
-            available: u64::from(<[AtomicU8] as Cells>::MAX_MOVES),
-            hint: "partitioned solves keep one byte per state (at most 63 moves)".into(),
+            available: u64::from(<[AtomicU32] as Cells>::MAX_MOVES),
+            hint: "no state may have more than 2^30 - 1 moves".into(),
+        });
+    }
+    if wide && (options.checkpoint.is_some() || options.resume.is_some()) {
+        return Err(Error::Unsupported {
+            engine: "distributed".into(),
+            what: format!(
+                "checkpoints of games with more than {} moves a state",
+                <[AtomicU8] as Cells>::MAX_MOVES
+            ),
+            hint: format!(
+                "this game has up to {} and band snapshots keep one byte a state; solve it without --checkpoint and --resume",
+                game.max_moves()
+            ),
         });
     }
     // Allocate before connecting: a process that cannot hold its bands
@@ -626,7 +668,11 @@ pub fn solve<G: Game + Send + 'static>(
     for w in first..first + cluster.workers {
         let len = bounds[w + 1] - bounds[w];
         arrays.push(Some(worker::Arrays {
-            cells: Region::zeroed::<AtomicU8>(len, &options.backing, "state array")?,
+            cells: if wide {
+                Region::zeroed::<AtomicU32>(len, &options.backing, "state array")?
+            } else {
+                Region::zeroed::<AtomicU8>(len, &options.backing, "state array")?
+            },
             frontiers: [
                 Frontier::new(len, &options.backing, Paging::Kernel)?,
                 Frontier::new(len, &options.backing, Paging::Kernel)?,
@@ -705,6 +751,7 @@ pub fn solve<G: Game + Send + 'static>(
     }
     let plan = Arc::new(worker::Plan {
         game,
+        wide,
         bounds: bounds.to_vec(),
         workers_per_process: cluster.workers,
         track: options.track,
@@ -735,6 +782,7 @@ pub fn solve<G: Game + Send + 'static>(
         bands.push(Band {
             range: done.range,
             cells: done.cells,
+            wide,
             dte: done.dte,
         });
     }

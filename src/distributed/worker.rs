@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::ops::Range;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU16, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
 use timely::container::CapacityContainerBuilder;
@@ -22,7 +22,7 @@ use crate::snapshot::Due;
 use crate::solve::{Counts, Progress};
 use crate::storage::cells::Cells;
 use crate::storage::frontier::Frontier;
-use crate::storage::Region;
+use crate::storage::{Atomic, Region};
 
 /// A message: destination worker, kind, words. Plain tuples of integers
 /// are all timely needs to ship it (serde is implemented for them).
@@ -62,9 +62,34 @@ pub(super) struct Arrays {
     pub(super) resumed: Option<Saved>,
 }
 
+/// A state cell of a band: one byte (at most 63 moves a state) or, for
+/// games with more moves (several cops), four.
+pub(super) trait Cell: Atomic + 'static
+where
+    [Self]: Cells,
+{
+    /// The cells as bytes, for a band snapshot (which keeps one byte a
+    /// state); `None` for wide cells, whose solves take no checkpoints.
+    fn bytes(cells: &[Self]) -> Option<&[AtomicU8]>;
+}
+
+impl Cell for AtomicU8 {
+    fn bytes(cells: &[Self]) -> Option<&[AtomicU8]> {
+        Some(cells)
+    }
+}
+
+impl Cell for AtomicU32 {
+    fn bytes(_: &[Self]) -> Option<&[AtomicU8]> {
+        None
+    }
+}
+
 /// What every worker of a process shares.
 pub(super) struct Plan<G> {
     pub(super) game: Arc<G>,
+    /// Four-byte cells (the game has more than 63 moves a state).
+    pub(super) wide: bool,
     pub(super) bounds: Vec<u64>,
     pub(super) workers_per_process: usize,
     pub(super) track: Option<u64>,
@@ -90,14 +115,17 @@ pub(super) struct Done {
 }
 
 /// A band's state and the updates that land in it.
-struct Owned<'a, G> {
+struct Owned<'a, G, C> {
     game: &'a G,
     range: Range<u64>,
-    cells: &'a [AtomicU8],
+    cells: &'a [C],
     dte: Option<&'a [AtomicU16]>,
 }
 
-impl<G: Game> Owned<'_, G> {
+impl<G: Game, C: Cell> Owned<'_, G, C>
+where
+    [C]: Cells,
+{
     /// Applies the update of a LOSS (`loss`) or WIN successor to owned
     /// state `u`; true when it decided `u` (it then joins `next`).
     #[inline]
@@ -130,8 +158,20 @@ impl<G: Game> Owned<'_, G> {
     }
 }
 
-/// Runs worker `w`'s share of the solve.
+/// Runs worker `w`'s share of the solve, with the plan's width of cells.
 pub(super) fn run<G: Game>(w: &mut Worker, plan: &Plan<G>) -> Done {
+    if plan.wide {
+        run_cells::<G, AtomicU32>(w, plan)
+    } else {
+        run_cells::<G, AtomicU8>(w, plan)
+    }
+}
+
+/// Runs worker `w`'s share of the solve with cells of type `C`.
+fn run_cells<G: Game, C: Cell>(w: &mut Worker, plan: &Plan<G>) -> Done
+where
+    [C]: Cells,
+{
     let me = w.index();
     let peers = w.peers();
     let local = me % plan.workers_per_process;
@@ -144,7 +184,7 @@ pub(super) fn run<G: Game>(w: &mut Worker, plan: &Plan<G>) -> Done {
     let owned = Owned {
         game,
         range: range.clone(),
-        cells: arrays.cells.atomics::<AtomicU8>(),
+        cells: arrays.cells.atomics::<C>(),
         dte: arrays.dte.as_ref().map(|r| r.atomics::<AtomicU16>()),
     };
     // Which worker owns state `u` (outside this band).
@@ -187,11 +227,13 @@ pub(super) fn run<G: Game>(w: &mut Worker, plan: &Plan<G>) -> Done {
     let len = range.end - range.start;
     let radius = game.predecessor_radius().unwrap_or(len);
     let window = plan.window.map(|bytes| {
-        let per_band = super::band_bytes(len, owned.dte.is_some()).max(1);
+        let per_band = super::band_bytes(len, owned.dte.is_some(), plan.wide).max(1);
         (u128::from(bytes) * u128::from(len) / u128::from(per_band)).max(4096) as u64
     });
     let release = |cur: &Frontier, next: &Frontier, states: Range<u64>| {
-        arrays.cells.release(states.clone(), 1);
+        arrays
+            .cells
+            .release(states.clone(), std::mem::size_of::<C>() as u64);
         if let Some(table) = &arrays.dte {
             table.release(states.clone(), 2);
         }
@@ -347,7 +389,8 @@ pub(super) fn run<G: Game>(w: &mut Worker, plan: &Plan<G>) -> Done {
                     decided_per_level: decided_per_level.clone(),
                 },
                 range: range.clone(),
-                cells: owned.cells,
+                // `solve` refuses checkpoints of wide cells.
+                cells: C::bytes(owned.cells).expect("band snapshots of one-byte cells"),
                 frontier: cur.words(),
                 dte: owned.dte,
             };

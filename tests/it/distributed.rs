@@ -32,7 +32,7 @@ const SHAPES: [(usize, usize); 8] = [
 ];
 
 /// `count` loopback addresses with ports free a moment ago.
-fn free_addresses(count: usize) -> Vec<String> {
+pub(crate) fn free_addresses(count: usize) -> Vec<String> {
     let listeners: Vec<TcpListener> = (0..count)
         .map(|_| TcpListener::bind("127.0.0.1:0").expect("bind"))
         .collect();
@@ -219,11 +219,11 @@ fn row_bands_start_at_rows_and_cover_the_states() {
 // ---------------------------------------------------------------------
 // The command-line tool as real processes.
 
-fn binary() -> &'static str {
+pub(crate) fn binary() -> &'static str {
     env!("CARGO_BIN_EXE_retrograde")
 }
 
-fn data(path: &str) -> String {
+pub(crate) fn data(path: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join(path)
         .display()
@@ -231,7 +231,7 @@ fn data(path: &str) -> String {
 }
 
 /// Starts process `index` of a cluster given by `hostfile`.
-fn spawn_process(
+pub(crate) fn spawn_process(
     hostfile: &Path,
     processes: usize,
     index: usize,
@@ -252,7 +252,7 @@ fn spawn_process(
         .expect("spawn retrograde")
 }
 
-fn write_hostfile(dir: &Path, processes: usize) -> std::path::PathBuf {
+pub(crate) fn write_hostfile(dir: &Path, processes: usize) -> std::path::PathBuf {
     let path = dir.join(format!("hosts-{processes}"));
     std::fs::write(&path, free_addresses(processes).join("\n") + "\n").expect("hostfile");
     path

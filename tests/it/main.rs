@@ -37,6 +37,10 @@ mod copnumber_speed;
 /// Partitioned solves over loopback TCP (feature `distributed`).
 #[cfg(feature = "distributed")]
 mod distributed;
+/// Partitioned several-cops solves over loopback TCP (feature
+/// `distributed`).
+#[cfg(feature = "distributed")]
+mod distributed_kcops;
 /// Issue 23 faults: FIFO and directory tables, output collisions, pipes.
 mod faults;
 /// Forged tables with valid checksums against the reader.

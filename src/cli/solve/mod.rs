@@ -192,7 +192,7 @@ fn open_checkpoints(
         checkpoint::fingerprint(&args.map, &args.game, config.engine.as_str(), dte_table)?;
     let several = args.kcops.active();
     if several {
-        fingerprint.extend(cops::fingerprint(args));
+        fingerprint.extend(super::several::fingerprint(args));
     }
     let resume = args
         .resume

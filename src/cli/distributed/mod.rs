@@ -1,6 +1,9 @@
 //! `retrograde solve MAP --processes N --process I`: one process of a
-//! partitioned solve (feature `distributed`). Process 0 prints the local
-//! solve's report plus the exchange and each process's peak memory.
+//! partitioned solve (feature `distributed`), of the one-cop grid game in
+//! bands of grid rows or of the several-cops game (`--cops K`, speeds,
+//! `--graph`, `--lazy`, built by `cli/several.rs`) in bands of cop
+//! multisets. Process 0 prints the local solve's report plus the exchange
+//! and each process's peak memory.
 //!
 //! Faults end the process, never hang it: a peer that cannot be reached
 //! fails the connection phase after `--connect-timeout`; a peer that dies
@@ -9,7 +12,8 @@
 //! when no level finishes within `--progress-timeout` (a peer that hangs
 //! without closing its connections).
 //!
-//! With `--save NAME.rtb` every process writes its own tablebase shard,
+//! With `--save NAME.rtb` every process of a one-cop solve writes its own
+//! tablebase shard (several-cops tables have no shards: refused),
 //! `NAME.I-of-N.rtb` (see `retrograde::shard_path`); the table commands
 //! open the set from any of them or from `NAME.rtb`.
 //!
@@ -22,26 +26,28 @@
 //! Under Slurm, a bare `--processes` takes the count from `$SLURM_NTASKS`
 //! (or `$SLURM_NPROCS`), and `--process` defaults to `$SLURM_PROCID`.
 
+mod band_dir;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use anyhow::Context;
 use clap::Args as ClapArgs;
-use retrograde::distributed::{
-    self, BandCheckpoint, BandSink, BandSource, Cluster, PartitionOptions,
-};
-use retrograde::{load_map, CopsAndThief, Due, Game, Sink, Snapshot};
+use retrograde::distributed::{self, BandSink, BandSource, Cluster, PartitionOptions};
+use retrograde::{load_map, CopsAndThief, Game};
 use serde::Serialize;
 
 use super::checkpoint;
 use super::common::{human_bytes, peak_memory, UsageError};
 use super::output::{print_text, save_with, Found, OutputTarget, SolveReport};
 use super::progress::Reporter;
+use super::several::{self, refuse_lazy, SeveralCops};
 use super::solving::SolveArgs;
 use super::Failure;
+use band_dir::BandDir;
 
 /// `--processes`: a count, or (bare) the count of the Slurm job step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,7 +83,8 @@ fn slurm_var(name: &str) -> Result<Option<usize>, Failure> {
 #[derive(ClapArgs, Debug, Clone)]
 pub(crate) struct ClusterArgs {
     /// Solve partitioned over N processes (this is one of them; every
-    /// process gets the same flags but --process). Without N: the Slurm
+    /// process gets the same flags but --process), one cop or several
+    /// (--cops K, speeds, --graph; not with --save). Without N: the Slurm
     /// job step's $SLURM_NTASKS (or $SLURM_NPROCS).
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "slurm", value_parser = parse_processes)]
     pub(crate) processes: Option<Processes>,
@@ -89,8 +96,8 @@ pub(crate) struct ClusterArgs {
     /// order [default: 127.0.0.1 with ports from --port].
     #[arg(long, value_name = "FILE", requires = "processes")]
     hostfile: Option<PathBuf>,
-    /// Worker threads per process; each owns a band of grid rows [default:
-    /// all cores].
+    /// Worker threads per process; each owns a band of grid rows (of cop
+    /// multisets with several cops) [default: all cores].
     #[arg(long, value_name = "W", requires = "processes")]
     workers: Option<usize>,
     /// First loopback port without --hostfile (process i listens on PORT + i).
@@ -127,6 +134,9 @@ struct ClusterReport<'a> {
     base: &'a SolveReport,
     processes: usize,
     workers: usize,
+    /// What a band is made of (grid rows, cop multisets), for the text.
+    #[serde(skip)]
+    bands: &'static str,
     /// With `--save`: every shard's file, in process order (each process
     /// writes its own; `saved` is process 0's).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -144,8 +154,27 @@ struct Exchange {
     decided_per_level: Vec<u64>,
 }
 
+/// Where this process stands: the cluster's shape, read from the flags
+/// and the Slurm variables.
+struct Place {
+    processes: usize,
+    process: usize,
+    workers: usize,
+    config: Cluster,
+}
+
 /// Runs one process of a partitioned solve; returns the exit status.
 pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failure> {
+    let place = place(args, cluster)?;
+    if args.kcops.active() {
+        run_several(args, cluster, &place)
+    } else {
+        run_one(args, cluster, &place)
+    }
+}
+
+/// The refusals every partitioned solve shares and the cluster's shape.
+fn place(args: &SolveArgs, cluster: &ClusterArgs) -> Result<Place, Failure> {
     let processes = match cluster.processes {
         Some(Processes::Count(n)) => n,
         Some(Processes::Slurm) => match slurm_var("SLURM_NTASKS")? {
@@ -205,7 +234,55 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
         workers,
         connect_timeout: Duration::from_secs(cluster.connect_timeout),
     };
+    Ok(Place {
+        processes,
+        process,
+        workers,
+        config,
+    })
+}
 
+/// The checkpoint directory to save into and the one to resume from that
+/// `--checkpoint` and `--resume` ask for, checked before connecting (a
+/// refused resume fails alone, with exit status 2); `extra`: the game's
+/// own fingerprint fields.
+fn checkpointing(
+    args: &SolveArgs,
+    place: &Place,
+    extra: impl IntoIterator<Item = (String, String)>,
+) -> Result<Option<(BandDir, Option<BandDir>)>, Failure> {
+    let Some(dir) = args.checkpoint.as_ref().or(args.resume.as_ref()) else {
+        return Ok(None);
+    };
+    let Place {
+        processes,
+        process,
+        workers,
+        ..
+    } = *place;
+    let mut fingerprint =
+        checkpoint::fingerprint(&args.map, &args.game, "distributed", args.dte_table)?;
+    fingerprint.extend([
+        ("processes".to_string(), processes.to_string()),
+        ("process".to_string(), process.to_string()),
+        ("workers".to_string(), workers.to_string()),
+    ]);
+    fingerprint.extend(extra);
+    let resume = args
+        .resume
+        .as_deref()
+        .map(|from| BandDir::open(from, process, workers, &fingerprint))
+        .transpose()?;
+    let sink = BandDir::sink(dir, process, args.checkpoint_every, fingerprint)?;
+    Ok(Some((sink, resume)))
+}
+
+/// The one-cop grid game over bands of grid rows; `--save` writes one
+/// table shard per process.
+fn run_one(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i32, Failure> {
+    let Place {
+        processes, process, ..
+    } = *place;
     // Each process writes its own shard; its path is checked before the
     // solve.
     let save = args
@@ -216,39 +293,136 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
             OutputTarget::check("--save", &path)
         })
         .transpose()?;
-    // Checkpoints are checked before connecting: a refused resume fails
-    // alone, with exit status 2.
-    let checkpointing = match args.checkpoint.as_ref().or(args.resume.as_ref()) {
-        None => None,
-        Some(dir) => {
-            let mut fingerprint =
-                checkpoint::fingerprint(&args.map, &args.game, "distributed", args.dte_table)?;
-            fingerprint.extend([
-                ("processes".to_string(), processes.to_string()),
-                ("process".to_string(), process.to_string()),
-                ("workers".to_string(), workers.to_string()),
-            ]);
-            let resume = args
-                .resume
-                .as_deref()
-                .map(|from| BandDir::open(from, process, workers, &fingerprint))
-                .transpose()?;
-            let sink = BandDir::sink(dir, process, args.checkpoint_every, fingerprint)?;
-            Some((sink, resume))
-        }
-    };
+    let checkpoints = checkpointing(args, place, [])?;
     let map = load_map(&args.map)?;
     let board = args.game.board(&map)?;
     let started = Instant::now();
     let game = Arc::new(CopsAndThief::new(board, args.game.rules()));
-    let bounds = distributed::row_bands(&game, config.total_workers());
+    let bounds = distributed::row_bands(&game, place.config.total_workers());
+    let solve = Bands {
+        bounds,
+        session: distributed::game_hash(&game),
+        track: game.start(),
+        checkpoints,
+        started,
+    };
     let reporter = Arc::new(Reporter::new(args.quiet, "solving"));
+    let solution = solve_bands(args, cluster, place, Arc::clone(&game), solve, &reporter)?;
+    let saved = match save {
+        Some(target) => {
+            reporter.note(&format!(
+                "saving shard {process} of {processes} to {}",
+                target.path().display()
+            ));
+            Some(save_with(target, |out| {
+                distributed::write_shard(&game, &solution, process, processes, "distributed", out)
+            })?)
+        }
+        None => None,
+    };
+    let Some(summary) = &solution.summary else {
+        return Ok(0);
+    };
+    let mut report = SolveReport::new(
+        &args.map,
+        map.format.as_str(),
+        &game,
+        found(summary, place),
+        started.elapsed().as_secs_f64(),
+    );
+    report.saved = saved;
+    print_report(args, place, &report, summary, "grid rows")
+}
+
+/// The several-cops game (`--cops K`, speeds, `--graph`, `--lazy`) over
+/// bands of cop multisets. Its tables have no shards: `--save` is
+/// refused; checkpoints work as in the one-cop game, with the several-cops
+/// game's fingerprint fields.
+fn run_several(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i32, Failure> {
+    if args.save.is_some() {
+        return Err(UsageError(
+            "--save is not available with --processes and several cops, speeds or --graph: several-cops tables have no shards (solve without --processes to save a table)".into(),
+        )
+        .into());
+    }
+    refuse_lazy(args, args.kcops.k())?;
+    let checkpoints = checkpointing(args, place, several::fingerprint(args))?;
+    let started = Instant::now();
+    let memory = args.engine.storage.limits(0)?.memory;
+    let several = SeveralCops::build(args, memory)?;
+    let game = Arc::new(several.game.clone());
+    let solve = Bands {
+        bounds: distributed::multiset_bands(&game, place.config.total_workers()),
+        session: distributed::kcops_hash(&game, several.start),
+        track: several.start,
+        checkpoints,
+        started,
+    };
+    let reporter = Arc::new(Reporter::new(args.quiet, "solving"));
+    let solution = solve_bands(args, cluster, place, game, solve, &reporter)?;
+    let Some(summary) = &solution.summary else {
+        return Ok(0);
+    };
+    let report = several.report(args, found(summary, place), started.elapsed().as_secs_f64());
+    print_report(args, place, &report, summary, "cop multisets")
+}
+
+/// What a partitioned solve found, as the local report takes it.
+fn found(summary: &distributed::Summary, place: &Place) -> Found {
+    Found {
+        start: summary.tracked_outcome,
+        dte: summary.tracked_dte,
+        counts: summary.counts,
+        levels: summary.levels,
+        sweeps: 0,
+        engine: "distributed",
+        threads: place.config.total_workers(),
+    }
+}
+
+/// The game-specific parts of a partitioned solve.
+struct Bands {
+    /// One band per worker of the cluster (`total_workers + 1` bounds).
+    bounds: Vec<u64>,
+    /// The game's hash, compared in the handshake.
+    session: u64,
+    /// The start state, whose value and distance the report gives.
+    track: Option<u64>,
+    /// `--checkpoint`/`--resume`, checked.
+    checkpoints: Option<(BandDir, Option<BandDir>)>,
+    /// When the solve began (the game's loading included).
+    started: Instant,
+}
+
+/// Plans this process's bands, connects and solves, with progress on
+/// `reporter`; the watchdog rests when it returns.
+fn solve_bands<G: Game + Send + Sync + 'static>(
+    args: &SolveArgs,
+    cluster: &ClusterArgs,
+    place: &Place,
+    game: Arc<G>,
+    solve: Bands,
+    reporter: &Arc<Reporter>,
+) -> Result<distributed::PartitionedSolution, Failure> {
+    let Place {
+        processes,
+        process,
+        workers,
+        ref config,
+    } = *place;
+    let Bands {
+        bounds,
+        session,
+        track,
+        checkpoints,
+        started,
+    } = solve;
     let mine = process * workers..(process + 1) * workers;
     let here = bounds[mine.end] - bounds[mine.start];
     // The same route as a local solve: --memory and --scratch (or the
     // available memory) plan the bands before anything is allocated, and
     // what cannot fit is refused with exit status 2.
-    let limits = engine.storage.limits(0)?;
+    let limits = args.engine.storage.limits(0)?;
     let plan = distributed::plan_bands(&*game, &bounds, process, workers, args.dte_table, &limits)?;
     reporter.note(&format!(
         "process {process} of {processes}: {here} of {} states in {workers} band{} ({} of arrays {}); connecting",
@@ -271,7 +445,7 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
     install_fault_handlers(process, &heartbeat, cluster, started);
     let observer = {
         let (reporter, heartbeat, connected) = (
-            Arc::clone(&reporter),
+            Arc::clone(reporter),
             Arc::clone(&heartbeat),
             Arc::clone(&connected),
         );
@@ -283,18 +457,18 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
             reporter.observe(p);
         }
     };
-    if let Some((_, Some(resume))) = &checkpointing {
+    if let Some((_, Some(resume))) = &checkpoints {
         reporter.note(&format!(
             "resuming from {} (complete here up to level {})",
             resume.dir.display(),
             resume.latest()
         ));
     }
-    let (sink, resume) = checkpointing.unzip();
+    let (sink, resume) = checkpoints.unzip();
     let options = PartitionOptions {
         dte_table: args.dte_table,
-        track: game.start(),
-        session: distributed::game_hash(&game),
+        track,
+        session,
         observer: Some(Arc::new(observer)),
         process_stat: Some(Arc::new(|| peak_memory().unwrap_or(0))),
         checkpoint: sink.map(|s| Arc::new(s) as Arc<dyn BandSink>),
@@ -302,47 +476,29 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
         backing: plan.backing,
         window: plan.window,
     };
-    let solution = distributed::solve(Arc::clone(&game), &bounds, &config, &options)
-        .context("partitioned solve failed")?;
+    let solution =
+        distributed::solve(game, &bounds, config, &options).context("partitioned solve failed")?;
     reporter.finish();
     // The solve is over: writing a shard is no level, the watchdog rests.
     heartbeat.store(u64::MAX, Relaxed);
-    let seconds = started.elapsed().as_secs_f64();
-    let saved = match save {
-        Some(target) => {
-            reporter.note(&format!(
-                "saving shard {process} of {processes} to {}",
-                target.path().display()
-            ));
-            Some(save_with(target, |out| {
-                distributed::write_shard(&game, &solution, process, processes, "distributed", out)
-            })?)
-        }
-        None => None,
-    };
-    let Some(summary) = solution.summary else {
-        return Ok(0);
-    };
-    let mut report = SolveReport::new(
-        &args.map,
-        map.format.as_str(),
-        &game,
-        Found {
-            start: summary.tracked_outcome,
-            dte: summary.tracked_dte,
-            counts: summary.counts,
-            levels: summary.levels,
-            sweeps: 0,
-            engine: "distributed",
-            threads: config.total_workers(),
-        },
-        seconds,
-    );
-    report.saved = saved;
+    Ok(solution)
+}
+
+/// Process 0's report: the local one with the cluster's lines (`bands`:
+/// what a band is made of, for the engine line).
+fn print_report(
+    args: &SolveArgs,
+    place: &Place,
+    report: &SolveReport,
+    summary: &distributed::Summary,
+    bands: &'static str,
+) -> Result<i32, Failure> {
+    let processes = place.processes;
     let full = ClusterReport {
-        base: &report,
+        base: report,
         processes,
-        workers,
+        workers: place.workers,
+        bands,
         shards: args.save.as_deref().map(|base| {
             (0..processes)
                 .map(|i| {
@@ -373,12 +529,13 @@ fn print_cluster_text(out: &mut impl Write, r: &ClusterReport<'_>) -> std::io::R
         if line.starts_with("engine: ") {
             writeln!(
                 out,
-                "engine: distributed ({} process{} x {} worker{}, {} bands of grid rows), {} levels",
+                "engine: distributed ({} process{} x {} worker{}, {} bands of {}), {} levels",
                 r.processes,
                 if r.processes == 1 { "" } else { "es" },
                 r.workers,
                 if r.workers == 1 { "" } else { "s" },
                 r.processes * r.workers,
+                r.bands,
                 r.base.levels
             )?;
         } else {
@@ -515,213 +672,4 @@ fn install_fault_handlers(
             std::process::exit(1);
         }
     });
-}
-
-/// One process's snapshots: `DIR/process-I/band-J.level-L.rcp` for band J
-/// (index within the process) after level L - 1.
-struct BandDir {
-    dir: PathBuf,
-    fingerprint: Vec<(String, String)>,
-    /// Checkpointing: minutes between snapshots (process 0 decides).
-    every: Duration,
-    last: Mutex<Instant>,
-    /// Resuming: the newest level every band holds.
-    latest: u32,
-}
-
-impl BandDir {
-    fn file(&self, band: usize, level: u32) -> PathBuf {
-        self.dir.join(format!("band-{band}.level-{level}.rcp"))
-    }
-
-    /// (band, level) of every snapshot file in the directory.
-    fn files(&self) -> std::io::Result<Vec<(usize, u32)>> {
-        let mut found = Vec::new();
-        for entry in std::fs::read_dir(&self.dir)? {
-            let name = entry?.file_name();
-            let parsed = name
-                .to_str()
-                .and_then(|n| n.strip_prefix("band-")?.strip_suffix(".rcp"))
-                .and_then(|n| n.split_once(".level-"))
-                .and_then(|(b, l)| Some((b.parse().ok()?, l.parse().ok()?)));
-            found.extend(parsed);
-        }
-        Ok(found)
-    }
-
-    /// A sink into `dir`/process-`process` (created if missing).
-    fn sink(
-        dir: &Path,
-        process: usize,
-        every_minutes: f64,
-        fingerprint: Vec<(String, String)>,
-    ) -> Result<BandDir, Failure> {
-        if !(every_minutes.is_finite() && every_minutes > 0.0) {
-            return Err(UsageError(format!(
-                "--checkpoint-every {every_minutes}: expected a positive number of minutes"
-            ))
-            .into());
-        }
-        let dir = dir.join(format!("process-{process}"));
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| UsageError(format!("--checkpoint {}: {e}", dir.display())))?;
-        Ok(BandDir {
-            dir,
-            fingerprint,
-            every: Duration::from_secs_f64(every_minutes * 60.0),
-            last: Mutex::new(Instant::now()),
-            latest: 0,
-        })
-    }
-
-    /// The snapshots of process `process` in `dir`: finds the newest level
-    /// every one of its `workers` bands holds, and checks every file of a
-    /// complete level against `fingerprint`.
-    fn open(
-        dir: &Path,
-        process: usize,
-        workers: usize,
-        fingerprint: &[(String, String)],
-    ) -> Result<BandDir, Failure> {
-        let mut source = BandDir {
-            dir: dir.join(format!("process-{process}")),
-            fingerprint: fingerprint.to_vec(),
-            every: Duration::ZERO,
-            last: Mutex::new(Instant::now()),
-            latest: 0,
-        };
-        let shown = source.dir.display().to_string();
-        let files = source.files().map_err(|e| {
-            UsageError(format!(
-                "--resume {}: no snapshots of process {process} ({shown}: {e}); was the checkpoint made with as many processes?",
-                dir.display()
-            ))
-        })?;
-        let mut complete: Vec<u32> = files
-            .iter()
-            .map(|&(_, level)| level)
-            .filter(|&level| (0..workers).all(|band| files.contains(&(band, level))))
-            .collect();
-        complete.sort_unstable();
-        complete.dedup();
-        let Some(&latest) = complete.last() else {
-            return Err(UsageError(format!(
-                "--resume {}: {shown} holds no complete snapshot (a band-J.level-L.rcp file for each of the {workers} bands at one level)",
-                dir.display()
-            ))
-            .into());
-        };
-        for &level in &complete {
-            for band in 0..workers {
-                source.read(band, level)?;
-            }
-        }
-        source.latest = latest;
-        Ok(source)
-    }
-
-    /// Reads and checks one band's snapshot.
-    fn read(&self, band: usize, level: u32) -> Result<BandCheckpoint> {
-        let path = self.file(band, level);
-        let bytes = std::fs::read(&path).map_err(|source| retrograde::Error::Io {
-            path: path.clone(),
-            source,
-        })?;
-        let saved = BandCheckpoint::decode(&path, &bytes)?;
-        let theirs = saved.fingerprint();
-        for (name, value) in &self.fingerprint {
-            let old = theirs.iter().find(|(n, _)| n == name).map(|(_, v)| v);
-            if old != Some(value) {
-                return Err(UsageError(format!(
-                    "--resume {}: the checkpoint was made with another {name}: {} there, {value} now",
-                    path.display(),
-                    old.map_or("none", |v| v.as_str())
-                ))
-                .into());
-            }
-        }
-        Ok(saved)
-    }
-}
-
-impl Sink for BandDir {
-    fn poll(&self, _level: u32) -> Due {
-        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
-        if last.elapsed() < self.every {
-            return Due::No;
-        }
-        *last = Instant::now();
-        Due::Save
-    }
-
-    fn save(&self, snapshot: &dyn Snapshot) -> retrograde::Result<()> {
-        // Only a partitioned solve is handed this sink: its snapshots are
-        // bands; a whole solve's would have no file here.
-        let Some(band) = snapshot.band() else {
-            return Err(retrograde::Error::Io {
-                path: self.dir.clone(),
-                source: std::io::Error::other("a band directory keeps only band snapshots"),
-            });
-        };
-        let path = self.file(band, snapshot.level());
-        let failed = |e: String| retrograde::Error::Io {
-            path: path.clone(),
-            source: std::io::Error::other(e),
-        };
-        OutputTarget::check("--checkpoint", &path)
-            .map_err(|e| failed(e.0))?
-            .write_with(|out| snapshot.write_to(&self.fingerprint, out))
-            .map_err(|e| failed(format!("{e:#}")))?;
-        // The interval runs from the end of a snapshot, so that slow disks
-        // do not turn it into one snapshot per level.
-        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
-        Ok(())
-    }
-}
-
-impl BandSink for BandDir {
-    fn confirmed(&self, band: usize, level: u32) {
-        // Best effort: a snapshot left behind costs disk, not correctness.
-        for (b, l) in self.files().unwrap_or_default() {
-            if b == band && l < level {
-                let _ = std::fs::remove_file(self.file(b, l));
-            }
-        }
-    }
-}
-
-impl BandSource for BandDir {
-    fn latest(&self) -> u32 {
-        self.latest
-    }
-
-    fn load(&self, band: usize, level: u32) -> retrograde::Result<BandCheckpoint> {
-        self.read(band, level)
-            .map_err(|e| match e.downcast::<retrograde::Error>() {
-                Ok(e) => e,
-                Err(e) => retrograde::Error::Checkpoint {
-                    path: self.file(band, level),
-                    offset: 0,
-                    message: format!("{e:#}"),
-                },
-            })
-    }
-
-    fn chosen(&self, level: u32) {
-        for (b, l) in self.files().unwrap_or_default() {
-            if l > level {
-                let _ = std::fs::remove_file(self.file(b, l));
-            }
-        }
-        // Temporary files of snapshots cut off by the crash (no writer of
-        // this process runs yet).
-        let entries = std::fs::read_dir(&self.dir).into_iter().flatten().flatten();
-        for entry in entries {
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if name.starts_with(".band-") && name.ends_with(".tmp") {
-                let _ = std::fs::remove_file(entry.path());
-            }
-        }
-    }
 }

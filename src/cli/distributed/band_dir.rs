@@ -1,0 +1,225 @@
+//! One process's checkpoint directory of a partitioned solve
+//! (`--checkpoint DIR`, `--resume DIR`): `DIR/process-I`, one snapshot
+//! file per band and level, as the library's [`BandSink`] and
+//! [`BandSource`].
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use retrograde::distributed::{BandCheckpoint, BandSink, BandSource};
+use retrograde::{Due, Sink, Snapshot};
+
+use crate::cli::common::UsageError;
+use crate::cli::output::OutputTarget;
+use crate::cli::Failure;
+
+/// One process's snapshots: `DIR/process-I/band-J.level-L.rcp` for band J
+/// (index within the process) after level L - 1.
+pub(super) struct BandDir {
+    pub(super) dir: PathBuf,
+    fingerprint: Vec<(String, String)>,
+    /// Checkpointing: minutes between snapshots (process 0 decides).
+    every: Duration,
+    last: Mutex<Instant>,
+    /// Resuming: the newest level every band holds.
+    latest: u32,
+}
+
+impl BandDir {
+    fn file(&self, band: usize, level: u32) -> PathBuf {
+        self.dir.join(format!("band-{band}.level-{level}.rcp"))
+    }
+
+    /// (band, level) of every snapshot file in the directory.
+    fn files(&self) -> std::io::Result<Vec<(usize, u32)>> {
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(&self.dir)? {
+            let name = entry?.file_name();
+            let parsed = name
+                .to_str()
+                .and_then(|n| n.strip_prefix("band-")?.strip_suffix(".rcp"))
+                .and_then(|n| n.split_once(".level-"))
+                .and_then(|(b, l)| Some((b.parse().ok()?, l.parse().ok()?)));
+            found.extend(parsed);
+        }
+        Ok(found)
+    }
+
+    /// A sink into `dir`/process-`process` (created if missing).
+    pub(super) fn sink(
+        dir: &Path,
+        process: usize,
+        every_minutes: f64,
+        fingerprint: Vec<(String, String)>,
+    ) -> Result<BandDir, Failure> {
+        if !(every_minutes.is_finite() && every_minutes > 0.0) {
+            return Err(UsageError(format!(
+                "--checkpoint-every {every_minutes}: expected a positive number of minutes"
+            ))
+            .into());
+        }
+        let dir = dir.join(format!("process-{process}"));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| UsageError(format!("--checkpoint {}: {e}", dir.display())))?;
+        Ok(BandDir {
+            dir,
+            fingerprint,
+            every: Duration::from_secs_f64(every_minutes * 60.0),
+            last: Mutex::new(Instant::now()),
+            latest: 0,
+        })
+    }
+
+    /// The snapshots of process `process` in `dir`: finds the newest level
+    /// every one of its `workers` bands holds, and checks every file of a
+    /// complete level against `fingerprint`.
+    pub(super) fn open(
+        dir: &Path,
+        process: usize,
+        workers: usize,
+        fingerprint: &[(String, String)],
+    ) -> Result<BandDir, Failure> {
+        let mut source = BandDir {
+            dir: dir.join(format!("process-{process}")),
+            fingerprint: fingerprint.to_vec(),
+            every: Duration::ZERO,
+            last: Mutex::new(Instant::now()),
+            latest: 0,
+        };
+        let shown = source.dir.display().to_string();
+        let files = source.files().map_err(|e| {
+            UsageError(format!(
+                "--resume {}: no snapshots of process {process} ({shown}: {e}); was the checkpoint made with as many processes?",
+                dir.display()
+            ))
+        })?;
+        let mut complete: Vec<u32> = files
+            .iter()
+            .map(|&(_, level)| level)
+            .filter(|&level| (0..workers).all(|band| files.contains(&(band, level))))
+            .collect();
+        complete.sort_unstable();
+        complete.dedup();
+        let Some(&latest) = complete.last() else {
+            return Err(UsageError(format!(
+                "--resume {}: {shown} holds no complete snapshot (a band-J.level-L.rcp file for each of the {workers} bands at one level)",
+                dir.display()
+            ))
+            .into());
+        };
+        for &level in &complete {
+            for band in 0..workers {
+                source.read(band, level)?;
+            }
+        }
+        source.latest = latest;
+        Ok(source)
+    }
+
+    /// Reads and checks one band's snapshot.
+    fn read(&self, band: usize, level: u32) -> Result<BandCheckpoint> {
+        let path = self.file(band, level);
+        let bytes = std::fs::read(&path).map_err(|source| retrograde::Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let saved = BandCheckpoint::decode(&path, &bytes)?;
+        let theirs = saved.fingerprint();
+        for (name, value) in &self.fingerprint {
+            let old = theirs.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+            if old != Some(value) {
+                return Err(UsageError(format!(
+                    "--resume {}: the checkpoint was made with another {name}: {} there, {value} now",
+                    path.display(),
+                    old.map_or("none", |v| v.as_str())
+                ))
+                .into());
+            }
+        }
+        Ok(saved)
+    }
+}
+
+impl Sink for BandDir {
+    fn poll(&self, _level: u32) -> Due {
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if last.elapsed() < self.every {
+            return Due::No;
+        }
+        *last = Instant::now();
+        Due::Save
+    }
+
+    fn save(&self, snapshot: &dyn Snapshot) -> retrograde::Result<()> {
+        // Only a partitioned solve is handed this sink: its snapshots are
+        // bands; a whole solve's would have no file here.
+        let Some(band) = snapshot.band() else {
+            return Err(retrograde::Error::Io {
+                path: self.dir.clone(),
+                source: std::io::Error::other("a band directory keeps only band snapshots"),
+            });
+        };
+        let path = self.file(band, snapshot.level());
+        let failed = |e: String| retrograde::Error::Io {
+            path: path.clone(),
+            source: std::io::Error::other(e),
+        };
+        OutputTarget::check("--checkpoint", &path)
+            .map_err(|e| failed(e.0))?
+            .write_with(|out| snapshot.write_to(&self.fingerprint, out))
+            .map_err(|e| failed(format!("{e:#}")))?;
+        // The interval runs from the end of a snapshot, so that slow disks
+        // do not turn it into one snapshot per level.
+        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+        Ok(())
+    }
+}
+
+impl BandSink for BandDir {
+    fn confirmed(&self, band: usize, level: u32) {
+        // Best effort: a snapshot left behind costs disk, not correctness.
+        for (b, l) in self.files().unwrap_or_default() {
+            if b == band && l < level {
+                let _ = std::fs::remove_file(self.file(b, l));
+            }
+        }
+    }
+}
+
+impl BandSource for BandDir {
+    fn latest(&self) -> u32 {
+        self.latest
+    }
+
+    fn load(&self, band: usize, level: u32) -> retrograde::Result<BandCheckpoint> {
+        self.read(band, level)
+            .map_err(|e| match e.downcast::<retrograde::Error>() {
+                Ok(e) => e,
+                Err(e) => retrograde::Error::Checkpoint {
+                    path: self.file(band, level),
+                    offset: 0,
+                    message: format!("{e:#}"),
+                },
+            })
+    }
+
+    fn chosen(&self, level: u32) {
+        for (b, l) in self.files().unwrap_or_default() {
+            if l > level {
+                let _ = std::fs::remove_file(self.file(b, l));
+            }
+        }
+        // Temporary files of snapshots cut off by the crash (no writer of
+        // this process runs yet).
+        let entries = std::fs::read_dir(&self.dir).into_iter().flatten().flatten();
+        for entry in entries {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with(".band-") && name.ends_with(".tmp") {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+}

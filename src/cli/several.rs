@@ -1,0 +1,347 @@
+//! The several-cops game read from `solve`'s flags (`--cops K`,
+//! `--cop-speed`, `--thief-speed`, `--graph`, `--lazy`): the arena of a map
+//! or of a graph (an edge list or one graph6 graph, told apart by
+//! content), the starts of K cops (flags or the map's letters), the
+//! refusals of `--lazy`, the fields its checkpoints add to the
+//! fingerprint, and what only it reports: the pieces, a graph's vertices.
+//! Not a command: the local solve (`solve/cops.rs`) and the partitioned one
+//! (`distributed.rs`) both build the game here, so neither imports the
+//! other.
+
+use std::path::Path;
+
+use anyhow::Result;
+use retrograde::{
+    load_edge_list_within, load_map_with_cops, looks_like_graph6, parse_graph6, Arena, Board,
+    Coord, EdgeList, Grid, KCops, Placement, SavedGame,
+};
+
+use super::common::{no_vertices, refuse_one_sided_start, swap_xy, GameArgs, UsageError, VERTEX};
+use super::output::{Found, PiecesJson, SolveReport};
+use super::solving::{not_a_map, SolveArgs};
+
+/// The several-cops game, its starts and what it was read from.
+pub(crate) struct SeveralCops {
+    /// The game (arena, K, first mover).
+    pub(crate) game: KCops,
+    /// The cops' starts as given (any order; empty without).
+    pub(crate) cops: Vec<u32>,
+    /// The thief's start, if given.
+    pub(crate) thief: Option<u32>,
+    /// The start state, when both sides have a start.
+    pub(crate) start: Option<u64>,
+    source: Source,
+}
+
+/// What was solved: a map (with its grid) or a graph.
+enum Source {
+    Map { format: &'static str },
+    Graph { format: &'static str, edges: usize },
+}
+
+/// The refusals of `--lazy`: one cop (lazy is then the plain game), and
+/// the outputs whose formats have no field for the rule (a table's game
+/// section, a checkpoint's fingerprint).
+pub(crate) fn refuse_lazy(args: &SolveArgs, k: u32) -> Result<(), UsageError> {
+    if !args.kcops.lazy {
+        return Ok(());
+    }
+    if k < 2 {
+        return Err(UsageError(
+            "--lazy needs --cops 2 or more: with one cop, lazy cops are the plain game".into(),
+        ));
+    }
+    let refused = [
+        ("--save", args.save.is_some()),
+        ("--checkpoint", args.checkpoint.is_some()),
+        ("--resume", args.resume.is_some()),
+    ];
+    match refused.iter().find(|(_, given)| *given) {
+        Some((what, _)) => Err(UsageError(format!(
+            "{what} is not available with --lazy: the table and checkpoint formats have no field for the lazy rule"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// What a several-cops checkpoint adds to the fingerprint: the cops, the
+/// speeds, the kind of input and the first mover.
+pub(crate) fn fingerprint(args: &SolveArgs) -> [(String, String); 4] {
+    let (kcops, speeds) = (&args.kcops, &args.kcops.speeds);
+    let input = if kcops.graph { "graph" } else { "map" };
+    let first = if args.game.thief_first {
+        "thief"
+    } else {
+        "cops"
+    };
+    [
+        ("cops", kcops.k().to_string()),
+        (
+            "speeds",
+            format!("cop {}, thief {}", speeds.cop_speed, speeds.thief_speed),
+        ),
+        ("input", input.to_string()),
+        ("first mover", first.to_string()),
+    ]
+    .map(|(name, value)| (name.to_string(), value))
+}
+
+impl SeveralCops {
+    /// A cell as JSON: `[row, column]` on a map, the vertex id on a graph.
+    pub(crate) fn show(&self, cell: u32) -> serde_json::Value {
+        match self.game.arena().grid() {
+            Some(grid) => {
+                let (r, c) = grid.coords(cell);
+                serde_json::json!([r, c])
+            }
+            None => serde_json::json!(cell),
+        }
+    }
+
+    /// The cops, speeds and starts for the report.
+    fn pieces_json(&self, args: &SolveArgs) -> PiecesJson {
+        let mut sorted = self.cops.clone();
+        sorted.sort_unstable();
+        PiecesJson {
+            cops: args.kcops.k(),
+            cop_speed: args.kcops.speeds.cop_speed,
+            thief_speed: args.kcops.speeds.thief_speed,
+            start_cops: self
+                .start
+                .map(|_| sorted.iter().map(|&c| self.show(c)).collect()),
+            start_thief: self.start.and(self.thief).map(|t| self.show(t)),
+            lazy: args.kcops.lazy,
+        }
+    }
+
+    /// The game read from `solve`'s flags: the arena of the map or graph
+    /// file (`memory` caps an edge list's reading) with the speeds and
+    /// the lazy rule, `--cops K` cops and the start when both sides have
+    /// one (flags or the map's letters).
+    ///
+    /// # Errors
+    /// The file's and the placement's refusals, and a count of `--cop`
+    /// other than K.
+    pub(crate) fn build(args: &SolveArgs, memory: Option<u64>) -> Result<SeveralCops> {
+        let k = args.kcops.k();
+        let (arena, source, cops, thief) = if args.kcops.graph {
+            graph_arena(&args.map, &args.game, memory)?
+        } else {
+            map_arena(&args.map, &args.game, k)?
+        };
+        if !cops.is_empty() && cops.len() != k as usize {
+            return Err(UsageError(format!(
+                "--cops {k} needs --cop {k} times, found {}",
+                cops.len()
+            ))
+            .into());
+        }
+        refuse_one_sided_start(&args.game, cops.is_empty(), thief.is_none())?;
+        let speeds = &args.kcops.speeds;
+        let arena = arena
+            .with_speeds(speeds.cop_speed, speeds.thief_speed)
+            .with_lazy(args.kcops.lazy);
+        let game = KCops::new(arena, k)?.with_thief_first(args.game.thief_first);
+        let start = match (cops.is_empty(), thief) {
+            (false, Some(t)) => Some(game.start(&cops, t)),
+            _ => None,
+        };
+        Ok(SeveralCops {
+            game,
+            cops,
+            thief,
+            start,
+            source,
+        })
+    }
+
+    /// The report of a solve of this game that found `found` in
+    /// `seconds`: the local report's keys plus the pieces and, on a
+    /// graph, its edges.
+    pub(crate) fn report(&self, args: &SolveArgs, found: Found, seconds: f64) -> SolveReport {
+        let arena = self.game.arena();
+        let (format, edges) = match self.source {
+            Source::Map { format } => (format, None),
+            Source::Graph { format, edges } => (format, Some(edges)),
+        };
+        let board = (u64::from(arena.cells()), arena.exit_count());
+        SolveReport {
+            width: arena.grid().map(Grid::width),
+            height: arena.grid().map(Grid::height),
+            edges,
+            pieces: Some(self.pieces_json(args)),
+            ..SolveReport::of(
+                &args.map,
+                format,
+                &self.game,
+                args.game.thief_first,
+                board,
+                found,
+                seconds,
+            )
+        }
+    }
+
+    /// The game as `--save` writes it (with its start when both sides
+    /// have one).
+    pub(crate) fn saved(&self, args: &SolveArgs) -> SavedGame<'_> {
+        let start = self
+            .start
+            .and(self.thief)
+            .map(|t| (self.cops.as_slice(), t));
+        SavedGame::Cops {
+            game: &self.game,
+            rules: args.game.rules(),
+            start,
+        }
+    }
+}
+
+/// An arena, what it was read from, and the starts of the cops and the
+/// thief.
+type Built = (Arena, Source, Vec<u32>, Option<u32>);
+
+/// The arena of a map with `k` cops: starts from the flags, or the map's
+/// cop letters when there are `k` of them; exits as in the one-cop game.
+fn map_arena(path: &Path, game: &GameArgs, k: u32) -> Result<Built> {
+    let map = load_map_with_cops(path, k as usize).map_err(|e| not_a_map(path, e).error)?;
+    let placement = Placement {
+        cop: None,
+        thief: None,
+        ..game.placement()
+    };
+    let walls = retrograde::Map {
+        cop: None,
+        more_cops: Vec::new(),
+        thief: None,
+        ..map.clone()
+    };
+    let board = Board::new(&walls, &placement)?;
+    let grid = &board.grid;
+    let order = |c: Coord| swap_xy(game.xy, c);
+    let mut cops = game
+        .cop
+        .iter()
+        .map(|&c| grid.free_cell("--cop", order(c)))
+        .collect::<retrograde::Result<Vec<_>>>()?;
+    let letters: Vec<Coord> = map.cop.into_iter().chain(map.more_cops.clone()).collect();
+    if cops.is_empty() && letters.len() == k as usize {
+        for c in letters {
+            cops.push(grid.free_cell("the map's cop start", c)?);
+        }
+    }
+    let thief = match (game.thief, map.thief) {
+        (Some(t), _) => Some(grid.free_cell("--thief", order(t))?),
+        (None, Some(t)) => Some(grid.free_cell("the map's thief start", t)?),
+        (None, None) => None,
+    };
+    let source = Source::Map {
+        format: map.format.as_str(),
+    };
+    Ok((Arena::from_board(&board, game.rules()), source, cops, thief))
+}
+
+/// The arena of a graph file: graph6 when its first bytes look like it,
+/// else an edge list (read under the memory cap).
+fn graph_arena(path: &Path, game: &GameArgs, memory: Option<u64>) -> Result<Built> {
+    if path != Path::new("-") {
+        let mut head = [0u8; 256];
+        let read = std::fs::File::open(path)
+            .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+            .map_err(|source| retrograde::Error::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        if looks_like_graph6(&head[..read]) {
+            return graph_from_graph6(path, game);
+        }
+    }
+    let list = load_edge_list_within(path, memory)?;
+    if list.n == 0 {
+        return Err(no_vertices(path, 1).into());
+    }
+    arena_of_graph(list, "edges", game)
+}
+
+/// A graph6 file of one graph (docs/rules.md, "Graph files"): the
+/// optional `>>graph6<<` header, one line; several graphs are refused
+/// (`copnumber` reads streams).
+fn graph_from_graph6(path: &Path, game: &GameArgs) -> Result<Built> {
+    let text = std::fs::read(path).map_err(|source| retrograde::Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut lines = text
+        .split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .enumerate()
+        .filter(|(_, l)| !l.is_empty());
+    let (_, first) = lines.next().unwrap_or_default();
+    let header = first.starts_with(b">>graph6<<");
+    let first = first.strip_prefix(b">>graph6<<").unwrap_or(first);
+    if let Some((i, _)) = lines.next() {
+        return Err(UsageError(format!(
+            "{}:{}: a second graph; solve --graph takes one graph (copnumber reads many)",
+            path.display(),
+            i + 1
+        ))
+        .into());
+    }
+    let (n, edges) = parse_graph6(first).map_err(|e| retrograde::Error::Parse {
+        path: path.display().to_string(),
+        line: 1,
+        column: e.column + if header { 10 } else { 0 },
+        message: e.message,
+    })?;
+    if n == 0 {
+        return Err(no_vertices(path, 1).into());
+    }
+    let n = u32::try_from(n)
+        .map_err(|_| UsageError(format!("{}: too many vertices", path.display())))?;
+    arena_of_graph(EdgeList { n, edges }, "graph6", game)
+}
+
+/// The arena of a graph read from a file, with the starts and exits of
+/// `game` as vertex ids; the flags only a map has a use for are refused.
+fn arena_of_graph(list: EdgeList, format: &'static str, game: &GameArgs) -> Result<Built> {
+    if !game.exits.is_empty() {
+        return Err(
+            UsageError("--exits rules are for maps; give --exit V on a graph".into()).into(),
+        );
+    }
+    game.refuse_map_only_flags()?;
+    let vertex = |what: &str, c: Coord| -> Result<u32> {
+        match c {
+            (VERTEX, v) if v < list.n as usize => Ok(v as u32),
+            (VERTEX, v) => Err(retrograde::Error::Placement {
+                what: format!("{what} {v}"),
+                message: format!("the graph's vertices are 0..{}", list.n),
+            }
+            .into()),
+            (r, c) => Err(UsageError(format!(
+                "{what} {r},{c}: a graph takes a vertex id V, not ROW,COL"
+            ))
+            .into()),
+        }
+    };
+    let cops = game
+        .cop
+        .iter()
+        .map(|&c| vertex("--cop", c))
+        .collect::<Result<Vec<_>>>()?;
+    let thief = game.thief.map(|t| vertex("--thief", t)).transpose()?;
+    let exits = game
+        .exit
+        .iter()
+        .map(|&e| vertex("--exit", e))
+        .collect::<Result<Vec<_>>>()?;
+    let rules = game.rules();
+    let arena = Arena::from_edges(list.n, &list.edges)?
+        .with_exits(&exits)?
+        .with_passes(rules.cop_passes, rules.thief_passes);
+    let source = Source::Graph {
+        format,
+        edges: list.edges.len(),
+    };
+    Ok((arena, source, cops, thief))
+}

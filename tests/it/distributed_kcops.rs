@@ -1,0 +1,453 @@
+//! Partitioned several-cops solves (feature `distributed`): the library's
+//! `distributed::solve` of a `KCops` game over bands of cop multisets, 1 to
+//! 3 processes with 1 and 2 workers, against the local sequential engine
+//! state by state (value and distance of every state, counts, levels, the
+//! tracked state's value and distance), on random maps and graphs (k = 2
+//! and 3, speeds 1 and 2, every rule variant, lazy cops), a map with and
+//! without exits, the Petersen graph with 3 cops (64 moves a state: the
+//! four-byte cells) and more bands than multisets; then the CLI: `solve --cops K --processes N` reports what the
+//! local solve reports, refuses `--save`, peers solving another game, and
+//! resumes from its checkpoints.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use retrograde::distributed::{self, Cluster, PartitionOptions, PartitionedSolution};
+use retrograde::{
+    load_map, solve, Arena, Board, Engine, Game, KCops, Placement, Rules, SolveOptions,
+};
+
+use crate::distributed::{binary, data, free_addresses, spawn_process, write_hostfile};
+use crate::support::kcops_games::{random_graph_games, random_map_games, random_map_games_lazy};
+
+/// (processes, workers per process) of the library tests.
+const SHAPES: [(usize, usize); 4] = [(1, 1), (2, 1), (3, 1), (2, 2)];
+
+/// Runs every process of a cluster as a thread of this test process.
+fn solve_cluster(
+    game: &KCops,
+    track: Option<u64>,
+    processes: usize,
+    workers: usize,
+) -> Vec<PartitionedSolution> {
+    let addresses = free_addresses(processes);
+    let bounds = distributed::multiset_bands(game, processes * workers);
+    let options = PartitionOptions {
+        dte_table: true,
+        track,
+        session: distributed::kcops_hash(game, track),
+        ..PartitionOptions::default()
+    };
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..processes)
+            .map(|process| {
+                let cluster = Cluster {
+                    addresses: addresses.clone(),
+                    process,
+                    workers,
+                    connect_timeout: Duration::from_secs(30),
+                };
+                let (game, bounds, options) = (Arc::new(game.clone()), &bounds, &options);
+                scope.spawn(move || distributed::solve(game, bounds, &cluster, options))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("process thread").expect("solve"))
+            .collect()
+    })
+}
+
+/// Every shape of `shapes` against the sequential engine with a distance
+/// table, state by state; `track`ed state's value and distance too.
+fn check_game(label: &str, game: &KCops, track: Option<u64>, shapes: &[(usize, usize)]) {
+    let local = solve(
+        game,
+        &SolveOptions::new(Engine::Sequential)
+            .with_dte_table(true)
+            .with_tracked_state(track),
+    )
+    .expect("local solve");
+    for &(processes, workers) in shapes {
+        let label = format!("{label} ({processes} processes x {workers} workers)");
+        let parts = solve_cluster(game, track, processes, workers);
+        let mut next = 0;
+        for band in parts.iter().flat_map(|p| &p.bands) {
+            // The bands tile the states in worker order.
+            assert_eq!(band.range().start, next, "{label}: bands meet");
+            next = band.range().end;
+            for s in band.range() {
+                assert_eq!(
+                    (band.outcome(s), band.dte(s)),
+                    (local.outcome(s), local.dte(s)),
+                    "{label}: state {s} {:?}",
+                    game.decode(s)
+                );
+            }
+        }
+        assert_eq!(next, game.state_count(), "{label}: bands cover the states");
+        let summary = parts[0].summary.as_ref().expect("process 0's summary");
+        assert_eq!(summary.counts, local.counts(), "{label}: counts");
+        assert_eq!(summary.levels, local.levels(), "{label}: levels");
+        if let Some(t) = track {
+            assert_eq!(summary.tracked_dte, local.dte(t), "{label}: tracked dte");
+            assert_eq!(summary.tracked_outcome, Some(local.outcome(t)), "{label}");
+        }
+        assert_eq!(summary.network_bytes == 0, processes == 1, "{label}");
+    }
+}
+
+/// A state to track: the middle one (any state will do; a cop-to-move one
+/// on odd counts too).
+fn middle(game: &KCops) -> Option<u64> {
+    Some(game.state_count() / 2)
+}
+
+#[test]
+fn random_several_cops_games_agree_with_the_local_engine_state_by_state() {
+    let per_case = if cfg!(debug_assertions) { 1 } else { 2 };
+    for k in [2, 3] {
+        random_map_games(k, 0xd157, per_case, |label, game, _| {
+            check_game(label, game, middle(game), &SHAPES);
+        });
+        random_graph_games(k, 0xd158, per_case, |label, game, _| {
+            check_game(label, game, middle(game), &SHAPES);
+        });
+    }
+    random_map_games_lazy(2, 0xd159, per_case, true, |label, game, _| {
+        check_game(label, game, middle(game), &SHAPES);
+    });
+}
+
+/// The sample map's arena (its own exits, or none), rules by default.
+fn sample_arena(exits: bool) -> Arena {
+    let mut map = load_map(Path::new(&data("data/maps/sample.txt"))).expect("sample map");
+    if !exits {
+        map.exits.clear();
+    }
+    let board = Board::new(&map, &Placement::default()).expect("board");
+    assert_eq!(board.exits.any(), exits);
+    Arena::from_board(&board, Rules::default())
+}
+
+/// The Petersen graph (cop number 3).
+fn petersen() -> Arena {
+    let mut edges = Vec::new();
+    for i in 0..5 {
+        edges.push((i, (i + 1) % 5));
+        edges.push((i, i + 5));
+        edges.push((i + 5, (i + 2) % 5 + 5));
+    }
+    Arena::from_edges(10, &edges).expect("Petersen graph")
+}
+
+#[test]
+fn fixed_several_cops_games_agree_with_the_local_engine_state_by_state() {
+    for exits in [true, false] {
+        let game = KCops::new(sample_arena(exits), 2).expect("game");
+        let start = game.start(&[0, 30], 50);
+        check_game(
+            &format!("sample, exits {exits}"),
+            &game,
+            Some(start),
+            &SHAPES,
+        );
+    }
+    let game = KCops::new(petersen(), 3).expect("game");
+    // 4^3 = 64 joint moves: four-byte cells.
+    assert!(distributed::wide_cells(&game));
+    let start = game.start(&[0, 1, 2], 7);
+    check_game("Petersen, 3 cops", &game, Some(start), &SHAPES);
+    let fast = KCops::new(petersen().with_speeds(2, 1), 2).expect("game");
+    assert!(!distributed::wide_cells(&fast));
+    check_game("Petersen, 2 cops at speed 2", &fast, middle(&fast), &SHAPES);
+    // 2 cops on a path of 2 vertices: 3 multisets for 4 and 6 bands, so
+    // some bands are empty.
+    let tiny = KCops::new(Arena::from_edges(2, &[(0, 1)]).expect("path"), 2).expect("game");
+    assert_eq!(tiny.multisets(), 3);
+    check_game("path of 2", &tiny, Some(1), &[(2, 2), (3, 2)]);
+}
+
+// ---------------------------------------------------------------------
+// The CLI: real processes over loopback.
+
+/// A scratch folder of this file's tests.
+fn temp(name: &str) -> PathBuf {
+    crate::support::temp_dir(&format!("distributed-kcops-{name}"))
+}
+
+/// `retrograde solve ARGS` on this machine, no cluster.
+fn local(args: &[&str]) -> std::process::Output {
+    let out = std::process::Command::new(binary())
+        .arg("solve")
+        .args(args)
+        .output()
+        .expect("local solve");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Every process of a cluster with `flags` (`workers` each), all asserted
+/// to succeed; tried again on fresh ports when one was taken between the
+/// test's choice and the process's listen (tests run side by side).
+fn run_cluster(
+    dir: &Path,
+    processes: usize,
+    workers: usize,
+    flags: &[&str],
+) -> Vec<std::process::Output> {
+    for _ in 0..3 {
+        let hostfile = write_hostfile(dir, processes);
+        let children: Vec<_> = (0..processes)
+            .map(|i| spawn_process(&hostfile, processes, i, workers, flags))
+            .collect();
+        let outputs: Vec<_> = children
+            .into_iter()
+            .map(|c| c.wait_with_output().expect("wait"))
+            .collect();
+        let taken = outputs
+            .iter()
+            .any(|o| String::from_utf8_lossy(&o.stderr).contains("Address already in use"));
+        if taken {
+            continue;
+        }
+        for (i, out) in outputs.iter().enumerate() {
+            assert!(
+                out.status.success(),
+                "process {i} of {processes}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        return outputs;
+    }
+    panic!("ports taken three times");
+}
+
+fn json(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+/// The Petersen graph as an edge list file in `dir`.
+fn petersen_file(dir: &Path) -> PathBuf {
+    let mut text = String::new();
+    for i in 0..5 {
+        text += &format!(
+            "{i} {}\n{i} {}\n{} {}\n",
+            (i + 1) % 5,
+            i + 5,
+            i + 5,
+            (i + 2) % 5 + 5
+        );
+    }
+    let path = dir.join("petersen.txt");
+    std::fs::write(&path, text).expect("graph");
+    path
+}
+
+/// The sample map with its exits turned into plain floor.
+fn sample_without_exits(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(data("data/maps/sample.txt")).expect("sample");
+    let path = dir.join("no-exits.txt");
+    std::fs::write(&path, text.replace('E', ".")).expect("map");
+    path
+}
+
+#[test]
+fn cli_several_cops_over_processes_report_what_the_local_solve_reports() {
+    let dir = temp("report");
+    let sample = data("data/maps/sample.txt");
+    let closed = sample_without_exits(&dir).display().to_string();
+    let graph = petersen_file(&dir).display().to_string();
+    let starts = ["--cop", "1,1", "--cop", "7,14", "--thief", "5,9"];
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        (
+            "2 cops, the map's exits",
+            [&[sample.as_str(), "--cops", "2"][..], &starts].concat(),
+        ),
+        (
+            "2 cops, no exits",
+            [&[closed.as_str(), "--cops", "2"][..], &starts].concat(),
+        ),
+        (
+            "2 cops at speed 2",
+            [
+                &[sample.as_str(), "--cops", "2", "--cop-speed", "2"][..],
+                &starts,
+            ]
+            .concat(),
+        ),
+        (
+            "2 lazy cops",
+            [&[sample.as_str(), "--cops", "2", "--lazy"][..], &starts].concat(),
+        ),
+        (
+            "3 cops on the Petersen graph",
+            vec![
+                graph.as_str(),
+                "--graph",
+                "--cops",
+                "3",
+                "--cop",
+                "0",
+                "--cop",
+                "1",
+                "--cop",
+                "2",
+                "--thief",
+                "7",
+            ],
+        ),
+        (
+            "2 cops, thief first, no start",
+            vec![sample.as_str(), "--cops", "2", "--thief-first"],
+        ),
+    ];
+    for (label, flags) in &cases {
+        let flags = [&flags[..], &["--json", "--quiet"]].concat();
+        let want = json(&local(&flags));
+        for processes in 1..=3 {
+            let outputs = run_cluster(&dir, processes, 1, &flags);
+            assert!(outputs[1..].iter().all(|o| o.stdout.is_empty()));
+            let got = json(&outputs[0]);
+            for key in [
+                "map", "format", "width", "height", "edges", "result", "dte", "cells", "exits",
+                "states", "counts", "levels", "pieces",
+            ] {
+                assert_eq!(got[key], want[key], "{label}, {processes} processes: {key}");
+            }
+            assert_eq!(got["engine"], "distributed", "{label}");
+            assert_eq!(got["processes"], processes, "{label}");
+        }
+    }
+    // The text report names the bands.
+    let flags = [&[sample.as_str(), "--cops", "2"][..], &starts, &["--quiet"]].concat();
+    let outputs = run_cluster(&dir, 2, 2, &flags);
+    let text = String::from_utf8_lossy(&outputs[0].stdout);
+    assert!(text.starts_with("result: "), "{text}");
+    assert!(
+        text.contains("engine: distributed (2 processes x 2 workers, 4 bands of cop multisets)"),
+        "{text}"
+    );
+    assert!(text.contains("2 cops, cop speed 1"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn cli_several_cops_over_processes_refuse_save_and_another_game() {
+    let dir = temp("refuse");
+    let sample = data("data/maps/sample.txt");
+    let hostfile = write_hostfile(&dir, 2);
+    let base = [sample.as_str(), "--cops", "2", "--quiet"];
+    let refused = |extra: &[&str], expected: &str| {
+        let args = [&base[..], extra].concat();
+        let out = spawn_process(&hostfile, 2, 0, 1, &args)
+            .wait_with_output()
+            .expect("wait");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains(expected), "{extra:?}: {err}");
+    };
+    let table = dir.join("t.rtb");
+    refused(
+        &["--save", table.to_str().unwrap()],
+        "several-cops tables have no shards",
+    );
+    assert!(!table.exists());
+    refused(
+        &["--lazy", "--checkpoint", dir.join("ck").to_str().unwrap()],
+        "--checkpoint is not available with --lazy",
+    );
+    refused(
+        &["--engine", "sequential"],
+        "--engine is not available with --processes",
+    );
+    // Faster cops have more than 63 moves a state: band snapshots (one
+    // byte a state) cannot hold them.
+    refused(
+        &[
+            "--cop-speed",
+            "2",
+            "--checkpoint",
+            dir.join("ck").to_str().unwrap(),
+        ],
+        "does not keep checkpoints of games with more than 63 moves a state",
+    );
+    // A peer with faster cops solves another game: both refuse.
+    let zero = spawn_process(&hostfile, 2, 0, 1, &base);
+    let one = spawn_process(
+        &hostfile,
+        2,
+        1,
+        1,
+        &[&base[..], &["--cop-speed", "2"]].concat(),
+    );
+    for child in [zero, one] {
+        let out = child.wait_with_output().expect("wait");
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("solves a different game"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn cli_several_cops_resume_from_their_checkpoints() {
+    let dir = temp("resume");
+    let sample = data("data/maps/sample.txt");
+    let ck = dir.join("ck");
+    let ck = ck.to_str().unwrap();
+    let flags = [
+        sample.as_str(),
+        "--cops",
+        "2",
+        "--cop",
+        "1,1",
+        "--cop",
+        "7,14",
+        "--thief",
+        "5,9",
+        "--dte-table",
+        "--json",
+    ];
+    let plain = run_cluster(&dir, 2, 1, &[&flags[..], &["--quiet"]].concat());
+    // A snapshot after every level; the last ones stay behind.
+    let checkpointing = [
+        &flags[..],
+        &[
+            "--quiet",
+            "--checkpoint",
+            ck,
+            "--checkpoint-every",
+            "0.0001",
+        ],
+    ]
+    .concat();
+    run_cluster(&dir, 2, 1, &checkpointing);
+    let resumed = run_cluster(&dir, 2, 1, &[&flags[..], &["--resume", ck]].concat());
+    let err = String::from_utf8_lossy(&resumed[0].stderr);
+    assert!(err.contains("resuming from"), "{err}");
+    let (a, b) = (json(&plain[0]), json(&resumed[0]));
+    for key in ["result", "dte", "states", "counts", "levels", "pieces"] {
+        assert_eq!(a[key], b[key], "{key}");
+    }
+    // Other speeds or another number of processes: refused before
+    // connecting, with exit status 2.
+    let refused = |processes: usize, extra: &[&str], expected: &str| {
+        let hostfile = write_hostfile(&dir, processes);
+        let args = [&flags[..], extra, &["--quiet", "--resume", ck]].concat();
+        let out = spawn_process(&hostfile, processes, 0, 1, &args)
+            .wait_with_output()
+            .expect("wait");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(expected), "{err}");
+    };
+    refused(2, &["--cop-speed", "2"], "another speeds");
+    refused(3, &[], "another processes: 2 there, 3 now");
+    let _ = std::fs::remove_dir_all(&dir);
+}
