@@ -249,7 +249,10 @@ pub fn plan_bands(
                 .into(),
             needed: minimum,
             available: cap,
-            hint: format!("give a memory cap of at least {minimum} bytes"),
+            hint: format!(
+                "give a memory cap of at least {} ({minimum} bytes)",
+                crate::error::human_bytes(minimum)
+            ),
         });
     }
     Ok(BandPlan {

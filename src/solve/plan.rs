@@ -237,7 +237,10 @@ pub fn plan_storage(
                     what: what.to_string(),
                     needed: minimum,
                     available: room,
-                    hint: format!("give a memory cap of at least {minimum} bytes"),
+                    hint: format!(
+                        "give a memory cap of at least {} ({minimum} bytes)",
+                        crate::error::human_bytes(minimum)
+                    ),
                 });
             }
             resident

@@ -451,3 +451,58 @@ fn cli_several_cops_resume_from_their_checkpoints() {
     refused(3, &[], "another processes: 2 there, 3 now");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--plan` with `--processes` plans this process's bands and connects to
+/// nothing: the shares of the processes add up to the game's states, a cap
+/// too small is refused with exit status 2 and what it needs, one cop and
+/// several alike.
+#[test]
+fn plan_with_processes_plans_this_process_bands() {
+    let sample = data("data/maps/sample.txt");
+    let s = sample.as_str();
+    for (cops, total) in [(None, 2 * 65 * 65), (Some("2"), 278_850u64)] {
+        let mut shares = 0;
+        for process in ["0", "1", "2"] {
+            let mut args = vec![
+                s,
+                "--processes",
+                "3",
+                "--process",
+                process,
+                "--plan",
+                "--json",
+            ];
+            if let Some(k) = cops {
+                args.extend(["--cops", k]);
+            }
+            let plan = json(&local(&args));
+            assert_eq!(plan["engine"], "distributed", "{plan}");
+            assert_eq!(plan["fits"], true, "{plan}");
+            let states = plan["states"].as_u64().unwrap();
+            assert!(states > 0 && states < total, "{plan}");
+            shares += states;
+        }
+        assert_eq!(shares, total, "{cops:?}");
+        let mut args = vec![
+            s,
+            "--processes",
+            "2",
+            "--process",
+            "0",
+            "--plan",
+            "--memory",
+            "1K",
+        ];
+        if let Some(k) = cops {
+            args.extend(["--cops", k]);
+        }
+        let out = std::process::Command::new(binary())
+            .arg("solve")
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cops:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("does not fit"), "{text}");
+    }
+}

@@ -42,7 +42,7 @@ use serde::Serialize;
 
 use super::checkpoint;
 use super::common::{human_bytes, peak_memory, UsageError};
-use super::output::{print_text, save_with, Found, OutputTarget, SolveReport};
+use super::output::{print_text, save_with, Found, OutputTarget, PlanReport, SolveReport};
 use super::progress::Reporter;
 use super::several::{self, refuse_lazy, SeveralCops};
 use super::solving::SolveArgs;
@@ -166,11 +166,70 @@ struct Place {
 /// Runs one process of a partitioned solve; returns the exit status.
 pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failure> {
     let place = place(args, cluster)?;
+    if args.plan {
+        return plan(args, &place);
+    }
     if args.kcops.active() {
         run_several(args, cluster, &place)
     } else {
         run_one(args, cluster, &place)
     }
+}
+
+/// `--plan` with `--processes`: this process's bands planned as the solve
+/// would plan them (`--memory`, `--scratch`), printed, nothing connected
+/// or allocated; exit status 0 when they fit, 2 when the solve would be
+/// refused. The states are this process's share.
+fn plan(args: &SolveArgs, place: &Place) -> Result<i32, Failure> {
+    let limits = args.engine.storage.limits(0)?;
+    let total = place.config.total_workers();
+    let share = |game: &dyn Fn(&[u64]) -> retrograde::Result<distributed::BandPlan>,
+                 bounds: Vec<u64>| {
+        let mine = place.process * place.workers..(place.process + 1) * place.workers;
+        (bounds[mine.end] - bounds[mine.start], game(&bounds))
+    };
+    let (states, planned) = if args.kcops.active() {
+        let several = SeveralCops::build(args, limits.memory)?;
+        let game = &several.game;
+        share(
+            &|b| {
+                distributed::plan_bands(
+                    game,
+                    b,
+                    place.process,
+                    place.workers,
+                    args.dte_table,
+                    &limits,
+                )
+            },
+            distributed::multiset_bands(game, total),
+        )
+    } else {
+        let map = load_map(&args.map)?;
+        let game = CopsAndThief::new(args.game.board(&map)?, args.game.rules());
+        share(
+            &|b| {
+                distributed::plan_bands(
+                    &game,
+                    b,
+                    place.process,
+                    place.workers,
+                    args.dte_table,
+                    &limits,
+                )
+            },
+            distributed::row_bands(&game, total),
+        )
+    };
+    let mut report = PlanReport::new(args.map.display().to_string(), states, "distributed");
+    report.settle(planned.map(|p| {
+        let scratch = match &p.backing {
+            retrograde::Backing::Memory => None,
+            retrograde::Backing::Scratch(dir) => Some(dir.display().to_string()),
+        };
+        (p.bytes, p.resident, scratch)
+    }))?;
+    Ok(report.print(args.json)?)
 }
 
 /// The refusals every partitioned solve shares and the cluster's shape.
