@@ -48,7 +48,6 @@ fn solve_cluster(
     processes: usize,
     workers: usize,
 ) -> Vec<PartitionedSolution> {
-    let addresses = free_addresses(processes);
     let bounds = distributed::row_bands(game, processes * workers);
     let options = PartitionOptions {
         dte_table: true,
@@ -56,6 +55,19 @@ fn solve_cluster(
         session: 7,
         ..PartitionOptions::default()
     };
+    threads_cluster(game, &bounds, &options, processes, workers)
+}
+
+/// Every process of a cluster of `game` cut at `bounds` as a thread of this
+/// test process, on free loopback ports; each one's solution.
+pub(crate) fn threads_cluster<G: retrograde::Game + Clone + Send + 'static>(
+    game: &G,
+    bounds: &[u64],
+    options: &PartitionOptions,
+    processes: usize,
+    workers: usize,
+) -> Vec<PartitionedSolution> {
+    let addresses = free_addresses(processes);
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..processes)
             .map(|process| {
@@ -65,7 +77,7 @@ fn solve_cluster(
                     workers,
                     connect_timeout: Duration::from_secs(30),
                 };
-                let (game, bounds, options) = (Arc::new(game.clone()), &bounds, &options);
+                let game = Arc::new(game.clone());
                 scope.spawn(move || distributed::solve(game, bounds, &cluster, options))
             })
             .collect();

@@ -10,15 +10,13 @@
 //! resumes from its checkpoints.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::Duration;
 
-use retrograde::distributed::{self, Cluster, PartitionOptions, PartitionedSolution};
+use retrograde::distributed::{self, PartitionOptions, PartitionedSolution};
 use retrograde::{
     load_map, solve, Arena, Board, Engine, Game, KCops, Placement, Rules, SolveOptions,
 };
 
-use crate::distributed::{binary, data, free_addresses, spawn_process, write_hostfile};
+use crate::distributed::{binary, data, spawn_process, write_hostfile};
 use crate::support::kcops_games::{random_graph_games, random_map_games, random_map_games_lazy};
 
 /// (processes, workers per process) of the library tests.
@@ -31,7 +29,6 @@ fn solve_cluster(
     processes: usize,
     workers: usize,
 ) -> Vec<PartitionedSolution> {
-    let addresses = free_addresses(processes);
     let bounds = distributed::multiset_bands(game, processes * workers);
     let options = PartitionOptions {
         dte_table: true,
@@ -39,24 +36,7 @@ fn solve_cluster(
         session: distributed::kcops_hash(game, track),
         ..PartitionOptions::default()
     };
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..processes)
-            .map(|process| {
-                let cluster = Cluster {
-                    addresses: addresses.clone(),
-                    process,
-                    workers,
-                    connect_timeout: Duration::from_secs(30),
-                };
-                let (game, bounds, options) = (Arc::new(game.clone()), &bounds, &options);
-                scope.spawn(move || distributed::solve(game, bounds, &cluster, options))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("process thread").expect("solve"))
-            .collect()
-    })
+    crate::distributed::threads_cluster(game, &bounds, &options, processes, workers)
 }
 
 /// Every shape of `shapes` against the sequential engine with a distance
