@@ -250,7 +250,7 @@ pub fn plan_bands(
             needed: minimum,
             available: cap,
             hint: format!(
-                "give a memory cap of at least {} ({minimum} bytes)",
+                "give a memory cap of at least {minimum} bytes ({})",
                 crate::error::human_bytes(minimum)
             ),
         });

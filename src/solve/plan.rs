@@ -238,7 +238,7 @@ pub fn plan_storage(
                     needed: minimum,
                     available: room,
                     hint: format!(
-                        "give a memory cap of at least {} ({minimum} bytes)",
+                        "give a memory cap of at least {minimum} bytes ({})",
                         crate::error::human_bytes(minimum)
                     ),
                 });

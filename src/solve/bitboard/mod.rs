@@ -138,7 +138,7 @@ pub(super) fn solve(
                     needed: minimum,
                     available: room,
                     hint: format!(
-                "give a memory cap of at least {} ({minimum} bytes)",
+                "give a memory cap of at least {minimum} bytes ({})",
                 crate::error::human_bytes(minimum)
             ),
                 }
