@@ -27,9 +27,11 @@
 //! (or `$SLURM_NPROCS`), and `--process` defaults to `$SLURM_PROCID`.
 
 mod band_dir;
+mod cluster;
+mod plan;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -42,12 +44,13 @@ use serde::Serialize;
 
 use super::checkpoint;
 use super::common::{human_bytes, peak_memory, UsageError};
-use super::output::{print_text, save_with, Found, OutputTarget, PlanReport, SolveReport};
+use super::output::{print_text, save_with, Found, OutputTarget, SolveReport};
 use super::progress::Reporter;
 use super::several::{self, refuse_lazy, SeveralCops};
 use super::solving::SolveArgs;
 use super::Failure;
 use band_dir::BandDir;
+use cluster::{install_fault_handlers, read_hostfile};
 
 /// `--processes`: a count, or (bare) the count of the Slurm job step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,69 +170,13 @@ struct Place {
 pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failure> {
     let place = place(args, cluster)?;
     if args.plan {
-        return plan(args, &place);
+        return plan::plan(args, &place);
     }
     if args.kcops.active() {
         run_several(args, cluster, &place)
     } else {
         run_one(args, cluster, &place)
     }
-}
-
-/// `--plan` with `--processes`: this process's bands planned as the solve
-/// would plan them (`--memory`, `--scratch`), printed, nothing connected
-/// or allocated; exit status 0 when they fit, 2 when the solve would be
-/// refused. The states are this process's share.
-fn plan(args: &SolveArgs, place: &Place) -> Result<i32, Failure> {
-    let limits = args.engine.storage.limits(0)?;
-    let total = place.config.total_workers();
-    let share = |game: &dyn Fn(&[u64]) -> retrograde::Result<distributed::BandPlan>,
-                 bounds: Vec<u64>| {
-        let mine = place.process * place.workers..(place.process + 1) * place.workers;
-        (bounds[mine.end] - bounds[mine.start], game(&bounds))
-    };
-    let (states, planned) = if args.kcops.active() {
-        let several = SeveralCops::build(args, limits.memory)?;
-        let game = &several.game;
-        share(
-            &|b| {
-                distributed::plan_bands(
-                    game,
-                    b,
-                    place.process,
-                    place.workers,
-                    args.dte_table,
-                    &limits,
-                )
-            },
-            distributed::multiset_bands(game, total),
-        )
-    } else {
-        let map = load_map(&args.map)?;
-        let game = CopsAndThief::new(args.game.board(&map)?, args.game.rules());
-        share(
-            &|b| {
-                distributed::plan_bands(
-                    &game,
-                    b,
-                    place.process,
-                    place.workers,
-                    args.dte_table,
-                    &limits,
-                )
-            },
-            distributed::row_bands(&game, total),
-        )
-    };
-    let mut report = PlanReport::new(args.map.display().to_string(), states, "distributed");
-    report.settle(planned.map(|p| {
-        let scratch = match &p.backing {
-            retrograde::Backing::Memory => None,
-            retrograde::Backing::Scratch(dir) => Some(dir.display().to_string()),
-        };
-        (p.bytes, p.resident, scratch)
-    }))?;
-    Ok(report.print(args.json)?)
 }
 
 /// The refusals every partitioned solve shares and the cluster's shape.
@@ -633,102 +580,4 @@ fn print_cluster_text(out: &mut impl Write, r: &ClusterReport<'_>) -> std::io::R
         .map(|&b| human_bytes(b))
         .collect();
     writeln!(out, "peak memory per process: {}", peaks.join(", "))
-}
-
-/// Reads `processes` addresses (`host:port`) from a hostfile; blank lines
-/// and `#` comments are skipped.
-fn read_hostfile(path: &Path, processes: usize) -> Result<Vec<String>, Failure> {
-    let text = std::fs::read_to_string(path).map_err(|source| retrograde::Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let mut addresses = Vec::new();
-    for (number, line) in text.lines().enumerate() {
-        let entry = line.split('#').next().unwrap_or("").trim();
-        if entry.is_empty() {
-            continue;
-        }
-        let port_ok = entry
-            .rsplit_once(':')
-            .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
-        if !port_ok {
-            return Err(retrograde::Error::Parse {
-                path: path.display().to_string(),
-                line: number + 1,
-                column: line.find(entry).unwrap_or(0) + 1,
-                message: format!("expected host:port, found `{entry}`"),
-            }
-            .into());
-        }
-        addresses.push(entry.to_string());
-        if addresses.len() == processes {
-            return Ok(addresses);
-        }
-    }
-    Err(retrograde::Error::Parse {
-        path: path.display().to_string(),
-        line: text.lines().count() + 1,
-        column: 1,
-        message: format!(
-            "expected {processes} addresses (one per process), found {}",
-            addresses.len()
-        ),
-    }
-    .into())
-}
-
-/// Panic hook and watchdog: a lost peer or a stalled cluster ends this
-/// process with status 1 and a message, instead of a hang.
-fn install_fault_handlers(
-    process: usize,
-    heartbeat: &Arc<AtomicU64>,
-    cluster: &ClusterArgs,
-    started: Instant,
-) {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let message = info
-            .payload()
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| info.payload().downcast_ref::<&str>().copied())
-            .unwrap_or("");
-        // timely's network threads (named `timely:send-N`, `timely:recv-N`)
-        // panic when a peer's connection breaks.
-        let network = std::thread::current()
-            .name()
-            .is_some_and(|n| n.starts_with("timely:"));
-        if network || message.contains("timely communication error") {
-            say!(
-                "error: process {process} lost the connection to a peer ({message}): a process died or the network failed; giving up"
-            );
-            std::process::exit(1);
-        }
-        default(info);
-        // A panicked worker leaves its peers waiting: end the process so
-        // they see the connection close.
-        std::process::exit(101);
-    }));
-    let heartbeat = Arc::clone(heartbeat);
-    let limit = Duration::from_secs(cluster.progress_timeout);
-    let connect = Duration::from_secs(cluster.connect_timeout);
-    std::thread::spawn(move || loop {
-        std::thread::sleep(Duration::from_millis(500));
-        let beat = heartbeat.load(Relaxed);
-        let now = started.elapsed();
-        // Before the first level: the connection phase has its own
-        // deadline; allow it, then the progress limit.
-        let since = if beat == 0 {
-            now.saturating_sub(connect)
-        } else {
-            now.saturating_sub(Duration::from_millis(beat))
-        };
-        if since > limit {
-            say!(
-                "error: process {process}: no level finished in {} s (--progress-timeout): a peer is stalled or unreachable; giving up",
-                limit.as_secs()
-            );
-            std::process::exit(1);
-        }
-    });
 }

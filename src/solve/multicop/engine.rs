@@ -27,6 +27,7 @@
 //! Where the thief can win nowhere, `cl` and `tw` are never allocated.
 
 mod cops;
+mod rows;
 mod thief;
 
 use rayon::prelude::*;
@@ -42,6 +43,7 @@ use crate::games::multiset::{
     multiset_count, next_multiset, rank_multiset, unrank_multiset, Ranker, MAX_COPS,
 };
 use crate::games::position::Position;
+use rows::{commit, cop_word};
 
 /// Options of a k-cop solve.
 #[derive(Clone, Debug, Default)]
@@ -595,36 +597,4 @@ fn nibble_tables(arena: &Arena, words: usize) -> (Vec<u32>, Vec<[u64; 4]>) {
         }
     }
     (base, masks)
-}
-
-/// Copies the rows flagged in `changed` from `next` into `now`.
-fn commit(
-    now: &mut [u64],
-    next: &[u64],
-    changed: &[u8],
-    words: usize,
-    paging: Option<&crate::storage::pager::Checker>,
-) {
-    if now.is_empty() {
-        return;
-    }
-    now.par_chunks_mut(words * 1024)
-        .zip(next.par_chunks(words * 1024))
-        .zip(changed.par_chunks(1024))
-        .for_each(|((now, next), changed)| {
-            for (i, _) in changed.iter().enumerate().filter(|(_, &c)| c != 0) {
-                now[i * words..(i + 1) * words].copy_from_slice(&next[i * words..(i + 1) * words]);
-            }
-            if let Some(paging) = paging {
-                paging.touched((now.len() * 8 * 2) as u64);
-            }
-        });
-}
-
-/// The bits of word `w` of a cop multiset's cells.
-#[inline]
-fn cop_word(cops: &[u32], w: usize) -> u64 {
-    cops.iter()
-        .filter(|&&c| c as usize / 64 == w)
-        .fold(0, |m, &c| m | 1 << (c % 64))
 }

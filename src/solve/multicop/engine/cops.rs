@@ -36,7 +36,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::super::store::table_rows;
-use super::{cop_word, Engine, Op, MAX_COPS};
+use super::rows::{cop_word, or_rows};
+use super::{Engine, Op, MAX_COPS};
 use crate::games::multiset::{multiset_count, next_multiset};
 
 /// What a cop step did: the states it decided, the rows that changed, and
@@ -59,63 +60,6 @@ struct Tables {
     out_dirty: Vec<u8>,
     row: Vec<u64>,
     sources: Vec<usize>,
-}
-
-/// `to` becomes the OR of the rows `srcs` of `from` that `keep` allows
-/// (rows of `to.len()` words; all zeros when none); whether any was.
-/// Rows of up to 8 words (graphs and maps of up to 512 cells) are ORed in
-/// registers of a fixed width: through `copy_from_slice` and `fill` a row
-/// of a few words cost a call to `memcpy` or `memset` each, which took 18%
-/// of three cops on a 200-vertex graph.
-#[inline]
-fn or_rows(to: &mut [u64], from: &[u64], srcs: &[usize], keep: impl Fn(usize) -> bool) -> bool {
-    match to.len() {
-        1 => or_rows_fixed::<1>(to, from, srcs, keep),
-        2 => or_rows_fixed::<2>(to, from, srcs, keep),
-        3 => or_rows_fixed::<3>(to, from, srcs, keep),
-        4 => or_rows_fixed::<4>(to, from, srcs, keep),
-        5..=8 => or_rows_fixed::<8>(to, from, srcs, keep),
-        words => {
-            let mut any = false;
-            for &s in srcs.iter().filter(|&&s| keep(s)) {
-                let v = &from[s * words..(s + 1) * words];
-                if any {
-                    to.iter_mut().zip(v).for_each(|(r, v)| *r |= v);
-                } else {
-                    to.copy_from_slice(v);
-                    any = true;
-                }
-            }
-            if !any {
-                to.fill(0);
-            }
-            any
-        }
-    }
-}
-
-/// [`or_rows`] for rows of `to.len() <= W` words, in a `[u64; W]`.
-#[inline]
-fn or_rows_fixed<const W: usize>(
-    to: &mut [u64],
-    from: &[u64],
-    srcs: &[usize],
-    keep: impl Fn(usize) -> bool,
-) -> bool {
-    let words = to.len();
-    let mut acc = [0u64; W];
-    let mut any = false;
-    for &s in srcs.iter().filter(|&&s| keep(s)) {
-        any = true;
-        let v = &from[s * words..(s + 1) * words];
-        for (a, v) in acc.iter_mut().zip(v) {
-            *a |= v;
-        }
-    }
-    for (t, a) in to.iter_mut().zip(acc) {
-        *t = a;
-    }
-    any
 }
 
 impl Tables {

@@ -1,0 +1,67 @@
+//! `solve --processes N --process I --plan`: this process's bands planned
+//! as the partitioned solve would plan them, printed, nothing connected.
+
+use retrograde::distributed;
+use retrograde::{load_map, CopsAndThief};
+
+use super::super::output::PlanReport;
+use super::super::several::SeveralCops;
+use super::super::solving::SolveArgs;
+use super::super::Failure;
+use super::Place;
+
+/// `--plan` with `--processes`: this process's bands planned as the solve
+/// would plan them (`--memory`, `--scratch`), printed, nothing connected
+/// or allocated; exit status 0 when they fit, 2 when the solve would be
+/// refused. The states are this process's share.
+pub(super) fn plan(args: &SolveArgs, place: &Place) -> Result<i32, Failure> {
+    let limits = args.engine.storage.limits(0)?;
+    let total = place.config.total_workers();
+    let share = |game: &dyn Fn(&[u64]) -> retrograde::Result<distributed::BandPlan>,
+                 bounds: Vec<u64>| {
+        let mine = place.process * place.workers..(place.process + 1) * place.workers;
+        (bounds[mine.end] - bounds[mine.start], game(&bounds))
+    };
+    let (states, planned) = if args.kcops.active() {
+        let several = SeveralCops::build(args, limits.memory)?;
+        let game = &several.game;
+        share(
+            &|b| {
+                distributed::plan_bands(
+                    game,
+                    b,
+                    place.process,
+                    place.workers,
+                    args.dte_table,
+                    &limits,
+                )
+            },
+            distributed::multiset_bands(game, total),
+        )
+    } else {
+        let map = load_map(&args.map)?;
+        let game = CopsAndThief::new(args.game.board(&map)?, args.game.rules());
+        share(
+            &|b| {
+                distributed::plan_bands(
+                    &game,
+                    b,
+                    place.process,
+                    place.workers,
+                    args.dte_table,
+                    &limits,
+                )
+            },
+            distributed::row_bands(&game, total),
+        )
+    };
+    let mut report = PlanReport::new(args.map.display().to_string(), states, "distributed");
+    report.settle(planned.map(|p| {
+        let scratch = match &p.backing {
+            retrograde::Backing::Memory => None,
+            retrograde::Backing::Scratch(dir) => Some(dir.display().to_string()),
+        };
+        (p.bytes, p.resident, scratch)
+    }))?;
+    Ok(report.print(args.json)?)
+}
