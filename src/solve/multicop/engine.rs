@@ -25,8 +25,16 @@
 //! attractors only grow, so a level reads only the rows whose sources
 //! changed at the level before, and the cops' rows are updated in place.
 //! Where the thief can win nowhere, `cl` and `tw` are never allocated.
+//!
+//! Files: `cops.rs` the cops' step, its tables and EXISTS; `forall.rs`
+//! FORALL; `push.rs` EXISTS at a level where few rows changed (dirty rows
+//! pushed from the changed ones); `lazy.rs` lazy cops; `thief.rs` the
+//! thief's step; `rows.rs` whole-row helpers.
 
 mod cops;
+mod forall;
+mod lazy;
+mod push;
 mod rows;
 mod thief;
 
@@ -67,7 +75,7 @@ pub struct KcopOptions {
 }
 
 /// Which of the two attractors a cop step computes.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 enum Op {
     Exists,
     ForAll,
@@ -116,6 +124,10 @@ struct Engine<'a> {
     ranks: usize,
     ranker: Ranker,
     reach: Vec<Vec<u32>>,
+    /// `reach_from[c]`: the cells from which a cop reaches `c`, ascending.
+    reach_from: Vec<Vec<u32>>,
+    /// `reach_hi[c]`: the highest cell a cop on a cell `<= c` reaches.
+    reach_hi: Vec<u32>,
     /// Thief neighbour rows, `n * words`; empty when `lists` is used.
     adj: Vec<u64>,
     /// Whether the thief's steps are read as neighbour lists instead of
@@ -217,7 +229,7 @@ impl<'a> Engine<'a> {
         let (nib_base, nib_masks) = if plain {
             (Vec::new(), Vec::new())
         } else {
-            nibble_tables(arena, words)
+            thief::nibble_tables(arena, words)
         };
         let mut thief_from = vec![Vec::new(); n];
         for t in 0..n as u32 {
@@ -247,6 +259,8 @@ impl<'a> Engine<'a> {
             words,
             ranks,
             ranker: Ranker::new(n),
+            reach_from: push::reach_from(&reach),
+            reach_hi: cops::reach_hi(&reach),
             reach,
             adj,
             lists,
@@ -561,40 +575,4 @@ impl<'a> Engine<'a> {
             }
         }
     }
-}
-
-/// The nibble tables of the thief's dilation ([`Engine::nib_base`]):
-/// empty when some nibble's steps span more than four words.
-fn nibble_tables(arena: &Arena, words: usize) -> (Vec<u32>, Vec<[u64; 4]>) {
-    let n = arena.cells() as usize;
-    let positions = words * 16;
-    let mut base = vec![0u32; positions];
-    let mut masks = vec![[0u64; 4]; positions * 16];
-    for p in 0..positions {
-        let cells: Vec<usize> = (4 * p..(4 * p + 4).min(n)).collect();
-        let steps = |c: usize| arena.thief_steps(c as u32).iter().map(|&v| v as usize / 64);
-        let (lo, hi) = cells
-            .iter()
-            .flat_map(|&c| steps(c))
-            .fold((usize::MAX, 0), |(lo, hi), w| (lo.min(w), hi.max(w)));
-        let b = if lo == usize::MAX {
-            0
-        } else {
-            lo.min(words.saturating_sub(4))
-        };
-        if lo != usize::MAX && hi >= b + 4 {
-            return (Vec::new(), Vec::new());
-        }
-        base[p] = b as u32;
-        for v in 1..16usize {
-            let m = &mut masks[p * 16 + v];
-            for (i, &c) in cells.iter().enumerate().filter(|(i, _)| v >> i & 1 == 1) {
-                let _ = i;
-                for &u in arena.thief_steps(c as u32) {
-                    m[u as usize / 64 - b] |= 1 << (u % 64);
-                }
-            }
-        }
-    }
-    (base, masks)
 }

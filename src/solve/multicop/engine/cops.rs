@@ -52,14 +52,14 @@ pub(super) struct Stepped {
 /// One task's tables of partly-moved tuples, `U_1 .. U_{k-1}` (index `j -
 /// 1`), sized for the largest block, and per row whether it is dirty (a
 /// source changed) and whether a FORALL row needs it.
-struct Tables {
-    vals: Vec<Vec<u64>>,
-    dirty: Vec<Vec<u8>>,
-    needed: Vec<Vec<u8>>,
+pub(super) struct Tables {
+    pub(super) vals: Vec<Vec<u64>>,
+    pub(super) dirty: Vec<Vec<u8>>,
+    pub(super) needed: Vec<Vec<u8>>,
     /// Dirty and needed flags of the block's own rows.
-    out_dirty: Vec<u8>,
-    row: Vec<u64>,
-    sources: Vec<usize>,
+    pub(super) out_dirty: Vec<u8>,
+    pub(super) row: Vec<u64>,
+    pub(super) sources: Vec<usize>,
 }
 
 impl Tables {
@@ -82,22 +82,57 @@ impl Tables {
 /// since level d - 1 (`None`: all count as changed) and the cells some
 /// changed row holds a cop on (`None`: all).
 #[derive(Clone, Copy)]
-struct Source<'s> {
-    rows: &'s [u64],
-    changed: Option<&'s [u8]>,
-    touched: Option<&'s [bool]>,
+pub(super) struct Source<'s> {
+    pub(super) rows: &'s [u64],
+    pub(super) changed: Option<&'s [u8]>,
+    pub(super) touched: Option<&'s [bool]>,
+    /// When few rows changed: per cell `z`, the ranks of `S - z` for the
+    /// changed rows `S` that hold a cop on `z` ([`Engine::changed_by_cell`]);
+    /// EXISTS then pushes the tables' dirty rows from them.
+    pub(super) by_cell: Option<&'s [Vec<u64>]>,
+}
+
+/// A cop step pushes from its changed source rows when fewer than one in
+/// `SPARSE` changed (three cops on a 200-vertex king's graph: 1 in 8 and 1
+/// in 4 alike, 1 in 2 slower).
+const SPARSE: usize = 8;
+
+/// Per cell `c`, the highest cell a cop on a cell `<= c` reaches.
+pub(super) fn reach_hi(reach: &[Vec<u32>]) -> Vec<u32> {
+    let mut hi = 0;
+    reach
+        .iter()
+        .map(|moves| {
+            hi = moves.iter().copied().fold(hi, u32::max);
+            hi
+        })
+        .collect()
+}
+
+/// Asks for the cache line at `p` ahead of its use.
+#[inline(always)]
+fn prefetch(p: *const u64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch is a hint: it reads nothing and never faults,
+        // whatever the address; SSE is part of every x86_64 target.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// A block's share of a step's outputs: its rows, which words of each
 /// changed ([`Engine::group_bit`]) and its distance rows.
-struct Block<'o> {
-    t: usize,
-    rows: &'o mut [u64],
-    changed: &'o mut [u64],
+pub(super) struct Block<'o> {
+    pub(super) t: usize,
+    pub(super) rows: &'o mut [u64],
+    pub(super) changed: &'o mut [u64],
     /// The bits gained by the first two changed words of each row (empty
     /// when the engine keeps none).
-    gains: &'o mut [[u64; 2]],
-    dte: Option<&'o mut [u16]>,
+    pub(super) gains: &'o mut [[u64; 2]],
+    pub(super) dte: Option<&'o mut [u16]>,
 }
 
 impl Engine<'_> {
@@ -105,15 +140,23 @@ impl Engine<'_> {
     /// of block `t` in order, with the row's source rows (rows of `src` for
     /// `j = 1`, of table `j - 1` otherwise) and its prefix `M` (`j - 1`
     /// cells `<= t`). For `j = 1` only the moves to cells `touched` allows
-    /// are listed (all when `None`).
-    fn visit(
+    /// are listed (all when `None`). With `only`, the rows it flags alone;
+    /// with `ahead` (the source rows), the next row's sources are
+    /// prefetched.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn visit(
         &self,
         j: usize,
         t: usize,
         touched: Option<&[bool]>,
+        only: Option<&[u8]>,
+        ahead: Option<&[u64]>,
         sources: &mut Vec<usize>,
         mut f: impl FnMut(usize, &[usize], &[u32]),
     ) {
+        let words = self.words;
+        let mut next = Vec::with_capacity(sources.capacity());
+        let mut xs = Vec::new();
         let (n, k) = (self.n, self.k);
         let sb = k - j;
         let nb = multiset_count(n, sb) as usize;
@@ -128,18 +171,76 @@ impl Engine<'_> {
                 let rest = self.ranker.rank(&m[1..j - 1]) as usize;
                 (&self.reach[m[0] as usize], rest * nb_src)
             };
-            let mut b = [0u32; MAX_COPS];
-            for rb in 0..nb {
-                sources.clear();
-                for &x in moves {
-                    if j == 1 && touched.is_some_and(|touched| !touched[x as usize]) {
-                        continue;
-                    }
-                    sources.push(base + self.ranker.rank_with(&b[..sb], x) as usize);
+            // Per move `x` (those `touched` allows), `base + term(p, x)` by
+            // the position `p` it takes.
+            let mut terms = std::mem::take(&mut xs);
+            terms.clear();
+            for &x in moves {
+                if j == 1 && touched.is_some_and(|touched| !touched[x as usize]) {
+                    continue;
                 }
-                f(rm * nb + rb, sources, &m[..j - 1]);
+                let mut at = [0u64; MAX_COPS + 1];
+                for (p, at) in at.iter_mut().enumerate().take(sb + 1) {
+                    *at = base as u64 + self.ranker.term(p, x);
+                }
+                terms.push((x, at));
+            }
+            // The row is read by table j + 1's rows that move a cop `a <=
+            // min(M)` (`<= t` for j = 1) to a cell of `B`: none when every
+            // cell of `B` lies past `reach_hi[min(M)]`, so it is not worked.
+            let lim = if sb == 0 {
+                u32::MAX
+            } else {
+                self.reach_hi[if j == 1 { t } else { m[0] as usize }]
+            };
+            let mut b = [0u32; MAX_COPS];
+            let mut pending = None;
+            for rb in 0..nb {
+                let row = rm * nb + rb;
+                if b[0] > lim || only.is_some_and(|only| only[row] == 0) {
+                    next_multiset(&mut b[..sb], n);
+                    continue;
+                }
+                // The rank of `b` with a cell `x` put in at position `p`
+                // (`p` cells of `b` below `x`) is `gap[p] + term(p, x)`:
+                // the cells below keep their terms, those above shift up
+                // one. Ranking each source from scratch took a quarter of
+                // the cops' step.
+                let mut gap = [0u64; MAX_COPS + 1];
+                let (mut below, mut above) = (0, 0);
+                for (i, &c) in b[..sb].iter().enumerate() {
+                    above += self.ranker.term(i + 1, c);
+                }
+                gap[0] = above;
+                for p in 1..=sb {
+                    below += self.ranker.term(p - 1, b[p - 1]);
+                    above -= self.ranker.term(p, b[p - 1]);
+                    gap[p] = below + above;
+                }
+                next.clear();
+                for (x, at) in &terms {
+                    let p = b[..sb].iter().filter(|&&c| c < *x).count();
+                    next.push((gap[p] + at[p]) as usize);
+                }
+                // The next row's sources are fetched while this one is
+                // worked: the source rows are scattered over the whole
+                // set, and waiting for them was most of the cops' step.
+                if let Some(from) = ahead {
+                    for &s in &next {
+                        prefetch(from.as_ptr().wrapping_add(s * words));
+                    }
+                }
+                if let Some(before) = pending {
+                    f(before, sources, &m[..j - 1]);
+                }
+                std::mem::swap(sources, &mut next);
+                pending = Some(row);
                 next_multiset(&mut b[..sb], n);
             }
+            if let Some(before) = pending {
+                f(before, sources, &m[..j - 1]);
+            }
+            xs = terms;
             next_multiset(&mut m[..j - 1], t + 1);
         }
     }
@@ -164,33 +265,22 @@ impl Engine<'_> {
         level: u16,
     ) -> Stepped {
         let (n, k, words) = (self.n, self.k, self.words);
+        // Few changed source rows: EXISTS pushes the tables' dirty rows from
+        // them (per cell `z`, the changed rows less a cop on `z`) rather than
+        // pull every table row's sources, which cost as much as a dense
+        // level's whole step.
+        let by_cell = src_changed.filter(|flags| {
+            let changed = flags.par_iter().filter(|&&f| f != 0).count();
+            op == Op::Exists && !self.lazy && changed * SPARSE < self.ranks
+        });
+        let by_cell = by_cell.map(|flags| self.changed_by_cell(flags));
         // The cells some changed source row holds a cop on: a block whose
         // top reaches none of them reads no changed row.
-        let touched: Option<Vec<bool>> = src_changed.map(|flags| {
-            flags
-                .par_chunks(1 << 14)
-                .enumerate()
-                .fold(
-                    || vec![false; n],
-                    |mut seen, (ci, chunk)| {
-                        let mut cops = [0u32; MAX_COPS];
-                        for (i, _) in chunk.iter().enumerate().filter(|(_, &f)| f != 0) {
-                            self.ranker.unrank(((ci << 14) + i) as u64, &mut cops[..k]);
-                            for &c in &cops[..k] {
-                                seen[c as usize] = true;
-                            }
-                        }
-                        seen
-                    },
-                )
-                .reduce(
-                    || vec![false; n],
-                    |mut a, b| {
-                        a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
-                        a
-                    },
-                )
-        });
+        let touched: Option<Vec<bool>> = match (&by_cell, src_changed) {
+            (Some(lists), _) => Some(lists.iter().map(|l| !l.is_empty()).collect()),
+            (None, Some(flags)) => Some(self.touched_cells(flags)),
+            (None, None) => None,
+        };
         if touched.as_ref().is_some_and(|t| !t.contains(&true)) {
             out_changed.fill(0);
             return Stepped::default();
@@ -227,6 +317,7 @@ impl Engine<'_> {
             rows: src,
             changed: src_changed,
             touched,
+            by_cell: by_cell.as_deref(),
         };
         if self.lazy {
             let (decided, rows) = blocks
@@ -279,71 +370,6 @@ impl Engine<'_> {
         }
     }
 
-    /// The lazy cops' move on block `t`: per row `C = M + t`, its sources
-    /// `C - c + x` (each distinct cell `c` of `C`, `x` in `R(c)`); a row
-    /// none of whose sources changed, or already full, is left as it is;
-    /// EXISTS ORs the changed sources into its open cells, FORALL the AND
-    /// of all of them (a row with no move at all was decided at level 0).
-    #[allow(clippy::too_many_arguments)]
-    fn lazy_block(
-        &self,
-        op: Op,
-        source: Source<'_>,
-        sources: &mut Vec<usize>,
-        tmp: &mut [u64],
-        block: &mut Block<'_>,
-        level: u16,
-        full: &AtomicU64,
-    ) -> (u64, u64) {
-        let (k, words) = (self.k, self.words);
-        let t = block.t;
-        let src = source.rows;
-        let dirty = |s: usize| source.changed.is_none_or(|d| d[s] != 0);
-        let mut m = [0u32; MAX_COPS];
-        let mut done = (0, 0);
-        for row in 0..multiset_count(t + 1, k - 1) as usize {
-            block.changed[row] = 0;
-            let mut cops = [0u32; MAX_COPS];
-            cops[..k - 1].copy_from_slice(&m[..k - 1]);
-            cops[k - 1] = t as u32;
-            sources.clear();
-            for i in (0..k).filter(|&i| i == 0 || cops[i] != cops[i - 1]) {
-                for &x in &self.reach[cops[i] as usize] {
-                    let mut moved = cops;
-                    moved[i] = x;
-                    moved[..k].sort_unstable();
-                    sources.push(self.ranker.rank(&moved[..k]) as usize);
-                }
-            }
-            let old = &block.rows[row * words..(row + 1) * words];
-            let fresh = sources.iter().any(|&s| dirty(s));
-            if fresh && !self.row_full(old, &m[..k - 1], t) {
-                let got = match op {
-                    Op::Exists => {
-                        tmp.fill(0);
-                        for &s in sources.iter().filter(|&&s| dirty(s)) {
-                            let v = &src[s * words..(s + 1) * words];
-                            tmp.iter_mut().zip(v).for_each(|(r, v)| *r |= v);
-                        }
-                        self.merge_row(block, row, &m[..k - 1], tmp, level, Some(full))
-                    }
-                    Op::ForAll => {
-                        tmp.fill(u64::MAX);
-                        for &s in sources.iter() {
-                            let v = &src[s * words..(s + 1) * words];
-                            tmp.iter_mut().zip(v).for_each(|(r, v)| *r &= v);
-                        }
-                        self.merge_row(block, row, &m[..k - 1], tmp, level, None)
-                    }
-                };
-                done.0 += got;
-                done.1 += u64::from(got > 0);
-            }
-            next_multiset(&mut m[..k - 1], t + 1);
-        }
-        done
-    }
-
     /// EXISTS on block `t`: per row of every table whether a source
     /// changed, and the OR of the changed sources; each of the block's rows
     /// with a changed source gets the OR into its open cells.
@@ -360,7 +386,12 @@ impl Engine<'_> {
             rows: src,
             changed: src_changed,
             touched,
+            by_cell,
         } = source;
+        if let Some(by_cell) = by_cell {
+            self.push_dirty(by_cell, tables, block.t);
+            block.changed.fill(0);
+        }
         let mut sources = std::mem::take(&mut tables.sources);
         let mut done = (0, 0);
         for j in 1..=k {
@@ -374,123 +405,62 @@ impl Engine<'_> {
             };
             let dirty = |s: usize| from_dirty.is_none_or(|d| d[s] != 0);
             if j < k {
-                let (to, to_dirty) = (&mut after[0], &mut dafter[0]);
-                self.visit(j, block.t, touched, &mut sources, |row, srcs, _| {
-                    let target = &mut to[row * words..(row + 1) * words];
-                    to_dirty[row] = u8::from(or_rows(target, from, srcs, dirty));
-                });
+                let to = &mut after[0];
+                let fill = |row: usize, srcs: &[usize]| {
+                    or_rows(&mut to[row * words..(row + 1) * words], from, srcs, dirty)
+                };
+                if by_cell.is_some() {
+                    // Pushed: the rows found dirty alone are worked.
+                    let mut fill = fill;
+                    let only = Some(&*dafter[0]);
+                    self.visit(
+                        j,
+                        block.t,
+                        touched,
+                        only,
+                        (j == 1).then_some(from),
+                        &mut sources,
+                        |row, srcs, _| {
+                            fill(row, srcs);
+                        },
+                    );
+                } else {
+                    let (mut fill, to_dirty) = (fill, &mut dafter[0]);
+                    self.visit(
+                        j,
+                        block.t,
+                        touched,
+                        None,
+                        (j == 1).then_some(from),
+                        &mut sources,
+                        |row, srcs, _| {
+                            to_dirty[row] = u8::from(fill(row, srcs));
+                        },
+                    );
+                }
                 continue;
             }
+            let only = by_cell.map(|_| &*tables.out_dirty);
             let tmp = &mut tables.row;
-            self.visit(j, block.t, touched, &mut sources, |row, srcs, m| {
-                block.changed[row] = 0;
-                let old = &block.rows[row * words..(row + 1) * words];
-                if !srcs.iter().any(|&s| dirty(s)) || self.row_full(old, m, block.t) {
-                    return;
-                }
-                or_rows(tmp, from, srcs, dirty);
-                let got = self.merge_row(block, row, m, tmp, level, Some(full));
-                done.0 += got;
-                done.1 += u64::from(got > 0);
-            });
-        }
-        tables.sources = sources;
-        done
-    }
-
-    /// FORALL on block `t`: the dirty rows of every table (a source
-    /// changed), then the table rows that the block's dirty rows read, in
-    /// full (an AND over every move), then those rows' ANDs into their open
-    /// cells.
-    #[allow(clippy::too_many_arguments)]
-    fn forall_block(
-        &self,
-        source: Source<'_>,
-        tables: &mut Tables,
-        block: &mut Block<'_>,
-        level: u16,
-    ) -> (u64, u64) {
-        let (k, words) = (self.k, self.words);
-        let Source {
-            rows: src,
-            changed: src_changed,
-            touched,
-        } = source;
-        let t = block.t;
-        let mut sources = std::mem::take(&mut tables.sources);
-        // Dirty rows, bottom up.
-        for j in 1..=k {
-            let (dbefore, dafter) = tables.dirty.split_at_mut(j - 1);
-            let to: &mut [u8] = if j == k {
-                &mut tables.out_dirty
-            } else {
-                &mut dafter[0]
-            };
-            let rows = &*block.rows;
-            self.visit(j, t, touched, &mut sources, |row, srcs, m| {
-                let dirty = srcs.iter().any(|&s| {
-                    if j == 1 {
-                        src_changed.is_none_or(|c| c[s] != 0)
-                    } else {
-                        dbefore[j - 2][s] != 0
-                    }
-                });
-                to[row] = u8::from(
-                    dirty && (j < k || !self.row_full(&rows[row * words..(row + 1) * words], m, t)),
-                );
-            });
-        }
-        // Needed rows, top down: the sources of needed rows.
-        for j in (2..=k).rev() {
-            let (nbefore, nafter) = tables.needed.split_at_mut(j - 1);
-            let need: &[u8] = if j == k {
-                &tables.out_dirty
-            } else {
-                &nafter[0]
-            };
-            let below = &mut nbefore[j - 2];
-            below.fill(0);
-            self.visit(j, t, None, &mut sources, |row, srcs, _| {
-                if need[row] != 0 {
-                    for &s in srcs {
-                        below[s] = 1;
-                    }
-                }
-            });
-        }
-        // Values of the needed rows, bottom up, and the block's rows.
-        let mut done = (0, 0);
-        for j in 1..=k {
-            let (before, after) = tables.vals.split_at_mut(j - 1);
-            let from: &[u64] = if j == 1 { src } else { &before[j - 2] };
-            let need: &[u8] = if j == k {
-                &tables.out_dirty
-            } else {
-                &tables.needed[j - 1]
-            };
-            let tmp = &mut tables.row;
-            let mut to = after.first_mut();
-            self.visit(j, t, None, &mut sources, |row, srcs, m| {
-                if j == k {
+            self.visit(
+                j,
+                block.t,
+                touched,
+                only,
+                (j == 1).then_some(from),
+                &mut sources,
+                |row, srcs, m| {
                     block.changed[row] = 0;
-                }
-                if need[row] == 0 {
-                    return;
-                }
-                tmp.fill(u64::MAX);
-                for &s in srcs {
-                    let v = &from[s * words..(s + 1) * words];
-                    tmp.iter_mut().zip(v).for_each(|(r, v)| *r &= v);
-                }
-                match to.as_deref_mut() {
-                    Some(to) if j < k => to[row * words..(row + 1) * words].copy_from_slice(tmp),
-                    _ => {
-                        let got = self.merge_row(block, row, m, tmp, level, None);
-                        done.0 += got;
-                        done.1 += u64::from(got > 0);
+                    let old = &block.rows[row * words..(row + 1) * words];
+                    if !srcs.iter().any(|&s| dirty(s)) || self.row_full(old, m, block.t) {
+                        return;
                     }
-                }
-            });
+                    or_rows(tmp, from, srcs, dirty);
+                    let got = self.merge_row(block, row, m, tmp, level, Some(full));
+                    done.0 += got;
+                    done.1 += u64::from(got > 0);
+                },
+            );
         }
         tables.sources = sources;
         done
@@ -501,7 +471,7 @@ impl Engine<'_> {
     /// a cop's cell is WIN from level 0 and never LOSS, so a row is full
     /// for `cl` as soon as its open cells are.)
     #[inline]
-    fn row_full(&self, row: &[u64], m: &[u32], t: usize) -> bool {
+    pub(super) fn row_full(&self, row: &[u64], m: &[u32], t: usize) -> bool {
         let cops = |w: usize| cop_word(m, w) | cop_word(&[t as u32], w);
         row.iter()
             .zip(&self.open_base)
@@ -515,7 +485,7 @@ impl Engine<'_> {
     /// whether the row changed; an EXISTS row that now holds every cell
     /// is a candidate placement (`full`, the least rank). Returns the
     /// states decided.
-    fn merge_row(
+    pub(super) fn merge_row(
         &self,
         block: &mut Block<'_>,
         row: usize,

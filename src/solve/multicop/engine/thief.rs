@@ -7,6 +7,7 @@ use rayon::prelude::*;
 
 use super::cops::Stepped;
 use super::Engine;
+use crate::games::arena::Arena;
 use crate::games::multiset::{next_multiset, unrank_multiset, MAX_COPS};
 
 /// Which words of each cop row changed at the last cop step, and the bits
@@ -367,4 +368,40 @@ impl Engine<'_> {
             full: None,
         }
     }
+}
+
+/// The nibble tables of the thief's dilation ([`Engine::nib_base`]):
+/// empty when some nibble's steps span more than four words.
+pub(super) fn nibble_tables(arena: &Arena, words: usize) -> (Vec<u32>, Vec<[u64; 4]>) {
+    let n = arena.cells() as usize;
+    let positions = words * 16;
+    let mut base = vec![0u32; positions];
+    let mut masks = vec![[0u64; 4]; positions * 16];
+    for p in 0..positions {
+        let cells: Vec<usize> = (4 * p..(4 * p + 4).min(n)).collect();
+        let steps = |c: usize| arena.thief_steps(c as u32).iter().map(|&v| v as usize / 64);
+        let (lo, hi) = cells
+            .iter()
+            .flat_map(|&c| steps(c))
+            .fold((usize::MAX, 0), |(lo, hi), w| (lo.min(w), hi.max(w)));
+        let b = if lo == usize::MAX {
+            0
+        } else {
+            lo.min(words.saturating_sub(4))
+        };
+        if lo != usize::MAX && hi >= b + 4 {
+            return (Vec::new(), Vec::new());
+        }
+        base[p] = b as u32;
+        for v in 1..16usize {
+            let m = &mut masks[p * 16 + v];
+            for (i, &c) in cells.iter().enumerate().filter(|(i, _)| v >> i & 1 == 1) {
+                let _ = i;
+                for &u in arena.thief_steps(c as u32) {
+                    m[u as usize / 64 - b] |= 1 << (u % 64);
+                }
+            }
+        }
+    }
+    (base, masks)
 }
