@@ -254,10 +254,13 @@ fn the_observer_sees_every_level_and_the_states_decided() {
 }
 
 /// Out of core the resident set stays under `--memory`: two cops in a 34 x
-/// 34 room (1.5e9 states, 305 MiB of bitsets) under a 200 MiB cap put two
-/// of the three bitsets in scratch files, and the steps, which walk them
-/// whole every level, keep only what fits under the cap resident. Before
-/// the pager the files' pages stayed mapped: the peak was the arrays'.
+/// 34 room (1.5e9 states, 305 MiB of bitsets) under a 256 MiB cap put two
+/// of the three bitsets in scratch files (one would bring the arrays kept
+/// in memory, 227 MiB, under the cap but not under the pager's threshold,
+/// 192 MiB: then under load the files' pages came back faster than they
+/// were dropped), and the steps, which walk them whole every level, keep
+/// only what fits under the cap resident. Before the pager the files'
+/// pages stayed mapped: the peak was the arrays'.
 #[test]
 fn several_cops_out_of_core_keep_under_the_memory_cap() {
     let dir = crate::support::temp_dir("kcops-resident");
@@ -281,7 +284,7 @@ fn several_cops_out_of_core_keep_under_the_memory_cap() {
         "--cops",
         "2",
         "--memory",
-        "200M",
+        "256M",
         "--scratch",
         d,
         "--json",
@@ -292,6 +295,6 @@ fn several_cops_out_of_core_keep_under_the_memory_cap() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
     assert_eq!(report["states"], 2 * 1156 * 1156 * 1157 / 2_u64);
     let peak = report["peak_memory_bytes"].as_u64().expect("peak memory");
-    assert!(peak <= 200 << 20, "peak {peak} bytes over the 200 MiB cap");
+    assert!(peak <= 256 << 20, "peak {peak} bytes over the 256 MiB cap");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -100,7 +100,8 @@ fn arrays(arena: &Arena, k: usize, dte_table: bool) -> Vec<(String, u64)> {
 /// Plans where the arrays of a k-cop solve of `arena` go under `storage`:
 /// all in memory when [`kcop_memory_for`] fits the cap; else, with a
 /// scratch folder, the largest arrays to scratch files until the rest
-/// fits. Without a folder, or when even the arrays that cannot move (the
+/// fits under the pager's threshold (an eighth of the cap, at least 64
+/// MiB, below it), where it can. Without a folder, or when even the arrays that cannot move (the
 /// thief's neighbour rows, the changed-row flags) exceed the cap, `fits`
 /// is false.
 #[must_use]
@@ -139,8 +140,13 @@ fn plan_arrays(
     // written row after row. Largest first within each kind; equal sizes
     // in the engine's order (stable sort).
     order.sort_by_key(|&i| (matches!(i, 3 | 4), std::cmp::Reverse(all[i].1)));
+    // What stays in memory must fit under the pager's threshold, not just
+    // the cap: the pages of the files fault in above it, and a plan that
+    // kept more than the threshold let the resident set pass the cap
+    // under load (the pager dropped pages no faster than they came back).
+    let target = pager_threshold(cap);
     for i in order {
-        if plan.in_memory() <= cap {
+        if plan.in_memory() <= target {
             break;
         }
         to_scratch[i] = true;
