@@ -406,38 +406,28 @@ impl Engine<'_> {
             let dirty = |s: usize| from_dirty.is_none_or(|d| d[s] != 0);
             if j < k {
                 let to = &mut after[0];
-                let fill = |row: usize, srcs: &[usize]| {
-                    or_rows(&mut to[row * words..(row + 1) * words], from, srcs, dirty)
-                };
-                if by_cell.is_some() {
-                    // Pushed: the rows found dirty alone are worked.
-                    let mut fill = fill;
-                    let only = Some(&*dafter[0]);
-                    self.visit(
-                        j,
-                        block.t,
-                        touched,
-                        only,
-                        (j == 1).then_some(from),
-                        &mut sources,
-                        |row, srcs, _| {
-                            fill(row, srcs);
-                        },
-                    );
+                // Pushed: the rows found dirty alone are worked; pulled:
+                // every row, noting which had a changed source.
+                let (only, mut to_dirty) = if by_cell.is_some() {
+                    (Some(&*dafter[0]), None)
                 } else {
-                    let (mut fill, to_dirty) = (fill, &mut dafter[0]);
-                    self.visit(
-                        j,
-                        block.t,
-                        touched,
-                        None,
-                        (j == 1).then_some(from),
-                        &mut sources,
-                        |row, srcs, _| {
-                            to_dirty[row] = u8::from(fill(row, srcs));
-                        },
-                    );
-                }
+                    (None, Some(&mut *dafter[0]))
+                };
+                self.visit(
+                    j,
+                    block.t,
+                    touched,
+                    only,
+                    (j == 1).then_some(from),
+                    &mut sources,
+                    |row, srcs, _| {
+                        let target = &mut to[row * words..(row + 1) * words];
+                        let any = or_rows(target, from, srcs, dirty);
+                        if let Some(flags) = to_dirty.as_deref_mut() {
+                            flags[row] = u8::from(any);
+                        }
+                    },
+                );
                 continue;
             }
             let only = by_cell.map(|_| &*tables.out_dirty);
