@@ -87,6 +87,7 @@ const CACHE_BYTES: usize = 64 << 20;
 /// The page and its assets, embedded in the binary.
 const INDEX_HTML: &str = include_str!("../../web/index.html");
 const APP_JS: &str = include_str!("../../web/app.js");
+const DRAW_JS: &str = include_str!("../../web/draw.js");
 const STYLE_CSS: &str = include_str!("../../web/style.css");
 
 /// Opens the tables, binds, prints the address and serves until Ctrl-C.
@@ -192,6 +193,10 @@ fn router(served: Arc<Served>) -> Router {
         .route(
             "/app.js",
             get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }),
+        )
+        .route(
+            "/draw.js",
+            get(|| async { asset("text/javascript; charset=utf-8", DRAW_JS) }),
         )
         .route(
             "/style.css",

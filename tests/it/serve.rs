@@ -542,10 +542,14 @@ fn serve_rejects_malformed_requests_with_4xx_and_stays_healthy() {
     assert!(page
         .header("content-security-policy")
         .is_some_and(|p| p.contains("default-src 'self'")));
-    for asset in ["/app.js", "/style.css"] {
+    for asset in ["/app.js", "/draw.js", "/style.css"] {
         assert_eq!(client.get(asset).unwrap().status, 200, "{asset}");
     }
-    for text in [page.text(), client.get("/app.js").unwrap().text()] {
+    for text in [
+        page.text(),
+        client.get("/app.js").unwrap().text(),
+        client.get("/draw.js").unwrap().text(),
+    ] {
         assert!(!text.contains("http://") && !text.contains("https://"));
     }
 }
