@@ -1,0 +1,223 @@
+//! What a partitioned solve leaves in each process: its bands of the
+//! solution ([`Band`], [`PartitionedSolution`], read by the tablebase
+//! writer as a solution of its states alone, [`write_shard`]) and, on
+//! process 0, the cluster-wide [`Summary`].
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
+
+use crate::games::cops::CopsAndThief;
+use crate::outcome::{Dte, Outcome};
+use crate::solve::Counts;
+use crate::storage::cells::Cells;
+use crate::storage::Region;
+
+/// Cluster-wide results, gathered on process 0.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// WIN / LOSS / DRAW over all states.
+    pub counts: Counts,
+    /// Levels after level 0: the largest distance to end.
+    pub levels: u32,
+    /// The tracked state's distance to end (`None`: draw, or not tracked).
+    pub tracked_dte: Option<Dte>,
+    /// The tracked state's value (`None` when no state was tracked).
+    pub tracked_outcome: Option<Outcome>,
+    /// Bytes sent between workers in each round (round k drains level k;
+    /// the last round carries only the frontier sizes that end the solve).
+    /// A message of n words counts 16 + 8n bytes (destination, kind, length
+    /// and words: its bincode size).
+    pub bytes_per_level: Vec<u64>,
+    /// States decided at each level (level 0: the terminal ones), in all
+    /// bands; the last entry, 0, ends the solve.
+    pub decided_per_level: Vec<u64>,
+    /// The part of all bytes that went between processes.
+    pub network_bytes: u64,
+    /// `process_stat` of each process, in process order.
+    pub process_stats: Vec<u64>,
+}
+
+impl Summary {
+    /// Bytes sent between workers in all rounds.
+    #[must_use]
+    pub fn bytes(&self) -> u64 {
+        self.bytes_per_level.iter().sum()
+    }
+}
+
+/// One worker's band of the solution.
+pub struct Band {
+    pub(super) range: Range<u64>,
+    pub(super) cells: Region,
+    /// Four-byte cells (games with more than 63 moves a state).
+    pub(super) wide: bool,
+    pub(super) dte: Option<Region>,
+}
+
+impl Band {
+    /// The states this band owns.
+    #[must_use]
+    pub fn range(&self) -> Range<u64> {
+        self.range.clone()
+    }
+
+    /// Value of owned state `s` for the player to move.
+    ///
+    /// # Panics
+    /// If `s` is not in the band.
+    #[must_use]
+    pub fn outcome(&self, s: u64) -> Outcome {
+        assert!(self.range.contains(&s), "state {s} is not in this band");
+        self.outcome_at((s - self.range.start) as usize)
+    }
+
+    /// Value of the band's `i`-th state, in cells of either width.
+    fn outcome_at(&self, i: usize) -> Outcome {
+        if self.wide {
+            self.cells.atomics::<AtomicU32>().outcome(i)
+        } else {
+            self.cells.atomics::<AtomicU8>().outcome(i)
+        }
+    }
+
+    /// Distance to end of owned state `s`, when a table was kept (`None`
+    /// for a draw).
+    #[must_use]
+    pub fn dte(&self, s: u64) -> Option<Dte> {
+        if self.outcome(s) == Outcome::Draw {
+            return None;
+        }
+        let table = self.dte.as_ref()?;
+        Some(Dte(u32::from(
+            table.atomics::<AtomicU16>()[(s - self.range.start) as usize].load(Relaxed),
+        )))
+    }
+}
+
+/// What one process holds after a partitioned solve.
+pub struct PartitionedSolution {
+    /// This process's bands, one per worker, in worker order.
+    pub bands: Vec<Band>,
+    /// The cluster-wide results (process 0 only).
+    pub summary: Option<Summary>,
+    /// Levels after level 0 (the largest distance to end), known to every
+    /// process.
+    pub levels: u32,
+}
+
+impl PartitionedSolution {
+    /// The states this process's bands hold, `first .. end` (its bands are
+    /// contiguous).
+    #[must_use]
+    pub fn range(&self) -> Range<u64> {
+        match (self.bands.first(), self.bands.last()) {
+            (Some(a), Some(b)) => a.range.start..b.range.end,
+            _ => 0..0,
+        }
+    }
+
+    /// The band holding state `s` of [`PartitionedSolution::range`].
+    fn band(&self, s: u64) -> &Band {
+        let k = self.bands.partition_point(|b| b.range.start <= s);
+        // Empty bands share their start with the next band: take the last
+        // band starting at or before `s` that is not empty.
+        self.bands[..k]
+            .iter()
+            .rev()
+            .find(|b| b.range.contains(&s))
+            .expect("a state of this process's bands")
+    }
+}
+
+/// The tablebase writer reads a process's bands like a solution of its
+/// states alone.
+impl crate::tablebase::Source for PartitionedSolution {
+    fn states(&self) -> u64 {
+        let r = self.range();
+        r.end - r.start
+    }
+
+    fn has_dte(&self) -> bool {
+        self.bands.iter().all(|b| b.dte.is_some())
+    }
+
+    fn levels(&self) -> u32 {
+        self.levels
+    }
+
+    fn fill_values(&self, range: Range<u64>, out: &mut [u8]) {
+        out.fill(0);
+        let first = self.range().start;
+        let mut s = first + range.start;
+        let end = first + range.end;
+        let mut i = 0usize;
+        while s < end {
+            let band = self.band(s);
+            let stop = end.min(band.range.end);
+            for t in s..stop {
+                let code = match band.outcome_at((t - band.range.start) as usize) {
+                    Outcome::Win => 1u8,
+                    Outcome::Loss => 2,
+                    Outcome::Draw => 0,
+                };
+                out[i / 4] |= code << (2 * (i % 4));
+                i += 1;
+            }
+            s = stop;
+        }
+    }
+
+    fn fill_dte(&self, range: Range<u64>, values: &[u8], out: &mut [u16]) {
+        let first = self.range().start;
+        for (i, d) in out.iter_mut().enumerate() {
+            let s = first + range.start + i as u64;
+            let band = self.band(s);
+            *d = match (values[i / 4] >> (2 * (i % 4))) & 3 {
+                0 => 0,
+                _ => band.dte.as_ref().map_or(0, |t| {
+                    t.atomics::<AtomicU16>()[(s - band.range.start) as usize].load(Relaxed)
+                }),
+            };
+        }
+    }
+}
+
+/// Writes process `process`'s shard of a partitioned solve of `game` (one
+/// of `processes`) as a tablebase file to `out`: the header of a whole
+/// table plus which shard of how many it is and its band of cop rows, then
+/// the band's values (and distances when the solve kept them) in the same
+/// blocks as [`write_tablebase`](crate::write_tablebase). Name the file
+/// with [`shard_path`](crate::shard_path) so that
+/// [`Tablebase::open`](crate::Tablebase::open) finds the set.
+///
+/// # Errors
+/// Any error of `out`.
+pub fn write_shard(
+    game: &CopsAndThief,
+    part: &PartitionedSolution,
+    process: usize,
+    processes: usize,
+    engine: &str,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<crate::tablebase::WriteSummary> {
+    let range = part.range();
+    let grid = &game.board().grid;
+    let block = 2 * game.cells();
+    let row = |state: u64| {
+        let cop = state / block.max(1);
+        if cop < game.cells() {
+            grid.coords(cop as u32).0 as u32
+        } else {
+            grid.height() as u32
+        }
+    };
+    let info = crate::tablebase::ShardInfo {
+        index: process as u32,
+        count: processes as u32,
+        first_state: range.start,
+        end_state: range.end,
+        first_row: row(range.start),
+        end_row: row(range.end),
+    };
+    crate::tablebase::write_source(game, part, Some(info), engine, out)
+}
