@@ -336,7 +336,7 @@ impl<T: Plain> DerefMut for Words<T> {
 /// Bytes a k-cop solve of `n` cells allocates at its peak in the worst
 /// case (an arena where the thief can win somewhere, no distance table):
 /// six bitsets (four attractors, the thief's two of the next level), the
-/// changed-row flags and kept gains of each row ([`flag_bytes`]), and
+/// changed-row flags and kept gains of each row (`flag_bytes`), and
 /// the tables of partly-moved tuples of each worker thread. [`kcop_memory_for`] is the figure of one
 /// arena.
 #[must_use]
