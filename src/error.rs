@@ -148,6 +148,15 @@ fn needed_bytes(bytes: u64) -> String {
     }
 }
 
+/// The hint of a refusal whose memory cap is below what a solve needs at
+/// the least: the exact count, then the size for people.
+pub(crate) fn cap_hint(minimum: u64) -> String {
+    format!(
+        "give a memory cap of at least {minimum} bytes ({})",
+        human_bytes(minimum)
+    )
+}
+
 /// A byte count for people: `512 B`, `1.5 KiB`, `1.8 TiB` (powers of
 /// 1024, one decimal), as refusals and plans print sizes; a count of 14
 /// digits says nothing at a glance.

@@ -249,10 +249,7 @@ pub fn plan_bands(
                 .into(),
             needed: minimum,
             available: cap,
-            hint: format!(
-                "give a memory cap of at least {minimum} bytes ({})",
-                crate::error::human_bytes(minimum)
-            ),
+            hint: crate::error::cap_hint(minimum),
         });
     }
     Ok(BandPlan {

@@ -139,6 +139,38 @@ impl Ranker {
         }
         r
     }
+
+    /// [`Ranker::rank_with`] for many `x` with the same `cells`: the rank
+    /// of `cells` with `x` put in at position `p` (`p` cells below `x`) is
+    /// `gaps[p] + term(p, x)`, since the cells below keep their terms and
+    /// those above shift up one. Entries past `cells.len()` are 0.
+    #[inline]
+    pub(crate) fn gaps(&self, cells: &[u32]) -> [u64; MAX_COPS + 1] {
+        let mut gaps = [0u64; MAX_COPS + 1];
+        let mut below = 0;
+        let mut above: u64 = cells
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| self.term(i + 1, c))
+            .sum();
+        gaps[0] = above;
+        for (p, &c) in cells.iter().enumerate() {
+            below += self.term(p, c);
+            above -= self.term(p + 1, c);
+            gaps[p + 1] = below + above;
+        }
+        gaps
+    }
+
+    /// Rank of `cells` (sorted) without the cell at position `p`.
+    #[inline]
+    pub(crate) fn rank_without(&self, cells: &[u32], p: usize) -> u64 {
+        let below: u64 = (0..p).map(|i| self.term(i, cells[i])).sum();
+        let above: u64 = (p + 1..cells.len())
+            .map(|i| self.term(i - 1, cells[i]))
+            .sum();
+        below + above
+    }
 }
 
 /// The next multiset in rank order (colex), in place; false after the
@@ -187,6 +219,14 @@ mod tests {
                         with.push(x);
                         with.sort_unstable();
                         assert_eq!(r.rank_with(&cells[..k - 1], x), rank_multiset(&with));
+                        let below = cells[..k - 1].iter().filter(|&&c| c < x).count();
+                        let gaps = r.gaps(&cells[..k - 1]);
+                        assert_eq!(gaps[below] + r.term(below, x), rank_multiset(&with));
+                    }
+                    for p in 0..k {
+                        let mut without = cells.clone();
+                        without.remove(p);
+                        assert_eq!(r.rank_without(&cells, p), rank_multiset(&without));
                     }
                     let more = next_multiset(&mut cells, n);
                     assert_eq!(more, expect + 1 < count);

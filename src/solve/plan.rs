@@ -237,10 +237,7 @@ pub fn plan_storage(
                     what: what.to_string(),
                     needed: minimum,
                     available: room,
-                    hint: format!(
-                        "give a memory cap of at least {minimum} bytes ({})",
-                        crate::error::human_bytes(minimum)
-                    ),
+                    hint: crate::error::cap_hint(minimum),
                 });
             }
             resident

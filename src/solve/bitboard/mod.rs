@@ -137,10 +137,7 @@ pub(super) fn solve(
                     what: "an out-of-core bitboard solve (one window of grid rows, its halo rows and the engine's buffers)".to_string(),
                     needed: minimum,
                     available: room,
-                    hint: format!(
-                "give a memory cap of at least {minimum} bytes ({})",
-                crate::error::human_bytes(minimum)
-            ),
+                    hint: crate::error::cap_hint(minimum),
                 }
             })?;
             if plan.windows.len() > 1 {

@@ -399,13 +399,7 @@ impl<'a> Engine<'a> {
         // Keeps the resident set under the cap while the steps walk the
         // arrays in scratch files; declared after them, so dropped first.
         let cap = with.storage.memory;
-        let pager = super::store::pager_for(
-            cap,
-            [&cw, &cl, &tl, &tw, &tl2, &tw2]
-                .map(|w| w.region())
-                .into_iter()
-                .chain([dte.as_ref().and_then(|d| d.region())]),
-        );
+        let pager = super::store::pager_for(cap, &[&cw, &cl, &tl, &tw, &tl2, &tw2], dte.as_ref());
         self.paging = pager.as_ref().map(|p| p.checker());
         // Per row, whether it changed at the last step of its kind.
         let flags = |on: bool| vec![0u8; if on { ranks } else { 0 }];
@@ -541,13 +535,8 @@ impl<'a> Engine<'a> {
         sol.levels = level;
         sol.dte = dte;
         // Reading the solution (counts, tables) walks the files again.
-        sol.pager = super::store::pager_for(
-            cap,
-            [&sol.cw, &sol.cl, &sol.tl, &sol.tw]
-                .map(|w| w.region())
-                .into_iter()
-                .chain([sol.dte.as_ref().and_then(|d| d.region())]),
-        );
+        sol.pager =
+            super::store::pager_for(cap, &[&sol.cw, &sol.cl, &sol.tl, &sol.tw], sol.dte.as_ref());
         Ok(sol)
     }
 

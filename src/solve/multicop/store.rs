@@ -101,9 +101,9 @@ fn arrays(arena: &Arena, k: usize, dte_table: bool) -> Vec<(String, u64)> {
 /// all in memory when [`kcop_memory_for`] fits the cap; else, with a
 /// scratch folder, the largest arrays to scratch files until the rest
 /// fits under the pager's threshold (an eighth of the cap, at least 64
-/// MiB, below it), where it can. Without a folder, or when even the arrays that cannot move (the
-/// thief's neighbour rows, the changed-row flags) exceed the cap, `fits`
-/// is false.
+/// MiB, below it), where it can. Without a folder, or when even the
+/// arrays that cannot move (the thief's neighbour rows, the changed-row
+/// flags) exceed the cap, `fits` is false.
 #[must_use]
 pub fn kcop_plan(arena: &Arena, k: usize, dte_table: bool, storage: &KcopStorage) -> KcopPlan {
     plan_arrays(arena, k, dte_table, storage).0
@@ -218,16 +218,22 @@ impl Arrays {
     }
 }
 
-/// Starts a [`Pager`] over `regions` (the arrays in scratch files) that
-/// drops their pages whenever the resident set passes the threshold of a
-/// solve capped at `cap` bytes ([`pager_threshold`]); `None` without a cap
-/// or without an array in a file. The pager must be dropped before the
-/// arrays.
-pub(super) fn pager_for<'r>(
+/// Starts a [`Pager`] over the bitsets `sets` and the distance table
+/// `dte`, those of them in scratch files, that drops their pages whenever
+/// the resident set passes the threshold of a solve capped at `cap` bytes
+/// ([`pager_threshold`]); `None` without a cap or without an array in a
+/// file. The pager must be dropped before the arrays.
+pub(super) fn pager_for(
     cap: Option<u64>,
-    regions: impl IntoIterator<Item = Option<&'r Region>>,
+    sets: &[&Words<u64>],
+    dte: Option<&Words<u16>>,
 ) -> Option<Pager> {
-    let regions: Vec<&Region> = regions.into_iter().flatten().collect();
+    let regions: Vec<&Region> = sets
+        .iter()
+        .map(|w| w.region())
+        .chain([dte.and_then(Words::region)])
+        .flatten()
+        .collect();
     Pager::start(&regions, pager_threshold(cap?))
 }
 

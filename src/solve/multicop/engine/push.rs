@@ -23,28 +23,25 @@ pub(super) fn reach_from(reach: &[Vec<u32>]) -> Vec<Vec<u32>> {
 }
 
 impl Engine<'_> {
-    /// The cells some row that `flags` marks holds a cop on. (A chunk stops
-    /// unranking once it has seen every cell: at dense levels all are.)
+    /// The cells some row that `flags` marks holds a cop on.
     pub(super) fn touched_cells(&self, flags: &[u8]) -> Vec<bool> {
         let (n, k) = (self.n, self.k);
         flags
             .par_chunks(1 << 14)
             .enumerate()
-            .map(|(ci, chunk)| {
-                let (mut seen, mut left) = (vec![false; n], n);
-                let mut cops = [0u32; MAX_COPS];
-                for (i, _) in chunk.iter().enumerate().filter(|(_, &f)| f != 0) {
-                    self.ranker.unrank(((ci << 14) + i) as u64, &mut cops[..k]);
-                    for &c in &cops[..k] {
-                        left -= usize::from(!seen[c as usize]);
-                        seen[c as usize] = true;
+            .fold(
+                || vec![false; n],
+                |mut seen, (ci, chunk)| {
+                    let mut cops = [0u32; MAX_COPS];
+                    for (i, _) in chunk.iter().enumerate().filter(|(_, &f)| f != 0) {
+                        self.ranker.unrank(((ci << 14) + i) as u64, &mut cops[..k]);
+                        for &c in &cops[..k] {
+                            seen[c as usize] = true;
+                        }
                     }
-                    if left == 0 {
-                        break;
-                    }
-                }
-                seen
-            })
+                    seen
+                },
+            )
             .reduce(
                 || vec![false; n],
                 |mut a, b| {
@@ -64,13 +61,11 @@ impl Engine<'_> {
             .fold(
                 || vec![Vec::new(); n],
                 |mut lists, (ci, chunk)| {
-                    let (mut cops, mut rest) = ([0u32; MAX_COPS], [0u32; MAX_COPS]);
+                    let mut cops = [0u32; MAX_COPS];
                     for (i, _) in chunk.iter().enumerate().filter(|(_, &f)| f != 0) {
                         self.ranker.unrank(((ci << 14) + i) as u64, &mut cops[..k]);
                         for p in (0..k).filter(|&p| p == 0 || cops[p] != cops[p - 1]) {
-                            rest[..p].copy_from_slice(&cops[..p]);
-                            rest[p..k - 1].copy_from_slice(&cops[p + 1..k]);
-                            lists[cops[p] as usize].push(self.ranker.rank(&rest[..k - 1]));
+                            lists[cops[p] as usize].push(self.ranker.rank_without(&cops[..k], p));
                         }
                     }
                     lists
@@ -118,7 +113,7 @@ impl Engine<'_> {
                 multiset_count(n, k - j) as usize,
                 multiset_count(n, k - j - 1) as usize,
             );
-            let (mut m, mut b, mut rest) = ([0u32; MAX_COPS], [0u32; MAX_COPS], [0u32; MAX_COPS]);
+            let (mut m, mut b) = ([0u32; MAX_COPS], [0u32; MAX_COPS]);
             let rows = table_rows(n, k, j, t);
             for (r, _) in flags[..rows].iter().enumerate().filter(|(_, &f)| f != 0) {
                 // m[0] is left for the cop that moves next; M' follows.
@@ -126,9 +121,7 @@ impl Engine<'_> {
                 self.ranker.unrank((r % nb) as u64, &mut b[..k - j]);
                 let top = if j == 1 { t as u32 } else { m[1] };
                 for p in (0..k - j).filter(|&p| p == 0 || b[p] != b[p - 1]) {
-                    rest[..p].copy_from_slice(&b[..p]);
-                    rest[p..k - j - 1].copy_from_slice(&b[p + 1..k - j]);
-                    let rb = self.ranker.rank(&rest[..k - j - 1]) as usize;
+                    let rb = self.ranker.rank_without(&b[..k - j], p) as usize;
                     for &a in self.reach_from[b[p] as usize].iter().filter(|&&a| a <= top) {
                         m[0] = a;
                         next[self.ranker.rank(&m[..j]) as usize * nb_next + rb] = 1;
