@@ -363,9 +363,10 @@ fn bitboard_out_of_core(
     } else {
         options.threads
     };
-    match super::bitboard::banding(&layout, options.dte_table, threads, room) {
-        // One window: the engine runs as in memory, on the mapped files.
-        Ok(plan) if plan.windows.len() == 1 => {
+    match super::bitboard::blocking(&layout, options.dte_table, threads, room) {
+        // The records fit: the engine runs as in memory, on the mapped
+        // files.
+        Ok(plan) if plan.whole => {
             let arrays = estimate(game, options).total();
             (arrays.max(plan.resident), plan.minimum)
         }

@@ -244,6 +244,24 @@ impl Region {
         }
     }
 
+    /// Starts reading elements `range` (of `elem` bytes) of a scratch-file
+    /// region into the page cache (`MADV_WILLNEED`), so that a pass that
+    /// reaches them soon finds them there instead of waiting on a fault.
+    /// A hint: a no-op for anonymous memory, and failure only costs speed.
+    pub(crate) fn will_need(&self, range: std::ops::Range<u64>, elem: u64) {
+        if self.file.is_none() {
+            return;
+        }
+        let page = page_size();
+        let start = (range.start * elem) / page * page;
+        let end = ((range.end * elem).div_ceil(page) * page).min(self.len as u64);
+        if end > start {
+            let _ = self
+                .map
+                .advise_range(Advice::WillNeed, start as usize, (end - start) as usize);
+        }
+    }
+
     /// Writes the pages of bytes `start..end` (page aligned) that this
     /// process modified to the scratch file. Modified pages are the private
     /// copies the kernel made on write, which `/proc/self/pagemap` tells
@@ -441,6 +459,31 @@ impl WordPager {
                 (self.base + start as usize) as *mut libc::c_void,
                 (end - start) as usize,
                 libc::MADV_DONTNEED,
+            );
+        }
+    }
+
+    /// Starts reading words `range` into the page cache
+    /// (`MADV_WILLNEED`): a hint, a no-op where pages are not droppable.
+    pub(crate) fn will_need(&self, range: std::ops::Range<u64>) {
+        if !self.droppable {
+            return;
+        }
+        let page = page_size();
+        let start = (range.start * 8) / page * page;
+        let end = ((range.end * 8).div_ceil(page) * page).min(self.len as u64);
+        if end <= start {
+            return;
+        }
+        // SAFETY: `base + start .. base + end` lies inside the region's
+        // live mapping (clipped to `len`, page aligned); MADV_WILLNEED only
+        // schedules reads of the file into the page cache and changes no
+        // contents. Failure is harmless.
+        unsafe {
+            libc::madvise(
+                (self.base + start as usize) as *mut libc::c_void,
+                (end - start) as usize,
+                libc::MADV_WILLNEED,
             );
         }
     }

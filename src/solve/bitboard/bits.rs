@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::bands::PAGE_WORDS;
+use super::blocking::PAGE_WORDS;
 use super::layout::Layout;
 use super::{CL, CW, KINDS, TL, TW};
 use crate::outcome::Outcome;

@@ -57,7 +57,7 @@
 //! band of grid rows with its staging buffers and the halo copies of the
 //! rows just outside it), [`kernel`] (one band's levels, compiled for
 //! AVX2 and AVX-512 too), [`run`] (the level loop, checkpoints) and
-//! [`bands`] (out of core: windows of grid rows).
+//! [`blocking`] (out of core: several levels per pass over the file).
 
 use std::sync::atomic::{AtomicU16, AtomicU64};
 
@@ -67,8 +67,8 @@ use crate::games::cops::CopsAndThief;
 use crate::outcome::Dte;
 use crate::storage::Region;
 
-mod bands;
 mod bits;
+mod blocking;
 mod halo;
 mod kernel;
 mod layout;
@@ -77,8 +77,8 @@ mod run;
 #[cfg(test)]
 mod tests;
 
-pub(super) use bands::banding;
 pub(super) use bits::Bits;
+pub(super) use blocking::{blocking, Blocking};
 pub(super) use layout::Layout;
 use masks::MoveMasks;
 use run::Run;
@@ -90,11 +90,6 @@ const TL: usize = 2;
 const TW: usize = 3;
 /// Bitsets per cop cell.
 const KINDS: usize = 4;
-
-/// Bands of grid rows per worker out of core (windows cut into bands):
-/// more bands balance the uneven work of the change-restricted levels,
-/// each costs a halo copy per level.
-const BANDS_PER_WORKER: usize = 2;
 
 /// Bands per worker in memory: one. With two levels per pass each band
 /// also holds a second set of staging rows and a kept row, and one band
@@ -128,22 +123,22 @@ pub(super) fn solve(
         let masks = MoveMasks::new(game, &layout);
         let mut run = Run::new(&layout, &masks, dte, options, threads);
         let (words, pager) = region.words_with_pager();
-        // Out of core, windows of grid rows one at a time (unless one
-        // window holds them all).
+        // Out of core, several levels per pass over the file (unless the
+        // records fit under the cap).
         if let super::Backing::Scratch(_) = options.backing {
             let room = options.memory_limit.unwrap_or(super::DEFAULT_WINDOW_BYTES);
-            let plan = banding(&layout, dte.is_some(), threads, room).map_err(|minimum| {
+            let plan = blocking(&layout, dte.is_some(), threads, room).map_err(|minimum| {
                 Error::TooLarge {
-                    what: "an out-of-core bitboard solve (one window of grid rows, its halo rows and the engine's buffers)".to_string(),
+                    what: "an out-of-core bitboard solve (four grid rows, a level's staging rows and the engine's bookkeeping)".to_string(),
                     needed: minimum,
                     available: room,
                     hint: crate::error::cap_hint(minimum),
                 }
             })?;
-            if plan.windows.len() > 1 {
+            if !plan.whole {
                 window = Some(plan.window_cells);
                 run.bands.clear();
-                run.banded = Some(bands::Banded::new(&layout, plan, pager, dte_region, threads));
+                run.blocked = Some(blocking::Blocked::new(&layout, &plan, pager, dte_region));
             }
         }
         run.run(words)

@@ -1,16 +1,14 @@
 //! The driver: the per-level state of a solve, the level loop (progress,
 //! the tracked start, checkpoints), one level or two over the bands in
-//! parallel, and the halo refreshes between them; out of core, one level
-//! window by window over the windows `bands.rs` plans (that file holds
-//! their state and imports nothing from here, so the two do not import
-//! each other).
+//! parallel, and the halo refreshes between them; out of core, passes of
+//! several levels (`blocking.rs`, which imports nothing from here, so the
+//! two do not import each other).
 
-use std::ops::Range;
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::bands::{self, Banded};
+use super::blocking::Blocked;
 use super::halo::{split_bands, Band, BandParts, Halo};
 use super::kernel::{band_work, BandStep, Context, Decisions};
 use super::layout::{Layout, Span, Spans};
@@ -32,8 +30,8 @@ pub(super) struct Run<'a> {
     /// rows (`TL`, `TW`) changed last level.
     pub(super) cop_changed: Vec<Spans>,
     pub(super) thief_changed: Vec<Spans>,
-    /// Out of core: the windows of grid rows worked on one at a time.
-    pub(super) banded: Option<bands::Banded<'a>>,
+    /// Out of core: several levels per pass over the records.
+    pub(super) blocked: Option<Blocked<'a>>,
     /// Whether levels go two at a time (every band is tall enough).
     pub(super) two_levels: bool,
     /// The tracked state (the start) as [`Context::track`] wants it.
@@ -90,7 +88,7 @@ impl<'a> Run<'a> {
             bands,
             cop_changed: vec![[layout.span; 2]; layout.cells],
             thief_changed: vec![[layout.span; 2]; layout.cells],
-            banded: None,
+            blocked: None,
             track: options
                 .track
                 .filter(|&t| t < 2 * (layout.cells as u64).pow(2))
@@ -384,26 +382,26 @@ impl<'a> Run<'a> {
     }
 }
 
-/// Out of core (the windows of `bands.rs`), level by level.
+/// Out of core (the passes of `blocking.rs`).
 impl Run<'_> {
-    /// Level 0, window by window out of core.
+    /// Level 0, a window of cop cells at a time out of core.
     pub(super) fn start(&mut self, words: &mut [u64]) -> Decisions {
-        let Some(banded) = self.banded.take() else {
+        let Some(blocked) = self.blocked.take() else {
             return self.initialise(words);
         };
         let (layout, masks) = (self.layout, self.masks);
         let record = layout.record();
         let mut count = 0;
-        for rows in &banded.windows {
-            let cells = layout.row_cells[rows.start] as usize..layout.row_cells[rows.end] as usize;
+        for first in (0..layout.cells).step_by(blocked.window_cells.max(1)) {
+            let cells = first..(first + blocked.window_cells).min(layout.cells);
             count += words[cells.start * record..cells.end * record]
                 .par_chunks_mut(record)
                 .enumerate()
                 .map(|(i, r)| init_record(layout, masks, cells.start + i, r))
                 .sum::<u64>();
-            banded.release(layout, cells);
+            blocked.release(layout, cells);
         }
-        self.banded = Some(banded);
+        self.blocked = Some(blocked);
         Decisions {
             count,
             witness: [0, 1],
@@ -414,131 +412,25 @@ impl Run<'_> {
     /// Out of core: drops every page of the records and distances (after
     /// a checkpoint read or wrote them all). A no-op in memory.
     pub(super) fn release_all(&self) {
-        if let Some(banded) = &self.banded {
-            banded.release(self.layout, 0..self.layout.cells);
+        if let Some(blocked) = &self.blocked {
+            blocked.release(self.layout, 0..self.layout.cells);
         }
     }
 
-    /// The next levels from `level` on (one, or two at a time in memory
-    /// when the bands are tall enough): in memory, or window by window
-    /// out of core. Returns each level's stats.
+    /// The next levels from `level` on: one, or two at a time in memory
+    /// when the bands are tall enough, or a pass of several out of core.
+    /// Returns each level's stats.
     pub(super) fn step(&mut self, words: &mut [u64], level: u32) -> Vec<Decisions> {
-        let Some(mut banded) = self.banded.take() else {
+        let Some(mut blocked) = self.blocked.take() else {
             return if self.two_levels {
                 self.two_levels(words, level).to_vec()
             } else {
                 vec![self.level(words, level)]
             };
         };
-        let stats = self.windows(&mut banded, words, level);
-        self.banded = Some(banded);
-        vec![stats]
-    }
-
-    /// One level over the windows in order.
-    fn windows(&mut self, banded: &mut Banded<'_>, words: &mut [u64], level: u32) -> Decisions {
-        let layout = self.layout;
-        let height = layout.height();
         let ctx = self.context(level);
-        let mut stats = Decisions::NONE;
-        banded.carry.cells = 0..0;
-        for w in 0..banded.windows.len() {
-            let rows = banded.windows[w].clone();
-            let at = |r: usize| layout.row_cells[r] as usize;
-            let cells = at(rows.start)..at(rows.end);
-            // The next window's carry: this window's last row, before it
-            // moves on.
-            let carried = banded.carry.changed[..banded.carry.cells.len()]
-                .iter()
-                .fold(Span::EMPTY, |acc, s| acc.union(s[1]));
-            banded.spare.cells = 0..0;
-            if rows.end < height {
-                banded
-                    .spare
-                    .load(layout, rows.end - 1, words, &self.thief_changed, carried);
-            }
-            // Whether anything this window reads changed last level: its
-            // own rows, the next window's first row, and the row above as
-            // carried (the window before has moved on).
-            let below = at(rows.end)..at((rows.end + 1).min(height));
-            let busy = self.cop_changed[cells.clone()]
-                .iter()
-                .chain(&self.thief_changed[cells.start..below.end])
-                .chain(&banded.carry.changed[..banded.carry.cells.len()])
-                .any(|s| !s[0].is_empty() || !s[1].is_empty());
-            if busy {
-                stats = stats.merge(self.window(&ctx, banded, words, rows.clone(), carried));
-            }
-            std::mem::swap(&mut banded.carry, &mut banded.spare);
-            banded.release(layout, cells);
-        }
-        stats
-    }
-
-    /// One level over the grid rows `rows` of one window, its bands in
-    /// parallel.
-    fn window(
-        &mut self,
-        ctx: &Context<'_>,
-        banded: &mut Banded<'_>,
-        words: &mut [u64],
-        rows: Range<usize>,
-        carried: Span,
-    ) -> Decisions {
-        let layout = self.layout;
-        let record = layout.record();
-        let height = layout.height();
-        let at = |r: usize| layout.row_cells[r] as usize;
-        // Cut at grid rows so that bands hold about equal numbers of cells.
-        let parts = banded.pool.len();
-        let (first, last) = (at(rows.start), at(rows.end));
-        let mut cuts = vec![rows.start];
-        for k in 1..parts {
-            let target = (first + (last - first) * k / parts) as u32;
-            let r = layout
-                .row_cells
-                .partition_point(|&c| c < target)
-                .clamp(rows.start, rows.end);
-            if r > *cuts.last().unwrap_or(&0) && r < rows.end {
-                cuts.push(r);
-            }
-        }
-        cuts.push(rows.end);
-        let bands = cuts.len() - 1;
-        for (i, band) in banded.pool[..bands].iter_mut().enumerate() {
-            let (top, bottom) = (cuts[i], cuts[i + 1]);
-            band.rows = top..bottom;
-            band.cells = at(top)..at(bottom);
-            let above = band.above.as_mut().expect("pool halos");
-            if i == 0 {
-                std::mem::swap(above, &mut banded.carry);
-            } else {
-                above.load(layout, top - 1, words, &self.thief_changed, carried);
-            }
-            let below = band.below.as_mut().expect("pool halos");
-            if bottom < height {
-                below.load(layout, bottom, words, &self.thief_changed, carried);
-            } else {
-                below.cells = 0..0;
-            }
-        }
-        let parts = split_bands(
-            &mut banded.pool[..bands],
-            record,
-            &mut words[first * record..last * record],
-            &mut self.cop_changed[first..last],
-            &mut self.thief_changed[first..last],
-        );
-        let stats = parts
-            .into_par_iter()
-            .map(|(band, records, cop, thief)| {
-                band_work(ctx, BandStep::Level, band, records, cop, thief)[0]
-            })
-            .reduce(|| Decisions::NONE, Decisions::merge);
-        std::mem::swap(
-            banded.pool[0].above.as_mut().expect("pool halos"),
-            &mut banded.carry,
-        );
+        let stats = blocked.pass(&ctx, words, &mut self.cop_changed, &mut self.thief_changed);
+        self.blocked = Some(blocked);
         stats
     }
 }
