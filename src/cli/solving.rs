@@ -310,9 +310,12 @@ pub(crate) fn plan_note(states: u64, plan: &retrograde::StoragePlan) -> String {
         match &plan.backing {
             Backing::Memory => "in memory".to_string(),
             Backing::Scratch(dir) => format!(
-                "in files under {}, at most {} resident",
+                "in files under {}, at most {} resident{}",
                 dir.display(),
-                human_bytes(plan.resident)
+                human_bytes(plan.resident),
+                plan.passes
+                    .map(crate::cli::output::passes_note)
+                    .unwrap_or_default()
             ),
         }
     )

@@ -57,6 +57,23 @@ pub struct StoragePlan {
     pub resident: u64,
     /// The explicit engine's edge count, counted once here.
     pub(super) edges: Option<u64>,
+    /// The bitboard engine out of core: levels per pass over its files and
+    /// the bytes a pass reads and writes at most (`None` otherwise).
+    pub passes: Option<Passes>,
+}
+
+/// How an out-of-core bitboard solve goes over its scratch files: several
+/// levels per pass (temporal blocking), each pass reading the files once
+/// and writing back what changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Passes {
+    /// Levels done per pass over the files.
+    pub levels_per_pass: u32,
+    /// Bytes of the files (bitsets and distances): a pass reads each at
+    /// most once and writes each at most once, so a solve of `levels`
+    /// levels moves at most `levels.div_ceil(levels_per_pass)` times this
+    /// each way.
+    pub bytes_per_pass: u64,
 }
 
 /// Plans the storage of solving `game` with `options` under `limits`:
@@ -68,11 +85,11 @@ pub struct StoragePlan {
 /// eight radii of arrays cannot be kept to and is refused with that
 /// minimum; a game without a radius keeps its whole arrays resident and
 /// needs a cap that holds them. The bitboard engine on a grid map out of
-/// core works in windows of grid rows sized from the cap by the engine's
-/// own plan: its resident figure is the largest window's records and
-/// distances, one halo row read from the file, the engine's buffers and a
-/// kernel allowance; a cap below one grid row with those is refused with
-/// that minimum. The explicit engine in memory needs its graph plus the
+/// core does several levels per pass over its files, as many as the cap
+/// holds ([`Passes`]), by the engine's own plan: its resident figure is
+/// three grid rows and a row of staging per level, one more grid row, the
+/// engine's bookkeeping and a kernel allowance; a cap below one level of
+/// those is refused with that minimum. The explicit engine in memory needs its graph plus the
 /// larger of its build scratch and the solve arrays.
 ///
 /// # Errors
@@ -165,6 +182,7 @@ pub fn plan_storage(
         _ => Backing::Memory,
     };
     let mut edges = None;
+    let mut passes = None;
     let resident = match &backing {
         // In files or in memory, the explicit engine touches its whole
         // graph and arrays every level: all of it must fit under the cap.
@@ -214,12 +232,14 @@ pub fn plan_storage(
                 .filter(|_| options.engine == Engine::Bitboard);
             let (resident, minimum, what) = match grid {
                 Some(grid) => {
-                    let (resident, minimum) = bitboard_out_of_core(grid, options, room);
+                    let (resident, minimum, bitboard_passes) =
+                        bitboard_out_of_core(grid, options, room);
+                    passes = bitboard_passes;
                     (
                         resident,
                         minimum,
-                        "an out-of-core bitboard solve (one window of grid rows with its \
-                         halo rows and the engine's buffers, kept resident)",
+                        "an out-of-core bitboard solve (one level's grid rows and staging \
+                         rows with the engine's bookkeeping, kept resident)",
                     )
                 }
                 None => {
@@ -249,6 +269,7 @@ pub fn plan_storage(
         estimate: sized,
         resident,
         edges,
+        passes,
     })
 }
 
@@ -346,17 +367,18 @@ fn plan_multicop(
         estimate: estimate(game, options),
         resident: plan.in_memory(),
         edges: None,
+        passes: None,
     })
 }
 
 /// The bitboard engine out of core under a cap of `room` bytes: its
-/// resident bytes and the smallest cap it can keep to, from the engine's
-/// own window plan (`solve/bitboard/bands.rs`).
+/// resident bytes, the smallest cap it can keep to and its passes, from
+/// the engine's own plan (`solve/bitboard/blocking.rs`).
 fn bitboard_out_of_core(
     game: &crate::games::cops::CopsAndThief,
     options: &SolveOptions<'_>,
     room: u64,
-) -> (u64, u64) {
+) -> (u64, u64, Option<Passes>) {
     let layout = super::bitboard::Layout::new(game);
     let threads = if options.threads == 0 {
         rayon::current_num_threads()
@@ -368,10 +390,17 @@ fn bitboard_out_of_core(
         // files.
         Ok(plan) if plan.whole => {
             let arrays = estimate(game, options).total();
-            (arrays.max(plan.resident), plan.minimum)
+            (arrays.max(plan.resident), plan.minimum, None)
         }
-        Ok(plan) => (plan.resident, plan.minimum),
-        Err(minimum) => (minimum, minimum),
+        Ok(plan) => (
+            plan.resident,
+            plan.minimum,
+            Some(Passes {
+                levels_per_pass: plan.levels as u32,
+                bytes_per_pass: plan.pass_bytes,
+            }),
+        ),
+        Err(minimum) => (minimum, minimum, None),
     }
 }
 

@@ -13,7 +13,7 @@ pub(crate) use target::{
     defer_stop_signals, defer_stop_signals_saying, is_closed_stdout, note_input,
     note_write_failure, stop_requested, write_atomically, write_failed, Output, OutputTarget,
 };
-pub(crate) use text::{print_plan, print_text, save_with, PlanReport};
+pub(crate) use text::{passes_note, print_plan, print_text, save_with, PlanReport};
 
 /// Counts of states by value for the player to move.
 #[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]

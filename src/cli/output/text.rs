@@ -212,6 +212,10 @@ fn board_line(r: &SolveReport) -> String {
     }
 }
 
+/// A plan's figures for a [`PlanReport`]: bytes of arrays, bytes
+/// resident, the scratch folder, and the passes out of core.
+pub(crate) type Figures = (u64, u64, Option<String>, Option<retrograde::Passes>);
+
 /// What one solve would cost, from the library's storage plan, without
 /// solving (`solve --plan`, one per map with `batch --plan`).
 #[derive(serde::Serialize, Debug)]
@@ -229,6 +233,10 @@ pub(crate) struct PlanReport {
     /// The folder of the scratch files the arrays would go to (null: in
     /// memory).
     pub(crate) scratch: Option<String>,
+    /// Out of core with the bitboard engine: levels per pass over the
+    /// scratch files and the bytes a pass reads and writes at most.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) passes: Option<retrograde::Passes>,
     /// Whether the solve fits the limits (else it would be refused).
     pub(crate) fits: bool,
     /// Why it would be refused.
@@ -246,6 +254,7 @@ impl PlanReport {
             bytes: 0,
             resident: 0,
             scratch: None,
+            passes: None,
             fits: false,
             refused: None,
         }
@@ -256,11 +265,12 @@ impl PlanReport {
     /// is returned.
     pub(crate) fn settle(
         &mut self,
-        planned: retrograde::Result<(u64, u64, Option<String>)>,
+        planned: retrograde::Result<Figures>,
     ) -> retrograde::Result<()> {
         match planned {
-            Ok((bytes, resident, scratch)) => {
-                (self.bytes, self.resident, self.scratch) = (bytes, resident, scratch);
+            Ok((bytes, resident, scratch, passes)) => {
+                (self.bytes, self.resident, self.scratch, self.passes) =
+                    (bytes, resident, scratch, passes);
                 self.fits = true;
             }
             Err(
@@ -272,12 +282,12 @@ impl PlanReport {
     }
 
     /// The figures of a one-cop or counter-engine storage plan.
-    pub(crate) fn figures(plan: &retrograde::StoragePlan) -> (u64, u64, Option<String>) {
+    pub(crate) fn figures(plan: &retrograde::StoragePlan) -> Figures {
         let scratch = match &plan.backing {
             retrograde::Backing::Memory => None,
             retrograde::Backing::Scratch(dir) => Some(dir.display().to_string()),
         };
-        (plan.estimate.total(), plan.resident, scratch)
+        (plan.estimate.total(), plan.resident, scratch, plan.passes)
     }
 
     /// Prints the report (JSON or a line) to standard output; the exit
@@ -311,9 +321,21 @@ pub(crate) fn print_plan(out: &mut impl Write, p: &PlanReport) -> std::io::Resul
         match &p.scratch {
             None => "in memory".to_string(),
             Some(dir) => format!(
-                "in scratch files under {dir}, at most {} resident",
-                human_bytes(p.resident)
+                "in scratch files under {dir}, at most {} resident{}",
+                human_bytes(p.resident),
+                p.passes.map(passes_note).unwrap_or_default()
             ),
         }
+    )
+}
+
+/// ", L levels per pass, each reading and writing at most B" for an
+/// out-of-core bitboard plan.
+pub(crate) fn passes_note(passes: retrograde::Passes) -> String {
+    format!(
+        ", {} level{} per pass, each reading and writing at most {}",
+        passes.levels_per_pass,
+        if passes.levels_per_pass == 1 { "" } else { "s" },
+        human_bytes(passes.bytes_per_pass)
     )
 }

@@ -78,7 +78,7 @@ mod run;
 mod tests;
 
 pub(super) use bits::Bits;
-pub(super) use blocking::{blocking, Blocking};
+pub(super) use blocking::blocking;
 pub(super) use layout::Layout;
 use masks::MoveMasks;
 use run::Run;
