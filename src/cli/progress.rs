@@ -36,7 +36,7 @@ impl Reporter {
             let bar = ProgressBar::new(0);
             bar.set_style(
                 ProgressStyle::with_template(
-                    "{prefix} {bar:30} {pos}/{len} states {msg} ({rate}, {elapsed})",
+                    "{prefix} {bar:30} {pos}/{len} states {msg} ({rate}, {elapsed}, about {eta} left)",
                 )
                 .expect("valid template")
                 // indicatif's own {per_sec} prints four decimals of a
@@ -66,10 +66,17 @@ impl Reporter {
             Reporter::Bar(bar) => {
                 bar.set_length(p.states);
                 bar.set_position(p.decided);
-                bar.set_message(format!("decided, {}", stage(p)));
+                bar.set_message(format!("decided, {}{}", stage(p), disk_io()));
             }
-            Reporter::Plain { .. } => self.plain_line(|| {
-                format!("{}: {} of {} states decided", stage(p), p.decided, p.states)
+            Reporter::Plain { start, .. } => self.plain_line(|| {
+                format!(
+                    "{}: {} of {} states decided{}{}",
+                    stage(p),
+                    p.decided,
+                    p.states,
+                    disk_io(),
+                    time_left(start.elapsed(), p)
+                )
             }),
         }
     }
@@ -121,6 +128,45 @@ impl Reporter {
         if let Reporter::Bar(bar) = self {
             bar.finish_and_clear();
         }
+    }
+}
+
+/// ", read 1.2 GiB, written 0.8 GiB from and to the disk" when this
+/// process has moved bytes to or from a block device (an out-of-core
+/// solve); empty otherwise, or where `/proc/self/io` cannot be read.
+fn disk_io() -> String {
+    let Ok(text) = std::fs::read_to_string("/proc/self/io") else {
+        return String::new();
+    };
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    let (read, written) = (field("read_bytes:"), field("write_bytes:"));
+    if read == 0 && written == 0 {
+        return String::new();
+    }
+    format!(
+        ", read {}, written {}",
+        crate::cli::common::human_bytes(read),
+        crate::cli::common::human_bytes(written)
+    )
+}
+
+/// "; about 12 min left": the states still undecided at the rate so far
+/// (an estimate: levels get sparser, and draws are never decided, so it
+/// errs long late in a solve with many draws).
+fn time_left(elapsed: Duration, p: &Progress) -> String {
+    if p.decided == 0 || p.decided >= p.states {
+        return String::new();
+    }
+    let left = elapsed.as_secs_f64() * (p.states - p.decided) as f64 / p.decided as f64;
+    if left >= 120.0 {
+        format!("; about {:.0} min left", left / 60.0)
+    } else {
+        format!("; about {left:.0} s left")
     }
 }
 

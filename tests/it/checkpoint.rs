@@ -31,9 +31,13 @@ struct Game {
     /// `--checkpoint-every` seconds: small enough that a snapshot lands
     /// mid-solve.
     every: &'static str,
-    /// Whether the resume puts its arrays in scratch files (the several-
-    /// cops kernel streams a checkpoint into them).
-    resume_in_scratch: bool,
+    /// The memory cap under which the resume puts its arrays in scratch
+    /// files (the several-cops kernel streams a checkpoint into them), if
+    /// it does.
+    resume_cap: Option<&'static str>,
+    /// Whether the checkpointing solve runs out of core too (under
+    /// `resume_cap`).
+    checkpoint_out_of_core: bool,
 }
 
 /// One cop: a 41 x 41 corridor has a level count in the thousands.
@@ -42,7 +46,17 @@ const ONE_COP: Game = Game {
     one_cop: true,
     side: 41,
     every: "0.0005",
-    resume_in_scratch: false,
+    resume_cap: None,
+    checkpoint_out_of_core: false,
+};
+
+/// One cop out of core: the bitboard engine's passes of several levels
+/// over its scratch files, stopped between two passes and resumed out of
+/// core (the 41 x 41 corridor's distance table, 2.9 MiB, is over the cap).
+const ONE_COP_OUT_OF_CORE: Game = Game {
+    resume_cap: Some("2M"),
+    checkpoint_out_of_core: true,
+    ..ONE_COP
 };
 
 /// Two cops: a 15 x 15 corridor takes a few hundred levels, a second or
@@ -52,7 +66,8 @@ const TWO_COPS: Game = Game {
     one_cop: false,
     side: 15,
     every: "0.0003",
-    resume_in_scratch: true,
+    resume_cap: Some("1M"),
+    checkpoint_out_of_core: false,
 };
 
 /// A `side` x `side` serpentine corridor (odd `side`) with an exit (so the
@@ -106,9 +121,10 @@ fn code_and_err(out: &Output) -> (Option<i32>, String) {
     )
 }
 
-/// A serpentine solve of `game` with distances, stopped by `stop` after
-/// its first checkpoint, resumes (in scratch files for several cops) to
-/// what an uninterrupted solve gives.
+/// A serpentine solve of `game` with distances (out of core when the game
+/// says so), stopped by `stop` after its first checkpoint, resumes (in
+/// scratch files when the game has a cap) to what an uninterrupted solve
+/// gives.
 fn assert_interrupted_resumes(dir: &Path, game: Game, stop: Stop) {
     let map = serpentine(dir, game.side, game.one_cop);
     let mut checkpointing = bin();
@@ -116,24 +132,29 @@ fn assert_interrupted_resumes(dir: &Path, game: Game, stop: Stop) {
         .args(["solve", "-q", "--dte-table"])
         .arg(&map)
         .args(game.flags);
-    let scratch = ["--memory", "1M", "--scratch", dir.to_str().unwrap()];
+    let scratch = game
+        .resume_cap
+        .map(|cap| ["--memory", cap, "--scratch", dir.to_str().unwrap()]);
+    if game.checkpoint_out_of_core {
+        checkpointing.args(scratch.expect("a cap"));
+    }
     Interrupted {
         dir,
         checkpointing,
         every: game.every,
         solve: |extra: &[&str], dump: &Path| solve(game, &map, extra, dump),
-        resume_flags: if game.resume_in_scratch {
-            &scratch[..]
-        } else {
-            &[]
-        },
+        resume_flags: scratch.as_ref().map_or(&[][..], |s| &s[..]),
     }
     .assert_resumes(stop);
 }
 
 #[test]
 fn killed_solve_resumes_to_the_same_result() {
-    for (game, name) in [(ONE_COP, "one"), (TWO_COPS, "two")] {
+    for (game, name) in [
+        (ONE_COP, "one"),
+        (ONE_COP_OUT_OF_CORE, "one-ooc"),
+        (TWO_COPS, "two"),
+    ] {
         let dir = temp_dir(&format!("checkpoint-kill-{name}"));
         assert_interrupted_resumes(&dir, game, Stop::Kill);
         let _ = std::fs::remove_dir_all(&dir);
@@ -142,7 +163,11 @@ fn killed_solve_resumes_to_the_same_result() {
 
 #[test]
 fn sigterm_saves_a_checkpoint_and_exits() {
-    for (game, name) in [(ONE_COP, "one"), (TWO_COPS, "two")] {
+    for (game, name) in [
+        (ONE_COP, "one"),
+        (ONE_COP_OUT_OF_CORE, "one-ooc"),
+        (TWO_COPS, "two"),
+    ] {
         let dir = temp_dir(&format!("checkpoint-term-{name}"));
         assert_interrupted_resumes(&dir, game, Stop::Term);
         let _ = std::fs::remove_dir_all(&dir);

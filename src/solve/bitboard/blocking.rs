@@ -58,6 +58,10 @@ const CHUNK: usize = 8;
 /// the rows released before (larger pages only leave a few more resident).
 pub(crate) const PAGE_WORDS: u64 = 512;
 
+/// Words in the block of pages the kernel maps around a read fault
+/// (`fault_around_bytes`, 64 KiB).
+const FAULT_AROUND_WORDS: u64 = 8192;
+
 /// Bytes allowed per mapped array beyond the rows a pass holds: the pages
 /// the kernel maps around a fault (64 KiB) at both ends and the pages
 /// shared between rows.
@@ -158,6 +162,8 @@ pub(crate) struct Blocked<'a> {
     pager: WordPager,
     dte: Option<&'a Region>,
     stages: Vec<Stage>,
+    /// Whether the next pass goes down the grid rows (else up).
+    down: bool,
 }
 
 impl<'a> Blocked<'a> {
@@ -184,21 +190,45 @@ impl<'a> Blocked<'a> {
             pager,
             dte,
             stages,
+            down: true,
         }
     }
 
     /// Drops the pages of the records (and distances) of cop cells
     /// `cells`, and those they share with the cells before.
     pub(super) fn release(&self, layout: &Layout, cells: Range<usize>) {
+        self.release_behind(layout, cells, true);
+    }
+
+    /// Drops the pages of the records (and distances) of cop cells
+    /// `cells`, released going down (`down`) or up: with the pages within
+    /// a fault-around block ([`FAULT_AROUND_WORDS`]) behind them, which a
+    /// fault just ahead maps again after the release before.
+    fn release_behind(&self, layout: &Layout, cells: Range<usize>, down: bool) {
+        let widen = |start: u64, end: u64, margin: u64| {
+            if down {
+                start.saturating_sub(margin)..end
+            } else {
+                start..end + margin
+            }
+        };
         let record = layout.record() as u64;
-        let start = cells.start as u64 * record;
-        self.pager
-            .release(start.saturating_sub(PAGE_WORDS)..cells.end as u64 * record);
+        self.pager.release(widen(
+            cells.start as u64 * record,
+            cells.end as u64 * record,
+            FAULT_AROUND_WORDS,
+        ));
         if let Some(table) = self.dte {
             let per_cop = 2 * layout.cells as u64;
-            // u16 distances: a page is four times as many entries.
-            let start = (cells.start as u64 * per_cop).saturating_sub(4 * PAGE_WORDS);
-            table.release(start..cells.end as u64 * per_cop, 2);
+            // u16 distances: four entries a word.
+            table.release(
+                widen(
+                    cells.start as u64 * per_cop,
+                    cells.end as u64 * per_cop,
+                    4 * FAULT_AROUND_WORDS,
+                ),
+                2,
+            );
         }
     }
 
@@ -215,7 +245,9 @@ impl<'a> Blocked<'a> {
     }
 
     /// One pass: levels `base.level ..` (as many as the plan holds), the
-    /// stats of each.
+    /// stats of each. Passes alternate direction, down the grid rows and
+    /// back up, so that the rows a pass ends on (still resident) are the
+    /// first the next one reads.
     pub(super) fn pass(
         &mut self,
         base: &Context<'_>,
@@ -232,31 +264,41 @@ impl<'a> Blocked<'a> {
                 ..*base
             })
             .collect();
+        let order = Order {
+            down: self.down,
+            height,
+        };
         let mut stats = vec![Decisions::NONE; levels];
-        let at = |r: usize| layout.row_cells[r] as usize;
+        // Cop cells of the rows at steps `from..to`, in either direction.
+        let cells = |from: usize, to: usize| {
+            let (a, b) = order.rows(from, to);
+            layout.row_cells[a] as usize..layout.row_cells[b] as usize
+        };
+        let last = height + LAG * (levels - 1);
+        // Steps whose rows are released, and read ahead.
         let (mut released, mut advised) = (0, 0);
-        for t in 0..=height + LAG * (levels - 1) {
-            // The first level reads rows up to t + 1 in this step.
+        for t in 0..=last {
+            // The first level reads the rows of steps up to t + 1 now.
             let ahead = (t + 2 + AHEAD).min(height);
             if advised < ahead {
-                self.read_ahead(layout, at(advised.max(t + 2).min(ahead))..at(ahead));
+                self.read_ahead(layout, cells(advised.max(t + 2).min(ahead), ahead));
                 advised = ahead;
             }
-            self.stage(&contexts, t, words, thief_changed);
-            for (j, s) in self.update(&contexts, t, words, cop_changed, thief_changed) {
+            self.stage(&contexts, order, t, words, thief_changed);
+            for (j, s) in self.update(&contexts, order, t, words, cop_changed, thief_changed) {
                 stats[j] = stats[j].merge(s);
             }
-            // The last level is done with the rows above its step's.
-            let done = match t.checked_sub(LAG * (levels - 1)) {
-                Some(r) if t < height + LAG * (levels - 1) => r.min(height),
-                Some(_) => height,
-                None => 0,
-            };
+            // The last level is done with the rows behind its step's. The
+            // last rows of the pass stay: the next pass starts on them.
+            let done = t.saturating_sub(LAG * (levels - 1)).min(height);
+            let keep = height.saturating_sub(LAG * levels + 1);
+            let done = done.min(keep);
             if done > released {
-                self.release(layout, at(released)..at(done));
+                self.release_behind(layout, cells(released, done), order.down);
                 released = done;
             }
         }
+        self.down = !self.down;
         stats
     }
 
@@ -265,6 +307,7 @@ impl<'a> Blocked<'a> {
     fn stage(
         &mut self,
         contexts: &[Context<'_>],
+        order: Order,
         t: usize,
         words: &[u64],
         thief_changed: &[Spans],
@@ -287,13 +330,13 @@ impl<'a> Blocked<'a> {
             .zip(contexts)
             .enumerate()
             .for_each(|(j, (stage, ctx))| {
-                let Some(r) = t.checked_sub(LAG * j).filter(|&r| r < height) else {
+                let Some(step) = t.checked_sub(LAG * j).filter(|&s| s < height) else {
                     return;
                 };
-                let cells = layout.row(r);
+                let cells = layout.row(order.row(step));
                 let n = cells.len();
-                let out = &mut stage.staged[r & 1][..n * per_cell];
-                let spans = &mut stage.spans[r & 1][..n];
+                let out = &mut stage.staged[step & 1][..n * per_cell];
+                let spans = &mut stage.spans[step & 1][..n];
                 out.par_chunks_mut(CHUNK * per_cell)
                     .zip(spans.par_chunks_mut(CHUNK))
                     .enumerate()
@@ -305,11 +348,12 @@ impl<'a> Blocked<'a> {
     }
 
     /// The second half of step `t`: each level updates the thief rows and
-    /// commits the cop rows of the grid row above its step's. Returns the
-    /// stats by level.
+    /// commits the cop rows of the grid row of its step before. Returns
+    /// the stats by level.
     fn update(
         &mut self,
         contexts: &[Context<'_>],
+        order: Order,
         t: usize,
         words: &mut [u64],
         cop_changed: &mut [Spans],
@@ -318,17 +362,22 @@ impl<'a> Blocked<'a> {
         let layout = contexts[0].layout;
         let height = layout.height();
         let (record, per_cell) = (layout.record(), 2 * layout.words);
-        // The rows go up with the level going down: cut the arrays in
-        // that order.
-        let mut units = Vec::new();
+        // Each level's row, cut from the arrays in row order.
+        let mut rows: Vec<(usize, usize, usize, &mut Stage)> = self
+            .stages
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(j, stage)| {
+                let step = t.checked_sub(LAG * j).filter(|&s| s >= 1 && s <= height)? - 1;
+                Some((order.row(step), step, j, stage))
+            })
+            .collect();
+        rows.sort_unstable_by_key(|&(row, ..)| row);
+        let mut units = Vec::with_capacity(rows.len());
         let (mut rest, mut cop_rest, mut thief_rest) = (words, cop_changed, thief_changed);
         let mut offset = 0;
-        for (j, stage) in self.stages.iter_mut().enumerate().rev() {
-            let Some(r) = t.checked_sub(LAG * j).filter(|&r| r >= 1 && r <= height) else {
-                continue;
-            };
-            let q = r - 1;
-            let cells = layout.row(q);
+        for (row, step, j, stage) in rows {
+            let cells = layout.row(row);
             let (skip, n) = (cells.start - offset, cells.len());
             let (_, tail) = std::mem::take(&mut rest).split_at_mut(skip * record);
             let (records, tail) = tail.split_at_mut(n * record);
@@ -347,8 +396,8 @@ impl<'a> Blocked<'a> {
                 records,
                 cop,
                 thief,
-                &mut staged[q & 1][..n * per_cell],
-                &spans[q & 1][..n],
+                &mut staged[step & 1][..n * per_cell],
+                &spans[step & 1][..n],
             ));
         }
         units
@@ -381,5 +430,34 @@ impl<'a> Blocked<'a> {
                 (j, s)
             })
             .collect()
+    }
+}
+
+/// The direction of a pass: step `s` works on grid row `s` going down, on
+/// row `height - 1 - s` going up.
+#[derive(Clone, Copy)]
+struct Order {
+    down: bool,
+    height: usize,
+}
+
+impl Order {
+    /// The grid row of step `s`.
+    #[inline]
+    fn row(self, s: usize) -> usize {
+        if self.down {
+            s
+        } else {
+            self.height - 1 - s
+        }
+    }
+
+    /// The grid rows of steps `from..to`, as a range `a..b` of rows.
+    fn rows(self, from: usize, to: usize) -> (usize, usize) {
+        if self.down {
+            (from, to)
+        } else {
+            (self.height - to, self.height - from)
+        }
     }
 }

@@ -176,6 +176,10 @@ impl<'a> Run<'a> {
             level += pending.len() as u32;
         };
         depths.levels = last.saturating_sub(1);
+        // Out of core a pass ends with its last rows resident (the next
+        // pass would start on them): drop them before the solution is
+        // read window by window.
+        self.release_all();
         Ok(depths)
     }
 
