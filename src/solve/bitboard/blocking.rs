@@ -11,16 +11,18 @@
 //! then update the thief rows of row `r - 1` and commit its staged cop
 //! rows. Each level keeps its own two staging slots.
 //!
-//! Why a lag of three rows: level `k + j + 1` stages row `r - 3` from the
-//! thief rows of rows `r - 4 ..= r - 2`, which level `k + j` moved to its
-//! level in earlier steps (row `r - 2` in the step before) and which level
-//! `k + j + 1` has not touched yet; and the rows each level reads and
-//! writes in one step (`r - 1 ..= r + 1` for row `r`) are disjoint from
-//! every other level's. So within a step every level stages at once, in
-//! parallel over levels and cop cells, and then every level updates at
-//! once. The per-cell change ranges need no second copy: a level reads a
-//! row's range of the level before and replaces it in the same step as
-//! the in-memory sweep does.
+//! Why a lag of two rows, and the order within a step: level `k + j + 1`
+//! stages row `r - 2` from the thief rows of rows `r - 3 ..= r - 1`, which
+//! must hold level `k + j` exactly. Level `k + j` updated rows `r - 3` and
+//! `r - 2` in earlier steps and updates row `r - 1` in this one, so within
+//! a step the levels go in order (level `k` stages and updates, then level
+//! `k + 1`, ...), each in parallel over the cop cells of its row; and
+//! level `k + j + 1` updates row `r - 3` only after staging row `r - 2`. A
+//! lag of three would let every level of a step run at once, at the cost
+//! of a third more rows resident (so fewer levels per pass and more I/O,
+//! which is what bounds a solve out of core). The per-cell change ranges
+//! need no second copy: a level reads a row's range of the level before
+//! and replaces it in the same order as the in-memory sweep does.
 //!
 //! Memory: what is resident is the rows between the last level's step and
 //! the first's (`LAG * L` grid rows) plus each level's staging slots (a
@@ -46,7 +48,7 @@ use super::layout::{Layout, Span, Spans};
 use crate::storage::{Region, WordPager};
 
 /// Grid rows between one level's step and the next level's in a pass.
-pub(crate) const LAG: usize = 3;
+pub(crate) const LAG: usize = 2;
 
 /// Grid rows read ahead of the first level of a pass.
 const AHEAD: usize = 2;
@@ -162,8 +164,6 @@ pub(crate) struct Blocked<'a> {
     pager: WordPager,
     dte: Option<&'a Region>,
     stages: Vec<Stage>,
-    /// Whether the next pass goes down the grid rows (else up).
-    down: bool,
 }
 
 impl<'a> Blocked<'a> {
@@ -190,43 +190,24 @@ impl<'a> Blocked<'a> {
             pager,
             dte,
             stages,
-            down: true,
         }
     }
 
     /// Drops the pages of the records (and distances) of cop cells
-    /// `cells`, and those they share with the cells before.
+    /// `cells`, with the pages within a fault-around block
+    /// ([`FAULT_AROUND_WORDS`]) before them, which a fault just after the
+    /// release before maps again.
     pub(super) fn release(&self, layout: &Layout, cells: Range<usize>) {
-        self.release_behind(layout, cells, true);
-    }
-
-    /// Drops the pages of the records (and distances) of cop cells
-    /// `cells`, released going down (`down`) or up: with the pages within
-    /// a fault-around block ([`FAULT_AROUND_WORDS`]) behind them, which a
-    /// fault just ahead maps again after the release before.
-    fn release_behind(&self, layout: &Layout, cells: Range<usize>, down: bool) {
-        let widen = |start: u64, end: u64, margin: u64| {
-            if down {
-                start.saturating_sub(margin)..end
-            } else {
-                start..end + margin
-            }
-        };
         let record = layout.record() as u64;
-        self.pager.release(widen(
-            cells.start as u64 * record,
-            cells.end as u64 * record,
-            FAULT_AROUND_WORDS,
-        ));
+        let start = cells.start as u64 * record;
+        self.pager
+            .release(start.saturating_sub(FAULT_AROUND_WORDS)..cells.end as u64 * record);
         if let Some(table) = self.dte {
             let per_cop = 2 * layout.cells as u64;
             // u16 distances: four entries a word.
+            let start = cells.start as u64 * per_cop;
             table.release(
-                widen(
-                    cells.start as u64 * per_cop,
-                    cells.end as u64 * per_cop,
-                    4 * FAULT_AROUND_WORDS,
-                ),
+                start.saturating_sub(4 * FAULT_AROUND_WORDS)..cells.end as u64 * per_cop,
                 2,
             );
         }
@@ -245,9 +226,7 @@ impl<'a> Blocked<'a> {
     }
 
     /// One pass: levels `base.level ..` (as many as the plan holds), the
-    /// stats of each. Passes alternate direction, down the grid rows and
-    /// back up, so that the rows a pass ends on (still resident) are the
-    /// first the next one reads.
+    /// stats of each.
     pub(super) fn pass(
         &mut self,
         base: &Context<'_>,
@@ -264,59 +243,48 @@ impl<'a> Blocked<'a> {
                 ..*base
             })
             .collect();
-        let order = Order {
-            down: self.down,
-            height,
-        };
         let mut stats = vec![Decisions::NONE; levels];
-        // Cop cells of the rows at steps `from..to`, in either direction.
-        let cells = |from: usize, to: usize| {
-            let (a, b) = order.rows(from, to);
-            layout.row_cells[a] as usize..layout.row_cells[b] as usize
-        };
+        let at = |r: usize| layout.row_cells[r] as usize;
         let last = height + LAG * (levels - 1);
-        // Steps whose rows are released, and read ahead.
+        // Rows released, and read ahead.
         let (mut released, mut advised) = (0, 0);
         for t in 0..=last {
-            // The first level reads the rows of steps up to t + 1 now.
+            // The first level reads rows up to t + 1 now.
             let ahead = (t + 2 + AHEAD).min(height);
             if advised < ahead {
-                self.read_ahead(layout, cells(advised.max(t + 2).min(ahead), ahead));
+                self.read_ahead(layout, at(advised.max(t + 2).min(ahead))..at(ahead));
                 advised = ahead;
             }
-            self.stage(&contexts, order, t, words, thief_changed);
-            for (j, s) in self.update(&contexts, order, t, words, cop_changed, thief_changed) {
-                stats[j] = stats[j].merge(s);
+            // Level j + 1 stages after level j has updated (see the
+            // module docs).
+            for (j, ctx) in contexts.iter().enumerate() {
+                let Some(r) = t.checked_sub(LAG * j).filter(|&r| r <= height) else {
+                    continue;
+                };
+                if r < height {
+                    self.stage(ctx, j, r, words, thief_changed);
+                }
+                if r >= 1 {
+                    let s = self.update(ctx, j, r - 1, words, cop_changed, thief_changed);
+                    stats[j] = stats[j].merge(s);
+                }
             }
-            // The last level is done with the rows behind its step's. The
-            // last rows of the pass stay: the next pass starts on them.
+            // The last level is done with the rows above its step's.
             let done = t.saturating_sub(LAG * (levels - 1)).min(height);
-            let keep = height.saturating_sub(LAG * levels + 1);
-            let done = done.min(keep);
             if done > released {
-                self.release_behind(layout, cells(released, done), order.down);
+                self.release(layout, at(released)..at(done));
                 released = done;
             }
         }
-        self.down = !self.down;
         stats
     }
 
-    /// The first half of step `t`: each level stages the cop rows of its
-    /// step's grid row.
-    fn stage(
-        &mut self,
-        contexts: &[Context<'_>],
-        order: Order,
-        t: usize,
-        words: &[u64],
-        thief_changed: &[Spans],
-    ) {
-        let layout = contexts[0].layout;
-        let height = layout.height();
+    /// Level `j` (context `ctx`) stages the cop rows of grid row `r`.
+    fn stage(&mut self, ctx: &Context<'_>, j: usize, r: usize, words: &[u64], thief: &[Spans]) {
+        let layout = ctx.layout;
         let rows = ThiefRows {
             records: words,
-            changed: thief_changed,
+            changed: thief,
             first: 0,
             above: None,
             below: None,
@@ -325,139 +293,63 @@ impl<'a> Blocked<'a> {
             words: layout.words,
         };
         let per_cell = 2 * layout.words;
-        self.stages
-            .par_iter_mut()
-            .zip(contexts)
+        let stage = &mut self.stages[j];
+        let cells = layout.row(r);
+        let n = cells.len();
+        let out = &mut stage.staged[r & 1][..n * per_cell];
+        let spans = &mut stage.spans[r & 1][..n];
+        out.par_chunks_mut(CHUNK * per_cell)
+            .zip(spans.par_chunks_mut(CHUNK))
             .enumerate()
-            .for_each(|(j, (stage, ctx))| {
-                let Some(step) = t.checked_sub(LAG * j).filter(|&s| s < height) else {
-                    return;
-                };
-                let cells = layout.row(order.row(step));
-                let n = cells.len();
-                let out = &mut stage.staged[step & 1][..n * per_cell];
-                let spans = &mut stage.spans[step & 1][..n];
-                out.par_chunks_mut(CHUNK * per_cell)
-                    .zip(spans.par_chunks_mut(CHUNK))
-                    .enumerate()
-                    .for_each(|(c, (out, spans))| {
-                        let first = cells.start + c * CHUNK;
-                        stage_cells(ctx, first..first + spans.len(), &rows, out, spans);
-                    });
+            .for_each(|(c, (out, spans))| {
+                let first = cells.start + c * CHUNK;
+                stage_cells(ctx, first..first + spans.len(), &rows, out, spans);
             });
     }
 
-    /// The second half of step `t`: each level updates the thief rows and
-    /// commits the cop rows of the grid row of its step before. Returns
-    /// the stats by level.
+    /// Level `j` (context `ctx`) updates the thief rows and commits the cop
+    /// rows of grid row `q`; returns its stats.
     fn update(
         &mut self,
-        contexts: &[Context<'_>],
-        order: Order,
-        t: usize,
+        ctx: &Context<'_>,
+        j: usize,
+        q: usize,
         words: &mut [u64],
         cop_changed: &mut [Spans],
         thief_changed: &mut [Spans],
-    ) -> Vec<(usize, Decisions)> {
-        let layout = contexts[0].layout;
-        let height = layout.height();
+    ) -> Decisions {
+        let layout = ctx.layout;
         let (record, per_cell) = (layout.record(), 2 * layout.words);
-        // Each level's row, cut from the arrays in row order.
-        let mut rows: Vec<(usize, usize, usize, &mut Stage)> = self
-            .stages
-            .iter_mut()
+        let cells = layout.row(q);
+        let (first, n) = (cells.start, cells.len());
+        let records = &mut words[cells.start * record..cells.end * record];
+        let cop = &mut cop_changed[cells.clone()];
+        let thief = &mut thief_changed[cells];
+        let Stage { staged, spans } = &mut self.stages[j];
+        let staged = &mut staged[q & 1][..n * per_cell];
+        let spans = &spans[q & 1][..n];
+        records
+            .par_chunks_mut(CHUNK * record)
+            .zip(cop.par_chunks_mut(CHUNK))
+            .zip(thief.par_chunks_mut(CHUNK))
+            .zip(staged.par_chunks_mut(CHUNK * per_cell))
+            .zip(spans.par_chunks(CHUNK))
             .enumerate()
-            .filter_map(|(j, stage)| {
-                let step = t.checked_sub(LAG * j).filter(|&s| s >= 1 && s <= height)? - 1;
-                Some((order.row(step), step, j, stage))
-            })
-            .collect();
-        rows.sort_unstable_by_key(|&(row, ..)| row);
-        let mut units = Vec::with_capacity(rows.len());
-        let (mut rest, mut cop_rest, mut thief_rest) = (words, cop_changed, thief_changed);
-        let mut offset = 0;
-        for (row, step, j, stage) in rows {
-            let cells = layout.row(row);
-            let (skip, n) = (cells.start - offset, cells.len());
-            let (_, tail) = std::mem::take(&mut rest).split_at_mut(skip * record);
-            let (records, tail) = tail.split_at_mut(n * record);
-            rest = tail;
-            let (_, tail) = std::mem::take(&mut cop_rest).split_at_mut(skip);
-            let (cop, tail) = tail.split_at_mut(n);
-            cop_rest = tail;
-            let (_, tail) = std::mem::take(&mut thief_rest).split_at_mut(skip);
-            let (thief, tail) = tail.split_at_mut(n);
-            thief_rest = tail;
-            offset = cells.end;
-            let Stage { staged, spans } = stage;
-            units.push((
-                j,
-                cells.start,
-                records,
-                cop,
-                thief,
-                &mut staged[step & 1][..n * per_cell],
-                &spans[step & 1][..n],
-            ));
-        }
-        units
-            .into_par_iter()
-            .map(|(j, first, records, cop, thief, staged, spans)| {
-                let ctx = &contexts[j];
-                let s = records
-                    .par_chunks_mut(CHUNK * record)
-                    .zip(cop.par_chunks_mut(CHUNK))
-                    .zip(thief.par_chunks_mut(CHUNK))
-                    .zip(staged.par_chunks_mut(CHUNK * per_cell))
-                    .zip(spans.par_chunks(CHUNK))
-                    .enumerate()
-                    .map_init(
-                        || vec![0u64; per_cell],
-                        |scratch, (c, ((((records, cop), thief), staged), spans))| {
-                            update_cells(
-                                ctx,
-                                first + c * CHUNK,
-                                records,
-                                cop,
-                                thief,
-                                staged,
-                                spans,
-                                scratch,
-                            )
-                        },
+            .map_init(
+                || vec![0u64; per_cell],
+                |scratch, (c, ((((records, cop), thief), staged), spans))| {
+                    update_cells(
+                        ctx,
+                        first + c * CHUNK,
+                        records,
+                        cop,
+                        thief,
+                        staged,
+                        spans,
+                        scratch,
                     )
-                    .reduce(|| Decisions::NONE, Decisions::merge);
-                (j, s)
-            })
-            .collect()
-    }
-}
-
-/// The direction of a pass: step `s` works on grid row `s` going down, on
-/// row `height - 1 - s` going up.
-#[derive(Clone, Copy)]
-struct Order {
-    down: bool,
-    height: usize,
-}
-
-impl Order {
-    /// The grid row of step `s`.
-    #[inline]
-    fn row(self, s: usize) -> usize {
-        if self.down {
-            s
-        } else {
-            self.height - 1 - s
-        }
-    }
-
-    /// The grid rows of steps `from..to`, as a range `a..b` of rows.
-    fn rows(self, from: usize, to: usize) -> (usize, usize) {
-        if self.down {
-            (from, to)
-        } else {
-            (self.height - to, self.height - from)
-        }
+                },
+            )
+            .reduce(|| Decisions::NONE, Decisions::merge)
     }
 }
