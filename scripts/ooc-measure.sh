@@ -8,7 +8,8 @@
 # resident memory, and the bytes read from and written to the disk (the
 # kernel's block I/O counts for the process, `read_bytes` and
 # `write_bytes` of /proc/PID/io, as getrusage reports them to
-# /usr/bin/time); then the ratio of the out-of-core wall time to the
+# /usr/bin/time), and the page faults (each maps a 4 KiB page of the files
+# back in, from the page cache or the disk); then the ratio of the out-of-core wall time to the
 # in-memory one, and whether the two agree (result, counts, levels).
 # MEMORY=0 skips the in-memory solve (a map larger than RAM; its figures
 # then come from a larger machine). SCRATCH=DIR puts the scratch files
@@ -27,20 +28,21 @@ trap 'rm -rf "$TMP"' EXIT
 # Runs one solve; prints its figures and keeps its JSON answer in $TMP/$1.json.
 measure() {
     local label=$1; shift
-    /usr/bin/time -o "$TMP/time" -f "%e %U %S %M %I %O" \
+    /usr/bin/time -o "$TMP/time" -f "%e %U %S %M %I %O %R %F" \
         "$BIN" solve "$MAP" --json "$@" > "$TMP/$label.json" 2> "$TMP/$label.err" || {
         cat "$TMP/$label.err" >&2
         exit 1
     }
-    read -r wall user sys peak blocks_in blocks_out < "$TMP/time"
-    python3 - "$label" "$wall" "$user" "$sys" "$peak" "$blocks_in" "$blocks_out" "$TMP/$label.json" <<'EOF'
+    read -r wall user sys peak blocks_in blocks_out minor major < "$TMP/time"
+    python3 - "$label" "$wall" "$user" "$sys" "$peak" "$blocks_in" "$blocks_out" "$minor" "$major" "$TMP/$label.json" <<'EOF'
 import json, sys
-label, wall, user, sys_, peak, bin_, bout, path = sys.argv[1:]
+label, wall, user, sys_, peak, bin_, bout, minor, major, path = sys.argv[1:]
 r = json.load(open(path))
 gib = lambda b: b / 2**30
 print(f"{label:8} wall {float(wall):8.1f} s  cpu {float(user):8.1f} + {float(sys_):7.1f} s  "
       f"peak {gib(int(peak) * 1024):6.2f} GiB  read {gib(int(bin_) * 512):7.1f} GiB  "
-      f"written {gib(int(bout) * 512):7.1f} GiB  levels {r.get('levels')}  "
+      f"written {gib(int(bout) * 512):7.1f} GiB  faults {int(minor) + int(major):,} "
+      f"({gib((int(minor) + int(major)) * 4096):.1f} GiB of pages)  levels {r.get('levels')}  "
       f"result {r.get('result')} in {r.get('dte')}")
 EOF
     echo "$wall" > "$TMP/$label.wall"

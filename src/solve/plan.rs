@@ -87,7 +87,7 @@ pub struct Passes {
 /// needs a cap that holds them. The bitboard engine on a grid map out of
 /// core does several levels per pass over its files, as many as the cap
 /// holds ([`Passes`]), by the engine's own plan: its resident figure is
-/// three grid rows and a row of staging per level, one more grid row, the
+/// two grid rows and a row of staging per level, one more grid row, the
 /// engine's bookkeeping and a kernel allowance; a cap below one level of
 /// those is refused with that minimum. The explicit engine in memory needs its graph plus the
 /// larger of its build scratch and the solve arrays.

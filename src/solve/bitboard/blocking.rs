@@ -94,8 +94,8 @@ pub(crate) struct Blocking {
 /// cap that can when `room` is below it.
 ///
 /// # Errors
-/// The minimum cap, when `room` cannot hold one level's rows (four grid
-/// rows), its staging slots and the engine's bookkeeping.
+/// The minimum cap, when `room` cannot hold one level's rows (two grid
+/// rows and one more), its staging slots and the engine's bookkeeping.
 pub(crate) fn blocking(
     layout: &Layout,
     dte: bool,

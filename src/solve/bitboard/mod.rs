@@ -129,7 +129,7 @@ pub(super) fn solve(
             let room = options.memory_limit.unwrap_or(super::DEFAULT_WINDOW_BYTES);
             let plan = blocking(&layout, dte.is_some(), threads, room).map_err(|minimum| {
                 Error::TooLarge {
-                    what: "an out-of-core bitboard solve (four grid rows, a level's staging rows and the engine's bookkeeping)".to_string(),
+                    what: "an out-of-core bitboard solve (three grid rows, a level's staging rows and the engine's bookkeeping)".to_string(),
                     needed: minimum,
                     available: room,
                     hint: crate::error::cap_hint(minimum),
