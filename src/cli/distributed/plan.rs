@@ -61,7 +61,7 @@ pub(super) fn plan(args: &SolveArgs, place: &Place) -> Result<i32, Failure> {
             retrograde::Backing::Memory => None,
             retrograde::Backing::Scratch(dir) => Some(dir.display().to_string()),
         };
-        (p.bytes, p.resident, scratch)
+        (p.bytes, p.resident, scratch, None)
     }))?;
     Ok(report.print(args.json)?)
 }
