@@ -438,52 +438,40 @@ impl WordPager {
     /// file mapping keeps their contents in the page cache (and the file),
     /// so the next access faults the same words back in.
     pub(crate) fn release(&self, range: std::ops::Range<u64>) {
-        if !self.droppable {
-            return;
-        }
         let page = page_size();
         let start = (range.start * 8).div_ceil(page) * page;
         let end = ((range.end * 8).min(self.len as u64) / page) * page;
-        if end <= start {
-            return;
-        }
-        // SAFETY: `base + start .. base + end` lies inside the region's
-        // live mapping (clipped to `len`, page aligned). The mapping is a
-        // shared mapping of a scratch file only this process holds, so
-        // MADV_DONTNEED only unmaps the pages: their contents stay in the
-        // page cache and the file, and every later access (through any
-        // slice of the region) reads the same bytes. Failure is harmless
-        // (the pages stay resident).
-        unsafe {
-            libc::madvise(
-                (self.base + start as usize) as *mut libc::c_void,
-                (end - start) as usize,
-                libc::MADV_DONTNEED,
-            );
-        }
+        self.advise(start..end, libc::MADV_DONTNEED);
     }
 
-    /// Starts reading words `range` into the page cache
-    /// (`MADV_WILLNEED`): a hint, a no-op where pages are not droppable.
+    /// Starts reading words `range` (and the rest of their pages) into the
+    /// page cache (`MADV_WILLNEED`): a hint.
     pub(crate) fn will_need(&self, range: std::ops::Range<u64>) {
-        if !self.droppable {
-            return;
-        }
         let page = page_size();
         let start = (range.start * 8) / page * page;
         let end = ((range.end * 8).div_ceil(page) * page).min(self.len as u64);
-        if end <= start {
+        self.advise(start..end, libc::MADV_WILLNEED);
+    }
+
+    /// `madvise(advice)` over bytes `bytes` (page aligned, inside the
+    /// region); a no-op where pages are not droppable.
+    fn advise(&self, bytes: std::ops::Range<u64>, advice: libc::c_int) {
+        if !self.droppable || bytes.end <= bytes.start {
             return;
         }
         // SAFETY: `base + start .. base + end` lies inside the region's
-        // live mapping (clipped to `len`, page aligned); MADV_WILLNEED only
-        // schedules reads of the file into the page cache and changes no
-        // contents. Failure is harmless.
+        // live mapping (the callers clip to `len` and align to pages). The
+        // mapping is a shared mapping of a scratch file only this process
+        // holds, so MADV_DONTNEED only unmaps the pages (their contents
+        // stay in the page cache and the file, and every later access,
+        // through any slice of the region, reads the same bytes) and
+        // MADV_WILLNEED only schedules reads of the file. Failure is
+        // harmless (pages stay resident, or are read on a fault).
         unsafe {
             libc::madvise(
-                (self.base + start as usize) as *mut libc::c_void,
-                (end - start) as usize,
-                libc::MADV_WILLNEED,
+                (self.base + bytes.start as usize) as *mut libc::c_void,
+                (bytes.end - bytes.start) as usize,
+                advice,
             );
         }
     }
