@@ -314,7 +314,7 @@ pub(crate) fn plan_note(states: u64, plan: &retrograde::StoragePlan) -> String {
                 dir.display(),
                 human_bytes(plan.resident),
                 plan.passes
-                    .map(crate::cli::output::passes_note)
+                    .map(|p| crate::cli::output::passes_note(p.levels_per_pass, p.bytes_per_pass))
                     .unwrap_or_default()
             ),
         }

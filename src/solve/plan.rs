@@ -65,7 +65,7 @@ pub struct StoragePlan {
 /// How an out-of-core bitboard solve goes over its scratch files: several
 /// levels per pass (temporal blocking), each pass reading the files once
 /// and writing back what changed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Passes {
     /// Levels done per pass over the files.
     pub levels_per_pass: u32,

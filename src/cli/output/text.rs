@@ -212,6 +212,15 @@ fn board_line(r: &SolveReport) -> String {
     }
 }
 
+/// The JSON of a plan's [`retrograde::Passes`] (the library has no serde).
+#[derive(serde::Serialize, Debug)]
+pub(crate) struct PassesJson {
+    /// Levels per pass over the scratch files.
+    pub(crate) levels_per_pass: u32,
+    /// Bytes a pass reads and writes at most.
+    pub(crate) bytes_per_pass: u64,
+}
+
 /// A plan's figures for a [`PlanReport`]: bytes of arrays, bytes
 /// resident, the scratch folder, and the passes out of core.
 pub(crate) type Figures = (u64, u64, Option<String>, Option<retrograde::Passes>);
@@ -236,7 +245,7 @@ pub(crate) struct PlanReport {
     /// Out of core with the bitboard engine: levels per pass over the
     /// scratch files and the bytes a pass reads and writes at most.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) passes: Option<retrograde::Passes>,
+    pub(crate) passes: Option<PassesJson>,
     /// Whether the solve fits the limits (else it would be refused).
     pub(crate) fits: bool,
     /// Why it would be refused.
@@ -269,8 +278,11 @@ impl PlanReport {
     ) -> retrograde::Result<()> {
         match planned {
             Ok((bytes, resident, scratch, passes)) => {
-                (self.bytes, self.resident, self.scratch, self.passes) =
-                    (bytes, resident, scratch, passes);
+                (self.bytes, self.resident, self.scratch) = (bytes, resident, scratch);
+                self.passes = passes.map(|p| PassesJson {
+                    levels_per_pass: p.levels_per_pass,
+                    bytes_per_pass: p.bytes_per_pass,
+                });
                 self.fits = true;
             }
             Err(
@@ -323,7 +335,10 @@ pub(crate) fn print_plan(out: &mut impl Write, p: &PlanReport) -> std::io::Resul
             Some(dir) => format!(
                 "in scratch files under {dir}, at most {} resident{}",
                 human_bytes(p.resident),
-                p.passes.map(passes_note).unwrap_or_default()
+                p.passes
+                    .as_ref()
+                    .map(|p| passes_note(p.levels_per_pass, p.bytes_per_pass))
+                    .unwrap_or_default()
             ),
         }
     )
@@ -331,11 +346,10 @@ pub(crate) fn print_plan(out: &mut impl Write, p: &PlanReport) -> std::io::Resul
 
 /// ", L levels per pass, each reading and writing at most B" for an
 /// out-of-core bitboard plan.
-pub(crate) fn passes_note(passes: retrograde::Passes) -> String {
+pub(crate) fn passes_note(levels_per_pass: u32, bytes_per_pass: u64) -> String {
     format!(
-        ", {} level{} per pass, each reading and writing at most {}",
-        passes.levels_per_pass,
-        if passes.levels_per_pass == 1 { "" } else { "s" },
-        human_bytes(passes.bytes_per_pass)
+        ", {levels_per_pass} level{} per pass, each reading and writing at most {}",
+        if levels_per_pass == 1 { "" } else { "s" },
+        human_bytes(bytes_per_pass)
     )
 }
