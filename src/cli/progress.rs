@@ -135,6 +135,22 @@ impl Reporter {
 /// process has moved bytes to or from a block device (an out-of-core
 /// solve); empty otherwise, or where `/proc/self/io` cannot be read.
 fn disk_io() -> String {
+    // The bar is told every level, which can be thousands a second: read
+    // the counters at most every half second.
+    static LAST: Mutex<Option<(Instant, String)>> = Mutex::new(None);
+    let mut last = LAST.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((at, text)) = last.as_ref() {
+        if at.elapsed() < Duration::from_millis(500) {
+            return text.clone();
+        }
+    }
+    let text = read_disk_io();
+    *last = Some((Instant::now(), text.clone()));
+    text
+}
+
+/// [`disk_io`] read now.
+fn read_disk_io() -> String {
     let Ok(text) = std::fs::read_to_string("/proc/self/io") else {
         return String::new();
     };

@@ -66,6 +66,7 @@ pub struct StoragePlan {
 /// levels per pass (temporal blocking), each pass reading the files once
 /// and writing back what changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(serde::Serialize))]
 pub struct Passes {
     /// Levels done per pass over the files.
     pub levels_per_pass: u32,

@@ -212,15 +212,6 @@ fn board_line(r: &SolveReport) -> String {
     }
 }
 
-/// The JSON of a plan's [`retrograde::Passes`] (the library has no serde).
-#[derive(serde::Serialize, Debug)]
-pub(crate) struct PassesJson {
-    /// Levels per pass over the scratch files.
-    pub(crate) levels_per_pass: u32,
-    /// Bytes a pass reads and writes at most.
-    pub(crate) bytes_per_pass: u64,
-}
-
 /// A plan's figures for a [`PlanReport`]: bytes of arrays, bytes
 /// resident, the scratch folder, and the passes out of core.
 pub(crate) type Figures = (u64, u64, Option<String>, Option<retrograde::Passes>);
@@ -245,7 +236,7 @@ pub(crate) struct PlanReport {
     /// Out of core with the bitboard engine: levels per pass over the
     /// scratch files and the bytes a pass reads and writes at most.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) passes: Option<PassesJson>,
+    pub(crate) passes: Option<retrograde::Passes>,
     /// Whether the solve fits the limits (else it would be refused).
     pub(crate) fits: bool,
     /// Why it would be refused.
@@ -278,11 +269,8 @@ impl PlanReport {
     ) -> retrograde::Result<()> {
         match planned {
             Ok((bytes, resident, scratch, passes)) => {
-                (self.bytes, self.resident, self.scratch) = (bytes, resident, scratch);
-                self.passes = passes.map(|p| PassesJson {
-                    levels_per_pass: p.levels_per_pass,
-                    bytes_per_pass: p.bytes_per_pass,
-                });
+                (self.bytes, self.resident, self.scratch, self.passes) =
+                    (bytes, resident, scratch, passes);
                 self.fits = true;
             }
             Err(
@@ -336,7 +324,6 @@ pub(crate) fn print_plan(out: &mut impl Write, p: &PlanReport) -> std::io::Resul
                 "in scratch files under {dir}, at most {} resident{}",
                 human_bytes(p.resident),
                 p.passes
-                    .as_ref()
                     .map(|p| passes_note(p.levels_per_pass, p.bytes_per_pass))
                     .unwrap_or_default()
             ),

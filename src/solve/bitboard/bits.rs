@@ -7,7 +7,6 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::blocking::PAGE_WORDS;
 use super::layout::Layout;
 use super::{CL, CW, KINDS, TL, TW};
 use crate::outcome::Outcome;
@@ -182,6 +181,11 @@ impl Bits {
         self.region.release(start..cells.end as u64 * record, 8);
     }
 }
+
+/// Words in a 4 KiB page: a window's release also drops the page it
+/// shares with the window before (larger pages only leave a few more
+/// resident).
+const PAGE_WORDS: u64 = 512;
 
 /// Bits of `x` at the set bits of `mask`, packed to the low end (BMI2's
 /// `pext`): with `BMI2` the instruction, else one step per run of set bits

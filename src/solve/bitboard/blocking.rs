@@ -56,10 +56,6 @@ const AHEAD: usize = 2;
 /// Cop cells per parallel task within a grid row.
 const CHUNK: usize = 8;
 
-/// Words in a 4 KiB page: a release also drops the page it shares with
-/// the rows released before (larger pages only leave a few more resident).
-pub(crate) const PAGE_WORDS: u64 = 512;
-
 /// Words in the block of pages the kernel maps around a read fault
 /// (`fault_around_bytes`, 64 KiB).
 const FAULT_AROUND_WORDS: u64 = 8192;
@@ -118,22 +114,22 @@ pub(crate) fn blocking(
         + layout.words as u64 * 64 * 4
         + 11 * row_words
         + threads.max(1) as u64 * 2 * row_words;
-    let fixed = bookkeeping + SLACK_PER_ARRAY * if dte { 2 } else { 1 };
-    let per_level = LAG as u64 * row + stage;
     // Besides each level's rows, the row the first level maps at the
     // start of a step before the last one's row above is dropped.
-    let fixed = fixed + row;
+    let fixed = bookkeeping + SLACK_PER_ARRAY * if dte { 2 } else { 1 } + row;
+    let per_level = LAG as u64 * row + stage;
     let minimum = fixed + per_level;
     let all = cells * (record + dte_cell);
     // In memory the engine holds a band's staging per worker besides.
-    let whole = fixed + all + threads.max(1) as u64 * 2 * stage <= room;
+    let in_memory = fixed + all + threads.max(1) as u64 * 2 * stage;
+    let whole = in_memory <= room;
     if room < minimum && !whole {
         return Err(minimum);
     }
     let budget = room.saturating_sub(fixed);
     let levels = (budget / per_level.max(1)).max(1) as usize;
     let resident = if whole {
-        fixed + all + threads.max(1) as u64 * 2 * stage
+        in_memory
     } else {
         fixed + levels as u64 * per_level
     };
@@ -156,10 +152,9 @@ struct Stage {
     spans: [Vec<Spans>; 2],
 }
 
-/// The out-of-core state of a solve: levels per pass, the pages to
-/// release, and each level's staging slots.
+/// The out-of-core state of a solve: the pages to release, and each
+/// level's staging slots (one per level of a pass).
 pub(crate) struct Blocked<'a> {
-    pub(super) levels: usize,
     pub(super) window_cells: usize,
     pager: WordPager,
     dte: Option<&'a Region>,
@@ -185,7 +180,6 @@ impl<'a> Blocked<'a> {
             })
             .collect();
         Blocked {
-            levels: plan.levels,
             window_cells: plan.window_cells,
             pager,
             dte,
@@ -236,7 +230,7 @@ impl<'a> Blocked<'a> {
     ) -> Vec<Decisions> {
         let layout = base.layout;
         let height = layout.height();
-        let levels = self.levels;
+        let levels = self.stages.len();
         let contexts: Vec<Context<'_>> = (0..levels)
             .map(|j| Context {
                 level: base.level + j as u32,

@@ -138,17 +138,15 @@ pub(super) fn update_cells<'a>(
     let (per_cell, record) = (2 * layout.words, layout.record());
     let mut stats = Decisions::NONE;
     for i in 0..cop_changed.len() {
-        let q = first + i;
-        let rec = &mut records[i * record..(i + 1) * record];
-        // The thief rows read the cop rows of the level before: before
-        // the commit.
-        let (span, s) = ctx.thief_rows(q, rec, cop_changed[i], scratch);
-        thief_changed[i] = span;
-        stats = stats.merge(s);
-        let staged = &mut staged[i * per_cell..(i + 1) * per_cell];
-        let (span, s) = ctx.commit_cop_rows(q, rec, staged, spans[i]);
-        cop_changed[i] = span;
-        stats = stats.merge(s);
+        stats = stats.merge(ctx.update_record(
+            first + i,
+            &mut records[i * record..(i + 1) * record],
+            &mut cop_changed[i],
+            &mut thief_changed[i],
+            &mut staged[i * per_cell..(i + 1) * per_cell],
+            spans[i],
+            scratch,
+        ));
     }
     stats
 }
@@ -389,14 +387,39 @@ impl Context<'_> {
     ) {
         let layout = self.layout;
         let (l, local) = (layout.words, q - at.first);
-        let record = &mut at.records[local * layout.record()..(local + 1) * layout.record()];
-        let (span, s) = self.thief_rows(q, record, at.cop_changed[local], at.scratch);
-        at.thief_changed[local] = span;
+        let s = self.update_record(
+            q,
+            &mut at.records[local * layout.record()..(local + 1) * layout.record()],
+            &mut at.cop_changed[local],
+            &mut at.thief_changed[local],
+            &mut staged[i * 2 * l..(i + 1) * 2 * l],
+            spans[i],
+            at.scratch,
+        );
         *stats = stats.merge(s);
-        let staged = &mut staged[i * 2 * l..(i + 1) * 2 * l];
-        let (span, s) = self.commit_cop_rows(q, record, staged, spans[i]);
-        at.cop_changed[local] = span;
-        *stats = stats.merge(s);
+    }
+
+    /// Updates cop cell `q`'s thief rows in its `record` and commits its
+    /// staged cop rows (`staged`, over `spans`), replacing its changed
+    /// ranges; the thief rows read the cop rows of the level before, so
+    /// they go first.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn update_record(
+        &self,
+        q: usize,
+        record: &mut [u64],
+        cop_changed: &mut Spans,
+        thief_changed: &mut Spans,
+        staged: &mut [u64],
+        spans: Spans,
+        scratch: &mut [u64],
+    ) -> Decisions {
+        let (span, thief) = self.thief_rows(q, record, *cop_changed, scratch);
+        *thief_changed = span;
+        let (span, cop) = self.commit_cop_rows(q, record, staged, spans);
+        *cop_changed = span;
+        thief.merge(cop)
     }
 
     /// Computes cop cell `p`'s new cop-to-move rows (`CW` then `CL`, in
