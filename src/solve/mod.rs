@@ -412,20 +412,13 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
             thread_pool(options.threads)?.install(|| run(&work))
         }
     };
-    // Out of core, a failed write-back kept its pages resident (no state
-    // was lost) but the solve cannot vouch for its limits: report it.
     let write_error = work
         .frontiers
         .iter()
         .find_map(Frontier::take_write_error)
         .or_else(|| dte.as_ref().and_then(Region::take_write_error))
         .or_else(|| cells.region().take_write_error());
-    if let (Some(source), Backing::Scratch(dir)) = (write_error, &options.backing) {
-        return Err(Error::Io {
-            path: dir.clone(),
-            source,
-        });
-    }
+    write_failed(write_error, &options.backing)?;
     Ok(Solution {
         phases: Phases {
             build: std::time::Duration::ZERO,
@@ -443,6 +436,19 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
     })
 }
 
+/// Out of core, a failed write-back kept its pages resident (no state was
+/// lost) but the solve cannot vouch for its limits: an error naming the
+/// scratch directory.
+fn write_failed(error: Option<std::io::Error>, backing: &Backing) -> Result<()> {
+    match (error, backing) {
+        (Some(source), Backing::Scratch(dir)) => Err(Error::Io {
+            path: dir.clone(),
+            source,
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// [`Engine::Bitboard`] on the grid game.
 fn solve_bitboard(
     game: &crate::games::cops::CopsAndThief,
@@ -451,15 +457,20 @@ fn solve_bitboard(
     let started = std::time::Instant::now();
     let n = game.state_count();
     let dte = if options.dte_table {
-        Some(Region::zeroed::<AtomicU16>(
+        Some(Region::zeroed_paged::<AtomicU16>(
             n,
             &options.backing,
             "distance table",
+            bitboard::PIPELINE_PAGING,
         )?)
     } else {
         None
     };
     let (bits, found) = bitboard::solve(game, options, dte.as_ref())?;
+    let write_error = bits
+        .take_write_error()
+        .or_else(|| dte.as_ref().and_then(Region::take_write_error));
+    write_failed(write_error, &options.backing)?;
     let window = bits.window_states();
     let bytes = bits.bytes() + dte.as_ref().map_or(0, |r| r.bytes() as u64);
     Ok(Solution {

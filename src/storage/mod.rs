@@ -9,16 +9,19 @@ pub(crate) mod cells;
 pub(crate) mod frontier;
 mod host;
 pub(crate) mod pager;
+mod pages;
 
-use std::fs::File;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8};
 
-use memmap2::{Advice, MmapMut, MmapOptions, UncheckedAdvice};
+use memmap2::{Advice, MmapMut, MmapOptions};
 
 pub(crate) use host::address_space_left;
 pub use host::{available_memory, free_disk};
-use host::{is_private_copy, page_size, pagemap, read_pagemap, scratch_file};
+#[cfg(test)]
+use host::{is_private_copy, pagemap, read_pagemap};
+use host::{page_size, scratch_file};
+use pages::Pages;
 
 use crate::error::{Error, Result};
 
@@ -64,13 +67,9 @@ pub(crate) enum Paging {
 #[derive(Debug)]
 pub(crate) struct Region {
     map: MmapMut,
-    len: usize,
-    /// The scratch file behind a file-backed region (pages can be released
-    /// from memory without losing their contents).
-    file: Option<File>,
-    paging: Paging,
-    /// The first error met writing pages back (they then stay resident).
-    write_error: std::sync::Mutex<Option<std::io::Error>>,
+    /// The mapping's range and scratch file (pages of a file-backed
+    /// region can be released from memory without losing their contents).
+    pages: Pages,
 }
 
 /// Element types a [`Region`] can be viewed as.
@@ -171,13 +170,8 @@ impl Region {
                 (map, Some(file))
             }
         };
-        Ok(Region {
-            map,
-            len,
-            file,
-            paging,
-            write_error: std::sync::Mutex::new(None),
-        })
+        let pages = Pages::new(map.as_ptr() as usize, len, file, paging);
+        Ok(Region { map, pages })
     }
 
     /// Drops the resident pages that lie entirely inside elements
@@ -188,60 +182,15 @@ impl Region {
     /// for anonymous memory, where it would lose the data. Callers must not
     /// modify the range while this runs.
     pub(crate) fn release(&self, range: std::ops::Range<u64>, elem: u64) {
-        let Some(file) = &self.file else {
-            return;
-        };
-        let page = page_size();
-        let start = (range.start * elem).div_ceil(page) * page;
-        let end = ((range.end * elem).min(self.len as u64) / page) * page;
-        if end <= start {
-            return;
-        }
-        if self.paging == Paging::Explicit {
-            if let Err(e) = self.write_back(file, start, end) {
-                // Keep the pages (and the data): the solve reports the error
-                // when it ends instead of losing states.
-                let mut first = self.write_error.lock().unwrap_or_else(|p| p.into_inner());
-                first.get_or_insert(e);
-                return;
-            }
-        }
-        // SAFETY: the mapping maps a file private to this process (see
-        // `zeroed_paged`). For a shared mapping MADV_DONTNEED only unmaps
-        // the pages: dirty contents stay in the page cache and reach the
-        // file. For a private one it drops the private copies, which
-        // `write_back` has just written to the file. Either way the next
-        // access faults the same bytes back in, and no reference into the
-        // range is invalidated, since the virtual mapping stays in place.
-        // Failure is harmless (the pages stay resident).
-        let _ = unsafe {
-            self.map.unchecked_advise_range(
-                UncheckedAdvice::DontNeed,
-                start as usize,
-                (end - start) as usize,
-            )
-        };
+        self.pages.release(range.start * elem..range.end * elem);
     }
 
     /// Maps the pages of elements `range` (of `elem` bytes) of a private
-    /// scratch-file region writable ahead of use. Pages already private
-    /// copies are left alone; best effort (a refusal only costs speed).
+    /// scratch-file region writable ahead of use ([`Paging::Explicit`];
+    /// see `Pages::populate`). Pages already mapped are left alone; best
+    /// effort (a refusal only costs speed).
     pub(crate) fn prefault(&self, range: std::ops::Range<u64>, elem: u64) {
-        // Only private mappings pay for a read fault followed by a write:
-        // the copy-on-write fault's TLB shootdown.
-        if self.file.is_none() || self.paging == Paging::Kernel {
-            return;
-        }
-        let page = page_size();
-        let start = (range.start * elem) / page * page;
-        let end = ((range.end * elem).div_ceil(page) * page).min(self.len as u64);
-        if end > start {
-            let _ = self.map.advise_range(
-                Advice::PopulateWrite,
-                start as usize,
-                (end - start) as usize,
-            );
-        }
+        self.pages.populate(range.start * elem..range.end * elem);
     }
 
     /// Starts reading elements `range` (of `elem` bytes) of a scratch-file
@@ -249,111 +198,19 @@ impl Region {
     /// reaches them soon finds them there instead of waiting on a fault.
     /// A hint: a no-op for anonymous memory, and failure only costs speed.
     pub(crate) fn will_need(&self, range: std::ops::Range<u64>, elem: u64) {
-        if self.file.is_none() {
-            return;
-        }
-        let page = page_size();
-        let start = (range.start * elem) / page * page;
-        let end = ((range.end * elem).div_ceil(page) * page).min(self.len as u64);
-        if end > start {
-            let _ = self
-                .map
-                .advise_range(Advice::WillNeed, start as usize, (end - start) as usize);
-        }
-    }
-
-    /// Writes the pages of bytes `start..end` (page aligned) that this
-    /// process modified to the scratch file. Modified pages are the private
-    /// copies the kernel made on write, which `/proc/self/pagemap` tells
-    /// apart from pages still shared with the file; without a usable
-    /// pagemap every page of the range is written.
-    fn write_back(&self, file: &File, start: u64, end: u64) -> std::io::Result<()> {
-        let page = page_size();
-        let Some(pagemap) = pagemap() else {
-            return self.write_bytes(file, start, end);
-        };
-        let first_page = (self.map.as_ptr() as u64 + start) / page;
-        let pages = (end - start) / page;
-        // Pagemap entries of up to 8192 pages at a time (64 KiB).
-        let mut entries = vec![0u8; 8 * pages.min(8192) as usize];
-        // A run of consecutive modified pages, written with one call.
-        let mut run: Option<(u64, u64)> = None;
-        let mut done = 0;
-        while done < pages {
-            let batch = (pages - done).min(entries.len() as u64 / 8) as usize;
-            let batch_entries =
-                read_pagemap(pagemap, first_page + done, &mut entries[..8 * batch])?;
-            for (i, entry) in batch_entries.enumerate() {
-                let at = start + (done + i as u64) * page;
-                if is_private_copy(entry) {
-                    run = match run {
-                        Some((s, e)) if e == at => Some((s, at + page)),
-                        Some((s, e)) => {
-                            self.write_bytes(file, s, e)?;
-                            Some((at, at + page))
-                        }
-                        None => Some((at, at + page)),
-                    };
-                }
-            }
-            done += batch as u64;
-        }
-        if let Some((s, e)) = run {
-            self.write_bytes(file, s, e)?;
-        }
-        Ok(())
-    }
-
-    /// Writes bytes `start..end` of the mapping to the same offsets of the
-    /// file.
-    fn write_bytes(&self, file: &File, start: u64, end: u64) -> std::io::Result<()> {
-        use std::os::fd::AsRawFd;
-        let mut at = start;
-        while at < end {
-            let chunk = (end - at).min(1 << 30) as usize;
-            // SAFETY: `at..at + chunk` lies inside the mapping (callers pass
-            // ranges clipped to `len`), which stays mapped for the call;
-            // `pwrite` only reads those bytes, and callers guarantee no
-            // thread modifies the range meanwhile.
-            let written = unsafe {
-                libc::pwrite(
-                    file.as_raw_fd(),
-                    self.map.as_ptr().add(at as usize).cast(),
-                    chunk,
-                    at as libc::off_t,
-                )
-            };
-            if written < 0 {
-                let e = std::io::Error::last_os_error();
-                if e.kind() == std::io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(e);
-            }
-            if written == 0 {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::WriteZero,
-                    "scratch file write made no progress",
-                ));
-            }
-            at += written as u64;
-        }
-        Ok(())
+        self.pages.will_need(range.start * elem..range.end * elem);
     }
 
     /// The first error met writing pages back to the scratch file, if any
     /// (taken: a second call returns `None`).
     pub(crate) fn take_write_error(&self) -> Option<std::io::Error> {
-        self.write_error
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
+        self.pages.take_write_error()
     }
 
     /// Views the region as a slice of atomics.
     pub(crate) fn atomics<T: Atomic>(&self) -> &[T] {
         let size = std::mem::size_of::<T>();
-        debug_assert_eq!(self.len % size, 0);
+        debug_assert_eq!(self.pages.len % size, 0);
         debug_assert_eq!(self.map.as_ptr() as usize % std::mem::align_of::<T>(), 0);
         // SAFETY: the mapping is page aligned (so aligned for any atomic),
         // at least `len` bytes long and lives as long as `self`. `T` is an
@@ -361,7 +218,7 @@ impl Region {
         // contract), so any bytes are valid values, and all mutation after
         // this point goes through the atomics: `Region` never hands out
         // `&mut [u8]`, so no non-atomic alias exists.
-        unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<T>(), self.len / size) }
+        unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<T>(), self.pages.len / size) }
     }
 
     /// Views a region created for `AtomicU64` elements as plain words for
@@ -376,7 +233,7 @@ impl Region {
     /// bit-parallel engine's words through [`Region::words_mut`]).
     pub(crate) fn plain_mut<T: Plain>(&mut self) -> &mut [T] {
         let size = std::mem::size_of::<T>();
-        debug_assert_eq!(self.len % size, 0);
+        debug_assert_eq!(self.pages.len % size, 0);
         debug_assert_eq!(self.map.as_ptr() as usize % std::mem::align_of::<T>(), 0);
         // SAFETY: the mapping is page aligned (so aligned for any
         // integer), at least `len` bytes long and lives as long as `self`;
@@ -385,7 +242,7 @@ impl Region {
         // `self` shared) for the lifetime of the returned slice, so the
         // slice is the only alias.
         unsafe {
-            std::slice::from_raw_parts_mut(self.map.as_mut_ptr().cast::<T>(), self.len / size)
+            std::slice::from_raw_parts_mut(self.map.as_mut_ptr().cast::<T>(), self.pages.len / size)
         }
     }
 
@@ -397,83 +254,50 @@ impl Region {
     /// regions are never viewed as atomics).
     pub(crate) unsafe fn plain<T: Plain>(&self) -> &[T] {
         let size = std::mem::size_of::<T>();
-        debug_assert_eq!(self.len % size, 0);
+        debug_assert_eq!(self.pages.len % size, 0);
         // SAFETY: aligned, long enough and live as in `plain_mut`; the
         // caller guarantees that nothing modifies the bytes meanwhile.
-        unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<T>(), self.len / size) }
+        unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<T>(), self.pages.len / size) }
     }
 
-    /// As [`Region::words_mut`], with a [`WordPager`] that drops pages of
-    /// those words while the slice is borrowed (the bit-parallel engine
-    /// out of core releases each band of records as it finishes it).
+    /// As [`Region::words_mut`], with a [`WordPager`] that releases pages
+    /// of those words while the slice is borrowed (the bit-parallel engine
+    /// out of core releases each row of records as its passes leave it).
     pub(crate) fn words_with_pager(&mut self) -> (&mut [u64], WordPager) {
-        let pager = WordPager {
-            base: self.map.as_ptr() as usize,
-            len: self.len,
-            // Only a shared file mapping keeps its contents when its pages
-            // are dropped.
-            droppable: self.file.is_some() && self.paging == Paging::Kernel,
-        };
+        let pager = WordPager(self.pages.clone());
         (self.words_mut(), pager)
     }
 
     /// Length in bytes.
     pub(crate) fn bytes(&self) -> usize {
-        self.len
+        self.pages.len
     }
 }
 
-/// Drops resident pages of a scratch-file [`Region`] whose words are
-/// borrowed mutably elsewhere ([`Region::words_with_pager`]). A no-op for
-/// anonymous memory and private mappings, where it would lose data.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct WordPager {
-    base: usize,
-    len: usize,
-    droppable: bool,
-}
+/// Releases resident pages of a scratch-file [`Region`] whose words are
+/// borrowed mutably elsewhere ([`Region::words_with_pager`]), as
+/// [`Region::release`] does: modified pages of a private mapping are
+/// written to the file first. A no-op for anonymous memory.
+#[derive(Clone, Debug)]
+pub(crate) struct WordPager(Pages);
 
 impl WordPager {
-    /// Drops the pages that lie entirely inside words `range`: a shared
-    /// file mapping keeps their contents in the page cache (and the file),
-    /// so the next access faults the same words back in.
+    /// Releases the pages that lie entirely inside words `range` (see
+    /// [`Region::release`]). Callers must not modify the range meanwhile.
     pub(crate) fn release(&self, range: std::ops::Range<u64>) {
-        let page = page_size();
-        let start = (range.start * 8).div_ceil(page) * page;
-        let end = ((range.end * 8).min(self.len as u64) / page) * page;
-        self.advise(start..end, libc::MADV_DONTNEED);
+        self.0.release(range.start * 8..range.end * 8);
     }
 
     /// Starts reading words `range` (and the rest of their pages) into the
     /// page cache (`MADV_WILLNEED`): a hint.
     pub(crate) fn will_need(&self, range: std::ops::Range<u64>) {
-        let page = page_size();
-        let start = (range.start * 8) / page * page;
-        let end = ((range.end * 8).div_ceil(page) * page).min(self.len as u64);
-        self.advise(start..end, libc::MADV_WILLNEED);
+        self.0.will_need(range.start * 8..range.end * 8);
     }
 
-    /// `madvise(advice)` over bytes `bytes` (page aligned, inside the
-    /// region); a no-op where pages are not droppable.
-    fn advise(&self, bytes: std::ops::Range<u64>, advice: libc::c_int) {
-        if !self.droppable || bytes.end <= bytes.start {
-            return;
-        }
-        // SAFETY: `base + start .. base + end` lies inside the region's
-        // live mapping (the callers clip to `len` and align to pages). The
-        // mapping is a shared mapping of a scratch file only this process
-        // holds, so MADV_DONTNEED only unmaps the pages (their contents
-        // stay in the page cache and the file, and every later access,
-        // through any slice of the region, reads the same bytes) and
-        // MADV_WILLNEED only schedules reads of the file. Failure is
-        // harmless (pages stay resident, or are read on a fault).
-        unsafe {
-            libc::madvise(
-                (self.base + bytes.start as usize) as *mut libc::c_void,
-                (bytes.end - bytes.start) as usize,
-                advice,
-            );
-        }
+    /// Maps the pages of words `range` of a private scratch-file mapping
+    /// writable ahead of use (see [`Region::prefault`]).
+    pub(crate) fn prefault(&self, range: std::ops::Range<u64>) {
+        self.0.populate(range.start * 8..range.end * 8);
     }
 }
 
@@ -501,7 +325,7 @@ mod tests {
         assert_eq!(bytes[page + 9].load(Relaxed), 0);
         region.release(0..4 * page as u64, 1);
         assert!(region.take_write_error().is_none());
-        let file = region.file.as_ref().expect("scratch file");
+        let file = region.pages.file.as_ref().expect("scratch file");
         let mut on_disk = vec![0u8; 4 * page];
         file.read_exact_at(&mut on_disk, 0).expect("read back");
         assert_eq!(
@@ -541,7 +365,7 @@ mod tests {
     /// written page reads as a private copy.
     #[test]
     fn pagemap_tells_private_copies() {
-        if File::open("/proc/self/pagemap").is_err() {
+        if std::fs::File::open("/proc/self/pagemap").is_err() {
             return;
         }
         let Some(pagemap) = pagemap() else {

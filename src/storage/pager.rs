@@ -181,12 +181,13 @@ impl Region {
     /// mapping of a scratch file (whose pages can be dropped at any time
     /// without losing data); `None` for memory and private mappings.
     fn shared_span(&self) -> Option<Span> {
-        (self.file.is_some() && self.paging == super::Paging::Kernel && self.len > 0).then(|| {
-            Span {
+        (self.pages.file.is_some()
+            && self.pages.paging == super::Paging::Kernel
+            && self.pages.len > 0)
+            .then(|| Span {
                 addr: self.map.as_ptr() as usize,
-                len: self.len,
-            }
-        })
+                len: self.pages.len,
+            })
     }
 }
 

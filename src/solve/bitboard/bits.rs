@@ -24,6 +24,12 @@ pub(in crate::solve) struct Bits {
 }
 
 impl Bits {
+    /// The first error met writing the bitsets back to their scratch file
+    /// (out of core), if any.
+    pub(in crate::solve) fn take_write_error(&self) -> Option<std::io::Error> {
+        self.region.take_write_error()
+    }
+
     /// Bytes of the bitsets.
     pub(in crate::solve) fn bytes(&self) -> u64 {
         self.region.bytes() as u64

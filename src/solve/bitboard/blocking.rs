@@ -115,8 +115,9 @@ pub(crate) fn blocking(
         + 11 * row_words
         + threads.max(1) as u64 * 2 * row_words;
     // Besides each level's rows, the row the first level maps at the
-    // start of a step before the last one's row above is dropped.
-    let fixed = bookkeeping + SLACK_PER_ARRAY * if dte { 2 } else { 1 } + row;
+    // start of a step before the last one's row above is dropped, and the
+    // rows the I/O thread holds.
+    let fixed = bookkeeping + SLACK_PER_ARRAY * if dte { 2 } else { 1 } + (1 + IO_ROWS) * row;
     let per_level = LAG as u64 * row + stage;
     let minimum = fixed + per_level;
     let all = cells * (record + dte_cell);
@@ -152,46 +153,39 @@ struct Stage {
     spans: [Vec<Spans>; 2],
 }
 
-/// The out-of-core state of a solve: the pages to release, and each
-/// level's staging slots (one per level of a pass).
-pub(crate) struct Blocked<'a> {
-    pub(super) window_cells: usize,
+/// The scratch files' pages: released behind a pass, read ahead of it and
+/// mapped writable just before it (shared with the pass's I/O thread).
+struct Files<'a> {
     pager: WordPager,
     dte: Option<&'a Region>,
-    stages: Vec<Stage>,
 }
 
-impl<'a> Blocked<'a> {
-    pub(crate) fn new(
-        layout: &Layout,
-        plan: &Blocking,
-        pager: WordPager,
-        dte: Option<&'a Region>,
-    ) -> Blocked<'a> {
-        let widest = layout.widest();
-        let slot = widest * 2 * layout.words;
-        let stages = (0..plan.levels)
-            .map(|_| Stage {
-                staged: [vec![0; slot], vec![0; slot]],
-                spans: [
-                    vec![[Span::EMPTY; 2]; widest],
-                    vec![[Span::EMPTY; 2]; widest],
-                ],
-            })
-            .collect();
-        Blocked {
-            window_cells: plan.window_cells,
-            pager,
-            dte,
-            stages,
-        }
-    }
+/// What a pass asks of its I/O thread, in order.
+enum Io {
+    /// Map the records of these cop cells writable ([`Files::prefault`]).
+    Prefault(Range<usize>),
+    /// Write back and drop the records of these cop cells
+    /// ([`Files::release`]).
+    Release(Range<usize>),
+}
 
-    /// Drops the pages of the records (and distances) of cop cells
-    /// `cells`, with the pages within a fault-around block
-    /// ([`FAULT_AROUND_WORDS`]) before them, which a fault just after the
-    /// release before maps again.
-    pub(super) fn release(&self, layout: &Layout, cells: Range<usize>) {
+/// Requests a pass's I/O thread may have queued before the pass waits for
+/// it: what it holds beyond the rows the pass works on is bounded by
+/// this (see [`IO_ROWS`]).
+const IO_QUEUE: usize = 2;
+
+/// Grid rows resident besides a pass's levels because of its I/O thread:
+/// the rows mapped ahead of the first level, and the rows behind the last
+/// one still waiting to be written back ([`IO_QUEUE`] requests and the one
+/// in progress).
+const IO_ROWS: u64 = 2 + IO_QUEUE as u64 + 1;
+
+impl Files<'_> {
+    /// Writes back (a private mapping) and drops the pages of the records
+    /// (and distances) of cop cells `cells`, with the pages within a
+    /// fault-around block ([`FAULT_AROUND_WORDS`]) before them, which a
+    /// fault just after the release before maps again.
+    fn release(&self, layout: &Layout, cells: Range<usize>) {
         let record = layout.record() as u64;
         let start = cells.start as u64 * record;
         self.pager
@@ -219,8 +213,63 @@ impl<'a> Blocked<'a> {
         }
     }
 
+    /// Maps the records (and distances) of cop cells `cells` writable
+    /// before the first level of a pass reads them: a private mapping's
+    /// page read first and written later is copied by a second fault that
+    /// flushes every core's TLB.
+    fn prefault(&self, layout: &Layout, cells: Range<usize>) {
+        let record = layout.record() as u64;
+        self.pager
+            .prefault(cells.start as u64 * record..cells.end as u64 * record);
+        if let Some(table) = self.dte {
+            let per_cop = 2 * layout.cells as u64;
+            table.prefault(cells.start as u64 * per_cop..cells.end as u64 * per_cop, 2);
+        }
+    }
+}
+
+/// The out-of-core state of a solve: the scratch files' pages, and each
+/// level's staging slots (one per level of a pass).
+pub(crate) struct Blocked<'a> {
+    pub(super) window_cells: usize,
+    files: Files<'a>,
+    stages: Vec<Stage>,
+}
+
+impl<'a> Blocked<'a> {
+    pub(crate) fn new(
+        layout: &Layout,
+        plan: &Blocking,
+        pager: WordPager,
+        dte: Option<&'a Region>,
+    ) -> Blocked<'a> {
+        let widest = layout.widest();
+        let slot = widest * 2 * layout.words;
+        let stages = (0..plan.levels)
+            .map(|_| Stage {
+                staged: [vec![0; slot], vec![0; slot]],
+                spans: [
+                    vec![[Span::EMPTY; 2]; widest],
+                    vec![[Span::EMPTY; 2]; widest],
+                ],
+            })
+            .collect();
+        Blocked {
+            window_cells: plan.window_cells,
+            files: Files { pager, dte },
+            stages,
+        }
+    }
+
+    /// Writes back and drops the pages of the records (and distances) of
+    /// cop cells `cells` (see `Files::release`).
+    pub(super) fn release(&self, layout: &Layout, cells: Range<usize>) {
+        self.files.release(layout, cells);
+    }
+
     /// One pass: levels `base.level ..` (as many as the plan holds), the
-    /// stats of each.
+    /// stats of each. Its I/O thread writes back the rows behind the last
+    /// level and maps the rows ahead of the first while the levels work.
     pub(super) fn pass(
         &mut self,
         base: &Context<'_>,
@@ -240,110 +289,134 @@ impl<'a> Blocked<'a> {
         let mut stats = vec![Decisions::NONE; levels];
         let at = |r: usize| layout.row_cells[r] as usize;
         let last = height + LAG * (levels - 1);
-        // Rows released, and read ahead.
-        let (mut released, mut advised) = (0, 0);
-        for t in 0..=last {
-            // The first level reads rows up to t + 1 now.
-            let ahead = (t + 2 + AHEAD).min(height);
-            if advised < ahead {
-                self.read_ahead(layout, at(advised.max(t + 2).min(ahead))..at(ahead));
-                advised = ahead;
-            }
-            // Level j + 1 stages after level j has updated (see the
-            // module docs).
-            for (j, ctx) in contexts.iter().enumerate() {
-                let Some(r) = t.checked_sub(LAG * j).filter(|&r| r <= height) else {
-                    continue;
-                };
-                if r < height {
-                    self.stage(ctx, j, r, words, thief_changed);
+        let Blocked { files, stages, .. } = self;
+        let files = &*files;
+        std::thread::scope(|scope| {
+            let (queue, requests) = std::sync::mpsc::sync_channel::<Io>(IO_QUEUE);
+            scope.spawn(move || {
+                for request in requests {
+                    match request {
+                        Io::Prefault(cells) => files.prefault(layout, cells),
+                        Io::Release(cells) => files.release(layout, cells),
+                    }
                 }
-                if r >= 1 {
-                    let s = self.update(ctx, j, r - 1, words, cop_changed, thief_changed);
-                    stats[j] = stats[j].merge(s);
+            });
+            // The I/O thread ends with the pass or with a panic in it.
+            let ask = |request| {
+                let _ = queue.send(request);
+            };
+            // Rows released, read ahead, and mapped writable.
+            let (mut released, mut advised, mut mapped) = (0, 0, 0);
+            for t in 0..=last {
+                // The first level reads rows up to t + 1 now; the I/O
+                // thread maps the two after (a read fault maps the pages
+                // around it too, read-only, so one row more than is read).
+                let front = (t + 4).min(height);
+                if mapped < front {
+                    ask(Io::Prefault(at(mapped)..at(front)));
+                    mapped = front;
+                }
+                let ahead = (t + 4 + AHEAD).min(height);
+                if advised < ahead {
+                    files.read_ahead(layout, at(advised.max(t + 4).min(ahead))..at(ahead));
+                    advised = ahead;
+                }
+                // Level j + 1 stages after level j has updated (see the
+                // module docs).
+                for (j, ctx) in contexts.iter().enumerate() {
+                    let Some(r) = t.checked_sub(LAG * j).filter(|&r| r <= height) else {
+                        continue;
+                    };
+                    let stage = &mut stages[j];
+                    if r < height {
+                        stage_row(ctx, stage, r, words, thief_changed);
+                    }
+                    if r >= 1 {
+                        let s = update_row(ctx, stage, r - 1, words, cop_changed, thief_changed);
+                        stats[j] = stats[j].merge(s);
+                    }
+                }
+                // The last level is done with the rows above its step's.
+                let done = t.saturating_sub(LAG * (levels - 1)).min(height);
+                if done > released {
+                    ask(Io::Release(at(released)..at(done)));
+                    released = done;
                 }
             }
-            // The last level is done with the rows above its step's.
-            let done = t.saturating_sub(LAG * (levels - 1)).min(height);
-            if done > released {
-                self.release(layout, at(released)..at(done));
-                released = done;
-            }
-        }
+        });
         stats
     }
+}
 
-    /// Level `j` (context `ctx`) stages the cop rows of grid row `r`.
-    fn stage(&mut self, ctx: &Context<'_>, j: usize, r: usize, words: &[u64], thief: &[Spans]) {
-        let layout = ctx.layout;
-        let rows = ThiefRows {
-            records: words,
-            changed: thief,
-            first: 0,
-            above: None,
-            below: None,
-            keep: None,
-            record: layout.record(),
-            words: layout.words,
-        };
-        let per_cell = 2 * layout.words;
-        let stage = &mut self.stages[j];
-        let cells = layout.row(r);
-        let n = cells.len();
-        let out = &mut stage.staged[r & 1][..n * per_cell];
-        let spans = &mut stage.spans[r & 1][..n];
-        out.par_chunks_mut(CHUNK * per_cell)
-            .zip(spans.par_chunks_mut(CHUNK))
-            .enumerate()
-            .for_each(|(c, (out, spans))| {
-                let first = cells.start + c * CHUNK;
-                stage_cells(ctx, first..first + spans.len(), &rows, out, spans);
-            });
-    }
+/// A level (context `ctx`, staging slots `stage`) stages the cop rows of
+/// grid row `r`.
+fn stage_row(ctx: &Context<'_>, stage: &mut Stage, r: usize, words: &[u64], thief: &[Spans]) {
+    let layout = ctx.layout;
+    let rows = ThiefRows {
+        records: words,
+        changed: thief,
+        first: 0,
+        above: None,
+        below: None,
+        keep: None,
+        record: layout.record(),
+        words: layout.words,
+    };
+    let per_cell = 2 * layout.words;
+    let cells = layout.row(r);
+    let n = cells.len();
+    let out = &mut stage.staged[r & 1][..n * per_cell];
+    let spans = &mut stage.spans[r & 1][..n];
+    out.par_chunks_mut(CHUNK * per_cell)
+        .zip(spans.par_chunks_mut(CHUNK))
+        .enumerate()
+        .for_each(|(c, (out, spans))| {
+            let first = cells.start + c * CHUNK;
+            stage_cells(ctx, first..first + spans.len(), &rows, out, spans);
+        });
+}
 
-    /// Level `j` (context `ctx`) updates the thief rows and commits the cop
-    /// rows of grid row `q`; returns its stats.
-    fn update(
-        &mut self,
-        ctx: &Context<'_>,
-        j: usize,
-        q: usize,
-        words: &mut [u64],
-        cop_changed: &mut [Spans],
-        thief_changed: &mut [Spans],
-    ) -> Decisions {
-        let layout = ctx.layout;
-        let (record, per_cell) = (layout.record(), 2 * layout.words);
-        let cells = layout.row(q);
-        let (first, n) = (cells.start, cells.len());
-        let records = &mut words[cells.start * record..cells.end * record];
-        let cop = &mut cop_changed[cells.clone()];
-        let thief = &mut thief_changed[cells];
-        let Stage { staged, spans } = &mut self.stages[j];
-        let staged = &mut staged[q & 1][..n * per_cell];
-        let spans = &spans[q & 1][..n];
-        records
-            .par_chunks_mut(CHUNK * record)
-            .zip(cop.par_chunks_mut(CHUNK))
-            .zip(thief.par_chunks_mut(CHUNK))
-            .zip(staged.par_chunks_mut(CHUNK * per_cell))
-            .zip(spans.par_chunks(CHUNK))
-            .enumerate()
-            .map_init(
-                || vec![0u64; per_cell],
-                |scratch, (c, ((((records, cop), thief), staged), spans))| {
-                    update_cells(
-                        ctx,
-                        first + c * CHUNK,
-                        records,
-                        cop,
-                        thief,
-                        staged,
-                        spans,
-                        scratch,
-                    )
-                },
-            )
-            .reduce(|| Decisions::NONE, Decisions::merge)
-    }
+/// A level (context `ctx`, staging slots `stage`) updates the thief rows
+/// and commits the cop rows of grid row `q`; returns its stats.
+fn update_row(
+    ctx: &Context<'_>,
+    stage: &mut Stage,
+    q: usize,
+    words: &mut [u64],
+    cop_changed: &mut [Spans],
+    thief_changed: &mut [Spans],
+) -> Decisions {
+    let layout = ctx.layout;
+    let (record, per_cell) = (layout.record(), 2 * layout.words);
+    let cells = layout.row(q);
+    let (first, n) = (cells.start, cells.len());
+    let records = &mut words[cells.start * record..cells.end * record];
+    let cop = &mut cop_changed[cells.clone()];
+    let thief = &mut thief_changed[cells];
+    let Stage { staged, spans } = stage;
+    let staged = &mut staged[q & 1][..n * per_cell];
+    let spans = &spans[q & 1][..n];
+    records
+        .par_chunks_mut(CHUNK * record)
+        .zip(cop.par_chunks_mut(CHUNK))
+        .zip(thief.par_chunks_mut(CHUNK))
+        .zip(staged.par_chunks_mut(CHUNK * per_cell))
+        .zip(spans.par_chunks(CHUNK))
+        .enumerate()
+        .map_init(
+            || vec![0u64; per_cell],
+            |scratch, (c, ((((records, cop), thief), staged), spans))| {
+                update_cells(
+                    ctx,
+                    first + c * CHUNK,
+                    records,
+                    cop,
+                    thief,
+                    staged,
+                    spans,
+                    scratch,
+                )
+            },
+        )
+        .reduce(|| Decisions::NONE, Decisions::merge)
 }

@@ -65,7 +65,7 @@ use super::SolveOptions;
 use crate::error::{Error, Result};
 use crate::games::cops::CopsAndThief;
 use crate::outcome::Dte;
-use crate::storage::Region;
+use crate::storage::{Paging, Region};
 
 mod bits;
 mod blocking;
@@ -97,6 +97,15 @@ const KINDS: usize = 4;
 /// x1.02, within noise) with 9 MiB (40 MiB on Berlin) less memory.
 const BANDS_PER_WORKER_IN_MEMORY: usize = 1;
 
+/// How the scratch files' pages get back to disk out of core: private
+/// copies, each written once when a pass's last level leaves its row
+/// (`blocking.rs`). With a shared mapping the kernel wrote pages of a
+/// pass's pipeline back while later levels were still changing them, once
+/// the pipeline was larger than its dirty limit (a fifth of memory): the
+/// 512 x 512 map under `--memory 16G` wrote 2.0 TB where its passes needed
+/// 0.36 TB (docs/measurements.md).
+pub(super) const PIPELINE_PAGING: Paging = Paging::Explicit;
+
 /// What a solve found besides the bitsets: how deep its levels went.
 pub(super) struct Depths {
     pub(super) levels: u32,
@@ -111,10 +120,11 @@ pub(super) fn solve(
     dte_region: Option<&Region>,
 ) -> Result<(Bits, Depths)> {
     let layout = Layout::new(game);
-    let mut region = Region::zeroed::<AtomicU64>(
+    let mut region = Region::zeroed_paged::<AtomicU64>(
         (layout.cells * layout.record()) as u64,
         &options.backing,
         "bitsets",
+        PIPELINE_PAGING,
     )?;
     let dte = dte_region.map(Region::atomics::<AtomicU16>);
     let mut window = None;
