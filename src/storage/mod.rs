@@ -342,6 +342,37 @@ mod tests {
         assert_eq!(bytes[7].load(Relaxed), 1);
     }
 
+    /// A word pager over a private scratch region writes the words changed
+    /// through the mutable slice back before it drops their pages, from
+    /// another thread too (the bitboard passes' I/O thread): they read
+    /// back from the mapping and are in the file.
+    #[test]
+    fn word_pager_writes_private_words_back() {
+        let page_words = (page_size() / 8) as usize;
+        let backing = Backing::Scratch(std::env::temp_dir());
+        let mut region = Region::zeroed_paged::<AtomicU64>(
+            4 * page_words as u64,
+            &backing,
+            "test",
+            Paging::Explicit,
+        )
+        .expect("region");
+        let file = std::sync::Arc::clone(region.pages.file.as_ref().expect("scratch file"));
+        let (words, pager) = region.words_with_pager();
+        pager.prefault(0..2 * page_words as u64);
+        words[3] = 7;
+        words[2 * page_words + 1] = 9;
+        std::thread::scope(|s| {
+            s.spawn(|| pager.release(0..4 * page_words as u64));
+        });
+        let mut on_disk = vec![0u8; 4 * page_words * 8];
+        file.read_exact_at(&mut on_disk, 0).expect("read back");
+        let word = |i: usize| u64::from_ne_bytes(on_disk[8 * i..8 * i + 8].try_into().unwrap());
+        assert_eq!((word(3), word(2 * page_words + 1)), (7, 9));
+        assert_eq!((words[3], words[2 * page_words + 1], words[4]), (7, 9, 0));
+        assert!(region.take_write_error().is_none());
+    }
+
     /// Prefaulted pages hold the file's contents and are written back like
     /// any other private copy.
     #[test]

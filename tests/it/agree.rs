@@ -118,14 +118,14 @@ pub fn scratch_configs(dir: &std::path::Path) -> Vec<Config> {
             scratch(Engine::Sweep).with_threads(2),
             false,
         ),
-        // The bitboard engine's fixed cost (buffers of a few grid rows and
+        // The bitboard engine's fixed cost (buffers of several grid rows and
         // the kernel's allowance) is above 64 KiB: its own tiny cap.
         // `bitboard_minimum_configs` tests it at the smallest cap.
         config(
             "scratch/bitboard",
             scratch(Engine::Bitboard)
                 .with_threads(2)
-                .with_memory_limit(Some(1 << 20)),
+                .with_memory_limit(Some(2 << 20)),
             true,
         ),
         config(

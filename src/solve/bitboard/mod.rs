@@ -139,7 +139,7 @@ pub(super) fn solve(
             let room = options.memory_limit.unwrap_or(super::DEFAULT_WINDOW_BYTES);
             let plan = blocking(&layout, dte.is_some(), threads, room).map_err(|minimum| {
                 Error::TooLarge {
-                    what: "an out-of-core bitboard solve (three grid rows, a level's staging rows and the engine's bookkeeping)".to_string(),
+                    what: "an out-of-core bitboard solve (a level's grid rows and staging rows, the rows its I/O thread holds and the engine's bookkeeping)".to_string(),
                     needed: minimum,
                     available: room,
                     hint: crate::error::cap_hint(minimum),
