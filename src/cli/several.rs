@@ -12,8 +12,8 @@ use std::path::Path;
 
 use anyhow::Result;
 use retrograde::{
-    load_edge_list_within, load_map_with_cops, looks_like_graph6, parse_graph6, Arena, Board,
-    Coord, EdgeList, Grid, KCops, Placement, SavedGame,
+    load_graph_file, load_map_with_cops, Arena, Board, Coord, EdgeList, Grid, KCops, Placement,
+    SavedGame,
 };
 
 use super::common::{no_vertices, refuse_one_sided_start, swap_xy, GameArgs, UsageError, VERTEX};
@@ -241,64 +241,14 @@ fn map_arena(path: &Path, game: &GameArgs, k: u32) -> Result<Built> {
     Ok((Arena::from_board(&board, game.rules()), source, cops, thief))
 }
 
-/// The arena of a graph file: graph6 when its first bytes look like it,
-/// else an edge list (read under the memory cap).
+/// The arena of a graph file: graph6 or an edge list, told by content
+/// (the edge list read under the memory cap).
 fn graph_arena(path: &Path, game: &GameArgs, memory: Option<u64>) -> Result<Built> {
-    if path != Path::new("-") {
-        let mut head = [0u8; 256];
-        let read = std::fs::File::open(path)
-            .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
-            .map_err(|source| retrograde::Error::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        if looks_like_graph6(&head[..read]) {
-            return graph_from_graph6(path, game);
-        }
-    }
-    let list = load_edge_list_within(path, memory)?;
+    let (list, format) = load_graph_file(path, memory)?;
     if list.n == 0 {
         return Err(no_vertices(path, 1).into());
     }
-    arena_of_graph(list, "edges", game)
-}
-
-/// A graph6 file of one graph (docs/rules.md, "Graph files"): the
-/// optional `>>graph6<<` header, one line; several graphs are refused
-/// (`copnumber` reads streams).
-fn graph_from_graph6(path: &Path, game: &GameArgs) -> Result<Built> {
-    let text = std::fs::read(path).map_err(|source| retrograde::Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let mut lines = text
-        .split(|&b| b == b'\n')
-        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
-        .enumerate()
-        .filter(|(_, l)| !l.is_empty());
-    let (_, first) = lines.next().unwrap_or_default();
-    let header = first.starts_with(b">>graph6<<");
-    let first = first.strip_prefix(b">>graph6<<").unwrap_or(first);
-    if let Some((i, _)) = lines.next() {
-        return Err(UsageError(format!(
-            "{}:{}: a second graph; solve --graph takes one graph (copnumber reads many)",
-            path.display(),
-            i + 1
-        ))
-        .into());
-    }
-    let (n, edges) = parse_graph6(first).map_err(|e| retrograde::Error::Parse {
-        path: path.display().to_string(),
-        line: 1,
-        column: e.column + if header { 10 } else { 0 },
-        message: e.message,
-    })?;
-    if n == 0 {
-        return Err(no_vertices(path, 1).into());
-    }
-    let n = u32::try_from(n)
-        .map_err(|_| UsageError(format!("{}: too many vertices", path.display())))?;
-    arena_of_graph(EdgeList { n, edges }, "graph6", game)
+    arena_of_graph(list, format.as_str(), game)
 }
 
 /// The arena of a graph read from a file, with the starts and exits of

@@ -20,7 +20,7 @@ use retrograde::{
 };
 
 use super::common::{human_bytes, EngineConfig, EngineFlags, GameArgs, UsageError, VERTEX};
-use super::file_kind::Kind;
+use super::file_kind::hint_for_map;
 use super::output::{save_with, Found, OutputTarget, PlanReport, SaveReport, SolveReport};
 use super::progress::Reporter;
 use super::Failure;
@@ -154,14 +154,13 @@ fn is_scen(path: &Path) -> bool {
 }
 
 /// A map that did not parse, with what to run instead when the file is of
-/// another kind (a table, a scenario, a graph: [`Kind`]); the parse error
+/// another kind (a table, a scenario, a graph: [`retrograde::FileKind`]); the parse error
 /// stays as the cause, file:line:column.
 pub(crate) fn not_a_map(path: &Path, e: retrograde::Error) -> Failure {
-    let kind = Kind::sniff(path).or_else(|| is_scen(path).then_some(Kind::Scenario));
-    match kind {
-        Some(kind) => anyhow::Error::from(e)
-            .context(kind.hint_for_map(path))
-            .into(),
+    let kind = retrograde::sniff_path(path)
+        .or_else(|| is_scen(path).then_some(retrograde::FileKind::Scenario));
+    match kind.and_then(|kind| hint_for_map(kind, path)) {
+        Some(hint) => anyhow::Error::from(e).context(hint).into(),
         None => e.into(),
     }
 }

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use anyhow::Result;
 use retrograde::copnumber::OutOfMemory;
-use retrograde::{parse_map, sniff_map, Arena, MapFormat};
+use retrograde::{parse_map, Arena};
 use serde::Serialize;
 
 use super::super::common::rule_flags;
@@ -20,42 +20,7 @@ use super::super::Failure;
 use super::{is_one, speed_note, CopNumberArgs};
 
 /// Bytes of the input looked at to tell a map from a graph.
-const PEEK: usize = 1 << 16;
-
-/// Whether the input starting with `head` is a grid map: a MovingAI header
-/// (`type ...`), or a seed header `ROWS COLUMNS` (both at least 1) whose
-/// next line is a row of exactly COLUMNS characters and not itself two
-/// integers. An edge list's first two lines are both `u v`, so `2 3`
-/// then `0 1` stays a graph; a seed map whose first row has the wrong
-/// length is read as an edge list and refused at that line.
-pub(super) fn looks_like_map(head: &[u8]) -> bool {
-    match sniff_map(head) {
-        Some(MapFormat::MovingAi) => true,
-        Some(MapFormat::Seed) => {
-            let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
-            let mut lines = head
-                .split(|&b| b == b'\n')
-                .map(|l| l.strip_suffix(b"\r").unwrap_or(l));
-            let first = String::from_utf8_lossy(lines.next().unwrap_or_default()).into_owned();
-            let dims: Vec<u64> = first
-                .split_whitespace()
-                .filter_map(|t| t.parse().ok())
-                .collect();
-            let Some(row) = lines.next() else {
-                return false;
-            };
-            let text = String::from_utf8_lossy(row);
-            let words: Vec<&str> = text.split_whitespace().collect();
-            let two_integers = words.len() == 2 && words.iter().all(|w| w.parse::<u64>().is_ok());
-            dims.len() == 2
-                && dims[0] >= 1
-                && dims[1] >= 1
-                && row.len() as u64 == dims[1]
-                && !two_integers
-        }
-        None => false,
-    }
-}
+const PEEK: usize = retrograde::SNIFF_BYTES;
 
 /// The first bytes of `input` without consuming them.
 pub(super) fn peek(input: &mut dyn BufRead) -> std::io::Result<Vec<u8>> {

@@ -36,10 +36,9 @@ use clap::Args as ClapArgs;
 use input::{parse_graph, Stoppable};
 use rayon::prelude::*;
 use retrograde::copnumber::CopNumber;
-use retrograde::Graph6Reader;
+use retrograde::{FileKind, Graph6Reader};
 
 use super::common::{no_vertices, parse_size, GameArgs, SpeedArgs, UsageError};
-use super::file_kind::Kind;
 use super::output::{defer_stop_signals, note_input, stop_requested, OutputTarget};
 use super::Failure;
 use report::{write_graph, write_summary, Summary};
@@ -196,15 +195,16 @@ pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
     }
     // A table or a scenario would be misread as graph6 (its first line
     // refused for a length it does not have): say what it is instead.
-    match Kind::of(&head) {
-        Some(Kind::Table) => {
+    let kind = retrograde::sniff(&head);
+    match kind {
+        Some(FileKind::Table) => {
             return Err(UsageError(format!(
                 "{p} is a table (solve --save wrote it), not a graph or a map: retrograde info {p} describes it; copnumber reads the graph or map itself",
                 p = path.display()
             ))
             .into())
         }
-        Some(Kind::Scenario) => {
+        Some(FileKind::Scenario) => {
             return Err(UsageError(format!(
                 "{p} looks like a MovingAI scenario, not a graph or a map: copnumber reads the map itself",
                 p = path.display()
@@ -213,7 +213,7 @@ pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
         }
         _ => {}
     }
-    if map::looks_like_map(&head) {
+    if let Some(FileKind::Map(_)) = kind {
         if args.out.is_some() {
             return Err(UsageError(format!(
                 "--out: {} is a map (one game); --out and --resume are for graph6 streams",
