@@ -160,12 +160,19 @@ struct Files<'a> {
     dte: Option<&'a Region>,
 }
 
-/// What a pass asks of its I/O thread, in order.
+/// What is done with the pages of the records (and distances) of a
+/// range of cop cells ([`Files::apply`]); a pass's I/O thread takes the
+/// prefaults and releases in order.
 enum Io {
-    /// Map the records of these cop cells writable ([`Files::prefault`]).
+    /// Start reading them into the page cache (`MADV_WILLNEED`).
+    ReadAhead(Range<usize>),
+    /// Map them writable before the first level of a pass reads them: a
+    /// private mapping's page read first and written later is copied by a
+    /// second fault that flushes every core's TLB.
     Prefault(Range<usize>),
-    /// Write back and drop the records of these cop cells
-    /// ([`Files::release`]).
+    /// Write them back (a private mapping) and drop them, with the pages
+    /// within a fault-around block ([`FAULT_AROUND_WORDS`]) before them,
+    /// which a fault just after the release before maps again.
     Release(Range<usize>),
 }
 
@@ -181,49 +188,31 @@ const IO_QUEUE: usize = 2;
 const IO_ROWS: u64 = 2 + IO_QUEUE as u64 + 1;
 
 impl Files<'_> {
-    /// Writes back (a private mapping) and drops the pages of the records
-    /// (and distances) of cop cells `cells`, with the pages within a
-    /// fault-around block ([`FAULT_AROUND_WORDS`]) before them, which a
-    /// fault just after the release before maps again.
-    fn release(&self, layout: &Layout, cells: Range<usize>) {
+    /// Does `request` to the pages of its cop cells' records and
+    /// distances.
+    fn apply(&self, layout: &Layout, request: Io) {
+        let (Io::ReadAhead(cells) | Io::Prefault(cells) | Io::Release(cells)) = &request;
+        let (first, end) = (cells.start as u64, cells.end as u64);
         let record = layout.record() as u64;
-        let start = cells.start as u64 * record;
-        self.pager
-            .release(start.saturating_sub(FAULT_AROUND_WORDS)..cells.end as u64 * record);
-        if let Some(table) = self.dte {
-            let per_cop = 2 * layout.cells as u64;
-            // u16 distances: four entries a word.
-            let start = cells.start as u64 * per_cop;
-            table.release(
-                start.saturating_sub(4 * FAULT_AROUND_WORDS)..cells.end as u64 * per_cop,
-                2,
-            );
-        }
-    }
-
-    /// Starts reading the records (and distances) of cop cells `cells`
-    /// into the page cache.
-    fn read_ahead(&self, layout: &Layout, cells: Range<usize>) {
-        let record = layout.record() as u64;
-        self.pager
-            .will_need(cells.start as u64 * record..cells.end as u64 * record);
-        if let Some(table) = self.dte {
-            let per_cop = 2 * layout.cells as u64;
-            table.will_need(cells.start as u64 * per_cop..cells.end as u64 * per_cop, 2);
-        }
-    }
-
-    /// Maps the records (and distances) of cop cells `cells` writable
-    /// before the first level of a pass reads them: a private mapping's
-    /// page read first and written later is copied by a second fault that
-    /// flushes every core's TLB.
-    fn prefault(&self, layout: &Layout, cells: Range<usize>) {
-        let record = layout.record() as u64;
-        self.pager
-            .prefault(cells.start as u64 * record..cells.end as u64 * record);
-        if let Some(table) = self.dte {
-            let per_cop = 2 * layout.cells as u64;
-            table.prefault(cells.start as u64 * per_cop..cells.end as u64 * per_cop, 2);
+        let words = first * record..end * record;
+        // u16 distances, four entries a word.
+        let per_cop = 2 * layout.cells as u64;
+        let entries = first * per_cop..end * per_cop;
+        match request {
+            Io::ReadAhead(_) => {
+                self.pager.will_need(words);
+                self.dte.inspect(|t| t.will_need(entries, 2));
+            }
+            Io::Prefault(_) => {
+                self.pager.prefault(words);
+                self.dte.inspect(|t| t.prefault(entries, 2));
+            }
+            Io::Release(_) => {
+                let behind = |r: Range<u64>, around| r.start.saturating_sub(around)..r.end;
+                self.pager.release(behind(words, FAULT_AROUND_WORDS));
+                let entries = behind(entries, 4 * FAULT_AROUND_WORDS);
+                self.dte.inspect(|t| t.release(entries, 2));
+            }
         }
     }
 }
@@ -262,9 +251,9 @@ impl<'a> Blocked<'a> {
     }
 
     /// Writes back and drops the pages of the records (and distances) of
-    /// cop cells `cells` (see `Files::release`).
+    /// cop cells `cells` (`Io::Release`).
     pub(super) fn release(&self, layout: &Layout, cells: Range<usize>) {
-        self.files.release(layout, cells);
+        self.files.apply(layout, Io::Release(cells));
     }
 
     /// One pass: levels `base.level ..` (as many as the plan holds), the
@@ -295,10 +284,7 @@ impl<'a> Blocked<'a> {
             let (queue, requests) = std::sync::mpsc::sync_channel::<Io>(IO_QUEUE);
             scope.spawn(move || {
                 for request in requests {
-                    match request {
-                        Io::Prefault(cells) => files.prefault(layout, cells),
-                        Io::Release(cells) => files.release(layout, cells),
-                    }
+                    files.apply(layout, request);
                 }
             });
             // The I/O thread ends with the pass or with a panic in it.
@@ -318,7 +304,10 @@ impl<'a> Blocked<'a> {
                 }
                 let ahead = (t + 4 + AHEAD).min(height);
                 if advised < ahead {
-                    files.read_ahead(layout, at(advised.max(t + 4).min(ahead))..at(ahead));
+                    files.apply(
+                        layout,
+                        Io::ReadAhead(at(advised.max(t + 4).min(ahead))..at(ahead)),
+                    );
                     advised = ahead;
                 }
                 // Level j + 1 stages after level j has updated (see the
