@@ -294,6 +294,12 @@ impl WordPager {
         self.0.will_need(range.start * 8..range.end * 8);
     }
 
+    /// The first error met writing pages back to the scratch file, if any
+    /// (taken: a second call returns `None`).
+    pub(crate) fn take_write_error(&self) -> Option<std::io::Error> {
+        self.0.take_write_error()
+    }
+
     /// Maps the pages of words `range` of a private scratch-file mapping
     /// writable ahead of use (see [`Region::prefault`]).
     pub(crate) fn prefault(&self, range: std::ops::Range<u64>) {
@@ -371,6 +377,27 @@ mod tests {
         assert_eq!((word(3), word(2 * page_words + 1)), (7, 9));
         assert_eq!((words[3], words[2 * page_words + 1], words[4]), (7, 9, 0));
         assert!(region.take_write_error().is_none());
+    }
+
+    /// A page whose write-back fails stays in memory with its contents,
+    /// and the error is kept for the solve to report.
+    #[test]
+    fn failed_write_back_keeps_the_page() {
+        let page = page_size() as usize;
+        let mut region = scratch_region(2);
+        // A read-only handle on another file: every pwrite fails.
+        let path = std::env::temp_dir().join(format!("retrograde-ro-{}", std::process::id()));
+        std::fs::write(&path, vec![0u8; 2 * page]).expect("file");
+        region.pages.file = Some(std::sync::Arc::new(
+            std::fs::File::open(&path).expect("read-only"),
+        ));
+        std::fs::remove_file(&path).expect("unlink");
+        let bytes = region.atomics::<AtomicU8>();
+        bytes[5].store(7, Relaxed);
+        region.release(0..2 * page as u64, 1);
+        assert!(region.take_write_error().is_some());
+        assert!(region.take_write_error().is_none(), "taken once");
+        assert_eq!(bytes[5].load(Relaxed), 7);
     }
 
     /// Prefaulted pages hold the file's contents and are written back like

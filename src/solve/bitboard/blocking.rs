@@ -256,6 +256,16 @@ impl<'a> Blocked<'a> {
         self.files.apply(layout, Io::Release(cells));
     }
 
+    /// The first error met writing rows back to the scratch files, if any
+    /// (taken).
+    pub(super) fn take_write_error(&self) -> Option<std::io::Error> {
+        let files = &self.files;
+        files
+            .pager
+            .take_write_error()
+            .or_else(|| files.dte.and_then(Region::take_write_error))
+    }
+
     /// One pass: levels `base.level ..` (as many as the plan holds), the
     /// stats of each. Its I/O thread writes back the rows behind the last
     /// level and maps the rows ahead of the first while the levels work.

@@ -172,7 +172,7 @@ impl<'a> Run<'a> {
                     }
                 }
             }
-            pending = self.step(words, level + 1);
+            pending = self.step(words, level + 1)?;
             level += pending.len() as u32;
         };
         depths.levels = last.saturating_sub(1);
@@ -424,17 +424,30 @@ impl Run<'_> {
     /// The next levels from `level` on: one, or two at a time in memory
     /// when the bands are tall enough, or a pass of several out of core.
     /// Returns each level's stats.
-    pub(super) fn step(&mut self, words: &mut [u64], level: u32) -> Vec<Decisions> {
+    ///
+    /// # Errors
+    /// Out of core, [`Error::Io`] when a pass could not write its rows
+    /// back to the scratch files (a full disk): the rows stayed in memory,
+    /// so no state is lost, but the next passes would pile them up past
+    /// the cap.
+    pub(super) fn step(&mut self, words: &mut [u64], level: u32) -> Result<Vec<Decisions>> {
         let Some(mut blocked) = self.blocked.take() else {
-            return if self.two_levels {
+            return Ok(if self.two_levels {
                 self.two_levels(words, level).to_vec()
             } else {
                 vec![self.level(words, level)]
-            };
+            });
         };
         let ctx = self.context(level);
         let stats = blocked.pass(&ctx, words, &mut self.cop_changed, &mut self.thief_changed);
+        let failed = blocked.take_write_error();
         self.blocked = Some(blocked);
-        stats
+        match (failed, &self.options.backing) {
+            (Some(source), crate::storage::Backing::Scratch(dir)) => Err(Error::Io {
+                path: dir.clone(),
+                source,
+            }),
+            _ => Ok(stats),
+        }
     }
 }
