@@ -50,7 +50,8 @@ pub(crate) enum Paging {
     /// [`Region::release`] only: each page costs a copy on first write and
     /// a `pwrite`, but reaches the disk once per release however often it
     /// was modified. For the sweep engine, whose window stays resident for
-    /// many passes.
+    /// many passes, and the bitboard engine out of core, whose pass keeps a
+    /// pipeline of rows resident while many levels change them.
     Explicit,
 }
 

@@ -78,12 +78,9 @@ impl Pages {
         if self.file.is_none() {
             return;
         }
-        let page = page_size();
-        let start = bytes.start / page * page;
-        let end = (bytes.end.div_ceil(page) * page).min(self.len as u64);
         // SAFETY: MADV_WILLNEED only schedules reads of the file into the
         // page cache; it changes no byte of the mapping.
-        unsafe { self.advise(start..end, libc::MADV_WILLNEED) };
+        unsafe { self.advise(self.covering(bytes), libc::MADV_WILLNEED) };
     }
 
     /// Maps the pages of bytes `bytes` of a private scratch-file mapping
@@ -98,13 +95,16 @@ impl Pages {
         if self.file.is_none() || self.paging != Paging::Explicit {
             return;
         }
-        let page = page_size();
-        let start = bytes.start / page * page;
-        let end = (bytes.end.div_ceil(page) * page).min(self.len as u64);
         // SAFETY: populating only faults pages in as if written, without
         // writing: a private copy holds the same bytes as the file page it
         // copies, so no thread reads anything different.
-        unsafe { self.advise(start..end, libc::MADV_POPULATE_WRITE) };
+        unsafe { self.advise(self.covering(bytes), libc::MADV_POPULATE_WRITE) };
+    }
+
+    /// The whole pages that hold bytes `bytes`, clipped to the mapping.
+    fn covering(&self, bytes: Range<u64>) -> Range<u64> {
+        let page = page_size();
+        bytes.start / page * page..(bytes.end.div_ceil(page) * page).min(self.len as u64)
     }
 
     /// `madvise(advice)` over bytes `bytes` of the mapping (page aligned,

@@ -26,12 +26,14 @@
 //!
 //! Memory: what is resident is the rows between the last level's step and
 //! the first's (`LAG * L` grid rows) plus each level's staging slots (a
-//! grid row's worth of cop rows). Rows behind the last level are dropped
-//! from memory as it leaves them (a shared file mapping: the page cache
-//! and the file keep them), and the rows ahead of the first level are
-//! read ahead (`MADV_WILLNEED`) so the file is read in order, once per
-//! pass. A row that no level needs (nothing it reads changed) is never
-//! touched, so late passes read little.
+//! grid row's worth of cop rows), and the few rows of the pass's I/O
+//! thread. The files are private mappings (`Paging::Explicit`): the I/O
+//! thread maps the rows just ahead of the first level as private copies
+//! (`MADV_POPULATE_WRITE`) and, as the last level leaves a row, writes
+//! its changed pages to the file once and drops them, so the kernel never
+//! writes back a page that later levels of the pass still change. The
+//! rows further ahead are read ahead (`MADV_WILLNEED`), so the file is
+//! read in order, once per pass.
 //!
 //! [`blocking`] sizes `L` from the cap; [`plan_storage`]
 //! (super::super::plan_storage) asks it too, so the resident figure and

@@ -442,12 +442,7 @@ impl Run<'_> {
         let stats = blocked.pass(&ctx, words, &mut self.cop_changed, &mut self.thief_changed);
         let failed = blocked.take_write_error();
         self.blocked = Some(blocked);
-        match (failed, &self.options.backing) {
-            (Some(source), crate::storage::Backing::Scratch(dir)) => Err(Error::Io {
-                path: dir.clone(),
-                source,
-            }),
-            _ => Ok(stats),
-        }
+        crate::solve::write_failed(failed, &self.options.backing)?;
+        Ok(stats)
     }
 }
