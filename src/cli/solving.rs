@@ -157,7 +157,10 @@ fn is_scen(path: &Path) -> bool {
 /// another kind (a table, a scenario, a graph: [`retrograde::FileKind`]); the parse error
 /// stays as the cause, file:line:column.
 pub(crate) fn not_a_map(path: &Path, e: retrograde::Error) -> Failure {
+    // A map's own parse error says what is wrong; a `.scen` name is a
+    // scenario whatever its content looks like otherwise.
     let kind = retrograde::sniff_path(path)
+        .filter(|k| !matches!(k, retrograde::FileKind::Map(_)))
         .or_else(|| is_scen(path).then_some(retrograde::FileKind::Scenario));
     match kind.and_then(|kind| hint_for_map(kind, path)) {
         Some(hint) => anyhow::Error::from(e).context(hint).into(),
@@ -313,7 +316,7 @@ pub(crate) fn plan_note(states: u64, plan: &retrograde::StoragePlan) -> String {
                 dir.display(),
                 human_bytes(plan.resident),
                 plan.passes
-                    .map(|p| crate::cli::output::passes_note(p.levels_per_pass, p.bytes_per_pass))
+                    .map(crate::cli::output::passes_note)
                     .unwrap_or_default()
             ),
         }

@@ -68,7 +68,12 @@ pub fn sniff(head: &[u8]) -> Option<FileKind> {
         .map(|l| l.split('#').next().unwrap_or("").trim())
         .filter(|l| !l.is_empty())
         .collect();
-    (lines.len() >= 2 && lines.iter().all(|l| two_integers(l))).then_some(FileKind::EdgeList)
+    // Vertex ids are u32.
+    let pair = |l: &&str| {
+        let words: Vec<&str> = l.split_whitespace().collect();
+        words.len() == 2 && words.iter().all(|w| w.parse::<u32>().is_ok())
+    };
+    (lines.len() >= 2 && lines.iter().all(pair)).then_some(FileKind::EdgeList)
 }
 
 /// The kind of the file at `path` from its first [`SNIFF_BYTES`]; `None`

@@ -323,9 +323,7 @@ pub(crate) fn print_plan(out: &mut impl Write, p: &PlanReport) -> std::io::Resul
             Some(dir) => format!(
                 "in scratch files under {dir}, at most {} resident{}",
                 human_bytes(p.resident),
-                p.passes
-                    .map(|p| passes_note(p.levels_per_pass, p.bytes_per_pass))
-                    .unwrap_or_default()
+                p.passes.map(passes_note).unwrap_or_default()
             ),
         }
     )
@@ -333,10 +331,11 @@ pub(crate) fn print_plan(out: &mut impl Write, p: &PlanReport) -> std::io::Resul
 
 /// ", L levels per pass, each reading and writing at most B" for an
 /// out-of-core bitboard plan.
-pub(crate) fn passes_note(levels_per_pass: u32, bytes_per_pass: u64) -> String {
+pub(crate) fn passes_note(passes: retrograde::Passes) -> String {
+    let levels = passes.levels_per_pass;
     format!(
-        ", {levels_per_pass} level{} per pass, each reading and writing at most {}",
-        if levels_per_pass == 1 { "" } else { "s" },
-        human_bytes(bytes_per_pass)
+        ", {levels} level{} per pass, each reading and writing at most {}",
+        if levels == 1 { "" } else { "s" },
+        human_bytes(passes.bytes_per_pass)
     )
 }
