@@ -34,6 +34,7 @@ from ._retrograde import (
     __version__,
     nim,
     open_table,
+    sniff,
     solve,
     subtraction,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "__version__",
     "nim",
     "open_table",
+    "sniff",
     "solve",
     "subtraction",
 ]

@@ -13,6 +13,7 @@ from ._retrograde import Table as Table
 from ._retrograde import __version__ as __version__
 from ._retrograde import nim as nim
 from ._retrograde import open_table as open_table
+from ._retrograde import sniff as sniff
 from ._retrograde import solve as solve
 from ._retrograde import subtraction as subtraction
 

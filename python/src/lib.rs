@@ -10,6 +10,7 @@ mod args;
 mod arrays;
 mod cells;
 mod errors;
+mod files;
 mod graph;
 mod heatmap;
 mod map;
@@ -22,8 +23,8 @@ mod toolkit;
 mod worker;
 
 /// Retrograde analysis of policeman and thief (and other two-player games)
-/// from Python: `Map`, `solve`, `open_table`, `cop_number_edges`, `nim`,
-/// `subtraction`.
+/// from Python: `Map`, `solve`, `open_table`, `sniff`, `cop_number_edges`,
+/// `nim`, `subtraction`.
 #[pymodule]
 fn _retrograde(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<map::Map>()?;
@@ -32,6 +33,7 @@ fn _retrograde(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<table::Table>()?;
     m.add_function(wrap_pyfunction!(solve::solve, m)?)?;
     m.add_function(wrap_pyfunction!(table::open_table, m)?)?;
+    m.add_function(wrap_pyfunction!(files::sniff, m)?)?;
     m.add_function(wrap_pyfunction!(graph::solve_edges, m)?)?;
     m.add_function(wrap_pyfunction!(graph::grundy_edges, m)?)?;
     m.add_function(wrap_pyfunction!(graph::cop_number_edges, m)?)?;

@@ -171,10 +171,14 @@ def test_toolkit():
         retrograde.subtraction([], 3)
 
 
-def test_ctrl_c_interrupts_a_long_solve_with_keyboard_interrupt():
-    # Long enough (about 10 s on 2 cores) that the signal always lands
-    # mid-solve; a 90 x 90 map ended before it on an idle machine.
-    m = retrograde.Map.from_array(np.ones((200, 200), bool), exits=[(0, 0)])
+@pytest.mark.parametrize("side, cops", [(200, 1), (20, 2)])
+def test_ctrl_c_interrupts_a_long_solve_with_keyboard_interrupt(side, cops):
+    # Long enough (about 10 s for one cop on a 200 x 200 map, 8 s for two
+    # on 20 x 20, on 2 cores) that the signal always lands mid-solve; a
+    # 90 x 90 map ended before it on an idle machine. One solve path for
+    # every number of cops: the several-cops engine stops between levels
+    # too.
+    m = retrograde.Map.from_array(np.ones((side, side), bool), exits=[(0, 0)])
     # Python turns SIGINT into KeyboardInterrupt only if SIGINT was not
     # ignored when it started, and a job run in the background (`cmd &`
     # from a script) starts with it ignored: install the handler here.
@@ -184,7 +188,7 @@ def test_ctrl_c_interrupts_a_long_solve_with_keyboard_interrupt():
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            retrograde.solve(m, distances=False)
+            retrograde.solve(m, cops=cops, distances=False)
         timer.join()
     finally:
         signal.signal(signal.SIGINT, previous)
@@ -242,3 +246,24 @@ def test_float_vertex_ids_are_refused_not_truncated(edges):
     for call in (retrograde.cop_number, retrograde.solve_graph):
         with pytest.raises(ValueError, match="must be integers"):
             call(np.array(edges))
+
+
+def test_sniff_tells_what_a_file_holds(tmp_path):
+    # The kinds every command tells by content, whatever the file's name.
+    assert retrograde.sniff(DATA / "maps" / "sample.txt") == "seed"
+    assert retrograde.sniff(DATA / "movingai" / "arena.map") == "movingai"
+    assert retrograde.sniff(DATA / "movingai" / "random-32-32-10-random-1.scen") == "scenario"
+    assert retrograde.sniff(DATA / "graphs" / "connected-6.g6") == "graph6"
+    assert retrograde.sniff(DATA / "graphs" / "petersen.txt") == "edges"
+    table = tmp_path / "sample.rtb"
+    retrograde.solve(retrograde.Map.from_file(DATA / "maps" / "sample.txt")).save(table)
+    renamed = tmp_path / "table.txt"
+    table.rename(renamed)
+    assert retrograde.sniff(renamed) == "table"
+    empty = tmp_path / "empty.map"
+    empty.write_bytes(b"")
+    assert retrograde.sniff(empty) is None
+    with pytest.raises(FileNotFoundError, match="missing"):
+        retrograde.sniff(tmp_path / "missing")
+    with pytest.raises(OSError):
+        retrograde.sniff(tmp_path)

@@ -259,28 +259,6 @@ def test_one_solution_class_for_any_number_of_cops(cli, tmp_path, map_table):
         retrograde.solve(m, cops=2, distances=False).best_moves([(0, 0), (0, 6)], (4, 5))
 
 
-def test_ctrl_c_interrupts_a_several_cops_solve():
-    # One solve path for every number of cops: the several-cops engine
-    # stops between levels too (about 8 s to the end on 2 busy cores).
-    import os
-    import signal
-    import threading
-    import time
-
-    m = retrograde.Map.from_array(np.ones((20, 20), bool), exits=[(0, 0)])
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    timer = threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGINT))
-    started = time.monotonic()
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            retrograde.solve(m, cops=2, distances=False)
-        timer.join()
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    assert time.monotonic() - started < 30
-
-
 def test_a_one_cop_graph_table(cli, tmp_path):
     path = tmp_path / "petersen1.rtb"
     cli("solve", PETERSEN, "--graph", "--dte-table", "--save", path, "--quiet")

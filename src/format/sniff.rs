@@ -30,6 +30,27 @@ pub enum FileKind {
     EdgeList,
 }
 
+impl FileKind {
+    /// The name reports use: `table`, `scenario`, a map's format (`seed`
+    /// or `movingai`), `graph6` or `edges`.
+    ///
+    /// ```
+    /// use retrograde::{sniff, FileKind};
+    /// assert_eq!(sniff(b"type octile\nheight 1\nwidth 1\nmap\n.\n").map(FileKind::as_str), Some("movingai"));
+    /// assert_eq!(FileKind::EdgeList.as_str(), "edges");
+    /// ```
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileKind::Table => "table",
+            FileKind::Scenario => "scenario",
+            FileKind::Map(format) => format.as_str(),
+            FileKind::Graph6 => GraphFormat::Graph6.as_str(),
+            FileKind::EdgeList => GraphFormat::EdgeList.as_str(),
+        }
+    }
+}
+
 /// The kind of a file whose first bytes are `head`; `None` when they tell
 /// none of them (an empty file, or a map or edge list too broken to tell).
 ///
