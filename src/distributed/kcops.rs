@@ -85,16 +85,11 @@ mod tests {
     use super::*;
     use crate::games::arena::Arena;
 
-    fn cycle(n: u32) -> Arena {
-        let edges: Vec<_> = (0..n).map(|v| (v, (v + 1) % n)).collect();
-        Arena::from_edges(n, &edges).unwrap()
-    }
-
     #[test]
     fn bands_cut_on_multisets_and_cover_the_states() {
         use crate::game::Game;
         for (n, k) in [(5, 2), (7, 3), (4, 4), (1, 2)] {
-            let game = KCops::new(cycle(n), k).unwrap();
+            let game = KCops::new(Arena::cycle(n), k).unwrap();
             let block = 2 * u64::from(n);
             for parts in 1..=12 {
                 let bounds = multiset_bands(&game, parts);
@@ -114,23 +109,32 @@ mod tests {
 
     #[test]
     fn the_hash_tells_games_apart() {
-        let base = KCops::new(cycle(6), 2).unwrap();
+        let base = KCops::new(Arena::cycle(6), 2).unwrap();
         let h = kcops_hash(&base, Some(3));
-        assert_eq!(h, kcops_hash(&KCops::new(cycle(6), 2).unwrap(), Some(3)));
+        assert_eq!(
+            h,
+            kcops_hash(&KCops::new(Arena::cycle(6), 2).unwrap(), Some(3))
+        );
         let others = [
             kcops_hash(&base, Some(4)),
             kcops_hash(&base, None),
-            kcops_hash(&KCops::new(cycle(6), 3).unwrap(), Some(3)),
-            kcops_hash(&KCops::new(cycle(7), 2).unwrap(), Some(3)),
+            kcops_hash(&KCops::new(Arena::cycle(6), 3).unwrap(), Some(3)),
+            kcops_hash(&KCops::new(Arena::cycle(7), 2).unwrap(), Some(3)),
             kcops_hash(&base.clone().with_thief_first(true), Some(3)),
             kcops_hash(
-                &KCops::new(cycle(6).with_exits(&[2]).unwrap(), 2).unwrap(),
+                &KCops::new(Arena::cycle(6).with_exits(&[2]).unwrap(), 2).unwrap(),
                 Some(3),
             ),
-            kcops_hash(&KCops::new(cycle(6).with_speeds(2, 1), 2).unwrap(), Some(3)),
-            kcops_hash(&KCops::new(cycle(6).with_lazy(true), 2).unwrap(), Some(3)),
             kcops_hash(
-                &KCops::new(cycle(6).with_passes(false, true), 2).unwrap(),
+                &KCops::new(Arena::cycle(6).with_speeds(2, 1), 2).unwrap(),
+                Some(3),
+            ),
+            kcops_hash(
+                &KCops::new(Arena::cycle(6).with_lazy(true), 2).unwrap(),
+                Some(3),
+            ),
+            kcops_hash(
+                &KCops::new(Arena::cycle(6).with_passes(false, true), 2).unwrap(),
                 Some(3),
             ),
             kcops_hash(

@@ -293,6 +293,13 @@ impl Arena {
         Ok(self)
     }
 
+    /// The cycle on `n` vertices, for tests.
+    #[cfg(test)]
+    pub(crate) fn cycle(n: u32) -> Arena {
+        let edges: Vec<_> = (0..n).map(|v| (v, (v + 1) % n)).collect();
+        Arena::from_edges(n, &edges).expect("a cycle is a graph")
+    }
+
     /// The same arena with the cops moving along these undirected edges
     /// instead (the thief's relation kept): two relations on one graph, as
     /// grid maps have, for the engines' random tests.

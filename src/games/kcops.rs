@@ -415,15 +415,10 @@ mod tests {
     use super::*;
     use crate::check_game_contract;
 
-    fn cycle(n: u32) -> Arena {
-        let edges: Vec<_> = (0..n).map(|v| (v, (v + 1) % n)).collect();
-        Arena::from_edges(n, &edges).unwrap()
-    }
-
     #[test]
     fn ranks_are_dense_and_unrank_inverts_them() {
         for k in 1..=MAX_COPS as u32 {
-            let game = KCops::new(cycle(6), k).unwrap();
+            let game = KCops::new(Arena::cycle(6), k).unwrap();
             let mut seen = Vec::new();
             let mut cells = vec![0u32; k as usize];
             // Every ascending k-tuple over 0..6 by an odometer.
@@ -448,7 +443,7 @@ mod tests {
     fn the_contract_holds_for_every_k_and_speed() {
         for k in 1..=3 {
             for speeds in [(1, 1), (2, 1), (1, 2), (2, 3)] {
-                let arena = cycle(5)
+                let arena = Arena::cycle(5)
                     .with_speeds(speeds.0, speeds.1)
                     .with_exits(&[3])
                     .unwrap();
@@ -468,7 +463,7 @@ mod tests {
         for k in 1..=3 {
             for speeds in [(1, 1), (2, 1), (1, 2)] {
                 for passes in [(true, true), (false, true), (false, false)] {
-                    let arena = cycle(5)
+                    let arena = Arena::cycle(5)
                         .with_speeds(speeds.0, speeds.1)
                         .with_passes(passes.0, passes.1)
                         .with_exits(&[3])
@@ -486,7 +481,7 @@ mod tests {
     fn lazy_cops_move_one_at_a_time() {
         // Two cops on 0 and 2 of a 5-cycle: one moves (to 1, 4; 1, 3) or
         // both stay.
-        let game = KCops::new(cycle(5).with_lazy(true), 2).unwrap();
+        let game = KCops::new(Arena::cycle(5).with_lazy(true), 2).unwrap();
         let s = game.state(&[0, 2], 3, Turn::Cop);
         let mut got: Vec<Vec<u32>> = Vec::new();
         game.for_each_successor(s, |x| got.push(game.decode(x).cops.as_slice().to_vec()));
@@ -497,7 +492,7 @@ mod tests {
 
     #[test]
     fn cops_out_of_range_are_refused() {
-        assert!(KCops::new(cycle(4), 0).is_err());
-        assert!(KCops::new(cycle(4), 5).is_err());
+        assert!(KCops::new(Arena::cycle(4), 0).is_err());
+        assert!(KCops::new(Arena::cycle(4), 5).is_err());
     }
 }

@@ -457,58 +457,69 @@ fn killing_one_of_three_processes_stops_the_others() {
 
 /// Runs every process of a cluster through the binary with `flags` and
 /// waits; asserts that each succeeded. `slurm`: the process count and
-/// index come from the Slurm variables (a bare `--processes`).
-fn run_cluster(
+/// index come from the Slurm variables (a bare `--processes`). Tried again
+/// on fresh ports when one was taken between the test's choice and the
+/// process's listen (tests run side by side).
+pub(crate) fn run_cluster(
     dir: &Path,
     processes: usize,
     workers: usize,
     flags: &[&str],
     slurm: bool,
 ) -> Vec<std::process::Output> {
-    let hostfile = write_hostfile(dir, processes);
-    let children: Vec<Child> = (0..processes)
-        .map(|i| {
-            let mut command = Command::new(binary());
-            command
-                .arg("solve")
-                .args(flags)
-                .args(["--workers", &workers.to_string(), "--hostfile"])
-                .arg(&hostfile)
-                .env_remove("SLURM_NTASKS")
-                .env_remove("SLURM_NPROCS")
-                .env_remove("SLURM_PROCID");
-            if slurm {
+    for _ in 0..3 {
+        let hostfile = write_hostfile(dir, processes);
+        let children: Vec<Child> = (0..processes)
+            .map(|i| {
+                let mut command = Command::new(binary());
                 command
-                    .arg("--processes")
-                    .env("SLURM_NTASKS", processes.to_string())
-                    .env("SLURM_PROCID", i.to_string());
-            } else {
-                command.args([
-                    "--processes",
-                    &processes.to_string(),
-                    "--process",
-                    &i.to_string(),
-                ]);
-            }
-            command
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("spawn retrograde")
-        })
-        .collect();
-    let outputs: Vec<_> = children
-        .into_iter()
-        .map(|c| c.wait_with_output().expect("wait"))
-        .collect();
-    for (i, out) in outputs.iter().enumerate() {
-        assert!(
-            out.status.success(),
-            "process {i} of {processes}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+                    .arg("solve")
+                    .args(flags)
+                    .args(["--workers", &workers.to_string(), "--hostfile"])
+                    .arg(&hostfile)
+                    .env_remove("SLURM_NTASKS")
+                    .env_remove("SLURM_NPROCS")
+                    .env_remove("SLURM_PROCID");
+                if slurm {
+                    command
+                        .arg("--processes")
+                        .env("SLURM_NTASKS", processes.to_string())
+                        .env("SLURM_PROCID", i.to_string());
+                } else {
+                    command.args([
+                        "--processes",
+                        &processes.to_string(),
+                        "--process",
+                        &i.to_string(),
+                    ]);
+                }
+                command
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .expect("spawn retrograde")
+            })
+            .collect();
+        let outputs: Vec<_> = children
+            .into_iter()
+            .map(|c| c.wait_with_output().expect("wait"))
+            .collect();
+        let taken = outputs
+            .iter()
+            .any(|o| String::from_utf8_lossy(&o.stderr).contains("Address already in use"));
+        if taken {
+            continue;
+        }
+        for (i, out) in outputs.iter().enumerate() {
+            assert!(
+                out.status.success(),
+                "process {i} of {processes}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        return outputs;
     }
-    outputs
+    panic!("ports taken three times");
 }
 
 /// `retrograde ARGS` from the repository root.

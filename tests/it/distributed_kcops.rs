@@ -16,7 +16,7 @@ use retrograde::{
     load_map, solve, Arena, Board, Engine, Game, KCops, Placement, Rules, SolveOptions,
 };
 
-use crate::distributed::{binary, data, spawn_process, write_hostfile};
+use crate::distributed::{binary, data, run_cluster, spawn_process, write_hostfile};
 use crate::support::kcops_games::{random_graph_games, random_map_games, random_map_games_lazy};
 
 /// (processes, workers per process) of the library tests.
@@ -172,42 +172,6 @@ fn local(args: &[&str]) -> std::process::Output {
     out
 }
 
-/// Every process of a cluster with `flags` (`workers` each), all asserted
-/// to succeed; tried again on fresh ports when one was taken between the
-/// test's choice and the process's listen (tests run side by side).
-fn run_cluster(
-    dir: &Path,
-    processes: usize,
-    workers: usize,
-    flags: &[&str],
-) -> Vec<std::process::Output> {
-    for _ in 0..3 {
-        let hostfile = write_hostfile(dir, processes);
-        let children: Vec<_> = (0..processes)
-            .map(|i| spawn_process(&hostfile, processes, i, workers, flags))
-            .collect();
-        let outputs: Vec<_> = children
-            .into_iter()
-            .map(|c| c.wait_with_output().expect("wait"))
-            .collect();
-        let taken = outputs
-            .iter()
-            .any(|o| String::from_utf8_lossy(&o.stderr).contains("Address already in use"));
-        if taken {
-            continue;
-        }
-        for (i, out) in outputs.iter().enumerate() {
-            assert!(
-                out.status.success(),
-                "process {i} of {processes}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        return outputs;
-    }
-    panic!("ports taken three times");
-}
-
 fn json(out: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("one JSON object")
 }
@@ -291,7 +255,7 @@ fn cli_several_cops_over_processes_report_what_the_local_solve_reports() {
         let flags = [&flags[..], &["--json", "--quiet"]].concat();
         let want = json(&local(&flags));
         for processes in 1..=3 {
-            let outputs = run_cluster(&dir, processes, 1, &flags);
+            let outputs = run_cluster(&dir, processes, 1, &flags, false);
             assert!(outputs[1..].iter().all(|o| o.stdout.is_empty()));
             let got = json(&outputs[0]);
             for key in [
@@ -306,7 +270,7 @@ fn cli_several_cops_over_processes_report_what_the_local_solve_reports() {
     }
     // The text report names the bands.
     let flags = [&[sample.as_str(), "--cops", "2"][..], &starts, &["--quiet"]].concat();
-    let outputs = run_cluster(&dir, 2, 2, &flags);
+    let outputs = run_cluster(&dir, 2, 2, &flags, false);
     let text = String::from_utf8_lossy(&outputs[0].stdout);
     assert!(text.starts_with("result: "), "{text}");
     assert!(
@@ -394,7 +358,7 @@ fn cli_several_cops_resume_from_their_checkpoints() {
         "--dte-table",
         "--json",
     ];
-    let plain = run_cluster(&dir, 2, 1, &[&flags[..], &["--quiet"]].concat());
+    let plain = run_cluster(&dir, 2, 1, &[&flags[..], &["--quiet"]].concat(), false);
     // A snapshot after every level; the last ones stay behind.
     let checkpointing = [
         &flags[..],
@@ -407,8 +371,8 @@ fn cli_several_cops_resume_from_their_checkpoints() {
         ],
     ]
     .concat();
-    run_cluster(&dir, 2, 1, &checkpointing);
-    let resumed = run_cluster(&dir, 2, 1, &[&flags[..], &["--resume", ck]].concat());
+    run_cluster(&dir, 2, 1, &checkpointing, false);
+    let resumed = run_cluster(&dir, 2, 1, &[&flags[..], &["--resume", ck]].concat(), false);
     let err = String::from_utf8_lossy(&resumed[0].stderr);
     assert!(err.contains("resuming from"), "{err}");
     let (a, b) = (json(&plain[0]), json(&resumed[0]));
