@@ -334,11 +334,17 @@ fn endless_and_huge_inputs_end_in_a_located_error_after_reading_little() {
     ] {
         let out = run_bounded(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
-        assert!(
-            stderr(&out).contains(position),
-            "{args:?}: {}",
-            stderr(&out)
-        );
+        // Random bytes may hold a line end before the first bad byte: the
+        // error is then on a later line, still located (`FILE:LINE:`).
+        let err = stderr(&out);
+        let located = match position.strip_suffix("1:") {
+            Some(file) if file.starts_with("/dev/urandom") => err
+                .split(file)
+                .nth(1)
+                .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit())),
+            _ => err.contains(position),
+        };
+        assert!(located, "{args:?}: {err}");
     }
     // The same limits from standard input.
     let out = run(
