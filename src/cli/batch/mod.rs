@@ -8,11 +8,13 @@
 //! and `--resume` picks up where it stopped.
 //!
 //! By concern: `discover` finds the maps, `results` is the row schema and
-//! the results file (written and read back), `schedule` sizes and runs the
-//! maps; progress goes through `cli::progress`.
+//! writes the results file, `resume` reads an earlier one back for
+//! `--resume`, `scen` takes the `--scen` pairs, `schedule` sizes and runs
+//! the maps; progress goes through `cli::progress`.
 
 mod discover;
 mod results;
+mod resume;
 mod scen;
 mod schedule;
 
@@ -29,7 +31,8 @@ use super::output::OutputTarget;
 use super::progress::MapsProgress;
 use super::Failure;
 use discover::discover;
-use results::{read_previous, OutFormat, Previous, Row, RowKey, Sink, OK, TOO_LARGE};
+use results::{OutFormat, Previous, Row, RowKey, Sink, OK, TOO_LARGE};
+use resume::read_previous;
 use scen::Pairs;
 use schedule::{plan_all, run_all, Batch, Collector};
 

@@ -8,6 +8,10 @@
 //! then `--runs` timed ones summarised by mean and (sample) standard
 //! deviation, median, min and max; a progress line on a terminal, plain
 //! lines when stderr is piped, nothing with `--quiet`.
+//!
+//! `report` writes the table, CSV and Markdown from the finished records.
+
+mod report;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -24,9 +28,9 @@ use serde::Serialize;
 use super::common::{
     engine_parser, human_bytes, threads_flag, worker_pool, GameArgs, StorageFlags, UsageError,
 };
-use super::export::{self, opt};
 use super::output::OutputTarget;
 use super::Failure;
+use report::{print_table, write_csv, write_markdown};
 
 /// Flags of `bench`.
 #[derive(ClapArgs, Debug)]
@@ -451,184 +455,6 @@ impl Stats {
 /// engine's peak is its own; best effort.
 fn reset_peak_memory() {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
-}
-
-/// One text row; `width` is the map column's (the longest path's).
-fn row(r: &BenchRecord, width: usize) -> String {
-    match &r.error {
-        Some(e) => format!(
-            "{:<width$} {:<10} {:>3}  refused: {e}",
-            r.map, r.engine, r.threads
-        ),
-        None => format!(
-            "{:<width$} {:<10} {:>3} {:>14} {:>15} {:>18} {:>17} {:>9.3} {:>9.3} {:>12.3e} {:>11} {:>14} {:>5} {}",
-            r.map,
-            r.engine,
-            r.threads,
-            r.states,
-            r.edges,
-            format!(
-                "{:.3} ± {}",
-                r.mean_seconds,
-                r.stddev_seconds
-                    .map_or_else(|| "-".to_string(), |s| format!("{s:.3}"))
-            ),
-            format!("{:.3} … {:.3}", r.min_seconds, r.max_seconds),
-            r.build_seconds,
-            r.solve_seconds,
-            r.states_per_second,
-            r.peak_memory_bytes
-                .map_or_else(|| "?".to_string(), human_bytes),
-            r.result.unwrap_or("-"),
-            r.dte.map_or_else(|| "-".to_string(), |d| d.to_string()),
-            match r.agrees {
-                None => "reference",
-                Some(true) => "agrees",
-                Some(false) => "DISAGREES",
-            }
-        ),
-    }
-}
-
-fn print_table(records: &[BenchRecord]) -> std::io::Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    // The map column is as wide as the longest path, so that long paths
-    // do not push their rows out of line.
-    let width = records
-        .iter()
-        .map(|r| r.map.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(28);
-    writeln!(
-        out,
-        "{:<width$} {:<10} {:>3} {:>14} {:>15} {:>18} {:>17} {:>9} {:>9} {:>12} {:>11} {:>14} {:>5} check",
-        "map",
-        "engine",
-        "thr",
-        "states",
-        "edges",
-        "mean ± σ s",
-        "min … max s",
-        "build s",
-        "solve s",
-        "states/s",
-        "peak mem",
-        "result",
-        "dte"
-    )?;
-    for r in records {
-        writeln!(out, "{}", row(r, width))?;
-    }
-    Ok(())
-}
-
-/// Column names of `--export-csv`.
-const CSV_COLUMNS: [&str; 21] = [
-    "map",
-    "engine",
-    "threads",
-    "cells",
-    "states",
-    "edges",
-    "warmup",
-    "runs",
-    "mean_seconds",
-    "stddev_seconds",
-    "median_seconds",
-    "min_seconds",
-    "max_seconds",
-    "build_seconds",
-    "solve_seconds",
-    "states_per_second",
-    "peak_memory_bytes",
-    "result",
-    "dte",
-    "agrees",
-    "error",
-];
-
-fn write_csv(out: &mut impl Write, records: &[BenchRecord]) -> std::io::Result<()> {
-    export::write_csv(
-        out,
-        &CSV_COLUMNS,
-        records.iter().map(|r| {
-            [
-                r.map.clone(),
-                r.engine.to_string(),
-                r.threads.to_string(),
-                r.cells.to_string(),
-                r.states.to_string(),
-                r.edges.to_string(),
-                r.warmup.to_string(),
-                r.runs.to_string(),
-                r.mean_seconds.to_string(),
-                opt(r.stddev_seconds),
-                r.median_seconds.to_string(),
-                r.min_seconds.to_string(),
-                r.max_seconds.to_string(),
-                r.build_seconds.to_string(),
-                r.solve_seconds.to_string(),
-                r.states_per_second.to_string(),
-                opt(r.peak_memory_bytes),
-                r.result.unwrap_or("").to_string(),
-                opt(r.dte),
-                opt(r.agrees),
-                r.error.clone().unwrap_or_default(),
-            ]
-        }),
-    )
-}
-
-/// A Markdown table in hyperfine's layout, one row per engine and map;
-/// `relative` is the mean over the fastest mean on the same map.
-fn write_markdown(out: &mut impl Write, records: &[BenchRecord]) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "| map | engine | threads | mean [s] | min [s] | max [s] | relative | states/s | peak memory | check |"
-    )?;
-    writeln!(out, "|:---|:---|---:|---:|---:|---:|---:|---:|---:|:---|")?;
-    for r in records {
-        if let Some(e) = &r.error {
-            writeln!(
-                out,
-                "| `{}` | {} | {} | | | | | | | refused: {} |",
-                r.map,
-                r.engine,
-                r.threads,
-                e.replace('|', "\\|")
-            )?;
-            continue;
-        }
-        let fastest = records
-            .iter()
-            .filter(|o| o.map == r.map && o.error.is_none())
-            .map(|o| o.mean_seconds)
-            .fold(f64::INFINITY, f64::min);
-        writeln!(
-            out,
-            "| `{}` | {} | {} | {:.3} ± {} | {:.3} | {:.3} | {:.2} | {:.3e} | {} | {} |",
-            r.map,
-            r.engine,
-            r.threads,
-            r.mean_seconds,
-            r.stddev_seconds
-                .map_or_else(|| "-".to_string(), |s| format!("{s:.3}")),
-            r.min_seconds,
-            r.max_seconds,
-            r.mean_seconds / fastest.max(1e-12),
-            r.states_per_second,
-            r.peak_memory_bytes
-                .map_or_else(|| "?".to_string(), human_bytes),
-            match r.agrees {
-                None => "reference",
-                Some(true) => "agrees",
-                Some(false) => "DISAGREES",
-            }
-        )?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]
