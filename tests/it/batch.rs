@@ -589,6 +589,59 @@ fn resume_refuses_foreign_files_and_other_flags() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `--resume` drops a torn last line only after a complete row of its own
+/// (the CSV header included): a file of one line without a line end (a
+/// user's JSON, binary bytes) is refused and left as it was, not emptied.
+#[test]
+fn resume_refuses_a_file_of_one_unended_line() {
+    let dir = temp_dir("resume-unended");
+    let maps = dir.join("maps");
+    std::fs::create_dir_all(&maps).unwrap();
+    let map = std::fs::read(data_maps("seed").join("line.txt")).unwrap();
+    std::fs::write(maps.join("plain.txt"), &map).unwrap();
+    let stderr = |o: &Output| String::from_utf8_lossy(&o.stderr).into_owned();
+    // 100 bytes of binary, none of them a line end.
+    let binary: Vec<u8> = (0..100u32)
+        .map(|k| (k.wrapping_mul(2_654_435_761) >> 7) as u8 | 0x80)
+        .collect();
+    let cases: [(&str, &[u8]); 4] = [
+        ("user.jsonl", br#"{"important": "data", "keep": true}"#),
+        ("binary.jsonl", &binary),
+        ("binary.csv", &binary),
+        ("half-header.csv", b"map,format,wid"),
+    ];
+    for (name, content) in cases {
+        std::fs::write(dir.join(name), content).unwrap();
+        let out = run(&dir, &["batch", "maps", "--out", name, "--resume", "-q"]);
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("not a batch results file") && stderr(&out).contains("line 1"),
+            "{name}: {}",
+            stderr(&out)
+        );
+        assert_eq!(std::fs::read(dir.join(name)).unwrap(), content, "{name}");
+    }
+    // After something of its own, a torn last line is still dropped: the
+    // CSV header alone, or an empty file, resumes.
+    let header = run(&dir, &["batch", "maps", "--out", "h.csv", "-q"]);
+    assert_eq!(header.status.code(), Some(0), "{}", stderr(&header));
+    let text = std::fs::read_to_string(dir.join("h.csv")).unwrap();
+    let first = &text[..=text.find('\n').unwrap()];
+    for (name, content) in [
+        ("h.csv", format!("{first}maps/pl")),
+        ("e.jsonl", String::new()),
+    ] {
+        std::fs::write(dir.join(name), content).unwrap();
+        let out = run(&dir, &["batch", "maps", "--out", name, "--resume", "-q"]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("1 solved"),
+            "{name}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Issue 23: Ctrl-C in a batch lets the maps in flight finish, prints the
 /// partial summary and how to go on (`--resume`), exits 130; the resumed
 /// batch ends with the rows of an uninterrupted one.

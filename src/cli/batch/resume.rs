@@ -41,9 +41,12 @@ struct Parsed {
 /// Reads an earlier results file for `--resume` and keeps its ok rows.
 ///
 /// A last row without its line end was torn by a kill mid-write and is
-/// dropped. Every other row must be a complete row of this schema (a file
-/// this tool did not write is refused, JSON Lines as well as CSV) solved
-/// with `flags`; otherwise the resume is refused with what differs.
+/// dropped, but only after something this tool wrote: at least one
+/// complete row (for CSV, the header), so that a file of one line without
+/// a line end (a user's JSON, random bytes) is refused, not emptied.
+/// Every other row must be a complete row of this schema (a file this tool
+/// did not write is refused, JSON Lines as well as CSV) solved with
+/// `flags`; otherwise the resume is refused with what differs.
 pub(super) fn read_previous(path: &Path, format: OutFormat, flags: &str) -> Result<Vec<Previous>> {
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
@@ -66,6 +69,19 @@ pub(super) fn read_previous(path: &Path, format: OutFormat, flags: &str) -> Resu
         OutFormat::JsonLines => read_json_lines(complete, &foreign)?,
         OutFormat::Csv => read_csv(complete, &foreign)?,
     };
+    // Only a file that holds something of ours may end in a torn line: the
+    // CSV header (checked by `read_csv`) or a complete JSON Lines row.
+    let ours = match format {
+        OutFormat::JsonLines => !rows.is_empty(),
+        OutFormat::Csv => !complete.is_empty(),
+    };
+    if complete.len() < bytes.len() && !ours {
+        let line = complete.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+        return Err(foreign(
+            line,
+            "no complete row of a batch results file before this line, which has no line end",
+        ));
+    }
     let mut seen = HashSet::new();
     let mut kept = Vec::new();
     for (line, row) in rows {
