@@ -131,7 +131,9 @@ fn has_map_extension(path: &Path) -> Option<bool> {
 /// announces no map format: the extension says it is a map, so an empty,
 /// binary or unreadable one is reported, not hidden. A `.txt` file is
 /// generic text, so it is taken only when its first line is a seed header
-/// `ROWS COLUMNS` (or a MovingAI `type` line).
+/// `ROWS COLUMNS` (or a MovingAI `type` line), whatever follows: a map
+/// damaged after its header (a NUL or invalid UTF-8 in a row) is a map,
+/// and solving it gives its error row.
 fn is_map_file(path: &Path) -> bool {
     let Some(is_map) = has_map_extension(path) else {
         return false;
@@ -141,10 +143,50 @@ fn is_map_file(path: &Path) -> bool {
     if read.is_err() {
         return is_map;
     }
+    if !is_map {
+        // Only the first line is looked at: binary bytes after it do not
+        // hide a map.
+        return retrograde::sniff_map(&head).is_some();
+    }
     let binary =
         head.contains(&0) || std::str::from_utf8(&head).is_err_and(|e| e.error_len().is_some());
     if head.iter().all(u8::is_ascii_whitespace) || binary {
         return is_map;
     }
     retrograde::sniff_map(&head).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `.txt` file whose first line is a seed header is a map whatever
+    /// bytes follow (its error row tells what is wrong); other `.txt`
+    /// files are ignored, and `.map` files are taken as before.
+    #[test]
+    fn txt_maps_damaged_after_their_header_are_found() {
+        let dir = std::env::temp_dir().join(format!("discover-damaged-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let files: [(&str, &[u8]); 7] = [
+            ("a.txt", b"3 4\n.\x00..\n....\n....\n"),
+            ("b.txt", b"3 4\n..\xff.\n....\n....\n"),
+            ("good.txt", b"2 3\nC.E\n...\n"),
+            ("binary.txt", b"\x00\x01\x02 3 4\n"),
+            ("notes.txt", b"3 4 apples\n"),
+            ("header-broken.txt", b"3 \xff4\n....\n"),
+            ("binary.map", b"\x00\xff"),
+        ];
+        for (name, bytes) in files {
+            std::fs::write(dir.join(name), bytes).unwrap();
+        }
+        let found = discover(&[dir.clone()]);
+        let names: Vec<String> = found
+            .maps
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["a.txt", "b.txt", "binary.map", "good.txt"]);
+        assert_eq!(found.ignored, 3);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
