@@ -1,6 +1,7 @@
 //! MovingAI scenario files (`.scen`): start and goal pairs on a map.
 //!
-//! A first line `version 1` (optional; `version 0` files have none), then
+//! A first line `version 1` (optional; `version 0` files have none; other
+//! versions are refused, `1.0` is read as 1), then
 //! one entry per line, tab-separated:
 //! `bucket  map  map_width  map_height  start_x  start_y  goal_x  goal_y  optimal_length`.
 //! Coordinates are 0-based with x the column and y the row; entries are
@@ -156,7 +157,11 @@ fn read_scen(reader: impl BufRead, path: &Path) -> Result<Scenario> {
             }
             Some(Line::Whole(line)) => line.to_string(),
         };
-        if line.trim().is_empty() || (number == 1 && line.trim_start().starts_with("version")) {
+        if number == 1 && line.trim_start().starts_with("version") {
+            check_version(&name, &line)?;
+            continue;
+        }
+        if line.trim().is_empty() {
             continue;
         }
         entries.push(entry(&name, &line, number)?);
@@ -173,6 +178,32 @@ fn read_scen(reader: impl BufRead, path: &Path) -> Result<Scenario> {
         path: name,
         entries,
     })
+}
+
+/// The versions of MovingAI's scenario format read here (`1.0` is how
+/// some files write 1).
+const VERSIONS: [&str; 2] = ["1", "1.0"];
+
+/// Checks a first line `version V`: only version 1 is read.
+fn check_version(path: &str, line: &str) -> Result<()> {
+    let tokens = super::tokens(line);
+    let expected = "expected `version 1` (MovingAI scenario format version 1)";
+    let (column, found) = match tokens.as_slice() {
+        [(_, "version"), (_, v)] if VERSIONS.contains(v) => return Ok(()),
+        [(_, "version"), (column, v)] => (*column, format!("version `{v}`")),
+        [(_, "version")] => (line.chars().count() + 1, "no version number".to_string()),
+        [(_, "version"), _, (column, extra), ..] => {
+            (*column, format!("`{extra}` after the version"))
+        }
+        [(column, word), ..] => (*column, format!("`{word}`")),
+        [] => unreachable!("the line starts with `version`"),
+    };
+    Err(parse_error(
+        path,
+        1,
+        column,
+        format!("{expected}, found {found}"),
+    ))
 }
 
 fn parse_error(path: &str, line: usize, column: usize, message: impl Into<String>) -> Error {
@@ -291,5 +322,61 @@ fn split_fields(line: &str) -> Vec<(usize, &str)> {
         out
     } else {
         super::tokens(line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ENTRY: &str = "0\tm.map\t8\t8\t1\t2\t5\t6\t5.65\n";
+
+    fn err(first: &str) -> String {
+        parse_scen(format!("{first}\n{ENTRY}").as_bytes(), "m.scen")
+            .unwrap_err()
+            .to_string()
+    }
+
+    /// Version 1 (also written `1.0`, or with a byte-order mark) is read,
+    /// as is a file without a version line; any other version is refused
+    /// at the place of what is wrong.
+    #[test]
+    fn only_version_one_is_read() {
+        for first in [
+            "version 1",
+            "version 1.0",
+            "\u{feff}version 1",
+            "version\t1",
+        ] {
+            let scen = parse_scen(format!("{first}\n{ENTRY}").as_bytes(), "m.scen").unwrap();
+            assert_eq!(scen.entries.len(), 1, "{first}");
+            assert_eq!(scen.entries[0].line, 2, "{first}");
+        }
+        assert_eq!(
+            parse_scen(ENTRY.as_bytes(), "m.scen")
+                .unwrap()
+                .entries
+                .len(),
+            1
+        );
+        for (first, at, found) in [
+            ("version 2", "m.scen:1:9:", "found version `2`"),
+            ("version banana", "m.scen:1:9:", "found version `banana`"),
+            ("version 0", "m.scen:1:9:", "found version `0`"),
+            ("version", "m.scen:1:8:", "found no version number"),
+            (
+                "version 1 extra",
+                "m.scen:1:11:",
+                "found `extra` after the version",
+            ),
+            ("version1", "m.scen:1:1:", "found `version1`"),
+        ] {
+            let e = err(first);
+            assert!(e.starts_with(at), "{first}: {e}");
+            assert!(
+                e.contains("expected `version 1`") && e.contains(found),
+                "{first}: {e}"
+            );
+        }
     }
 }
