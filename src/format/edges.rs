@@ -1,6 +1,7 @@
 //! Undirected graphs as edge lists, for the several-cops game on graphs:
 //! `u v` a line, 0-based vertex ids separated by spaces or tabs; blank
-//! lines and `#` comments (a whole line, or after an edge) are skipped.
+//! lines and `#` comments (a whole line, or after an edge) are skipped,
+//! and so is a UTF-8 byte-order mark at the start.
 //! The graph has `largest id + 1` vertices; self-loops and repeated edges
 //! are kept here (the arena drops them).
 //!
@@ -20,6 +21,9 @@ pub const MAX_VERTICES: u32 = 1 << 24;
 
 /// Most bytes of one line.
 const LINE_LIMIT: usize = 1 << 12;
+
+/// The UTF-8 byte-order mark an edge list may start with.
+pub(super) const BOM: &[u8] = "\u{feff}".as_bytes();
 
 /// An undirected graph read from a file: vertices `0..n` and its edges.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,7 +119,12 @@ fn read_edge_list(mut reader: impl BufRead, path: &str, limit: u64) -> Result<Ed
                 format!("a line longer than {LINE_LIMIT} bytes: expected `u v` (two vertex ids)"),
             ));
         }
-        let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        let mut line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        if number == 1 {
+            // A UTF-8 byte-order mark, as some editors write: skipped, as
+            // in maps and scenarios (columns count from after it).
+            line = line.strip_prefix(BOM).unwrap_or(line);
+        }
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let line = match line.iter().position(|&b| b == b'#') {
             Some(hash) => &line[..hash],
@@ -236,6 +245,17 @@ mod tests {
         assert!(err("99999999999 0\n").starts_with("g.txt:1:1:"));
         let long = format!("0 {}\n", "1".repeat(5000));
         assert!(err(&long).starts_with("g.txt:1:4097: a line longer"));
+    }
+
+    #[test]
+    fn a_byte_order_mark_starts_an_edge_list() {
+        let g = parse_edge_list(b"\xef\xbb\xbf0 1\n1 2\n", "g").unwrap();
+        assert_eq!(g.edges, vec![(0, 1), (1, 2)]);
+        let g = parse_edge_list(b"\xef\xbb\xbf# a path\r\n0 1\n", "g").unwrap();
+        assert_eq!(g.edges, vec![(0, 1)]);
+        // Columns count from after it; only the first line may have one.
+        assert!(err("\u{feff}0 x\n").starts_with("g.txt:1:3: expected a vertex id"));
+        assert!(err("0 1\n\u{feff}1 2\n").starts_with("g.txt:2:1: expected a vertex id"));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::edges::{load_edge_list_within, looks_like_graph6, EdgeList};
+use super::edges::{load_edge_list_within, looks_like_graph6, EdgeList, BOM};
 use super::graph6::parse_graph6;
 use super::{sniff_map, MapFormat};
 use crate::error::{Error, Result};
@@ -80,8 +80,9 @@ pub fn sniff(head: &[u8]) -> Option<FileKind> {
     if looks_like_graph6(head) {
         return Some(FileKind::Graph6);
     }
-    // Up to the last whole line of the head, comments and blank lines
-    // left out: all `u v`, at least two of them.
+    // Up to the last whole line of the head (after a byte-order mark),
+    // comments and blank lines left out: all `u v`, at least two of them.
+    let head = head.strip_prefix(BOM).unwrap_or(head);
     let text = String::from_utf8_lossy(head);
     let whole = text.rfind('\n').map_or("", |i| &text[..i]);
     let lines: Vec<&str> = whole
@@ -239,6 +240,12 @@ mod tests {
         // A seed header whose next row has the wrong width is no map.
         assert_eq!(sniff(b"2 3\n....\n"), None);
         assert_eq!(sniff(b"# a path\n0 1\n1 2\n"), Some(FileKind::EdgeList));
+        // A byte-order mark starts an edge list as it does a map.
+        assert_eq!(sniff(b"\xef\xbb\xbf0 1\n1 2\n"), Some(FileKind::EdgeList));
+        assert_eq!(
+            sniff(b"\xef\xbb\xbf2 3\n...\n.C.\n"),
+            Some(FileKind::Map(MapFormat::Seed))
+        );
         assert_eq!(sniff(b"0 1\n"), None);
         assert_eq!(sniff(b""), None);
     }

@@ -34,6 +34,12 @@ pub(super) fn run<R: BufRead>(
     }
     let mut edges = Vec::new();
     let mut n = 0usize;
+    // A UTF-8 byte-order mark before the first line is skipped, as in maps
+    // and the other readers of edge lists (columns count from after it).
+    let first = match first_line {
+        1 => first.strip_prefix("\u{feff}".as_bytes()).unwrap_or(first),
+        _ => first,
+    };
     add_edge(path, first_line, first, &mut edges, &mut n)?;
     while let Some((line, bytes)) = reader.next_line()? {
         add_edge(path, line, bytes, &mut edges, &mut n)?;

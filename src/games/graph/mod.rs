@@ -1,7 +1,7 @@
 //! Edge-list games: a directed game graph read from text, stored as an
 //! [`ExplicitGraph`] (it *is* one), solved by any engine.
 //!
-//! Format, one item per line:
+//! Format, one item per line (after a UTF-8 byte-order mark, if any):
 //! - `# ...` comments, anywhere (also after an item), and blank lines;
 //! - an optional first line `p N M` (DIMACS style): N vertices `0..N`, M
 //!   edges; when present both are checked, and vertices without edges exist;
@@ -198,6 +198,9 @@ struct Parser<'p> {
     header: Option<Header>,
     /// Whether the first item line has been seen (a `p` line may only be it).
     started: bool,
+    /// Whether no byte has been fed yet (a byte-order mark may only be
+    /// the first).
+    at_start: bool,
     lines: usize,
     chunks: Vec<Pairs>,
     fixed: Vec<Fixed>,
@@ -215,6 +218,7 @@ impl<'p> Parser<'p> {
             path,
             header: None,
             started: false,
+            at_start: true,
             lines: 0,
             chunks: Vec::new(),
             fixed: Vec::new(),
@@ -298,6 +302,10 @@ impl<'p> Parser<'p> {
 
     /// Parses `bytes`, which ends at a line end unless it is the last block.
     fn feed(&mut self, mut bytes: &[u8]) -> Result<()> {
+        if std::mem::take(&mut self.at_start) {
+            // Skipped as in maps and scenarios: columns count from after it.
+            bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
+        }
         if !self.started {
             let consumed = self.read_header(bytes)?;
             bytes = &bytes[consumed..];
@@ -544,6 +552,23 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A UTF-8 byte-order mark may start the file (however it is read),
+    /// and nowhere else; columns count from after it.
+    #[test]
+    fn a_byte_order_mark_starts_an_edge_list() {
+        for text in ["\u{feff}0 1\n1 2\n", "\u{feff}p 3 2\n0 1\n1 2\n"] {
+            let graph = parse_graph(text.as_bytes(), "bom", Convention::Normal).unwrap();
+            assert_eq!(graph.edge_count(), 2, "{text}");
+            for block in [1, 2, 64] {
+                assert_eq!(parse_in_blocks(text, block).unwrap().edge_count(), 2);
+            }
+        }
+        let e = parse_graph("\u{feff}0 x\n".as_bytes(), "bom", Convention::Normal);
+        assert!(e.unwrap_err().to_string().starts_with("bom:1:3:"));
+        let e = parse_graph("0 1\n\u{feff}1 2\n".as_bytes(), "bom", Convention::Normal);
+        assert!(e.unwrap_err().to_string().starts_with("bom:2:1:"));
     }
 
     #[test]
