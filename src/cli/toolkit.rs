@@ -9,7 +9,7 @@ use anyhow::Result;
 use clap::{Args as ClapArgs, Subcommand};
 use retrograde::theory::empty_cell::read_contest;
 use retrograde::theory::nim::{nim_sum, winning_moves};
-use retrograde::theory::subtraction::{Analysis, SubtractionGame};
+use retrograde::theory::subtraction::{Analysis, SubtractionError, SubtractionGame};
 use serde::Serialize;
 
 use super::common::UsageError;
@@ -93,14 +93,18 @@ pub(crate) struct SubtractionArgs {
 struct SubtractionReport<'a> {
     /// The subtraction set, sorted.
     moves: Vec<u64>,
-    /// Preperiod of the win/loss pattern.
-    preperiod: u64,
-    /// Period of the win/loss pattern.
-    period: u64,
-    /// Preperiod of the Grundy sequence.
-    grundy_preperiod: u64,
-    /// Period of the Grundy sequence.
-    grundy_period: u64,
+    /// Preperiod of the win/loss pattern (null when not found).
+    preperiod: Option<u64>,
+    /// Period of the win/loss pattern (null when not found).
+    period: Option<u64>,
+    /// Preperiod of the Grundy sequence (null when not found).
+    grundy_preperiod: Option<u64>,
+    /// Period of the Grundy sequence (null when not found).
+    grundy_period: Option<u64>,
+    /// Why the period was not found, when every heap asked is below the
+    /// smallest move and was answered without it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    no_period: Option<String>,
     /// `--upto N`: N.
     #[serde(skip_serializing_if = "Option::is_none")]
     upto: Option<u64>,
@@ -125,10 +129,32 @@ struct SubtractionReport<'a> {
     heap_grundy: Option<u32>,
 }
 
+/// The answers for heaps: from the period, or, when it was not found,
+/// for heaps below the smallest move only (each loses, Grundy 0: no move
+/// is possible).
+#[derive(Clone, Copy)]
+struct Answers<'a> {
+    analysis: Option<&'a Analysis>,
+}
+
+impl Answers<'_> {
+    fn grundy(self, heap: u64) -> u32 {
+        self.analysis.map_or(0, |a| a.grundy(heap))
+    }
+
+    fn wins(self, heap: u64) -> bool {
+        self.analysis.is_some_and(|a| a.wins(heap))
+    }
+
+    fn winning_move(self, heap: u64) -> Option<u64> {
+        self.analysis.and_then(|a| a.winning_move(heap))
+    }
+}
+
 /// A list over the heaps 0..=N, written as it is computed: `--upto` may
 /// be as large as a u64 and memory stays bounded.
 struct Heaps<'a> {
-    analysis: &'a Analysis,
+    answers: Answers<'a>,
     upto: u64,
     /// Grundy values of every heap, or the losing heaps.
     grundy: bool,
@@ -137,46 +163,59 @@ struct Heaps<'a> {
 impl Serialize for Heaps<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let heaps = 0..=self.upto;
+        let answers = self.answers;
         if self.grundy {
-            s.collect_seq(heaps.map(|h| self.analysis.grundy(h)))
+            s.collect_seq(heaps.map(|h| answers.grundy(h)))
         } else {
-            s.collect_seq(heaps.filter(|&h| !self.analysis.wins(h)))
+            s.collect_seq(heaps.filter(|&h| !answers.wins(h)))
         }
     }
 }
 
 fn subtraction(args: &SubtractionArgs, out: &mut impl Write) -> Result<()> {
     let game = SubtractionGame::new(&args.moves).map_err(|e| usage(format!("--moves: {e}")))?;
-    let analysis = game
-        .analyse(args.search_limit)
-        .map_err(|e| usage(format!("{e} (--search-limit)")))?;
-    let outcome = analysis.outcome_periodicity();
-    let values = analysis.grundy_periodicity();
+    let smallest = game.moves()[0];
+    // Heaps below the smallest move have no move: they need no period.
+    let trivial = args.upto.is_none_or(|n| n < smallest) && args.heap.is_none_or(|h| h < smallest);
+    let (analysis, no_period) =
+        match game.analyse(args.search_limit) {
+            Ok(analysis) => (Some(analysis), None),
+            Err(
+                e @ (SubtractionError::NoPeriodWithin { .. } | SubtractionError::TooLarge { .. }),
+            ) if trivial => (None, Some(format!("{e} (--search-limit)"))),
+            Err(e) => return Err(usage(format!("{e} (--search-limit)"))),
+        };
+    let answers = Answers {
+        analysis: analysis.as_ref(),
+    };
+    let outcome = analysis.as_ref().map(Analysis::outcome_periodicity);
+    let values = analysis.as_ref().map(Analysis::grundy_periodicity);
     // Every list below is streamed, never collected.
     let upto = args.upto;
     let moves = game.moves().to_vec();
     if args.json {
         let report = SubtractionReport {
             moves,
-            preperiod: outcome.preperiod,
-            period: outcome.period,
-            grundy_preperiod: values.preperiod,
-            grundy_period: values.period,
+            preperiod: outcome.map(|p| p.preperiod),
+            period: outcome.map(|p| p.period),
+            grundy_preperiod: values.map(|p| p.preperiod),
+            grundy_period: values.map(|p| p.period),
+            no_period,
             upto: args.upto,
             losing: upto.map(|upto| Heaps {
-                analysis: &analysis,
+                answers,
                 upto,
                 grundy: false,
             }),
             grundy: upto.map(|upto| Heaps {
-                analysis: &analysis,
+                answers,
                 upto,
                 grundy: true,
             }),
             heap: args.heap,
-            winner: args.heap.map(|h| winner(analysis.wins(h))),
-            r#move: args.heap.map(|h| analysis.winning_move(h)),
-            heap_grundy: args.heap.map(|h| analysis.grundy(h)),
+            winner: args.heap.map(|h| winner(answers.wins(h))),
+            r#move: args.heap.map(|h| answers.winning_move(h)),
+            heap_grundy: args.heap.map(|h| answers.grundy(h)),
         };
         serde_json::to_writer(&mut *out, &super::schema::versioned(&report))?;
         writeln!(out)?;
@@ -187,33 +226,45 @@ fn subtraction(args: &SubtractionArgs, out: &mut impl Write) -> Result<()> {
     if let Some(n) = upto {
         writeln!(out, "heap\tto move\tgrundy")?;
         for h in 0..=n {
-            let result = if analysis.wins(h) { "win" } else { "loss" };
-            writeln!(out, "{h}\t{result}\t{}", analysis.grundy(h))?;
+            let result = if answers.wins(h) { "win" } else { "loss" };
+            writeln!(out, "{h}\t{result}\t{}", answers.grundy(h))?;
         }
         write!(out, "losing heaps up to {n}:")?;
-        for h in (0..=n).filter(|&h| !analysis.wins(h)) {
+        for h in (0..=n).filter(|&h| !answers.wins(h)) {
             write!(out, " {h}")?;
         }
         writeln!(out)?;
     }
-    writeln!(
-        out,
-        "win/loss pattern: preperiod {}, period {}",
-        outcome.preperiod, outcome.period
-    )?;
-    writeln!(
-        out,
-        "grundy values: preperiod {}, period {} (proven: a window of {} values, the largest move, repeats)",
-        values.preperiod,
-        values.period,
-        game.max_move()
-    )?;
+    match (outcome, values, no_period) {
+        (Some(outcome), Some(values), _) => {
+            writeln!(
+                out,
+                "win/loss pattern: preperiod {}, period {}",
+                outcome.preperiod, outcome.period
+            )?;
+            writeln!(
+                out,
+                "grundy values: preperiod {}, period {} (proven: a window of {} values, the largest move, repeats)",
+                values.preperiod,
+                values.period,
+                game.max_move()
+            )?;
+        }
+        (_, _, why) => {
+            writeln!(out, "period: unknown ({})", why.unwrap_or_default())?;
+            writeln!(
+                out,
+                "heaps 0 to {}, below the smallest move, lose with grundy 0 (no move is possible)",
+                smallest - 1
+            )?;
+        }
+    }
     if let Some(h) = args.heap {
-        match analysis.winning_move(h) {
+        match answers.winning_move(h) {
             Some(m) => writeln!(
                 out,
                 "heap {h}: the first player (to move) wins, grundy {}; winning move: take {m}, leaving {}",
-                analysis.grundy(h),
+                answers.grundy(h),
                 h - m
             )?,
             None => writeln!(

@@ -14,8 +14,17 @@
 //! from the same point with the same period; its own least period is the
 //! least divisor of the Grundy period that holds over one block, and its
 //! least preperiod is found by walking back from the Grundy preperiod.
+//!
+//! The search keeps every value it computes (4 bytes a heap size) and, in
+//! a hash table, every [`STRIDE`]-th window: a window that repeats one of
+//! those gives the period, and the preperiod is found by walking back.
+//! Its memory is known from the largest move and the search limit
+//! ([`SubtractionGame::search_bytes`]); a search that cannot fit in the
+//! memory available is refused before it allocates.
 
-use std::collections::HashMap;
+use std::collections::TryReserveError;
+
+use crate::error::human_bytes;
 
 /// A preperiod and a period: `x(n + period) == x(n)` for every
 /// `n >= preperiod`, both as small as possible.
@@ -65,7 +74,34 @@ pub enum SubtractionError {
         /// How many heap sizes were computed.
         limit: u64,
     },
+    /// The search up to the limit would need more memory than there is.
+    #[error(
+        "the period search among the first {limit} heap sizes needs {needed} bytes ({}) but only {} {} available; lower the search limit",
+        human_bytes(*.needed),
+        human_bytes(*.available),
+        if *.available == 1 { "is" } else { "are" }
+    )]
+    TooLarge {
+        /// The search limit (heap sizes).
+        limit: u64,
+        /// Bytes the search may need ([`SubtractionGame::search_bytes`]).
+        needed: u64,
+        /// Bytes available.
+        available: u64,
+    },
 }
+
+/// Every `STRIDE`-th window of the Grundy sequence is remembered by the
+/// period search; a repeat is then seen at most `STRIDE - 1` heap sizes
+/// after the first repeated window ends, and those extra values are
+/// computed (and counted in the memory) but never change the answer.
+pub const STRIDE: u64 = 16;
+
+/// Most heap sizes one search looks at: window starts are held in 32 bits.
+pub const MAX_SEARCH_LIMIT: u64 = u32::MAX as u64 - (STRIDE - 1);
+
+/// Fewest slots of the window table.
+const MIN_SLOTS: u64 = 64;
 
 /// A subtraction game given by its set of moves.
 ///
@@ -155,11 +191,14 @@ impl SubtractionGame {
 
     /// Computes Grundy values until both the Grundy sequence and the win/loss
     /// pattern are proven periodic (see the module docs), looking at no more
-    /// than `limit` heap sizes.
+    /// than `limit` heap sizes (at most [`MAX_SEARCH_LIMIT`]).
     ///
     /// # Errors
     /// [`SubtractionError::NoPeriodWithin`] when the Grundy windows do not
-    /// repeat among the first `limit` heap sizes.
+    /// repeat among the first `limit` heap sizes;
+    /// [`SubtractionError::TooLarge`], before anything is allocated, when
+    /// the search up to `limit` ([`search_bytes`](Self::search_bytes))
+    /// would not fit in the memory available.
     ///
     /// # Example
     /// ```
@@ -172,30 +211,94 @@ impl SubtractionGame {
     /// assert_eq!(analysis.winning_move(700_000_000_000_000_000), None);
     /// ```
     pub fn analyse(&self, limit: u64) -> Result<Analysis, SubtractionError> {
+        self.analyse_within(limit, crate::storage::available_memory())
+    }
+
+    /// Bytes the period search up to `limit` heap sizes may need at its
+    /// peak: every value computed, the table of windows as it grows (the
+    /// old table and the new while it doubles), and the moves. A search
+    /// that ends early needs less.
+    ///
+    /// # Example
+    /// ```
+    /// use retrograde::theory::subtraction::SubtractionGame;
+    /// let game = SubtractionGame::new(&[1, 3, 4]).unwrap();
+    /// // 4 bytes a heap size for the values, and about 3 for the table.
+    /// let bytes = game.search_bytes(1 << 30);
+    /// assert!(bytes > 4 << 30 && bytes < 8 << 30);
+    /// ```
+    #[must_use]
+    pub fn search_bytes(&self, limit: u64) -> u64 {
+        let limit = limit.min(MAX_SEARCH_LIMIT);
+        let k = self.max_move().min(limit);
+        // Values up to the last one a repeat may be seen at.
+        let values = limit + STRIDE - 1;
+        let samples = (values - k) / STRIDE + 1;
+        let slots = (2 * samples).next_power_of_two().max(MIN_SLOTS);
+        let table = if slots > MIN_SLOTS {
+            8 * (slots + slots / 2)
+        } else {
+            8 * slots
+        };
+        let moves = self.moves.len() as u64;
+        (4 * values)
+            .saturating_add(table)
+            .saturating_add(9 * moves + 1)
+    }
+
+    /// [`analyse`](Self::analyse) within `available` bytes.
+    fn analyse_within(&self, limit: u64, available: u64) -> Result<Analysis, SubtractionError> {
         let k = self.max_move();
         if k > limit {
             return Err(SubtractionError::NoPeriodWithin { limit });
         }
-        let k = k as usize;
-        // Window starts are stored as u32.
-        let limit = usize::try_from(limit.min(u64::from(u32::MAX))).unwrap_or(usize::MAX);
+        let limit = limit.min(MAX_SEARCH_LIMIT);
+        let needed = self.search_bytes(limit);
+        let too_large = || SubtractionError::TooLarge {
+            limit,
+            needed,
+            available,
+        };
+        if needed > available {
+            return Err(too_large());
+        }
+        let k = usize::try_from(k).map_err(|_| too_large())?;
+        let cap = usize::try_from(limit + STRIDE - 1).map_err(|_| too_large())?;
         let mut values: Vec<u32> = Vec::new();
+        values.try_reserve_exact(cap).map_err(|_| too_large())?;
         let mut seen = vec![false; self.moves.len() + 1];
         let mut windows = WindowRepeats::new(k);
-        let grundy_periodicity = loop {
+        let (sample, repeat) = loop {
             let n = values.len();
-            if n >= limit {
-                return Err(SubtractionError::NoPeriodWithin {
-                    limit: limit as u64,
-                });
+            if n >= cap {
+                return Err(SubtractionError::NoPeriodWithin { limit });
             }
             values.push(self.next_value(&values, n, &mut seen));
-            if let Some(found) = windows.push(&values) {
+            if let Some(found) = windows.push(&values).map_err(|_| too_large())? {
                 break found;
             }
         };
+        drop(windows);
+        // The window at `sample` is the first remembered one inside the
+        // cycle, so `repeat - sample` is the cycle's length; the first
+        // repeated window is found by walking back while the windows
+        // `period` apart still agree.
+        let period = repeat - sample;
+        let mut preperiod = sample;
+        while preperiod > 0 && values[preperiod - 1] == values[preperiod - 1 + period] {
+            preperiod -= 1;
+        }
+        // Found only by looking past the limit: as if not found.
+        if (preperiod + period + k) as u64 > limit {
+            return Err(SubtractionError::NoPeriodWithin { limit });
+        }
+        let grundy_periodicity = Periodicity {
+            preperiod: preperiod as u64,
+            period: period as u64,
+        };
         let outcome_periodicity = outcome_periodicity(&values, grundy_periodicity);
-        values.truncate((grundy_periodicity.preperiod + grundy_periodicity.period) as usize);
+        values.truncate(preperiod + period);
+        values.shrink_to_fit();
         Ok(Analysis {
             moves: self.moves.clone(),
             values,
@@ -235,19 +338,33 @@ fn outcome_periodicity(values: &[u32], grundy: Periodicity) -> Periodicity {
     }
 }
 
-/// Finds the first repeated window of length `k` in a growing sequence,
-/// through a rolling polynomial hash checked against the values themselves.
-/// Memory: one map entry per window seen; hash collisions between different
-/// windows (astronomically rare) go to a side list.
+/// Finds a window of length `k` of a growing sequence equal to one of the
+/// windows starting at a multiple of [`STRIDE`], through a rolling
+/// polynomial hash checked against the values themselves. The windows
+/// remembered are kept in an open-addressing table of `u64` slots, each
+/// `(tag << 32) | (start + 1)` (0: empty), where `tag` is the high half of
+/// the mixed hash and its high bits pick the slot; the table doubles when
+/// half full. Memory: 8 bytes a slot, at most 4 slots a remembered window
+/// (6 while it doubles).
 struct WindowRepeats {
     k: usize,
     hash: u64,
     top_power: u64,
-    first_seen: HashMap<u64, u32>,
-    collisions: Vec<(u64, u32)>,
+    slots: Vec<u64>,
+    len: usize,
 }
 
 const HASH_BASE: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// A 64-bit finalizer (MurmurHash3's): the rolling hash's low bits depend
+/// only on the values' low bits, so the slot is picked from mixed bits.
+fn mix(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
+}
 
 impl WindowRepeats {
     fn new(k: usize) -> WindowRepeats {
@@ -255,14 +372,23 @@ impl WindowRepeats {
             k,
             hash: 0,
             top_power: (1..k).fold(1u64, |p, _| p.wrapping_mul(HASH_BASE)),
-            first_seen: HashMap::new(),
-            collisions: Vec::new(),
+            slots: Vec::new(),
+            len: 0,
         }
     }
 
+    /// The slot a tag is looked for from, in a table of `slots` slots (a
+    /// power of two, at most 2^32).
+    fn home(tag: u32, slots: usize) -> usize {
+        let bits = slots.trailing_zeros();
+        (u64::from(tag) >> (32 - bits)) as usize
+    }
+
     /// Called after each new value with the whole sequence so far; returns
-    /// the periodicity once the newest complete window repeats an earlier one.
-    fn push(&mut self, values: &[u32]) -> Option<Periodicity> {
+    /// `(i, j)` once the newest complete window, starting at `j`, equals
+    /// the remembered window starting at `i`. An error when the table
+    /// cannot grow.
+    fn push(&mut self, values: &[u32]) -> Result<Option<(usize, usize)>, TryReserveError> {
         let key = |v: u32| u64::from(v) + 1;
         let n = values.len();
         if n > self.k {
@@ -274,30 +400,64 @@ impl WindowRepeats {
             .wrapping_mul(HASH_BASE)
             .wrapping_add(key(values[n - 1]));
         if n < self.k {
-            return None;
+            return Ok(None);
         }
         let start = n - self.k;
-        let same = |i: u32| values[i as usize..i as usize + self.k] == values[start..];
-        let found = |i: u32| Periodicity {
-            preperiod: u64::from(i),
-            period: (start - i as usize) as u64,
-        };
-        match self.first_seen.get(&self.hash) {
-            None => {
-                self.first_seen.insert(self.hash, start as u32);
-                None
+        let tag = (mix(self.hash) >> 32) as u32;
+        let remember = (start as u64).is_multiple_of(STRIDE);
+        if self.slots.is_empty() {
+            if !remember {
+                return Ok(None);
             }
-            Some(&i) if same(i) => Some(found(i)),
-            Some(_) => {
-                let hash = self.hash;
-                if let Some(&(_, i)) = self.collisions.iter().find(|&&(h, i)| h == hash && same(i))
-                {
-                    return Some(found(i));
-                }
-                self.collisions.push((hash, start as u32));
-                None
-            }
+            self.grow()?;
         }
+        let mut at = Self::home(tag, self.slots.len());
+        loop {
+            let slot = self.slots[at];
+            if slot == 0 {
+                break;
+            }
+            if (slot >> 32) as u32 == tag {
+                let i = (slot as u32 - 1) as usize;
+                if values[i..i + self.k] == values[start..] {
+                    return Ok(Some((i, start)));
+                }
+            }
+            at = (at + 1) & (self.slots.len() - 1);
+        }
+        if remember {
+            if 2 * (self.len + 1) > self.slots.len() {
+                self.grow()?;
+                at = self.free_slot(tag);
+            }
+            self.slots[at] = (u64::from(tag) << 32) | (start as u64 + 1);
+            self.len += 1;
+        }
+        Ok(None)
+    }
+
+    /// The first empty slot from `tag`'s home.
+    fn free_slot(&self, tag: u32) -> usize {
+        let mut at = Self::home(tag, self.slots.len());
+        while self.slots[at] != 0 {
+            at = (at + 1) & (self.slots.len() - 1);
+        }
+        at
+    }
+
+    /// Doubles the table (or makes its first one) and puts every window
+    /// back.
+    fn grow(&mut self) -> Result<(), TryReserveError> {
+        let size = (2 * self.slots.len()).max(MIN_SLOTS as usize);
+        let mut slots = Vec::new();
+        slots.try_reserve_exact(size)?;
+        slots.resize(size, 0u64);
+        let old = std::mem::replace(&mut self.slots, slots);
+        for slot in old.into_iter().filter(|&s| s != 0) {
+            let at = self.free_slot((slot >> 32) as u32);
+            self.slots[at] = slot;
+        }
+        Ok(())
     }
 }
 
@@ -426,6 +586,55 @@ mod tests {
             game.analyse(8).unwrap_err(),
             SubtractionError::NoPeriodWithin { limit: 8 }
         );
+    }
+
+    /// A period is found exactly when the first repeated window ends
+    /// within the limit, though the search remembers only every
+    /// [`STRIDE`]-th window and may look a little further.
+    #[test]
+    fn the_limit_is_exact() {
+        for moves in [&[1, 3, 4][..], &[2, 3], &[3, 7, 11], &[5, 6, 9, 17], &[40]] {
+            let game = SubtractionGame::new(moves).unwrap();
+            let g = game.analyse(1 << 20).unwrap().grundy_periodicity();
+            let need = g.preperiod + g.period + game.max_move();
+            assert_eq!(game.analyse(need).unwrap().grundy_periodicity(), g);
+            assert_eq!(
+                game.analyse(need - 1).unwrap_err(),
+                SubtractionError::NoPeriodWithin { limit: need - 1 },
+                "{moves:?} {g:?}"
+            );
+        }
+    }
+
+    /// A search that cannot fit is refused before it starts, naming what it
+    /// needs; the need grows with the limit, not with the largest move.
+    #[test]
+    fn a_search_past_the_memory_is_refused() {
+        let game = SubtractionGame::new(&[100_000_000]).unwrap();
+        let needed = game.search_bytes(1_000_000_000);
+        assert!(needed > 4_000_000_000 && needed < 8_000_000_000, "{needed}");
+        let refused = game.analyse_within(1_000_000_000, 1 << 30).unwrap_err();
+        assert_eq!(
+            refused,
+            SubtractionError::TooLarge {
+                limit: 1_000_000_000,
+                needed,
+                available: 1 << 30,
+            }
+        );
+        let text = refused.to_string();
+        assert!(text.contains(&format!("needs {needed} bytes")), "{text}");
+        assert!(text.contains("1.0 GiB"), "{text}");
+        // Limits past what 32-bit window starts hold are searched as
+        // the largest that is.
+        assert_eq!(
+            game.search_bytes(u64::MAX),
+            game.search_bytes(MAX_SEARCH_LIMIT)
+        );
+        // A small search fits in little memory.
+        let small = SubtractionGame::new(&[1, 3, 4]).unwrap();
+        assert!(small.analyse_within(100, small.search_bytes(100)).is_ok());
+        assert!(small.search_bytes(100) < 4096);
     }
 
     #[test]

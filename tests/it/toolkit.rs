@@ -242,6 +242,141 @@ fn subtraction_cli_rejects_bad_sets() {
     assert_eq!(status, 2);
 }
 
+/// Runs the binary under an address-space limit of `kib` KiB (`ulimit
+/// -v`, as shared machines set); returns (exit status or -signal, stdout,
+/// stderr).
+fn run_capped(kib: u64, args: &[&str]) -> (i32, String, String) {
+    use std::os::unix::process::ExitStatusExt;
+    let mut script = format!("ulimit -v {kib}; exec \"$0\"");
+    for k in 0..args.len() {
+        script.push_str(&format!(" \"${}\"", k + 1));
+    }
+    let output = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_retrograde"))
+        .args(args)
+        .output()
+        .unwrap();
+    let status = output
+        .status
+        .code()
+        .unwrap_or_else(|| -output.status.signal().unwrap_or(0));
+    (
+        status,
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+/// A period search that cannot fit in memory is refused before it
+/// allocates (it aborted on a failed allocation, or grew to gigabytes),
+/// naming what it needs and what there is.
+#[test]
+fn subtraction_search_past_the_memory_is_refused_up_front() {
+    for (moves, limit) in [("100000000", "1e9"), ("1000000000", "1e10")] {
+        let args = [
+            "subtraction",
+            "--moves",
+            moves,
+            "--heap",
+            moves,
+            "--search-limit",
+            limit,
+        ];
+        let (status, out, err) = run_capped(1 << 20, &args);
+        assert_eq!(status, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{out}");
+        assert!(
+            err.contains("the period search among the first")
+                && err.contains("bytes")
+                && err.contains("available")
+                && err.contains("--search-limit"),
+            "{err}"
+        );
+    }
+}
+
+/// Heaps below the smallest move have no move: they lose with Grundy value
+/// 0 and are answered even when the period cannot be searched for.
+#[test]
+fn subtraction_heaps_below_the_smallest_move_need_no_period() {
+    let (status, out, err) = run(
+        &["subtraction", "--moves", "1000000000", "--upto", "10"],
+        None,
+    );
+    assert_eq!(status, 0, "{err}");
+    for h in 0..=10 {
+        assert!(out.lines().any(|l| l == format!("{h}\tloss\t0")), "{out}");
+    }
+    assert!(
+        out.contains("losing heaps up to 10: 0 1 2 3 4 5 6 7 8 9 10"),
+        "{out}"
+    );
+    assert!(out.contains("period: unknown (no period found"), "{out}");
+    let report = json(&[
+        "subtraction",
+        "--moves",
+        "1000000000",
+        "--heap",
+        "5",
+        "--json",
+    ]);
+    assert_eq!(report["winner"], "second");
+    assert_eq!(report["heap_grundy"], 0);
+    assert!(
+        report["move"].is_null() && report["period"].is_null(),
+        "{report}"
+    );
+    assert!(report["no_period"]
+        .as_str()
+        .unwrap()
+        .contains("no period found"));
+    // Under a memory cap too, where the search does not fit.
+    let (status, out, err) = run_capped(
+        1 << 20,
+        &[
+            "subtraction",
+            "--moves",
+            "100000000",
+            "--heap",
+            "5",
+            "--search-limit",
+            "1e9",
+        ],
+    );
+    assert_eq!(status, 0, "{err}");
+    assert!(
+        out.contains("heap 5: the second player wins, grundy 0"),
+        "{out}"
+    );
+    // A heap with a move still needs the period.
+    let (status, _, err) = run(
+        &[
+            "subtraction",
+            "--moves",
+            "1000000000",
+            "--heap",
+            "1000000000",
+        ],
+        None,
+    );
+    assert_eq!(status, 2);
+    assert!(err.contains("no period found"), "{err}");
+    let (status, _, err) = run(
+        &[
+            "subtraction",
+            "--moves",
+            "1000000000",
+            "--upto",
+            "1000000000",
+        ],
+        None,
+    );
+    assert_eq!(status, 2);
+    assert!(err.contains("no period found"), "{err}");
+}
+
 // ---------------------------------------------------------------------- nim
 
 /// Exhaustive Nim search: does the player to move win?
