@@ -218,7 +218,10 @@ impl<'a> SolveOptions<'a> {
 pub struct Estimate {
     /// Packed label + counter array.
     pub cells: u64,
-    /// The two frontier bitmaps with their summaries.
+    /// The working arrays besides the per-state ones: the counter
+    /// engines' two frontier bitmaps with their summaries, or the bitboard
+    /// engine's staging rows, halo rows and per-cell bookkeeping (which
+    /// grow with the threads: one band of rows each).
     pub frontiers: u64,
     /// The distance table, if requested.
     pub dte: u64,
@@ -259,9 +262,15 @@ pub fn estimate(game: &impl Game, options: &SolveOptions<'_>) -> Estimate {
         };
     }
     if let (Engine::Bitboard, Some(grid)) = (options.engine, game.as_cops_and_thief()) {
+        let layout = bitboard::Layout::new(grid);
+        // The workers the solve's pool will have (0: one per core).
+        let threads = match options.threads {
+            0 => rayon::current_num_threads(),
+            t => t,
+        };
         return Estimate {
-            cells: bitboard::Layout::new(grid).bytes(),
-            frontiers: 0,
+            cells: layout.bytes(),
+            frontiers: bitboard::working_bytes(&layout, threads),
             dte: if options.dte_table {
                 n.saturating_mul(2)
             } else {

@@ -135,6 +135,10 @@ pub fn plan_storage(
         },
     );
     let arrays = sized.total();
+    // The bitboard engine's working arrays stay in memory whatever backs
+    // its bitsets (out of core its own plan sizes them): not in files.
+    let bitboard = options.engine == Engine::Bitboard && game.as_cops_and_thief().is_some();
+    let files = arrays - if bitboard { sized.frontiers } else { 0 };
     let cap = limits.memory.unwrap_or_else(available_memory);
     let room = cap.saturating_sub(limits.held);
     let backing = match &limits.scratch {
@@ -142,10 +146,10 @@ pub fn plan_storage(
         // only when the arrays do not fit under it.
         Some(dir) if limits.memory.is_none() || arrays > room => {
             let free = free_disk(dir)?;
-            if arrays > free {
+            if files > free {
                 return Err(Error::TooLarge {
                     what: format!("the scratch files under {}", dir.display()),
-                    needed: arrays,
+                    needed: files,
                     available: free,
                     hint: "free disk space or point --scratch at a larger disk".into(),
                 });
@@ -159,7 +163,7 @@ pub fn plan_storage(
         None if arrays > room && limits.spill_to_temp && !explicit => {
             let dir = std::env::temp_dir();
             let free = free_disk(&dir).unwrap_or(0);
-            if arrays > free {
+            if files > free {
                 return Err(Error::TooLarge {
                     what: "this solve (state arrays and frontiers)".into(),
                     needed: arrays,
@@ -264,6 +268,11 @@ pub fn plan_storage(
             resident
         }
     };
+    if bitboard && matches!(backing, Backing::Scratch(_)) {
+        // The estimate then names what goes to files; the working arrays
+        // are in `resident`.
+        sized.frontiers = 0;
+    }
     Ok(StoragePlan {
         backing,
         memory_limit: room,

@@ -81,6 +81,7 @@ pub(super) use bits::Bits;
 pub(super) use blocking::blocking;
 pub(super) use layout::Layout;
 use masks::MoveMasks;
+pub(super) use run::working_bytes;
 use run::Run;
 
 /// Index of each bitset within a cop cell's record.

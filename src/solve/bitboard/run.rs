@@ -4,6 +4,7 @@
 //! several levels (`blocking.rs`, which imports nothing from here, so the
 //! two do not import each other).
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
 use rayon::prelude::*;
@@ -38,6 +39,82 @@ pub(super) struct Run<'a> {
     pub(super) track: Option<(usize, u64, usize, u64)>,
 }
 
+/// The grid rows of each band of an in-memory run on `threads` workers:
+/// cut at grid rows so that bands hold about equal numbers of cells.
+fn band_rows(layout: &Layout, threads: usize) -> Vec<Range<usize>> {
+    let height = layout.height();
+    let wanted = if threads <= 1 {
+        1
+    } else {
+        threads * BANDS_PER_WORKER_IN_MEMORY
+    };
+    let mut cuts = vec![0];
+    for k in 1..wanted {
+        let target = (layout.cells * k / wanted) as u32;
+        let r = layout
+            .row_cells
+            .partition_point(|&c| c < target)
+            .min(height);
+        if r > *cuts.last().unwrap_or(&0) && r < height {
+            cuts.push(r);
+        }
+    }
+    cuts.push(height);
+    cuts.windows(2)
+        .filter(|w| w[0] < w[1])
+        .map(|w| w[0]..w[1])
+        .collect()
+}
+
+/// Bytes an in-memory run on `threads` workers holds besides the bitsets
+/// and the distances: each band's staging rows (a second set for two
+/// levels at a time), halo rows and scratch rows, every cop cell's changed
+/// ranges and targets, and the move masks. On a map of few, wide rows the
+/// staging rows weigh as much as the bitsets (1 x 30,000: a plan that left
+/// them out let a solve through that then failed to allocate), so the plan
+/// counts them.
+pub(in crate::solve) fn working_bytes(layout: &Layout, threads: usize) -> u64 {
+    let (cells, words) = (layout.cells as u64, layout.words as u64);
+    // Cell positions, cop targets (a vector of up to nine cells), and the
+    // masks' rows (open, exits, stuck, up to eight thief moves).
+    run_buffers(layout, threads) + cells * (4 + 24 + 9 * 4) + 11 * words * 8
+}
+
+/// The buffers [`Run::new`] and two-level sweeps allocate on `threads`
+/// workers: the bands' and every cop cell's changed ranges.
+pub(super) fn run_buffers(layout: &Layout, threads: usize) -> u64 {
+    let words = layout.words as u64;
+    let widest = layout.widest() as u64;
+    let spans = std::mem::size_of::<Spans>() as u64;
+    // One level's staging: two grid rows' CW and CL, and their ranges.
+    let stage = 2 * widest * (2 * words * 8 + spans);
+    // A halo: one grid row's TL and TW, and their ranges.
+    let halo = |r: usize| layout.row(r).len() as u64 * (2 * words * 8 + spans);
+    let bands = band_rows(layout, threads);
+    let two_levels = bands.iter().all(|rows| rows.len() >= 5);
+    let height = layout.height();
+    let per_band: u64 = bands
+        .iter()
+        .map(|rows| {
+            let above = if rows.start > 0 {
+                halo(rows.start - 1)
+            } else {
+                0
+            };
+            let below = if rows.end < height { halo(rows.end) } else { 0 };
+            let kept = if two_levels && rows.start > 0 {
+                halo(rows.start + 1)
+            } else {
+                0
+            };
+            let staging = if two_levels { 2 * stage } else { stage };
+            staging + above + below + kept + 2 * words * 8
+        })
+        .sum();
+    // Every cop cell's changed ranges, cop and thief.
+    per_band + layout.cells as u64 * 2 * spans
+}
+
 impl<'a> Run<'a> {
     pub(super) fn new(
         layout: &'a Layout,
@@ -47,35 +124,17 @@ impl<'a> Run<'a> {
         threads: usize,
     ) -> Run<'a> {
         let height = layout.height();
-        let wanted = if threads <= 1 {
-            1
-        } else {
-            threads * BANDS_PER_WORKER_IN_MEMORY
-        };
-        // Cut at grid rows so that bands hold about equal numbers of cells.
-        let mut cuts = vec![0];
-        for k in 1..wanted {
-            let target = (layout.cells * k / wanted) as u32;
-            let r = layout
-                .row_cells
-                .partition_point(|&c| c < target)
-                .min(height);
-            if r > *cuts.last().unwrap_or(&0) && r < height {
-                cuts.push(r);
-            }
-        }
-        cuts.push(height);
         let widest = layout.widest();
-        let bands = cuts
-            .windows(2)
-            .filter(|w| w[0] < w[1])
-            .map(|w| {
+        let bands = band_rows(layout, threads)
+            .into_iter()
+            .map(|rows| {
+                let (above, below) = (rows.start, rows.end);
                 Band::new(
                     layout,
                     widest,
-                    w[0]..w[1],
-                    (w[0] > 0).then(|| Halo::new(layout, w[0] - 1)),
-                    (w[1] < height).then(|| Halo::new(layout, w[1])),
+                    rows,
+                    (above > 0).then(|| Halo::new(layout, above - 1)),
+                    (below < height).then(|| Halo::new(layout, below)),
                 )
             })
             .collect::<Vec<Band>>();

@@ -105,3 +105,64 @@ fn word_wise_fill_equals_the_state_by_state_one() {
         }
     }
 }
+
+/// Bytes a run's buffers hold, counted from the buffers themselves.
+fn held_by(run: &Run<'_>) -> u64 {
+    fn bytes<T>(v: &[T]) -> u64 {
+        std::mem::size_of_val(v) as u64
+    }
+    let halo = |h: &Option<halo::Halo>| {
+        h.as_ref()
+            .map_or(0, |h| bytes(&h.words) + bytes(&h.changed))
+    };
+    let bands: u64 = run
+        .bands
+        .iter()
+        .map(|b| {
+            let staged: u64 = b
+                .staged
+                .iter()
+                .chain(&b.staged_next)
+                .map(|v| bytes(v))
+                .sum();
+            let spans: u64 = b
+                .staged_span
+                .iter()
+                .chain(&b.staged_next_span)
+                .map(|v| bytes(v))
+                .sum();
+            staged + spans + halo(&b.above) + halo(&b.below) + halo(&b.keep) + bytes(&b.scratch)
+        })
+        .sum();
+    bands + bytes(&run.cop_changed) + bytes(&run.thief_changed)
+}
+
+#[test]
+fn the_plan_counts_the_working_buffers_of_every_band() {
+    // Few wide rows (the staging rows then weigh as much as the bitsets),
+    // a tall map (bands of two levels at a time), and a map of one row.
+    for (rows, cols) in [(3, 700), (40, 30), (1, 300)] {
+        let text = format!("{rows} {cols}\n") + &format!("{}\n", ".".repeat(cols)).repeat(rows);
+        let map = parse_map(text.as_bytes(), "inline").unwrap();
+        let board = Board::new(&map, &Placement::default()).unwrap();
+        let game = CopsAndThief::new(board, crate::Rules::default());
+        let layout = Layout::new(&game);
+        let masks = MoveMasks::new(&game, &layout);
+        let options = SolveOptions::new(Engine::Bitboard);
+        for threads in [1, 2, 5] {
+            let mut run = Run::new(&layout, &masks, None, &options, threads);
+            if run.two_levels {
+                let widest = layout.widest();
+                for band in &mut run.bands {
+                    band.enable_two_levels(&layout, widest);
+                }
+            }
+            let held = held_by(&run);
+            let planned = run::run_buffers(&layout, threads);
+            assert!(
+                held <= planned && planned <= held + held / 2 + 4096,
+                "{rows} x {cols}, {threads} threads: buffers {held} bytes, planned {planned}"
+            );
+        }
+    }
+}
