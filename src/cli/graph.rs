@@ -120,7 +120,9 @@ struct QueryReport {
 /// Runs `graph`; returns the exit status.
 pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
     let config = args.engine.resolve()?;
-    // The dump's path is checked before the parse and solve.
+    // The dump's path is checked before the parse and solve, after the
+    // input is noted: the dump never replaces the graph it reads.
+    super::output::note_input("the graph", &args.file)?;
     let dump_target = args
         .dump
         .as_deref()

@@ -759,3 +759,42 @@ fn several_cops_refuse_what_they_would_ignore_and_read_k_cop_letters() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `graph F --dump F` (and `graph - --dump F < F`) is refused before the
+/// solve, as `solve`'s dump over its map is: the edge list is left as it
+/// was, with no temporary file beside it.
+#[test]
+fn graph_dump_over_its_own_input_is_refused() {
+    let dir = temp_dir("hostile-graph-dump-input");
+    let g = dir.join("g.txt");
+    let edges = "0 1\n1 2\n";
+    std::fs::write(&g, edges).unwrap();
+    let path = g.to_str().unwrap();
+    let out = run(&["graph", path, "--dump", path, "-q"], None);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is the graph it reads"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(out.stdout.is_empty(), "refused before any work");
+    // Through another name of the same file, and read from standard input.
+    let other = format!("{}/./g.txt", dir.display());
+    let out = run(&["graph", path, "--dump", &other, "-q"], None);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = crate::support::bin()
+        .args(["graph", "-", "--dump", path, "-q"])
+        .stdin(std::fs::File::open(&g).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is the graph it reads"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&g).unwrap(), edges);
+    let names: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+    assert_eq!(names.len(), 1, "no temporary file left: {names:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
