@@ -798,3 +798,32 @@ fn graph_dump_over_its_own_input_is_refused() {
     assert_eq!(names.len(), 1, "no temporary file left: {names:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `bench MAP --export-csv MAP` (and `--export-json`, `--export-markdown`)
+/// is refused before the runs: the map is left as it was.
+#[test]
+fn bench_export_over_a_map_it_reads_is_refused() {
+    let dir = temp_dir("hostile-bench-export-input");
+    let map = dir.join("m.txt");
+    std::fs::copy("data/maps/sample.txt", &map).unwrap();
+    let before = std::fs::read(&map).unwrap();
+    let path = map.to_str().unwrap();
+    for flag in ["--export-csv", "--export-json", "--export-markdown"] {
+        // The map second of two, so every map is noted, not the first alone.
+        let out = run(
+            &["bench", "data/maps/sample.txt", path, flag, path, "-q"],
+            None,
+        );
+        assert_eq!(out.status.code(), Some(2), "{flag}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("{flag} {path}: is the map it reads")),
+            "{flag}: {}",
+            stderr(&out)
+        );
+        assert!(out.stdout.is_empty(), "{flag}: refused before the runs");
+        assert_eq!(std::fs::read(&map).unwrap(), before, "{flag}");
+    }
+    let names: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+    assert_eq!(names.len(), 1, "no temporary file left: {names:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -143,7 +143,11 @@ pub(crate) fn run(args: BenchArgs) -> Result<i32, Failure> {
     }
     let progress = BenchProgress::new(args.quiet);
     let threads = threads_flag(args.threads)?;
-    // Outputs are checked before the runs, not after them.
+    // Outputs are checked before the runs, not after them, and after the
+    // maps are noted: an export never replaces a map it reads.
+    for path in &args.maps {
+        super::output::note_input("the map", path)?;
+    }
     let export_json = args
         .export_json
         .as_deref()
