@@ -34,13 +34,22 @@ pub(crate) fn print<T: Serialize>(
     report: &T,
     text: impl FnOnce(&mut std::io::StdoutLock<'static>, &T) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
+    print_to(&mut std::io::stdout().lock(), json, report, text)
+}
+
+/// [`print`] to `out` (standard error, when standard output carries a
+/// command's data).
+pub(crate) fn print_to<W: std::io::Write, T: Serialize>(
+    out: &mut W,
+    json: bool,
+    report: &T,
+    text: impl FnOnce(&mut W, &T) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
     if json {
-        serde_json::to_writer(&mut out, &versioned(report))?;
+        serde_json::to_writer(&mut *out, &versioned(report))?;
         writeln!(out)?;
     } else {
-        text(&mut out, report)?;
+        text(out, report)?;
     }
     Ok(())
 }

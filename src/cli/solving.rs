@@ -346,5 +346,16 @@ pub(crate) fn check_outputs(
             .map(|p| OutputTarget::check(flag, p))
             .transpose()
     };
-    Ok((check("--dump", &args.dump)?, check("--save", &args.save)?))
+    let (dump, save) = (check("--dump", &args.dump)?, check("--save", &args.save)?);
+    // The table is binary: it must be standard output's only content.
+    if let (Some(dump), Some(save)) = (&dump, &save) {
+        if dump.is_stdout() && save.is_stdout() {
+            return Err(UsageError(format!(
+                "--save {}: standard output already carries --dump {}; write one of them to a file",
+                save.path().display(),
+                dump.path().display()
+            )));
+        }
+    }
+    Ok((dump, save))
 }

@@ -970,3 +970,52 @@ fn out_of_core_bitboard_keeps_resident_memory_under_the_cap() {
     assert!(resident <= minimum as f64 * 1.05, "{err}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// `solve --save -`: the table is standard output's only content (a
+/// reader gets a whole table, `info` opens it) and the report, text or
+/// `--json`, goes to standard error; with `--dump -` too, both would share
+/// standard output: refused before the solve.
+#[test]
+fn solve_save_to_stdout_keeps_the_report_off_the_table() {
+    let dir = temp_dir("cli-save-stdout");
+    let map = "data/maps/sample.txt";
+    let table = dir.join("out.rtb");
+    for (how, save) in [("-", "-"), ("/dev/stdout", "/dev/stdout")] {
+        for json in [false, true] {
+            let mut args = vec!["solve", map, "-q", "--no-summary", "--save", save];
+            if json {
+                args.push("--json");
+            }
+            let out = run(&args, None);
+            assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+            std::fs::write(&table, &out.stdout).unwrap();
+            let info = run(&["info", table.to_str().unwrap(), "--json"], None);
+            assert_eq!(
+                info.status.code(),
+                Some(0),
+                "{how} json={json}: the table read back: {}",
+                stderr(&info)
+            );
+            let report = stderr(&out);
+            if json {
+                let line = report.lines().last().unwrap_or_default();
+                let r: Json = serde_json::from_str(line).expect("the JSON report on stderr");
+                assert_eq!(r["saved"]["path"], save, "{report}");
+                assert_eq!(r["result"], "thief-escapes", "{report}");
+            } else {
+                assert!(report.contains("result: thief-escapes"), "{report}");
+                assert!(report.contains(&format!("saved: {save} (")), "{report}");
+            }
+        }
+    }
+    // The table and the dump on standard output together: refused.
+    let out = run(&["solve", map, "-q", "--save", "-", "--dump", "-"], None);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--save -: standard output already carries --dump"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(out.stdout.is_empty(), "refused before the solve");
+    let _ = std::fs::remove_dir_all(&dir);
+}

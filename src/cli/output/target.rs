@@ -170,6 +170,13 @@ impl OutputTarget {
         matches!(self.kind, Kind::Replace(_))
     }
 
+    /// True when the output goes to this process's standard output (`-`,
+    /// or the file standard output already is), which then carries
+    /// nothing else of the run.
+    pub(crate) fn is_stdout(&self) -> bool {
+        matches!(self.kind, Kind::Stdout)
+    }
+
     /// The path as given.
     pub(crate) fn path(&self) -> &Path {
         &self.shown

@@ -146,6 +146,9 @@ fn solve_game(
     if let Some(target) = dump_target {
         target.write_with(|out| dump(&play, &solution, out))?;
     }
+    // A table on standard output is all that goes there: the report then
+    // goes to standard error, text or JSON.
+    let table_on_stdout = save_target.as_ref().is_some_and(OutputTarget::is_stdout);
     if let Some(target) = save_target {
         reporter.note(&format!("saving the table to {}", target.path().display()));
         report.saved = Some(save_table(
@@ -156,7 +159,14 @@ fn solve_game(
         )?);
     }
     let xy = args.game.xy;
-    super::schema::print(args.json, &report, |out, r| print_text(out, r, xy))?;
+    if table_on_stdout {
+        let mut err = std::io::stderr().lock();
+        super::schema::print_to(&mut err, args.json, &report, |out, r| {
+            print_text(out, r, xy)
+        })?;
+    } else {
+        super::schema::print(args.json, &report, |out, r| print_text(out, r, xy))?;
+    }
     match first_bad {
         Some(bad) => {
             say!("error: verification failed: {}", play.inconsistent(&bad));
