@@ -131,9 +131,11 @@ fn one_malloc_arena() {
 }
 
 async fn serve(args: ServeArgs, served: Arc<Served>) -> Result<()> {
-    let listener = TcpListener::bind(args.bind)
-        .await
-        .with_context(|| format!("cannot listen on {}", args.bind))?;
+    // An address that cannot be bound (taken, or not this machine's) is
+    // refused before serving: exit status 2, the cause kept.
+    let listener = TcpListener::bind(args.bind).await.map_err(|e| {
+        anyhow::Error::new(e).context(UsageError(format!("cannot listen on {}", args.bind)))
+    })?;
     let addr = listener.local_addr().context("bound address")?;
     let url = format!("http://{addr}/");
     if !addr.ip().is_loopback() {

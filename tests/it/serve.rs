@@ -718,3 +718,36 @@ fn serve_resident_memory_stays_within_its_caches_under_load() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A port another process already listens on: refused before serving,
+/// exit status 2 like every refusal (it was 1), naming the address.
+#[test]
+fn serve_on_a_taken_port_exits_2() {
+    let dir = temp_dir("serve-taken-port");
+    let table = make_table(&dir, "sample", &["data/maps/sample.txt"], false);
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let mut child = crate::support::bin()
+        .args(["serve", table.to_str().unwrap(), "--bind", &addr])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Should the bind succeed after all, the server would run forever.
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("serve on the taken {addr}: still running");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("cannot listen on {addr}")), "{err}");
+    assert!(out.stdout.is_empty(), "nothing served");
+    drop(taken);
+    let _ = std::fs::remove_dir_all(&dir);
+}
