@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use clap::{Args as ClapArgs, ValueEnum};
 use clap_complete::Shell;
 
+use super::output::OutputTarget;
 use super::Failure;
 
 /// Shells with completion scripts.
@@ -204,17 +205,19 @@ fn page(command: &clap::Command, name: &str) -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
-/// Writes `retrograde.1` and one page per visible subcommand into `dir`
-/// (clap_mangen's `generate_to`, with the extra sections).
-fn write_pages(command: clap::Command, dir: &std::path::Path) -> std::io::Result<()> {
+/// Every page's file name and roff: one per visible subcommand, then
+/// `retrograde.1` (clap_mangen's `generate_to`, with the extra sections).
+fn pages(command: clap::Command) -> std::io::Result<Vec<(String, Vec<u8>)>> {
     let mut command = command.disable_help_subcommand(true);
     command.build();
+    let mut pages = Vec::new();
     for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
         let man = clap_mangen::Man::new(sub.clone());
-        std::fs::write(dir.join(man.get_filename()), page(sub, sub.get_name())?)?;
+        pages.push((man.get_filename(), page(sub, sub.get_name())?));
     }
     let man = clap_mangen::Man::new(command.clone());
-    std::fs::write(dir.join(man.get_filename()), page(&command, "")?)
+    pages.push((man.get_filename(), page(&command, "")?));
+    Ok(pages)
 }
 
 /// Prints the main man page, or writes every page into `--out-dir`.
@@ -249,8 +252,19 @@ pub(crate) fn man(args: ManArgs, command: clap::Command) -> Result<i32, Failure>
                     .into());
                 }
             }
-            write_pages(command, &dir)
-                .with_context(|| format!("cannot write man pages into {}", dir.display()))?;
+            // Every page's file is checked (its temporary file made) before
+            // any is written: a directory that takes no files is refused
+            // (exit status 2) with no page written.
+            let pages = pages(command)?;
+            let targets = pages
+                .iter()
+                .map(|(name, _)| OutputTarget::check("--out-dir", &dir.join(name)))
+                .collect::<Result<Vec<_>, _>>()?;
+            for (target, (_, roff)) in targets.into_iter().zip(&pages) {
+                target
+                    .write_with(|out| out.write_all(roff))
+                    .with_context(|| format!("cannot write man pages into {}", dir.display()))?;
+            }
         }
     }
     Ok(0)

@@ -673,3 +673,36 @@ proptest! {
         prop_assert!(started.elapsed() < Duration::from_secs(5));
     }
 }
+
+/// `man --out-dir DIR` on a directory that exists but takes no files is
+/// refused with exit status 2, as a missing directory is (it was 1), and
+/// leaves no page behind.
+#[test]
+fn man_into_an_unwritable_directory_exits_2() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp_dir("harden-man-unwritable");
+    let pages = dir.join("pages");
+    std::fs::create_dir(&pages).unwrap();
+    // Existing, yet no file can be made in it, even by root.
+    let mut unwritable = vec![PathBuf::from("/proc/self")];
+    std::fs::set_permissions(&pages, std::fs::Permissions::from_mode(0o555)).unwrap();
+    // Root writes into a read-only directory anyway (tests may run as
+    // root): the read-only directory is checked only where its mode holds.
+    if std::fs::write(pages.join("probe"), b"").is_err() {
+        unwritable.push(pages.clone());
+    }
+    for target in &unwritable {
+        let out = run(&["man", "--out-dir", target.to_str().unwrap()], None);
+        assert_eq!(out.status.code(), Some(2), "{target:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("--out-dir {}", target.display())),
+            "{}",
+            stderr(&out)
+        );
+    }
+    if unwritable.contains(&pages) {
+        assert_eq!(std::fs::read_dir(&pages).unwrap().count(), 0, "no page");
+    }
+    std::fs::set_permissions(&pages, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
