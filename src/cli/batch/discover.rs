@@ -179,7 +179,7 @@ mod tests {
         for (name, bytes) in files {
             std::fs::write(dir.join(name), bytes).unwrap();
         }
-        let found = discover(&[dir.clone()]);
+        let found = discover(std::slice::from_ref(&dir));
         let names: Vec<String> = found
             .maps
             .iter()
