@@ -57,8 +57,9 @@ pub(crate) fn value_text(value: retrograde::Outcome, dte: Option<Dte>) -> String
 }
 
 /// Longest input line `query --stdin` and `play --interactive` accept: a
-/// position is a few dozen bytes, and a longer line is skipped as it is
-/// read, never held whole.
+/// position is a few dozen bytes. A longer line ends the reading as soon
+/// as its first byte past the limit is read ([`Line::TooLong`]): it is
+/// never held whole, nor waited for to end (`/dev/zero` never does).
 pub(crate) const MAX_LINE_BYTES: usize = 4096;
 
 /// One line of input, as [`read_line_bounded`] read it.
@@ -67,17 +68,29 @@ pub(crate) enum Line {
     End,
     /// A line (without its newline).
     Text(String),
-    /// A line too long or not UTF-8: why, to report; it was consumed.
+    /// A line not UTF-8: why, to report; it was consumed.
     Bad(String),
+    /// A line longer than [`MAX_LINE_BYTES`]: read up to its first byte
+    /// past the limit, and no further ([`too_long`] says so).
+    TooLong,
 }
 
-/// Reads one line holding at most [`MAX_LINE_BYTES`] of it in `buf`.
+/// The error for line `number` of standard input being longer than
+/// [`MAX_LINE_BYTES`], located at its first byte past the limit.
+pub(crate) fn too_long(number: usize) -> String {
+    format!(
+        "stdin:{number}:{}: line longer than the {MAX_LINE_BYTES} bytes a position needs; the input is not read further",
+        MAX_LINE_BYTES + 1
+    )
+}
+
+/// Reads one line holding at most [`MAX_LINE_BYTES`] of it in `buf`; a
+/// longer line is [`Line::TooLong`] as soon as its next byte is read.
 pub(crate) fn read_line_bounded(
     input: &mut impl std::io::BufRead,
     buf: &mut Vec<u8>,
 ) -> std::io::Result<Line> {
     buf.clear();
-    let mut total = 0usize;
     let mut any = false;
     loop {
         let chunk = input.fill_buf()?;
@@ -89,9 +102,13 @@ pub(crate) fn read_line_bounded(
             Some(i) => (i, true),
             None => (chunk.len(), false),
         };
-        let room = (MAX_LINE_BYTES + 1).saturating_sub(buf.len());
-        buf.extend_from_slice(&chunk[..take.min(room)]);
-        total = total.saturating_add(take);
+        let room = MAX_LINE_BYTES - buf.len();
+        if take > room {
+            input.consume(room + 1);
+            buf.clear();
+            return Ok(Line::TooLong);
+        }
+        buf.extend_from_slice(&chunk[..take]);
         input.consume(take + usize::from(done));
         if done {
             break;
@@ -99,11 +116,6 @@ pub(crate) fn read_line_bounded(
     }
     if !any {
         return Ok(Line::End);
-    }
-    if total > MAX_LINE_BYTES {
-        return Ok(Line::Bad(format!(
-            "line of {total} bytes, longer than the {MAX_LINE_BYTES} a position needs: skipped"
-        )));
     }
     if buf.last() == Some(&b'\r') {
         buf.pop();

@@ -206,38 +206,105 @@ fn render_into_a_closed_pipe_is_quiet() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Points 3 and 4: a huge line is skipped without being held or echoed;
-/// a non-UTF-8 line is reported by number; later lines are answered.
+/// Points 3 and 4: a huge line ends the reading at its first byte past
+/// the limit, located, without being held, echoed or read to its end; a
+/// non-UTF-8 line is reported by number and skipped; the lines before and
+/// around those are answered.
 #[test]
 fn stdin_lines_are_bounded_and_checked() {
     let dir = temp_dir("faults-stdin");
     let table = saved_table(&dir, MAP, "v.rtb", false);
-    let mut input = b"1,1 5,9\n".to_vec();
+    let mut input = b"1,1 5,9\n\xff\xfe 1,1\n1,1 5,9\n".to_vec();
     input.extend(std::iter::repeat_n(b'7', 20 << 20));
-    input.extend_from_slice(b"\n\xff\xfe 1,1\n1,1 5,9\n");
+    input.extend_from_slice(b"\n1,1 5,9\n");
     let o = run(&["query", s(&table), "--stdin"], &input);
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     let e = err(&o);
     assert!(e.len() < 1000, "{} bytes of errors", e.len());
-    assert!(e.contains("stdin:2:") && e.contains("longer"), "{e}");
-    assert!(e.contains("stdin:3:") && e.contains("UTF-8"), "{e}");
+    assert!(e.contains("stdin:2:") && e.contains("UTF-8"), "{e}");
+    assert!(e.contains("stdin:4:4097:") && e.contains("longer"), "{e}");
     let answers = String::from_utf8_lossy(&o.stdout);
     let answered = answers
         .lines()
         .filter(|l| l.starts_with("cop 1,1 thief 5,9"));
     assert_eq!(answered.count(), 2, "{answers}");
-    // play --interactive: a huge line is one illegal move, not 20 MB held.
-    let mut input = std::iter::repeat_n(b'7', 20 << 20).collect::<Vec<u8>>();
+    // play --interactive: a huge line ends the game, not 20 MB held.
+    let mut input = b"\xff\n".to_vec();
+    input.extend(std::iter::repeat_n(b'7', 20 << 20));
     input.extend_from_slice(b"\nq\n");
     let o = run(&["play", s(&table), "--interactive"], &input);
-    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(err(&o).contains("stdin:2:4097: line longer"), "{}", err(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.len() < 100_000 && out.contains("game abandoned"),
+        out.len() < 100_000 && out.contains("not a legal move: not UTF-8"),
         "{}",
         out.len()
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `/dev/zero` on standard input, a line that never ends: `query --stdin`
+/// and `play --interactive` stop at its first byte past the limit with a
+/// located error (they waited for the line's end forever).
+#[test]
+fn an_endless_stdin_line_ends_in_a_located_error() {
+    let dir = temp_dir("faults-zero");
+    let table = saved_table(&dir, MAP, "v.rtb", true);
+    for args in [
+        &["query", s(&table), "--stdin"][..],
+        &["play", s(&table), "--interactive"],
+    ] {
+        let child = bin()
+            .args(args)
+            .stdin(std::fs::File::open("/dev/zero").unwrap())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let o = wait_within(child, Duration::from_secs(60), args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", err(&o));
+        assert!(
+            err(&o).contains("stdin:1:4097: line longer than the 4096 bytes"),
+            "{args:?}: {}",
+            err(&o)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Waits for `child`, killing it (and failing) past `limit`; reads its
+/// output as it comes, so a full pipe never blocks it.
+fn wait_within(mut child: std::process::Child, limit: Duration, what: &[&str]) -> Output {
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stdout, &mut v);
+        v
+    });
+    let errs = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stderr, &mut v);
+        v
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what:?}: still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    Output {
+        status,
+        stdout: out.join().unwrap(),
+        stderr: errs.join().unwrap(),
+    }
 }
 
 /// Point 9: on a table without distances, no decided position's game

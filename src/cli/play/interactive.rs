@@ -10,7 +10,8 @@ use retrograde::{Position, RatedMove, Tablebase, Turn};
 use super::frame;
 use super::text::ending;
 use crate::cli::common::parse_coord;
-use crate::cli::tables::{read_line_bounded, show_all, Line};
+use crate::cli::common::UsageError;
+use crate::cli::tables::{read_line_bounded, show_all, too_long, Line};
 
 /// What the person typed: a move, or the end of the game.
 enum Choice {
@@ -36,6 +37,8 @@ pub(super) fn interactive(
     )?;
     let mut pos = start;
     let mut seen: HashMap<Position, usize> = HashMap::new();
+    // Lines of standard input read so far, to locate an error.
+    let mut lines = 0;
     for ply in 0..=max_plies {
         frame(out, tb, ply, "", &pos)?;
         let moves = tb.rated_moves(&pos)?;
@@ -47,7 +50,7 @@ pub(super) fn interactive(
             return Ok(0);
         }
         pos = if pos.turn == human {
-            match human_move(tb, &pos, &moves, input, out)? {
+            match human_move(tb, &pos, &moves, input, &mut lines, out)? {
                 Choice::Move(to) => to,
                 Choice::Quit => return Ok(0),
             }
@@ -78,12 +81,15 @@ fn table_move(
     Ok(best.to)
 }
 
-/// The person's move, asked until a legal one is typed.
+/// The person's move, asked until a legal one is typed; `lines` counts
+/// the lines read. A line longer than any move ends the game with an
+/// error (exit status 2) as soon as it passes the limit.
 fn human_move(
     tb: &Tablebase,
     pos: &Position,
     moves: &[RatedMove],
     input: &mut impl BufRead,
+    lines: &mut usize,
     out: &mut impl Write,
 ) -> Result<Choice> {
     // Numbered by cell, not by rating: the list must not give the best
@@ -106,6 +112,7 @@ fn human_move(
         writeln!(out, "your move: {}", list.join("  "))?;
         out.flush()?;
         let mut buf = Vec::new();
+        *lines += 1;
         let line = match read_line_bounded(input, &mut buf).context("cannot read standard input")? {
             Line::End => {
                 writeln!(out, "input ended: game abandoned")?;
@@ -115,6 +122,11 @@ fn human_move(
             Line::Bad(why) => {
                 writeln!(out, "not a legal move: {why}")?;
                 continue;
+            }
+            Line::TooLong => {
+                // Its end may never come: the game ends here.
+                out.flush()?;
+                return Err(UsageError(too_long(*lines)).into());
             }
         };
         let line = line.trim();

@@ -19,7 +19,7 @@ use retrograde::{load_scen, Coord, Position, Tablebase, Turn};
 use super::common::{as_typed, parse_coord, parse_place, swap_xy, UsageError};
 use super::tables::{
     flag_position, one_cell, one_cop, one_cop_shape, open_table, pieces_text, position_json,
-    read_line_bounded, show, show_all, value_text, Line, Side,
+    read_line_bounded, show, show_all, too_long, value_text, Line, Side,
 };
 use super::Failure;
 
@@ -231,6 +231,12 @@ fn answer_stdin(out: &mut impl Write, tb: &Tablebase, args: &QueryArgs) -> Resul
                 Line::Text(line) if line.trim().is_empty() => continue,
                 Line::Text(line) => parse_line(tb, &line, args.xy),
                 Line::Bad(why) => Err(anyhow::anyhow!(why)),
+                Line::TooLong => {
+                    // Its end may never come: the reading stops here.
+                    out.flush()?;
+                    say!("error: {}", too_long(number));
+                    return Ok(super::EXIT_INPUT);
+                }
             };
         match parsed {
             Ok(pos) => answer(out, tb, &pos, args)?,
