@@ -43,6 +43,10 @@ pub(crate) enum CensusCommand {
     Merge(MergeArgs),
 }
 
+/// The largest `--vertices`: the largest order a graph6 line may have
+/// (the library's graph6 reader refuses larger ones).
+const MAX_VERTICES: u32 = 1 << 16;
+
 /// Flags of `copnumber census`.
 #[derive(ClapArgs, Debug)]
 pub(crate) struct CensusArgs {
@@ -50,9 +54,12 @@ pub(crate) struct CensusArgs {
     /// order given).
     #[arg(conflicts_with_all = ["vertices", "generator", "shards"])]
     files: Vec<PathBuf>,
-    /// The order of the graphs: the generator's placeholder `n` (in
-    /// braces; the help cannot spell it, as clap reads it as a line end).
-    #[arg(long, short = 'n', value_name = "N", required_unless_present = "files")]
+    /// The order of the graphs, 1 to 65536 (graph6's largest): the
+    /// generator's placeholder `n` (in braces; the help cannot spell it,
+    /// as clap reads it as a line end). A generated graph of another order
+    /// stops the run (exit status 2).
+    #[arg(long, short = 'n', value_name = "N", required_unless_present = "files",
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_VERTICES)))]
     vertices: Option<u32>,
     /// Shards the census is cut into: the generator's `{mod}` (part of
     /// what names the census: shards of censuses cut otherwise are not
