@@ -264,6 +264,22 @@ pub(crate) fn spawn_process(
         .expect("spawn retrograde")
 }
 
+/// `flags` with a snapshot into `ck` as often as levels end (0.0001
+/// minutes: 6 ms), quietly.
+pub(crate) fn checkpointing<'a>(flags: &[&'a str], ck: &'a str) -> Vec<&'a str> {
+    [
+        flags,
+        &[
+            "--quiet",
+            "--checkpoint",
+            ck,
+            "--checkpoint-every",
+            "0.0001",
+        ],
+    ]
+    .concat()
+}
+
 pub(crate) fn write_hostfile(dir: &Path, processes: usize) -> std::path::PathBuf {
     let path = dir.join(format!("hosts-{processes}"));
     std::fs::write(&path, free_addresses(processes).join("\n") + "\n").expect("hostfile");
@@ -963,17 +979,7 @@ fn cli_killed_cluster_resumes_from_its_checkpoints() {
     // Snapshots as often as levels end (0.0001 minutes: 6 ms), then
     // SIGKILL to both processes once each has saved one.
     let hostfile = write_hostfile(&dir, 2);
-    let checkpointing = [
-        &flags[..],
-        &[
-            "--quiet",
-            "--checkpoint",
-            ck,
-            "--checkpoint-every",
-            "0.0001",
-        ],
-    ]
-    .concat();
+    let checkpointing = checkpointing(&flags, ck);
     // A process that ends before the kill (a busy machine can hold one
     // back until its first snapshot comes at the very end) leaves nothing
     // to resume: the kill is tried again from scratch, three times at most.

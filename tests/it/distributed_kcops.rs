@@ -16,7 +16,7 @@ use retrograde::{
     load_map, solve, Arena, Board, Engine, Game, KCops, Placement, Rules, SolveOptions,
 };
 
-use crate::distributed::{binary, data, run_cluster, spawn_process, write_hostfile};
+use crate::distributed::{binary, checkpointing, data, run_cluster, spawn_process, write_hostfile};
 use crate::support::kcops_games::{random_graph_games, random_map_games, random_map_games_lazy};
 
 /// (processes, workers per process) of the library tests.
@@ -360,17 +360,7 @@ fn cli_several_cops_resume_from_their_checkpoints() {
     ];
     let plain = run_cluster(&dir, 2, 1, &[&flags[..], &["--quiet"]].concat(), false);
     // A snapshot after every level; the last ones stay behind.
-    let checkpointing = [
-        &flags[..],
-        &[
-            "--quiet",
-            "--checkpoint",
-            ck,
-            "--checkpoint-every",
-            "0.0001",
-        ],
-    ]
-    .concat();
+    let checkpointing = checkpointing(&flags, ck);
     run_cluster(&dir, 2, 1, &checkpointing, false);
     let resumed = run_cluster(&dir, 2, 1, &[&flags[..], &["--resume", ck]].concat(), false);
     let err = String::from_utf8_lossy(&resumed[0].stderr);
