@@ -280,6 +280,19 @@ pub(crate) fn checkpointing<'a>(flags: &[&'a str], ck: &'a str) -> Vec<&'a str> 
     .concat()
 }
 
+/// Process 0 of `processes` resuming `flags` from the snapshots in `ck`,
+/// asserted to be refused (exit status 2); its standard error.
+pub(crate) fn resume_refused(dir: &Path, processes: usize, flags: &[&str], ck: &str) -> String {
+    let hostfile = write_hostfile(dir, processes);
+    let args = [flags, &["--quiet", "--resume", ck]].concat();
+    let out = spawn_process(&hostfile, processes, 0, 1, &args)
+        .wait_with_output()
+        .expect("wait");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    err
+}
+
 pub(crate) fn write_hostfile(dir: &Path, processes: usize) -> std::path::PathBuf {
     let path = dir.join(format!("hosts-{processes}"));
     std::fs::write(&path, free_addresses(processes).join("\n") + "\n").expect("hostfile");
@@ -1050,13 +1063,7 @@ fn cli_killed_cluster_resumes_from_its_checkpoints() {
     // Another cluster shape or other rules: refused before connecting,
     // exit status 2 naming the snapshot.
     let refused = |processes: usize, extra: &[&str], expected: &str| {
-        let hostfile = write_hostfile(&dir, processes);
-        let args = [&flags[..], extra, &["--quiet", "--resume", ck]].concat();
-        let out = spawn_process(&hostfile, processes, 0, 1, &args)
-            .wait_with_output()
-            .expect("wait");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{err}");
+        let err = resume_refused(&dir, processes, &[&flags[..], extra].concat(), ck);
         assert!(err.contains("process-0/band-0.level-"), "{err}");
         assert!(err.contains(expected), "{err}");
     };

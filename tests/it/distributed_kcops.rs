@@ -16,7 +16,9 @@ use retrograde::{
     load_map, solve, Arena, Board, Engine, Game, KCops, Placement, Rules, SolveOptions,
 };
 
-use crate::distributed::{binary, checkpointing, data, run_cluster, spawn_process, write_hostfile};
+use crate::distributed::{
+    binary, checkpointing, data, resume_refused, run_cluster, spawn_process, write_hostfile,
+};
 use crate::support::kcops_games::{random_graph_games, random_map_games, random_map_games_lazy};
 
 /// (processes, workers per process) of the library tests.
@@ -372,13 +374,7 @@ fn cli_several_cops_resume_from_their_checkpoints() {
     // Other speeds or another number of processes: refused before
     // connecting, with exit status 2.
     let refused = |processes: usize, extra: &[&str], expected: &str| {
-        let hostfile = write_hostfile(&dir, processes);
-        let args = [&flags[..], extra, &["--quiet", "--resume", ck]].concat();
-        let out = spawn_process(&hostfile, processes, 0, 1, &args)
-            .wait_with_output()
-            .expect("wait");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{err}");
+        let err = resume_refused(&dir, processes, &[&flags[..], extra].concat(), ck);
         assert!(err.contains(expected), "{err}");
     };
     refused(2, &["--cop-speed", "2"], "another speeds");
