@@ -365,15 +365,8 @@ fn cli_process_zero_prints_the_local_report_plus_the_exchange() {
         assert!(peaks.iter().all(|p| p.as_u64().unwrap() > 0));
     }
     // The text report: the local lines, then the cluster's.
-    let hostfile = write_hostfile(&dir, 2);
     let text_flags = [&flags[..7], &["--quiet"]].concat();
-    let children: Vec<Child> = (0..2)
-        .map(|i| spawn_process(&hostfile, 2, i, 1, &text_flags))
-        .collect();
-    let outputs: Vec<_> = children
-        .into_iter()
-        .map(|c| c.wait_with_output().expect("wait"))
-        .collect();
+    let outputs = run_cluster(&dir, 2, 1, &text_flags, false);
     let text = String::from_utf8_lossy(&outputs[0].stdout);
     assert!(text.starts_with("result: thief-escapes in"), "{text}");
     assert!(
