@@ -63,9 +63,9 @@ pub use hash::{fnv1a, FNV_START};
 pub use outcome::{Dte, Outcome, Terminal, Verdict};
 pub use solve::analysis::{LongestGame, StartPairs};
 pub use solve::{
-    best_moves, estimate, plan_storage, solve, verify, verify_observed, Checkpoint, Counts, Due,
-    Engine, Estimate, Inconsistency, Passes, Phases, Progress, Sink, Snapshot, Solution,
-    SolveOptions, StorageLimits, StoragePlan, UnknownEngine, Verification,
+    best_moves, check_cops_size, estimate, plan_storage, solve, verify, verify_observed,
+    Checkpoint, Counts, Due, Engine, Estimate, Inconsistency, Passes, Phases, Progress, Sink,
+    Snapshot, Solution, SolveOptions, StorageLimits, StoragePlan, UnknownEngine, Verification,
 };
 pub use storage::{available_memory, free_disk, Backing};
 pub use tablebase::{

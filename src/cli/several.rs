@@ -12,8 +12,8 @@ use std::path::Path;
 
 use anyhow::Result;
 use retrograde::{
-    load_graph_file, load_map_with_cops, Arena, Board, Coord, EdgeList, Grid, KCops, Placement,
-    SavedGame,
+    check_cops_size, load_graph_file, load_map_with_cops, Arena, Board, Coord, EdgeList, Grid,
+    KCops, Placement, SavedGame, StorageLimits,
 };
 
 use super::common::{no_vertices, refuse_one_sided_start, swap_xy, GameArgs, UsageError, VERTEX};
@@ -115,17 +115,24 @@ impl SeveralCops {
     }
 
     /// The game read from `solve`'s flags: the arena of the map or graph
-    /// file (`memory` caps an edge list's reading) with the speeds and
-    /// the lazy rule, `--cops K` cops and the start when both sides have
-    /// one (flags or the map's letters).
+    /// file (`limits.memory` caps an edge list's reading; with
+    /// `bitboard`, a local solve by the bitboard engine, a graph whose
+    /// arrays cannot fit under `limits` at all is refused before its arena
+    /// is built) with the speeds and the lazy rule, `--cops K` cops and the
+    /// start when both sides have one (flags or the map's letters).
     ///
     /// # Errors
-    /// The file's and the placement's refusals, and a count of `--cop`
-    /// other than K.
-    pub(crate) fn build(args: &SolveArgs, memory: Option<u64>) -> Result<SeveralCops> {
+    /// The file's and the placement's refusals, a graph too large, and a
+    /// count of `--cop` other than K.
+    pub(crate) fn build(
+        args: &SolveArgs,
+        limits: &StorageLimits,
+        bitboard: bool,
+    ) -> Result<SeveralCops> {
         let k = args.kcops.k();
         let (arena, source, cops, thief) = if args.kcops.graph {
-            graph_arena(&args.map, &args.game, memory)?
+            let size = bitboard.then_some((k, limits));
+            graph_arena(&args.map, &args.game, limits.memory, size)?
         } else {
             map_arena(&args.map, &args.game, k)?
         };
@@ -243,10 +250,18 @@ fn map_arena(path: &Path, game: &GameArgs, k: u32) -> Result<Built> {
 
 /// The arena of a graph file: graph6 or an edge list, told by content
 /// (the edge list read under the memory cap).
-fn graph_arena(path: &Path, game: &GameArgs, memory: Option<u64>) -> Result<Built> {
+fn graph_arena(
+    path: &Path,
+    game: &GameArgs,
+    memory: Option<u64>,
+    size: Option<(u32, &StorageLimits)>,
+) -> Result<Built> {
     let (list, format) = load_graph_file(path, memory)?;
     if list.n == 0 {
         return Err(no_vertices(path, 1).into());
+    }
+    if let Some((k, limits)) = size {
+        check_cops_size(list.n, k, limits)?;
     }
     arena_of_graph(list, format.as_str(), game)
 }

@@ -31,7 +31,7 @@ pub use checkpoint::Checkpoint;
 pub use engine::{Engine, UnknownEngine};
 #[cfg(feature = "distributed")]
 pub(crate) use plan::out_of_core_states;
-pub use plan::{plan_storage, Passes, StorageLimits, StoragePlan};
+pub use plan::{check_cops_size, plan_storage, Passes, StorageLimits, StoragePlan};
 use solution::{ArrayPager, CellStore, Labels};
 pub use solution::{Counts, Phases, Solution};
 pub use verify::{verify, verify_observed, Inconsistency, Verification};

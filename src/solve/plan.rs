@@ -283,6 +283,50 @@ pub fn plan_storage(
     })
 }
 
+/// Refuses, before its arena is built, a game of `cops` cops on `cells`
+/// cells (a map's free cells or a graph's vertices) whose arrays cannot be
+/// placed under `limits` even at their fewest (three bitsets of its
+/// states, where the thief can win nowhere): more than the memory cap and
+/// the free disk of the folder its scratch files would go to together.
+/// [`plan_storage`] refuses such a game too, but only once it is built,
+/// and an edge list naming one large vertex id builds a large arena for
+/// nothing. A game that passes may still be refused by `plan_storage`.
+///
+/// ```
+/// use retrograde::{check_cops_size, StorageLimits};
+/// let small = StorageLimits { memory: Some(1 << 30), ..StorageLimits::default() };
+/// assert!(check_cops_size(100, 2, &small).is_ok());
+/// assert!(check_cops_size(16_777_216, 1, &small).is_err());
+/// ```
+pub fn check_cops_size(cells: u32, cops: u32, limits: &StorageLimits) -> Result<()> {
+    let least = super::multicop::kcop_memory_least(cells as usize, cops as usize);
+    let room = limits
+        .memory
+        .unwrap_or_else(available_memory)
+        .saturating_sub(limits.held);
+    let dir = match &limits.scratch {
+        Some(dir) => Some(dir.clone()),
+        None => limits.spill_to_temp.then(std::env::temp_dir),
+    };
+    let disk = dir.as_deref().map_or(0, |d| free_disk(d).unwrap_or(0));
+    if least <= room.saturating_add(disk) {
+        return Ok(());
+    }
+    let s = if cops == 1 { "" } else { "s" };
+    Err(Error::TooLarge {
+        what: format!("{cops} cop{s} on {cells} cells (bitboard engine), at the fewest arrays"),
+        needed: least,
+        available: room.saturating_add(disk),
+        hint: match dir {
+            Some(d) => format!(
+                "the memory cap and the free disk under {} together are less: a smaller game, more memory or a larger disk",
+                d.display()
+            ),
+            None => "raise --memory, or give --scratch DIR on a disk with room".into(),
+        },
+    })
+}
+
 /// [`plan_storage`] for the several-cops kernel: its arrays (the
 /// attractor bitsets, the thief's rows of the next level, the distance
 /// table) in memory when they fit the cap, else the largest of them in

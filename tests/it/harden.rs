@@ -360,6 +360,29 @@ fn endless_and_huge_inputs_end_in_a_located_error_after_reading_little() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// One edge naming vertex 16,777,215 makes a graph whose several-cops
+/// solve (2.8e14 states for one cop) cannot fit anywhere: refused before
+/// its 16.7M-vertex arena is built (about 0.9 GB, more than the 1 GiB
+/// address space this runs under, which ended it without a refusal).
+#[test]
+fn a_graph_too_large_to_solve_is_refused_before_its_arena_is_built() {
+    let dir = temp_dir("harden-huge-vertex");
+    let graph = dir.join("one-edge.txt");
+    std::fs::write(&graph, "0 16777215\n").unwrap();
+    let graph = graph.to_str().unwrap();
+    for cops in ["1", "2"] {
+        let out = run_bounded(&["solve", "--graph", graph, "--cops", cops, "-q"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "--cops {cops}: {err}");
+        assert!(err.contains("on 16777216 cells"), "--cops {cops}: {err}");
+        assert!(
+            err.contains("at the fewest arrays needs"),
+            "--cops {cops}: {err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn threads_above_the_cap_are_refused_by_every_command() {
     let map = "data/maps/seed/line.txt";

@@ -354,8 +354,8 @@ fn run_several(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result
     refuse_lazy(args, args.kcops.k())?;
     let checkpoints = checkpointing(args, place, several::fingerprint(args))?;
     let started = Instant::now();
-    let memory = args.engine.storage.limits(0)?.memory;
-    let several = SeveralCops::build(args, memory)?;
+    let limits = args.engine.storage.limits(0)?;
+    let several = SeveralCops::build(args, &limits, false)?;
     let game = Arc::new(several.game.clone());
     let solve = Bands {
         bounds: distributed::multiset_bands(&game, place.config.total_workers()),

@@ -23,7 +23,7 @@ pub(super) fn plan(args: &SolveArgs, place: &Place) -> Result<i32, Failure> {
         (bounds[mine.end] - bounds[mine.start], game(&bounds))
     };
     let (states, planned) = if args.kcops.active() {
-        let several = SeveralCops::build(args, limits.memory)?;
+        let several = SeveralCops::build(args, &limits, false)?;
         let game = &several.game;
         share(
             &|b| {

@@ -34,7 +34,7 @@ pub(super) fn setup(
     }
     refuse_lazy(args, args.kcops.k())?;
     let targets = check_outputs(args)?;
-    let play = SeveralCops::build(args, config.limits().memory)?;
+    let play = SeveralCops::build(args, &config.limits(), config.engine == Engine::Bitboard)?;
     Ok((play, targets))
 }
 

@@ -42,6 +42,7 @@ pub(crate) use engine::solve_kcops_with;
 pub use engine::{solve_kcops, KcopOptions};
 pub(crate) use levels::KcopRun;
 pub use solution::KSolution;
+pub(crate) use store::kcop_memory_least;
 pub use store::{kcop_memory, kcop_memory_for};
 pub(crate) use store::{kcop_plan, KcopStorage};
 

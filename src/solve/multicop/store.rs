@@ -369,6 +369,13 @@ pub fn kcop_memory_for(arena: &Arena, k: usize, dte_table: bool) -> u64 {
         .saturating_add(n as u64 * row)
 }
 
+/// Bytes a k-cop solve of `n` cells allocates at least: as
+/// [`kcop_memory`] where the thief can win nowhere (three bitsets), no
+/// distance table. Known before the arena is built.
+pub(crate) fn kcop_memory_least(n: usize, k: usize) -> u64 {
+    memory(n, k, false)
+}
+
 fn memory(n: usize, k: usize, two: bool) -> u64 {
     let row = n.div_ceil(64).max(1) as u64 * 8;
     let sets = if two { 6 } else { 3 };
