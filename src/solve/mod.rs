@@ -99,6 +99,16 @@ impl<'a> SolveOptions<'a> {
         self
     }
 
+    /// The workers the solve's pool will have: the count of
+    /// [`with_threads`](Self::with_threads), or for 0 the default pool's
+    /// (one per core), as [`thread_pool`] builds it.
+    pub(crate) fn pool_threads(&self) -> usize {
+        match self.threads {
+            0 => rayon::current_num_threads(),
+            t => t,
+        }
+    }
+
     /// Store every state's distance to end (a u16 per state).
     /// [`Engine::Sweep`] computes no distances: [`solve`] and
     /// [`plan_storage`] refuse it with [`Error::Unsupported`].
@@ -263,14 +273,9 @@ pub fn estimate(game: &impl Game, options: &SolveOptions<'_>) -> Estimate {
     }
     if let (Engine::Bitboard, Some(grid)) = (options.engine, game.as_cops_and_thief()) {
         let layout = bitboard::Layout::new(grid);
-        // The workers the solve's pool will have (0: one per core).
-        let threads = match options.threads {
-            0 => rayon::current_num_threads(),
-            t => t,
-        };
         return Estimate {
             cells: layout.bytes(),
-            frontiers: bitboard::working_bytes(&layout, threads),
+            frontiers: bitboard::working_bytes(&layout, options.pool_threads()),
             dte: if options.dte_table {
                 n.saturating_mul(2)
             } else {

@@ -40,6 +40,16 @@ pub struct StorageLimits {
     pub held: u64,
 }
 
+impl StorageLimits {
+    /// The bytes a solve may keep resident: the cap (or what the system
+    /// has available) less what the caller holds.
+    fn room(&self) -> u64 {
+        self.memory
+            .unwrap_or_else(available_memory)
+            .saturating_sub(self.held)
+    }
+}
+
 /// Where a solve's arrays live and what it will use, decided by
 /// [`plan_storage`]; apply it with [`SolveOptions::with_plan`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -139,8 +149,7 @@ pub fn plan_storage(
     // its bitsets (out of core its own plan sizes them): not in files.
     let bitboard = options.engine == Engine::Bitboard && game.as_cops_and_thief().is_some();
     let files = arrays - if bitboard { sized.frontiers } else { 0 };
-    let cap = limits.memory.unwrap_or_else(available_memory);
-    let room = cap.saturating_sub(limits.held);
+    let room = limits.room();
     let backing = match &limits.scratch {
         // A scratch folder alone is a request for files; with a cap, files
         // only when the arrays do not fit under it.
@@ -300,10 +309,7 @@ pub fn plan_storage(
 /// ```
 pub fn check_cops_size(cells: u32, cops: u32, limits: &StorageLimits) -> Result<()> {
     let least = super::multicop::kcop_memory_least(cells as usize, cops as usize);
-    let room = limits
-        .memory
-        .unwrap_or_else(available_memory)
-        .saturating_sub(limits.held);
+    let room = limits.room();
     let dir = match &limits.scratch {
         Some(dir) => Some(dir.clone()),
         None => limits.spill_to_temp.then(std::env::temp_dir),
@@ -341,10 +347,7 @@ fn plan_multicop(
 ) -> Result<StoragePlan> {
     use super::multicop::{kcop_plan, KcopStorage};
     let (arena, k, dte_table) = (game.arena(), game.cops() as usize, options.dte_table);
-    let room = limits
-        .memory
-        .unwrap_or_else(available_memory)
-        .saturating_sub(limits.held);
+    let room = limits.room();
     let mut storage = KcopStorage {
         memory: Some(room),
         scratch: limits.scratch.clone(),
@@ -434,12 +437,7 @@ fn bitboard_out_of_core(
     room: u64,
 ) -> (u64, u64, Option<Passes>) {
     let layout = super::bitboard::Layout::new(game);
-    let threads = if options.threads == 0 {
-        rayon::current_num_threads()
-    } else {
-        options.threads
-    };
-    match super::bitboard::blocking(&layout, options.dte_table, threads, room) {
+    match super::bitboard::blocking(&layout, options.dte_table, options.pool_threads(), room) {
         // The records fit: the engine runs as in memory, on the mapped
         // files.
         Ok(plan) if plan.whole => {
