@@ -1,11 +1,10 @@
 //! `sniff()`: what a file holds, told by its first bytes as every command
-//! tells it (`retrograde::sniff`).
+//! tells it (`retrograde::sniff_path`).
 
-use std::io::Read;
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
-use retrograde::{sniff as sniff_head, Error, FileKind, SNIFF_BYTES};
+use retrograde::{sniff_path, FileKind};
 
 use crate::errors::to_py;
 
@@ -17,19 +16,6 @@ use crate::errors::to_py;
 /// (`FileNotFoundError` when missing) for a file that cannot be read.
 #[pyfunction]
 pub fn sniff(py: Python<'_>, path: PathBuf) -> PyResult<Option<&'static str>> {
-    let read = || -> Result<Option<FileKind>, Error> {
-        let io = |source| Error::Io {
-            path: path.clone(),
-            source,
-        };
-        let mut head = Vec::with_capacity(SNIFF_BYTES);
-        std::fs::File::open(&path)
-            .map_err(io)?
-            .take(SNIFF_BYTES as u64)
-            .read_to_end(&mut head)
-            .map_err(io)?;
-        Ok(sniff_head(&head))
-    };
-    let kind = py.detach(read).map_err(to_py)?;
+    let kind = py.detach(|| sniff_path(&path)).map_err(to_py)?;
     Ok(kind.map(FileKind::as_str))
 }

@@ -160,6 +160,8 @@ pub(crate) fn not_a_map(path: &Path, e: retrograde::Error) -> Failure {
     // A map's own parse error says what is wrong; a `.scen` name is a
     // scenario whatever its content looks like otherwise.
     let kind = retrograde::sniff_path(path)
+        .ok()
+        .flatten()
         .filter(|k| !matches!(k, retrograde::FileKind::Map(_)))
         .or_else(|| is_scen(path).then_some(retrograde::FileKind::Scenario));
     match kind.and_then(|kind| hint_for_map(kind, path)) {

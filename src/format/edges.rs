@@ -22,9 +22,6 @@ pub const MAX_VERTICES: u32 = 1 << 24;
 /// Most bytes of one line.
 const LINE_LIMIT: usize = 1 << 12;
 
-/// The UTF-8 byte-order mark an edge list may start with.
-pub(super) const BOM: &[u8] = "\u{feff}".as_bytes();
-
 /// An undirected graph read from a file: vertices `0..n` and its edges.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EdgeList {
@@ -123,7 +120,7 @@ fn read_edge_list(mut reader: impl BufRead, path: &str, limit: u64) -> Result<Ed
         if number == 1 {
             // A UTF-8 byte-order mark, as some editors write: skipped, as
             // in maps and scenarios (columns count from after it).
-            line = line.strip_prefix(BOM).unwrap_or(line);
+            line = super::without_bom(line);
         }
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let line = match line.iter().position(|&b| b == b'#') {

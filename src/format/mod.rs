@@ -247,7 +247,7 @@ impl<'p, R: BufRead> Lines<'p, R> {
         let long = self.buf.len() > limit;
         let mut raw = &self.buf[..];
         if number == 1 {
-            raw = raw.strip_prefix("\u{feff}".as_bytes()).unwrap_or(raw);
+            raw = without_bom(raw);
         }
         if !long {
             raw = raw.strip_suffix(b"\r").unwrap_or(raw);
@@ -422,6 +422,13 @@ impl<'p, R: BufRead> Lines<'p, R> {
 /// Largest accepted number of rows or columns.
 const MAX_SIDE: usize = 65_535;
 
+/// `bytes` without the UTF-8 byte-order mark some editors write at the
+/// start of a file: every reader of text files (maps, scenarios, edge
+/// lists) and `sniff` skip it, and count columns from after it.
+pub(crate) fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes)
+}
+
 /// Splits a line into whitespace-separated tokens with their 1-based columns.
 pub(crate) fn tokens(line: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
@@ -457,7 +464,7 @@ pub(crate) fn tokens(line: &str) -> Vec<(usize, &str)> {
 /// ```
 #[must_use]
 pub fn sniff_map(head: &[u8]) -> Option<MapFormat> {
-    let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
+    let head = without_bom(head);
     let first = head.split(|&b| b == b'\n').next().unwrap_or_default();
     let first = String::from_utf8_lossy(first);
     if first.trim_start().starts_with("type") {

@@ -5,9 +5,9 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::edges::{load_edge_list_within, looks_like_graph6, EdgeList, BOM};
+use super::edges::{load_edge_list_within, looks_like_graph6, EdgeList};
 use super::graph6::parse_graph6;
-use super::{sniff_map, MapFormat};
+use super::{sniff_map, without_bom, MapFormat};
 use crate::error::{Error, Result};
 
 /// Bytes of a file's head that [`sniff_path`] reads.
@@ -82,7 +82,7 @@ pub fn sniff(head: &[u8]) -> Option<FileKind> {
     }
     // Up to the last whole line of the head (after a byte-order mark),
     // comments and blank lines left out: all `u v`, at least two of them.
-    let head = head.strip_prefix(BOM).unwrap_or(head);
+    let head = without_bom(head);
     let text = String::from_utf8_lossy(head);
     let whole = text.rfind('\n').map_or("", |i| &text[..i]);
     let lines: Vec<&str> = whole
@@ -99,16 +99,22 @@ pub fn sniff(head: &[u8]) -> Option<FileKind> {
 }
 
 /// The kind of the file at `path` from its first [`SNIFF_BYTES`]; `None`
-/// when it cannot be read or tells none.
-#[must_use]
-pub fn sniff_path(path: &Path) -> Option<FileKind> {
+/// when they tell none.
+///
+/// # Errors
+/// [`Error::Io`] naming `path` when it cannot be opened or read.
+pub fn sniff_path(path: &Path) -> Result<Option<FileKind>> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     let mut head = Vec::with_capacity(SNIFF_BYTES);
     std::fs::File::open(path)
-        .ok()?
+        .map_err(io)?
         .take(SNIFF_BYTES as u64)
         .read_to_end(&mut head)
-        .ok()?;
-    sniff(&head)
+        .map_err(io)?;
+    Ok(sniff(&head))
 }
 
 /// Whether a line is exactly two unsigned integers.
@@ -124,7 +130,7 @@ fn map_format(head: &[u8]) -> Option<MapFormat> {
     match sniff_map(head)? {
         MapFormat::MovingAi => Some(MapFormat::MovingAi),
         MapFormat::Seed => {
-            let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
+            let head = without_bom(head);
             let mut lines = head
                 .split(|&b| b == b'\n')
                 .map(|l| l.strip_suffix(b"\r").unwrap_or(l));

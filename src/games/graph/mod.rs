@@ -304,7 +304,7 @@ impl<'p> Parser<'p> {
     fn feed(&mut self, mut bytes: &[u8]) -> Result<()> {
         if std::mem::take(&mut self.at_start) {
             // Skipped as in maps and scenarios: columns count from after it.
-            bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
+            bytes = crate::format::without_bom(bytes);
         }
         if !self.started {
             let consumed = self.read_header(bytes)?;
