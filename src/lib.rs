@@ -44,7 +44,9 @@ pub mod theory;
 pub use board::{Board, ExitRule, Placement};
 pub use csr::{count_edges, explicit_estimate, Csr, ExplicitGraph, Neighbors};
 pub use error::{human_bytes, Error, Result};
-pub use format::graph6::{parse_graph6, to_graph6, Graph6Error, Graph6Graph, Graph6Reader};
+pub use format::graph6::{
+    graph6_order, parse_graph6, to_graph6, Graph6Error, Graph6Graph, Graph6Reader,
+};
 pub use format::{
     load_edge_list, load_edge_list_within, load_graph_file, load_map, load_map_with_cops,
     load_scen, looks_like_graph6, parse_edge_list, parse_map, parse_scen, sniff, sniff_map,

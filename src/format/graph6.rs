@@ -47,6 +47,55 @@ pub fn parse_graph6(line: &[u8]) -> std::result::Result<(usize, Vec<(u32, u32)>)
     Ok((n, edges))
 }
 
+/// The order `n` a graph6 line declares, read from its first 1, 4 or 8
+/// bytes alone (the edges are not looked at, nor is `n` checked against
+/// [`GRAPH6_MAX_ORDER`]): what a stream of graphs of one order can check
+/// before decoding each.
+///
+/// # Errors
+/// [`Graph6Error`] at the first byte of the order that is not graph6.
+///
+/// # Example
+/// ```
+/// assert_eq!(retrograde::graph6_order(b"Bg"), Ok(3));
+/// assert_eq!(retrograde::graph6_order(b"~??~"), Ok(63));
+/// assert!(retrograde::graph6_order(b"!").is_err());
+/// ```
+pub fn graph6_order(line: &[u8]) -> std::result::Result<u64, Graph6Error> {
+    order(line).map(|(n, _)| n)
+}
+
+/// The order of a graph6 line and the bytes it takes (1, 4 or 8).
+fn order(line: &[u8]) -> std::result::Result<(u64, usize), Graph6Error> {
+    let digits =
+        |from: usize, to: usize| (from..to).try_fold(0u64, |n, i| Ok((n << 6) | byte_at(line, i)?));
+    Ok(if byte_at(line, 0)? < 63 {
+        (byte_at(line, 0)?, 1)
+    } else if line.get(1) != Some(&b'~') {
+        (digits(1, 4)?, 4)
+    } else {
+        (digits(2, 8)?, 8)
+    })
+}
+
+/// The six bits of byte `i` of a graph6 line.
+fn byte_at(line: &[u8], i: usize) -> std::result::Result<u64, Graph6Error> {
+    match line.get(i) {
+        None => Err(Graph6Error {
+            column: i + 1,
+            message: "line ends inside the order: expected more graph6 bytes".into(),
+        }),
+        Some(&b) if (63..=126).contains(&b) => Ok(u64::from(b - 63)),
+        Some(&b) => Err(Graph6Error {
+            column: i + 1,
+            message: format!(
+                "expected a graph6 byte (63..=126, `?` to `~`), found {}",
+                show(b)
+            ),
+        }),
+    }
+}
+
 /// Decodes a graph6 line and hands every edge `(u, v)`, `u < v`, to `edge`;
 /// returns the order. The one decoder behind [`parse_graph6`] and the
 /// adjacency-mask fast path of the cop number.
@@ -55,22 +104,7 @@ pub(crate) fn decode(
     mut edge: impl FnMut(u32, u32),
 ) -> std::result::Result<usize, Graph6Error> {
     let err = |column: usize, message: String| Graph6Error { column, message };
-    let byte = |i: usize| -> std::result::Result<u64, Graph6Error> {
-        match line.get(i) {
-            None => Err(err(
-                i + 1,
-                "line ends inside the order: expected more graph6 bytes".into(),
-            )),
-            Some(&b) if (63..=126).contains(&b) => Ok(u64::from(b - 63)),
-            Some(&b) => Err(err(
-                i + 1,
-                format!(
-                    "expected a graph6 byte (63..=126, `?` to `~`), found {}",
-                    show(b)
-                ),
-            )),
-        }
-    };
+    let byte = |i: usize| byte_at(line, i);
     match line.first() {
         None => return Err(err(1, "empty line: expected a graph6 graph".into())),
         Some(b':') => {
@@ -87,21 +121,7 @@ pub(crate) fn decode(
         }
         _ => {}
     }
-    let (n, mut at) = if byte(0)? < 63 {
-        (byte(0)?, 1)
-    } else if line.get(1) != Some(&b'~') {
-        let mut n = 0;
-        for i in 1..4 {
-            n = (n << 6) | byte(i)?;
-        }
-        (n, 4)
-    } else {
-        let mut n = 0;
-        for i in 2..8 {
-            n = (n << 6) | byte(i)?;
-        }
-        (n, 8)
-    };
+    let (n, mut at) = order(line)?;
     if n as usize > GRAPH6_MAX_ORDER {
         return Err(err(
             1,
@@ -316,6 +336,39 @@ mod tests {
         assert_eq!((n, edges.len()), (10, 15));
         assert_eq!(parse_graph6(b"@").unwrap(), (1, vec![]));
         assert_eq!(parse_graph6(b"?").unwrap(), (0, vec![]));
+    }
+
+    /// The order read from the header agrees with the decoder's, for each
+    /// of the three header lengths.
+    #[test]
+    fn graph6_order_reads_every_header_length() {
+        for n in [1usize, 5, 62, 63, 64, 200, 258_047, 258_048] {
+            let text = if n <= 200 {
+                to_graph6(n, &[])
+            } else {
+                let bytes = if n < 258_048 {
+                    vec![
+                        126,
+                        (n >> 12) as u8 + 63,
+                        (n >> 6 & 63) as u8 + 63,
+                        (n & 63) as u8 + 63,
+                    ]
+                } else {
+                    let mut b = vec![126, 126];
+                    b.extend((0..6).rev().map(|k| (n >> (6 * k) & 63) as u8 + 63));
+                    b
+                };
+                String::from_utf8(bytes).unwrap()
+            };
+            assert_eq!(graph6_order(text.as_bytes()), Ok(n as u64), "{n}");
+            if n <= 200 {
+                assert_eq!(parse_graph6(text.as_bytes()).unwrap().0, n);
+            }
+        }
+        assert!(graph6_order(b"").is_err());
+        assert!(graph6_order(b"~").is_err());
+        assert!(graph6_order(b"~~??").is_err());
+        assert!(graph6_order(b"!").is_err());
     }
 
     #[test]
