@@ -50,8 +50,8 @@ pub use format::graph6::{
 pub use format::{
     load_edge_list, load_edge_list_within, load_graph_file, load_map, load_map_with_cops,
     load_scen, looks_like_graph6, parse_edge_list, parse_map, parse_scen, sniff, sniff_map,
-    sniff_path, Coord, EdgeList, FileKind, GraphFormat, Map, MapFormat, Scenario, ScenarioEntry,
-    SNIFF_BYTES,
+    sniff_path, Coord, EdgeLines, EdgeList, FileKind, GraphFormat, Map, MapFormat, Scenario,
+    ScenarioEntry, SNIFF_BYTES,
 };
 pub use game::{check_game_contract, Game, Initial};
 pub use games::arena::{Arena, MAX_SPEED};

@@ -24,7 +24,10 @@ pub fn nim(heaps: Vec<u64>) -> (u64, Vec<(usize, u64)>) {
 /// `heap` tokens, from its proven period (searched up to `limit`): a dict
 /// with `grundy`, `wins` (the player to move wins), `winning_move`
 /// (tokens to take, or `None`), `preperiod` and `period` of the Grundy
-/// sequence. `ValueError` for bad moves or no period within `limit`.
+/// sequence. A heap below the smallest move has no move and loses, Grundy
+/// 0, without the period (`preperiod` and `period` are then `None` when it
+/// was not found). `ValueError` for bad moves or, for a larger heap, no
+/// period within `limit`.
 #[pyfunction]
 #[pyo3(signature = (moves, heap, *, limit=1_000_000))]
 pub fn subtraction<'py>(
@@ -36,14 +39,16 @@ pub fn subtraction<'py>(
     let game = th::subtraction::SubtractionGame::new(&moves)
         .map_err(|e| PyValueError::new_err(message(&e)))?;
     let a = py
-        .detach(|| game.analyse(limit))
+        .detach(|| game.answers(limit, heap))
         .map_err(|e| PyValueError::new_err(message(&e)))?;
-    let p = a.grundy_periodicity();
+    let p = a
+        .analysis()
+        .map(th::subtraction::Analysis::grundy_periodicity);
     let d = pyo3::types::PyDict::new(py);
     d.set_item("grundy", a.grundy(heap))?;
     d.set_item("wins", a.wins(heap))?;
     d.set_item("winning_move", a.winning_move(heap))?;
-    d.set_item("preperiod", p.preperiod)?;
-    d.set_item("period", p.period)?;
+    d.set_item("preperiod", p.map(|p| p.preperiod))?;
+    d.set_item("period", p.map(|p| p.period))?;
     Ok(d)
 }

@@ -169,6 +169,12 @@ def test_toolkit():
     assert retrograde.subtraction([1, 2], 10)["winning_move"] == 1
     with pytest.raises(ValueError):
         retrograde.subtraction([], 3)
+    # Below the smallest move a heap loses with grundy 0, period or not
+    # (as the command answers it); above it the period must be found.
+    r = retrograde.subtraction([5, 7], 4, limit=3)
+    assert (r["wins"], r["grundy"], r["winning_move"], r["period"]) == (False, 0, None, None)
+    with pytest.raises(ValueError, match="no period found"):
+        retrograde.subtraction([5, 7], 5, limit=3)
 
 
 @pytest.mark.parametrize("side, cops", [(200, 1), (20, 2)])

@@ -9,7 +9,7 @@ use anyhow::Result;
 use clap::{Args as ClapArgs, Subcommand};
 use retrograde::theory::empty_cell::read_contest;
 use retrograde::theory::nim::{nim_sum, winning_moves};
-use retrograde::theory::subtraction::{Analysis, SubtractionError, SubtractionGame};
+use retrograde::theory::subtraction::{Analysis, Answers, SubtractionGame};
 use serde::Serialize;
 
 use super::common::UsageError;
@@ -129,32 +129,10 @@ struct SubtractionReport<'a> {
     heap_grundy: Option<u32>,
 }
 
-/// The answers for heaps: from the period, or, when it was not found,
-/// for heaps below the smallest move only (each loses, Grundy 0: no move
-/// is possible).
-#[derive(Clone, Copy)]
-struct Answers<'a> {
-    analysis: Option<&'a Analysis>,
-}
-
-impl Answers<'_> {
-    fn grundy(self, heap: u64) -> u32 {
-        self.analysis.map_or(0, |a| a.grundy(heap))
-    }
-
-    fn wins(self, heap: u64) -> bool {
-        self.analysis.is_some_and(|a| a.wins(heap))
-    }
-
-    fn winning_move(self, heap: u64) -> Option<u64> {
-        self.analysis.and_then(|a| a.winning_move(heap))
-    }
-}
-
 /// A list over the heaps 0..=N, written as it is computed: `--upto` may
 /// be as large as a u64 and memory stays bounded.
 struct Heaps<'a> {
-    answers: Answers<'a>,
+    answers: &'a Answers,
     upto: u64,
     /// Grundy values of every heap, or the losing heaps.
     grundy: bool,
@@ -176,20 +154,17 @@ fn subtraction(args: &SubtractionArgs, out: &mut impl Write) -> Result<()> {
     let game = SubtractionGame::new(&args.moves).map_err(|e| usage(format!("--moves: {e}")))?;
     let smallest = game.moves()[0];
     // Heaps below the smallest move have no move: they need no period.
-    let trivial = args.upto.is_none_or(|n| n < smallest) && args.heap.is_none_or(|h| h < smallest);
-    let (analysis, no_period) =
-        match game.analyse(args.search_limit) {
-            Ok(analysis) => (Some(analysis), None),
-            Err(
-                e @ (SubtractionError::NoPeriodWithin { .. } | SubtractionError::TooLarge { .. }),
-            ) if trivial => (None, Some(format!("{e} (--search-limit)"))),
-            Err(e) => return Err(usage(format!("{e} (--search-limit)"))),
-        };
-    let answers = Answers {
-        analysis: analysis.as_ref(),
+    let largest = args.upto.unwrap_or(0).max(args.heap.unwrap_or(0));
+    let answers = game
+        .answers(args.search_limit, largest)
+        .map_err(|e| usage(format!("{e} (--search-limit)")))?;
+    let no_period = match &answers {
+        Answers::BelowSmallestMove { why, .. } => Some(format!("{why} (--search-limit)")),
+        Answers::Periodic(_) => None,
     };
-    let outcome = analysis.as_ref().map(Analysis::outcome_periodicity);
-    let values = analysis.as_ref().map(Analysis::grundy_periodicity);
+    let answers = &answers;
+    let outcome = answers.analysis().map(Analysis::outcome_periodicity);
+    let values = answers.analysis().map(Analysis::grundy_periodicity);
     // Every list below is streamed, never collected.
     let upto = args.upto;
     let moves = game.moves().to_vec();

@@ -3,10 +3,10 @@
 //!
 //! The state array is cut into contiguous *bands*, one per worker; for the
 //! grid game a band is the states of a range of cop cells that starts at a
-//! grid row ([`row_bands`]), so a worker owns whole rows of the cop's map;
-//! for the several-cops game ([`KCops`](crate::KCops)) a band is the states
-//! of a run of cop multisets ([`multiset_bands`], with [`kcops_hash`] its
-//! session value).
+//! grid row, so a worker owns whole rows of the cop's map; for the
+//! several-cops game ([`KCops`](crate::KCops)) a band is the states of a
+//! run of cop multisets ([`bands`], with [`session`] the value peers
+//! compare).
 //! Each worker keeps its band's cells (the counters of `storage/cells.rs`,
 //! one byte per state), its two frontiers and optionally its distances, and
 //! runs the level-synchronous propagation of the local engines on them.
@@ -34,14 +34,14 @@
 //! with "timely communication error"; the caller (the CLI) turns that into
 //! an exit.
 
+mod bands;
 mod checkpoint;
-mod kcops;
 mod net;
 mod solution;
 mod worker;
 
+pub use bands::{bands, session};
 pub use checkpoint::{BandCheckpoint, BandSink, BandSnapshot, BandSource};
-pub use kcops::{kcops_hash, multiset_bands};
 pub use solution::{write_shard, Band, PartitionedSolution, Summary};
 
 use std::net::TcpStream;
@@ -55,7 +55,6 @@ use timely::communication::{AllocatorBuilder, Hooks};
 
 use crate::error::{Error, Result};
 use crate::game::Game;
-use crate::games::cops::CopsAndThief;
 use crate::solve::Progress;
 use crate::storage::cells::Cells;
 use crate::storage::frontier::Frontier;
@@ -307,82 +306,6 @@ fn load_band(
     }
     arrays.resumed = Some(saved.progress);
     Ok(())
-}
-
-/// A hash of everything that defines the grid game (grid, exits, starts,
-/// rules), the same in every process and build: the session value of
-/// [`PartitionOptions::session`], so that peers solving another game are
-/// refused at connection.
-#[must_use]
-pub fn game_hash(game: &CopsAndThief) -> u64 {
-    use crate::hash::{fnv1a, FNV_START};
-    let board = game.board();
-    let grid = &board.grid;
-    let word = |h: u64, v: u64| fnv1a(h, &v.to_le_bytes());
-    let mut h = [
-        grid.height() as u64,
-        grid.width() as u64,
-        grid.cells() as u64,
-    ]
-    .into_iter()
-    .fold(FNV_START, word);
-    for cell in 0..grid.cells() as u32 {
-        let (r, c) = grid.coords(cell);
-        h = [r as u64, c as u64, u64::from(board.exits[cell as usize])]
-            .into_iter()
-            .fold(h, word);
-    }
-    // A missing start hashes as u64::MAX, no cell id.
-    let start = |s: Option<u32>| s.map_or(u64::MAX, u64::from);
-    let rules = game.rules();
-    let flags = [
-        rules.cop_diagonal,
-        rules.thief_diagonal,
-        rules.cop_passes,
-        rules.thief_passes,
-        rules.corner_cutting,
-        rules.thief_first,
-    ];
-    h = word(word(h, start(board.cop)), start(board.thief));
-    fnv1a(h, &flags.map(u8::from))
-}
-
-/// Band boundaries for `parts` workers over the grid game: cop cells are
-/// split into `parts` runs of about equal size, each starting at the first
-/// free cell of a grid row, and a run's states are `[first * 2C, end * 2C)`.
-/// Returns `parts + 1` non-decreasing state indices from 0 to the state
-/// count (bands may be empty when the map has fewer rows than `parts`).
-#[must_use]
-pub fn row_bands(game: &CopsAndThief, parts: usize) -> Vec<u64> {
-    let grid = &game.board().grid;
-    let cells = game.cells();
-    let block = 2 * cells;
-    let mut bounds = vec![0u64];
-    for k in 1..parts as u64 {
-        let target = (k * cells / parts as u64).min(cells);
-        let first = if target >= cells {
-            cells
-        } else {
-            // The first free cell of the target cell's row: ids are
-            // row-major, so rows are contiguous runs of ids.
-            let row = grid.coords(target as u32).0;
-            let mut lo = 0u64;
-            let mut hi = target;
-            while lo < hi {
-                let mid = (lo + hi) / 2;
-                if grid.coords(mid as u32).0 < row {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            lo
-        };
-        let last = *bounds.last().expect("non-empty");
-        bounds.push((first * block).max(last));
-    }
-    bounds.push(game.state_count());
-    bounds
 }
 
 /// Bytes of arrays one worker of a band of `states` states allocates:

@@ -87,14 +87,7 @@ pub fn load_edge_list_within(path: &Path, memory: Option<u64>) -> Result<EdgeLis
 }
 
 fn read_edge_list(mut reader: impl BufRead, path: &str, limit: u64) -> Result<EdgeList> {
-    let error = |line: usize, column: usize, message: String| Error::Parse {
-        path: path.to_string(),
-        line,
-        column,
-        message,
-    };
-    let mut edges = Vec::new();
-    let mut n = 0u32;
+    let mut lines = EdgeLines::new(path, MAX_VERTICES, limit);
     let mut buf = Vec::new();
     let mut number = 0;
     loop {
@@ -110,13 +103,72 @@ fn read_edge_list(mut reader: impl BufRead, path: &str, limit: u64) -> Result<Ed
         }
         number += 1;
         if buf.len() > LINE_LIMIT && buf.last() != Some(&b'\n') {
-            return Err(error(
+            return Err(lines.error(
                 number,
                 LINE_LIMIT + 1,
                 format!("a line longer than {LINE_LIMIT} bytes: expected `u v` (two vertex ids)"),
             ));
         }
-        let mut line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        lines.push(number, buf.strip_suffix(b"\n").unwrap_or(&buf))?;
+    }
+    lines.finish()
+}
+
+/// An edge list parsed a line at a time, for a reader that takes the lines
+/// itself (`copnumber` tells an edge list from graph6 by its first line,
+/// already read): the one parser of edge lists, behind
+/// [`parse_edge_list`] and [`load_edge_list`] too.
+///
+/// # Example
+/// ```
+/// let mut lines = retrograde::EdgeLines::new("g", 1 << 16, u64::MAX);
+/// for (number, line) in ["0 1", "# a comment", "1 2 # and an edge"].iter().enumerate() {
+///     lines.push(number + 1, line.as_bytes()).unwrap();
+/// }
+/// assert_eq!(lines.finish().unwrap().edges, vec![(0, 1), (1, 2)]);
+/// ```
+#[derive(Debug)]
+pub struct EdgeLines {
+    path: String,
+    max_vertices: u32,
+    limit: u64,
+    edges: Vec<(u32, u32)>,
+    n: u32,
+}
+
+impl EdgeLines {
+    /// An empty list: `path` names the input in errors, vertex ids must lie
+    /// below `max_vertices` (at most 2^24, what any edge list may name), and the edges may
+    /// take at most `limit` bytes.
+    #[must_use]
+    pub fn new(path: &str, max_vertices: u32, limit: u64) -> EdgeLines {
+        EdgeLines {
+            path: path.to_string(),
+            max_vertices: max_vertices.min(MAX_VERTICES),
+            limit,
+            edges: Vec::new(),
+            n: 0,
+        }
+    }
+
+    fn error(&self, line: usize, column: usize, message: String) -> Error {
+        Error::Parse {
+            path: self.path.clone(),
+            line,
+            column,
+            message,
+        }
+    }
+
+    /// Adds line `number` (1-based, without its `\n`): an edge `u v`, or
+    /// nothing for a blank line or a comment. A byte-order mark may start
+    /// line 1 (columns count from after it).
+    ///
+    /// # Errors
+    /// [`Error::Parse`] with the line and column of the problem,
+    /// [`Error::TooLarge`] when the edges would pass the limit.
+    pub fn push(&mut self, number: usize, line: &[u8]) -> Result<()> {
+        let mut line = line;
         if number == 1 {
             // A UTF-8 byte-order mark, as some editors write: skipped, as
             // in maps and scenarios (columns count from after it).
@@ -143,7 +195,7 @@ fn read_edge_list(mut reader: impl BufRead, path: &str, limit: u64) -> Result<Ed
             let token = &line[start..at];
             let column = start + 1;
             if found == 2 {
-                return Err(error(
+                return Err(self.error(
                     number,
                     column,
                     format!(
@@ -156,14 +208,14 @@ fn read_edge_list(mut reader: impl BufRead, path: &str, limit: u64) -> Result<Ed
                 .ok()
                 .filter(|t| t.bytes().all(|b| b.is_ascii_digit()))
                 .and_then(|t| t.parse::<u32>().ok())
-                .filter(|&id| id < MAX_VERTICES)
+                .filter(|&id| id < self.max_vertices)
                 .ok_or_else(|| {
-                    error(
+                    self.error(
                         number,
                         column,
                         format!(
                             "expected a vertex id (an integer 0 to {}), found `{}`",
-                            MAX_VERTICES - 1,
+                            self.max_vertices - 1,
                             String::from_utf8_lossy(token)
                         ),
                     )
@@ -172,47 +224,57 @@ fn read_edge_list(mut reader: impl BufRead, path: &str, limit: u64) -> Result<Ed
             found += 1;
         }
         match found {
-            0 => {}
-            1 => {
-                return Err(error(
-                    number,
-                    line.len() + 1,
-                    "expected a second vertex id (`u v`), found the end of the line".into(),
-                ))
-            }
+            0 => Ok(()),
+            1 => Err(self.error(
+                number,
+                line.len() + 1,
+                "expected a second vertex id (`u v`), found the end of the line".into(),
+            )),
             _ => {
-                n = n.max(ids[0] + 1).max(ids[1] + 1);
+                self.n = self.n.max(ids[0] + 1).max(ids[1] + 1);
                 // Checked before the list grows (doubling): the growth
                 // itself must fit, or its allocation aborts the process.
-                if edges.len() == edges.capacity() {
-                    let grown = (edges.capacity().max(4) as u64)
+                if self.edges.len() == self.edges.capacity() {
+                    let grown = (self.edges.capacity().max(4) as u64)
                         .saturating_mul(2 * std::mem::size_of::<(u32, u32)>() as u64);
-                    if grown > limit {
+                    if grown > self.limit {
                         return Err(Error::TooLarge {
                             what: format!(
-                                "the edges of {path} read up to line {number} ({} edges)",
-                                edges.len() + 1
+                                "the edges of {} read up to line {number} ({} edges)",
+                                self.path,
+                                self.edges.len() + 1
                             ),
                             needed: grown,
-                            available: limit,
+                            available: self.limit,
                             hint: "raise --memory, or list each edge once".into(),
                         });
                     }
                 }
-                edges.push((ids[0], ids[1]));
+                self.edges.push((ids[0], ids[1]));
+                Ok(())
             }
         }
     }
-    // No edge, no vertex: a game with no states, whose saved table its own
-    // reader refuses (issue 33, item 16).
-    if n == 0 {
-        return Err(error(
-            1,
-            1,
-            "expected a graph of at least one vertex, found none (no vertices: an empty input, only comments, or graph6 `?`)".into(),
-        ));
+
+    /// The graph read.
+    ///
+    /// # Errors
+    /// [`Error::Parse`] at line 1 when no line named a vertex: a game with
+    /// no states, whose saved table its own reader refuses (issue 33, item
+    /// 16).
+    pub fn finish(self) -> Result<EdgeList> {
+        if self.n == 0 {
+            return Err(self.error(
+                1,
+                1,
+                "expected a graph of at least one vertex, found none (no vertices: an empty input, only comments, or graph6 `?`)".into(),
+            ));
+        }
+        Ok(EdgeList {
+            n: self.n,
+            edges: self.edges,
+        })
     }
-    Ok(EdgeList { n, edges })
 }
 
 #[cfg(test)]

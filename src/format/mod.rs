@@ -9,7 +9,7 @@ mod seed;
 mod sniff;
 
 pub use edges::{
-    load_edge_list, load_edge_list_within, looks_like_graph6, parse_edge_list, EdgeList,
+    load_edge_list, load_edge_list_within, looks_like_graph6, parse_edge_list, EdgeLines, EdgeList,
 };
 pub use scen::{load_scen, parse_scen, Scenario, ScenarioEntry};
 pub use sniff::{load_graph_file, sniff, sniff_path, FileKind, GraphFormat, SNIFF_BYTES};

@@ -215,6 +215,39 @@ impl SubtractionGame {
         self.analyse_within(limit, crate::storage::available_memory())
     }
 
+    /// What can be said of every heap up to `largest`: the proven period
+    /// when it is found within `limit` ([`analyse`](Self::analyse)), or,
+    /// when it is not (or its search cannot fit) and `largest` lies below
+    /// the smallest move, that each of those heaps loses with Grundy 0 (no
+    /// move is possible from it).
+    ///
+    /// # Errors
+    /// As [`analyse`](Self::analyse), for a `largest` heap the smallest
+    /// move fits in.
+    ///
+    /// # Example
+    /// ```
+    /// use retrograde::theory::subtraction::SubtractionGame;
+    /// let game = SubtractionGame::new(&[5, 7]).unwrap();
+    /// // No period among the first 3 heap sizes, but heaps 0 to 4 have no move.
+    /// let answers = game.answers(3, 4).unwrap();
+    /// assert!(answers.analysis().is_none());
+    /// assert_eq!((answers.wins(4), answers.grundy(4), answers.winning_move(4)), (false, 0, None));
+    /// assert!(game.answers(3, 5).is_err());
+    /// ```
+    pub fn answers(&self, limit: u64, largest: u64) -> Result<Answers, SubtractionError> {
+        match self.analyse(limit) {
+            Ok(analysis) => Ok(Answers::Periodic(analysis)),
+            Err(
+                why @ (SubtractionError::NoPeriodWithin { .. } | SubtractionError::TooLarge { .. }),
+            ) if largest < self.moves[0] => Ok(Answers::BelowSmallestMove {
+                smallest: self.moves[0],
+                why,
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Bytes the period search up to `limit` heap sizes may need at its
     /// peak: every value computed, the table of windows as it grows (the
     /// old table and the new while it doubles), and the moves. A search
@@ -393,6 +426,62 @@ impl Analysis {
             .copied()
             .take_while(|&m| m <= heap)
             .find(|&m| !self.wins(heap - m))
+    }
+}
+
+/// The answers of [`SubtractionGame::answers`] for the heaps it was asked
+/// about.
+#[derive(Clone, Debug)]
+pub enum Answers {
+    /// From the proven period: every heap size.
+    Periodic(Analysis),
+    /// The period is unknown, and every heap asked about lies below the
+    /// smallest move: each loses, Grundy 0.
+    BelowSmallestMove {
+        /// The smallest move.
+        smallest: u64,
+        /// Why the period is unknown.
+        why: SubtractionError,
+    },
+}
+
+impl Answers {
+    /// The period's analysis, if it was found.
+    #[must_use]
+    pub fn analysis(&self) -> Option<&Analysis> {
+        match self {
+            Answers::Periodic(analysis) => Some(analysis),
+            Answers::BelowSmallestMove { .. } => None,
+        }
+    }
+
+    /// Grundy value of a heap asked about.
+    #[must_use]
+    pub fn grundy(&self, heap: u64) -> u32 {
+        self.below(heap);
+        self.analysis().map_or(0, |a| a.grundy(heap))
+    }
+
+    /// Whether the player to move from a heap asked about wins.
+    #[must_use]
+    pub fn wins(&self, heap: u64) -> bool {
+        self.below(heap);
+        self.analysis().is_some_and(|a| a.wins(heap))
+    }
+
+    /// The smallest winning move from a heap asked about, or `None` when
+    /// every move loses (or there is none).
+    #[must_use]
+    pub fn winning_move(&self, heap: u64) -> Option<u64> {
+        self.below(heap);
+        self.analysis().and_then(|a| a.winning_move(heap))
+    }
+
+    /// Without the period only heaps below the smallest move have answers.
+    fn below(&self, heap: u64) {
+        if let Answers::BelowSmallestMove { smallest, .. } = self {
+            debug_assert!(heap < *smallest, "heap {heap} was not asked about");
+        }
     }
 }
 

@@ -48,7 +48,7 @@ fn solve_cluster(
     processes: usize,
     workers: usize,
 ) -> Vec<PartitionedSolution> {
-    let bounds = distributed::row_bands(game, processes * workers);
+    let bounds = distributed::bands(game, processes * workers).unwrap();
     let options = PartitionOptions {
         dte_table: true,
         track: game.start(),
@@ -209,7 +209,7 @@ fn row_bands_start_at_rows_and_cover_the_states() {
     let game = maze();
     let grid = &game.board().grid;
     for parts in [1, 2, 3, 7, 64, 1000] {
-        let bounds = distributed::row_bands(&game, parts);
+        let bounds = distributed::bands(&game, parts).unwrap();
         assert_eq!(bounds.len(), parts + 1);
         assert_eq!((bounds[0], bounds[parts]), (0, game.state_count()));
         for pair in bounds.windows(2) {

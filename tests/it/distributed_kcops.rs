@@ -31,11 +31,11 @@ fn solve_cluster(
     processes: usize,
     workers: usize,
 ) -> Vec<PartitionedSolution> {
-    let bounds = distributed::multiset_bands(game, processes * workers);
+    let bounds = distributed::bands(game, processes * workers).unwrap();
     let options = PartitionOptions {
         dte_table: true,
         track,
-        session: distributed::kcops_hash(game, track),
+        session: distributed::session(game, track).unwrap(),
         ..PartitionOptions::default()
     };
     crate::distributed::threads_cluster(game, &bounds, &options, processes, workers)

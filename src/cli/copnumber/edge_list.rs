@@ -1,12 +1,13 @@
 //! `copnumber` on one graph given as an edge list (`u v` a line, `#`
-//! comments), each line parsed as it is read.
+//! comments), each line parsed as it is read by the library's
+//! `EdgeLines`.
 
 use std::io::{BufRead, Write};
 use std::path::Path;
 
 use retrograde::Graph6Reader;
 
-use super::super::common::{no_vertices, UsageError};
+use super::super::common::UsageError;
 use super::super::output::stop_requested;
 use super::super::Failure;
 use super::certificate::CertificateFile;
@@ -32,26 +33,24 @@ pub(super) fn run<R: BufRead>(
         ))
         .into());
     }
-    let mut edges = Vec::new();
-    let mut n = 0usize;
-    // A UTF-8 byte-order mark before the first line is skipped, as in maps
-    // and the other readers of edge lists (columns count from after it).
-    let first = match first_line {
-        1 => first.strip_prefix("\u{feff}".as_bytes()).unwrap_or(first),
-        _ => first,
-    };
-    add_edge(path, first_line, first, &mut edges, &mut n)?;
+    // The library's one edge-list parser, a line at a time: the first
+    // line, read to tell an edge list from graph6, then the rest. Vertex
+    // ids are graph6's (at most 65,536 vertices). The edges are held
+    // within what the process has, not `--memory`: that cap is the
+    // solve's, refused with what each number of cops would need.
+    let name = path.display().to_string();
+    let limit = retrograde::available_memory();
+    let mut lines = retrograde::EdgeLines::new(&name, 1 << 16, limit);
+    lines.push(first_line, first)?;
     while let Some((line, bytes)) = reader.next_line()? {
-        add_edge(path, line, bytes, &mut edges, &mut n)?;
+        lines.push(line, bytes)?;
     }
-    if n == 0 {
-        return Err(no_vertices(path, first_line).into());
-    }
+    let graph = lines.finish()?;
+    let (n, edges) = (graph.n as usize, graph.edges);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let arena = args.graph_arena(n, &edges);
     // An edge list is named by its file (its graph6 line may be long).
-    let name = path.display().to_string();
     if let Some(k) = args.full_solve {
         args.check_fits(&name, &arena, k)?;
         full_solve(&mut out, &arena, k)?;
@@ -84,60 +83,4 @@ pub(super) fn run<R: BufRead>(
         write_summary(&mut out, args, &summary, false)?;
     }
     Ok(0)
-}
-
-/// Adds the edge of line `line` of an edge list (`u v`; blank lines and
-/// `#` comments add none), growing the vertex count `n` to cover it.
-fn add_edge(
-    path: &Path,
-    line: usize,
-    bytes: &[u8],
-    edges: &mut Vec<(u32, u32)>,
-    n: &mut usize,
-) -> Result<(), Failure> {
-    let text = String::from_utf8_lossy(bytes);
-    let body = text.split('#').next().unwrap_or("");
-    if body.trim().is_empty() {
-        return Ok(());
-    }
-    let bad = |column: usize, message: String| {
-        Failure::from(retrograde::Error::Parse {
-            path: path.display().to_string(),
-            line,
-            column,
-            message,
-        })
-    };
-    let mut fields = Vec::new();
-    let mut at = 0;
-    for word in body.split_ascii_whitespace() {
-        let col = body[at..].find(word).map_or(at, |i| at + i);
-        at = col + word.len();
-        fields.push((col + 1, word));
-    }
-    if fields.len() != 2 {
-        let col = fields.get(2).map_or(body.trim_end().len() + 1, |f| f.0);
-        return Err(bad(
-            col,
-            format!(
-                "expected an edge `u v` (two vertices), found {} fields",
-                fields.len()
-            ),
-        ));
-    }
-    let mut uv = [0u32; 2];
-    for (i, (col, word)) in fields.iter().enumerate() {
-        uv[i] = match word.parse::<u32>() {
-            Ok(v) if v < 1 << 16 => v,
-            _ => {
-                return Err(bad(
-                    *col,
-                    format!("expected a vertex number 0..65535, found `{word}`"),
-                ))
-            }
-        };
-        *n = (*n).max(uv[i] as usize + 1);
-    }
-    edges.push((uv[0], uv[1]));
-    Ok(())
 }

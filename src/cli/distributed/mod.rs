@@ -304,10 +304,10 @@ fn run_one(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i32
     let board = args.game.board(&map)?;
     let started = Instant::now();
     let game = Arc::new(CopsAndThief::new(board, args.game.rules()));
-    let bounds = distributed::row_bands(&game, place.config.total_workers());
+    let bounds = distributed::bands(&*game, place.config.total_workers()).expect("a cops game");
     let solve = Bands {
         bounds,
-        session: distributed::game_hash(&game),
+        session: distributed::session(&*game, game.start()).expect("a cops game"),
         track: game.start(),
         checkpoints,
         started,
@@ -358,8 +358,8 @@ fn run_several(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result
     let several = SeveralCops::build(args, &limits, false)?;
     let game = Arc::new(several.game.clone());
     let solve = Bands {
-        bounds: distributed::multiset_bands(&game, place.config.total_workers()),
-        session: distributed::kcops_hash(&game, several.start),
+        bounds: distributed::bands(&*game, place.config.total_workers()).expect("a cops game"),
+        session: distributed::session(&*game, several.start).expect("a cops game"),
         track: several.start,
         checkpoints,
         started,

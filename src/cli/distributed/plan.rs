@@ -36,7 +36,7 @@ pub(super) fn plan(args: &SolveArgs, place: &Place) -> Result<i32, Failure> {
                     &limits,
                 )
             },
-            distributed::multiset_bands(game, total),
+            distributed::bands(game, total).expect("a cops game"),
         )
     } else {
         let map = load_map(&args.map)?;
@@ -52,7 +52,7 @@ pub(super) fn plan(args: &SolveArgs, place: &Place) -> Result<i32, Failure> {
                     &limits,
                 )
             },
-            distributed::row_bands(&game, total),
+            distributed::bands(&game, total).expect("a cops game"),
         )
     };
     let mut report = PlanReport::new(args.map.display().to_string(), states, "distributed");

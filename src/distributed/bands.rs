@@ -1,17 +1,51 @@
-//! Bands and the session hash of the several-cops game ([`KCops`]) for a
-//! partitioned solve.
+//! Bands and session values of the two cops games for a partitioned
+//! solve.
 //!
-//! The several-cops game numbers state `(cops, thief, turn)` as
-//! `(rank(cops) * n + thief) * 2 + turn` (`games/kcops.rs`): each cop
-//! multiset owns one run of `2n` states. Bands are cut on those runs, which
-//! keeps the worker's exchange exact: a cop-to-move state's predecessors
-//! (the thief moved) share its multiset, so they never leave its band; a
-//! thief-to-move state's predecessors (the cops moved) come in ascending
-//! rank, so the bands they fall in come in order and the worker sends the
-//! state once to each band.
+//! The grid game numbers state `(cop, thief, turn)` as
+//! `(cop * C + thief) * 2 + turn`: a band is the states of a run of cop
+//! cells that starts at a grid row. The several-cops game numbers state
+//! `(cops, thief, turn)` as `(rank(cops) * n + thief) * 2 + turn`
+//! (`games/kcops.rs`): each cop multiset owns one run of `2n` states, and
+//! bands are cut on those runs. Either way the worker's exchange is exact:
+//! a cop-to-move state's predecessors (the thief moved) share its cop
+//! cells, so they never leave its band; a thief-to-move state's
+//! predecessors (the cops moved) come in ascending order, so the bands
+//! they fall in come in order and the worker sends the state once to each
+//! band.
 
+use crate::game::Game;
+use crate::games::cops::CopsAndThief;
 use crate::games::kcops::KCops;
+use crate::games::Special;
 use crate::hash::{fnv1a, FNV_START};
+
+/// Band boundaries for `parts` workers over one of the library's cops
+/// games: `parts + 1` non-decreasing state indices from 0 to the state
+/// count. The grid game is cut at grid rows, the several-cops game at runs
+/// of cop multisets (module docs). `None` for any other game: the worker
+/// sends a crossing state once to each band its predecessors fall in,
+/// which needs them to come band by band, as these two games' do.
+#[must_use]
+pub fn bands(game: &impl Game, parts: usize) -> Option<Vec<u64>> {
+    if let Some(grid) = game.as_cops_and_thief() {
+        return Some(row_bands(grid, parts));
+    }
+    game.as_several_cops().map(|k| multiset_bands(k, parts))
+}
+
+/// A hash of everything that defines one of the library's cops games and
+/// of its tracked `start` state, the same in every process and build: the
+/// session value of [`PartitionOptions::session`](super::PartitionOptions::session),
+/// so that peers solving another game are refused at connection. The grid
+/// game's start is its board's (`start` is not read); `None` for any
+/// other game.
+#[must_use]
+pub fn session(game: &impl Game, start: Option<u64>) -> Option<u64> {
+    if let Some(grid) = game.as_cops_and_thief() {
+        return Some(game_hash(grid));
+    }
+    game.as_several_cops().map(|k| kcops_hash(k, start))
+}
 
 /// Band boundaries for `parts` workers over the several-cops game: the
 /// cop multisets are split into `parts` runs of consecutive ranks whose
@@ -20,9 +54,7 @@ use crate::hash::{fnv1a, FNV_START};
 /// `[a, b)` is the states `[a * 2n, b * 2n)`. Returns `parts + 1`
 /// non-decreasing state indices from 0 to the state count; bands are
 /// empty only when there are more parts than multisets.
-#[must_use]
-pub fn multiset_bands(game: &KCops, parts: usize) -> Vec<u64> {
-    use crate::game::Game;
+fn multiset_bands(game: &KCops, parts: usize) -> Vec<u64> {
     let multisets = u128::from(game.multisets());
     let block = 2 * u64::from(game.arena().cells());
     let parts = parts.max(1) as u128;
@@ -33,14 +65,10 @@ pub fn multiset_bands(game: &KCops, parts: usize) -> Vec<u64> {
         .collect()
 }
 
-/// A hash of everything that defines the several-cops game (the arena's
-/// cells, grid shape, moves of both sides, exits, passes, speeds and lazy
-/// rule; the number of cops, the first mover) and of the tracked `start`
-/// state, the same in every process and build: the session value of
-/// [`PartitionOptions::session`](super::PartitionOptions::session), so that
-/// peers solving another game are refused at connection.
-#[must_use]
-pub fn kcops_hash(game: &KCops, start: Option<u64>) -> u64 {
+/// The session value of the several-cops game: the arena's cells, grid
+/// shape, moves of both sides, exits, passes, speeds and lazy rule; the
+/// number of cops, the first mover, and the tracked `start` state.
+fn kcops_hash(game: &KCops, start: Option<u64>) -> u64 {
     let word = |h: u64, v: u64| fnv1a(h, &v.to_le_bytes());
     let arena = game.arena();
     // A tag first, so no one-cop grid game's hash can meet this one by
@@ -78,6 +106,76 @@ pub fn kcops_hash(game: &KCops, start: Option<u64>) -> u64 {
         h = word(h, u64::from(arena.is_exit(cell)));
     }
     h
+}
+
+/// The session value of the grid game: its grid, exits, starts and rules.
+fn game_hash(game: &CopsAndThief) -> u64 {
+    let board = game.board();
+    let grid = &board.grid;
+    let word = |h: u64, v: u64| fnv1a(h, &v.to_le_bytes());
+    let mut h = [
+        grid.height() as u64,
+        grid.width() as u64,
+        grid.cells() as u64,
+    ]
+    .into_iter()
+    .fold(FNV_START, word);
+    for cell in 0..grid.cells() as u32 {
+        let (r, c) = grid.coords(cell);
+        h = [r as u64, c as u64, u64::from(board.exits[cell as usize])]
+            .into_iter()
+            .fold(h, word);
+    }
+    // A missing start hashes as u64::MAX, no cell id.
+    let start = |s: Option<u32>| s.map_or(u64::MAX, u64::from);
+    let rules = game.rules();
+    let flags = [
+        rules.cop_diagonal,
+        rules.thief_diagonal,
+        rules.cop_passes,
+        rules.thief_passes,
+        rules.corner_cutting,
+        rules.thief_first,
+    ];
+    h = word(word(h, start(board.cop)), start(board.thief));
+    fnv1a(h, &flags.map(u8::from))
+}
+
+/// Band boundaries for `parts` workers over the grid game: cop cells are
+/// split into `parts` runs of about equal size, each starting at the first
+/// free cell of a grid row, and a run's states are `[first * 2C, end * 2C)`.
+/// Returns `parts + 1` non-decreasing state indices from 0 to the state
+/// count (bands may be empty when the map has fewer rows than `parts`).
+fn row_bands(game: &CopsAndThief, parts: usize) -> Vec<u64> {
+    let grid = &game.board().grid;
+    let cells = game.cells();
+    let block = 2 * cells;
+    let mut bounds = vec![0u64];
+    for k in 1..parts as u64 {
+        let target = (k * cells / parts as u64).min(cells);
+        let first = if target >= cells {
+            cells
+        } else {
+            // The first free cell of the target cell's row: ids are
+            // row-major, so rows are contiguous runs of ids.
+            let row = grid.coords(target as u32).0;
+            let mut lo = 0u64;
+            let mut hi = target;
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if grid.coords(mid as u32).0 < row {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        };
+        let last = *bounds.last().expect("non-empty");
+        bounds.push((first * block).max(last));
+    }
+    bounds.push(game.state_count());
+    bounds
 }
 
 #[cfg(test)]
