@@ -49,7 +49,7 @@ pub fn parse_graph6(line: &[u8]) -> std::result::Result<(usize, Vec<(u32, u32)>)
 
 /// The order `n` a graph6 line declares, read from its first 1, 4 or 8
 /// bytes alone (the edges are not looked at, nor is `n` checked against
-/// [`GRAPH6_MAX_ORDER`]): what a stream of graphs of one order can check
+/// the largest order read, 65,536): what a stream of graphs of one order can check
 /// before decoding each.
 ///
 /// # Errors
