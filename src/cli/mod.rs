@@ -157,7 +157,10 @@ impl<E: Into<anyhow::Error>> From<E> for Failure {
 
 /// Runs the tool and returns the process exit status.
 pub(crate) fn main() -> i32 {
-    let args = Args::parse();
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        Err(e) => return clap_exit(&e),
+    };
     let result = match args.command {
         Command::Solve(a) => a.run(),
         Command::Batch(a) => batch::run(a),
@@ -181,5 +184,22 @@ pub(crate) fn main() -> i32 {
             say!("error: {:#}", failure.error);
             failure.status
         }
+    }
+}
+
+/// What clap's own exit does, with a failed write of `--help` or
+/// `--version` (a full disk) reported as any other failed write (exit
+/// status 1) instead of exit status 0 and silence.
+fn clap_exit(e: &clap::Error) -> i32 {
+    use std::io::Write;
+    // Help and version go to standard output, usage errors to standard
+    // error (exit status 2).
+    let written = e.print().and_then(|()| std::io::stdout().flush());
+    match written {
+        Err(w) if !e.use_stderr() && w.kind() != std::io::ErrorKind::BrokenPipe => {
+            say!("error: cannot write to standard output: {w}");
+            1
+        }
+        _ => e.exit_code(),
     }
 }

@@ -123,6 +123,13 @@ pub(crate) fn check_game_flags(args: &SolveArgs) -> Result<(), UsageError> {
             "--scen is not available with several cops, speeds or --graph yet".into(),
         ));
     }
+    // The whole-map summary is the one-cop game's (start pairs of one
+    // cop); asked for elsewhere it would be left out without a word.
+    if args.summary {
+        return Err(UsageError(
+            "--summary (start pairs and the longest game) is for one cop at speed 1 on a map, not with several cops, speeds or --graph".into(),
+        ));
+    }
     Ok(())
 }
 

@@ -32,11 +32,13 @@ pub struct EdgeList {
 }
 
 /// Whether `head` (the first bytes of a file) looks like graph6 rather than
-/// an edge list: an optional `>>graph6<<` header, then a first line of
-/// printable ASCII 63 to 126 only.
+/// an edge list: the `>>graph6<<` header (before the first graph or on a
+/// line of its own), or a first line of printable ASCII 63 to 126 only.
 #[must_use]
 pub fn looks_like_graph6(head: &[u8]) -> bool {
-    let head = head.strip_prefix(b">>graph6<<").unwrap_or(head);
+    if head.starts_with(b">>graph6<<") {
+        return true;
+    }
     let line = head.split(|&b| b == b'\n').next().unwrap_or_default();
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     !line.is_empty() && line.iter().all(|&b| (63..=126).contains(&b))
@@ -321,6 +323,8 @@ mod tests {
     fn graph6_is_told_from_edge_lists() {
         assert!(looks_like_graph6(b"Ch\n"));
         assert!(looks_like_graph6(b">>graph6<<IheA@GUAo\n"));
+        assert!(looks_like_graph6(b">>graph6<<\nIheA@GUAo\n"));
+        assert!(looks_like_graph6(b">>graph6<<\n"));
         assert!(!looks_like_graph6(b"0 1\n1 2\n"));
         assert!(!looks_like_graph6(b"# comment\n0 1\n"));
         assert!(!looks_like_graph6(b""));

@@ -199,6 +199,9 @@ pub fn load_graph_file(path: &Path, memory: Option<u64>) -> Result<(EdgeList, Gr
 }
 
 /// The one graph of a graph6 file's bytes `text` (named `path` in errors).
+/// An optional `>>graph6<<` header starts it, before the graph on the same
+/// line or alone on its own line (as the cop number's stream reader takes
+/// it).
 fn graph6_file(text: &[u8], path: &Path) -> Result<EdgeList> {
     let name = path.display().to_string();
     let mut lines = text
@@ -206,9 +209,20 @@ fn graph6_file(text: &[u8], path: &Path) -> Result<EdgeList> {
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
         .enumerate()
         .filter(|(_, l)| !l.is_empty());
-    let (_, first) = lines.next().unwrap_or_default();
-    let header = first.starts_with(b">>graph6<<");
-    let first = first.strip_prefix(b">>graph6<<").unwrap_or(first);
+    let (mut at, mut first) = lines.next().unwrap_or_default();
+    let mut header = first.starts_with(b">>graph6<<");
+    first = first.strip_prefix(b">>graph6<<").unwrap_or(first);
+    if header && first.is_empty() {
+        // The header alone on its line: the graph is on the next.
+        header = false;
+        (at, first) = lines.next().ok_or_else(|| Error::Parse {
+            path: name.clone(),
+            line: at + 1,
+            column: 11,
+            message: "expected a graph after the `>>graph6<<` header, found none (no vertices)"
+                .to_string(),
+        })?;
+    }
     if let Some((i, _)) = lines.next() {
         return Err(Error::Parse {
             path: name,
@@ -219,13 +233,13 @@ fn graph6_file(text: &[u8], path: &Path) -> Result<EdgeList> {
     }
     let (n, edges) = parse_graph6(first).map_err(|e| Error::Parse {
         path: name.clone(),
-        line: 1,
+        line: at + 1,
         column: e.column + if header { 10 } else { 0 },
         message: e.message,
     })?;
     let n = u32::try_from(n).map_err(|_| Error::Parse {
         path: name,
-        line: 1,
+        line: at + 1,
         column: 1,
         message: format!("{n} vertices: at most {} are allowed", u32::MAX),
     })?;
@@ -267,5 +281,23 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("g.g6:1:13"), "{e}");
+    }
+
+    #[test]
+    fn the_graph6_header_may_stand_on_its_own_line() {
+        let path = Path::new("g.g6");
+        // As `copnumber`'s stream reader takes it: the graph on the next line.
+        let g = graph6_file(b">>graph6<<\nBw\n", path).unwrap();
+        assert_eq!((g.n, g.edges.len()), (3, 3));
+        let e = graph6_file(b">>graph6<<\nBgg\n", path)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("g.g6:2:3"), "{e}");
+        let e = graph6_file(b">>graph6<<\n", path).unwrap_err().to_string();
+        assert!(e.contains("g.g6:1:11") && e.contains("found none"), "{e}");
+        let e = graph6_file(b">>graph6<<\nBw\nBw\n", path)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("g.g6:3:1: a second graph"), "{e}");
     }
 }

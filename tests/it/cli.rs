@@ -1019,3 +1019,43 @@ fn solve_save_to_stdout_keeps_the_report_off_the_table() {
     assert!(out.stdout.is_empty(), "refused before the solve");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `solve --dump -` (one cop and several): the CSV is standard output's
+/// only content, every line a row of the header's columns, and the
+/// report, text or `--json`, goes to standard error (it followed the
+/// rows, so the dump did not read as CSV).
+#[test]
+fn solve_dump_to_stdout_keeps_the_report_off_the_csv() {
+    let map = "data/maps/sample.txt";
+    for cops in [None, Some("2")] {
+        for json in [false, true] {
+            let mut args = vec!["solve", map, "-q", "--dump", "-"];
+            if let Some(k) = cops {
+                args.extend(["--cops", k]);
+            }
+            if json {
+                args.push("--json");
+            }
+            let out = run(&args, None);
+            assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+            let csv = stdout(&out);
+            let mut lines = csv.lines();
+            let columns = lines.next().unwrap_or_default().split(',').count();
+            assert!(columns >= 4, "{args:?}: a header first: {csv:.200}");
+            let mut rows = 0;
+            for line in lines {
+                assert_eq!(line.split(',').count(), columns, "{args:?}: `{line}`");
+                rows += 1;
+            }
+            assert!(rows > 1000, "{args:?}: {rows} rows");
+            let report = stderr(&out);
+            if json {
+                let line = report.lines().last().unwrap_or_default();
+                let r: Json = serde_json::from_str(line).expect("the JSON report on stderr");
+                assert!(r["states"].as_u64().is_some_and(|s| s > 1000), "{report}");
+            } else {
+                assert!(report.contains("result: "), "{args:?}: {report}");
+            }
+        }
+    }
+}

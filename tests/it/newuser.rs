@@ -2,9 +2,11 @@
 //! refusals name the cell as typed; graphs without a vertex are refused
 //! the same way by every command that reads graphs; a file of another
 //! kind than the command reads gets what to run instead; `copnumber
-//! --help` lists only flags it takes.
+//! --help` lists only flags it takes. And what an audit of the commands
+//! found (2026-12-01): `--summary` where there is none, graph6 streams
+//! and headers, maps with no free cell, help on a full disk.
 
-use crate::support::{make_table, run, run_refused, stderr, stdout, temp_dir};
+use crate::support::{make_table, run, run_refused, run_status, stderr, stdout, temp_dir};
 
 const SAMPLE: &str = "data/maps/sample.txt";
 
@@ -121,5 +123,142 @@ fn copnumber_help_lists_only_the_flags_it_takes() {
         "--thief-speed",
     ] {
         assert!(help.contains(taken), "{taken}: {help}");
+    }
+}
+
+/// The whole-map summary is the one-cop game's: `--summary` with several
+/// cops, speeds or `--graph` is refused instead of left out silently.
+#[test]
+fn summary_where_there_is_none_is_refused() {
+    for extra in [
+        &["--cops", "2"][..],
+        &["--cop-speed", "2"],
+        &["--thief-speed", "2"],
+    ] {
+        let mut args = vec!["solve", SAMPLE, "-q", "--summary"];
+        args.extend_from_slice(extra);
+        run_refused(
+            &args,
+            "--summary (start pairs and the longest game) is for one cop",
+        );
+    }
+    let out = run(&["solve", SAMPLE, "-q", "--summary", "--json"], None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("\"longest\""), "{}", stdout(&out));
+}
+
+/// A graph6 stream is refused at its first bad line, the graphs before it
+/// answered: an empty graph (`?`) later in the batch no longer hides an
+/// earlier damaged line.
+#[test]
+fn a_graph6_stream_is_refused_at_its_first_bad_line() {
+    let out = run(&["copnumber", "-"], Some(b"Dhc\nDh\n?\n"));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("Dhc\tcop number 2\t"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains("-:2:3: a graph of 5 vertices"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&["copnumber", "-"], Some(b"Bw\n?\n"));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("Bw\tcop number 1\t"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains("-:2:1: expected a graph of at least one vertex"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// graph6's `>>graph6<<` header may stand alone on its line before the
+/// graph: `solve --graph` reads such a file as graph6, as `copnumber`
+/// does; a header with no graph after it is refused by both.
+#[test]
+fn the_graph6_header_reads_alike_everywhere() {
+    let dir = temp_dir("newuser-header");
+    let header = dir.join("h.g6");
+    std::fs::write(&header, ">>graph6<<\nDhc\n").unwrap();
+    let h = header.to_str().unwrap();
+    let out = run_status(
+        &[
+            "solve", "--graph", h, "--cops", "1", "--cop", "0", "--thief", "2", "--json", "-q",
+        ],
+        0,
+    );
+    let j: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(j["result"], "draw", "{j}");
+    assert_eq!(j["states"], 50, "{j}");
+    let out = run_status(&["copnumber", h], 0);
+    assert!(
+        stdout(&out).starts_with("Dhc\tcop number 2\t"),
+        "{}",
+        stdout(&out)
+    );
+    let alone = dir.join("alone.g6");
+    std::fs::write(&alone, ">>graph6<<\n").unwrap();
+    let a = alone.to_str().unwrap();
+    let err = run_refused(&["copnumber", a], "found none");
+    assert!(err.contains(&format!("{a}:1:")), "{err}");
+    let err = run_refused(&["solve", "--graph", a, "--cops", "1"], "found none");
+    assert!(err.contains(&format!("{a}:1:")), "{err}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A map with no free cell has no cop number and is refused, as a graph
+/// with no vertices is; a graph needing more cops than `--max-cops` reads
+/// "more than K", as the guide and maps say.
+#[test]
+fn copnumber_on_nothing_is_refused_and_more_than_k_is_said() {
+    let dir = temp_dir("newuser-walls");
+    let walls = dir.join("walls.txt");
+    std::fs::write(&walls, "2 3\n***\n***\n").unwrap();
+    let w = walls.to_str().unwrap();
+    let err = run_refused(&["copnumber", w], "at least one free cell");
+    assert!(err.contains(&format!("{w}:1:1:")), "{err}");
+    let five = dir.join("c5.g6");
+    std::fs::write(&five, "Dhc\n").unwrap();
+    let out = run(
+        &["copnumber", five.to_str().unwrap(), "--max-cops", "1"],
+        None,
+    );
+    assert!(
+        stdout(&out).starts_with("Dhc\tcop number more than 1\n"),
+        "{}",
+        stdout(&out)
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `--help` and `--version` onto a full disk fail as any other write
+/// does (exit status 1, saying why), not with exit status 0 and silence.
+#[test]
+fn help_onto_a_full_disk_fails() {
+    if !std::path::Path::new("/dev/full").exists() {
+        return;
+    }
+    for args in [&["--help"][..], &["solve", "--help"], &["--version"]] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = crate::support::bin()
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(
+            stderr(&out).contains("No space left"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
     }
 }

@@ -121,6 +121,17 @@ pub(super) fn run(
     let arena = Arena::from_board(&board, rules)
         .with_speeds(cop_speed, thief_speed)
         .with_lazy(args.lazy);
+    // No free cell: no cop number (no number of cops "fails" on it), as a
+    // graph with no vertices is refused.
+    if arena.cells() == 0 {
+        return Err(retrograde::Error::Parse {
+            path: name,
+            line: 1,
+            column: 1,
+            message: "expected a map with at least one free cell, found none (a map with no free cell has no cop number)".into(),
+        }
+        .into());
+    }
     let exit_flags: Vec<String> = game
         .answer_flags()
         .into_iter()

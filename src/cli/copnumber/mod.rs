@@ -190,7 +190,10 @@ pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
         path: path.clone(),
         source,
     })?;
-    if head.iter().all(u8::is_ascii_whitespace) {
+    // Nothing but blanks, or graph6's header with no graph after it: no
+    // graph to answer (refused before any output file is opened).
+    let body = head.strip_prefix(b">>graph6<<").unwrap_or(&head);
+    if body.iter().all(u8::is_ascii_whitespace) {
         return Err(no_vertices(&path, 1).into());
     }
     // A table or a scenario would be misread as graph6 (its first line
@@ -270,11 +273,9 @@ pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
                         let text = bytes.to_vec();
                         return edge_list::run(&args, &path, line, &text, &mut reader, cert);
                     }
+                    // graph6 `?` (no vertex) is refused by `parse_graph`
+                    // in stream order, after the graphs before it.
                     first = false;
-                    if bytes == b"?" {
-                        // graph6 of no vertex.
-                        return Err(no_vertices(&path, line).into());
-                    }
                     if let Some(k) = args.full_solve {
                         let (n, edges) = parse_graph(bytes).map_err(|e| reader.line_error(e))?;
                         let arena = args.graph_arena(n, &edges);

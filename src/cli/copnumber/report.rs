@@ -204,7 +204,11 @@ pub(super) fn write_graph(
             }
             None => match &r.out_of_memory {
                 Some(o) => writeln!(out, "{text}\tcop number more than {}{speeds}", o.cops - 1)?,
-                None => writeln!(out, "{text}\tcop number more than the maximum{speeds}")?,
+                None => writeln!(
+                    out,
+                    "{text}\tcop number more than {}{speeds}",
+                    args.max_cops
+                )?,
             },
         }
     }

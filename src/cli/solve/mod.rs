@@ -143,12 +143,14 @@ fn solve_game(
     let seconds = started.elapsed().as_secs_f64();
     let mut report = play.report(args, &solution, found, seconds);
     let first_bad = verify(args, config, &play, &solution, &reporter, &mut report)?;
+    // A table or a dump on standard output is all that goes there: the
+    // report then goes to standard error, text or JSON (a CSV followed by
+    // the report would not read as CSV).
+    let data_on_stdout = save_target.as_ref().is_some_and(OutputTarget::is_stdout)
+        || dump_target.as_ref().is_some_and(OutputTarget::is_stdout);
     if let Some(target) = dump_target {
         target.write_with(|out| dump(&play, &solution, out))?;
     }
-    // A table on standard output is all that goes there: the report then
-    // goes to standard error, text or JSON.
-    let table_on_stdout = save_target.as_ref().is_some_and(OutputTarget::is_stdout);
     if let Some(target) = save_target {
         reporter.note(&format!("saving the table to {}", target.path().display()));
         report.saved = Some(save_table(
@@ -159,7 +161,7 @@ fn solve_game(
         )?);
     }
     let xy = args.game.xy;
-    if table_on_stdout {
+    if data_on_stdout {
         let mut err = std::io::stderr().lock();
         super::schema::print_to(&mut err, args.json, &report, |out, r| {
             print_text(out, r, xy)
