@@ -34,7 +34,9 @@ pub(crate) struct GraphArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
-    /// Write every vertex as CSV: vertex,value,dte (dte empty for draws).
+    /// Write every vertex as CSV: vertex,value,dte (dte empty for draws);
+    /// `-` writes it to standard output alone, the report (text or --json)
+    /// then going to standard error.
     #[arg(long, value_name = "FILE")]
     dump: Option<PathBuf>,
     /// Print vertex V's value, distance to end and best moves.
@@ -128,6 +130,9 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
         .as_deref()
         .map(|p| OutputTarget::check("--dump", p))
         .transpose()?;
+    // A dump on standard output is all that goes there: the report then
+    // goes to standard error, text or JSON.
+    let dump_on_stdout = OutputTarget::stdout_taken(&dump_target)?;
     let convention = if args.no_move_wins {
         Convention::Misere
     } else {
@@ -217,7 +222,12 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
         query,
         grundy,
     };
-    super::schema::print(args.json, &report, print_text)?;
+    if dump_on_stdout {
+        let mut err = std::io::stderr().lock();
+        super::schema::print_to(&mut err, args.json, &report, print_text)?;
+    } else {
+        super::schema::print(args.json, &report, print_text)?;
+    }
     Ok(0)
 }
 

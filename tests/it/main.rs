@@ -7,6 +7,8 @@
 mod agree;
 /// The batch subcommand over directories of maps: rows, errors, resume.
 mod batch;
+/// `bench`'s exports: standard output, refused engines.
+mod bench;
 /// The page of `serve` in headless Chromium, one cop and several (skipped
 /// without Chromium).
 mod browser;
@@ -54,6 +56,9 @@ mod friction;
 mod golden;
 /// Edge-list games and the explicit CSR engine: reference, parser, CLI.
 mod graph;
+/// `graph`'s report: the dump on standard output, the engine named, the
+/// memory advice.
+mod graph_cli;
 /// Hostile inputs and situations: output targets, signals, endless input,
 /// closed pipes, resource flags, exit codes; parsers fuzzed.
 mod harden;

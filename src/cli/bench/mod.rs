@@ -69,7 +69,9 @@ pub(crate) struct BenchArgs {
     #[command(flatten)]
     storage: StorageFlags,
     /// Write the records as one JSON object (`schema`, and `results`: one
-    /// record per engine and map).
+    /// record per engine and map). With `-` (any export) the export is
+    /// all that goes to standard output, the table then going to standard
+    /// error; two exports on `-` are refused.
     #[arg(long, value_name = "FILE")]
     export_json: Option<PathBuf>,
     /// Write the records as CSV.
@@ -163,6 +165,14 @@ pub(crate) fn run(args: BenchArgs) -> Result<i32, Failure> {
         .as_deref()
         .map(|p| OutputTarget::check("--export-markdown", p))
         .transpose()?;
+    // An export on standard output is all that goes there: the table then
+    // goes to standard error; two exports there are refused.
+    let export_on_stdout = OutputTarget::stdout_taken(
+        export_json
+            .iter()
+            .chain(&export_csv)
+            .chain(&export_markdown),
+    )?;
     let mut records = Vec::new();
     for path in &args.maps {
         let map = load_map(path)?;
@@ -187,7 +197,11 @@ pub(crate) fn run(args: BenchArgs) -> Result<i32, Failure> {
         }
     }
     progress.finish();
-    print_table(&records)?;
+    if export_on_stdout {
+        print_table(&mut std::io::stderr().lock(), &records)?;
+    } else {
+        print_table(&mut std::io::stdout().lock(), &records)?;
+    }
     if let Some(target) = export_json {
         target.write_with(|out| {
             let export = ExportJson { results: &records };

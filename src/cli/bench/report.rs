@@ -47,9 +47,9 @@ fn row(r: &BenchRecord, width: usize) -> String {
     }
 }
 
-pub(super) fn print_table(records: &[BenchRecord]) -> std::io::Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+/// The aligned text table, to `out` (standard output, or standard error
+/// when an export goes to standard output).
+pub(super) fn print_table(out: &mut impl Write, records: &[BenchRecord]) -> std::io::Result<()> {
     // The map column is as wide as the longest path, so that long paths
     // do not push their rows out of line.
     let width = records

@@ -78,6 +78,8 @@ pub(crate) fn write_failed() -> bool {
 /// [`check`]: OutputTarget::check
 #[derive(Debug)]
 pub(crate) struct OutputTarget {
+    /// The flag the output was given to, for messages.
+    flag: String,
     /// The path as the user gave it, for messages.
     shown: PathBuf,
     kind: Kind,
@@ -108,6 +110,7 @@ impl OutputTarget {
         let shown = path.to_path_buf();
         if path.as_os_str() == "-" {
             return Ok(OutputTarget {
+                flag: flag.to_string(),
                 shown,
                 kind: Kind::Stdout,
                 _claim: None,
@@ -158,6 +161,7 @@ impl OutputTarget {
             ),
         };
         Ok(OutputTarget {
+            flag: flag.to_string(),
             shown,
             kind,
             _claim: claim,
@@ -175,6 +179,33 @@ impl OutputTarget {
     /// nothing else of the run.
     pub(crate) fn is_stdout(&self) -> bool {
         matches!(self.kind, Kind::Stdout)
+    }
+
+    /// Whether one of a run's `outputs` goes to standard output, which it
+    /// then has to itself: the caller sends its report (text or `--json`)
+    /// to standard error, so that what reads standard output gets the
+    /// output alone (a CSV followed by a report is no longer CSV).
+    ///
+    /// # Errors
+    /// A [`UsageError`] when two of them go to standard output, whose
+    /// contents would run into each other; checked before the work.
+    pub(crate) fn stdout_taken<'a>(
+        outputs: impl IntoIterator<Item = &'a OutputTarget>,
+    ) -> Result<bool, UsageError> {
+        let mut first: Option<&OutputTarget> = None;
+        for out in outputs.into_iter().filter(|o| o.is_stdout()) {
+            if let Some(first) = first {
+                return Err(UsageError(format!(
+                    "{} {}: standard output already carries {} {}; write one of them to a file",
+                    out.flag,
+                    out.shown.display(),
+                    first.flag,
+                    first.shown.display()
+                )));
+            }
+            first = Some(out);
+        }
+        Ok(first.is_some())
     }
 
     /// The path as given.

@@ -1,0 +1,89 @@
+//! `bench`'s outputs: exports on standard output carry nothing else (the
+//! table then goes to standard error), and what the exports say of the
+//! engines that were refused.
+
+use serde_json::Value as Json;
+
+use crate::support::{run, stderr, stdout, temp_dir};
+
+/// One sequential run of the sample map, the fastest bench there is.
+const ONE_RUN: [&str; 9] = [
+    "bench",
+    "data/maps/sample.txt",
+    "--engines",
+    "sequential",
+    "--runs",
+    "1",
+    "--warmup",
+    "0",
+    "-q",
+];
+
+/// `bench --export-csv -` (and `--export-json -`, `--export-markdown -`):
+/// the export is standard output's only content and the text table goes
+/// to standard error; two exports on standard output would run into each
+/// other: refused before any run.
+#[test]
+fn bench_export_to_stdout_keeps_the_table_off_it() {
+    for (flag, to) in [
+        ("--export-csv", "-"),
+        ("--export-csv", "/dev/stdout"),
+        ("--export-json", "-"),
+        ("--export-markdown", "-"),
+    ] {
+        let mut args = ONE_RUN.to_vec();
+        args.extend([flag, to]);
+        let out = run(&args, None);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        let text = stdout(&out);
+        match flag {
+            "--export-csv" => {
+                let mut reader = csv::Reader::from_reader(text.as_bytes());
+                let header = reader.headers().expect("a CSV header").clone();
+                assert_eq!(&header[0], "map", "{text}");
+                let rows: Vec<csv::StringRecord> = reader
+                    .records()
+                    .collect::<Result<_, _>>()
+                    .unwrap_or_else(|e| panic!("{flag} {to}: not CSV: {e}: {text}"));
+                assert_eq!(rows.len(), 1, "{text}");
+                assert_eq!(rows[0].len(), header.len(), "{text}");
+                assert_eq!(&rows[0][1], "sequential", "{text}");
+            }
+            "--export-json" => {
+                let export: Json = serde_json::from_str(&text)
+                    .unwrap_or_else(|e| panic!("{flag} {to}: not JSON: {e}: {text}"));
+                assert_eq!(export["results"][0]["engine"], "sequential", "{text}");
+            }
+            _ => {
+                assert!(text.starts_with("| map | engine |"), "{text}");
+                assert_eq!(text.lines().count(), 3, "{text}");
+            }
+        }
+        let table = stderr(&out);
+        assert!(
+            table.starts_with("map "),
+            "{flag} {to}: the table on stderr: {table}"
+        );
+        assert!(table.contains(" sequential "), "{table}");
+    }
+    // Two exports on standard output: refused, nothing run.
+    let mut args = ONE_RUN.to_vec();
+    args.extend(["--export-json", "-", "--export-csv", "-"]);
+    let out = run(&args, None);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--export-csv -: standard output already carries --export-json -"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(out.stdout.is_empty(), "refused before the runs");
+    // An export to a file leaves the table on standard output.
+    let dir = temp_dir("bench-export-file");
+    let file = dir.join("b.csv");
+    let mut args = ONE_RUN.to_vec();
+    args.extend(["--export-csv", file.to_str().unwrap()]);
+    let out = run(&args, None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("map "), "{}", stdout(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}

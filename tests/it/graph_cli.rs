@@ -1,0 +1,42 @@
+//! `graph`'s report: where it goes when the dump takes standard output,
+//! the engine it names, and the memory advice of a graph that does not fit.
+
+use serde_json::Value as Json;
+
+use crate::support::{run, stderr, stdout, temp_dir};
+
+/// `graph --dump -`: the dump is standard output's only content (rows a
+/// CSV reader takes whole) and the report, text or `--json`, goes to
+/// standard error.
+#[test]
+fn graph_dump_to_stdout_keeps_the_report_off_it() {
+    let dir = temp_dir("graph-dump-stdout");
+    let path = dir.join("path.txt");
+    std::fs::write(&path, "0 1\n1 2\n").unwrap();
+    let file = path.to_str().unwrap();
+    for to in ["-", "/dev/stdout"] {
+        for json in [false, true] {
+            let mut args = vec!["graph", file, "--dump", to, "-q"];
+            if json {
+                args.push("--json");
+            }
+            let out = run(&args, None);
+            assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+            assert_eq!(
+                stdout(&out),
+                "vertex,value,dte\n0,loss,2\n1,win,1\n2,loss,0\n",
+                "{args:?}"
+            );
+            let report = stderr(&out);
+            if json {
+                let line = report.lines().last().unwrap_or_default();
+                let r: Json = serde_json::from_str(line).expect("the JSON report on stderr");
+                assert_eq!(r["vertices"], 3, "{report}");
+            } else {
+                assert!(report.contains("graph: "), "{report}");
+                assert!(report.contains("vertices: win 1, loss 2"), "{report}");
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
