@@ -7,6 +7,8 @@
 mod agree;
 /// The batch subcommand over directories of maps: rows, errors, resume.
 mod batch;
+/// `batch --plan`: exit status and JSON Lines with bad maps.
+mod batch_plan;
 /// `bench`'s exports: standard output, refused engines.
 mod bench;
 /// The page of `serve` in headless Chromium, one cop and several (skipped

@@ -10,9 +10,11 @@
 //! By concern: `discover` finds the maps, `results` is the row schema and
 //! writes the results file, `resume` reads an earlier one back for
 //! `--resume`, `scen` takes the `--scen` pairs, `schedule` sizes and runs
-//! the maps; progress goes through `cli::progress`.
+//! the maps, `plan` answers `--plan` (what each would cost, nothing
+//! solved); progress goes through `cli::progress`.
 
 mod discover;
+mod plan;
 mod results;
 mod resume;
 mod scen;
@@ -31,6 +33,7 @@ use super::output::OutputTarget;
 use super::progress::MapsProgress;
 use super::Failure;
 use discover::discover;
+use plan::plan_only;
 use results::{OutFormat, Previous, Row, RowKey, Sink, OK, TOO_LARGE};
 use resume::read_previous;
 use scen::Pairs;
@@ -514,35 +517,4 @@ fn print_pairs(
         totals.ignored,
         totals.seconds,
     )
-}
-
-/// `batch --plan`: every map found, planned as `solve --plan` plans it,
-/// one line (or JSON object) each; nothing is solved or written.
-fn plan_only(args: &BatchArgs, config: &crate::cli::common::EngineConfig) -> Result<i32, Failure> {
-    use std::io::Write as _;
-    let found = discover(&args.paths);
-    retrograde::SolveOptions::new(config.engine)
-        .with_dte_table(args.dte_table)
-        .check_engine()?;
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    for (path, error) in &found.broken {
-        writeln!(out, "plan: {}: cannot be read: {error}", path.display())?;
-    }
-    for path in &found.maps {
-        let planned = retrograde::load_map(path)
-            .map_err(anyhow::Error::from)
-            .and_then(|map| {
-                crate::cli::solving::plan_map(path, &map, &args.game, config, args.dte_table)
-            });
-        match planned {
-            Ok(plan) if args.json => {
-                serde_json::to_writer(&mut out, &crate::cli::schema::versioned(&plan))?;
-                writeln!(out)?;
-            }
-            Ok(plan) => crate::cli::output::print_plan(&mut out, &plan)?,
-            Err(e) => writeln!(out, "plan: {}: cannot be planned: {e:#}", path.display())?,
-        }
-    }
-    Ok(0)
 }
