@@ -396,3 +396,52 @@ fn query_and_info_json_start_with_schema_1_and_name_the_table() {
     assert_eq!(info["table"], t);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `batch --scen s.scen --scen s.scen` (or `./s.scen` beside `s.scen`):
+/// one file, each pair answered once (two rows under one key before, and
+/// `--resume` then counted one and rewrote the file to one row).
+#[test]
+fn batch_scen_given_twice_answers_each_pair_once() {
+    let dir = temp_dir("scen-twice");
+    let maps = dir.join("bm");
+    std::fs::create_dir(&maps).unwrap();
+    std::fs::write(
+        maps.join("m.map"),
+        "type octile\nheight 2\nwidth 3\nmap\n...\n...\n",
+    )
+    .unwrap();
+    let scen = dir.join("s.scen");
+    std::fs::write(&scen, "version 1\n0\tm.map\t3\t2\t0\t0\t2\t1\t0\n").unwrap();
+    let again = dir.join(".").join("s.scen");
+    let out = dir.join("p.jsonl");
+    for twice in [&scen, &again] {
+        let _ = std::fs::remove_file(&out);
+        let mut args = vec![
+            "batch",
+            maps.to_str().unwrap(),
+            "--scen",
+            scen.to_str().unwrap(),
+            "--scen",
+            twice.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+        ];
+        let first = stdout(&run_status(&args, 0));
+        assert!(first.contains("1 pairs on 1 map"), "{first}");
+        assert!(first.contains("1 answered"), "{first}");
+        let rows = json_lines(&std::fs::read_to_string(&out).unwrap());
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        assert_eq!(
+            rows[0]["scen"],
+            scen.to_str().unwrap(),
+            "the first spelling"
+        );
+        args.push("--resume");
+        let resumed = stdout(&run_status(&args, 0));
+        assert!(resumed.contains("1 pairs on 1 map"), "{resumed}");
+        assert!(resumed.contains("1 already done"), "{resumed}");
+        assert_eq!(json_lines(&std::fs::read_to_string(&out).unwrap()).len(), 1);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

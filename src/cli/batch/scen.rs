@@ -62,9 +62,17 @@ impl Pairs {
                 named.entry(name.to_os_string()).or_default().push(map);
             }
         }
+        // A scenario given twice (`s.scen` again, `./s.scen`, a link) is one
+        // file, read once under its first spelling: rows are keyed by map,
+        // scenario file and line, so its pairs would be answered twice
+        // under one key, which `--resume` then counts once.
+        let mut files = HashSet::new();
+        let scens = scens
+            .iter()
+            .filter(|p| files.insert(std::fs::canonicalize(p).unwrap_or_else(|_| (*p).clone())));
         let mut scenarios = Vec::new();
         let mut by_map: HashMap<PathBuf, Vec<PairRef>> = HashMap::new();
-        for (k, path) in scens.iter().enumerate() {
+        for (k, path) in scens.enumerate() {
             let scenario = load_scen(path)?;
             for (e, entry) in scenario.entries.iter().enumerate() {
                 let name = entry.map_file_name();
