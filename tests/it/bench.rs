@@ -87,3 +87,84 @@ fn bench_export_to_stdout_keeps_the_table_off_it() {
     assert!(stdout(&out).starts_with("map "), "{}", stdout(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An engine refused under `--memory` never ran: its export record says
+/// `status` `refused` with null times (they read 0.0, as runs that took
+/// no time), its CSV fields are empty and its Markdown row has no figures;
+/// an engine beside it that ran has `status` `ok` and its times.
+#[test]
+fn bench_exports_give_refused_engines_no_times() {
+    let dir = temp_dir("bench-refused-exports");
+    let (json, csv_path, md) = (dir.join("b.json"), dir.join("b.csv"), dir.join("b.md"));
+    let args = [
+        "bench",
+        "data/maps/sample.txt",
+        "--engines",
+        "explicit,sequential",
+        "--memory",
+        "16K",
+        "--runs",
+        "1",
+        "--warmup",
+        "0",
+        "-q",
+        "--export-json",
+        json.to_str().unwrap(),
+        "--export-csv",
+        csv_path.to_str().unwrap(),
+        "--export-markdown",
+        md.to_str().unwrap(),
+    ];
+    let out = run(&args, None);
+    assert!(
+        stdout(&out).contains("refused: explicit graph needs"),
+        "{}",
+        stdout(&out)
+    );
+    let export: Json = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let records = export["results"].as_array().unwrap();
+    let (refused, ran) = (&records[0], &records[1]);
+    assert_eq!(refused["engine"], "explicit", "{refused}");
+    assert_eq!(refused["status"], "refused", "{refused}");
+    assert!(refused["error"].is_string(), "{refused}");
+    assert_eq!(refused["runs"], 0, "{refused}");
+    for key in [
+        "mean_seconds",
+        "stddev_seconds",
+        "median_seconds",
+        "min_seconds",
+        "max_seconds",
+        "build_seconds",
+        "solve_seconds",
+        "states_per_second",
+    ] {
+        assert!(refused[key].is_null(), "{key}: {refused}");
+        if key != "stddev_seconds" {
+            assert!(ran[key].is_f64(), "{key}: {ran}");
+        }
+    }
+    assert_eq!(ran["status"], "ok", "{ran}");
+    assert_eq!(ran["runs"], 1, "{ran}");
+    let mut reader = csv::Reader::from_path(&csv_path).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(&rows[0][column("status")], "refused");
+    assert_eq!(&rows[1][column("status")], "ok");
+    for name in [
+        "mean_seconds",
+        "median_seconds",
+        "min_seconds",
+        "states_per_second",
+    ] {
+        assert_eq!(&rows[0][column(name)], "", "{name}: {:?}", rows[0]);
+        assert!(rows[1][column(name)].parse::<f64>().is_ok(), "{name}");
+    }
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    let explicit = markdown
+        .lines()
+        .find(|l| l.contains("| explicit |"))
+        .unwrap();
+    assert!(explicit.contains("| | | | | | | refused: "), "{markdown}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -98,30 +98,33 @@ pub(crate) struct BenchRecord {
     states: u64,
     /// Moves over all states (edges of the game graph).
     edges: u64,
-    /// Untimed warm-up runs made first.
+    /// Untimed warm-up runs made first (0 for a refused engine).
     warmup: usize,
-    /// Timed runs.
+    /// Timed runs (0 for a refused engine).
     runs: usize,
+    /// `ok`, or `refused` when the engine did not run (`error` says why);
+    /// a refused engine's times are null, not zero: no run took them.
+    status: &'static str,
     /// Mean seconds of a run (build plus solve).
-    mean_seconds: f64,
+    mean_seconds: Option<f64>,
     /// Sample standard deviation of a run's seconds (null for one run).
     stddev_seconds: Option<f64>,
     /// Median seconds of a run (the mean of the middle two for an even
     /// number of runs).
-    median_seconds: f64,
+    median_seconds: Option<f64>,
     /// Fastest run.
-    min_seconds: f64,
+    min_seconds: Option<f64>,
     /// Slowest run.
-    max_seconds: f64,
+    max_seconds: Option<f64>,
     /// Every timed run's seconds, in order.
     times: Vec<f64>,
     /// Mean seconds to build what the engine needs before solving (the
     /// stored graph for `explicit`, the move tables otherwise).
-    build_seconds: f64,
+    build_seconds: Option<f64>,
     /// Mean seconds of the solve itself.
-    solve_seconds: f64,
+    solve_seconds: Option<f64>,
     /// States per second over the mean run.
-    states_per_second: f64,
+    states_per_second: Option<f64>,
     /// Peak resident memory of this engine's runs, in bytes (the process
     /// high-water mark, reset before each engine).
     peak_memory_bytes: Option<u64>,
@@ -367,7 +370,8 @@ fn bench_one(
     }
     let peak = super::common::peak_memory();
     let cells = board.grid.cells() as u64;
-    // A refused engine reports its sizes and the reason, and no times.
+    // A refused engine reports its sizes and the reason, and no times:
+    // null, not zero, which would read as runs that took no time.
     let mut record = BenchRecord {
         map: path.display().to_string(),
         engine: engine.as_str(),
@@ -375,17 +379,18 @@ fn bench_one(
         cells,
         states,
         edges,
-        warmup: args.warmup,
+        warmup: 0,
         runs: 0,
-        mean_seconds: 0.0,
+        status: "refused",
+        mean_seconds: None,
         stddev_seconds: None,
-        median_seconds: 0.0,
-        min_seconds: 0.0,
-        max_seconds: 0.0,
+        median_seconds: None,
+        min_seconds: None,
+        max_seconds: None,
         times: Vec::new(),
-        build_seconds: 0.0,
-        solve_seconds: 0.0,
-        states_per_second: 0.0,
+        build_seconds: None,
+        solve_seconds: None,
+        states_per_second: None,
         peak_memory_bytes: None,
         result: None,
         dte: None,
@@ -409,16 +414,18 @@ fn bench_one(
     };
     let times: Vec<f64> = builds.iter().zip(&solves).map(|(b, s)| b + s).collect();
     let stats = Stats::of(&times);
+    record.warmup = args.warmup;
     record.runs = times.len();
-    record.mean_seconds = stats.mean;
+    record.status = "ok";
+    record.mean_seconds = Some(stats.mean);
     record.stddev_seconds = stats.stddev;
-    record.median_seconds = stats.median;
-    record.min_seconds = stats.min;
-    record.max_seconds = stats.max;
+    record.median_seconds = Some(stats.median);
+    record.min_seconds = Some(stats.min);
+    record.max_seconds = Some(stats.max);
     record.times = times;
-    record.build_seconds = Stats::of(&builds).mean;
-    record.solve_seconds = Stats::of(&solves).mean;
-    record.states_per_second = states as f64 / stats.mean.max(1e-9);
+    record.build_seconds = Some(Stats::of(&builds).mean);
+    record.solve_seconds = Some(Stats::of(&solves).mean);
+    record.states_per_second = Some(states as f64 / stats.mean.max(1e-9));
     record.peak_memory_bytes = peak;
     record.result = start.map(|s| game.verdict(solution.outcome(s)).as_str());
     record.dte = dte;

@@ -10,6 +10,12 @@ use super::BenchRecord;
 use crate::cli::common::human_bytes;
 use crate::cli::export::{self, opt};
 
+/// A time of an engine that ran (`Some` for every record without an
+/// error, the only ones whose times are printed).
+fn ran(seconds: Option<f64>) -> f64 {
+    seconds.unwrap_or_default()
+}
+
 /// One text row; `width` is the map column's (the longest path's).
 fn row(r: &BenchRecord, width: usize) -> String {
     match &r.error {
@@ -26,14 +32,14 @@ fn row(r: &BenchRecord, width: usize) -> String {
             r.edges,
             format!(
                 "{:.3} ± {}",
-                r.mean_seconds,
+                ran(r.mean_seconds),
                 r.stddev_seconds
                     .map_or_else(|| "-".to_string(), |s| format!("{s:.3}"))
             ),
-            format!("{:.3} … {:.3}", r.min_seconds, r.max_seconds),
-            r.build_seconds,
-            r.solve_seconds,
-            r.states_per_second,
+            format!("{:.3} … {:.3}", ran(r.min_seconds), ran(r.max_seconds)),
+            ran(r.build_seconds),
+            ran(r.solve_seconds),
+            ran(r.states_per_second),
             r.peak_memory_bytes
                 .map_or_else(|| "?".to_string(), human_bytes),
             r.result.unwrap_or("-"),
@@ -81,8 +87,8 @@ pub(super) fn print_table(out: &mut impl Write, records: &[BenchRecord]) -> std:
     Ok(())
 }
 
-/// Column names of `--export-csv`.
-const CSV_COLUMNS: [&str; 21] = [
+/// Column names of `--export-csv`; a refused engine's times are empty.
+const CSV_COLUMNS: [&str; 22] = [
     "map",
     "engine",
     "threads",
@@ -91,6 +97,7 @@ const CSV_COLUMNS: [&str; 21] = [
     "edges",
     "warmup",
     "runs",
+    "status",
     "mean_seconds",
     "stddev_seconds",
     "median_seconds",
@@ -120,14 +127,15 @@ pub(super) fn write_csv(out: &mut impl Write, records: &[BenchRecord]) -> std::i
                 r.edges.to_string(),
                 r.warmup.to_string(),
                 r.runs.to_string(),
-                r.mean_seconds.to_string(),
+                r.status.to_string(),
+                opt(r.mean_seconds),
                 opt(r.stddev_seconds),
-                r.median_seconds.to_string(),
-                r.min_seconds.to_string(),
-                r.max_seconds.to_string(),
-                r.build_seconds.to_string(),
-                r.solve_seconds.to_string(),
-                r.states_per_second.to_string(),
+                opt(r.median_seconds),
+                opt(r.min_seconds),
+                opt(r.max_seconds),
+                opt(r.build_seconds),
+                opt(r.solve_seconds),
+                opt(r.states_per_second),
                 opt(r.peak_memory_bytes),
                 r.result.unwrap_or("").to_string(),
                 opt(r.dte),
@@ -161,7 +169,7 @@ pub(super) fn write_markdown(out: &mut impl Write, records: &[BenchRecord]) -> s
         let fastest = records
             .iter()
             .filter(|o| o.map == r.map && o.error.is_none())
-            .map(|o| o.mean_seconds)
+            .map(|o| ran(o.mean_seconds))
             .fold(f64::INFINITY, f64::min);
         writeln!(
             out,
@@ -169,13 +177,13 @@ pub(super) fn write_markdown(out: &mut impl Write, records: &[BenchRecord]) -> s
             r.map,
             r.engine,
             r.threads,
-            r.mean_seconds,
+            ran(r.mean_seconds),
             r.stddev_seconds
                 .map_or_else(|| "-".to_string(), |s| format!("{s:.3}")),
-            r.min_seconds,
-            r.max_seconds,
-            r.mean_seconds / fastest.max(1e-12),
-            r.states_per_second,
+            ran(r.min_seconds),
+            ran(r.max_seconds),
+            ran(r.mean_seconds) / fastest.max(1e-12),
+            ran(r.states_per_second),
             r.peak_memory_bytes
                 .map_or_else(|| "?".to_string(), human_bytes),
             match r.agrees {
