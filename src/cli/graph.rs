@@ -68,7 +68,10 @@ struct GraphReport {
     counts: CountsJson,
     /// Propagation levels (the largest distance to end).
     levels: u32,
-    /// Engine name.
+    /// The engine that ran: `--engine bitboard` needs a grid, so the
+    /// counter engine that stands in for it is named (`sequential` on one
+    /// thread, else `parallel`); `explicit` is the propagation over the
+    /// stored graph.
     engine: &'static str,
     /// Worker threads.
     threads: usize,
@@ -171,6 +174,14 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
         Engine::Bitboard => Engine::Sequential,
         e => e,
     };
+    // The report names the engine that ran: the counter engine that
+    // stands in for bitboard; explicit is the propagation over the stored
+    // graph, which is what it ran.
+    let shown = if config.engine == Engine::Explicit {
+        Engine::Explicit
+    } else {
+        engine
+    };
     let reporter = Reporter::new(args.quiet, "solving");
     let observe = |p: &retrograde::Progress| reporter.observe(p);
     let options = SolveOptions::new(engine)
@@ -213,7 +224,7 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
         convention: convention.as_str(),
         counts: solution.counts().into(),
         levels: solution.levels(),
-        engine: config.engine.as_str(),
+        engine: shown.as_str(),
         threads: config.threads,
         parse_seconds,
         solve_seconds,

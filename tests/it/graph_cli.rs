@@ -40,3 +40,36 @@ fn graph_dump_to_stdout_keeps_the_report_off_it() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `graph --engine bitboard`: bitsets need a grid, so the counter engine
+/// that stands in for it ran, and the report names that one (it named
+/// bitboard): sequential on one thread, parallel on more.
+#[test]
+fn graph_reports_the_engine_that_ran_for_bitboard() {
+    let dir = temp_dir("graph-engine-ran");
+    let path = dir.join("path.txt");
+    std::fs::write(&path, "0 1\n1 2\n").unwrap();
+    let file = path.to_str().unwrap();
+    for (threads, ran) in [("1", "sequential"), ("2", "parallel")] {
+        let args = [
+            "graph",
+            file,
+            "--engine",
+            "bitboard",
+            "--threads",
+            threads,
+            "-q",
+            "--json",
+        ];
+        let out = run(&args, None);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        let r: Json = serde_json::from_str(stdout(&out).trim()).expect("one JSON object");
+        assert_eq!(r["engine"], ran, "{r}");
+        let text = stdout(&run(&args[..args.len() - 1], None));
+        assert!(
+            text.contains(&format!("engine: {ran} ({threads} thread")),
+            "{text}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
