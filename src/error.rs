@@ -157,6 +157,21 @@ pub(crate) fn cap_hint(minimum: u64) -> String {
     )
 }
 
+/// [`cap_hint`] for a cap that also holds `held` bytes of the caller's
+/// (a loaded graph): the cap that would do is the minimum plus what is
+/// held, and saying the minimum alone would advise a cap smaller than the
+/// one that was just refused.
+pub(crate) fn cap_hint_holding(minimum: u64, held: u64) -> String {
+    if held == 0 {
+        return cap_hint(minimum);
+    }
+    format!(
+        "{}, the {} already held included",
+        cap_hint(minimum.saturating_add(held)),
+        human_bytes(held)
+    )
+}
+
 /// A byte count for people: `512 B`, `1.5 KiB`, `1.8 TiB` (powers of
 /// 1024, one decimal), as refusals and plans print sizes; a count of 14
 /// digits says nothing at a glance.

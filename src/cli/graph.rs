@@ -190,7 +190,9 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
     // The per-state arrays go to memory or scratch files as for `solve`,
     // under what the cap leaves beside the graph.
     let limits = args.engine.storage.limits(graph.bytes())?;
-    let plan = plan_storage(&graph, &options, &limits)?;
+    // A refusal names the file: its graph is what the cap already holds.
+    let plan =
+        plan_storage(&graph, &options, &limits).with_context(|| args.file.display().to_string())?;
     let options = options.with_plan(&plan).with_observer(&observe);
     let started = Instant::now();
     let solution = solve(&graph, &options).context("solve failed")?;

@@ -271,7 +271,7 @@ pub fn plan_storage(
                     what: what.to_string(),
                     needed: minimum,
                     available: room,
-                    hint: crate::error::cap_hint(minimum),
+                    hint: crate::error::cap_hint_holding(minimum, limits.held),
                 });
             }
             resident

@@ -73,3 +73,46 @@ fn graph_reports_the_engine_that_ran_for_bitboard() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `graph --memory` too small beside the parsed graph: the refusal names
+/// the file and advises a cap that holds the graph as well as the solve's
+/// minimum (it advised the minimum alone, below the cap just refused),
+/// and that cap is enough.
+#[test]
+fn graph_memory_advice_counts_the_graph_it_holds() {
+    let dir = temp_dir("graph-memory-advice");
+    let path = dir.join("sparse.txt");
+    std::fs::write(&path, "p 10000000 1\n0 1\n").unwrap();
+    let file = path.to_str().unwrap();
+    let out = run(&["graph", file, "-q", "--memory", "160M"], None);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("error: {file}: ")),
+        "names the file: {err}"
+    );
+    let advised: u64 = err
+        .split("give a memory cap of at least ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("a cap in bytes: {err}"));
+    assert!(advised > 160 << 20, "more than the cap refused: {err}");
+    assert!(err.contains("already held included"), "{err}");
+    let out = run(
+        &["graph", file, "-q", "--memory", &advised.to_string()],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "the advised cap: {}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("10000000 vertices"),
+        "{}",
+        stdout(&out)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
