@@ -131,6 +131,35 @@ fn check_fingerprint(
     Ok(())
 }
 
+/// The most minutes `--checkpoint-every` takes: 365 days. A larger value
+/// is no longer an interval a solve meets (and from about 3e17 minutes on
+/// it is no `Duration` at all, which panicked).
+pub(crate) const MOST_MINUTES: f64 = 525_600.0;
+
+/// The time between snapshots that `--checkpoint-every MIN` asks for,
+/// refused unless MIN is a positive number of minutes up to
+/// [`MOST_MINUTES`]; checked before any directory is made.
+///
+/// # Errors
+/// A [`UsageError`] naming the flag, its value and the range.
+pub(crate) fn interval(every_minutes: f64) -> Result<Duration, UsageError> {
+    if every_minutes.is_finite() && every_minutes > 0.0 && every_minutes <= MOST_MINUTES {
+        return Ok(Duration::from_secs_f64(every_minutes * 60.0));
+    }
+    let bound = if every_minutes > MOST_MINUTES {
+        format!("at most {MOST_MINUTES} minutes (365 days)")
+    } else {
+        "expected a positive number of minutes".to_string()
+    };
+    // 1e300 as typed, not as its 301 digits.
+    let shown = if every_minutes.abs() >= 1e15 {
+        format!("{every_minutes:e}")
+    } else {
+        format!("{every_minutes}")
+    };
+    Err(UsageError(format!("--checkpoint-every {shown}: {bound}")))
+}
+
 /// Saves snapshots into a directory: every `every`, and when a signal asks
 /// the solve to stop.
 pub(crate) struct DirSink {
@@ -148,12 +177,7 @@ impl DirSink {
         every_minutes: f64,
         fingerprint: Vec<(String, String)>,
     ) -> Result<DirSink> {
-        if !(every_minutes.is_finite() && every_minutes > 0.0) {
-            return Err(UsageError(format!(
-                "--checkpoint-every {every_minutes}: expected a positive number of minutes"
-            ))
-            .into());
-        }
+        let every = interval(every_minutes)?;
         std::fs::create_dir_all(dir)
             .map_err(|e| UsageError(format!("--checkpoint {}: {e}", dir.display())))?;
         // The path is checked now, not at the first snapshot.
@@ -161,7 +185,7 @@ impl DirSink {
         defer_stop_signals();
         Ok(DirSink {
             dir: dir.to_path_buf(),
-            every: Duration::from_secs_f64(every_minutes * 60.0),
+            every,
             last: Mutex::new(Instant::now()),
             fingerprint,
         })

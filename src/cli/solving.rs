@@ -80,7 +80,8 @@ pub(crate) struct SolveArgs {
     /// DIR/process-I.
     #[arg(long, value_name = "DIR")]
     pub(crate) checkpoint: Option<PathBuf>,
-    /// Minutes between snapshots (fractions allowed: 0.5 is 30 seconds).
+    /// Minutes between snapshots (fractions allowed: 0.5 is 30 seconds; at
+    /// most 525600, 365 days).
     #[arg(long, value_name = "MIN", default_value_t = 30.0)]
     pub(crate) checkpoint_every: f64,
     /// Continue the solve from the snapshot in DIR (same map, placement,

@@ -366,3 +366,50 @@ fn kcop_scratch_files_give_the_same_dump() {
     assert!(err.contains("cannot go to scratch files"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Audit finding 1: `--checkpoint-every` past the documented bound (365
+/// days) is a usage error before the checkpoint directory is made, for one
+/// cop and for two (1e300 and 1e18 minutes panicked converting to a
+/// `Duration`, exit 101, and left the empty directory behind).
+#[test]
+fn a_checkpoint_period_past_a_year_is_refused_before_the_directory_is_made() {
+    let dir = temp_dir("checkpoint-every-huge");
+    let map = dir.join("ce.txt");
+    std::fs::write(&map, "2 3\nC.T\n..E\n").unwrap();
+    let map = map.to_str().unwrap();
+    let ck = dir.join("ck");
+    let ck_arg = ck.to_str().unwrap();
+    let cases: [(&[&str], &str, &str); 3] = [
+        (
+            &[],
+            "1e300",
+            "--checkpoint-every 1e300: at most 525600 minutes",
+        ),
+        (
+            &["--cops", "2", "--cop", "0,0", "--cop", "0,1"],
+            "1e18",
+            "--checkpoint-every 1e18: at most 525600 minutes",
+        ),
+        (&[], "525600.5", "--checkpoint-every 525600.5: at most"),
+    ];
+    for (flags, every, needle) in cases {
+        let out = bin()
+            .args(["solve", "-q", map, "--checkpoint", ck_arg])
+            .args(["--checkpoint-every", every])
+            .args(flags)
+            .output()
+            .unwrap();
+        let (code, err) = code_and_err(&out);
+        assert_eq!(code, Some(2), "{every}: {err}");
+        assert!(err.contains(needle), "{every}: {err}");
+        assert!(!ck.exists(), "{every}: {} was made", ck.display());
+    }
+    // The bound itself is taken.
+    let out = bin()
+        .args(["solve", "-q", map, "--checkpoint", ck_arg])
+        .args(["--checkpoint-every", "525600"])
+        .output()
+        .unwrap();
+    assert_eq!(code_and_err(&out).0, Some(0), "{}", code_and_err(&out).1);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -54,19 +54,14 @@ impl BandDir {
         every_minutes: f64,
         fingerprint: Vec<(String, String)>,
     ) -> Result<BandDir, Failure> {
-        if !(every_minutes.is_finite() && every_minutes > 0.0) {
-            return Err(UsageError(format!(
-                "--checkpoint-every {every_minutes}: expected a positive number of minutes"
-            ))
-            .into());
-        }
+        let every = crate::cli::checkpoint::interval(every_minutes)?;
         let dir = dir.join(format!("process-{process}"));
         std::fs::create_dir_all(&dir)
             .map_err(|e| UsageError(format!("--checkpoint {}: {e}", dir.display())))?;
         Ok(BandDir {
             dir,
             fingerprint,
-            every: Duration::from_secs_f64(every_minutes * 60.0),
+            every,
             last: Mutex::new(Instant::now()),
             latest: 0,
         })
