@@ -5,7 +5,7 @@ use super::Solution;
 use crate::board::Board;
 use crate::format::Coord;
 use crate::games::cops::{CopsAndThief, Turn};
-use crate::outcome::Dte;
+use crate::outcome::{Dte, Outcome};
 
 /// How the start pairs of a map split: every (cop, thief) pair of distinct
 /// free cells with the rules' first mover to move.
@@ -19,9 +19,10 @@ pub struct StartPairs {
     pub thief_escapes: u64,
     /// Pairs drawn (the thief evades forever).
     pub draws: u64,
-    /// A pair at the largest distance to end among all states with the
-    /// first mover to move (the smallest state index among them), if any
-    /// such state was decided.
+    /// A start pair (distinct cells, the first mover to move) at the
+    /// largest distance to end among them (the smallest state index among
+    /// those), if any start pair was decided and the engine kept
+    /// distances; `None` on a map of one cell (no start pair).
     pub longest: Option<LongestGame>,
 }
 
@@ -79,13 +80,20 @@ impl CopsAndThief {
             Turn::Thief => (side.loss, side.win),
         };
         let grid = &self.board().grid;
-        let longest = solution.deepest(turn as usize).map(|(dte, s)| {
+        let longest = solution.deepest(turn as usize).and_then(|(dte, s)| {
+            // The deepest state of the side is a start pair unless it is at
+            // distance 0, where the captures (not start pairs) come first.
+            let s = if dte.plies() > 0 {
+                s
+            } else {
+                self.first_decided_pair(solution, turn, cop_wins + thief_escapes)?
+            };
             let (cop, thief, _) = self.decode(s);
-            LongestGame {
+            Some(LongestGame {
                 dte,
                 cop: grid.coords(cop),
                 thief: grid.coords(thief),
-            }
+            })
         });
         StartPairs {
             pairs: cells * cells.saturating_sub(1),
@@ -94,5 +102,23 @@ impl CopsAndThief {
             draws: side.draw,
             longest,
         }
+    }
+
+    /// The smallest state of a start pair (distinct cells, `turn` to move)
+    /// that `solution` decided, of the `decided` there are; `None` when
+    /// there are none. A scan in state order that stops at the first, run
+    /// only when every decided state of the side is at distance 0 (a map
+    /// where no move reaches the other piece): it stops early but on a
+    /// map drawn almost everywhere.
+    fn first_decided_pair(&self, solution: &Solution, turn: Turn, decided: u64) -> Option<u64> {
+        if decided == 0 {
+            return None;
+        }
+        let cells = self.cells() as u32;
+        (0..cells)
+            .flat_map(|cop| (0..cells).map(move |thief| (cop, thief)))
+            .filter(|&(cop, thief)| cop != thief)
+            .map(|(cop, thief)| self.state(cop, thief, turn))
+            .find(|&s| solution.outcome(s) != Outcome::Draw)
     }
 }

@@ -4,7 +4,9 @@
 //! kind than the command reads gets what to run instead; `copnumber
 //! --help` lists only flags it takes. And what an audit of the commands
 //! found (2026-12-01): `--summary` where there is none, graph6 streams
-//! and headers, maps with no free cell, help on a full disk.
+//! and headers, maps with no free cell, help on a full disk; a start
+//! already over says what decided it, the summary's longest pair is a
+//! start pair (or none), and path errors say what is wrong with the path.
 
 use crate::support::{make_table, run, run_refused, run_status, stderr, stdout, temp_dir};
 
@@ -261,4 +263,72 @@ fn help_onto_a_full_disk_fails() {
             stderr(&out)
         );
     }
+
+/// Audit finding 3: a mover with no move at the start loses (docs/rules.md),
+/// and the result line says so; it said "the thief starts on an exit" on a
+/// map without exits, or "the cop starts on the thief" when it did not.
+/// The summary's longest pair was the capture (cop 0,0, thief 0,0), not one
+/// of the start pairs counted, and was printed on a map with none.
+#[test]
+fn a_start_already_over_names_what_decided_it_and_longest_is_a_start_pair() {
+    let dir = temp_dir("newuser-stuck");
+    let stuck = dir.join("stuck.txt");
+    std::fs::write(&stuck, "2 2\nC*\n*T\n").unwrap();
+    let s = stuck.to_str().unwrap();
+    for engine in ["bitboard", "sequential"] {
+        let text = stdout(&run(
+            &[
+                "solve",
+                s,
+                "--no-corner-cutting",
+                "--no-pass",
+                "--engine",
+                engine,
+            ],
+            None,
+        ));
+        assert!(
+            text.starts_with("result: thief-escapes in 0 plies (the cop cannot move)\n"),
+            "{engine}: {text}"
+        );
+        assert!(
+            text.contains("\nlongest: 0 plies, cop 0,0 thief 1,1 (row,col)\n"),
+            "{engine}: {text}"
+        );
+        let text = stdout(&run(
+            &[
+                "solve",
+                s,
+                "--no-corner-cutting",
+                "--no-thief-pass",
+                "--thief-first",
+                "--engine",
+                engine,
+            ],
+            None,
+        ));
+        assert!(
+            text.starts_with("result: cop-wins in 0 plies (the thief cannot move)\n"),
+            "{engine}: {text}"
+        );
+        assert!(!text.contains("thief 0,0"), "{engine}: {text}");
+    }
+    // One cell: no start pair, so no longest pair (null in JSON).
+    let one = dir.join("one.txt");
+    std::fs::write(&one, "1 1\nC\n").unwrap();
+    let o = one.to_str().unwrap();
+    let text = stdout(&run(&["solve", o], None));
+    assert!(text.contains("start pairs: 0 "), "{text}");
+    assert!(!text.contains("longest:"), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&run(&["solve", o, "--json", "--summary"], None))).unwrap();
+    assert_eq!(json["pairs"], 0);
+    assert!(json["longest"].is_null(), "{json}");
+    // Every start pair drawn: none has a distance, so none is longest.
+    let apart = dir.join("apart.txt");
+    std::fs::write(&apart, "1 3\nC*T\n").unwrap();
+    let text = stdout(&run(&["solve", apart.to_str().unwrap()], None));
+    assert!(text.contains("draw 100.0%"), "{text}");
+    assert!(!text.contains("longest:"), "{text}");
+    let _ = std::fs::remove_dir_all(dir);
 }

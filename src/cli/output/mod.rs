@@ -71,6 +71,12 @@ pub(crate) struct SolveReport {
     pub(crate) result: Option<&'static str>,
     /// The start's distance to end in plies (null for a draw or no start).
     pub(crate) dte: Option<u32>,
+    /// Why a one-cop start at distance 0 is over, in words, for the text's
+    /// `result:` line: a capture, an escape, or the mover without a move
+    /// (the rules' three terminal cases; none of the others is true when
+    /// the mover is stuck, so the text cannot tell them apart by itself).
+    #[serde(skip)]
+    pub(crate) over: Option<&'static str>,
     /// Free cells (a graph's vertices).
     pub(crate) cells: u64,
     /// Exit cells.
@@ -167,7 +173,20 @@ impl SolveReport {
     ) -> SolveReport {
         let board = game.board();
         let exits = board.exit_coords().into_iter().map(|(r, c)| [r, c]);
+        let over = match (found.dte, board.cop, board.thief) {
+            (Some(retrograde::Dte(0)), Some(cop), Some(thief)) => Some(if cop == thief {
+                "the cop starts on the thief"
+            } else if board.exits[thief as usize] {
+                "the thief starts on an exit"
+            } else if game.rules().thief_first {
+                "the thief cannot move"
+            } else {
+                "the cop cannot move"
+            }),
+            _ => None,
+        };
         SolveReport {
+            over,
             width: Some(board.grid.width()),
             height: Some(board.grid.height()),
             exit_cells: Some(exits.collect()),
@@ -208,6 +227,7 @@ impl SolveReport {
                 .start
                 .map(|v| retrograde::Verdict::from_mover(v, !thief_first).as_str()),
             dte: found.dte.map(|d| d.plies()),
+            over: None,
             cells,
             exits: exits as u64,
             exit_cells: None,

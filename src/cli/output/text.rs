@@ -162,23 +162,16 @@ pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std
 /// The `result:` line of a solve (none for a scenario's solve without a
 /// start: its pairs are the results).
 fn result_line(r: &SolveReport) -> Option<String> {
-    Some(match (r.result, r.dte) {
+    Some(match (r.result, r.dte, r.over) {
         // A start at distance 0 is already over: the one-cop game says why.
-        (Some(result), Some(0)) if r.pieces.is_none() => format!(
-            "result: {result} in 0 plies ({})",
-            if result == "cop-wins" {
-                "the cop starts on the thief"
-            } else {
-                "the thief starts on an exit"
-            }
-        ),
-        (Some(result), Some(dte)) => format!("result: {result} in {dte} plies"),
-        (Some(result), None) => format!("result: {result}"),
-        (None, _) if r.scenario.is_some() => return None,
-        (None, _) if r.pieces.is_some() => {
+        (Some(result), Some(0), Some(over)) => format!("result: {result} in 0 plies ({over})"),
+        (Some(result), Some(dte), _) => format!("result: {result} in {dte} plies"),
+        (Some(result), None, _) => format!("result: {result}"),
+        (None, _, _) if r.scenario.is_some() => return None,
+        (None, _, _) if r.pieces.is_some() => {
             "result: none (no start; give --cop once per cop and --thief)".into()
         }
-        (None, _) => {
+        (None, _, _) => {
             "result: none (the map has no cop and thief start; give --cop and --thief)".into()
         }
     })
