@@ -73,18 +73,37 @@ pub(crate) fn fingerprint(
         ),
         (
             "placement".into(),
-            format!(
-                "cop {:?}, thief {:?}, exit {:?}, exits {:?}",
-                game.cop, game.thief, game.exit, game.exits
+            words(game.placement_flags(true), "the map's starts and exits"),
+        ),
+        (
+            "rules".into(),
+            words(
+                super::common::rule_flags(game.rules())
+                    .into_iter()
+                    .map(String::from)
+                    .collect(),
+                "the standard rules",
             ),
         ),
-        ("rules".into(), format!("{:?}", game.rules())),
         ("engine".into(), engine.to_string()),
         (
             "distance table".into(),
             if dte_table { "kept" } else { "not kept" }.to_string(),
         ),
     ])
+}
+
+/// A fingerprint value that a refused resume shows as the user types it:
+/// the flags joined by spaces, or `none` (what no flag means) without
+/// any. (These values were Rust's `Debug` dumps of the flags' structs,
+/// which no user types; checkpoints of that time are refused as made
+/// with another placement.)
+fn words(flags: Vec<String>, none: &str) -> String {
+    if flags.is_empty() {
+        none.to_string()
+    } else {
+        flags.join(" ")
+    }
 }
 
 /// Reads the checkpoint in `dir` and checks it against `fingerprint` and

@@ -104,36 +104,36 @@ impl GameArgs {
     /// command-line words: what a batch row records so that `--resume`
     /// reuses only rows solved the same way.
     pub(crate) fn answer_flags(&self) -> Vec<String> {
-        // Canonical ROW,COL whether or not --xy was given.
-        let coord = |(r, c): Coord| format!("{r},{c}");
-        let placement = self.placement();
-        let mut flags = Vec::new();
-        flags.extend(placement.cop.map(|c| format!("--cop {}", coord(c))));
-        flags.extend(placement.thief.map(|c| format!("--thief {}", coord(c))));
-        flags.extend(
-            placement
-                .exits
-                .iter()
-                .map(|&c| format!("--exit {}", coord(c))),
-        );
+        let mut flags = self.placement_flags(false);
+        flags.extend(rule_flags(self.rules()).into_iter().map(String::from));
+        flags
+    }
+
+    /// The start and exit flags as canonical command-line words (`--cop
+    /// ROW,COL` whether or not `--xy` was given, `--thief`, each `--exit`,
+    /// each `--exits RULE`); `every_cop`: each `--cop` given (the cops of
+    /// a several-cops game), else the last, the one a one-cop game takes.
+    pub(crate) fn placement_flags(&self, every_cop: bool) -> Vec<String> {
+        let coord = |c: Coord| {
+            let (r, c) = swap_xy(self.xy, c);
+            format!("{r},{c}")
+        };
+        let cops = if every_cop {
+            &self.cop[..]
+        } else {
+            &self.cop[self.cop.len().saturating_sub(1)..]
+        };
+        let mut flags: Vec<String> = cops
+            .iter()
+            .map(|&c| format!("--cop {}", coord(c)))
+            .collect();
+        flags.extend(self.thief.map(|c| format!("--thief {}", coord(c))));
+        flags.extend(self.exit.iter().map(|&c| format!("--exit {}", coord(c))));
         flags.extend(self.exits.iter().map(|rule| match rule {
             ExitRule::Border => "--exits border".to_string(),
             ExitRule::Rim => "--exits rim".to_string(),
             ExitRule::Random { count, seed } => format!("--exits random:{count}:{seed}"),
         }));
-        let rules = self.rules();
-        for (on, name) in [
-            (rules.thief_diagonal, "--thief-diagonal"),
-            (!rules.cop_diagonal, "--cop-orthogonal"),
-            (!rules.cop_passes, "--no-cop-pass"),
-            (!rules.thief_passes, "--no-thief-pass"),
-            (!rules.corner_cutting, "--no-corner-cutting"),
-            (rules.thief_first, "--thief-first"),
-        ] {
-            if on {
-                flags.push(name.to_string());
-            }
-        }
         flags
     }
 

@@ -413,3 +413,67 @@ fn a_checkpoint_period_past_a_year_is_refused_before_the_directory_is_made() {
     assert_eq!(code_and_err(&out).0, Some(0), "{}", code_and_err(&out).1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Audit finding 8: a refused resume names what differs as the flags are
+/// typed (it printed Rust's `Debug` dumps: `cop [], thief None, exit [],
+/// exits [Border]`, `Rules { cop_diagonal: true, ... }`); the placement
+/// is the cells meant, ROW,COL whatever `--xy` (a checkpoint of `--xy
+/// --cop 1,0` resumed as `--cop 1,0`, another cell).
+#[test]
+fn a_refused_resume_names_the_flags_that_differ() {
+    let dir = temp_dir("checkpoint-refused-flags");
+    let map = dir.join("ck.txt");
+    std::fs::write(&map, "4 6\nC.....\n......\n......\n....TE\n").unwrap();
+    let map = map.to_str().unwrap();
+    let plain = Resumable::new(&dir.join("plain"), map, &[]);
+    for (flags, expected) in [
+        (
+            &["--exits", "border"][..],
+            "another placement: the map's starts and exits there, --exits border now",
+        ),
+        (
+            &["--thief-diagonal"][..],
+            "another rules: the standard rules there, --thief-diagonal now",
+        ),
+    ] {
+        let (code, err) = plain.resume(flags, map);
+        assert_eq!(code, Some(2), "{flags:?}: {err}");
+        assert!(err.contains(expected), "{flags:?}: {err}");
+    }
+    let flags = [
+        "--xy",
+        "--cop",
+        "1,0",
+        "--exits",
+        "random:2:7",
+        "--no-corner-cutting",
+    ];
+    let placed = Resumable::new(&dir.join("placed"), map, &flags);
+    let (code, err) = placed.resume(&flags, map);
+    assert_eq!(code, Some(0), "{err}");
+    // The same cell without --xy resumes; the same numbers are another cell.
+    let same = [
+        "--cop",
+        "0,1",
+        "--exits",
+        "random:2:7",
+        "--no-corner-cutting",
+    ];
+    let (code, err) = placed.resume(&same, map);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, err) = placed.resume(&["--cop", "1,0", "--exits", "random:2:7"], map);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(
+            "another placement: --cop 0,1 --exits random:2:7 there, --cop 1,0 --exits random:2:7 now"
+        ),
+        "{err}"
+    );
+    let (code, err) = placed.resume(&same[..4], map);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("another rules: --no-corner-cutting there, the standard rules now"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
