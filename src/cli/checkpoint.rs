@@ -179,6 +179,34 @@ pub(crate) fn interval(every_minutes: f64) -> Result<Duration, UsageError> {
     Err(UsageError(format!("--checkpoint-every {shown}: {bound}")))
 }
 
+/// Makes the checkpoint directory `dir` if it is missing, refused (a
+/// [`UsageError`]) unless its parent exists: as every output into a
+/// missing directory is, `--checkpoint a/b/c` is refused when `a/b` does
+/// not exist (its whole tree was made, silently, wherever a typo put it).
+///
+/// # Errors
+/// A [`UsageError`] naming `--checkpoint`, the path and what is wrong.
+pub(crate) fn make_dir(dir: &Path) -> Result<(), UsageError> {
+    let refuse = |why: String| Err(UsageError(format!("--checkpoint {}: {why}", dir.display())));
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        return refuse(format!("the directory {} does not exist", parent.display()));
+    }
+    match std::fs::create_dir(dir) {
+        Ok(()) => Ok(()),
+        // Made since by another process (of a partitioned solve).
+        Err(_) if dir.is_dir() => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => refuse("not a directory".into()),
+        Err(e) => refuse(e.to_string()),
+    }
+}
+
 /// Saves snapshots into a directory: every `every`, and when a signal asks
 /// the solve to stop.
 pub(crate) struct DirSink {
@@ -189,16 +217,16 @@ pub(crate) struct DirSink {
 }
 
 impl DirSink {
-    /// A sink into `dir` (created if missing); from now on the first
-    /// SIGINT / SIGTERM / SIGHUP stops the solve after a snapshot.
+    /// A sink into `dir` (created if missing, in a directory that exists);
+    /// from now on the first SIGINT / SIGTERM / SIGHUP stops the solve
+    /// after a snapshot.
     pub(crate) fn new(
         dir: &Path,
         every_minutes: f64,
         fingerprint: Vec<(String, String)>,
     ) -> Result<DirSink> {
         let every = interval(every_minutes)?;
-        std::fs::create_dir_all(dir)
-            .map_err(|e| UsageError(format!("--checkpoint {}: {e}", dir.display())))?;
+        make_dir(dir)?;
         // The path is checked now, not at the first snapshot.
         drop(OutputTarget::check("--checkpoint", &file_in(dir))?);
         defer_stop_signals();

@@ -2,7 +2,7 @@
 //! exits, rule variants, engine and storage; parsed once into a validated
 //! configuration.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args as ClapArgs;
 use retrograde::{Coord, Engine, ExitRule, Placement, Rules, StorageLimits};
@@ -177,6 +177,26 @@ impl GameArgs {
     }
 }
 
+/// Refuses `dir`, the value of `flag` (a directory the command writes
+/// into), unless it is an existing directory: a missing one is named as
+/// every output into a missing directory is ("the directory X does not
+/// exist"; it said "not a directory"), anything else at its name is "not a
+/// directory".
+///
+/// # Errors
+/// A [`UsageError`] naming the flag, the path and what is wrong with it.
+pub(crate) fn existing_dir(flag: &str, dir: &Path) -> Result<(), UsageError> {
+    let refuse = |why: String| Err(UsageError(format!("{flag} {}: {why}", dir.display())));
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => refuse("not a directory".into()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            refuse(format!("the directory {} does not exist", dir.display()))
+        }
+        Err(e) => refuse(e.to_string()),
+    }
+}
+
 /// The solve flags that select `rules` (empty for the standard game);
 /// `info` shows them, `copnumber` names them.
 pub(crate) fn rule_flags(r: Rules) -> Vec<&'static str> {
@@ -226,12 +246,7 @@ impl StorageFlags {
     /// (a loaded graph) count against the cap.
     pub(crate) fn limits(&self, held: u64) -> Result<StorageLimits, UsageError> {
         if let Some(dir) = &self.scratch {
-            if !dir.is_dir() {
-                return Err(UsageError(format!(
-                    "--scratch {}: not a directory",
-                    dir.display()
-                )));
-            }
+            existing_dir("--scratch", dir)?;
         }
         Ok(StorageLimits {
             memory: self.memory,

@@ -228,13 +228,7 @@ pub(crate) fn man(args: ManArgs, command: clap::Command) -> Result<i32, Failure>
             std::io::stdout().lock().write_all(&out)?;
         }
         Some(dir) => {
-            if !dir.is_dir() {
-                return Err(super::common::UsageError(format!(
-                    "--out-dir {}: not a directory",
-                    dir.display()
-                ))
-                .into());
-            }
+            super::common::existing_dir("--out-dir", &dir)?;
             // A FIFO at a page's name would block the write forever (no
             // reader): every page's name must be free or a regular file.
             for entry in std::fs::read_dir(&dir)

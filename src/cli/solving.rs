@@ -93,13 +93,22 @@ pub(crate) struct SolveArgs {
 
 /// The checks of `solve`'s start flags before any file is read, for a
 /// local and a partitioned solve alike: vertex ids only with `--graph`,
-/// several `--cop` only with `--cops K`, and what the several-cops game
+/// several `--cop` only with `--cops K`, standard input for the map or
+/// the scenario, not both, and what the several-cops game
 /// does not take (`--scen`; its partitioned solve's own refusals are
 /// `distributed/`'s).
 ///
 /// # Errors
 /// A [`UsageError`] naming the flag.
 pub(crate) fn check_game_flags(args: &SolveArgs) -> Result<(), UsageError> {
+    let stdin = std::path::Path::new("-");
+    if args.map == stdin && args.scen.as_deref() == Some(stdin) {
+        // Both would read one stream: the map first, and the scenario
+        // then found it empty.
+        return Err(UsageError(
+            "--scen -: standard input already holds the map; give the scenario as a file".into(),
+        ));
+    }
     let game = &args.game;
     let mut flags = game.cop.iter().chain(&game.thief).chain(&game.exit);
     if !args.kcops.graph {

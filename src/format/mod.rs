@@ -118,7 +118,7 @@ const HEADER_LINE: usize = 1 << 16;
 const BLANK_TAIL: u64 = 1 << 16;
 
 fn read_map(reader: impl BufRead, path: &Path, cops: usize) -> Result<Map> {
-    let mut lines = Lines::new(reader, path);
+    let mut lines = Lines::new(reader, path, "map text");
     let empty =
         "empty file: expected a seed header `ROWS COLUMNS` or a MovingAI header `type octile`";
     let Some(first) = lines.next(HEADER_LINE)? else {
@@ -178,11 +178,17 @@ pub(crate) struct Lines<'p, R> {
     eof: bool,
     /// Bytes consumed so far.
     consumed: u64,
+    /// What the text should be, for the error of a binary file: `map
+    /// text`, `scenario text`.
+    text: &'static str,
 }
 
 impl<'p, R: BufRead> Lines<'p, R> {
-    fn new(reader: R, path: &'p Path) -> Lines<'p, R> {
+    /// The lines of `reader` (read from `path`), which should hold `text`
+    /// (`map text`, `scenario text`: what a binary file's error expects).
+    fn new(reader: R, path: &'p Path, text: &'static str) -> Lines<'p, R> {
         Lines {
+            text,
             reader,
             path,
             name: path.display().to_string(),
@@ -266,8 +272,10 @@ impl<'p, R: BufRead> Lines<'p, R> {
                         .chars()
                         .count()
                         + 1,
-                    message: "invalid UTF-8: this looks like a binary file, expected map text"
-                        .to_string(),
+                    message: format!(
+                        "invalid UTF-8: this looks like a binary file, expected {}",
+                        self.text
+                    ),
                 })
             }
         };
@@ -281,7 +289,8 @@ impl<'p, R: BufRead> Lines<'p, R> {
                 line: number,
                 column: column + 1,
                 message: format!(
-                    "control character {c:?}: this looks like a binary file, expected map text"
+                    "control character {c:?}: this looks like a binary file, expected {}",
+                    self.text
                 ),
             });
         }

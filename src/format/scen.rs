@@ -128,12 +128,16 @@ pub fn parse_scen(bytes: &[u8], path: &str) -> Result<Scenario> {
     read_scen(bytes, Path::new(path))
 }
 
-/// Reads and parses a scenario file, a line at a time.
+/// Reads and parses a scenario file, a line at a time; `-` reads standard
+/// input, as [`load_map`](crate::load_map) does.
 ///
 /// # Errors
 /// [`Error::Io`] when the file cannot be read, [`Error::Parse`] when it is
 /// malformed.
 pub fn load_scen(path: &Path) -> Result<Scenario> {
+    if path == Path::new("-") {
+        return read_scen(std::io::stdin().lock(), path);
+    }
     let file = std::fs::File::open(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -145,7 +149,7 @@ pub fn load_scen(path: &Path) -> Result<Scenario> {
 const LINE_LIMIT: usize = 1 << 16;
 
 fn read_scen(reader: impl BufRead, path: &Path) -> Result<Scenario> {
-    let mut lines = Lines::new(reader, path);
+    let mut lines = Lines::new(reader, path, "scenario text");
     let name = lines.name.clone();
     let mut entries = Vec::new();
     loop {

@@ -332,3 +332,77 @@ fn a_start_already_over_names_what_decided_it_and_longest_is_a_start_pair() {
     assert!(!text.contains("longest:"), "{text}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Audit finding 12: a missing directory is named as missing ("not a
+/// directory", it said), `--scen -` reads standard input unless the map
+/// does (it looked for a file named `-`), a binary scenario is not "map
+/// text", and `--checkpoint` makes its directory but not a missing parent
+/// tree.
+#[test]
+fn path_errors_say_what_is_wrong_with_the_path() {
+    let dir = temp_dir("newuser-paths");
+    let map = dir.join("ce.txt");
+    std::fs::write(&map, "2 3\nC.T\n..E\n").unwrap();
+    let m = map.to_str().unwrap();
+    let missing = dir.join("no-such-dir");
+    let gone = missing.to_str().unwrap();
+    let expected = format!("the directory {gone} does not exist");
+    let err = run_refused(&["solve", m, "--scratch", gone, "-q"], &expected);
+    assert!(err.contains(&format!("--scratch {gone}: ")), "{err}");
+    let out = dir.join("r.csv");
+    let o = out.to_str().unwrap();
+    let err = run_refused(&["batch", m, "--out", o, "--save-dir", gone], &expected);
+    assert!(err.contains(&format!("--save-dir {gone}: ")), "{err}");
+    assert!(!out.exists(), "no results file");
+    let err = run_refused(&["man", "--out-dir", gone], &expected);
+    assert!(err.contains(&format!("--out-dir {gone}: ")), "{err}");
+    // Something else at the name is still not a directory.
+    run_refused(&["solve", m, "--scratch", m, "-q"], "not a directory");
+    // --scen -: standard input, once.
+    let scen = "version 1\n0\tce.txt\t3\t2\t0\t0\t2\t0\t2\n";
+    let refused = run(
+        &["solve", "-", "--scen", "-", "-q"],
+        Some(b"2 3\nC.T\n..E\n"),
+    );
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("--scen -: standard input already holds the map"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(stdout(&refused), "");
+    let read = run(&["solve", m, "--scen", "-", "-q"], Some(scen.as_bytes()));
+    assert_eq!(read.status.code(), Some(0), "{}", stderr(&read));
+    assert!(
+        stdout(&read).contains("\n2\t0,0\t0,2\tcop-wins\t3\n"),
+        "{}",
+        stdout(&read)
+    );
+    // A binary scenario is not scenario text, nor map text.
+    let binary = dir.join("binary.scen");
+    std::fs::write(&binary, b"version 1\n\0\0\0").unwrap();
+    let err = run_refused(
+        &["solve", m, "--scen", binary.to_str().unwrap(), "-q"],
+        "binary.scen:2:1: control character '\\0': this looks like a binary file, expected scenario text",
+    );
+    assert!(!err.contains("map text"), "{err}");
+    // --checkpoint makes its directory, not a missing tree above it.
+    let deep = missing.join("deep").join("x");
+    let err = run_refused(
+        &["solve", m, "--checkpoint", deep.to_str().unwrap(), "-q"],
+        &format!(
+            "the directory {} does not exist",
+            missing.join("deep").display()
+        ),
+    );
+    assert!(err.contains("--checkpoint "), "{err}");
+    assert!(!missing.exists(), "{} was made", missing.display());
+    let ck = dir.join("ck");
+    let made = run(
+        &["solve", m, "--checkpoint", ck.to_str().unwrap(), "-q"],
+        None,
+    );
+    assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+    assert!(ck.is_dir());
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -201,11 +201,7 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
         }
     };
     if let Some(dir) = &args.save_dir {
-        if !dir.is_dir() {
-            return Err(
-                UsageError(format!("--save-dir {}: not a directory", dir.display())).into(),
-            );
-        }
+        super::common::existing_dir("--save-dir", dir)?;
     }
     let tables = args.save_dir.as_deref().map(|dir| table_names(dir, &todo));
     // The engine's rule (no distance table from the sweep engine) refuses

@@ -47,7 +47,8 @@ impl BandDir {
         Ok(found)
     }
 
-    /// A sink into `dir`/process-`process` (created if missing).
+    /// A sink into `dir`/process-`process` (created if missing; `dir`
+    /// only in a directory that exists).
     pub(super) fn sink(
         dir: &Path,
         process: usize,
@@ -55,6 +56,7 @@ impl BandDir {
         fingerprint: Vec<(String, String)>,
     ) -> Result<BandDir, Failure> {
         let every = crate::cli::checkpoint::interval(every_minutes)?;
+        crate::cli::checkpoint::make_dir(dir)?;
         let dir = dir.join(format!("process-{process}"));
         std::fs::create_dir_all(&dir)
             .map_err(|e| UsageError(format!("--checkpoint {}: {e}", dir.display())))?;
