@@ -263,6 +263,7 @@ fn help_onto_a_full_disk_fails() {
             stderr(&out)
         );
     }
+}
 
 /// Audit finding 3: a mover with no move at the start loses (docs/rules.md),
 /// and the result line says so; it said "the thief starts on an exit" on a
