@@ -856,9 +856,13 @@ fn memory_cap_below_the_minimum_is_refused_with_it() {
 /// Out of core the bitboard engine keeps to its cap: on a map whose
 /// bitsets (12 MiB) are four times `--memory 3M`, the process's peak
 /// resident memory (VmHWM, reported as `peak_memory_bytes`) stays under the
-/// cap plus 7 MiB for the process itself (code, libraries, the map, thread
-/// stacks: about 6 MiB in a solve of a tiny map), while the in-memory solve
-/// of the same map peaks well above that bound; the answers agree.
+/// cap plus what the process holds itself (code, libraries, the map, thread
+/// stacks: 7 MiB, or the peak of the same solve of a tiny map when that is
+/// more, with 1 MiB for the out-of-core run's own thread: it grew from
+/// about 6 to 7.2-7.7 MiB with the binary, which left the out-of-core
+/// peak, 10.2-10.3 MiB, within 0.3 MiB of a fixed 10 MiB bound and
+/// failed it once in a full run), while the in-memory solve of the same
+/// map peaks well above that bound; the answers agree.
 #[test]
 fn out_of_core_bitboard_keeps_resident_memory_under_the_cap() {
     let tmp = temp_dir("cli-ooc-resident");
@@ -890,7 +894,13 @@ fn out_of_core_bitboard_keeps_resident_memory_under_the_cap() {
         )
     };
     let cap: u64 = 3 << 20;
-    let bound = cap + (7 << 20);
+    let tiny = tmp.join("tiny.txt");
+    std::fs::write(&tiny, "2 3\nC.T\n..E\n").unwrap();
+    let (base, _) = solve_json_in(&tmp, &[tiny.to_str().unwrap(), "-q", "--threads", "2"]);
+    let base = base["peak_memory_bytes"]
+        .as_u64()
+        .expect("peak memory on Linux");
+    let bound = cap + (7 << 20).max(base + (1 << 20));
     let (memory, _) = solve_json_in(&tmp, &[map, "-q", "--threads", "2"]);
     let (banded, err) = solve_json_in(
         &tmp,
@@ -914,8 +924,9 @@ fn out_of_core_bitboard_keeps_resident_memory_under_the_cap() {
     assert!(peak(&memory) > bound, "in memory: {}", peak(&memory));
     assert!(
         peak(&banded) <= bound,
-        "out of core: peak {} over the cap {cap} + 7 MiB",
-        peak(&banded)
+        "out of core: peak {} over the cap {cap} + the process's {}",
+        peak(&banded),
+        bound - cap
     );
     // Below one window of a grid row with its halo rows and buffers: exit
     // 2 naming the minimum; at the minimum, the printed resident figure
