@@ -235,12 +235,9 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
         query,
         grundy,
     };
-    if dump_on_stdout {
-        let mut err = std::io::stderr().lock();
-        super::schema::print_to(&mut err, args.json, &report, print_text)?;
-    } else {
-        super::schema::print(args.json, &report, print_text)?;
-    }
+    super::schema::print_beside(dump_on_stdout, args.json, &report, |mut out, r| {
+        print_text(&mut out, r)
+    })?;
     Ok(0)
 }
 

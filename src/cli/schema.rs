@@ -37,6 +37,24 @@ pub(crate) fn print<T: Serialize>(
     print_to(&mut std::io::stdout().lock(), json, report, text)
 }
 
+/// [`print`], or to standard error when `stdout_taken`: standard output
+/// then carries a command's data (`--dump -`, `--save -`), which must
+/// stand alone ([`OutputTarget::stdout_taken`](super::output::OutputTarget::stdout_taken)).
+pub(crate) fn print_beside<T: Serialize>(
+    stdout_taken: bool,
+    json: bool,
+    report: &T,
+    text: impl FnOnce(&mut dyn std::io::Write, &T) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    if stdout_taken {
+        print_to(&mut std::io::stderr().lock(), json, report, |out, r| {
+            text(out, r)
+        })
+    } else {
+        print(json, report, |out, r| text(out, r))
+    }
+}
+
 /// [`print`] to `out` (standard error, when standard output carries a
 /// command's data).
 pub(crate) fn print_to<W: std::io::Write, T: Serialize>(

@@ -366,15 +366,8 @@ pub(crate) fn check_outputs(
             .transpose()
     };
     let (dump, save) = (check("--dump", &args.dump)?, check("--save", &args.save)?);
-    // The table is binary: it must be standard output's only content.
-    if let (Some(dump), Some(save)) = (&dump, &save) {
-        if dump.is_stdout() && save.is_stdout() {
-            return Err(UsageError(format!(
-                "--save {}: standard output already carries --dump {}; write one of them to a file",
-                save.path().display(),
-                dump.path().display()
-            )));
-        }
-    }
+    // Either must be standard output's only content (the table is binary,
+    // the dump CSV).
+    OutputTarget::stdout_taken(dump.iter().chain(&save))?;
     Ok((dump, save))
 }

@@ -146,8 +146,10 @@ fn solve_game(
     // A table or a dump on standard output is all that goes there: the
     // report then goes to standard error, text or JSON (a CSV followed by
     // the report would not read as CSV).
-    let data_on_stdout = save_target.as_ref().is_some_and(OutputTarget::is_stdout)
-        || dump_target.as_ref().is_some_and(OutputTarget::is_stdout);
+    let data_on_stdout = dump_target
+        .iter()
+        .chain(&save_target)
+        .any(OutputTarget::is_stdout);
     if let Some(target) = dump_target {
         target.write_with(|out| dump(&play, &solution, out))?;
     }
@@ -161,14 +163,9 @@ fn solve_game(
         )?);
     }
     let xy = args.game.xy;
-    if data_on_stdout {
-        let mut err = std::io::stderr().lock();
-        super::schema::print_to(&mut err, args.json, &report, |out, r| {
-            print_text(out, r, xy)
-        })?;
-    } else {
-        super::schema::print(args.json, &report, |out, r| print_text(out, r, xy))?;
-    }
+    super::schema::print_beside(data_on_stdout, args.json, &report, |mut out, r| {
+        print_text(&mut out, r, xy)
+    })?;
     match first_bad {
         Some(bad) => {
             say!("error: verification failed: {}", play.inconsistent(&bad));
