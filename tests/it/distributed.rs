@@ -32,14 +32,52 @@ const SHAPES: [(usize, usize); 8] = [
 ];
 
 /// `count` loopback addresses with ports free a moment ago.
+///
+/// The ports come from below the kernel's ephemeral range, handed out once
+/// each by a counter of this test process: a port the kernel picked for
+/// `bind(0)` and released could be given to another test's outgoing
+/// connection before the cluster listens on it (a CI run failed with
+/// "Address already in use" that way), while a port below the range is
+/// never picked by the kernel, and the counter keeps parallel tests apart.
 pub(crate) fn free_addresses(count: usize) -> Vec<String> {
-    let listeners: Vec<TcpListener> = (0..count)
-        .map(|_| TcpListener::bind("127.0.0.1:0").expect("bind"))
-        .collect();
-    listeners
-        .iter()
-        .map(|l| l.local_addr().expect("address").to_string())
-        .collect()
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let (low, high) = ephemeral_range();
+    // 10,000 ports below the range, or the ports above it when the range
+    // starts too low to leave room.
+    let (first, span) = if low >= 11_024 {
+        (low - 10_000, 10_000)
+    } else {
+        (high + 1, 65_535 - high)
+    };
+    let offset = std::process::id() % span;
+    let mut addresses = Vec::with_capacity(count);
+    for _ in 0..span {
+        if addresses.len() == count {
+            break;
+        }
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let port = first + (offset + n) % span;
+        let address = format!("127.0.0.1:{port}");
+        // Taken by something outside this process: skip it.
+        if TcpListener::bind(&address).is_ok() {
+            addresses.push(address);
+        }
+    }
+    assert_eq!(addresses.len(), count, "free loopback ports");
+    addresses
+}
+
+/// The kernel's ephemeral port range (Linux's default when unreadable).
+fn ephemeral_range() -> (u32, u32) {
+    std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|text| {
+            let mut parts = text.split_whitespace().map(|p| p.parse::<u32>().ok());
+            Some((parts.next()??, parts.next()??))
+        })
+        .filter(|&(low, high)| low <= high && high < 65_535)
+        .unwrap_or((32_768, 60_999))
 }
 
 /// Runs every process of a cluster as a thread of this test process.
