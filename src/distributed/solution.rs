@@ -6,11 +6,11 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
 
-use crate::games::cops::CopsAndThief;
 use crate::outcome::{Dte, Outcome};
 use crate::solve::Counts;
 use crate::storage::cells::Cells;
 use crate::storage::Region;
+use crate::tablebase::SavedGame;
 
 /// Cluster-wide results, gathered on process 0.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -184,40 +184,52 @@ impl crate::tablebase::Source for PartitionedSolution {
 
 /// Writes process `process`'s shard of a partitioned solve of `game` (one
 /// of `processes`) as a tablebase file to `out`: the header of a whole
-/// table plus which shard of how many it is and its band of cop rows, then
-/// the band's values (and distances when the solve kept them) in the same
-/// blocks as [`write_tablebase`](crate::write_tablebase). Name the file
-/// with [`shard_path`](crate::shard_path) so that
+/// table plus which shard of how many it is and its band (of cop rows for
+/// one cop, of cop multisets for a [`SavedGame::Cops`]),
+/// then the band's values (and distances when the solve kept them) in the
+/// same blocks as [`write_tablebase`](crate::write_tablebase). Name the
+/// file with [`shard_path`](crate::shard_path) so that
 /// [`Tablebase::open`](crate::Tablebase::open) finds the set.
 ///
 /// # Errors
-/// Any error of `out`.
-pub fn write_shard(
-    game: &CopsAndThief,
+/// Any error of `out`; [`std::io::ErrorKind::InvalidInput`] as
+/// [`write_tablebase`](crate::write_tablebase) says, or when `part` is not
+/// a band of whole cop multisets of a several-cops game.
+pub fn write_shard<'a>(
+    game: impl Into<SavedGame<'a>>,
     part: &PartitionedSolution,
     process: usize,
     processes: usize,
     engine: &str,
     out: &mut impl std::io::Write,
 ) -> std::io::Result<crate::tablebase::WriteSummary> {
+    let game = game.into();
     let range = part.range();
-    let grid = &game.board().grid;
-    let block = 2 * game.cells();
-    let row = |state: u64| {
-        let cop = state / block.max(1);
-        if cop < game.cells() {
-            grid.coords(cop as u32).0 as u32
-        } else {
-            grid.height() as u32
+    let (first_row, end_row) = match game {
+        SavedGame::OneCop(game) => {
+            let grid = &game.board().grid;
+            let block = 2 * game.cells();
+            let row = |state: u64| {
+                let cop = state / block.max(1);
+                if cop < game.cells() {
+                    grid.coords(cop as u32).0 as u32
+                } else {
+                    grid.height() as u32
+                }
+            };
+            (row(range.start), row(range.end))
         }
+        // A several-cops band is of multisets: its ranks are the states
+        // over 2n, and the row fields are 0.
+        SavedGame::Cops { .. } => (0, 0),
     };
     let info = crate::tablebase::ShardInfo {
         index: process as u32,
         count: processes as u32,
         first_state: range.start,
         end_state: range.end,
-        first_row: row(range.start),
-        end_row: row(range.end),
+        first_row,
+        end_row,
     };
     crate::tablebase::write_source(game, part, Some(info), engine, out)
 }

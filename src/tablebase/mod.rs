@@ -69,8 +69,12 @@ pub struct ShardHeader {
     pub index: u32,
     /// Shards in the set (1 for a whole table).
     pub count: u32,
-    /// The grid rows of the cop cells it holds, `first .. end`.
+    /// The grid rows of the cop cells it holds, `first .. end` (a one-cop
+    /// table; empty for several cops, whose bands are of multisets).
     pub rows: std::ops::Range<usize>,
+    /// The cop multisets it holds by rank, `first .. end` (in a one-cop
+    /// table the cop cells).
+    pub multisets: std::ops::Range<u64>,
     /// The state indices it holds, `first .. end`.
     pub states: std::ops::Range<u64>,
     /// WIN / LOSS / DRAW counts of its states.

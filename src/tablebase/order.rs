@@ -2,7 +2,9 @@
 //! `kcops` section's documentation): thief tiles of `T` cells, and within
 //! a tile by cop multiset rank, thief cell and turn. [`StateOrder`] maps
 //! the game's state index (the engines') to the file's and back, and cuts
-//! a range of the file into runs that are contiguous in both.
+//! a range of the file into runs that are contiguous in both. The order
+//! of a several-cops shard is that of a table of its band's multisets
+//! alone, shifted to the band's first state ([`StateOrder::starting_at`]).
 
 use std::ops::Range;
 
@@ -10,6 +12,9 @@ use std::ops::Range;
 /// turn` and a table's file index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct StateOrder {
+    /// The first state ordered (a multiple of `2 n`; 0 but in a shard): the
+    /// order maps `first ..` to itself.
+    first: u64,
     /// Cells (the thief's).
     n: u64,
     /// Thief cells per tile, `1..=n`.
@@ -35,10 +40,19 @@ impl StateOrder {
     /// thief cells (`tile >= n`: the engines' own order, version 4's).
     pub(crate) fn new(n: u64, tile: u64, ranks: u64) -> StateOrder {
         StateOrder {
+            first: 0,
             n,
             tile: tile.clamp(1, n.max(1)),
             ranks,
         }
+    }
+
+    /// The order of the `ranks` multisets from state `first` on (a
+    /// shard's band, `first` a multiple of `2 n`): state `first + i` goes
+    /// where [`StateOrder::new`]'s order of those ranks puts `i`, plus
+    /// `first`.
+    pub(crate) fn starting_at(self, first: u64) -> StateOrder {
+        StateOrder { first, ..self }
     }
 
     /// Thief cells per tile (all of them in one tile: version 4).
@@ -57,20 +71,22 @@ impl StateOrder {
         2 * self.tile * self.ranks
     }
 
-    /// The file index of game state `s`.
+    /// The file index of game state `s` (`s >= first`).
     pub(crate) fn file_index(&self, s: u64) -> u64 {
+        let s = s - self.first;
         let (rank, thief) = ((s >> 1) / self.n, (s >> 1) % self.n);
         let j = thief / self.tile;
-        j * self.slab() + 2 * self.width(j) * rank + 2 * (thief % self.tile) + (s & 1)
+        self.first + j * self.slab() + 2 * self.width(j) * rank + 2 * (thief % self.tile) + (s & 1)
     }
 
-    /// The game state at file index `f`.
+    /// The game state at file index `f` (`f >= first`).
     pub(crate) fn state_index(&self, f: u64) -> u64 {
+        let f = f - self.first;
         let j = f / self.slab();
         let within = f - j * self.slab();
         let w2 = 2 * self.width(j);
         let (rank, cell) = (within / w2, within % w2);
-        (rank * self.n + j * self.tile) * 2 + cell
+        self.first + (rank * self.n + j * self.tile) * 2 + cell
     }
 
     /// The file's `range` as runs contiguous in both orders, in file order.
@@ -80,9 +96,10 @@ impl StateOrder {
             if f >= range.end {
                 return None;
             }
-            let j = f / self.slab();
+            let local = f - self.first;
+            let j = local / self.slab();
             let w2 = 2 * self.width(j);
-            let into = (f - j * self.slab()) % w2;
+            let into = (local - j * self.slab()) % w2;
             let len = (w2 - into).min(range.end - f);
             let run = Run {
                 file: f,
@@ -141,6 +158,34 @@ mod tests {
         );
         // Rank 54, thief 2 (tile 0), turn 0.
         assert_eq!(order.file_index((54 * 10 + 2) * 2), 2 * 4 * 54 + 2 * 2);
+    }
+
+    /// A band's order from its first state is a table of its ranks alone,
+    /// shifted: inverse bijections of the band, runs contiguous in both.
+    #[test]
+    fn a_band_is_ordered_as_a_table_of_its_ranks() {
+        let (n, tile) = (7, 3);
+        for (first_rank, ranks) in [(0, 28), (5, 9), (27, 1), (10, 0)] {
+            let first = 2 * n * first_rank;
+            let alone = StateOrder::new(n, tile, ranks);
+            let band = alone.starting_at(first);
+            let states = first..first + 2 * n * ranks;
+            for s in states.clone() {
+                let f = band.file_index(s);
+                assert!(states.contains(&f));
+                assert_eq!(f, first + alone.file_index(s - first));
+                assert_eq!(band.state_index(f), s);
+            }
+            let mut next = states.start;
+            for run in band.runs(states.clone()) {
+                assert_eq!(run.file, next);
+                for i in 0..run.len {
+                    assert_eq!(band.state_index(run.file + i), run.state + i);
+                }
+                next += run.len;
+            }
+            assert_eq!(next, states.end);
+        }
     }
 
     /// A tile of every cell is the game's own order (format version 4).

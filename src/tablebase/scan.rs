@@ -28,11 +28,11 @@ impl Tablebase {
     /// # Errors
     /// [`Error::Table`](crate::Error::Table) naming the first damaged block.
     pub fn cop_wins_by_multiset(&self, turn: Turn) -> Result<Vec<u32>> {
-        let (raws, order, ranker, n) = self.scan_parts();
+        let (raws, orders, ranker, n) = self.scan_parts();
         let k = self.cops() as usize;
         let multisets = crate::games::multiset::multiset_count(n as usize, k);
         let mut total = vec![0u32; multisets as usize];
-        for raw in raws {
+        for (raw, order) in raws.iter().zip(orders) {
             let wins = wins_in_file(raw, order, ranker, n, k, multisets, turn)?;
             for (x, y) in total.iter_mut().zip(wins) {
                 *x += y;

@@ -184,13 +184,13 @@ pub(super) fn open_set(first: Raw, info: ShardInfo) -> Result<Vec<Raw>> {
             return Err(raw.error(
                 "header",
                 format!(
-                    "a shard of another solve: its map, starts, exits, rules, distances, engine or levels differ from {}'s",
+                    "a shard of another solve: its map, starts, exits, rules, game, distances, engine or levels differ from {}'s",
                     reference.path.display()
                 ),
             ));
         }
     }
-    let cells = reference.body.free.count_ones() as u64;
+    let total = reference.body.state_count();
     let mut end = 0;
     for raw in &shards {
         let sh = raw.body.shard.expect("checked");
@@ -205,13 +205,12 @@ pub(super) fn open_set(first: Raw, info: ShardInfo) -> Result<Vec<Raw>> {
         }
         end = sh.end_state;
     }
-    if end != 2 * cells * cells {
+    if end != total {
         let last = shards.last().expect("at least one shard");
         return Err(last.error(
             "header",
             format!(
-                "a shard of another solve: the shards end at state {end}, the map has {} states",
-                2 * cells * cells
+                "a shard of another solve: the shards end at state {end}, the game has {total} states"
             ),
         ));
     }

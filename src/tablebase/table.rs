@@ -4,7 +4,7 @@
 //! 2 + turn` (the rank of one cop is its cell), and what differs between
 //! the kinds stays in here: the game that generates moves, the order of
 //! the states in the file (several-cops tables tile the thief cells) and
-//! the shards (one-cop tables of a partitioned solve).
+//! the shards (the files of a partitioned solve).
 
 use std::path::{Path, PathBuf};
 
@@ -94,9 +94,10 @@ pub struct Tablebase {
     shards: Vec<Raw>,
     header: Header,
     game: TableGame,
-    /// Where a state of the game lies in the files (the identity without
-    /// thief tiles).
-    order: StateOrder,
+    /// Where a state of the game lies in each file, one order per file
+    /// (the identity without thief tiles; a several-cops shard's over its
+    /// band).
+    orders: Vec<StateOrder>,
     /// Ranks of the cops' multisets (a one-cop rank is the cell).
     ranker: Ranker,
     /// Cells of the game.
@@ -171,6 +172,7 @@ impl Tablebase {
                     index: r.body.shard.map_or(0, |s| s.index),
                     count: r.body.shard.map_or(1, |s| s.count),
                     rows: rows_of(&states),
+                    multisets: states.start / (2 * n).max(1)..states.end / (2 * n).max(1),
                     states,
                     counts: r.trailer.counts,
                     bytes: r.file_bytes(),
@@ -180,7 +182,7 @@ impl Tablebase {
         let header = header_of(&shards, body, n, 0, start, files);
         Ok(Tablebase {
             path: path.to_path_buf(),
-            order: StateOrder::new(n, n, n),
+            orders: vec![StateOrder::new(n, n, n); shards.len()],
             ranker: Ranker::new(n as usize),
             n,
             game: TableGame::Grid(game),
@@ -189,11 +191,25 @@ impl Tablebase {
         })
     }
 
-    /// A table with the several-cops game section (format 4 or 5).
+    /// A table with the several-cops game section (format 4 to 6), every
+    /// shard of its set.
     fn several(path: &Path, raw: Raw, k: &KSection) -> Result<Tablebase> {
         let game = game_of(&raw.body, k).map_err(|e| raw.error("header", e.to_string()))?;
         let n = u64::from(game.arena().cells());
-        let order = StateOrder::new(n, u64::from(k.thief_tile), game.multisets());
+        let shards = match raw.body.shard {
+            None => vec![raw],
+            Some(info) => open_set(raw, info)?,
+        };
+        let raw = &shards[0];
+        // Each file in thief tiles over its own multisets (a whole table's
+        // are all of them).
+        let orders: Vec<StateOrder> = shards
+            .iter()
+            .map(|r| {
+                let ranks = r.trailer.states / (2 * n).max(1);
+                StateOrder::new(n, u64::from(k.thief_tile), ranks).starting_at(r.first)
+            })
+            .collect();
         let start = match &k.start {
             Some((cops, thief)) => Some(Position {
                 cops: Cops::new(cops).ok_or_else(|| raw.error("header", "a start without cops"))?,
@@ -202,16 +218,22 @@ impl Tablebase {
             }),
             None => None,
         };
-        let files = vec![ShardHeader {
-            path: raw.path.clone(),
-            index: 0,
-            count: 1,
-            rows: 0..raw.body.rows,
-            states: 0..raw.trailer.states,
-            counts: raw.trailer.counts,
-            bytes: raw.file_bytes(),
-        }];
-        let shards = vec![raw];
+        let files = shards
+            .iter()
+            .map(|r| {
+                let states = r.first..r.first + r.trailer.states;
+                ShardHeader {
+                    path: r.path.clone(),
+                    index: r.body.shard.map_or(0, |s| s.index),
+                    count: r.body.shard.map_or(1, |s| s.count),
+                    rows: 0..0,
+                    multisets: states.start / (2 * n).max(1)..states.end / (2 * n).max(1),
+                    states,
+                    counts: r.trailer.counts,
+                    bytes: r.file_bytes(),
+                }
+            })
+            .collect();
         let mut header = header_of(
             &shards,
             &shards[0].body,
@@ -225,7 +247,7 @@ impl Tablebase {
         header.thief_speed = k.thief_speed;
         header.graph = k.graph;
         header.game_section = true;
-        header.thief_tile = order.tile() as u32;
+        header.thief_tile = orders[0].tile() as u32;
         header.cop_start = None;
         header.thief_start = None;
         Ok(Tablebase {
@@ -233,7 +255,7 @@ impl Tablebase {
             shards,
             header,
             game: TableGame::Cops(game),
-            order,
+            orders,
             ranker: Ranker::new(n as usize),
             n,
         })
@@ -432,14 +454,17 @@ impl Tablebase {
         }
     }
 
-    /// The file of file index `f` (the shards tile the states; an empty
-    /// shard shares its first state with the next one, which holds it).
-    fn raw(&self, f: u64) -> &Raw {
+    /// The file holding state `s`, by its place in [`Tablebase::shards`]
+    /// (the shards tile the states, each its band's file indices too; an
+    /// empty shard shares its first state with the next one, which holds
+    /// it).
+    fn file_of(&self, s: u64) -> usize {
         if self.shards.len() == 1 {
-            return &self.shards[0];
+            return 0;
         }
-        let k = self.shards.partition_point(|r| r.first <= f);
-        &self.shards[k.saturating_sub(1)]
+        self.shards
+            .partition_point(|r| r.first <= s)
+            .saturating_sub(1)
     }
 
     /// Where state `s` lies in the files, and its value there.
@@ -451,8 +476,9 @@ impl Tablebase {
                 format!("state {s}: the table has {} states", self.header.states),
             ));
         }
-        let f = self.order.file_index(s);
-        let value = match self.raw(f).value(f)? {
+        let k = self.file_of(s);
+        let f = self.orders[k].file_index(s);
+        let value = match self.shards[k].value(f)? {
             1 => Outcome::Win,
             2 => Outcome::Loss,
             _ => Outcome::Draw,
@@ -479,7 +505,7 @@ impl Tablebase {
     pub fn probe_state(&self, s: u64) -> Result<Probe> {
         let (f, value) = self.value_at(s)?;
         let dte = if value != Outcome::Draw && self.header.has_dte {
-            Some(Dte(u32::from(self.raw(f).distance(f)?)))
+            Some(Dte(u32::from(self.shards[self.file_of(s)].distance(f)?)))
         } else {
             None
         };
@@ -582,10 +608,10 @@ impl Tablebase {
         })
     }
 
-    /// The files, their state order and the ranking (for whole-table
-    /// scans).
-    pub(super) fn scan_parts(&self) -> (&[Raw], &StateOrder, &Ranker, u64) {
-        (&self.shards, &self.order, &self.ranker, self.n)
+    /// The files, the state order of each and the ranking (for
+    /// whole-table scans).
+    pub(super) fn scan_parts(&self) -> (&[Raw], &[StateOrder], &Ranker, u64) {
+        (&self.shards, &self.orders, &self.ranker, self.n)
     }
 }
 

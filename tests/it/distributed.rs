@@ -588,7 +588,7 @@ fn cli(args: &[&str]) -> std::process::Output {
 }
 
 /// Every state of the set at `shards` probes as in the table at `local`.
-fn assert_same_table(label: &str, local: &Path, shards: &Path, processes: usize) {
+pub(crate) fn assert_same_table(label: &str, local: &Path, shards: &Path, processes: usize) {
     let local = retrograde::Tablebase::open(local).expect("local table");
     let set = retrograde::Tablebase::open(shards).expect("shard set");
     let (l, h) = (local.header(), set.header());
@@ -606,6 +606,11 @@ fn assert_same_table(label: &str, local: &Path, shards: &Path, processes: usize)
     assert_eq!(
         (h.rules, h.cop_start, h.thief_start),
         (l.rules, l.cop_start, l.thief_start)
+    );
+    assert_eq!(
+        (h.cops, h.start, h.thief_tile, h.graph),
+        (l.cops, l.start, l.thief_tile, l.graph),
+        "{label}"
     );
     for s in 0..l.states {
         assert_eq!(

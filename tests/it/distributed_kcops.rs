@@ -6,7 +6,8 @@
 //! and 3, speeds 1 and 2, every rule variant, lazy cops), a map with and
 //! without exits, the Petersen graph with 3 cops (64 moves a state: the
 //! four-byte cells) and more bands than multisets; then the CLI: `solve --cops K --processes N` reports what the
-//! local solve reports, refuses `--save`, peers solving another game, and
+//! local solve reports, saves table shards that hold what a local table
+//! holds, refuses `--lazy --save` and peers solving another game, and
 //! resumes from its checkpoints.
 
 use std::path::{Path, PathBuf};
@@ -17,7 +18,8 @@ use retrograde::{
 };
 
 use crate::distributed::{
-    binary, checkpointing, data, resume_refused, run_cluster, spawn_process, write_hostfile,
+    assert_same_table, binary, checkpointing, data, resume_refused, run_cluster, spawn_process,
+    write_hostfile,
 };
 use crate::support::kcops_games::{random_graph_games, random_map_games, random_map_games_lazy};
 
@@ -300,10 +302,11 @@ fn cli_several_cops_over_processes_refuse_save_and_another_game() {
     };
     let table = dir.join("t.rtb");
     refused(
-        &["--save", table.to_str().unwrap()],
-        "several-cops tables have no shards",
+        &["--lazy", "--save", table.to_str().unwrap()],
+        "--save is not available with --lazy",
     );
     assert!(!table.exists());
+    assert!(!retrograde::shard_path(&table, 0, 2).exists());
     refused(
         &["--lazy", "--checkpoint", dir.join("ck").to_str().unwrap()],
         "--checkpoint is not available with --lazy",
@@ -338,6 +341,144 @@ fn cli_several_cops_over_processes_refuse_save_and_another_game() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("solves a different game"), "{err}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--save` with several cops: each process writes its shard of the
+/// table (tiled over its band of multisets). The set, opened by the name it
+/// was saved under or by any shard, holds what the local solve's table
+/// holds, state by state (values and distances), with the same game,
+/// start and counts; `info` lists the shards by multisets; `query` probes
+/// across them; a missing shard is refused by name.
+#[test]
+fn cli_several_cops_shards_hold_what_a_local_table_holds() {
+    let dir = temp("shards");
+    let sample = data("data/maps/sample.txt");
+    let graph = petersen_file(&dir).display().to_string();
+    // Two cells and two cops: three multisets, fewer than the bands.
+    let pair = dir.join("pair.txt");
+    std::fs::write(&pair, "1 2\n..\n").expect("map");
+    let pair = pair.display().to_string();
+    let starts = ["--cop", "1,1", "--cop", "7,14", "--thief", "5,9"];
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        (
+            "2 cops with starts",
+            [&[sample.as_str(), "--cops", "2"][..], &starts].concat(),
+        ),
+        (
+            "2 cops, thief first, diagonal thief, no start",
+            vec![
+                sample.as_str(),
+                "--cops",
+                "2",
+                "--thief-first",
+                "--thief-diagonal",
+            ],
+        ),
+        (
+            "2 cops at speed 2",
+            [
+                &[sample.as_str(), "--cops", "2", "--cop-speed", "2"][..],
+                &starts,
+            ]
+            .concat(),
+        ),
+        (
+            "3 cops on the Petersen graph",
+            vec![
+                graph.as_str(),
+                "--graph",
+                "--cops",
+                "3",
+                "--cop",
+                "0",
+                "--cop",
+                "0",
+                "--cop",
+                "5",
+                "--thief",
+                "7",
+            ],
+        ),
+        ("2 cops on two cells", vec![pair.as_str(), "--cops", "2"]),
+    ];
+    for (k, (label, flags)) in cases.iter().enumerate() {
+        let whole = dir.join(format!("local-{k}.rtb"));
+        let mut args = flags.clone();
+        args.extend(["--quiet", "--dte-table", "--save", whole.to_str().unwrap()]);
+        local(&args);
+        for (processes, workers) in [(2, 1 + k % 2), (3, 1)] {
+            let base = dir.join(format!("part-{k}-{processes}.rtb"));
+            let mut cluster = flags.clone();
+            cluster.extend(["--quiet", "--dte-table", "--save", base.to_str().unwrap()]);
+            let outputs = run_cluster(&dir, processes, workers, &cluster, false);
+            assert!(!base.exists(), "{label}: shards only, no whole table");
+            let label = format!("{label} ({processes} processes x {workers} workers)");
+            let text = String::from_utf8_lossy(&outputs[0].stdout);
+            assert!(text.contains("saved: "), "{label}: {text}");
+            assert_same_table(&label, &whole, &base, processes);
+            let last = retrograde::shard_path(&base, processes as u32 - 1, processes as u32);
+            assert_same_table(&label, &whole, &last, processes);
+            let set = retrograde::Tablebase::open(&base).expect("set");
+            let h = set.header();
+            let cells = 2 * u64::from(set.cells());
+            let mut end = 0;
+            for s in &h.shards {
+                assert_eq!(s.states.start, end, "{label}");
+                assert_eq!(s.multisets, s.states.start / cells..s.states.end / cells);
+                end = s.states.end;
+            }
+            assert_eq!(end, h.states, "{label}");
+            // The whole-table scan (render --overview) reads every shard in
+            // its own order.
+            let whole = retrograde::Tablebase::open(&whole).expect("local table");
+            for turn in [retrograde::Turn::Cop, retrograde::Turn::Thief] {
+                assert_eq!(
+                    set.cop_wins_by_multiset(turn).expect("set scan"),
+                    whole.cop_wins_by_multiset(turn).expect("local scan"),
+                    "{label}"
+                );
+            }
+        }
+    }
+    // The table commands on a set: info by multisets, a query, a missing
+    // shard.
+    let base = dir.join("part-0-3.rtb");
+    let out = std::process::Command::new(binary())
+        .args(["info", "--json"])
+        .arg(&base)
+        .output()
+        .expect("info");
+    assert!(out.status.success(), "{out:?}");
+    let info = json(&out);
+    let shards = info["shards"].as_array().expect("shards");
+    assert_eq!(shards.len(), 3);
+    assert_eq!(shards[0]["multisets"][0], 0);
+    assert!(shards[0].get("rows").is_none(), "{info}");
+    let query = |table: &Path| {
+        let out = std::process::Command::new(binary())
+            .args(["query"])
+            .arg(table)
+            .args(["--cop", "1,1", "--cop", "7,14", "--thief", "5,9", "--json"])
+            .output()
+            .expect("query");
+        assert!(out.status.success(), "{out:?}");
+        json(&out)
+    };
+    assert_eq!(query(&base), query(&dir.join("local-0.rtb")));
+    let middle = retrograde::shard_path(&base, 1, 3);
+    std::fs::remove_file(&middle).expect("remove a shard");
+    let out = std::process::Command::new(binary())
+        .arg("info")
+        .arg(&base)
+        .output()
+        .expect("info");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("part-0-3.1-of-3.rtb") && err.contains("missing"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

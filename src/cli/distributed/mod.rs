@@ -12,10 +12,9 @@
 //! when no level finishes within `--progress-timeout` (a peer that hangs
 //! without closing its connections).
 //!
-//! With `--save NAME.rtb` every process of a one-cop solve writes its own
-//! tablebase shard (several-cops tables have no shards: refused),
-//! `NAME.I-of-N.rtb` (see `retrograde::shard_path`); the table commands
-//! open the set from any of them or from `NAME.rtb`.
+//! With `--save NAME.rtb` every process writes its own tablebase shard,
+//! `NAME.I-of-N.rtb` (see `retrograde::shard_path`), of one cop or several;
+//! the table commands open the set from any of them or from `NAME.rtb`.
 //!
 //! With `--checkpoint DIR` every process keeps snapshots of its bands in
 //! `DIR/process-I` (all after the same levels, process 0 deciding when:
@@ -44,7 +43,7 @@ use serde::Serialize;
 
 use super::checkpoint;
 use super::common::{human_bytes, peak_memory, UsageError};
-use super::output::{print_text, save_with, Found, OutputTarget, SolveReport};
+use super::output::{print_text, save_with, Found, Output, OutputTarget, SaveReport, SolveReport};
 use super::progress::Reporter;
 use super::several::{self, refuse_lazy, SeveralCops};
 use super::solving::SolveArgs;
@@ -87,7 +86,7 @@ fn slurm_var(name: &str) -> Result<Option<usize>, Failure> {
 pub(crate) struct ClusterArgs {
     /// Solve partitioned over N processes (this is one of them; every
     /// process gets the same flags but --process), one cop or several
-    /// (--cops K, speeds, --graph; not with --save). Without N: the Slurm
+    /// (--cops K, speeds, --graph). Without N: the Slurm
     /// job step's $SLURM_NTASKS (or $SLURM_NPROCS).
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "slurm", value_parser = parse_processes)]
     pub(crate) processes: Option<Processes>,
@@ -289,16 +288,7 @@ fn run_one(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i32
     let Place {
         processes, process, ..
     } = *place;
-    // Each process writes its own shard; its path is checked before the
-    // solve.
-    let save = args
-        .save
-        .as_deref()
-        .map(|base| {
-            let path = retrograde::shard_path(base, process as u32, processes as u32);
-            OutputTarget::check("--save", &path)
-        })
-        .transpose()?;
+    let save = shard_target(args, place)?;
     let checkpoints = checkpointing(args, place, [])?;
     let map = load_map(&args.map)?;
     let board = args.game.board(&map)?;
@@ -314,18 +304,9 @@ fn run_one(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i32
     };
     let reporter = Arc::new(Reporter::new(args.quiet, "solving"));
     let solution = solve_bands(args, cluster, place, Arc::clone(&game), solve, &reporter)?;
-    let saved = match save {
-        Some(target) => {
-            reporter.note(&format!(
-                "saving shard {process} of {processes} to {}",
-                target.path().display()
-            ));
-            Some(save_with(target, |out| {
-                distributed::write_shard(&game, &solution, process, processes, "distributed", out)
-            })?)
-        }
-        None => None,
-    };
+    let saved = save_shard(save, place, &reporter, |out| {
+        distributed::write_shard(&*game, &solution, process, processes, "distributed", out)
+    })?;
     let Some(summary) = &solution.summary else {
         return Ok(0);
     };
@@ -340,18 +321,43 @@ fn run_one(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i32
     print_report(args, place, &report, summary, "grid rows")
 }
 
+/// This process's shard of `--save NAME.rtb`, `NAME.I-of-N.rtb`, checked
+/// before the solve (each process writes its own).
+fn shard_target(args: &SolveArgs, place: &Place) -> Result<Option<OutputTarget>, Failure> {
+    let shard = |base| {
+        let path = retrograde::shard_path(base, place.process as u32, place.processes as u32);
+        OutputTarget::check("--save", &path)
+    };
+    Ok(args.save.as_deref().map(shard).transpose()?)
+}
+
+/// Writes this process's shard with `write` to `target`, if any, saying
+/// so on `reporter`.
+fn save_shard(
+    target: Option<OutputTarget>,
+    place: &Place,
+    reporter: &Reporter,
+    write: impl FnOnce(&mut Output) -> std::io::Result<retrograde::WriteSummary>,
+) -> Result<Option<SaveReport>, Failure> {
+    let Some(target) = target else {
+        return Ok(None);
+    };
+    reporter.note(&format!(
+        "saving shard {} of {} to {}",
+        place.process,
+        place.processes,
+        target.path().display()
+    ));
+    Ok(Some(save_with(target, write)?))
+}
+
 /// The several-cops game (`--cops K`, speeds, `--graph`, `--lazy`) over
-/// bands of cop multisets. Its tables have no shards: `--save` is
-/// refused; checkpoints work as in the one-cop game, with the several-cops
-/// game's fingerprint fields.
+/// bands of cop multisets; `--save` writes one table shard per process
+/// (not with `--lazy`). Checkpoints work as in the one-cop game, with the
+/// several-cops game's fingerprint fields.
 fn run_several(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i32, Failure> {
-    if args.save.is_some() {
-        return Err(UsageError(
-            "--save is not available with --processes and several cops, speeds or --graph: several-cops tables have no shards (solve without --processes to save a table)".into(),
-        )
-        .into());
-    }
     refuse_lazy(args, args.kcops.k())?;
+    let save = shard_target(args, place)?;
     let checkpoints = checkpointing(args, place, several::fingerprint(args))?;
     let started = Instant::now();
     let limits = args.engine.storage.limits(0)?;
@@ -366,10 +372,16 @@ fn run_several(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result
     };
     let reporter = Arc::new(Reporter::new(args.quiet, "solving"));
     let solution = solve_bands(args, cluster, place, game, solve, &reporter)?;
+    let (process, processes) = (place.process, place.processes);
+    let saved = save_shard(save, place, &reporter, |out| {
+        let game = several.saved(args);
+        distributed::write_shard(game, &solution, process, processes, "distributed", out)
+    })?;
     let Some(summary) = &solution.summary else {
         return Ok(0);
     };
-    let report = several.report(args, found(summary, place), started.elapsed().as_secs_f64());
+    let mut report = several.report(args, found(summary, place), started.elapsed().as_secs_f64());
+    report.saved = saved;
     print_report(args, place, &report, summary, "cop multisets")
 }
 

@@ -4,8 +4,9 @@
 //!
 //! A one-cop table of format 2 or 3 (no game section) is described as
 //! that format always was (the map's drawn starts, the shards of a
-//! partitioned solve); a table with the game section (format 4 and 5)
-//! adds the game (cops, speeds), a graph's edges and the state order.
+//! partitioned solve); a table with the game section (format 4 to 6)
+//! adds the game (cops, speeds), a graph's edges, the state order and
+//! the shards by cop multisets.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -53,8 +54,8 @@ struct InfoReport {
     /// Whether every block was verified (`--check`).
     checked: bool,
     /// The files of a partitioned solve's table, one per process (empty
-    /// for a table in one file); absent for a table with the game section,
-    /// which is never partitioned.
+    /// for a one-cop table in one file; absent for a table with the game
+    /// section in one file).
     #[serde(skip_serializing_if = "Option::is_none")]
     shards: Option<Vec<ShardJson>>,
 }
@@ -118,8 +119,13 @@ struct ShardJson {
     path: String,
     /// Shard index, 0-based.
     index: u32,
-    /// Grid rows of its cop cells, `[first, end)`.
-    rows: [usize; 2],
+    /// Grid rows of its cop cells, `[first, end)` (one cop).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rows: Option<[usize; 2]>,
+    /// Ranks of its cop multisets, `[first, end)` (a table with the game
+    /// section).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    multisets: Option<[u64; 2]>,
     /// State indices it holds, `[first, end)`.
     states: [u64; 2],
     /// Counts of its states.
@@ -188,8 +194,9 @@ fn table_facts(h: &Header) -> TableFacts {
     }
 }
 
-/// The shards of a one-cop table: its files when partitioned, none for a
-/// table in one file.
+/// The shards of a table: its files when partitioned, none for a table
+/// in one file; a one-cop shard's band by cop rows, a several-cops one's
+/// by multisets.
 fn shards_json(h: &Header) -> Vec<ShardJson> {
     if !h.partitioned {
         return Vec::new();
@@ -199,7 +206,10 @@ fn shards_json(h: &Header) -> Vec<ShardJson> {
         .map(|s| ShardJson {
             path: s.path.display().to_string(),
             index: s.index,
-            rows: [s.rows.start, s.rows.end],
+            rows: (!h.game_section).then_some([s.rows.start, s.rows.end]),
+            multisets: h
+                .game_section
+                .then_some([s.multisets.start, s.multisets.end]),
             states: [s.states.start, s.states.end],
             counts: s.counts.into(),
             bytes: s.bytes,
@@ -216,7 +226,9 @@ fn report(table: String, tb: &Tablebase, checked: bool) -> InfoReport {
         game: game_json(tb),
         facts: table_facts(h),
         checked,
-        shards: (!h.game_section).then(|| shards_json(h)),
+        // Absent for a several-cops table in one file, as before such
+        // tables could be partitioned.
+        shards: (!h.game_section || h.partitioned).then(|| shards_json(h)),
     }
 }
 
@@ -284,30 +296,43 @@ fn write_game(out: &mut impl Write, tb: &Tablebase, game: &GameJson) -> std::io:
 /// The text after the facts: a partitioned table's shards, or the state
 /// order of a table with the game section.
 fn write_layout(out: &mut impl Write, r: &InfoReport) -> std::io::Result<()> {
-    if let GameJson::Cops { thief_tile, .. } = r.game {
-        return writeln!(
-            out,
-            "order: thief tiles of {thief_tile} cell{} (by cop multiset within a tile)",
-            if thief_tile == 1 { "" } else { "s" }
-        );
-    }
     let shards = r.shards.as_deref().unwrap_or_default();
+    if let GameJson::Cops { thief_tile, .. } = r.game {
+        writeln!(
+            out,
+            "order: thief tiles of {thief_tile} cell{} (by cop multiset within a tile{})",
+            if thief_tile == 1 { "" } else { "s" },
+            if shards.is_empty() {
+                ""
+            } else {
+                ", in each shard"
+            }
+        )?;
+    }
     if shards.is_empty() {
         return Ok(());
     }
+    let by = if shards[0].rows.is_some() {
+        "cop rows"
+    } else {
+        "cop multisets"
+    };
     writeln!(
         out,
-        "shards: {} files of a partitioned solve, by cop rows:",
+        "shards: {} files of a partitioned solve, by {by}:",
         shards.len()
     )?;
     for s in shards {
+        let (what, [first, end]) = match (s.rows, s.multisets) {
+            (Some([a, b]), _) => ("rows", [a as u64, b as u64]),
+            (None, Some(m)) => ("multisets", m),
+            (None, None) => ("rows", [0, 0]),
+        };
         writeln!(
             out,
-            "  {} {}: rows {}..{}, states {}..{}, {}",
+            "  {} {}: {what} {first}..{end}, states {}..{}, {}",
             s.index,
             s.path,
-            s.rows[0],
-            s.rows[1],
             s.states[0],
             s.states[1],
             human_bytes(s.bytes)

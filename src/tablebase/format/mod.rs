@@ -27,13 +27,19 @@
 //! values block u64, states per distance block u64, engine name (a u8
 //! length, then the bytes), the free-cell bitmap (rows * columns bits,
 //! row-major, LSB first), the exit bitmap (one bit per free cell id);
-//! then, for a shard only: shard index u32, shard count u32, first state
-//! u64, end state u64, first cop row u32, end cop row u32.
+//! then the game section of several cops (below), then, for a shard only:
+//! shard index u32, shard count u32, first state u64, end state u64, first
+//! cop row u32, end cop row u32 (both 0 in a several-cops shard).
 //!
 //! A shard (one per process of a partitioned solve) holds the states
-//! `first .. end` (the cop cells of rows `first row .. end row`): its
-//! blocks, index and trailer (states, counts) are those of that range
-//! alone, block 0 starting at state `first`; levels are the whole solve's.
+//! `first .. end`: the cop cells of rows `first row .. end row` (one cop),
+//! or the cop multisets of ranks `first / 2n .. end / 2n` (several cops on
+//! `n` cells, from version 6 on). Its blocks, index and trailer (states,
+//! counts) are those of that range alone, block 0 starting at state
+//! `first`; levels are the whole solve's. A several-cops shard orders its
+//! states in thief tiles as a whole table does, over its own multisets:
+//! the state `first + i` of its band is at the place a table of those
+//! multisets alone would give `i`.
 //!
 //! Placed block checksums (version 6 on): a block's CRC-32 covers its
 //! kind (u8: 0 values, 1 distances) and its number in the file (u64)
@@ -347,7 +353,12 @@ pub(crate) fn decode_body(body: &[u8], base: usize, version: u32) -> Result<Head
     } else {
         version >= KCOPS_FIRST_VERSION
     };
-    let known = if several { 5 } else { 3 };
+    // Several-cops shards (flag bits 1 and 2) are version 6 on.
+    let known = match (several, version >= PLACED_VERSION) {
+        (false, _) => 3,
+        (true, true) => 7,
+        (true, false) => 5,
+    };
     if flags & !known != 0 || several != (flags & 4 != 0) {
         return Err(format!(
             "header: unknown flags {flags:#x} for format version {version}"
@@ -390,15 +401,25 @@ pub(crate) fn decode_body(body: &[u8], base: usize, version: u32) -> Result<Head
         let end_state = c.u64().map_err(wrap)?;
         let first_row = c.u32().map_err(wrap)?;
         let end_row = c.u32().map_err(wrap)?;
+        // A band starts and ends at a cop cell (one cop) or a cop
+        // multiset (several): both hold `2 * cells` states.
         let block = 2 * cells as u64;
-        let states = block * cells as u64;
+        let (states, rows_fit) = match &kcops {
+            Some(k) => (
+                kcops::state_count(cells as u64, k.cops).unwrap_or(u64::MAX),
+                first_row == 0 && end_row == 0,
+            ),
+            None => (
+                block * cells as u64,
+                first_row <= end_row && end_row as usize <= rows,
+            ),
+        };
         if index >= count
             || first_state > end_state
             || end_state > states
             || first_state % block.max(1) != 0
             || end_state % block.max(1) != 0
-            || first_row > end_row
-            || end_row as usize > rows
+            || !rows_fit
         {
             return Err(format!(
                 "header: shard {index} of {count} with states {first_state}..{end_state} and rows {first_row}..{end_row} does not fit a map of {cells} free cells and {rows} rows"

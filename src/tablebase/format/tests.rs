@@ -66,6 +66,64 @@ fn header_round_trips() {
     }
 }
 
+/// A several-cops shard's header (version 6): its band of whole
+/// multisets round-trips; a band inside a multiset, one past the game's
+/// states or with cop rows set is refused, and so is the shard flag in a
+/// version 5 header.
+#[test]
+fn several_cops_shard_headers_round_trip() {
+    // Two cops on 5 cells: 15 multisets of 10 states.
+    let h = HeaderBody {
+        rows: 1,
+        cols: 5,
+        rules: Rules::default(),
+        has_dte: true,
+        cop: None,
+        thief: None,
+        value_block_states: 1 << 15,
+        dte_block_states: 1 << 15,
+        engine: "distributed".into(),
+        free: BitVec::repeat(true, 5),
+        exits: BitVec::repeat(false, 5),
+        shard: Some(ShardInfo {
+            index: 1,
+            count: 3,
+            first_state: 40,
+            end_state: 150,
+            first_row: 0,
+            end_row: 0,
+        }),
+        kcops: Some(KSection {
+            graph: false,
+            cops: 2,
+            cop_speed: 1,
+            thief_speed: 1,
+            thief_tile: 8,
+            start: None,
+            edges: Vec::new(),
+        }),
+    };
+    let decode = |h: &HeaderBody, version: u32| {
+        let bytes = encode_header(h);
+        let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+        decode_body(&bytes[16..16 + len], 16, version)
+    };
+    assert_eq!(decode(&h, VERSION).unwrap(), h);
+    let with = |f: &dyn Fn(&mut ShardInfo)| {
+        let mut bad = h.clone();
+        f(bad.shard.as_mut().unwrap());
+        bad
+    };
+    for bad in [
+        with(&|s| s.first_state = 45),
+        with(&|s| s.end_state = 160),
+        with(&|s| s.end_row = 1),
+    ] {
+        assert!(decode(&bad, VERSION).unwrap_err().contains("does not fit"));
+    }
+    assert!(decode(&h, 5).unwrap_err().contains("unknown flags"));
+}
+
 #[test]
 fn trailer_round_trips() {
     let t = Trailer {

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use bitvec::vec::BitVec;
 
-use super::super::format::{HeaderBody, KSection};
+use super::super::format::{HeaderBody, KSection, ShardInfo};
 use super::super::order::StateOrder;
 use super::{write_blocks, Source, WriteSummary};
 use crate::board::Board;
@@ -42,6 +42,7 @@ fn kcops_header(
     game: &KCops,
     rules: Rules,
     start: Option<(&[u32], u32)>,
+    shard: Option<ShardInfo>,
     engine: &str,
 ) -> HeaderBody {
     let arena = game.arena();
@@ -79,7 +80,7 @@ fn kcops_header(
         engine: engine.to_string(),
         free,
         exits: (0..n).map(|c| arena.is_exit(c)).collect(),
-        shard: None,
+        shard,
         kcops: Some(KSection {
             graph: arena.grid().is_none(),
             cops: game.cops(),
@@ -120,22 +121,40 @@ pub(crate) fn game_of(body: &HeaderBody, k: &KSection) -> Result<KCops> {
 }
 
 /// [`write_tablebase`](crate::write_tablebase) of a
-/// [`SavedGame::Cops`](crate::SavedGame::Cops).
+/// [`SavedGame::Cops`](crate::SavedGame::Cops): the whole game (`shard`
+/// `None`), or the band of cop multisets a shard header describes (the
+/// source's states are then the band's, from its first state on).
 pub(super) fn write_cops(
     game: &KCops,
     rules: Rules,
     start: Option<(&[u32], u32)>,
     solution: &impl Source,
+    shard: Option<ShardInfo>,
     engine: &str,
     out: &mut impl Write,
 ) -> io::Result<WriteSummary> {
     let invalid = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
     let n = game.state_count();
-    if solution.states() != n {
+    if solution.states() != n && shard.is_none() {
         return Err(invalid(format!(
             "the solution has {} states, the game {n}: not a solution of this game",
             solution.states()
         )));
+    }
+    let block = 2 * u64::from(game.arena().cells()).max(1);
+    if let Some(sh) = shard {
+        let band = sh.first_state..sh.end_state;
+        if band.end > n
+            || band.start > band.end
+            || band.start % block != 0
+            || band.end % block != 0
+            || solution.states() != band.end - band.start
+        {
+            return Err(invalid(format!(
+                "{} states to write for the band {band:?} of {n} states: not whole cop multisets of this game",
+                solution.states()
+            )));
+        }
     }
     if game.lazy() {
         return Err(invalid(
@@ -152,7 +171,7 @@ pub(super) fn write_cops(
             )));
         }
     }
-    let header = kcops_header(game, rules, start, engine);
+    let header = kcops_header(game, rules, start, shard, engine);
     // The reader rebuilds the game from the header: it must be this one.
     let k = header.kcops.as_ref().expect("a game section");
     let rebuilt = game_of(&header, k).map_err(|e| invalid(e.to_string()))?;
@@ -162,7 +181,12 @@ pub(super) fn write_cops(
                 .to_string(),
         ));
     }
-    let order = StateOrder::new(u64::from(cells), u64::from(THIEF_TILE), game.multisets());
+    // A shard's tiles are over its band's multisets alone.
+    let order = StateOrder::new(
+        u64::from(cells),
+        u64::from(THIEF_TILE),
+        solution.states() / block,
+    );
     let tiled = Tiled {
         inner: solution,
         order,

@@ -173,21 +173,18 @@ pub fn write_tablebase<'a>(
     engine: &str,
     out: &mut impl Write,
 ) -> io::Result<WriteSummary> {
-    let game = match game.into() {
-        SavedGame::OneCop(game) => game,
-        SavedGame::Cops { game, rules, start } => {
-            return cops::write_cops(game, rules, start, solution, engine, out)
+    let game = game.into();
+    if let SavedGame::OneCop(game) = game {
+        let n = game.state_count();
+        if solution.states() != n {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "the solution has {} states, the game {n}: not a solution of this game",
+                    solution.states()
+                ),
+            ));
         }
-    };
-    let n = game.state_count();
-    if solution.states() != n {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!(
-                "the solution has {} states, the game {n}: not a solution of this game",
-                solution.states()
-            ),
-        ));
     }
     write_source(game, solution, None, engine, out)
 }
@@ -196,16 +193,21 @@ pub fn write_tablebase<'a>(
 /// (`shard` `None`), or the band a shard header describes (the source's
 /// states are then the band's, from its first state on).
 pub(crate) fn write_source(
-    game: &CopsAndThief,
+    game: SavedGame<'_>,
     source: &impl Source,
     shard: Option<ShardInfo>,
     engine: &str,
     out: &mut impl Write,
 ) -> io::Result<WriteSummary> {
-    // Enough units per batch to keep every worker busy, and to make the
-    // wait for a batch's last unit rare; a batch holds only compressed
-    // units (tens of KiB each).
-    write_batched(game, source, shard, engine, out, 32)
+    match game {
+        // Enough units per batch to keep every worker busy, and to make
+        // the wait for a batch's last unit rare; a batch holds only
+        // compressed units (tens of KiB each).
+        SavedGame::OneCop(game) => write_batched(game, source, shard, engine, out, 32),
+        SavedGame::Cops { game, rules, start } => {
+            cops::write_cops(game, rules, start, source, shard, engine, out)
+        }
+    }
 }
 
 /// [`write_source`] in batches of `units_per_thread` units per worker
