@@ -17,6 +17,7 @@
 //! that can move to `t` are those `t` can move to with the same cops.
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
 use crate::game::{Game, Initial};
@@ -27,9 +28,31 @@ use crate::games::position::{Cops, Position};
 use crate::outcome::{Outcome, Terminal, Verdict};
 
 thread_local! {
-    /// Joint cop moves of one state, as multiset ranks (one buffer per
-    /// thread, taken out while the caller's closure runs).
-    static JOINT: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+    /// The joint cop moves of the multiset last asked for on this thread
+    /// (taken out while the caller's closure runs). The engines drain their
+    /// frontiers in state order, so the states of one multiset (its `2n`
+    /// thief cells and turns) ask for the same moves one after another:
+    /// they are enumerated, sorted and deduplicated once, not per state,
+    /// which took two thirds of a counter engine's solve.
+    static JOINT: RefCell<JointMemo> = const {
+        RefCell::new(JointMemo { game: 0, rank: 0, targets: Vec::new() })
+    };
+}
+
+/// Ids of [`KCops`] games, so that one thread's memo never answers for
+/// another game (clones share theirs: they are the same game).
+static NEXT_GAME: AtomicU64 = AtomicU64::new(1);
+
+/// The joint moves of one multiset of one game.
+#[derive(Default)]
+struct JointMemo {
+    /// The game's id (0: none yet).
+    game: u64,
+    /// The multiset's rank.
+    rank: u64,
+    /// Each distinct multiset the cops can move to: its rank and its
+    /// cells (ascending, the first `k`), by rank.
+    targets: Vec<(u64, [u32; MAX_COPS])>,
 }
 
 /// `k` cops and a thief on an [`Arena`].
@@ -51,6 +74,8 @@ thread_local! {
 /// ```
 #[derive(Clone, Debug)]
 pub struct KCops {
+    /// This game's id for the joint-move memo ([`NEXT_GAME`]).
+    id: u64,
     arena: Arena,
     k: u32,
     n: u64,
@@ -113,6 +138,7 @@ impl KCops {
             (u64::from(reach) + 1) * 2 * n
         });
         Ok(KCops {
+            id: NEXT_GAME.fetch_add(1, Ordering::Relaxed),
             arena,
             k,
             n,
@@ -254,38 +280,44 @@ impl KCops {
             }
             return;
         }
-        let mut ranks = JOINT.with(|j| std::mem::take(&mut *j.borrow_mut()));
-        ranks.clear();
-        if self.arena.lazy() {
-            self.push_lazy(cops, avoid, &mut ranks);
-        } else {
-            let mut dest = [0u32; MAX_COPS];
-            self.push_joint(0, 0, cops, avoid, &mut dest, &mut ranks);
+        let k = cops.len();
+        let rank = self.rank(cops);
+        let mut memo = JOINT.with(|j| std::mem::take(&mut *j.borrow_mut()));
+        if (memo.game, memo.rank) != (self.id, rank) {
+            // Every target, `avoid` or not: a target holds `avoid` exactly
+            // when some cop moved there, so the filter below leaves what
+            // skipping those moves would.
+            memo.targets.clear();
+            if self.arena.lazy() {
+                self.push_lazy(cops, &mut memo.targets);
+            } else {
+                let mut dest = [0u32; MAX_COPS];
+                self.push_joint(0, 0, cops, &mut dest, &mut memo.targets);
+            }
+            memo.targets.sort_unstable_by_key(|t| t.0);
+            memo.targets.dedup_by_key(|t| t.0);
+            (memo.game, memo.rank) = (self.id, rank);
         }
-        ranks.sort_unstable();
-        ranks.dedup();
-        for &r in &ranks {
-            f(r);
+        for (r, cells) in &memo.targets {
+            if avoid.is_none_or(|a| !cells[..k].contains(&a)) {
+                f(*r);
+            }
         }
-        JOINT.with(|j| *j.borrow_mut() = ranks);
+        JOINT.with(|j| *j.borrow_mut() = memo);
     }
 
     /// The lazy cops' moves: one cop (one of each distinct cell) moves
-    /// within its reach, the others stay; multisets holding `avoid` are
-    /// left out. The ranks may repeat (the caller dedups).
-    fn push_lazy(&self, cops: &[u32], avoid: Option<u32>, out: &mut Vec<u64>) {
+    /// within its reach, the others stay. The targets may repeat (the
+    /// caller dedups).
+    fn push_lazy(&self, cops: &[u32], out: &mut Vec<(u64, [u32; MAX_COPS])>) {
         let k = cops.len();
         for i in (0..k).filter(|&i| i == 0 || cops[i] != cops[i - 1]) {
             for &to in self.arena.cop_reach(cops[i]) {
                 let mut moved = [0u32; MAX_COPS];
                 moved[..k].copy_from_slice(cops);
                 moved[i] = to;
-                let moved = &mut moved[..k];
-                if avoid.is_some_and(|a| moved.contains(&a)) {
-                    continue;
-                }
-                moved.sort_unstable();
-                out.push(self.rank(moved));
+                moved[..k].sort_unstable();
+                out.push((self.rank(&moved[..k]), moved));
             }
         }
     }
@@ -298,14 +330,13 @@ impl KCops {
         i: usize,
         lo: usize,
         cops: &[u32],
-        avoid: Option<u32>,
         dest: &mut [u32; MAX_COPS],
-        out: &mut Vec<u64>,
+        out: &mut Vec<(u64, [u32; MAX_COPS])>,
     ) {
         if i == cops.len() {
             let mut sorted = *dest;
             sorted[..i].sort_unstable();
-            out.push(self.rank(&sorted[..i]));
+            out.push((self.rank(&sorted[..i]), sorted));
             return;
         }
         let reach = self.arena.cop_reach(cops[i]);
@@ -315,11 +346,8 @@ impl KCops {
             0
         };
         for (j, &to) in reach.iter().enumerate().skip(from) {
-            if Some(to) == avoid {
-                continue;
-            }
             dest[i] = to;
-            self.push_joint(i + 1, j, cops, avoid, dest, out);
+            self.push_joint(i + 1, j, cops, dest, out);
         }
     }
 
@@ -520,6 +548,30 @@ mod tests {
                     assert_eq!(walked, direct, "k {k}, {a}..{b}");
                 }
             }
+        }
+    }
+
+    /// The thread's joint-move memo answers for one game only: two games
+    /// asked in turn, state by state, give what each gives alone.
+    #[test]
+    fn the_joint_move_memo_never_mixes_games() {
+        let a = KCops::new(Arena::cycle(6), 2).unwrap();
+        let b = KCops::new(Arena::cycle(6).with_speeds(2, 1), 2).unwrap();
+        let moves = |g: &KCops, s: u64| {
+            let mut v = (Vec::new(), Vec::new());
+            g.for_each_successor(s, |t| v.0.push(t));
+            g.for_each_predecessor(s, |t| v.1.push(t));
+            v
+        };
+        let n = a.state_count();
+        // Each game's calls in a row, then the two games' in turn.
+        let a_only: Vec<_> = (0..n).map(|s| moves(&a, s)).collect();
+        let b_only: Vec<_> = (0..n).map(|s| moves(&b, s)).collect();
+        assert_ne!(a_only, b_only, "the games differ");
+        for s in 0..n {
+            let in_turn = (moves(&a, s), moves(&b, s));
+            let i = s as usize;
+            assert_eq!(in_turn, (a_only[i].clone(), b_only[i].clone()), "state {s}");
         }
     }
 
