@@ -8,7 +8,9 @@
 //! already over says what decided it, the summary's longest pair is a
 //! start pair (or none), and path errors say what is wrong with the path.
 
-use crate::support::{make_table, run, run_refused, run_status, stderr, stdout, temp_dir};
+use crate::support::{
+    bin, make_table, output_of, run, run_refused, run_status, stderr, stdout, temp_dir,
+};
 
 const SAMPLE: &str = "data/maps/sample.txt";
 
@@ -361,9 +363,11 @@ fn path_errors_say_what_is_wrong_with_the_path() {
     run_refused(&["solve", m, "--scratch", m, "-q"], "not a directory");
     // --scen -: standard input, once.
     let scen = "version 1\n0\tce.txt\t3\t2\t0\t0\t2\t0\t2\n";
-    let refused = run(
-        &["solve", "-", "--scen", "-", "-q"],
+    // Refused before standard input is read: the closed pipe is no failure.
+    let refused = output_of(
+        bin().args(["solve", "-", "--scen", "-", "-q"]),
         Some(b"2 3\nC.T\n..E\n"),
+        true,
     );
     assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
     assert!(

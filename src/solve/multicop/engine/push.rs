@@ -32,9 +32,10 @@ impl Engine<'_> {
             .fold(
                 || vec![false; n],
                 |mut seen, (ci, chunk)| {
-                    let mut cops = [0u32; MAX_COPS];
+                    let (mut cops, mut held) = ([0u32; MAX_COPS], None);
                     for (i, _) in chunk.iter().enumerate().filter(|(_, &f)| f != 0) {
-                        self.ranker.unrank(((ci << 14) + i) as u64, &mut cops[..k]);
+                        let rank = ((ci << 14) + i) as u64;
+                        self.ranker.seek(&mut held, rank, &mut cops[..k]);
                         for &c in &cops[..k] {
                             seen[c as usize] = true;
                         }
@@ -61,9 +62,10 @@ impl Engine<'_> {
             .fold(
                 || vec![Vec::new(); n],
                 |mut lists, (ci, chunk)| {
-                    let mut cops = [0u32; MAX_COPS];
+                    let (mut cops, mut held) = ([0u32; MAX_COPS], None);
                     for (i, _) in chunk.iter().enumerate().filter(|(_, &f)| f != 0) {
-                        self.ranker.unrank(((ci << 14) + i) as u64, &mut cops[..k]);
+                        let rank = ((ci << 14) + i) as u64;
+                        self.ranker.seek(&mut held, rank, &mut cops[..k]);
                         for p in (0..k).filter(|&p| p == 0 || cops[p] != cops[p - 1]) {
                             lists[cops[p] as usize].push(self.ranker.rank_without(&cops[..k], p));
                         }
@@ -114,11 +116,13 @@ impl Engine<'_> {
                 multiset_count(n, k - j - 1) as usize,
             );
             let (mut m, mut b) = ([0u32; MAX_COPS], [0u32; MAX_COPS]);
+            let (mut held_m, mut held_b) = (None, None);
             let rows = table_rows(n, k, j, t);
             for (r, _) in flags[..rows].iter().enumerate().filter(|(_, &f)| f != 0) {
                 // m[0] is left for the cop that moves next; M' follows.
-                self.ranker.unrank((r / nb) as u64, &mut m[1..j]);
-                self.ranker.unrank((r % nb) as u64, &mut b[..k - j]);
+                self.ranker.seek(&mut held_m, (r / nb) as u64, &mut m[1..j]);
+                self.ranker
+                    .seek(&mut held_b, (r % nb) as u64, &mut b[..k - j]);
                 let top = if j == 1 { t as u32 } else { m[1] };
                 for p in (0..k - j).filter(|&p| p == 0 || b[p] != b[p - 1]) {
                     let rb = self.ranker.rank_without(&b[..k - j], p) as usize;
