@@ -16,7 +16,7 @@
 //! can move to `c` are the multisets `c` can move to, and the thief cells
 //! that can move to `t` are those `t` can move to with the same cops.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
@@ -37,6 +37,14 @@ thread_local! {
     static JOINT: RefCell<JointMemo> = const {
         RefCell::new(JointMemo { game: 0, rank: 0, targets: Vec::new() })
     };
+}
+
+thread_local! {
+    /// The game id, rank and cells of the multiset this thread last
+    /// unranked ([`KCops::split`]): a frontier drained in state order asks
+    /// for one multiset's states in a row, and unranking each took a sixth
+    /// of a counter engine's solve.
+    static SPLIT: Cell<(u64, u64, [u32; MAX_COPS])> = const { Cell::new((0, 0, [0; MAX_COPS])) };
 }
 
 /// Ids of [`KCops`] games, so that one thread's memo never answers for
@@ -228,8 +236,12 @@ impl KCops {
     fn split(&self, s: u64) -> ([u32; MAX_COPS], u32, Turn) {
         let pair = s >> 1;
         let turn = if s & 1 == 0 { Turn::Cop } else { Turn::Thief };
-        let mut cops = [0u32; MAX_COPS];
-        self.unrank(pair / self.n, &mut cops);
+        let rank = pair / self.n;
+        let (game, held, mut cops) = SPLIT.get();
+        if (game, held) != (self.id, rank) {
+            self.unrank(rank, &mut cops);
+            SPLIT.set((self.id, rank, cops));
+        }
         (cops, (pair % self.n) as u32, turn)
     }
 
