@@ -1,11 +1,13 @@
 //! The shard set of a partitioned solve's table: shard file names
-//! (`NAME.I-of-N.rtb`), finding a set saved under a name, and opening and
-//! checking a whole set (one solve's shards that tile the states).
+//! (`NAME.I-of-N.rtb`), finding a set saved under a name, opening and
+//! checking a whole set (one solve's shards that tile the states), and
+//! what the header says of each file.
 
 use std::path::{Path, PathBuf};
 
 use super::format::{self, ShardInfo};
 use super::reader::{table_error, Raw};
+use super::ShardHeader;
 use crate::error::{Error, Result};
 
 /// The file of shard `index` of `count` of a table saved as `path`:
@@ -215,4 +217,31 @@ pub(super) fn open_set(first: Raw, info: ShardInfo) -> Result<Vec<Raw>> {
         ));
     }
     Ok(shards)
+}
+
+/// What [`Header::shards`] says of each file of a table of `n` cells:
+/// its band of states, of multisets (`2n` states each) and, by `rows_of`,
+/// of cop rows.
+pub(super) fn shard_headers(
+    shards: &[Raw],
+    n: u64,
+    rows_of: impl Fn(&std::ops::Range<u64>) -> std::ops::Range<usize>,
+) -> Vec<ShardHeader> {
+    let block = (2 * n).max(1);
+    shards
+        .iter()
+        .map(|r| {
+            let states = r.first..r.first + r.trailer.states;
+            ShardHeader {
+                path: r.path.clone(),
+                index: r.body.shard.map_or(0, |s| s.index),
+                count: r.body.shard.map_or(1, |s| s.count),
+                rows: rows_of(&states),
+                multisets: states.start / block..states.end / block,
+                states,
+                counts: r.trailer.counts,
+                bytes: r.file_bytes(),
+            }
+        })
+        .collect()
 }

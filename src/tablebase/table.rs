@@ -13,9 +13,9 @@ use super::header::{header_of, Header};
 use super::moves::{optimal_line, rank, rate_successors};
 use super::order::StateOrder;
 use super::reader::{table_error, Raw};
-use super::shards::{open_first, open_set};
+use super::shards::{open_first, open_set, shard_headers};
 use super::writer::game_of;
-use super::{check, CheckReport, Probe, ShardHeader};
+use super::{check, CheckReport, Probe};
 use crate::board::Board;
 use crate::error::{Error, Result};
 use crate::format::Coord;
@@ -163,22 +163,7 @@ impl Tablebase {
             };
             row(states.start)..row(states.end)
         };
-        let files = shards
-            .iter()
-            .map(|r| {
-                let states = r.first..r.first + r.trailer.states;
-                ShardHeader {
-                    path: r.path.clone(),
-                    index: r.body.shard.map_or(0, |s| s.index),
-                    count: r.body.shard.map_or(1, |s| s.count),
-                    rows: rows_of(&states),
-                    multisets: states.start / (2 * n).max(1)..states.end / (2 * n).max(1),
-                    states,
-                    counts: r.trailer.counts,
-                    bytes: r.file_bytes(),
-                }
-            })
-            .collect();
+        let files = shard_headers(&shards, n, rows_of);
         let header = header_of(&shards, body, n, 0, start, files);
         Ok(Tablebase {
             path: path.to_path_buf(),
@@ -218,22 +203,8 @@ impl Tablebase {
             }),
             None => None,
         };
-        let files = shards
-            .iter()
-            .map(|r| {
-                let states = r.first..r.first + r.trailer.states;
-                ShardHeader {
-                    path: r.path.clone(),
-                    index: r.body.shard.map_or(0, |s| s.index),
-                    count: r.body.shard.map_or(1, |s| s.count),
-                    rows: 0..0,
-                    multisets: states.start / (2 * n).max(1)..states.end / (2 * n).max(1),
-                    states,
-                    counts: r.trailer.counts,
-                    bytes: r.file_bytes(),
-                }
-            })
-            .collect();
+        // A several-cops band is of multisets, not of cop rows.
+        let files = shard_headers(&shards, n, |_| 0..0);
         let mut header = header_of(
             &shards,
             &shards[0].body,

@@ -197,6 +197,17 @@ fn petersen_file(dir: &Path) -> PathBuf {
     path
 }
 
+/// The flags of three cops on `cops` and the thief on 7 of the Petersen
+/// graph in the file `graph`.
+fn petersen_flags<'a>(graph: &'a str, cops: [&'a str; 3]) -> Vec<&'a str> {
+    let mut flags = vec![graph, "--graph", "--cops", "3"];
+    for cop in cops {
+        flags.extend(["--cop", cop]);
+    }
+    flags.extend(["--thief", "7"]);
+    flags
+}
+
 /// The sample map with its exits turned into plain floor.
 fn sample_without_exits(dir: &Path) -> PathBuf {
     let text = std::fs::read_to_string(data("data/maps/sample.txt")).expect("sample");
@@ -235,20 +246,7 @@ fn cli_several_cops_over_processes_report_what_the_local_solve_reports() {
         ),
         (
             "3 cops on the Petersen graph",
-            vec![
-                graph.as_str(),
-                "--graph",
-                "--cops",
-                "3",
-                "--cop",
-                "0",
-                "--cop",
-                "1",
-                "--cop",
-                "2",
-                "--thief",
-                "7",
-            ],
+            petersen_flags(&graph, ["0", "1", "2"]),
         ),
         (
             "2 cops, thief first, no start",
@@ -385,20 +383,7 @@ fn cli_several_cops_shards_hold_what_a_local_table_holds() {
         ),
         (
             "3 cops on the Petersen graph",
-            vec![
-                graph.as_str(),
-                "--graph",
-                "--cops",
-                "3",
-                "--cop",
-                "0",
-                "--cop",
-                "0",
-                "--cop",
-                "5",
-                "--thief",
-                "7",
-            ],
+            petersen_flags(&graph, ["0", "0", "5"]),
         ),
         ("2 cops on two cells", vec![pair.as_str(), "--cops", "2"]),
     ];
