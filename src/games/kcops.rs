@@ -24,7 +24,7 @@ use crate::error::{Error, Result};
 use crate::game::{Game, Initial};
 use crate::games::arena::Arena;
 use crate::games::cops::Turn;
-use crate::games::multiset::{multiset_count, next_multiset, Ranker, MAX_COPS};
+use crate::games::multiset::{multiset_count, Ranker, MAX_COPS};
 use crate::games::position::{Cops, Position};
 use crate::outcome::{Outcome, Terminal, Verdict};
 
@@ -291,18 +291,10 @@ impl Game for KCops {
         for s in range {
             let pair = s >> 1;
             let (rank, thief) = (pair / self.n, (pair % self.n) as u32);
-            match held {
-                Some(r) if r == rank => {}
-                Some(r) if r + 1 == rank => {
-                    next_multiset(&mut cops[..k], self.n as usize);
-                    joint = None;
-                }
-                _ => {
-                    self.unrank(rank, &mut cops);
-                    joint = None;
-                }
+            if held != Some(rank) {
+                self.ranker.seek(&mut held, rank, &mut cops[..k]);
+                joint = None;
             }
-            held = Some(rank);
             let turn = if s & 1 == 0 { Turn::Cop } else { Turn::Thief };
             let initial = self.initial_of(&cops[..k], thief, turn, &mut joint);
             f(s, initial);

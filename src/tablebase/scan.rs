@@ -11,7 +11,7 @@ use super::reader::{Kind, Raw};
 use super::Tablebase;
 use crate::error::Result;
 use crate::games::cops::Turn;
-use crate::games::multiset::{next_multiset, Ranker};
+use crate::games::multiset::Ranker;
 
 impl Tablebase {
     /// For every cop multiset, by rank (the order of
@@ -78,14 +78,9 @@ pub(super) fn wins_in_file(
             let mut unranked: Option<u64> = None;
             for run in order.runs(start..end) {
                 let rank = (run.state >> 1) / n;
-                match unranked {
-                    Some(r) if r == rank => {}
-                    Some(r) if r + 1 == rank => {
-                        next_multiset(&mut cops[..k], n as usize);
-                    }
-                    _ => ranker.unrank(rank, &mut cops[..k]),
+                if unranked != Some(rank) {
+                    ranker.seek(&mut unranked, rank, &mut cops[..k]);
                 }
-                unranked = Some(rank);
                 let mut count = 0u32;
                 for j in 0..run.len {
                     let i = (run.file + j - start) as usize;

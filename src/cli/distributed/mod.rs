@@ -372,9 +372,8 @@ fn run_several(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result
     };
     let reporter = Arc::new(Reporter::new(args.quiet, "solving"));
     let solution = solve_bands(args, cluster, place, game, solve, &reporter)?;
-    let (process, processes) = (place.process, place.processes);
     let saved = save_shard(save, place, &reporter, |out| {
-        let game = several.saved(args);
+        let (game, process, processes) = (several.saved(args), place.process, place.processes);
         distributed::write_shard(game, &solution, process, processes, "distributed", out)
     })?;
     let Some(summary) = &solution.summary else {

@@ -312,22 +312,22 @@ fn write_layout(out: &mut impl Write, r: &InfoReport) -> std::io::Result<()> {
     if shards.is_empty() {
         return Ok(());
     }
-    let by = if shards[0].rows.is_some() {
-        "cop rows"
+    // One cop's bands are of cop rows, several cops' of multisets.
+    let what = if matches!(r.game, GameJson::Cops { .. }) {
+        "multisets"
     } else {
-        "cop multisets"
+        "rows"
     };
     writeln!(
         out,
-        "shards: {} files of a partitioned solve, by {by}:",
+        "shards: {} files of a partitioned solve, by cop {what}:",
         shards.len()
     )?;
     for s in shards {
-        let (what, [first, end]) = match (s.rows, s.multisets) {
-            (Some([a, b]), _) => ("rows", [a as u64, b as u64]),
-            (None, Some(m)) => ("multisets", m),
-            (None, None) => ("rows", [0, 0]),
-        };
+        let [first, end] = s
+            .multisets
+            .or(s.rows.map(|[a, b]| [a as u64, b as u64]))
+            .unwrap_or_default();
         writeln!(
             out,
             "  {} {}: {what} {first}..{end}, states {}..{}, {}",
