@@ -36,12 +36,14 @@
 
 mod bands;
 mod checkpoint;
+mod grid;
 mod net;
 mod solution;
 mod worker;
 
 pub use bands::{bands, session};
 pub use checkpoint::{BandCheckpoint, BandSink, BandSnapshot, BandSource};
+pub use grid::{grid_band_bytes, grid_bands, grid_engine_runs, solve_grid};
 pub use solution::{write_shard, Band, PartitionedSolution, Summary};
 
 use std::net::TcpStream;
@@ -492,12 +494,7 @@ pub fn solve<G: Game + Send + 'static>(
             summary = done.summary;
         }
         levels = done.levels;
-        bands.push(Band {
-            range: done.range,
-            cells: done.cells,
-            wide,
-            dte: done.dte,
-        });
+        bands.push(Band::cells(done.range, done.cells, wide, done.dte));
     }
     bands.sort_by_key(|b| b.range.start);
     Ok(PartitionedSolution {

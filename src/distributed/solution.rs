@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
 
 use crate::outcome::{Dte, Outcome};
 use crate::solve::Counts;
+use crate::solve::GridBand;
 use crate::storage::cells::Cells;
 use crate::storage::Region;
 use crate::tablebase::SavedGame;
@@ -45,16 +46,35 @@ impl Summary {
     }
 }
 
-/// One worker's band of the solution.
+/// One worker's band of the solution (the counter engine's), or one
+/// process's (the bit engine's, whose workers share the process's band).
 pub struct Band {
     pub(super) range: Range<u64>,
-    pub(super) cells: Region,
-    /// Four-byte cells (games with more than 63 moves a state).
-    pub(super) wide: bool,
-    pub(super) dte: Option<Region>,
+    pub(super) store: Store,
+}
+
+/// Where a band's values live.
+pub(super) enum Store {
+    /// The counter engine's cells, one byte a state (four when `wide`:
+    /// games with more than 63 moves a state), and distances.
+    Cells {
+        cells: Region,
+        wide: bool,
+        dte: Option<Region>,
+    },
+    /// The bit engine's bitsets and distances.
+    Bits(Box<GridBand>),
 }
 
 impl Band {
+    /// A counter engine's band.
+    pub(super) fn cells(range: Range<u64>, cells: Region, wide: bool, dte: Option<Region>) -> Band {
+        Band {
+            range,
+            store: Store::Cells { cells, wide, dte },
+        }
+    }
+
     /// The states this band owns.
     #[must_use]
     pub fn range(&self) -> Range<u64> {
@@ -68,15 +88,16 @@ impl Band {
     #[must_use]
     pub fn outcome(&self, s: u64) -> Outcome {
         assert!(self.range.contains(&s), "state {s} is not in this band");
-        self.outcome_at((s - self.range.start) as usize)
-    }
-
-    /// Value of the band's `i`-th state, in cells of either width.
-    fn outcome_at(&self, i: usize) -> Outcome {
-        if self.wide {
-            self.cells.atomics::<AtomicU32>().outcome(i)
-        } else {
-            self.cells.atomics::<AtomicU8>().outcome(i)
+        match &self.store {
+            Store::Cells { cells, wide, .. } => {
+                let i = (s - self.range.start) as usize;
+                if *wide {
+                    cells.atomics::<AtomicU32>().outcome(i)
+                } else {
+                    cells.atomics::<AtomicU8>().outcome(i)
+                }
+            }
+            Store::Bits(band) => band.outcome(s),
         }
     }
 
@@ -87,10 +108,22 @@ impl Band {
         if self.outcome(s) == Outcome::Draw {
             return None;
         }
-        let table = self.dte.as_ref()?;
-        Some(Dte(u32::from(
-            table.atomics::<AtomicU16>()[(s - self.range.start) as usize].load(Relaxed),
-        )))
+        match &self.store {
+            Store::Cells { dte, .. } => {
+                let table = dte.as_ref()?;
+                Some(Dte(u32::from(
+                    table.atomics::<AtomicU16>()[(s - self.range.start) as usize].load(Relaxed),
+                )))
+            }
+            Store::Bits(band) => band.dte(s),
+        }
+    }
+
+    fn has_dte(&self) -> bool {
+        match &self.store {
+            Store::Cells { dte, .. } => dte.is_some(),
+            Store::Bits(band) => band.has_dte(),
+        }
     }
 }
 
@@ -138,7 +171,7 @@ impl crate::tablebase::Source for PartitionedSolution {
     }
 
     fn has_dte(&self) -> bool {
-        self.bands.iter().all(|b| b.dte.is_some())
+        self.bands.iter().all(Band::has_dte)
     }
 
     fn levels(&self) -> u32 {
@@ -146,8 +179,15 @@ impl crate::tablebase::Source for PartitionedSolution {
     }
 
     fn fill_values(&self, range: Range<u64>, out: &mut [u8]) {
-        out.fill(0);
         let first = self.range().start;
+        if let [Band {
+            store: Store::Bits(band),
+            ..
+        }] = &self.bands[..]
+        {
+            return band.fill_values(first + range.start..first + range.end, out);
+        }
+        out.fill(0);
         let mut s = first + range.start;
         let end = first + range.end;
         let mut i = 0usize;
@@ -155,7 +195,7 @@ impl crate::tablebase::Source for PartitionedSolution {
             let band = self.band(s);
             let stop = end.min(band.range.end);
             for t in s..stop {
-                let code = match band.outcome_at((t - band.range.start) as usize) {
+                let code = match band.outcome(t) {
                     Outcome::Win => 1u8,
                     Outcome::Loss => 2,
                     Outcome::Draw => 0,
@@ -169,14 +209,21 @@ impl crate::tablebase::Source for PartitionedSolution {
 
     fn fill_dte(&self, range: Range<u64>, values: &[u8], out: &mut [u16]) {
         let first = self.range().start;
+        if let [Band {
+            store: Store::Bits(band),
+            ..
+        }] = &self.bands[..]
+        {
+            return band.fill_dte(first + range.start..first + range.end, values, out);
+        }
         for (i, d) in out.iter_mut().enumerate() {
             let s = first + range.start + i as u64;
             let band = self.band(s);
             *d = match (values[i / 4] >> (2 * (i % 4))) & 3 {
                 0 => 0,
-                _ => band.dte.as_ref().map_or(0, |t| {
-                    t.atomics::<AtomicU16>()[(s - band.range.start) as usize].load(Relaxed)
-                }),
+                _ => band
+                    .dte(s)
+                    .map_or(0, |d| d.0.min(u32::from(u16::MAX)) as u16),
             };
         }
     }

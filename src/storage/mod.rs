@@ -175,6 +175,36 @@ impl Region {
         Ok(Region { map, pages })
     }
 
+    /// A zero-filled region of `count` elements of `T` in anonymous memory
+    /// that reserves no swap (`MAP_NORESERVE`): a partitioned bit solve
+    /// maps the whole state space's bitsets and touches only its own band
+    /// and the halo rows beside it. Pages never touched cost no memory, but
+    /// without `MAP_NORESERVE` the kernel's overcommit check would refuse a
+    /// mapping larger than memory that this process never fills.
+    pub(crate) fn zeroed_sparse<T: Atomic>(count: u64, what: &str) -> Result<Region> {
+        let bytes = count
+            .checked_mul(std::mem::size_of::<T>() as u64)
+            .filter(|&b| b <= isize::MAX as u64)
+            .ok_or_else(|| Error::Alloc {
+                what: what.to_string(),
+                bytes: u64::MAX,
+                source: std::io::Error::other("size overflows the address space"),
+            })?;
+        let len = bytes as usize;
+        let map = MmapOptions::new()
+            .len(len.max(1))
+            .no_reserve_swap()
+            .map_anon()
+            .map_err(|source| Error::Alloc {
+                what: what.to_string(),
+                bytes,
+                source,
+            })?;
+        let _ = map.advise(Advice::HugePage);
+        let pages = Pages::new(map.as_ptr() as usize, len, None, Paging::Kernel);
+        Ok(Region { map, pages })
+    }
+
     /// Drops the resident pages that lie entirely inside elements
     /// `range` of a scratch-file region (of element size `elem` bytes),
     /// after writing the modified ones to the file (with

@@ -242,6 +242,183 @@ fn a_movingai_map_agrees_with_the_local_engine() {
     check_game("maze-32-32-2", &maze(), &SHAPES);
 }
 
+/// Every process of a partitioned bit solve of `game` as a thread of
+/// this test process; each one's solution.
+fn grid_cluster(
+    game: &CopsAndThief,
+    processes: usize,
+    workers: usize,
+    dte_table: bool,
+) -> Vec<PartitionedSolution> {
+    let addresses = free_addresses(processes);
+    let options = PartitionOptions {
+        dte_table,
+        track: game.start(),
+        session: 11,
+        ..PartitionOptions::default()
+    };
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..processes)
+            .map(|process| {
+                let cluster = Cluster {
+                    addresses: addresses.clone(),
+                    process,
+                    workers,
+                    connect_timeout: Duration::from_secs(30),
+                };
+                let game = Arc::new(game.clone());
+                let options = &options;
+                scope.spawn(move || distributed::solve_grid(game, &cluster, options))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("process thread").expect("solve"))
+            .collect()
+    })
+}
+
+/// The bit engine partitioned over every cluster shape in `shapes`
+/// against the sequential engine with a distance table: values and
+/// distances state by state, counts, levels, the start, and the bytes.
+fn check_grid(label: &str, game: &CopsAndThief, shapes: &[(usize, usize)]) {
+    let local = solve(
+        game,
+        &SolveOptions::new(Engine::Sequential)
+            .with_dte_table(true)
+            .with_tracked_state(game.start()),
+    )
+    .expect("local solve");
+    let counts = local.counts();
+    for &(processes, workers) in shapes {
+        let label = format!("{label} (bit engine, {processes} processes x {workers} workers)");
+        let parts = grid_cluster(game, processes, workers, true);
+        let bounds = distributed::grid_bands(game, processes);
+        assert_eq!(bounds.len(), processes + 1, "{label}");
+        let mut covered = 0;
+        for (process, part) in parts.iter().enumerate() {
+            assert_eq!(
+                part.range(),
+                bounds[process]..bounds[process + 1],
+                "{label}"
+            );
+            for band in &part.bands {
+                for s in band.range() {
+                    assert_eq!(
+                        (band.outcome(s), band.dte(s)),
+                        (local.outcome(s), local.dte(s)),
+                        "{label}: state {s} {:?}",
+                        game.decode(s)
+                    );
+                }
+                covered += band.range().end - band.range().start;
+            }
+        }
+        assert_eq!(
+            covered,
+            game.state_count(),
+            "{label}: bands cover the states"
+        );
+        let summary = parts[0]
+            .summary
+            .as_ref()
+            .expect("process 0 has the summary");
+        assert!(parts[1..].iter().all(|p| p.summary.is_none()));
+        assert_eq!(summary.counts, counts, "{label}: counts");
+        assert_eq!(summary.levels, local.levels(), "{label}: levels");
+        if let Some(start) = game.start() {
+            assert_eq!(summary.tracked_dte, local.dte(start), "{label}: start dte");
+            assert_eq!(
+                summary.tracked_outcome,
+                Some(local.outcome(start)),
+                "{label}"
+            );
+        }
+        assert_eq!(summary.process_stats.len(), processes);
+        assert_eq!(
+            summary.decided_per_level.len() as u32,
+            local.levels() + 2,
+            "{label}"
+        );
+        assert_eq!(
+            summary.bytes_per_level.len(),
+            summary.decided_per_level.len()
+        );
+        assert_eq!(
+            summary.decided_per_level.iter().sum::<u64>(),
+            counts.win + counts.loss,
+            "{label}: every decided state in one level"
+        );
+        assert_eq!(summary.network_bytes, summary.bytes(), "{label}");
+        assert_eq!(summary.network_bytes == 0, processes == 1, "{label}");
+    }
+}
+
+#[test]
+fn bit_engine_partitioned_agrees_on_random_maps_in_every_rule_variant() {
+    let mut rng = Rng::new(0xb17);
+    let shapes = [Shape::Open, Shape::Walls, Shape::Maze, Shape::Corridors];
+    for bits in 0..64 {
+        let variant = Variant::from_bits(bits);
+        // Tall maps too, so that bands run two levels at a time.
+        let size = if bits % 3 == 0 { 12 } else { 7 };
+        let grid = random_grid(&mut rng, shapes[bits as usize % 4], size);
+        let with_exits = add_random_exits(&mut rng, grid);
+        let arena = add_random_starts(&mut rng, with_exits);
+        let game = crate_game(&arena, variant);
+        let shapes: Vec<(usize, usize)> = if bits < 8 {
+            SHAPES.to_vec()
+        } else {
+            vec![SHAPES[bits as usize % 8], SHAPES[(bits as usize + 3) % 8]]
+        };
+        check_grid(
+            &format!("map {bits} [{variant}]\n{}", arena.to_seed_text()),
+            &game,
+            &shapes,
+        );
+    }
+}
+
+#[test]
+fn bit_engine_partitioned_agrees_on_a_movingai_map_and_a_tall_open_map() {
+    check_grid("maze-32-32-2", &maze(), &SHAPES);
+    // 40 rows: every band of 2 x 2 and 3 x 1 is tall enough for two
+    // levels at a time, and its halos cross open rows.
+    let text = format!("40 12\n{}", format!("{}\n", ".".repeat(12)).repeat(40));
+    let map = retrograde::parse_map(text.as_bytes(), "open").expect("map");
+    let placement = Placement {
+        cop: Some((0, 0)),
+        thief: Some((39, 11)),
+        exit_rules: vec![ExitRule::Border],
+        ..Placement::default()
+    };
+    let game = CopsAndThief::new(Board::new(&map, &placement).unwrap(), Rules::default());
+    check_grid("open 40 x 12", &game, &[(2, 2), (3, 1), (4, 2)]);
+}
+
+#[test]
+fn bit_engine_partitioned_without_distances_and_with_more_processes_than_rows() {
+    // Three rows over four processes: one band is empty.
+    let text = "3 5\n.....\n..#..\n.....\n";
+    let map = retrograde::parse_map(text.as_bytes(), "small").expect("map");
+    let placement = Placement {
+        cop: Some((0, 0)),
+        thief: Some((2, 4)),
+        exit_rules: vec![ExitRule::Border],
+        ..Placement::default()
+    };
+    let game = CopsAndThief::new(Board::new(&map, &placement).unwrap(), Rules::default());
+    check_grid("three rows", &game, &[(4, 1), (4, 2)]);
+    let local = solve(&game, &SolveOptions::new(Engine::Bitboard)).unwrap();
+    let parts = grid_cluster(&game, 2, 1, false);
+    for band in parts.iter().flat_map(|p| &p.bands) {
+        for s in band.range() {
+            assert_eq!(band.outcome(s), local.outcome(s), "state {s}");
+            assert_eq!(band.dte(s), None, "no table kept");
+        }
+    }
+}
+
 #[test]
 fn row_bands_start_at_rows_and_cover_the_states() {
     let game = maze();

@@ -139,6 +139,9 @@ struct ClusterReport<'a> {
     /// What a band is made of (grid rows, cop multisets), for the text.
     #[serde(skip)]
     bands: &'static str,
+    /// What runs each band: `bitboard` (the bit engine's kernels) or
+    /// `counter` (one byte a state, the level engine).
+    kernel: &'static str,
     /// With `--save`: every shard's file, in process order (each process
     /// writes its own; `saved` is process 0's).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -283,7 +286,10 @@ fn checkpointing(
 }
 
 /// The one-cop grid game over bands of grid rows; `--save` writes one
-/// table shard per process.
+/// table shard per process. The bit engine runs each process's band
+/// unless checkpoints, scratch files or a `--memory` cap it does not fit
+/// under ask for the counter engine's bands
+/// (`distributed::grid_engine_runs`).
 fn run_one(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i32, Failure> {
     let Place {
         processes, process, ..
@@ -294,7 +300,20 @@ fn run_one(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i32
     let board = args.game.board(&map)?;
     let started = Instant::now();
     let game = Arc::new(CopsAndThief::new(board, args.game.rules()));
-    let bounds = distributed::bands(&*game, place.config.total_workers()).expect("a cops game");
+    let limits = args.engine.storage.limits(0)?;
+    let bits = distributed::grid_engine_runs(
+        &game,
+        processes,
+        place.workers,
+        args.dte_table,
+        &limits,
+        checkpoints.is_some(),
+    );
+    let bounds = if bits {
+        distributed::grid_bands(&game, processes)
+    } else {
+        distributed::bands(&*game, place.config.total_workers()).expect("a cops game")
+    };
     let solve = Bands {
         bounds,
         session: distributed::session(&*game, game.start()).expect("a cops game"),
@@ -303,7 +322,11 @@ fn run_one(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i32
         started,
     };
     let reporter = Arc::new(Reporter::new(args.quiet, "solving"));
-    let solution = solve_bands(args, cluster, place, Arc::clone(&game), solve, &reporter)?;
+    let solution = if bits {
+        solve_grid_bands(args, cluster, place, Arc::clone(&game), solve, &reporter)?
+    } else {
+        solve_bands(args, cluster, place, Arc::clone(&game), solve, &reporter)?
+    };
     let saved = save_shard(save, place, &reporter, |out| {
         distributed::write_shard(&*game, &solution, process, processes, "distributed", out)
     })?;
@@ -318,7 +341,8 @@ fn run_one(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i32
         started.elapsed().as_secs_f64(),
     );
     report.saved = saved;
-    print_report(args, place, &report, summary, "grid rows")
+    let kernel = if bits { "bitboard" } else { "counter" };
+    print_report(args, place, &report, summary, "grid rows", kernel)
 }
 
 /// This process's shard of `--save NAME.rtb`, `NAME.I-of-N.rtb`, checked
@@ -381,7 +405,7 @@ fn run_several(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result
     };
     let mut report = several.report(args, found(summary, place), started.elapsed().as_secs_f64());
     report.saved = saved;
-    print_report(args, place, &report, summary, "cop multisets")
+    print_report(args, place, &report, summary, "cop multisets", "counter")
 }
 
 /// What a partitioned solve found, as the local report takes it.
@@ -501,6 +525,64 @@ fn solve_bands<G: Game + Send + Sync + 'static>(
     Ok(solution)
 }
 
+/// As [`solve_bands`], on the bit engine: this process's band of grid
+/// rows in memory (`distributed::solve_grid`), with progress on
+/// `reporter` and the watchdog.
+fn solve_grid_bands(
+    args: &SolveArgs,
+    cluster: &ClusterArgs,
+    place: &Place,
+    game: Arc<CopsAndThief>,
+    solve: Bands,
+    reporter: &Arc<Reporter>,
+) -> Result<distributed::PartitionedSolution, Failure> {
+    let Place {
+        processes,
+        process,
+        workers,
+        ref config,
+    } = *place;
+    let here = solve.bounds[process + 1] - solve.bounds[process];
+    let bytes = distributed::grid_band_bytes(&game, processes, workers, args.dte_table)[process];
+    reporter.note(&format!(
+        "process {process} of {processes}: {here} of {} states in {workers} band{} of the bit engine ({} in memory); connecting",
+        game.state_count(),
+        if workers == 1 { "" } else { "s" },
+        human_bytes(bytes),
+    ));
+    let started = solve.started;
+    let heartbeat = Arc::new(AtomicU64::new(0));
+    let connected = Arc::new(AtomicBool::new(false));
+    install_fault_handlers(process, &heartbeat, cluster, started);
+    let observer = {
+        let (reporter, heartbeat, connected) = (
+            Arc::clone(reporter),
+            Arc::clone(&heartbeat),
+            Arc::clone(&connected),
+        );
+        move |p: &retrograde::Progress| {
+            heartbeat.store(started.elapsed().as_millis() as u64, Relaxed);
+            if !connected.swap(true, Relaxed) {
+                reporter.note(&format!("all {processes} processes connected; solving"));
+            }
+            reporter.observe(p);
+        }
+    };
+    let options = PartitionOptions {
+        dte_table: args.dte_table,
+        track: solve.track,
+        session: solve.session,
+        observer: Some(Arc::new(observer)),
+        process_stat: Some(Arc::new(|| peak_memory().unwrap_or(0))),
+        ..PartitionOptions::default()
+    };
+    let solution =
+        distributed::solve_grid(game, config, &options).context("partitioned solve failed")?;
+    reporter.finish();
+    heartbeat.store(u64::MAX, Relaxed);
+    Ok(solution)
+}
+
 /// Process 0's report: the local one with the cluster's lines (`bands`:
 /// what a band is made of, for the engine line).
 fn print_report(
@@ -509,6 +591,7 @@ fn print_report(
     report: &SolveReport,
     summary: &distributed::Summary,
     bands: &'static str,
+    kernel: &'static str,
 ) -> Result<i32, Failure> {
     let processes = place.processes;
     let full = ClusterReport {
@@ -516,6 +599,7 @@ fn print_report(
         processes,
         workers: place.workers,
         bands,
+        kernel,
         shards: args.save.as_deref().map(|base| {
             (0..processes)
                 .map(|i| {
@@ -546,13 +630,14 @@ fn print_cluster_text(out: &mut impl Write, r: &ClusterReport<'_>) -> std::io::R
         if line.starts_with("engine: ") {
             writeln!(
                 out,
-                "engine: distributed ({} process{} x {} worker{}, {} bands of {}), {} levels",
+                "engine: distributed ({} process{} x {} worker{}, {} bands of {}, {} kernel), {} levels",
                 r.processes,
                 if r.processes == 1 { "" } else { "es" },
                 r.workers,
                 if r.workers == 1 { "" } else { "s" },
                 r.processes * r.workers,
                 r.bands,
+                r.kernel,
                 r.base.levels
             )?;
         } else {

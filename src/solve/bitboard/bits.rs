@@ -127,13 +127,19 @@ impl Bits {
     /// thief-to-move (odd) states: popcounts of the bitsets (bits outside
     /// free cells, and terminal positions the rules exclude, are never set).
     pub(in crate::solve) fn counts_by_parity(&self) -> [Counts; 2] {
+        self.counts_in(0..self.layout.cells)
+    }
+
+    /// [`Bits::counts_by_parity`] over the states of cop cells `of` (a
+    /// partitioned solve's band).
+    pub(super) fn counts_in(&self, of: Range<usize>) -> [Counts; 2] {
         let layout = &self.layout;
         let words = self.region.atomics::<AtomicU64>();
         // Out of core, a window of cop cells at a time, released behind.
         let chunk = self.window.unwrap_or(layout.cells).max(1);
         let mut ones = [0u64; KINDS];
-        for first in (0..layout.cells).step_by(chunk) {
-            let cells = first..(first + chunk).min(layout.cells);
+        for first in of.clone().step_by(chunk) {
+            let cells = first..(first + chunk).min(of.end);
             let part = cells
                 .clone()
                 .into_par_iter()
@@ -152,7 +158,7 @@ impl Bits {
             ones = std::array::from_fn(|k| ones[k] + part[k]);
             self.release_cells(cells);
         }
-        let per_turn = (layout.cells as u64).pow(2);
+        let per_turn = of.len() as u64 * layout.cells as u64;
         let side = |win: u64, loss: u64| Counts {
             win,
             loss,

@@ -73,6 +73,7 @@ mod halo;
 mod kernel;
 mod layout;
 mod masks;
+pub(crate) mod partition;
 mod run;
 #[cfg(test)]
 mod tests;
@@ -112,6 +113,9 @@ pub(super) struct Depths {
     pub(super) levels: u32,
     pub(super) tracked_dte: Option<Dte>,
     pub(super) deepest: [Option<(Dte, u64)>; 2],
+    /// States decided at each level done here, the last (quiet) one
+    /// included (a resumed run starts at its checkpoint's level).
+    pub(super) decided: Vec<u64>,
 }
 
 /// Solves `game` into bitsets: the engine's entry point.

@@ -14,6 +14,7 @@ use super::halo::{split_bands, Band, BandParts, Halo};
 use super::kernel::{band_work, BandStep, Context, Decisions};
 use super::layout::{Layout, Span, Spans};
 use super::masks::{init_record, MoveMasks};
+use super::partition::Link;
 use super::{bits::outcome_in, Depths, BANDS_PER_WORKER_IN_MEMORY};
 use crate::error::{Error, Result};
 use crate::outcome::{Dte, Outcome};
@@ -37,33 +38,48 @@ pub(super) struct Run<'a> {
     pub(super) two_levels: bool,
     /// The tracked state (the start) as [`Context::track`] wants it.
     pub(super) track: Option<(usize, u64, usize, u64)>,
+    /// The cop cells this run solves: all of them, or in a partitioned
+    /// solve this process's band of whole grid rows (the records of other
+    /// cells are never touched, except the halo rows the link fills).
+    pub(super) cells: Range<usize>,
+    /// In a partitioned solve, the other processes: after every step the
+    /// run swaps its edge rows and its stats with them.
+    pub(super) link: Option<&'a mut dyn Link>,
 }
 
 /// The grid rows of each band of an in-memory run on `threads` workers:
 /// cut at grid rows so that bands hold about equal numbers of cells.
 fn band_rows(layout: &Layout, threads: usize) -> Vec<Range<usize>> {
-    let height = layout.height();
     let wanted = if threads <= 1 {
         1
     } else {
         threads * BANDS_PER_WORKER_IN_MEMORY
     };
-    let mut cuts = vec![0];
-    for k in 1..wanted {
-        let target = (layout.cells * k / wanted) as u32;
-        let r = layout
-            .row_cells
-            .partition_point(|&c| c < target)
-            .min(height);
-        if r > *cuts.last().unwrap_or(&0) && r < height {
-            cuts.push(r);
-        }
-    }
-    cuts.push(height);
+    let mut cuts = cut_rows(layout, 0..layout.height(), wanted);
+    cuts.dedup();
     cuts.windows(2)
         .filter(|w| w[0] < w[1])
         .map(|w| w[0]..w[1])
         .collect()
+}
+
+/// `parts + 1` grid-row cuts from `rows.start` to `rows.end` that split
+/// `rows` into `parts` runs of about equal numbers of cells (a run may be
+/// empty when rows are fewer than parts).
+pub(super) fn cut_rows(layout: &Layout, rows: Range<usize>, parts: usize) -> Vec<usize> {
+    let first = layout.row_cells[rows.start] as usize;
+    let cells = layout.row_cells[rows.end] as usize - first;
+    let mut cuts = vec![rows.start];
+    for k in 1..parts.max(1) {
+        let target = (first + cells * k / parts) as u32;
+        let r = layout.row_cells[rows.start..rows.end]
+            .partition_point(|&c| c < target)
+            .saturating_add(rows.start)
+            .clamp(*cuts.last().unwrap_or(&rows.start), rows.end);
+        cuts.push(r);
+    }
+    cuts.push(rows.end);
+    cuts
 }
 
 /// Bytes an in-memory run on `threads` workers holds besides the bitsets
@@ -123,9 +139,26 @@ impl<'a> Run<'a> {
         options: &'a SolveOptions<'a>,
         threads: usize,
     ) -> Run<'a> {
+        let bands = band_rows(layout, threads);
+        Run::over(layout, masks, dte, options, bands)
+    }
+
+    /// A run over the bands of grid rows `bands` (consecutive, not empty):
+    /// all the rows of the layout, or a process's part of them.
+    pub(super) fn over(
+        layout: &'a Layout,
+        masks: &'a MoveMasks,
+        dte: Option<&'a [AtomicU16]>,
+        options: &'a SolveOptions<'a>,
+        bands: Vec<Range<usize>>,
+    ) -> Run<'a> {
         let height = layout.height();
         let widest = layout.widest();
-        let bands = band_rows(layout, threads)
+        let cells = match (bands.first(), bands.last()) {
+            (Some(a), Some(b)) => layout.row(a.start).start..layout.row_cells[b.end] as usize,
+            _ => 0..0,
+        };
+        let bands = bands
             .into_iter()
             .map(|rows| {
                 let (above, below) = (rows.start, rows.end);
@@ -152,6 +185,8 @@ impl<'a> Run<'a> {
                 .track
                 .filter(|&t| t < 2 * (layout.cells as u64).pow(2))
                 .map(|t| layout.track(t)),
+            cells,
+            link: None,
         }
     }
 
@@ -162,6 +197,7 @@ impl<'a> Run<'a> {
             levels: 0,
             tracked_dte: None,
             deepest: [None; 2],
+            decided: Vec::new(),
         };
         let mut decided = 0;
         // The last level done, and the stats of the levels just done (the
@@ -169,7 +205,7 @@ impl<'a> Run<'a> {
         // (the checkpoint holds them accounted).
         let mut level = 0u32;
         let mut pending = match self.options.resume {
-            None => vec![self.start(words)],
+            None => vec![self.start(words)?],
             Some(checkpoint) => {
                 let checkpoint = checkpoint.grid()?;
                 let state = self.restore(checkpoint, words)?;
@@ -186,8 +222,9 @@ impl<'a> Run<'a> {
             let mut quiet = None;
             for (at, in_level) in (first..).zip(&pending) {
                 if let Some(t) = self.options.track {
-                    // Level 0 sets no flags: look at the bits.
-                    let now = if at == 0 {
+                    // Level 0 sets no flags: look at the bits (a
+                    // partitioned run's owner did, and the link told all).
+                    let now = if at == 0 && self.link.is_none() {
                         outcome_in(layout, t, |i| words[i]) != Outcome::Draw
                     } else {
                         in_level.tracked
@@ -197,6 +234,7 @@ impl<'a> Run<'a> {
                     }
                 }
                 decided += in_level.count;
+                depths.decided.push(in_level.count);
                 for (deepest, &witness) in depths.deepest.iter_mut().zip(&in_level.witness) {
                     if witness != u64::MAX {
                         *deepest = Some((Dte(at), witness));
@@ -330,33 +368,64 @@ impl<'a> Run<'a> {
     }
 
     /// Level 0: captures, escapes and players without a move.
-    pub(super) fn initialise(&mut self, words: &mut [u64]) -> Decisions {
+    ///
+    /// # Errors
+    /// What the link meets (a partitioned run only).
+    pub(super) fn initialise(&mut self, words: &mut [u64]) -> Result<Decisions> {
         let layout = self.layout;
         let masks = self.masks;
         if layout.cells == 0 {
-            return Decisions::NONE;
+            return Ok(Decisions::NONE);
         }
-        let count: u64 = words
-            .par_chunks_mut(layout.record())
+        let record = layout.record();
+        let cells = self.cells.clone();
+        let count: u64 = words[cells.start * record..cells.end * record]
+            .par_chunks_mut(record)
             .enumerate()
-            .map(|(p, record)| init_record(layout, masks, p, record))
+            .map(|(i, record)| init_record(layout, masks, cells.start + i, record))
             .sum();
-        for band in &mut self.bands {
-            for halo in [&mut band.above, &mut band.below].into_iter().flatten() {
-                halo.refresh(layout, words, &self.thief_changed);
-            }
-        }
         // Every cop cell's captures are decided: the smallest states of
-        // each side are cop cell 0's, thief cell 0.
-        Decisions {
+        // each side are the first cop cell's, thief cell 0.
+        let first = 2 * cells.start as u64 * layout.cells as u64;
+        let mut stats = [Decisions {
             count,
-            witness: [0, 1],
+            witness: if cells.is_empty() {
+                [u64::MAX; 2]
+            } else {
+                [first, first + 1]
+            },
             tracked: false,
+        }];
+        if let Some(t) = self.options.track.filter(|_| self.link.is_some()) {
+            let (cop, ..) = layout.track(t);
+            stats[0].tracked =
+                cells.contains(&cop) && outcome_in(layout, t, |i| words[i]) != Outcome::Draw;
         }
+        self.after_step(words, &mut stats)?;
+        Ok(stats[0])
+    }
+
+    /// After a parallel step: in a partitioned run, the edge rows and the
+    /// step's stats go to the other processes and theirs come back (the
+    /// stats become the cluster's); then the halos take the rows just
+    /// outside each band.
+    fn after_step(&mut self, words: &mut [u64], stats: &mut [Decisions]) -> Result<()> {
+        if let Some(link) = self.link.as_deref_mut() {
+            super::partition::swap(
+                link,
+                self.layout,
+                words,
+                &mut self.thief_changed,
+                self.cells.clone(),
+                stats,
+            )?;
+        }
+        self.refresh_halos(words);
+        Ok(())
     }
 
     /// One level: every band in parallel, then the halos.
-    pub(super) fn level(&mut self, words: &mut [u64], level: u32) -> Decisions {
+    pub(super) fn level(&mut self, words: &mut [u64], level: u32) -> Result<Decisions> {
         let ctx = self.context(level);
         let stats = self
             .parts(words)
@@ -365,8 +434,9 @@ impl<'a> Run<'a> {
                 band_work(&ctx, BandStep::Level, band, records, cop, thief)[0]
             })
             .reduce(|| Decisions::NONE, Decisions::merge);
-        self.refresh_halos(words);
-        stats
+        let mut stats = [stats];
+        self.after_step(words, &mut stats)?;
+        Ok(stats[0])
     }
 }
 
@@ -376,7 +446,7 @@ impl<'a> Run<'a> {
     /// the halos take the first level, every band finishes the second,
     /// and the halos take it. Each band's rows are read from memory once
     /// for both levels.
-    pub(super) fn two_levels(&mut self, words: &mut [u64], level: u32) -> [Decisions; 2] {
+    pub(super) fn two_levels(&mut self, words: &mut [u64], level: u32) -> Result<[Decisions; 2]> {
         let layout = self.layout;
         if self.bands.iter().any(|band| band.staged_next[0].is_empty()) {
             let widest = layout.widest();
@@ -389,7 +459,7 @@ impl<'a> Run<'a> {
             level: level + 1,
             ..ctx
         };
-        let stats = self
+        let mut stats = self
             .parts(words)
             .into_par_iter()
             .map(|(band, records, cop, thief)| {
@@ -399,7 +469,7 @@ impl<'a> Run<'a> {
                 || [Decisions::NONE; 2],
                 |a, b| [a[0].merge(b[0]), a[1].merge(b[1])],
             );
-        self.refresh_halos(words);
+        self.after_step(words, &mut stats)?;
         let finish = self
             .parts(words)
             .into_par_iter()
@@ -407,8 +477,9 @@ impl<'a> Run<'a> {
                 band_work(&next, BandStep::Finish, band, records, cop, thief)[0]
             })
             .reduce(|| Decisions::NONE, Decisions::merge);
-        self.refresh_halos(words);
-        [stats[0], stats[1].merge(finish)]
+        let mut finish = [finish];
+        self.after_step(words, &mut finish)?;
+        Ok([stats[0], stats[1].merge(finish[0])])
     }
 
     /// What every band reads during level `level`.
@@ -424,12 +495,13 @@ impl<'a> Run<'a> {
 
     /// Each band with its records and changed ranges.
     fn parts<'w>(&'w mut self, words: &'w mut [u64]) -> Vec<BandParts<'w>> {
+        let (first, record) = (self.cells.start, self.layout.record());
         split_bands(
             &mut self.bands,
-            self.layout.record(),
-            words,
-            &mut self.cop_changed,
-            &mut self.thief_changed,
+            record,
+            &mut words[first * record..],
+            &mut self.cop_changed[first..],
+            &mut self.thief_changed[first..],
         )
     }
 
@@ -448,7 +520,7 @@ impl<'a> Run<'a> {
 /// Out of core (the passes of `blocking.rs`).
 impl Run<'_> {
     /// Level 0, a window of cop cells at a time out of core.
-    pub(super) fn start(&mut self, words: &mut [u64]) -> Decisions {
+    pub(super) fn start(&mut self, words: &mut [u64]) -> Result<Decisions> {
         let Some(blocked) = self.blocked.take() else {
             return self.initialise(words);
         };
@@ -465,11 +537,11 @@ impl Run<'_> {
             blocked.release(layout, cells);
         }
         self.blocked = Some(blocked);
-        Decisions {
+        Ok(Decisions {
             count,
             witness: [0, 1],
             tracked: false,
-        }
+        })
     }
 
     /// Out of core: drops every page of the records and distances (after
@@ -492,9 +564,9 @@ impl Run<'_> {
     pub(super) fn step(&mut self, words: &mut [u64], level: u32) -> Result<Vec<Decisions>> {
         let Some(mut blocked) = self.blocked.take() else {
             return Ok(if self.two_levels {
-                self.two_levels(words, level).to_vec()
+                self.two_levels(words, level)?.to_vec()
             } else {
-                vec![self.level(words, level)]
+                vec![self.level(words, level)?]
             });
         };
         let ctx = self.context(level);

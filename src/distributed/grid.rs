@@ -1,0 +1,351 @@
+//! Partitioned solves of the one-cop grid game on the bit engine
+//! (`solve/bitboard/partition.rs`): one band of whole grid rows per
+//! process, its workers the engine's threads inside it, and the halo rows
+//! and each step's stats swapped over the cluster's TCP connections
+//! (opened and checked by `net.rs`, as for the counter engine; no timely
+//! dataflow here, as each step is one all-to-all swap of small messages).
+//!
+//! A message is an 8-byte length (in words) and the words, little-endian.
+//! Every peer's connection has its own reader thread that queues what
+//! arrives, so sends never wait on a peer that is itself sending.
+
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::net::TcpStream;
+use std::sync::mpsc::{channel, Receiver};
+use std::sync::Arc;
+
+use super::net;
+use super::solution::{Band, PartitionedSolution, Store, Summary};
+use super::{Cluster, PartitionOptions};
+use crate::error::{Error, Result};
+use crate::game::Game;
+use crate::games::cops::CopsAndThief;
+use crate::outcome::Outcome;
+use crate::solve::grid_partition::{self, Link};
+use crate::solve::Counts;
+use crate::storage::Backing;
+
+/// Mixed into the handshake's session so that a bit-engine process and a
+/// counter-engine process of the same game refuse each other.
+const BIT_ENGINE: u64 = 0xb17b_0a2d_0000_0001;
+
+/// The states of each process's band in a partitioned bit solve of `game`
+/// over `processes` processes: `processes + 1` bounds from 0 to the state
+/// count, cut at grid rows (what [`solve_grid`] gives each process).
+#[must_use]
+pub fn grid_bands(game: &CopsAndThief, processes: usize) -> Vec<u64> {
+    let per = 2 * game.cells();
+    let cells = grid_partition::process_cells(game, processes);
+    let mut bounds = vec![0];
+    bounds.extend(cells.iter().map(|c| c.end as u64 * per));
+    bounds
+}
+
+/// Bytes each process of a partitioned bit solve of `game` over
+/// `processes` processes of `workers` threads holds (its band's bitsets,
+/// with `dte_table` its distances, and the engine's buffers).
+#[must_use]
+pub fn grid_band_bytes(
+    game: &CopsAndThief,
+    processes: usize,
+    workers: usize,
+    dte_table: bool,
+) -> Vec<u64> {
+    grid_partition::band_bytes(game, processes, workers, dte_table)
+}
+
+/// Whether a partitioned one-cop solve runs on the bit engine
+/// ([`solve_grid`]) rather than the counter engine ([`solve`](super::solve)):
+/// it does, unless the solve asks for what only the counter engine's bands
+/// keep: checkpoints (`checkpoints`), scratch files (`limits.scratch`), or
+/// a `limits.memory` cap that the largest process's bit band does not fit
+/// under (the counter engine then plans scratch files or refuses). Every
+/// process given the same flags gets the same answer, as the handshake
+/// requires.
+#[must_use]
+pub fn grid_engine_runs(
+    game: &CopsAndThief,
+    processes: usize,
+    workers: usize,
+    dte_table: bool,
+    limits: &crate::StorageLimits,
+    checkpoints: bool,
+) -> bool {
+    if checkpoints || limits.scratch.is_some() {
+        return false;
+    }
+    limits.memory.is_none_or(|cap| {
+        let largest = grid_band_bytes(game, processes, workers, dte_table)
+            .into_iter()
+            .max()
+            .unwrap_or(0);
+        largest.saturating_add(limits.held) <= cap
+    })
+}
+
+/// The cluster's connections as a [`Link`].
+struct TcpLink {
+    process: usize,
+    processes: usize,
+    writers: Vec<Option<BufWriter<TcpStream>>>,
+    inboxes: Vec<Option<Receiver<std::io::Result<Vec<u64>>>>>,
+    addresses: Vec<String>,
+}
+
+impl TcpLink {
+    fn new(cluster: &Cluster, sockets: Vec<Option<TcpStream>>) -> Result<TcpLink> {
+        let mut writers = Vec::with_capacity(sockets.len());
+        let mut inboxes = Vec::with_capacity(sockets.len());
+        for (peer, socket) in sockets.into_iter().enumerate() {
+            let Some(socket) = socket else {
+                writers.push(None);
+                inboxes.push(None);
+                continue;
+            };
+            let reading = socket.try_clone().map_err(|e| Error::Peer {
+                process: peer,
+                address: cluster.addresses[peer].clone(),
+                message: format!("cannot read the connection: {e}"),
+            })?;
+            let (send, receive) = channel();
+            std::thread::Builder::new()
+                .name(format!("retrograde-peer-{peer}"))
+                .spawn(move || {
+                    let mut from = BufReader::with_capacity(1 << 20, reading);
+                    loop {
+                        let message = read_message(&mut from);
+                        let failed = message.is_err();
+                        if send.send(message).is_err() || failed {
+                            break;
+                        }
+                    }
+                })
+                .map_err(|e| Error::Peer {
+                    process: peer,
+                    address: cluster.addresses[peer].clone(),
+                    message: format!("cannot start a reader thread: {e}"),
+                })?;
+            writers.push(Some(BufWriter::with_capacity(1 << 20, socket)));
+            inboxes.push(Some(receive));
+        }
+        Ok(TcpLink {
+            process: cluster.process,
+            processes: cluster.processes(),
+            writers,
+            inboxes,
+            addresses: cluster.addresses.clone(),
+        })
+    }
+
+    fn lost(&self, peer: usize, what: &str) -> Error {
+        Error::Peer {
+            process: peer,
+            address: self.addresses[peer].clone(),
+            message: format!(
+                "lost the connection to this peer mid-solve ({what}): a process died or the network failed"
+            ),
+        }
+    }
+}
+
+/// One message: its length in words, then the words.
+fn read_message(from: &mut impl Read) -> std::io::Result<Vec<u64>> {
+    let mut word = [0u8; 8];
+    from.read_exact(&mut word)?;
+    let len = u64::from_le_bytes(word);
+    // A halo message holds two rows of thief bitsets: far below 2^40
+    // words. A larger length is a stranger or a corrupt stream.
+    if len > 1 << 40 {
+        return Err(std::io::Error::other(format!("a message of {len} words")));
+    }
+    let mut bytes = vec![0u8; len as usize * 8];
+    from.read_exact(&mut bytes)?;
+    Ok(bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect())
+}
+
+impl Link for TcpLink {
+    fn process(&self) -> usize {
+        self.process
+    }
+
+    fn processes(&self) -> usize {
+        self.processes
+    }
+
+    fn exchange(&mut self, out: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>> {
+        for (peer, message) in out.iter().enumerate() {
+            let Some(writer) = self.writers[peer].as_mut() else {
+                continue;
+            };
+            let sent = writer
+                .write_all(&(message.len() as u64).to_le_bytes())
+                .and_then(|()| {
+                    for w in message {
+                        writer.write_all(&w.to_le_bytes())?;
+                    }
+                    writer.flush()
+                });
+            if let Err(e) = sent {
+                return Err(self.lost(peer, &e.to_string()));
+            }
+        }
+        let mut received = vec![Vec::new(); self.processes];
+        for (peer, slot) in received.iter_mut().enumerate() {
+            let Some(inbox) = self.inboxes[peer].as_ref() else {
+                continue;
+            };
+            *slot = match inbox.recv() {
+                Ok(Ok(message)) => message,
+                Ok(Err(e)) => return Err(self.lost(peer, &e.to_string())),
+                Err(_) => return Err(self.lost(peer, "reader gone")),
+            };
+        }
+        Ok(received)
+    }
+}
+
+/// Solves `game` partitioned over `cluster` on the bit engine, as process
+/// `cluster.process`: every process makes the same call. Each process
+/// holds the bitsets of its band of grid rows ([`grid_bands`]) and, with
+/// [`PartitionOptions::dte_table`], its distances; process 0 gets the
+/// cluster's [`Summary`].
+///
+/// # Errors
+/// [`Error::Peer`] when a peer cannot be reached within the timeout, runs
+/// a different solve or is lost mid-solve; [`Error::Alloc`] for the
+/// arrays; [`Error::Unsupported`] for checkpoints, resumes and scratch
+/// files, which partitioned solves keep on the counter engine
+/// ([`solve`](super::solve)).
+pub fn solve_grid(
+    game: Arc<CopsAndThief>,
+    cluster: &Cluster,
+    options: &PartitionOptions,
+) -> Result<PartitionedSolution> {
+    assert!(cluster.workers >= 1 && cluster.process < cluster.processes());
+    let unsupported = |what: &str| Error::Unsupported {
+        engine: "distributed bitboard".into(),
+        what: what.into(),
+        hint: "the counter engine's partitioned solve keeps them (distributed::solve)".into(),
+    };
+    if options.checkpoint.is_some() || options.resume.is_some() {
+        return Err(unsupported("checkpoints"));
+    }
+    if options.backing != Backing::Memory {
+        return Err(unsupported("scratch files"));
+    }
+    let processes = cluster.processes();
+    let mine =
+        grid_band_bytes(&game, processes, cluster.workers, options.dte_table)[cluster.process];
+    let available = crate::storage::available_memory();
+    if mine > available {
+        return Err(Error::TooLarge {
+            what: "this process's band of bitsets".into(),
+            needed: mine,
+            available,
+            hint:
+                "more processes, or scratch files (--scratch DIR: the counter engine's bands page)"
+                    .into(),
+        });
+    }
+    let sockets = if processes == 1 {
+        vec![None]
+    } else {
+        let hello = net::Hello {
+            process: cluster.process as u64,
+            processes: processes as u64,
+            workers: cluster.workers as u64,
+            session: options.session ^ game.state_count() ^ BIT_ENGINE,
+            resume: net::FRESH,
+        };
+        net::connect(&cluster.addresses, hello, cluster.connect_timeout)?.0
+    };
+    let mut link = TcpLink::new(cluster, sockets)?;
+    let observer = options.observer.clone();
+    let band = grid_partition::solve_band(
+        &game,
+        &mut link,
+        cluster.workers,
+        options.dte_table,
+        options.track,
+        observer
+            .as_deref()
+            .map(|o| o as &(dyn Fn(&crate::Progress) + Sync)),
+    )?;
+    // The end: every process's counts, the tracked state's value from its
+    // owner, the bytes it sent and its figure, to every other (process 0
+    // keeps the summary).
+    let counts = band.counts();
+    let tracked = options
+        .track
+        .filter(|t| band.range.contains(t))
+        .map_or(0, |t| 1 + band.outcome(t) as u64);
+    let stat = options.process_stat.as_ref().map_or(0, |f| f());
+    let mut mine = vec![counts.win, counts.loss, counts.draw, tracked, stat];
+    mine.extend(&band.bytes_per_step);
+    let everyone: Vec<Vec<u64>> = if processes == 1 {
+        vec![mine]
+    } else {
+        let out = (0..processes)
+            .map(|q| {
+                if q == cluster.process {
+                    Vec::new()
+                } else {
+                    mine.clone()
+                }
+            })
+            .collect();
+        let mut back = link.exchange(out)?;
+        back[cluster.process] = mine;
+        back
+    };
+    let summary = (cluster.process == 0).then(|| {
+        let mut total = Counts::default();
+        let mut tracked_outcome = None;
+        let mut stats = Vec::with_capacity(processes);
+        // Bytes by level: step k's bytes from every process; the decided
+        // counts end with the quiet level, and a two-level sweep may have
+        // run one step past it.
+        let levels = band.decided_per_level.len();
+        let last = levels.max(1) - 1;
+        let mut bytes_per_level = vec![0u64; last + 1];
+        for words in &everyone {
+            total.win += words[0];
+            total.loss += words[1];
+            total.draw += words[2];
+            if words[3] != 0 {
+                tracked_outcome = Some(match words[3] - 1 {
+                    1 => Outcome::Win,
+                    2 => Outcome::Loss,
+                    _ => Outcome::Draw,
+                });
+            }
+            stats.push(words[4]);
+            for (k, &b) in words[5..].iter().enumerate() {
+                bytes_per_level[k.min(last)] += b;
+            }
+        }
+        let network_bytes = bytes_per_level.iter().sum();
+        Summary {
+            counts: total,
+            levels: band.levels,
+            tracked_dte: band.tracked_dte,
+            tracked_outcome: options.track.and(tracked_outcome),
+            bytes_per_level,
+            decided_per_level: band.decided_per_level.clone(),
+            network_bytes,
+            process_stats: stats,
+        }
+    });
+    let levels = band.levels;
+    Ok(PartitionedSolution {
+        bands: vec![Band {
+            range: band.range.clone(),
+            store: Store::Bits(Box::new(band)),
+        }],
+        summary,
+        levels,
+    })
+}

@@ -1,0 +1,439 @@
+//! The bit engine partitioned over processes: each process runs the
+//! kernels of this engine on a band of whole grid rows of the cop's cell,
+//! and after every step sends the other processes what their cop moves
+//! read from it.
+//!
+//! A cop-to-move row of cop cell P reads the thief-to-move rows of the
+//! cells the cop can move to, all within one grid row of P; a thief-to-move
+//! row reads only P's own cop rows. So a band reads one grid row of thief
+//! rows above it and one below: its halo rows, exactly the rows the
+//! in-memory engine copies between its own bands (`halo.rs`). After each
+//! step (level 0, each level, each half of a two-level sweep) a process
+//! sends, to each process whose band touches one of its edge rows, the
+//! word ranges of those rows' thief rows (`TL`, `TW`) that changed in the
+//! step, with the ranges; the receiver writes them where the rows live
+//! and marks them changed, and the halo refresh takes them as it takes a
+//! neighbouring band's rows in memory. Every message also carries the
+//! step's stats, so every process adds up the same cluster-wide counts and
+//! stops at the same level: values and distances equal the local engine's
+//! (the same kernels read the same rows at the same levels).
+//!
+//! Each process maps the bitsets (and distances) of the whole state space
+//! without reserving memory ([`Region::zeroed_sparse`]) and touches only
+//! its band and halo rows, so its resident memory is its share.
+//!
+//! The transport is the caller's ([`Link`]: `distributed/grid.rs` over the
+//! cluster's TCP connections).
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
+
+use super::bits::Bits;
+use super::kernel::Decisions;
+use super::layout::{Layout, Span, Spans};
+use super::masks::MoveMasks;
+use super::run::{cut_rows, Run};
+use super::{TL, TW};
+use crate::error::{Error, Result};
+use crate::game::Game;
+use crate::games::cops::CopsAndThief;
+use crate::outcome::{Dte, Outcome};
+use crate::solve::{Counts, Progress, SolveOptions};
+use crate::storage::Region;
+
+/// How a partitioned bit solve reaches the other processes.
+pub(crate) trait Link: Send {
+    /// This process's index.
+    fn process(&self) -> usize;
+    /// Processes in the cluster.
+    fn processes(&self) -> usize;
+    /// Sends `out[q]` to every other process `q` and returns what each
+    /// other process sent this process (the entry of this process is
+    /// empty). Every process calls it the same number of times.
+    ///
+    /// # Errors
+    /// [`Error::Peer`] when a peer is gone or sends garbage.
+    fn exchange(&mut self, out: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>>;
+}
+
+/// Bytes each of `processes` processes of `workers` threads holds in a
+/// partitioned bit solve of `game`: its band's bitsets and (with
+/// `dte_table`) distances, and the engine's working buffers, which cover
+/// every cop cell (a few dozen bytes each).
+pub(crate) fn band_bytes(
+    game: &CopsAndThief,
+    processes: usize,
+    workers: usize,
+    dte_table: bool,
+) -> Vec<u64> {
+    let layout = Layout::new(game);
+    let working = super::run::working_bytes(&layout, workers);
+    rows_of(&layout, processes)
+        .into_iter()
+        .map(|rows| {
+            let cells = u64::from(layout.row_cells[rows.end] - layout.row_cells[rows.start]);
+            let dte = if dte_table {
+                2 * 2 * cells * layout.cells as u64
+            } else {
+                0
+            };
+            cells * (layout.record() * 8) as u64 + dte + working
+        })
+        .collect()
+}
+
+fn rows_of(layout: &Layout, processes: usize) -> Vec<Range<usize>> {
+    cut_rows(layout, 0..layout.height(), processes)
+        .windows(2)
+        .map(|w| w[0]..w[1])
+        .collect()
+}
+
+/// The cop cells of each process's band (consecutive; states are
+/// cop-major, so a band's states are `2 C` times these).
+pub(crate) fn process_cells(game: &CopsAndThief, processes: usize) -> Vec<Range<usize>> {
+    let layout = Layout::new(game);
+    rows_of(&layout, processes)
+        .into_iter()
+        .map(|rows| layout.row_cells[rows.start] as usize..layout.row_cells[rows.end] as usize)
+        .collect()
+}
+
+/// What one process holds after a partitioned bit solve: its band of the
+/// bitsets and distances, and what it and the cluster found.
+pub(crate) struct GridBand {
+    bits: Bits,
+    dte: Option<Region>,
+    /// The states of this process's band.
+    pub(crate) range: Range<u64>,
+    /// Levels after level 0, the same on every process.
+    pub(crate) levels: u32,
+    /// The tracked state's distance to end (the cluster's), if decided.
+    pub(crate) tracked_dte: Option<Dte>,
+    /// States decided at each level in the whole cluster (the last, 0,
+    /// ends the solve).
+    pub(crate) decided_per_level: Vec<u64>,
+    /// Bytes this process sent after each step, level by level (step `k`:
+    /// level 0, then the levels in order; a two-level sweep's halves are
+    /// its two levels).
+    pub(crate) bytes_per_step: Vec<u64>,
+}
+
+impl GridBand {
+    /// Value of state `s` of the band for the player to move.
+    pub(crate) fn outcome(&self, s: u64) -> Outcome {
+        debug_assert!(self.range.contains(&s));
+        self.bits.outcome(s)
+    }
+
+    /// Distance to end of state `s` of the band (`None`: a draw, or no
+    /// table kept).
+    pub(crate) fn dte(&self, s: u64) -> Option<Dte> {
+        if self.outcome(s) == Outcome::Draw {
+            return None;
+        }
+        let table = self.dte.as_ref()?;
+        Some(Dte(u32::from(
+            table.atomics::<AtomicU16>()[s as usize].load(Relaxed),
+        )))
+    }
+
+    /// Whether a distance table was kept.
+    pub(crate) fn has_dte(&self) -> bool {
+        self.dte.is_some()
+    }
+
+    /// Values of states `range` (inside the band), packed as
+    /// [`Solution::fill_values`](crate::Solution::fill_values) packs them.
+    pub(crate) fn fill_values(&self, range: Range<u64>, out: &mut [u8]) {
+        self.bits.fill_values(range, out);
+    }
+
+    /// Distances of states `range` (0 for draws).
+    pub(crate) fn fill_dte(&self, range: Range<u64>, values: &[u8], out: &mut [u16]) {
+        let table = self.dte.as_ref().map(|t| t.atomics::<AtomicU16>());
+        for (i, d) in out.iter_mut().enumerate() {
+            let decided = (values[i / 4] >> (2 * (i % 4))) & 3 != 0;
+            *d = match table {
+                Some(t) if decided => t[(range.start + i as u64) as usize].load(Relaxed),
+                _ => 0,
+            };
+        }
+    }
+
+    /// WIN / LOSS / DRAW counts over the band's states.
+    pub(crate) fn counts(&self) -> Counts {
+        let layout = &self.bits.layout;
+        let per = 2 * layout.cells as u64;
+        let cells = if per == 0 {
+            0..0
+        } else {
+            (self.range.start / per) as usize..(self.range.end / per) as usize
+        };
+        let [cop, thief] = self.bits.counts_in(cells);
+        Counts {
+            win: cop.win + thief.win,
+            loss: cop.loss + thief.loss,
+            draw: cop.draw + thief.draw,
+        }
+    }
+}
+
+/// Solves this process's band of `game` (the band `link.process()` of
+/// [`process_rows`] for `link.processes()` processes) on `workers`
+/// threads, with every state's distance when `dte_table`, tracking the
+/// distance of state `track`, calling `observer` after each level with
+/// the cluster's counts.
+///
+/// # Errors
+/// [`Error::Alloc`] for the arrays, and what the link meets.
+pub(crate) fn solve_band(
+    game: &CopsAndThief,
+    link: &mut dyn Link,
+    workers: usize,
+    dte_table: bool,
+    track: Option<u64>,
+    observer: Option<&(dyn Fn(&Progress) + Sync)>,
+) -> Result<GridBand> {
+    let layout = Layout::new(game);
+    let all = rows_of(&layout, link.processes());
+    let rows = all[link.process()].clone();
+    let cells = layout.row_cells[rows.start] as usize..layout.row_cells[rows.end] as usize;
+    let per = 2 * layout.cells as u64;
+    let range = cells.start as u64 * per..cells.end as u64 * per;
+    let mut region = Region::zeroed_sparse::<std::sync::atomic::AtomicU64>(
+        (layout.cells * layout.record()) as u64,
+        "bitsets",
+    )?;
+    let dte = if dte_table {
+        Some(Region::zeroed_sparse::<AtomicU16>(
+            game.state_count(),
+            "distance table",
+        )?)
+    } else {
+        None
+    };
+    let bands_of = |rows: &Range<usize>| -> Vec<Range<usize>> {
+        cut_rows(&layout, rows.clone(), workers)
+            .windows(2)
+            .filter(|w| w[0] < w[1])
+            .map(|w| w[0]..w[1])
+            .collect()
+    };
+    // Levels go two at a time only when every band of every process is
+    // tall enough: all processes must take the same steps.
+    let two_levels = {
+        let mut bands = all.iter().flat_map(|r| bands_of(r)).peekable();
+        bands.peek().is_some() && bands.all(|b| b.len() >= 5)
+    };
+    let mut options = SolveOptions::new(crate::Engine::Bitboard).with_tracked_state(track);
+    if let Some(observe) = observer {
+        options = options.with_observer(observe);
+    }
+    let mut counting = Counting {
+        inner: link,
+        bytes: Vec::new(),
+    };
+    let depths = crate::solve::thread_pool(workers)?.install(|| {
+        let masks = MoveMasks::new(game, &layout);
+        let dte_atomics = dte.as_ref().map(Region::atomics::<AtomicU16>);
+        let mut run = Run::over(&layout, &masks, dte_atomics, &options, bands_of(&rows));
+        run.cells = cells.clone();
+        run.two_levels = two_levels;
+        run.link = Some(&mut counting);
+        run.run(region.words_mut())
+    })?;
+    let bytes_per_step = counting.bytes;
+    Ok(GridBand {
+        bits: Bits {
+            layout,
+            region,
+            window: None,
+        },
+        dte,
+        range,
+        levels: depths.levels,
+        tracked_dte: depths.tracked_dte,
+        decided_per_level: depths.decided,
+        bytes_per_step,
+    })
+}
+
+/// A link that counts the bytes this process sends at each exchange (8 a
+/// word plus an 8-byte length per message).
+struct Counting<'l> {
+    inner: &'l mut dyn Link,
+    bytes: Vec<u64>,
+}
+
+impl Link for Counting<'_> {
+    fn process(&self) -> usize {
+        self.inner.process()
+    }
+
+    fn processes(&self) -> usize {
+        self.inner.processes()
+    }
+
+    fn exchange(&mut self, out: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>> {
+        let me = self.inner.process();
+        let sent = out
+            .iter()
+            .enumerate()
+            .filter(|&(q, _)| q != me)
+            .map(|(_, m)| 8 + 8 * m.len() as u64)
+            .sum();
+        self.bytes.push(sent);
+        self.inner.exchange(out)
+    }
+}
+
+/// Words of one [`Decisions`] in a message.
+const STATS_WORDS: usize = 4;
+
+/// The rows process `q` reads from outside its band `rows[q]`: the grid
+/// row above it and the one below, where they exist.
+fn halo_rows(rows: &[Range<usize>], q: usize, height: usize) -> Vec<usize> {
+    let band = &rows[q];
+    if band.is_empty() {
+        return Vec::new();
+    }
+    let mut need = Vec::with_capacity(2);
+    if band.start > 0 {
+        need.push(band.start - 1);
+    }
+    if band.end < height {
+        need.push(band.end);
+    }
+    need
+}
+
+/// The process whose band holds grid row `r`.
+fn owner(rows: &[Range<usize>], r: usize) -> usize {
+    rows.iter()
+        .position(|band| band.contains(&r))
+        .expect("every grid row is in a band")
+}
+
+fn pack_span(s: Span) -> u64 {
+    u64::from(s.lo) | u64::from(s.hi) << 32
+}
+
+fn unpack_span(w: u64) -> Span {
+    Span {
+        lo: w as u32,
+        hi: (w >> 32) as u32,
+    }
+}
+
+/// One exchange: sends every other process the step's `stats` and the
+/// changed ranges of the edge rows it reads from this band (`cells`), and
+/// writes what the others sent into `words` and `thief_changed`; `stats`
+/// become the cluster's.
+pub(super) fn swap(
+    link: &mut dyn Link,
+    layout: &Layout,
+    words: &mut [u64],
+    thief_changed: &mut [Spans],
+    cells: Range<usize>,
+    stats: &mut [Decisions],
+) -> Result<()> {
+    let (me, processes) = (link.process(), link.processes());
+    if processes == 1 {
+        return Ok(());
+    }
+    let all = rows_of(layout, processes);
+    let height = layout.height();
+    let (l, record) = (layout.words, layout.record());
+    let mut head = Vec::with_capacity(1 + STATS_WORDS * stats.len());
+    head.push(stats.len() as u64);
+    for d in stats.iter() {
+        head.extend([d.count, d.witness[0], d.witness[1], u64::from(d.tracked)]);
+    }
+    let out: Vec<Vec<u64>> = (0..processes)
+        .map(|q| {
+            if q == me {
+                return Vec::new();
+            }
+            let mut message = head.clone();
+            for r in halo_rows(&all, q, height) {
+                if owner(&all, r) != me {
+                    continue;
+                }
+                for p in layout.row(r) {
+                    debug_assert!(cells.contains(&p));
+                    let spans = thief_changed[p];
+                    message.extend([pack_span(spans[0]), pack_span(spans[1])]);
+                    for (k, kind) in [TL, TW].into_iter().enumerate() {
+                        let at = p * record + kind * l;
+                        message.extend_from_slice(&words[at..at + l][spans[k].range()]);
+                    }
+                }
+            }
+            message
+        })
+        .collect();
+    let received = link.exchange(out)?;
+    let need = halo_rows(&all, me, height);
+    for (from, message) in received.iter().enumerate() {
+        if from == me {
+            continue;
+        }
+        let garbage = || Error::Peer {
+            process: from,
+            address: String::new(),
+            message: "sent a message this solve cannot read (another build?)".into(),
+        };
+        let mut reader = Reader {
+            words: message,
+            at: 0,
+        };
+        let n = reader.take(1).ok_or_else(garbage)?[0] as usize;
+        if n != stats.len() {
+            return Err(garbage());
+        }
+        for d in stats.iter_mut() {
+            let w = reader.take(STATS_WORDS).ok_or_else(garbage)?;
+            *d = d.merge(Decisions {
+                count: w[0],
+                witness: [w[1], w[2]],
+                tracked: w[3] != 0,
+            });
+        }
+        for &r in need.iter().filter(|&&r| owner(&all, r) == from) {
+            for p in layout.row(r) {
+                let w = reader.take(2).ok_or_else(garbage)?;
+                let spans = [unpack_span(w[0]), unpack_span(w[1])];
+                for (k, kind) in [TL, TW].into_iter().enumerate() {
+                    let span = spans[k].range();
+                    if span.end > l {
+                        return Err(garbage());
+                    }
+                    let part = reader.take(span.len()).ok_or_else(garbage)?;
+                    let base = p * record + kind * l;
+                    words[base..base + l][span].copy_from_slice(part);
+                }
+                thief_changed[p] = spans;
+            }
+        }
+        if reader.at != message.len() {
+            return Err(garbage());
+        }
+    }
+    Ok(())
+}
+
+/// Reads a message's words in order.
+struct Reader<'m> {
+    words: &'m [u64],
+    at: usize,
+}
+
+impl<'m> Reader<'m> {
+    /// The next `n` words, if the message holds them.
+    fn take(&mut self, n: usize) -> Option<&'m [u64]> {
+        let part = self.words.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(part)
+    }
+}
