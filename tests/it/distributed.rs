@@ -594,6 +594,86 @@ fn cli_process_zero_prints_the_local_report_plus_the_exchange() {
 }
 
 #[test]
+fn cli_four_processes_under_a_memory_cap_below_one_process_agree_with_the_local_solve() {
+    let dir = crate::support::temp_dir("distributed-cap");
+    let map = dir.join("open100.txt");
+    std::fs::write(
+        &map,
+        format!("100 100\n{}", format!("{}\n", ".".repeat(100)).repeat(100)),
+    )
+    .unwrap();
+    let map = map.display().to_string();
+    let flags = [
+        map.as_str(),
+        "--cop",
+        "0,0",
+        "--thief",
+        "50,50",
+        "--exits",
+        "border",
+    ];
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = Command::new(binary())
+            .arg("solve")
+            .args(args)
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("json")
+    };
+    let local_plan = json(&[&flags[..], &["--plan", "--json"]].concat());
+    let local_bytes = local_plan["bytes"].as_u64().unwrap();
+    // Each process's share as its own --plan gives it, under a cap below
+    // the local solve's arrays.
+    let mut largest = 0;
+    for i in 0..4 {
+        let i = i.to_string();
+        let plan = json(
+            &[
+                &flags[..],
+                &[
+                    "--processes",
+                    "4",
+                    "--process",
+                    &i,
+                    "--workers",
+                    "1",
+                    "--plan",
+                    "--json",
+                ],
+            ]
+            .concat(),
+        );
+        assert_eq!(plan["engine"], "distributed", "{plan}");
+        largest = largest.max(plan["bytes"].as_u64().unwrap());
+    }
+    let cap = largest + (1 << 20);
+    assert!(cap < local_bytes / 2, "cap {cap} against {local_bytes}");
+    let local = json(&[&flags[..], &["--json", "--quiet"]].concat());
+    let cap = cap.to_string();
+    let cluster_flags = [&flags[..], &["--memory", &cap, "--json", "--quiet"]].concat();
+    let outputs = run_cluster(&dir, 4, 1, &cluster_flags, false);
+    let report: serde_json::Value = serde_json::from_slice(&outputs[0].stdout).expect("json");
+    for key in ["result", "dte", "states", "counts", "levels"] {
+        assert_eq!(report[key], local[key], "{key}");
+    }
+    assert_eq!(report["kernel"], "bitboard");
+    let peaks = report["peak_memory_per_process"].as_array().expect("peaks");
+    assert_eq!(peaks.len(), 4);
+    // Each process holds its quarter: its peak (the binary included) stays
+    // below the local solve's arrays alone.
+    assert!(
+        peaks.iter().all(|p| p.as_u64().unwrap() < local_bytes),
+        "{peaks:?} against {local_bytes}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn cli_rejects_a_peer_that_solves_another_game_and_a_missing_peer() {
     let dir = crate::support::temp_dir("distributed-mismatch");
     let map = data("data/maps/sample.txt");
@@ -1200,7 +1280,16 @@ fn cli_killed_cluster_resumes_from_its_checkpoints() {
     fn saved<'a>(flags: &[&'a str], base: &'a Path) -> Vec<&'a str> {
         [flags, &["--quiet", "--save", base.to_str().unwrap()]].concat()
     }
-    let uninterrupted = run_cluster(&dir, 2, 1, &saved(&flags, &whole), false);
+    // The reference runs the same kernel as the resumed solve: with
+    // checkpoints (none due in so short a solve) a partitioned solve runs
+    // the counter engine.
+    let reference_ck = dir.join("ck-reference");
+    let reference = [
+        saved(&flags, &whole),
+        vec!["--checkpoint", reference_ck.to_str().unwrap()],
+    ]
+    .concat();
+    let uninterrupted = run_cluster(&dir, 2, 1, &reference, false);
 
     // Snapshots as often as levels end (0.0001 minutes: 6 ms), then
     // SIGKILL to both processes once each has saved one.

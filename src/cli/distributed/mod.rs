@@ -630,15 +630,15 @@ fn print_cluster_text(out: &mut impl Write, r: &ClusterReport<'_>) -> std::io::R
         if line.starts_with("engine: ") {
             writeln!(
                 out,
-                "engine: distributed ({} process{} x {} worker{}, {} bands of {}, {} kernel), {} levels",
+                "engine: distributed ({} process{} x {} worker{}, {} bands of {}), {} levels ({} kernel)",
                 r.processes,
                 if r.processes == 1 { "" } else { "es" },
                 r.workers,
                 if r.workers == 1 { "" } else { "s" },
                 r.processes * r.workers,
                 r.bands,
-                r.kernel,
-                r.base.levels
+                r.base.levels,
+                r.kernel
             )?;
         } else {
             writeln!(out, "{line}")?;

@@ -41,6 +41,39 @@ pub(super) fn plan(args: &SolveArgs, place: &Place) -> Result<i32, Failure> {
     } else {
         let map = load_map(&args.map)?;
         let game = CopsAndThief::new(args.game.board(&map)?, args.game.rules());
+        let checkpoints = args.checkpoint.is_some() || args.resume.is_some();
+        let (processes, workers) = (place.processes, place.workers);
+        if distributed::grid_engine_runs(
+            &game,
+            processes,
+            workers,
+            args.dte_table,
+            &limits,
+            checkpoints,
+        ) {
+            // The bit engine: this process's band in memory, whatever the
+            // available memory says (the solve refuses a band above it).
+            let bounds = distributed::grid_bands(&game, processes);
+            let bytes = distributed::grid_band_bytes(&game, processes, workers, args.dte_table)
+                [place.process];
+            let room = limits.memory.unwrap_or_else(retrograde::available_memory);
+            let mut report = PlanReport::new(
+                args.map.display().to_string(),
+                bounds[place.process + 1] - bounds[place.process],
+                "distributed",
+            );
+            report.settle(if bytes > room {
+                Err(retrograde::Error::TooLarge {
+                    what: "this process's band of bitsets".into(),
+                    needed: bytes,
+                    available: room,
+                    hint: "more processes, or scratch files (--scratch DIR: the counter engine's bands page)".into(),
+                })
+            } else {
+                Ok((bytes, bytes, None, None))
+            })?;
+            return Ok(report.print(args.json)?);
+        }
         share(
             &|b| {
                 distributed::plan_bands(

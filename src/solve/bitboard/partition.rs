@@ -11,7 +11,9 @@
 //! step (level 0, each level, each half of a two-level sweep) a process
 //! sends, to each process whose band touches one of its edge rows, the
 //! word ranges of those rows' thief rows (`TL`, `TW`) that changed in the
-//! step, with the ranges; the receiver writes them where the rows live
+//! step, and within them only the words that differ from what it last
+//! sent (a bitmap over the range, then those words; see [`Peers::swap`]);
+//! the receiver writes them where the rows live
 //! and marks them changed, and the halo refresh takes them as it takes a
 //! neighbouring band's rows in memory. Every message also carries the
 //! step's stats, so every process adds up the same cluster-wide counts and
@@ -25,6 +27,7 @@
 //! The transport is the caller's ([`Link`]: `distributed/grid.rs` over the
 //! cluster's TCP connections).
 
+use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
@@ -230,9 +233,10 @@ pub(crate) fn solve_band(
     if let Some(observe) = observer {
         options = options.with_observer(observe);
     }
-    let mut counting = Counting {
-        inner: link,
+    let mut peers = Peers {
+        link,
         bytes: Vec::new(),
+        sent: HashMap::new(),
     };
     let depths = crate::solve::thread_pool(workers)?.install(|| {
         let masks = MoveMasks::new(game, &layout);
@@ -240,10 +244,10 @@ pub(crate) fn solve_band(
         let mut run = Run::over(&layout, &masks, dte_atomics, &options, bands_of(&rows));
         run.cells = cells.clone();
         run.two_levels = two_levels;
-        run.link = Some(&mut counting);
+        run.link = Some(&mut peers);
         run.run(region.words_mut())
     })?;
-    let bytes_per_step = counting.bytes;
+    let bytes_per_step = peers.bytes;
     Ok(GridBand {
         bits: Bits {
             layout,
@@ -259,24 +263,29 @@ pub(crate) fn solve_band(
     })
 }
 
-/// A link that counts the bytes this process sends at each exchange (8 a
-/// word plus an 8-byte length per message).
-struct Counting<'l> {
-    inner: &'l mut dyn Link,
+/// The other processes as a run sees them: the link, the bytes sent at
+/// each step, and the edge-row words as last sent (each receiver holds
+/// them, so a step sends only the words that changed since).
+pub(super) struct Peers<'l> {
+    link: &'l mut dyn Link,
     bytes: Vec<u64>,
+    /// Per cop cell of an edge row sent: its `TL` and `TW` rows as the
+    /// receivers hold them.
+    sent: HashMap<usize, Vec<u64>>,
 }
 
-impl Link for Counting<'_> {
+impl Link for Peers<'_> {
     fn process(&self) -> usize {
-        self.inner.process()
+        self.link.process()
     }
 
     fn processes(&self) -> usize {
-        self.inner.processes()
+        self.link.processes()
     }
 
+    /// Counts 8 bytes a word plus an 8-byte length per message.
     fn exchange(&mut self, out: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>> {
-        let me = self.inner.process();
+        let me = self.link.process();
         let sent = out
             .iter()
             .enumerate()
@@ -284,7 +293,7 @@ impl Link for Counting<'_> {
             .map(|(_, m)| 8 + 8 * m.len() as u64)
             .sum();
         self.bytes.push(sent);
-        self.inner.exchange(out)
+        self.link.exchange(out)
     }
 }
 
@@ -326,101 +335,158 @@ fn unpack_span(w: u64) -> Span {
     }
 }
 
-/// One exchange: sends every other process the step's `stats` and the
-/// changed ranges of the edge rows it reads from this band (`cells`), and
-/// writes what the others sent into `words` and `thief_changed`; `stats`
-/// become the cluster's.
-pub(super) fn swap(
-    link: &mut dyn Link,
-    layout: &Layout,
-    words: &mut [u64],
-    thief_changed: &mut [Spans],
-    cells: Range<usize>,
-    stats: &mut [Decisions],
-) -> Result<()> {
-    let (me, processes) = (link.process(), link.processes());
-    if processes == 1 {
-        return Ok(());
-    }
-    let all = rows_of(layout, processes);
-    let height = layout.height();
-    let (l, record) = (layout.words, layout.record());
-    let mut head = Vec::with_capacity(1 + STATS_WORDS * stats.len());
-    head.push(stats.len() as u64);
-    for d in stats.iter() {
-        head.extend([d.count, d.witness[0], d.witness[1], u64::from(d.tracked)]);
-    }
-    let out: Vec<Vec<u64>> = (0..processes)
-        .map(|q| {
-            if q == me {
-                return Vec::new();
-            }
-            let mut message = head.clone();
-            for r in halo_rows(&all, q, height) {
-                if owner(&all, r) != me {
-                    continue;
-                }
-                for p in layout.row(r) {
-                    debug_assert!(cells.contains(&p));
-                    let spans = thief_changed[p];
-                    message.extend([pack_span(spans[0]), pack_span(spans[1])]);
-                    for (k, kind) in [TL, TW].into_iter().enumerate() {
-                        let at = p * record + kind * l;
-                        message.extend_from_slice(&words[at..at + l][spans[k].range()]);
-                    }
-                }
-            }
-            message
-        })
-        .collect();
-    let received = link.exchange(out)?;
-    let need = halo_rows(&all, me, height);
-    for (from, message) in received.iter().enumerate() {
-        if from == me {
-            continue;
+/// What a run does with the other processes after each step (see
+/// [`Peers`]).
+pub(super) trait Swap {
+    /// One exchange (see [`Peers`]'s implementation).
+    ///
+    /// # Errors
+    /// What the link meets.
+    fn swap(
+        &mut self,
+        layout: &Layout,
+        words: &mut [u64],
+        thief_changed: &mut [Spans],
+        cells: Range<usize>,
+        stats: &mut [Decisions],
+    ) -> Result<()>;
+}
+
+impl Swap for Peers<'_> {
+    /// One exchange: sends every other process the step's `stats` and
+    /// what changed in the edge rows it reads from this band (`cells`),
+    /// and writes what the others sent into `words` and `thief_changed`;
+    /// `stats` become the cluster's.
+    ///
+    /// A cell of an edge row travels as its two changed ranges (`TL`,
+    /// `TW`) and, for each, a bitmap over the range's words of those that
+    /// differ from what was last sent, then those words: a level changes
+    /// a few words in a range that spans the front.
+    fn swap(
+        &mut self,
+        layout: &Layout,
+        words: &mut [u64],
+        thief_changed: &mut [Spans],
+        cells: Range<usize>,
+        stats: &mut [Decisions],
+    ) -> Result<()> {
+        let (me, processes) = (self.link.process(), self.link.processes());
+        if processes == 1 {
+            return Ok(());
         }
-        let garbage = || Error::Peer {
-            process: from,
-            address: String::new(),
-            message: "sent a message this solve cannot read (another build?)".into(),
-        };
-        let mut reader = Reader {
-            words: message,
-            at: 0,
-        };
-        let n = reader.take(1).ok_or_else(garbage)?[0] as usize;
-        if n != stats.len() {
-            return Err(garbage());
+        let all = rows_of(layout, processes);
+        let height = layout.height();
+        let (l, record) = (layout.words, layout.record());
+        let mut head = Vec::with_capacity(1 + STATS_WORDS * stats.len());
+        head.push(stats.len() as u64);
+        for d in stats.iter() {
+            head.extend([d.count, d.witness[0], d.witness[1], u64::from(d.tracked)]);
         }
-        for d in stats.iter_mut() {
-            let w = reader.take(STATS_WORDS).ok_or_else(garbage)?;
-            *d = d.merge(Decisions {
-                count: w[0],
-                witness: [w[1], w[2]],
-                tracked: w[3] != 0,
-            });
-        }
-        for &r in need.iter().filter(|&&r| owner(&all, r) == from) {
+        // Each edge row once, whoever reads it: every reader of a row gets
+        // every step's part of it, so one copy of what was sent serves all.
+        let mut rows: Vec<usize> = (0..processes)
+            .filter(|&q| q != me)
+            .flat_map(|q| halo_rows(&all, q, height))
+            .filter(|&r| owner(&all, r) == me)
+            .collect();
+        rows.sort_unstable();
+        rows.dedup();
+        let mut parts: HashMap<usize, Vec<u64>> = HashMap::with_capacity(rows.len());
+        for &r in &rows {
+            let mut part = Vec::new();
             for p in layout.row(r) {
-                let w = reader.take(2).ok_or_else(garbage)?;
-                let spans = [unpack_span(w[0]), unpack_span(w[1])];
+                debug_assert!(cells.contains(&p));
+                let spans = thief_changed[p];
+                part.extend([pack_span(spans[0]), pack_span(spans[1])]);
+                let sent = self.sent.entry(p).or_insert_with(|| vec![0; 2 * l]);
                 for (k, kind) in [TL, TW].into_iter().enumerate() {
                     let span = spans[k].range();
-                    if span.end > l {
-                        return Err(garbage());
+                    let now = &words[p * record + kind * l..][span.clone()];
+                    let before = &mut sent[k * l..(k + 1) * l][span];
+                    let map_at = part.len();
+                    part.resize(map_at + now.len().div_ceil(64), 0);
+                    for (j, (&w, old)) in now.iter().zip(before.iter_mut()).enumerate() {
+                        if w != *old {
+                            part[map_at + j / 64] |= 1 << (j % 64);
+                            part.push(w);
+                            *old = w;
+                        }
                     }
-                    let part = reader.take(span.len()).ok_or_else(garbage)?;
-                    let base = p * record + kind * l;
-                    words[base..base + l][span].copy_from_slice(part);
                 }
-                thief_changed[p] = spans;
+            }
+            parts.insert(r, part);
+        }
+        let out: Vec<Vec<u64>> = (0..processes)
+            .map(|q| {
+                if q == me {
+                    return Vec::new();
+                }
+                let mut message = head.clone();
+                for r in halo_rows(&all, q, height) {
+                    if let Some(part) = parts.get(&r) {
+                        message.extend_from_slice(part);
+                    }
+                }
+                message
+            })
+            .collect();
+        let received = self.exchange(out)?;
+        let need = halo_rows(&all, me, height);
+        for (from, message) in received.iter().enumerate() {
+            if from == me {
+                continue;
+            }
+            let garbage = || Error::Peer {
+                process: from,
+                address: String::new(),
+                message: "sent a message this solve cannot read (another build?)".into(),
+            };
+            let mut reader = Reader {
+                words: message,
+                at: 0,
+            };
+            let n = reader.take(1).ok_or_else(garbage)?[0] as usize;
+            if n != stats.len() {
+                return Err(garbage());
+            }
+            for d in stats.iter_mut() {
+                let w = reader.take(STATS_WORDS).ok_or_else(garbage)?;
+                *d = d.merge(Decisions {
+                    count: w[0],
+                    witness: [w[1], w[2]],
+                    tracked: w[3] != 0,
+                });
+            }
+            for &r in need.iter().filter(|&&r| owner(&all, r) == from) {
+                for p in layout.row(r) {
+                    let w = reader.take(2).ok_or_else(garbage)?;
+                    let spans = [unpack_span(w[0]), unpack_span(w[1])];
+                    for (k, kind) in [TL, TW].into_iter().enumerate() {
+                        let span = spans[k].range();
+                        if span.end > l {
+                            return Err(garbage());
+                        }
+                        let map = reader.take(span.len().div_ceil(64)).ok_or_else(garbage)?;
+                        let row = &mut words[p * record + kind * l..][span];
+                        for (m, &bits) in map.iter().enumerate() {
+                            let mut bits = bits;
+                            while bits != 0 {
+                                let j = 64 * m + bits.trailing_zeros() as usize;
+                                bits &= bits - 1;
+                                let word = reader.take(1).ok_or_else(garbage)?[0];
+                                *row.get_mut(j).ok_or_else(garbage)? = word;
+                            }
+                        }
+                    }
+                    thief_changed[p] = spans;
+                }
+            }
+            if reader.at != message.len() {
+                return Err(garbage());
             }
         }
-        if reader.at != message.len() {
-            return Err(garbage());
-        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Reads a message's words in order.

@@ -14,7 +14,7 @@ use super::halo::{split_bands, Band, BandParts, Halo};
 use super::kernel::{band_work, BandStep, Context, Decisions};
 use super::layout::{Layout, Span, Spans};
 use super::masks::{init_record, MoveMasks};
-use super::partition::Link;
+use super::partition::Swap;
 use super::{bits::outcome_in, Depths, BANDS_PER_WORKER_IN_MEMORY};
 use crate::error::{Error, Result};
 use crate::outcome::{Dte, Outcome};
@@ -44,7 +44,7 @@ pub(super) struct Run<'a> {
     pub(super) cells: Range<usize>,
     /// In a partitioned solve, the other processes: after every step the
     /// run swaps its edge rows and its stats with them.
-    pub(super) link: Option<&'a mut dyn Link>,
+    pub(super) link: Option<&'a mut dyn Swap>,
 }
 
 /// The grid rows of each band of an in-memory run on `threads` workers:
@@ -410,9 +410,8 @@ impl<'a> Run<'a> {
     /// stats become the cluster's); then the halos take the rows just
     /// outside each band.
     fn after_step(&mut self, words: &mut [u64], stats: &mut [Decisions]) -> Result<()> {
-        if let Some(link) = self.link.as_deref_mut() {
-            super::partition::swap(
-                link,
+        if let Some(peers) = self.link.as_deref_mut() {
+            peers.swap(
                 self.layout,
                 words,
                 &mut self.thief_changed,
