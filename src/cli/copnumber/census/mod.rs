@@ -274,6 +274,20 @@ fn run_census(args: &CensusArgs) -> Result<i32, Failure> {
                 path.display()
             )));
         }
+        // The key of a census of files names only their number: the files
+        // themselves are the shards' inputs.
+        if let Some(file) = args.files.get(shard.index as usize) {
+            if !same_file(&shard.input, file) {
+                return Err(refused(format!(
+                    "--out {}: holds shards of another census ({}: shard {} read `{}`, this census reads `{}` there); choose another --out",
+                    dir.display(),
+                    path.display(),
+                    shard.index,
+                    shard.input,
+                    file.display()
+                )));
+            }
+        }
         done[shard.index as usize] = true;
     }
     let pending: Vec<u32> = (first..=last).filter(|&i| !done[i as usize]).collect();
@@ -387,6 +401,18 @@ fn run_census(args: &CensusArgs) -> Result<i32, Failure> {
     write_census(&out, &census)?;
     print_census(&census, Some(&out), args.json)?;
     Ok(0)
+}
+
+/// Whether a shard's recorded input names `file`: the same name, or the
+/// same file reached by another name (another working directory).
+fn same_file(input: &str, file: &Path) -> bool {
+    if Path::new(input) == file {
+        return true;
+    }
+    match (std::fs::canonicalize(input), std::fs::canonicalize(file)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }
 
 /// Runs shard `index` and writes its file into `dir` (a temporary file
