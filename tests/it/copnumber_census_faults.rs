@@ -79,3 +79,52 @@ fn copnumber_census_of_files_refuses_a_dir_of_other_files() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn copnumber_census_refuses_a_second_run_into_its_dir() {
+    let dir = temp_dir("census-lock");
+    let hold = dir.join("hold");
+    std::fs::write(&hold, "").unwrap();
+    // The first run's shards wait while `hold` exists: it holds DIR.
+    let gen = format!(
+        "while [ -e {} ]; do sleep 0.05; done; awk 'NR % {{mod}} == {{res}}' {SIX}",
+        s(&hold)
+    );
+    let out = dir.join("D");
+    let args = |extra: &[&'static str]| -> Vec<String> {
+        let mut a = vec!["copnumber", "census", "-q", "-n", "6", "--shards", "3"];
+        a.extend_from_slice(extra);
+        a.extend_from_slice(&["--generator", gen.as_str(), "--out", s(&out)]);
+        a.into_iter().map(String::from).collect()
+    };
+    let first = bin()
+        .args(args(&[]))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !out.join(".census.lock").exists() {
+        assert!(start.elapsed() < Duration::from_secs(60), "no lock came");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The file is made just before it is locked.
+    std::thread::sleep(Duration::from_millis(300));
+    // Another census (another --max-cops) into the same DIR, at once.
+    let second = args(&["--max-cops", "2"]);
+    let second: Vec<&str> = second.iter().map(String::as_str).collect();
+    let t = Instant::now();
+    let err = run_refused(&second, "another `copnumber census` is running");
+    assert!(err.contains(s(&out)), "{err}");
+    assert!(t.elapsed() < Duration::from_secs(10), "refused at once");
+    std::fs::remove_file(&hold).unwrap();
+    let ended = first.wait_with_output().unwrap();
+    assert_eq!(ended.status.code(), Some(0), "{}", stderr(&ended));
+    assert!(stdout(&ended).contains("graphs: 112\n"));
+    // The lock ends with its run: the same census again reads it back.
+    let same = args(&[]);
+    let again = run(&same.iter().map(String::as_str).collect::<Vec<_>>(), None);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert_eq!(stdout(&again), stdout(&ended));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

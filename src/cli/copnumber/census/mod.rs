@@ -258,6 +258,9 @@ fn run_census(args: &CensusArgs) -> Result<i32, Failure> {
     }
     std::fs::create_dir_all(dir)
         .map_err(|e| refused(format!("--out {}: cannot create it: {e}", dir.display())))?;
+    // Held until the run ends: a second run into DIR would overwrite this
+    // one's shards with its own.
+    let _lock = lock_dir(dir)?;
     // The shards already there: of this census, or the run is refused.
     let mut done = vec![false; key.shards as usize];
     for path in shard_paths(dir)? {
@@ -412,6 +415,52 @@ fn same_file(input: &str, file: &Path) -> bool {
     match (std::fs::canonicalize(input), std::fs::canonicalize(file)) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
+    }
+}
+
+/// The name of the lock file a census run holds in its directory.
+const LOCK_FILE: &str = ".census.lock";
+
+/// Takes the census directory for this run: an exclusive `flock` on
+/// `DIR/.census.lock`, released when the file is closed (at the latest
+/// when the process ends, however it ends, so a killed run leaves no stale
+/// lock). Exit status 2 when another run holds it.
+fn lock_dir(dir: &Path) -> Result<std::fs::File, Failure> {
+    use std::os::unix::io::AsRawFd;
+    let path = dir.join(LOCK_FILE);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Failure {
+            status: 1,
+            error: anyhow::anyhow!("cannot open {}: {e}", path.display()),
+        })?;
+    loop {
+        // SAFETY: flock on a descriptor this function owns and keeps open
+        // (the returned File); no memory is passed.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if rc == 0 {
+            return Ok(file);
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EWOULDBLOCK) => {
+                return Err(refused(format!(
+                    "--out {}: another `copnumber census` is running into this directory (it holds {}); wait for it to end, or choose another --out",
+                    dir.display(),
+                    path.display()
+                )))
+            }
+            _ => {
+                return Err(Failure {
+                    status: 1,
+                    error: anyhow::anyhow!("cannot lock {}: {e}", path.display()),
+                })
+            }
+        }
     }
 }
 
