@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use sha2::{Digest, Sha256};
+
 use crate::support::{bin, kill, run, run_refused, run_status, stderr, stdout, temp_dir};
 
 /// The committed graph6 file of the 112 connected graphs on 6 vertices.
@@ -14,6 +16,43 @@ const SIX: &str = "data/graphs/connected-6.g6";
 
 fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
+}
+
+/// A census of the six-vertex graphs dealt out to three shards by `awk`
+/// into `dir`; its three shard files.
+fn three_shards(dir: &Path) -> Vec<PathBuf> {
+    let gen = format!("awk 'NR % {{mod}} == {{res}}' {SIX}");
+    run_status(
+        &[
+            "copnumber",
+            "census",
+            "--quiet",
+            "-n",
+            "6",
+            "--shards",
+            "3",
+            "--generator",
+            &gen,
+            "--out",
+            s(dir),
+        ],
+        0,
+    );
+    (0..3)
+        .map(|i| dir.join(format!("shard-{i:04}-of-0003.txt")))
+        .collect()
+}
+
+/// `text` with its body edited by `edit` and its checksum line recomputed,
+/// as a forger would.
+fn resealed(text: &str, edit: impl Fn(&str) -> String) -> String {
+    let body_end = text.trim_end().rfind('\n').unwrap() + 1;
+    let body = edit(&text[..body_end]);
+    let sum: String = Sha256::digest(body.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("{body}sha256 {sum}\n")
 }
 
 #[test]
@@ -126,5 +165,171 @@ fn copnumber_census_refuses_a_second_run_into_its_dir() {
     let again = run(&same.iter().map(String::as_str).collect::<Vec<_>>(), None);
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
     assert_eq!(stdout(&again), stdout(&ended));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn copnumber_merge_and_census_refuse_forged_shards() {
+    let dir = temp_dir("census-forged");
+    let shards = three_shards(&dir.join("E"));
+    let text = std::fs::read_to_string(&shards[0]).unwrap();
+    let gen = format!("awk 'NR % {{mod}} == {{res}}' {SIX}");
+    // Each forgery: the edit, the file name it is given, what the refusal
+    // says.
+    let replace = |old: &'static str, new: &'static str| {
+        move |body: &str| {
+            assert!(body.contains(old), "{old}");
+            body.replacen(old, new, 1)
+        }
+    };
+    let insert_after = |after: &'static str, lines: String| {
+        move |body: &str| {
+            let at = body.find(after).unwrap() + after.len();
+            format!("{}{lines}{}", &body[..at], &body[at..])
+        }
+    };
+    let many_rounds: String = (10..160)
+        .map(|c| format!("cops {c} rounds 1048576 graphs 1\n"))
+        .collect();
+    let forged: Vec<(&str, Box<dyn Fn(&str) -> String>, &str)> = vec![
+        (
+            "shard-0005-of-0003.txt",
+            Box::new(replace("\nshard 0 input", "\nshard 5 input")),
+            "shard 5 of a census of 3 shards",
+        ),
+        (
+            "shard-0000-of-0003.txt",
+            Box::new(replace("cops 1 graphs 22\n", "cops 1 graphs 2200\n")),
+            "2200 graphs, but its capture times count 22",
+        ),
+        (
+            "shard-0000-of-0003.txt",
+            Box::new(replace(
+                "cops 1 rounds 1 graphs 12\n",
+                "cops 1 rounds 1 graphs 5\n",
+            )),
+            "22 graphs, but its capture times count 15",
+        ),
+        (
+            "shard-0000-of-0003.txt",
+            Box::new(replace("graphs 37\n", "graphs 38\n")),
+            "38 graphs, but the cop numbers count 37",
+        ),
+        (
+            "shard-0000-of-0003.txt",
+            Box::new(replace(
+                "cops 1 longest 3 graphs 1\n",
+                "cops 1 longest 2 graphs 9\n",
+            )),
+            "plies among the graphs of the longest",
+        ),
+        (
+            "shard-0000-of-0003.txt",
+            Box::new(insert_after("\ngraphs 37\n", many_rounds)),
+            "expected a cop number 1 to 4",
+        ),
+        (
+            "shard-0000-of-0003.txt",
+            // Consistent counts, a capture time no 6-vertex graph has:
+            // nothing is sized by it.
+            Box::new(|body: &str| {
+                body.replacen(
+                    "cops 1 rounds 3 graphs 1\n",
+                    "cops 1 rounds 1048576 graphs 1\n",
+                    1,
+                )
+                .replacen(
+                    "cops 1 longest 3 graphs 1\n",
+                    "cops 1 longest 1048576 graphs 1\n",
+                    1,
+                )
+                .replacen(
+                    "placement 1 plies 5\n",
+                    "placement 1 plies 2097151\n",
+                    1,
+                )
+            }),
+            "a capture time of 1048576 rounds on graphs of 6 vertices",
+        ),
+        (
+            "shard-0000-of-0003.txt",
+            Box::new(replace("placement 1 plies 5", "placement 9 plies 5")),
+            "a placement of 1 cops on vertices 0 to 5",
+        ),
+        (
+            "shard-0000-of-0003.txt",
+            Box::new(replace("max-cops 4\n", "max-cops 400\n")),
+            "max-cops 400: expected 1 to 4",
+        ),
+    ];
+    for (i, (name, edit, needle)) in forged.iter().enumerate() {
+        let d = dir.join(format!("F{i}"));
+        std::fs::create_dir_all(&d).unwrap();
+        for p in &shards {
+            std::fs::copy(p, d.join(p.file_name().unwrap())).unwrap();
+        }
+        std::fs::write(d.join(name), resealed(&text, edit)).unwrap();
+        let err = run_refused(&["copnumber", "merge", s(&d)], needle);
+        assert!(err.contains(name), "{err}");
+        // The census on that DIR refuses it too (no panic).
+        let out = run(
+            &[
+                "copnumber",
+                "census",
+                "-q",
+                "-n",
+                "6",
+                "--shards",
+                "3",
+                "--generator",
+                &gen,
+                "--out",
+                s(&d),
+            ],
+            None,
+        );
+        assert!(
+            out.status.code() == Some(2) && !stderr(&out).contains("panicked"),
+            "{name}: {:?} {}",
+            out.status,
+            stderr(&out)
+        );
+    }
+    // Unedited, the same resealing merges: the refusals are the edits'.
+    let d = dir.join("same");
+    std::fs::create_dir_all(&d).unwrap();
+    for p in &shards {
+        std::fs::copy(p, d.join(p.file_name().unwrap())).unwrap();
+    }
+    std::fs::write(
+        d.join("shard-0000-of-0003.txt"),
+        resealed(&text, str::to_string),
+    )
+    .unwrap();
+    run_status(&["copnumber", "merge", s(&d)], 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn copnumber_merge_refuses_special_files_promptly() {
+    let dir = temp_dir("census-special");
+    let shards = three_shards(&dir.join("E"));
+    let fifo = &shards[1];
+    std::fs::remove_file(fifo).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let t = Instant::now();
+    let err = run_refused(&["copnumber", "merge", s(&dir.join("E"))], "FIFO");
+    assert!(err.contains(s(fifo)), "{err}");
+    assert!(t.elapsed() < Duration::from_secs(10));
+    std::fs::remove_file(fifo).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", fifo).unwrap();
+    let t = Instant::now();
+    let err = run_refused(&["copnumber", "merge", s(&dir.join("E"))], "a device");
+    assert!(err.contains(s(fifo)), "{err}");
+    assert!(t.elapsed() < Duration::from_secs(10));
     std::fs::remove_dir_all(&dir).unwrap();
 }

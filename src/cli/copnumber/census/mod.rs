@@ -166,7 +166,7 @@ fn shard_paths(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
 /// A shard file read and checked (exit status 2 when it cannot be used).
 fn read_shard(path: &Path) -> Result<ShardFile, Failure> {
     let text =
-        std::fs::read(path).map_err(|e| refused(format!("cannot read {}: {e}", path.display())))?;
+        read_regular(path).map_err(|e| refused(format!("cannot read {}: {e}", path.display())))?;
     let text = String::from_utf8(text).map_err(|_| {
         refused(format!(
             "{}: not a census shard file (not UTF-8 text)",
@@ -186,6 +186,39 @@ fn read_shard(path: &Path) -> Result<ShardFile, Failure> {
         )));
     }
     Ok(shard)
+}
+
+/// The bytes of `path` if it is a regular file: a FIFO would wait for a
+/// writer forever (the open does not block, `O_NONBLOCK`), a device such
+/// as `/dev/zero` would never end. The type is checked on the open file,
+/// so the answer holds for the file actually read.
+fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let meta = file.metadata()?;
+    let kind = meta.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_dir() {
+            "a directory"
+        } else if kind.is_fifo() {
+            "a FIFO (named pipe)"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "a device"
+        };
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("it is {what}, not a census shard file"),
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// The generator by default: `nauty-geng` (Debian's name) when it is on
