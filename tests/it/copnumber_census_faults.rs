@@ -333,3 +333,56 @@ fn copnumber_merge_refuses_special_files_promptly() {
     assert!(t.elapsed() < Duration::from_secs(10));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn copnumber_census_stopped_while_its_generator_floods_ends() {
+    let dir = temp_dir("census-stop-flood");
+    // Whole lines slowly (the census waits in its read when the stop
+    // comes), then a flood that fills the pipe.
+    let gen = dir.join("gen.sh");
+    std::fs::write(
+        &gen,
+        "#!/bin/sh\ni=0\nwhile [ $i -lt 300 ]; do echo DQw; sleep 0.01; i=$((i+1)); done\nexec yes DQw\n",
+    )
+    .unwrap();
+    let child = bin()
+        .args([
+            "copnumber",
+            "census",
+            "-q",
+            "-n",
+            "5",
+            "--shards",
+            "1",
+            "--generator",
+            &format!("sh {}", s(&gen)),
+            "--out",
+            s(&dir.join("D")),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(1));
+    kill(&child, "INT");
+    let pid = child.id();
+    let (send, ended) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = send.send(child.wait_with_output());
+    });
+    let Ok(out) = ended.recv_timeout(Duration::from_secs(20)) else {
+        // Not left behind to hang the test run.
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status();
+        panic!("the census still runs 20 s after SIGINT");
+    };
+    let out = out.unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("stopped: 0 of the 1 shards"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
