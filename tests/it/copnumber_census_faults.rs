@@ -386,3 +386,24 @@ fn copnumber_census_stopped_while_its_generator_floods_ends() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn copnumber_map_lazy_json_says_lazy() {
+    let args = |lazy: bool| {
+        let mut a = vec![
+            "copnumber",
+            "data/maps/sample.txt",
+            "--json",
+            "--max-cops",
+            "2",
+        ];
+        if lazy {
+            a.push("--lazy");
+        }
+        let out = run_status(&a, 0);
+        serde_json::from_str::<serde_json::Value>(stdout(&out).trim()).unwrap()
+    };
+    assert_eq!(args(true)["lazy"], serde_json::Value::Bool(true));
+    // Left out without it, as for graphs.
+    assert!(args(false).get("lazy").is_none());
+}
