@@ -63,7 +63,10 @@ def decode_graph6(text):
     pairs = n * (n - 1) // 2
     if len(rest) != (pairs + 5) // 6:
         raise Bad(f"graph6 {text!r}: {len(rest)} edge characters, {n} vertices need {(pairs + 5) // 6}")
-    bit = lambda i: (rest[i // 6] >> (5 - i % 6)) & 1  # noqa: E731
+
+    def bit(i):
+        return (rest[i // 6] >> (5 - i % 6)) & 1
+
     if any(bit(i) for i in range(pairs, 6 * len(rest))):
         raise Bad(f"graph6 {text!r}: padding bits are not zero")
     edges, i = [], 0

@@ -168,6 +168,9 @@ fn copnumber_census_refuses_a_second_run_into_its_dir() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// An edit of a shard file's body.
+type Edit = Box<dyn Fn(&str) -> String>;
+
 #[test]
 fn copnumber_merge_and_census_refuse_forged_shards() {
     let dir = temp_dir("census-forged");
@@ -191,7 +194,7 @@ fn copnumber_merge_and_census_refuse_forged_shards() {
     let many_rounds: String = (10..160)
         .map(|c| format!("cops {c} rounds 1048576 graphs 1\n"))
         .collect();
-    let forged: Vec<(&str, Box<dyn Fn(&str) -> String>, &str)> = vec![
+    let forged: Vec<(&str, Edit, &str)> = vec![
         (
             "shard-0005-of-0003.txt",
             Box::new(replace("\nshard 0 input", "\nshard 5 input")),
