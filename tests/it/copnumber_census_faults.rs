@@ -122,46 +122,51 @@ fn copnumber_census_of_files_refuses_a_dir_of_other_files() {
 #[test]
 fn copnumber_census_refuses_a_second_run_into_its_dir() {
     let dir = temp_dir("census-lock");
-    let hold = dir.join("hold");
+    let (hold, started) = (dir.join("hold"), dir.join("started"));
     std::fs::write(&hold, "").unwrap();
-    // The first run's shards wait while `hold` exists: it holds DIR.
-    let gen = format!(
-        "while [ -e {} ]; do sleep 0.05; done; awk 'NR % {{mod}} == {{res}}' {SIX}",
+    // The first run's shards wait while `hold` exists: it is at work in
+    // DIR once `started` is there.
+    let dealer = format!("awk 'NR % {{mod}} == {{res}}' {SIX}");
+    let waiting = format!(
+        "touch {}; while [ -e {} ]; do sleep 0.05; done; {dealer}",
+        s(&started),
         s(&hold)
     );
     let out = dir.join("D");
-    let args = |extra: &[&'static str]| -> Vec<String> {
+    let args = |extra: &[&'static str], gen: &str| -> Vec<String> {
         let mut a = vec!["copnumber", "census", "-q", "-n", "6", "--shards", "3"];
         a.extend_from_slice(extra);
-        a.extend_from_slice(&["--generator", gen.as_str(), "--out", s(&out)]);
+        a.extend_from_slice(&["--generator", gen, "--out", s(&out)]);
         a.into_iter().map(String::from).collect()
     };
     let first = bin()
-        .args(args(&[]))
+        .args(args(&[], &waiting))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let start = Instant::now();
-    while !out.join(".census.lock").exists() {
-        assert!(start.elapsed() < Duration::from_secs(60), "no lock came");
+    while !started.exists() && start.elapsed() < Duration::from_secs(60) {
         std::thread::sleep(Duration::from_millis(20));
     }
-    // The file is made just before it is locked.
-    std::thread::sleep(Duration::from_millis(300));
-    // Another census (another --max-cops) into the same DIR, at once.
-    let second = args(&["--max-cops", "2"]);
-    let second: Vec<&str> = second.iter().map(String::as_str).collect();
-    let t = Instant::now();
-    let err = run_refused(&second, "another `copnumber census` is running");
-    assert!(err.contains(s(&out)), "{err}");
-    assert!(t.elapsed() < Duration::from_secs(10), "refused at once");
+    // Another census (another --max-cops, a generator that does not wait)
+    // into the same DIR, while the first works.
+    let second = args(&["--max-cops", "2"], &dealer);
+    let second = run(&second.iter().map(String::as_str).collect::<Vec<_>>(), None);
+    // The first run ends whatever the second did.
     std::fs::remove_file(&hold).unwrap();
     let ended = first.wait_with_output().unwrap();
+    assert!(started.exists(), "the first run never started its shards");
+    assert_eq!(second.status.code(), Some(2), "{}", stderr(&second));
+    let err = stderr(&second);
+    assert!(
+        err.contains("another `copnumber census` is running") && err.contains(s(&out)),
+        "{err}"
+    );
     assert_eq!(ended.status.code(), Some(0), "{}", stderr(&ended));
     assert!(stdout(&ended).contains("graphs: 112\n"));
     // The lock ends with its run: the same census again reads it back.
-    let same = args(&[]);
+    let same = args(&[], &waiting);
     let again = run(&same.iter().map(String::as_str).collect::<Vec<_>>(), None);
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
     assert_eq!(stdout(&again), stdout(&ended));
@@ -324,16 +329,25 @@ fn copnumber_merge_refuses_special_files_promptly() {
         .status()
         .unwrap();
     assert!(made.success());
-    let t = Instant::now();
-    let err = run_refused(&["copnumber", "merge", s(&dir.join("E"))], "FIFO");
-    assert!(err.contains(s(fifo)), "{err}");
-    assert!(t.elapsed() < Duration::from_secs(10));
+    // Bounded, so that a build without the fix fails instead of waiting
+    // for a writer forever or reading /dev/zero into all of memory.
+    let bounded = || {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 1000000; exec timeout 10 \"$0\" copnumber merge \"$1\"")
+            .arg(env!("CARGO_BIN_EXE_retrograde"))
+            .arg(dir.join("E"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        stderr(&out)
+    };
+    let err = bounded();
+    assert!(err.contains(s(fifo)) && err.contains("FIFO"), "{err}");
     std::fs::remove_file(fifo).unwrap();
     std::os::unix::fs::symlink("/dev/zero", fifo).unwrap();
-    let t = Instant::now();
-    let err = run_refused(&["copnumber", "merge", s(&dir.join("E"))], "a device");
-    assert!(err.contains(s(fifo)), "{err}");
-    assert!(t.elapsed() < Duration::from_secs(10));
+    let err = bounded();
+    assert!(err.contains(s(fifo)) && err.contains("a device"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
