@@ -448,14 +448,224 @@ fn the_checker_stands_alone() {
     assert_eq!(
         imports,
         [
+            "import os",
             "import signal",
+            "import stat",
             "import sys",
-            "from itertools import combinations_with_replacement, product"
+            "from itertools import combinations_with_replacement",
+            "from math import comb"
         ]
     );
     assert!(!text.contains("retrograde import") && !text.contains("subprocess"));
     assert!(
-        text.lines().count() <= 280,
+        text.lines().count() <= 360,
         "the checker grew past one sitting"
     );
+}
+
+/// Runs the checker with `args` after the script.
+fn check_with(args: &[&str]) -> Output {
+    Command::new("python3")
+        .arg(root().join("scripts/check-certificate.py"))
+        .args(args)
+        .output()
+        .expect("python3 runs scripts/check-certificate.py")
+}
+
+/// The records of a certificate's text: (header, records, trailer).
+fn split_records(text: &str) -> (String, Vec<String>, String) {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut records: Vec<String> = Vec::new();
+    for l in &lines[1..lines.len() - 1] {
+        if l.starts_with("graph ") {
+            records.push(String::new());
+        }
+        let r = records.last_mut().unwrap();
+        r.push_str(l);
+        r.push('\n');
+    }
+    let edge = |l: &str| format!("{l}\n");
+    (edge(lines[0]), records, edge(lines[lines.len() - 1]))
+}
+
+#[test]
+fn the_checker_binds_each_record_to_its_number_and_input() {
+    let dir = temp_dir("cert-bound");
+    let six = root().join("data/graphs/connected-6.g6");
+    let (cert, _) = certify(&dir, &six, "six.cert");
+    let text = std::fs::read_to_string(&cert).unwrap();
+    let (head, records, tail) = split_records(&text);
+    assert_eq!(records.len(), 112);
+    // Reversed, or graph 1's record 112 times: numbers out of order.
+    let reversed: String = records.iter().rev().cloned().collect();
+    rejected(
+        &dir,
+        "rev.cert",
+        &format!("{head}{reversed}{tail}"),
+        "graph number 112 where 1 was expected",
+    );
+    let same = records[0].repeat(112);
+    rejected(
+        &dir,
+        "same.cert",
+        &format!("{head}{same}{tail}"),
+        "graph number 1 where 2 was expected",
+    );
+    // Graph 6's record under the number 5: numbered right, and bound to
+    // the input only by --input.
+    let mut swapped = records.clone();
+    swapped[4] = records[5].replacen("graph 6 ", "graph 5 ", 1);
+    let forged = dir.join("swapped.cert");
+    std::fs::write(&forged, format!("{head}{}{tail}", swapped.concat())).unwrap();
+    accepted(&forged);
+    let six_arg = six.to_str().unwrap();
+    let out = check_with(&[forged.to_str().unwrap(), "--input", six_arg, "-q"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("graph 5: not the graph 5 of"),
+        "{}",
+        stderr(&out)
+    );
+    // The certificate against its input, and against a shorter and a
+    // longer one.
+    let out = check_with(&[cert.to_str().unwrap(), "--input", six_arg, "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).ends_with(&format!(
+        "112 records verified, graphs 1 to 112 of {six_arg}\n"
+    )));
+    let lines: Vec<String> = std::fs::read_to_string(&six)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    let shorter = dir.join("shorter.g6");
+    std::fs::write(&shorter, lines[..111].join("\n") + "\n").unwrap();
+    let longer = dir.join("longer.g6");
+    std::fs::write(&longer, lines.join("\n") + "\n" + &lines[0] + "\n").unwrap();
+    for (input, why) in [
+        (&shorter, "not the graph 112 of"),
+        (&longer, "more graphs than the 112 records"),
+    ] {
+        let out = check_with(&[cert.to_str().unwrap(), "--input", input.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(stderr(&out).contains(why), "{}", stderr(&out));
+    }
+    // An edge list: its one graph, whatever the order of its edges.
+    let c5 = root().join("data/graphs/cycle-5.txt");
+    let (cert5, _) = certify(&dir, &c5, "c5.cert");
+    let shuffled = dir.join("c5.txt");
+    std::fs::write(&shuffled, "# C5 again\n3 4\n1 0\n4 0\n2 1\n2 3\n").unwrap();
+    for input in [&c5, &shuffled] {
+        let out = check_with(&[cert5.to_str().unwrap(), "--input", input.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    let out = check_with(&[cert5.to_str().unwrap(), "--input", six_arg]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn the_checker_rejects_hostile_certificates_promptly_and_cleanly() {
+    let dir = temp_dir("cert-hostile");
+    // More cops than vertices, claimed: false at once (one cop a vertex
+    // catches the thief), never enumerated.
+    let many = (0..40).map(|_| "0").collect::<Vec<_>>().join(",");
+    let path3 = "retrograde-certificate 1\ngraph 1 edges 3 0-1 1-2\n";
+    let t = std::time::Instant::now();
+    rejected(
+        &dir,
+        "many.cert",
+        &format!("{path3}claim >40\nlower 40\nc {many} 2\nend\nrecords 1\n"),
+        "outside 1..2",
+    );
+    rejected(
+        &dir,
+        "five.cert",
+        &format!("{path3}claim 5 capture 1\nupper 0,0,0,0,0\nlower 4\nend\nrecords 1\n"),
+        "outside 1..3",
+    );
+    // Fewer safe states than placements: refuted before any joint move.
+    let k8: String = (0..8)
+        .flat_map(|v| (v + 1..8).map(move |u| format!(" {v}-{u}")))
+        .collect();
+    let six = (0..6).map(|_| "0").collect::<Vec<_>>().join(",");
+    rejected(
+        &dir,
+        "k8.cert",
+        &format!("retrograde-certificate 1\ngraph 1 edges 8{k8}\nclaim >6\nlower 6\nc {six} 1\nend\nrecords 1\n"),
+        "of the 1716 placements",
+    );
+    assert!(t.elapsed() < std::time::Duration::from_secs(20));
+    // Numbers past Python's integer conversion limit: the checker's own
+    // message, no traceback.
+    let big = format!(
+        "retrograde-certificate 1\ngraph 1 edges 2 0-1\nclaim 1 capture 1\nupper 0\nm 0 1 1 {}\nlower 0\nend\nrecords 1\n",
+        "1".repeat(5000)
+    );
+    let path = dir.join("big.cert");
+    std::fs::write(&path, big).unwrap();
+    let out = check(&path);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("a rank of 5000 digits"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("Traceback"), "{}", stderr(&out));
+    // Not regular files: refused at once, exit status 2.
+    let fifo = dir.join("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    for special in [fifo.as_path(), Path::new("/dev/zero"), dir.as_path()] {
+        // Bounded, so that a checker without the fix fails instead of
+        // waiting for a writer forever or reading /dev/zero into all of
+        // memory.
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 2000000; exec timeout 10 python3 \"$0\" \"$1\"")
+            .arg(root().join("scripts/check-certificate.py"))
+            .arg(special)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("cannot read: not a regular file"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(!stderr(&out).contains("Traceback"), "{}", stderr(&out));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn the_checker_streams_the_certificate() {
+    // A certificate of 12 MB under a 70 MB address-space limit: holding
+    // the file (9 to 10 times its size) does not fit; one record at a
+    // time does (in 30 MB).
+    let dir = temp_dir("cert-stream");
+    let eight = std::fs::read(root().join("data/graphs/connected-8.g6")).unwrap();
+    let input = dir.join("many.g6");
+    std::fs::write(&input, eight.repeat(3)).unwrap();
+    let (cert, objects) = certify(&dir, &input, "many.cert");
+    assert_eq!(objects.len(), 3 * 11117);
+    let size = std::fs::metadata(&cert).unwrap().len();
+    assert!(size > 10_000_000, "{size}");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 70000; exec python3 \"$0\" \"$1\" --quiet")
+        .arg(root().join("scripts/check-certificate.py"))
+        .arg(&cert)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).ends_with("33351 records verified\n"),
+        "{}",
+        stdout(&out)
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }

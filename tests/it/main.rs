@@ -32,6 +32,10 @@ mod copnumber;
 /// `copnumber census` and `merge` (issue 32) without nauty: against
 /// `copnumber` summed, merged runs, killed runs, refusals.
 mod copnumber_census;
+/// Issue 47's census faults: another census of files, two runs into one
+/// DIR, forged and special shard files, a stop while the generator floods;
+/// `copnumber MAP --lazy --json`.
+mod copnumber_census_faults;
 /// `copnumber MAP` under rule and exit flags against `solve --cops K`.
 mod copnumber_map;
 /// copnumber plans each number of cops under --memory (issue 33).

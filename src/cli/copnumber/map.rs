@@ -47,6 +47,9 @@ struct MapJson<'a> {
     /// `--thief-speed`; left out at 1.
     #[serde(skip_serializing_if = "is_one")]
     thief_speed: u32,
+    /// `--lazy` (the lazy cop number, as for graphs); left out without it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    lazy: bool,
     cop_number: Option<u32>,
     /// Set when the search stopped before `--max-cops` for memory: the
     /// cops not tried, the bytes they would need and the cap.
@@ -202,6 +205,7 @@ pub(super) fn run(
             exit_flags,
             cop_speed,
             thief_speed,
+            lazy: args.lazy,
             cop_number: r.cop_number,
             out_of_memory: r.out_of_memory.as_ref().map(OutOfMemoryJson::from),
             placement: cells,

@@ -166,7 +166,7 @@ fn shard_paths(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
 /// A shard file read and checked (exit status 2 when it cannot be used).
 fn read_shard(path: &Path) -> Result<ShardFile, Failure> {
     let text =
-        std::fs::read(path).map_err(|e| refused(format!("cannot read {}: {e}", path.display())))?;
+        read_regular(path).map_err(|e| refused(format!("cannot read {}: {e}", path.display())))?;
     let text = String::from_utf8(text).map_err(|_| {
         refused(format!(
             "{}: not a census shard file (not UTF-8 text)",
@@ -186,6 +186,39 @@ fn read_shard(path: &Path) -> Result<ShardFile, Failure> {
         )));
     }
     Ok(shard)
+}
+
+/// The bytes of `path` if it is a regular file: a FIFO would wait for a
+/// writer forever (the open does not block, `O_NONBLOCK`), a device such
+/// as `/dev/zero` would never end. The type is checked on the open file,
+/// so the answer holds for the file actually read.
+fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let meta = file.metadata()?;
+    let kind = meta.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_dir() {
+            "a directory"
+        } else if kind.is_fifo() {
+            "a FIFO (named pipe)"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "a device"
+        };
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("it is {what}, not a census shard file"),
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// The generator by default: `nauty-geng` (Debian's name) when it is on
@@ -258,6 +291,9 @@ fn run_census(args: &CensusArgs) -> Result<i32, Failure> {
     }
     std::fs::create_dir_all(dir)
         .map_err(|e| refused(format!("--out {}: cannot create it: {e}", dir.display())))?;
+    // Held until the run ends: a second run into DIR would overwrite this
+    // one's shards with its own.
+    let _lock = lock_dir(dir)?;
     // The shards already there: of this census, or the run is refused.
     let mut done = vec![false; key.shards as usize];
     for path in shard_paths(dir)? {
@@ -273,6 +309,20 @@ fn run_census(args: &CensusArgs) -> Result<i32, Failure> {
                 dir.display(),
                 path.display()
             )));
+        }
+        // The key of a census of files names only their number: the files
+        // themselves are the shards' inputs.
+        if let Some(file) = args.files.get(shard.index as usize) {
+            if !same_file(&shard.input, file) {
+                return Err(refused(format!(
+                    "--out {}: holds shards of another census ({}: shard {} read `{}`, this census reads `{}` there); choose another --out",
+                    dir.display(),
+                    path.display(),
+                    shard.index,
+                    shard.input,
+                    file.display()
+                )));
+            }
         }
         done[shard.index as usize] = true;
     }
@@ -387,6 +437,64 @@ fn run_census(args: &CensusArgs) -> Result<i32, Failure> {
     write_census(&out, &census)?;
     print_census(&census, Some(&out), args.json)?;
     Ok(0)
+}
+
+/// Whether a shard's recorded input names `file`: the same name, or the
+/// same file reached by another name (another working directory).
+fn same_file(input: &str, file: &Path) -> bool {
+    if Path::new(input) == file {
+        return true;
+    }
+    match (std::fs::canonicalize(input), std::fs::canonicalize(file)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// The name of the lock file a census run holds in its directory.
+const LOCK_FILE: &str = ".census.lock";
+
+/// Takes the census directory for this run: an exclusive `flock` on
+/// `DIR/.census.lock`, released when the file is closed (at the latest
+/// when the process ends, however it ends, so a killed run leaves no stale
+/// lock). Exit status 2 when another run holds it.
+fn lock_dir(dir: &Path) -> Result<std::fs::File, Failure> {
+    use std::os::unix::io::AsRawFd;
+    let path = dir.join(LOCK_FILE);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Failure {
+            status: 1,
+            error: anyhow::anyhow!("cannot open {}: {e}", path.display()),
+        })?;
+    loop {
+        // SAFETY: flock on a descriptor this function owns and keeps open
+        // (the returned File); no memory is passed.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if rc == 0 {
+            return Ok(file);
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EWOULDBLOCK) => {
+                return Err(refused(format!(
+                    "--out {}: another `copnumber census` is running into this directory (it holds {}); wait for it to end, or choose another --out",
+                    dir.display(),
+                    path.display()
+                )))
+            }
+            _ => {
+                return Err(Failure {
+                    status: 1,
+                    error: anyhow::anyhow!("cannot lock {}: {e}", path.display()),
+                })
+            }
+        }
+    }
 }
 
 /// Runs shard `index` and writes its file into `dir` (a temporary file

@@ -143,6 +143,12 @@ pub(super) fn run_shard(shards: &Shards, index: u32) -> Result<Option<ShardFile>
         }
     }
     shards.graphs.fetch_add(since, Ordering::Relaxed);
+    // A stop ends the read as if the stream ended, and the reader thread
+    // no longer drains the pipe: waiting for the generator now could wait
+    // forever (it blocks on a full pipe). Dropping `generator` kills it.
+    if shards.stopping() {
+        return Ok(None);
+    }
     if let Some(mut child) = generator.0.take() {
         let status = child.wait().map_err(|e| Failure {
             status: 1,
