@@ -68,7 +68,7 @@ pub fn grid_engine_runs(
     processes: usize,
     workers: usize,
     dte_table: bool,
-    limits: &crate::StorageLimits,
+    limits: &crate::solve::StorageLimits,
     checkpoints: bool,
 ) -> bool {
     if checkpoints || limits.scratch.is_some() {
@@ -272,7 +272,7 @@ pub fn solve_grid(
         options.track,
         observer
             .as_deref()
-            .map(|o| o as &(dyn Fn(&crate::Progress) + Sync)),
+            .map(|o| o as &(dyn Fn(&crate::solve::Progress) + Sync)),
     )?;
     // The end: every process's counts, the tracked state's value from its
     // owner, the bytes it sent and its figure, to every other (process 0

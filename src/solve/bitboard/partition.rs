@@ -35,7 +35,7 @@ use super::bits::Bits;
 use super::kernel::Decisions;
 use super::layout::{Layout, Span, Spans};
 use super::masks::MoveMasks;
-use super::run::{cut_rows, Run};
+use super::run::{cut_rows, Run, Swap};
 use super::{TL, TW};
 use crate::error::{Error, Result};
 use crate::game::Game;
@@ -168,10 +168,12 @@ impl GridBand {
     pub(crate) fn counts(&self) -> Counts {
         let layout = &self.bits.layout;
         let per = 2 * layout.cells as u64;
-        let cells = if per == 0 {
-            0..0
-        } else {
-            (self.range.start / per) as usize..(self.range.end / per) as usize
+        let cells = match (
+            self.range.start.checked_div(per),
+            self.range.end.checked_div(per),
+        ) {
+            (Some(a), Some(b)) => a as usize..b as usize,
+            _ => 0..0,
         };
         let [cop, thief] = self.bits.counts_in(cells);
         Counts {
@@ -226,10 +228,10 @@ pub(crate) fn solve_band(
     // Levels go two at a time only when every band of every process is
     // tall enough: all processes must take the same steps.
     let two_levels = {
-        let mut bands = all.iter().flat_map(|r| bands_of(r)).peekable();
+        let mut bands = all.iter().flat_map(&bands_of).peekable();
         bands.peek().is_some() && bands.all(|b| b.len() >= 5)
     };
-    let mut options = SolveOptions::new(crate::Engine::Bitboard).with_tracked_state(track);
+    let mut options = SolveOptions::new(crate::solve::Engine::Bitboard).with_tracked_state(track);
     if let Some(observe) = observer {
         options = options.with_observer(observe);
     }
@@ -333,23 +335,6 @@ fn unpack_span(w: u64) -> Span {
         lo: w as u32,
         hi: (w >> 32) as u32,
     }
-}
-
-/// What a run does with the other processes after each step (see
-/// [`Peers`]).
-pub(super) trait Swap {
-    /// One exchange (see [`Peers`]'s implementation).
-    ///
-    /// # Errors
-    /// What the link meets.
-    fn swap(
-        &mut self,
-        layout: &Layout,
-        words: &mut [u64],
-        thief_changed: &mut [Spans],
-        cells: Range<usize>,
-        stats: &mut [Decisions],
-    ) -> Result<()>;
 }
 
 impl Swap for Peers<'_> {

@@ -14,12 +14,28 @@ use super::halo::{split_bands, Band, BandParts, Halo};
 use super::kernel::{band_work, BandStep, Context, Decisions};
 use super::layout::{Layout, Span, Spans};
 use super::masks::{init_record, MoveMasks};
-use super::partition::Swap;
 use super::{bits::outcome_in, Depths, BANDS_PER_WORKER_IN_MEMORY};
 use crate::error::{Error, Result};
 use crate::outcome::{Dte, Outcome};
 use crate::solve::checkpoint::{Due, GridCheckpoint, GridSnapshot, State};
 use crate::solve::{Progress, SolveOptions};
+
+/// What a partitioned run does with the other processes after each step
+/// (`partition.rs`'s `Peers`: the halo rows and the step's stats).
+pub(super) trait Swap {
+    /// One exchange (see [`Peers`]'s implementation).
+    ///
+    /// # Errors
+    /// What the link meets.
+    fn swap(
+        &mut self,
+        layout: &Layout,
+        words: &mut [u64],
+        thief_changed: &mut [Spans],
+        cells: Range<usize>,
+        stats: &mut [Decisions],
+    ) -> Result<()>;
+}
 
 /// The per-level state of a solve.
 pub(super) struct Run<'a> {
