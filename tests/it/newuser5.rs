@@ -1,0 +1,111 @@
+//! What a new user trips on, round 5 (issue 47's friction points): a
+//! solve echoes the start it solved; `--processes` without the
+//! `distributed` feature names it, and `scripts/cluster-local.sh` runs
+//! from any folder; `batch --plan --scen` plans as `solve --scen --plan`;
+//! the census prints its file's `sha256sum`. (Ctrl-C and checkpoints are
+//! in `checkpoint.rs`, the time-left estimate in `src/cli/progress.rs`.)
+
+use crate::support::{run_status, stdout};
+
+const SAMPLE: &str = "data/maps/sample.txt";
+
+/// The `start:` line of a text report (the one line that starts so).
+fn start_line(args: &[&str]) -> Option<String> {
+    let out = stdout(&run_status(args, 0));
+    let mut lines = out.lines().filter(|l| l.starts_with("start:"));
+    let line = lines.next().map(str::to_string);
+    assert!(lines.next().is_none(), "{args:?}: one start line: {out}");
+    line
+}
+
+/// The `start` key of a JSON report.
+fn start_json(args: &[&str]) -> serde_json::Value {
+    let mut args = args.to_vec();
+    args.push("--json");
+    let out = stdout(&run_status(&args, 0));
+    let report: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    report["start"].clone()
+}
+
+/// Issue 47, friction 3: a one-cop solve never echoed the start it
+/// solved, so swapped or `--xy` coordinates passed unnoticed.
+#[test]
+fn a_solve_echoes_the_start_it_solved() {
+    // The map's own letters: C on 1,1 and T on 5,9.
+    let args = ["solve", SAMPLE, "-q", "--no-summary"];
+    assert_eq!(
+        start_line(&args).as_deref(),
+        Some("start: cop 1,1 thief 5,9 (row,col), cop to move")
+    );
+    assert_eq!(
+        start_json(&args),
+        serde_json::json!({"cops": [[1, 1]], "thief": [5, 9], "turn": "cop"})
+    );
+    // Flags, as typed: swapped rows and columns show, and --xy shows the
+    // cells as the user gave them (x first) while JSON stays [row, column].
+    let flags = ["solve", SAMPLE, "-q", "--cop", "3,4", "--thief", "7,1"];
+    assert_eq!(
+        start_line(&flags).as_deref(),
+        Some("start: cop 3,4 thief 7,1 (row,col), cop to move")
+    );
+    let xy = [
+        "solve", SAMPLE, "-q", "--xy", "--cop", "4,3", "--thief", "1,7",
+    ];
+    assert_eq!(
+        start_line(&xy).as_deref(),
+        Some("start: cop 4,3 thief 1,7 (x,y), cop to move")
+    );
+    assert_eq!(
+        start_json(&xy),
+        serde_json::json!({"cops": [[3, 4]], "thief": [7, 1], "turn": "cop"})
+    );
+    let thief_first = ["solve", SAMPLE, "-q", "--thief-first"];
+    assert_eq!(
+        start_line(&thief_first).as_deref(),
+        Some("start: cop 1,1 thief 5,9 (row,col), thief to move")
+    );
+    assert_eq!(start_json(&thief_first)["turn"], "thief");
+}
+
+#[test]
+fn several_cops_echo_their_start_too() {
+    // Given out of order: shown in ascending order, as the state holds them.
+    let map = [
+        "solve", SAMPLE, "-q", "--cops", "2", "--cop", "1,2", "--cop", "1,1",
+    ];
+    assert_eq!(
+        start_line(&map).as_deref(),
+        Some("start: cops 1,1 1,2 thief 5,9 (row,col), cops to move")
+    );
+    assert_eq!(
+        start_json(&map),
+        serde_json::json!({"cops": [[1, 1], [1, 2]], "thief": [5, 9], "turn": "cop"})
+    );
+    let graph = [
+        "solve",
+        "--graph",
+        "data/graphs/petersen.txt",
+        "-q",
+        "--cops",
+        "2",
+        "--cop",
+        "7",
+        "--cop",
+        "0",
+        "--thief",
+        "5",
+        "--thief-first",
+    ];
+    assert_eq!(
+        start_line(&graph).as_deref(),
+        Some("start: cops 0 7 thief 5, thief to move")
+    );
+    assert_eq!(
+        start_json(&graph),
+        serde_json::json!({"cops": [0, 7], "thief": 5, "turn": "thief"})
+    );
+    // No start: no line, no key.
+    let none = ["solve", SAMPLE, "-q", "--cops", "2"];
+    assert_eq!(start_line(&none), None);
+    assert!(start_json(&none).is_null());
+}
