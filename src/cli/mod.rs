@@ -117,10 +117,62 @@ struct SolveCommand {
     #[cfg(feature = "distributed")]
     #[command(flatten)]
     cluster: distributed::ClusterArgs,
+    #[cfg(not(feature = "distributed"))]
+    #[command(flatten)]
+    cluster: NoCluster,
+}
+
+/// The flags of a partitioned solve in a build without the `distributed`
+/// feature: taken (hidden from help, completions and man pages) only to
+/// refuse them with how to get the feature, where clap alone would answer
+/// "unexpected argument" and suggest an unrelated flag.
+#[cfg(not(feature = "distributed"))]
+#[derive(clap::Args, Debug)]
+struct NoCluster {
+    #[arg(long, hide = true, num_args = 0..=1, value_name = "N")]
+    processes: Option<Option<String>>,
+    #[arg(long, hide = true)]
+    process: Option<String>,
+    #[arg(long, hide = true)]
+    hostfile: Option<String>,
+    #[arg(long, hide = true)]
+    workers: Option<String>,
+    #[arg(long, hide = true)]
+    port: Option<String>,
+    #[arg(long, hide = true)]
+    connect_timeout: Option<String>,
+    #[arg(long, hide = true)]
+    progress_timeout: Option<String>,
+}
+
+#[cfg(not(feature = "distributed"))]
+impl NoCluster {
+    /// Refuses the first flag of a partitioned solve that was given.
+    fn refuse(&self) -> Result<(), common::UsageError> {
+        let given = [
+            ("--processes", self.processes.is_some()),
+            ("--process", self.process.is_some()),
+            ("--hostfile", self.hostfile.is_some()),
+            ("--workers", self.workers.is_some()),
+            ("--port", self.port.is_some()),
+            ("--connect-timeout", self.connect_timeout.is_some()),
+            ("--progress-timeout", self.progress_timeout.is_some()),
+        ];
+        match given.iter().find(|(_, given)| *given) {
+            Some((flag, _)) => Err(common::UsageError(format!(
+                "{flag} is a flag of partitioned solves, which need the cargo feature `distributed`; \
+                 this retrograde was built without it: install it with \
+                 `cargo install --path . --locked --features distributed` (Rust 1.86 or newer)"
+            ))),
+            None => Ok(()),
+        }
+    }
 }
 
 impl SolveCommand {
     fn run(self) -> Result<i32, Failure> {
+        #[cfg(not(feature = "distributed"))]
+        self.cluster.refuse()?;
         solving::check_game_flags(&self.solve)?;
         #[cfg(feature = "distributed")]
         if self.cluster.processes.is_some() {

@@ -5,7 +5,7 @@
 //! the census prints its file's `sha256sum`. (Ctrl-C and checkpoints are
 //! in `checkpoint.rs`, the time-left estimate in `src/cli/progress.rs`.)
 
-use crate::support::{run_status, stdout};
+use crate::support::{run_status, stderr, stdout, temp_dir};
 
 const SAMPLE: &str = "data/maps/sample.txt";
 
@@ -108,4 +108,71 @@ fn several_cops_echo_their_start_too() {
     let none = ["solve", SAMPLE, "-q", "--cops", "2"];
     assert_eq!(start_line(&none), None);
     assert!(start_json(&none).is_null());
+}
+
+/// Issue 47, friction 5: `--processes` on a default build answered
+/// "unexpected argument ... tip: '--cops'".
+#[cfg(not(feature = "distributed"))]
+#[test]
+fn a_default_build_names_the_feature_partitioned_solves_need() {
+    use crate::support::run_refused;
+    for flags in [
+        &["--processes", "2"][..],
+        &["--processes"],
+        &["--process", "1"],
+        &["--hostfile", "hosts"],
+        &["--workers", "2"],
+    ] {
+        let mut args = vec!["solve", SAMPLE];
+        args.extend_from_slice(flags);
+        let err = run_refused(&args, "cargo feature `distributed`");
+        assert!(
+            err.contains(&format!("{} is a flag of partitioned", flags[0])),
+            "{err}"
+        );
+        assert!(
+            err.contains("cargo install --path . --locked --features distributed"),
+            "{err}"
+        );
+        assert!(!err.contains("tip:"), "no unrelated suggestion: {err}");
+    }
+    // Hidden: help lists only what this build takes.
+    let help = stdout(&run_status(&["solve", "--help"], 0));
+    let listed = |flag: &str| help.lines().any(|l| l.trim_start().starts_with(flag));
+    assert!(!listed("--processes") && !listed("--hostfile"), "{help}");
+}
+
+/// Issue 47, friction 5: `scripts/cluster-local.sh` changed to the
+/// repository's root, so a map or `--save` relative to the caller's
+/// folder was not found (or written elsewhere).
+#[test]
+fn cluster_local_runs_from_any_folder() {
+    // A stand-in for the binary that checks what a partitioned solve's
+    // processes would be handed: the map and a --save path relative to
+    // the caller's folder, which the script must not leave.
+    let dir = temp_dir("newuser5-cluster");
+    std::fs::copy(SAMPLE, dir.join("m.txt")).unwrap();
+    let fake = dir.join("fake");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\ntest -f \"$2\" || { echo \"no map $2 in $PWD\" >&2; exit 3; }\n\
+         echo \"$2 $*\" >> calls.txt\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/cluster-local.sh");
+    let out = std::process::Command::new("bash")
+        .arg(&script)
+        .args(["2", "m.txt", "--save", "t.rtb"])
+        .env("RETROGRADE", "./fake")
+        .current_dir(&dir)
+        .output()
+        .expect("run bash");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let calls = std::fs::read_to_string(dir.join("calls.txt")).expect("both processes ran here");
+    assert_eq!(calls.lines().count(), 2, "{calls}");
+    assert!(calls.contains("--process 0"), "{calls}");
+    assert!(calls.contains("--process 1"), "{calls}");
+    let _ = std::fs::remove_dir_all(dir);
 }
