@@ -14,6 +14,33 @@ use retrograde::Progress;
 /// How often plain progress lines are printed when not on a terminal.
 const PLAIN_INTERVAL: Duration = Duration::from_secs(10);
 
+/// What the last solve's progress said: since when it runs, its last
+/// stage, and its states decided of all (none before [`solving_started`]);
+/// read by what a stop says it lost.
+static SEEN: Mutex<Option<Seen>> = Mutex::new(None);
+
+/// The progress a solve last reported (see [`seen`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Seen {
+    /// When the solve started.
+    pub(crate) started: Instant,
+    /// The last level or sweep reported, with its counts (none yet).
+    pub(crate) last: Option<Progress>,
+}
+
+/// Marks the start of a solve for [`seen`].
+pub(crate) fn solving_started() {
+    *SEEN.lock().unwrap_or_else(|p| p.into_inner()) = Some(Seen {
+        started: Instant::now(),
+        last: None,
+    });
+}
+
+/// The progress of the solve running since [`solving_started`].
+pub(crate) fn seen() -> Option<Seen> {
+    *SEEN.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// Reports solve progress per level.
 pub(crate) enum Reporter {
     /// Nothing is shown.
@@ -61,6 +88,9 @@ impl Reporter {
 
     /// Called by the engine after each level (or band of a sweep).
     pub(crate) fn observe(&self, p: &Progress) {
+        if let Some(seen) = SEEN.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
+            seen.last = Some(*p);
+        }
         match self {
             Reporter::Quiet => {}
             Reporter::Bar(bar) => {
@@ -183,6 +213,16 @@ fn time_left(elapsed: Duration, p: &Progress) -> String {
         format!("; about {:.0} min left", left / 60.0)
     } else {
         format!("; about {left:.0} s left")
+    }
+}
+
+/// A duration as progress lines say it: "42 s", "12 min" from two
+/// minutes on.
+pub(crate) fn human_seconds(seconds: f64) -> String {
+    if seconds >= 120.0 {
+        format!("{:.0} min", seconds / 60.0)
+    } else {
+        format!("{seconds:.0} s")
     }
 }
 

@@ -75,9 +75,9 @@ pub(crate) struct SolveArgs {
     pub(crate) plan: bool,
     /// Bitboard engine: keep a snapshot of the solve in DIR (every
     /// --checkpoint-every minutes, and on Ctrl-C / SIGTERM, which then end
-    /// the solve); continue it with --resume DIR. With --processes: every
-    /// process snapshots its bands after the same levels, into
-    /// DIR/process-I.
+    /// the solve); continue it with --resume DIR. A solve that finishes
+    /// removes it. With --processes: every process snapshots its bands
+    /// after the same levels, into DIR/process-I.
     #[arg(long, value_name = "DIR")]
     pub(crate) checkpoint: Option<PathBuf>,
     /// Minutes between snapshots (fractions allowed: 0.5 is 30 seconds; at

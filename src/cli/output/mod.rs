@@ -11,7 +11,8 @@ mod target;
 mod text;
 pub(crate) use target::{
     defer_stop_signals, defer_stop_signals_saying, is_closed_stdout, note_input,
-    note_write_failure, stop_requested, write_atomically, write_failed, Output, OutputTarget,
+    note_write_failure, say_when_stopped, stop_requested, write_atomically, write_failed, Output,
+    OutputTarget,
 };
 pub(crate) use text::{passes_note, print_plan, print_text, save_with, PlanReport};
 
