@@ -176,3 +176,47 @@ fn cluster_local_runs_from_any_folder() {
     assert!(calls.contains("--process 1"), "{calls}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Issue 47, friction 2: `batch --plan --scen` planned without the
+/// distance table the pairs read (the run took 4.5 times the bytes it
+/// said), and under `--memory` said "in memory" for a solve that then
+/// paged: it plans as `solve --scen --plan` does.
+#[test]
+fn batch_plan_with_a_scenario_plans_what_solve_plans() {
+    const MAP: &str = "data/movingai/random-32-32-10.map";
+    const SCEN: &str = "data/movingai/random-32-32-10-random-1.scen";
+    let plan = |command: &str, extra: &[&str]| {
+        let mut args = vec![command, MAP, "--plan", "--json", "--threads", "1"];
+        args.extend_from_slice(extra);
+        let out = stdout(&run_status(&args, 0));
+        let mut plan: serde_json::Value = serde_json::from_str(out.trim()).expect("one object");
+        plan.as_object_mut().unwrap().remove("schema");
+        plan
+    };
+    let scen = ["--exits", "rim", "--scen", SCEN];
+    let solve = plan("solve", &scen);
+    assert_eq!(plan("batch", &scen), solve);
+    // The distance table: 2 bytes a state more than a plan without it.
+    let bare = plan("batch", &["--exits", "rim"]);
+    let states = solve["states"].as_u64().unwrap();
+    assert!(solve["bytes"].as_u64().unwrap() >= bare["bytes"].as_u64().unwrap() + 2 * states);
+    // A cap between the two: paged, and the text says so, for both.
+    let cap = format!("{}", bare["bytes"].as_u64().unwrap() + states);
+    let dir = temp_dir("newuser5-batch-plan");
+    let capped = [
+        &scen[..],
+        &["--memory", &cap, "--scratch", dir.to_str().unwrap()],
+    ]
+    .concat();
+    assert!(plan("solve", &capped)["scratch"].is_string());
+    assert_eq!(plan("batch", &capped), plan("solve", &capped));
+    let text = stdout(&run_status(
+        &[&["batch", MAP, "--plan", "--threads", "1"][..], &capped].concat(),
+        0,
+    ));
+    assert!(
+        text.contains("paged out of core through scratch files under"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

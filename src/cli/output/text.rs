@@ -349,7 +349,7 @@ pub(crate) fn print_plan(out: &mut impl Write, p: &PlanReport) -> std::io::Resul
         match &p.scratch {
             None => "in memory".to_string(),
             Some(dir) => format!(
-                "in scratch files under {dir}, at most {} resident{}",
+                "paged out of core through scratch files under {dir}, at most {} resident{}",
                 human_bytes(p.resident),
                 p.passes.map(passes_note).unwrap_or_default()
             ),
