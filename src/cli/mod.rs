@@ -65,7 +65,8 @@ struct Args {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Solve a policeman-and-thief map (seed text or MovingAI .map).
+    /// Solve a policeman-and-thief map (seed text or MovingAI .map) or,
+    /// with --graph, a graph; one cop or several (--cops K), at any speeds.
     Solve(SolveCommand),
     /// Solve every map under some directories with the same flags; one
     /// result row per map (JSON Lines or CSV), resumable.
@@ -73,15 +74,24 @@ enum Command {
     /// Compare engines (explicit graph vs on the fly) on the same maps:
     /// build and solve time, states/s, edges, peak memory; checks agreement.
     Bench(bench::BenchArgs),
-    /// The cop number of graphs (graph6 streams, edge lists): the fewest
-    /// cops that always catch the thief, a placement and the capture time.
+    /// The cop number of graphs (graph6 streams, edge lists) and grid
+    /// maps: the fewest cops that always catch the thief, a placement and
+    /// the capture time; `copnumber census` for every graph of a size.
     // The start flags and --thief-first of the shared game flags are
     // refused here (every placement is tried, the cops move first): kept
     // out of the help so that it lists only what the command takes.
     #[command(
         mut_arg("cop", |a| a.hide(true)),
         mut_arg("thief", |a| a.hide(true)),
-        mut_arg("thief_first", |a| a.hide(true))
+        mut_arg("thief_first", |a| a.hide(true)),
+        // The shared help names --cop, --thief and --graph, which this
+        // command does not take.
+        mut_arg("exit", |a| a.help(
+            "An exit cell ROW,COL of a grid map (X,Y with --xy; repeatable); replaces the map's exits"
+        )),
+        mut_arg("xy", |a| a.help(
+            "Read --exit as X,Y (column, row: MovingAI's order) and print cells in text output as x,y"
+        ))
     )]
     Copnumber(copnumber::CopNumberArgs),
     /// Solve a directed game graph given as an edge list (`u v` per line).

@@ -39,7 +39,10 @@ pub(crate) struct SolveArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub(crate) json: bool,
-    /// Write every state as CSV: cop_row,cop_col,thief_row,thief_col,turn,value,dte.
+    /// Write every state as CSV: cop_row,cop_col,thief_row,thief_col,turn,value,dte
+    /// (several cops: cop1_row,cop1_col,...; with --graph one column a
+    /// piece); `-` writes it to standard output, the report then to
+    /// standard error.
     #[arg(long, value_name = "FILE")]
     pub(crate) dump: Option<PathBuf>,
     /// Keep every state's distance to end (2 bytes per state; implied by

@@ -11,8 +11,8 @@ mod batch;
 mod batch_plan;
 /// `bench`'s exports: standard output, refused engines.
 mod bench;
-/// The page of `serve` in headless Chromium, one cop and several (skipped
-/// without Chromium).
+/// The page of `serve` in headless Chromium, one cop and several (ignored
+/// unless asked for with `--ignored`; skipped without Chromium).
 mod browser;
 /// A minimal Chrome DevTools protocol client for `browser`.
 mod cdp;
