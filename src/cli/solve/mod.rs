@@ -262,19 +262,6 @@ fn open_checkpoints(
         .as_deref()
         .map(|from| checkpoint::load(from, &fingerprint, several))
         .transpose()?;
-    if let (Some(from), false) = (&args.resume, several) {
-        // The one-cop kernel's checkpoint is decoded whole and kept for
-        // the solve (the several-cops kernel's streams into its arrays).
-        let file = checkpoint::file_in(from);
-        let bytes = std::fs::metadata(&file).map_or(0, |m| m.len());
-        say!(
-            "warning: --resume {}: a one-cop checkpoint is read whole into memory ({}) beside \
-             the solve's own arrays of the same size: this solve needs about twice the memory \
-             of an uninterrupted one (its --plan)",
-            from.display(),
-            super::common::human_bytes(bytes)
-        );
-    }
     let sink = DirSink::new(dir, args.checkpoint_every, fingerprint)?;
     Ok((Some(sink), resume))
 }
