@@ -2,7 +2,11 @@
 # Runs a partitioned solve as N processes on this machine, over loopback TCP.
 #
 #   scripts/cluster-local.sh N MAP [solve flags...]
-#   scripts/cluster-local.sh 3 data/maps/movingai/maze-32-32-2.map --cop 1,1 --thief 19,1 --exits border --workers 2 --json
+#   scripts/cluster-local.sh 3 data/movingai/arena.map --cop 5,20 --thief 40,30 --exits rim --workers 2 --json
+#
+# Runs from any folder: MAP, RETROGRADE and the paths among the flags
+# (--save, --hostfile, --scen, ...) are read as the caller gave them,
+# relative to the caller's folder.
 #
 # Process 0 prints the report on stdout; processes 1..N-1 run quietly (their
 # errors still reach stderr). The exit status is the first non-zero one.
@@ -17,10 +21,12 @@ fi
 n=$1
 map=$2
 shift 2
-cd "$(dirname "$0")/.." || exit 2
 if [ -z "${RETROGRADE:-}" ]; then
-    cargo build --release --quiet --features distributed || exit 2
-    RETROGRADE=target/release/retrograde
+    # The repository this script is in, built in its own target folder
+    # (or $CARGO_TARGET_DIR); the solve itself stays in the caller's folder.
+    root=$(cd "$(dirname "$0")/.." && pwd) || exit 2
+    cargo build --release --quiet --features distributed --manifest-path "$root/Cargo.toml" || exit 2
+    RETROGRADE=${CARGO_TARGET_DIR:-$root/target}/release/retrograde
 fi
 port=${PORT:-2101}
 # Processes 1..N-1 run quietly (once: clap refuses a repeated --quiet).

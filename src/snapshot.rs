@@ -8,9 +8,10 @@
 //! count and the items), the optional distance table that ends every file
 //! (a flag byte, then an array) and the FNV-1a 64 checksum after it. The
 //! writer [`Hashing`] keeps the checksum as it goes; the readers share
-//! [`Fields`], over bytes in memory ([`Reader`], inside [`decode_checked`])
-//! or a file streamed (the several-cops kernel's, which never holds its
-//! arrays in memory). So each kernel's codec keeps only the order of its
+//! [`Fields`], over bytes in memory (`Reader`, inside `decode_checked`: the
+//! band checkpoints of `distributed`) or a file streamed ([`Stream`], after
+//! [`check_streamed`]: the one-cop and several-cops kernels', whose arrays
+//! a resume reads straight into the engine's, never whole into memory). So each kernel's codec keeps only the order of its
 //! own fields.
 
 use std::io::Write;
@@ -306,11 +307,13 @@ pub(crate) trait Fields {
 
 /// Reads a checkpoint's fields from its bytes in memory, with the offset
 /// for errors.
+#[cfg(feature = "distributed")]
 pub(crate) struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
 }
 
+#[cfg(feature = "distributed")]
 impl Fields for Reader<'_> {
     fn fill(&mut self, to: &mut [u8]) -> std::result::Result<(), String> {
         to.copy_from_slice(self.take(to.len())?);
@@ -322,6 +325,7 @@ impl Fields for Reader<'_> {
     }
 }
 
+#[cfg(feature = "distributed")]
 impl Reader<'_> {
     /// The next `n` bytes, borrowed.
     pub(crate) fn take(&mut self, n: usize) -> std::result::Result<&[u8], String> {
@@ -363,6 +367,7 @@ impl Reader<'_> {
 /// `body` over the rest; an error from `body` becomes
 /// [`Error::Checkpoint`] at the offset it reached. `kind` names the file in
 /// the bad-magic message.
+#[cfg(feature = "distributed")]
 pub(crate) fn decode_checked<T>(
     path: &Path,
     bytes: &[u8],
@@ -395,4 +400,134 @@ pub(crate) fn decode_checked<T>(
         body(r, fingerprint)
     };
     inner(&mut r).map_err(|message| bad(r.at, message))
+}
+
+/// Opens the checkpoint file at `path` to be read as a stream, never whole
+/// into memory: checks its `magic` line (`bad_magic` says, from the bytes
+/// found there, what the file is instead) and its trailing checksum,
+/// reading it once. The open file and the length of its body (the bytes
+/// before the checksum); the file is kept open, so a snapshot that
+/// replaces it meanwhile does not change what is resumed.
+///
+/// # Errors
+/// [`Error::Io`] when it cannot be read, [`Error::Checkpoint`] (with the
+/// byte offset) when the magic or the checksum is wrong.
+pub(crate) fn check_streamed(
+    path: &Path,
+    magic: &[u8],
+    bad_magic: impl FnOnce(&[u8]) -> String,
+) -> Result<(std::fs::File, u64)> {
+    use std::io::{BufReader, Read, Seek};
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let bad = |offset: u64, message: String| Error::Checkpoint {
+        path: path.to_path_buf(),
+        offset,
+        message,
+    };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let mut head = vec![0u8; magic.len().min(len as usize)];
+    file.read_exact(&mut head).map_err(io)?;
+    if head != magic {
+        return Err(bad(0, bad_magic(&head)));
+    }
+    let body = len.checked_sub(8).filter(|&b| b >= magic.len() as u64);
+    let Some(body) = body else {
+        return Err(bad(len, "truncated: no checksum".into()));
+    };
+    file.rewind().map_err(io)?;
+    let mut sum = FNV_START;
+    let mut reader = BufReader::with_capacity(1 << 20, &mut file);
+    let mut left = body;
+    let mut buf = vec![0u8; 1 << 20];
+    while left > 0 {
+        let n = left.min(buf.len() as u64) as usize;
+        reader.read_exact(&mut buf[..n]).map_err(io)?;
+        sum = fnv(sum, &buf[..n]);
+        left -= n as u64;
+    }
+    let mut stored = [0u8; 8];
+    reader.read_exact(&mut stored).map_err(io)?;
+    drop(reader);
+    if sum != u64::from_le_bytes(stored) {
+        return Err(bad(body, DAMAGED.into()));
+    }
+    Ok((file, body))
+}
+
+/// Reads `to.len()` items of `B` bytes each from `file` (at `path`, named
+/// in errors) at byte `at`, decoded by `decode`, a chunk at a time.
+///
+/// # Errors
+/// [`Error::Io`] when the file cannot be read there.
+pub(crate) fn read_at<T, const B: usize>(
+    file: &std::fs::File,
+    path: &Path,
+    at: u64,
+    to: &mut [T],
+    decode: impl Fn([u8; B]) -> T,
+) -> Result<()> {
+    use std::os::unix::fs::FileExt;
+    let mut buf = vec![0u8; B * 8192];
+    for (i, chunk) in to.chunks_mut(8192).enumerate() {
+        let bytes = &mut buf[..chunk.len() * B];
+        let offset = at + (i * 8192 * B) as u64;
+        file.read_exact_at(bytes, offset)
+            .map_err(|source| Error::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        for (t, b) in chunk.iter_mut().zip(bytes.chunks_exact(B)) {
+            *t = decode(b.try_into().expect("B bytes"));
+        }
+    }
+    Ok(())
+}
+
+/// Reads a checkpoint's fields from a stream (after [`check_streamed`]),
+/// with the offset for errors; its arrays are skipped, to be read later
+/// straight into the engine's ([`read_at`]).
+pub(crate) struct Stream<R> {
+    /// The file, positioned at `at`.
+    pub(crate) inner: R,
+    /// The offset reached.
+    pub(crate) at: u64,
+    /// Where the checksum starts.
+    pub(crate) end: u64,
+}
+
+impl<R: std::io::Read + std::io::Seek> Fields for Stream<R> {
+    fn fill(&mut self, to: &mut [u8]) -> std::result::Result<(), String> {
+        if self.left() < to.len() as u64 {
+            return Err(format!("truncated: {} more bytes expected", to.len()));
+        }
+        self.inner.read_exact(to).map_err(|e| e.to_string())?;
+        self.at += to.len() as u64;
+        Ok(())
+    }
+
+    fn left(&self) -> u64 {
+        self.end - self.at
+    }
+}
+
+impl<R: std::io::Read + std::io::Seek> Stream<R> {
+    /// Skips `n` bytes (an array read later).
+    pub(crate) fn skip(&mut self, n: u64) -> std::result::Result<(), String> {
+        let n = i64::try_from(n).map_err(|_| "length overflows".to_string())?;
+        self.inner.seek_relative(n).map_err(|e| e.to_string())?;
+        self.at += n as u64;
+        Ok(())
+    }
+
+    /// An array of items of `size` bytes, skipped: its offset and count.
+    pub(crate) fn skip_array(&mut self, size: usize) -> std::result::Result<(u64, u64), String> {
+        let n = self.len(size)?;
+        let at = self.at;
+        self.skip(n * size as u64)?;
+        Ok((at, n))
+    }
 }

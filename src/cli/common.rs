@@ -264,8 +264,9 @@ pub(crate) struct EngineFlags {
     /// with more than one core, else sequential].
     #[arg(long, value_name = "ENGINE", value_parser = engine_parser())]
     pub(crate) engine: Option<Engine>,
-    /// Worker threads for the parallel engine and the explicit engine's
-    /// graph build [default: all cores].
+    /// Worker threads, 1 to 1024: the bitboard engine's bands of grid
+    /// rows, the parallel engine's stripes, the explicit engine's graph
+    /// build, --verify's check [default: all cores].
     #[arg(long, value_name = "N")]
     pub(crate) threads: Option<usize>,
     #[command(flatten)]

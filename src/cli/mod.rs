@@ -65,7 +65,8 @@ struct Args {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Solve a policeman-and-thief map (seed text or MovingAI .map).
+    /// Solve a policeman-and-thief map (seed text or MovingAI .map) or,
+    /// with --graph, a graph; one cop or several (--cops K), at any speeds.
     Solve(SolveCommand),
     /// Solve every map under some directories with the same flags; one
     /// result row per map (JSON Lines or CSV), resumable.
@@ -73,15 +74,24 @@ enum Command {
     /// Compare engines (explicit graph vs on the fly) on the same maps:
     /// build and solve time, states/s, edges, peak memory; checks agreement.
     Bench(bench::BenchArgs),
-    /// The cop number of graphs (graph6 streams, edge lists): the fewest
-    /// cops that always catch the thief, a placement and the capture time.
+    /// The cop number of graphs (graph6 streams, edge lists) and grid
+    /// maps: the fewest cops that always catch the thief, a placement and
+    /// the capture time; `copnumber census` for every graph of a size.
     // The start flags and --thief-first of the shared game flags are
     // refused here (every placement is tried, the cops move first): kept
     // out of the help so that it lists only what the command takes.
     #[command(
         mut_arg("cop", |a| a.hide(true)),
         mut_arg("thief", |a| a.hide(true)),
-        mut_arg("thief_first", |a| a.hide(true))
+        mut_arg("thief_first", |a| a.hide(true)),
+        // The shared help names --cop, --thief and --graph, which this
+        // command does not take.
+        mut_arg("exit", |a| a.help(
+            "An exit cell ROW,COL of a grid map (X,Y with --xy; repeatable); replaces the map's exits"
+        )),
+        mut_arg("xy", |a| a.help(
+            "Read --exit as X,Y (column, row: MovingAI's order) and print cells in text output as x,y"
+        ))
     )]
     Copnumber(copnumber::CopNumberArgs),
     /// Solve a directed game graph given as an edge list (`u v` per line).
@@ -117,10 +127,62 @@ struct SolveCommand {
     #[cfg(feature = "distributed")]
     #[command(flatten)]
     cluster: distributed::ClusterArgs,
+    #[cfg(not(feature = "distributed"))]
+    #[command(flatten)]
+    cluster: NoCluster,
+}
+
+/// The flags of a partitioned solve in a build without the `distributed`
+/// feature: taken (hidden from help, completions and man pages) only to
+/// refuse them with how to get the feature, where clap alone would answer
+/// "unexpected argument" and suggest an unrelated flag.
+#[cfg(not(feature = "distributed"))]
+#[derive(clap::Args, Debug)]
+struct NoCluster {
+    #[arg(long, hide = true, num_args = 0..=1, value_name = "N")]
+    processes: Option<Option<String>>,
+    #[arg(long, hide = true)]
+    process: Option<String>,
+    #[arg(long, hide = true)]
+    hostfile: Option<String>,
+    #[arg(long, hide = true)]
+    workers: Option<String>,
+    #[arg(long, hide = true)]
+    port: Option<String>,
+    #[arg(long, hide = true)]
+    connect_timeout: Option<String>,
+    #[arg(long, hide = true)]
+    progress_timeout: Option<String>,
+}
+
+#[cfg(not(feature = "distributed"))]
+impl NoCluster {
+    /// Refuses the first flag of a partitioned solve that was given.
+    fn refuse(&self) -> Result<(), common::UsageError> {
+        let given = [
+            ("--processes", self.processes.is_some()),
+            ("--process", self.process.is_some()),
+            ("--hostfile", self.hostfile.is_some()),
+            ("--workers", self.workers.is_some()),
+            ("--port", self.port.is_some()),
+            ("--connect-timeout", self.connect_timeout.is_some()),
+            ("--progress-timeout", self.progress_timeout.is_some()),
+        ];
+        match given.iter().find(|(_, given)| *given) {
+            Some((flag, _)) => Err(common::UsageError(format!(
+                "{flag} is a flag of partitioned solves, which need the cargo feature `distributed`; \
+                 this retrograde was built without it: install it with \
+                 `cargo install --path . --locked --features distributed` (Rust 1.86 or newer)"
+            ))),
+            None => Ok(()),
+        }
+    }
 }
 
 impl SolveCommand {
     fn run(self) -> Result<i32, Failure> {
+        #[cfg(not(feature = "distributed"))]
+        self.cluster.refuse()?;
         solving::check_game_flags(&self.solve)?;
         #[cfg(feature = "distributed")]
         if self.cluster.processes.is_some() {

@@ -13,11 +13,11 @@ use std::path::Path;
 use anyhow::Result;
 use retrograde::{
     check_cops_size, load_graph_file, load_map_with_cops, Arena, Board, Coord, EdgeList, Grid,
-    KCops, Placement, SavedGame, StorageLimits,
+    KCops, Placement, SavedGame, StorageLimits, Turn,
 };
 
 use super::common::{no_vertices, refuse_one_sided_start, swap_xy, GameArgs, UsageError, VERTEX};
-use super::output::{Found, PiecesJson, SolveReport};
+use super::output::{Found, PiecesJson, SolveReport, StartJson};
 use super::solving::{not_a_map, SolveArgs};
 
 /// The several-cops game, its starts and what it was read from.
@@ -114,6 +114,24 @@ impl SeveralCops {
         }
     }
 
+    /// The start for the report (none without one): the cops in
+    /// ascending order, as `start_cops` lists them.
+    fn start_json(&self, args: &SolveArgs) -> Option<StartJson> {
+        let thief = self.start.and(self.thief)?;
+        let mut sorted = self.cops.clone();
+        sorted.sort_unstable();
+        let turn = if args.game.thief_first {
+            Turn::Thief
+        } else {
+            Turn::Cop
+        };
+        Some(StartJson {
+            cops: sorted.iter().map(|&c| self.show(c)).collect(),
+            thief: self.show(thief),
+            turn: turn.as_str(),
+        })
+    }
+
     /// The game read from `solve`'s flags: the arena of the map or graph
     /// file (`limits.memory` caps an edge list's reading; with
     /// `bitboard`, a local solve by the bitboard engine, a graph whose
@@ -177,6 +195,7 @@ impl SeveralCops {
             height: arena.grid().map(Grid::height),
             edges,
             pieces: Some(self.pieces_json(args)),
+            start: self.start_json(args),
             ..SolveReport::of(
                 &args.map,
                 format,

@@ -39,7 +39,10 @@ pub(crate) struct SolveArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub(crate) json: bool,
-    /// Write every state as CSV: cop_row,cop_col,thief_row,thief_col,turn,value,dte.
+    /// Write every state as CSV: cop_row,cop_col,thief_row,thief_col,turn,value,dte
+    /// (several cops: cop1_row,cop1_col,...; with --graph one column a
+    /// piece); `-` writes it to standard output, the report then to
+    /// standard error.
     #[arg(long, value_name = "FILE")]
     pub(crate) dump: Option<PathBuf>,
     /// Keep every state's distance to end (2 bytes per state; implied by
@@ -75,9 +78,9 @@ pub(crate) struct SolveArgs {
     pub(crate) plan: bool,
     /// Bitboard engine: keep a snapshot of the solve in DIR (every
     /// --checkpoint-every minutes, and on Ctrl-C / SIGTERM, which then end
-    /// the solve); continue it with --resume DIR. With --processes: every
-    /// process snapshots its bands after the same levels, into
-    /// DIR/process-I.
+    /// the solve); continue it with --resume DIR. A solve that finishes
+    /// removes it. With --processes: every process snapshots its bands
+    /// after the same levels, into DIR/process-I.
     #[arg(long, value_name = "DIR")]
     pub(crate) checkpoint: Option<PathBuf>,
     /// Minutes between snapshots (fractions allowed: 0.5 is 30 seconds; at

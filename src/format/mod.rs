@@ -111,6 +111,15 @@ pub fn load_map_with_cops(path: &Path, cops: usize) -> Result<Map> {
     read_map(BufReader::with_capacity(1 << 16, file), path, cops)
 }
 
+/// How map errors name rows and cells: as `--cop ROW,COL` does, from 0,
+/// while lines and columns of the file count from 1.
+pub(crate) const COUNT_FROM_0: &str = "rows and columns count from 0, as in --cop ROW,COL";
+
+/// A map cell in an error: `cell 2,5 (rows and columns count from 0, ...)`.
+pub(crate) fn cell_words(row: usize, col: usize) -> String {
+    format!("cell {row},{col} ({COUNT_FROM_0})")
+}
+
 /// Most bytes of a line before the map rows (a header line, or a blank one).
 const HEADER_LINE: usize = 1 << 16;
 
@@ -382,8 +391,7 @@ impl<'p, R: BufRead> Lines<'p, R> {
                     return Err(error(
                         width + 1,
                         format!(
-                            "map row {} has more than {width} characters, expected {width}",
-                            r + 1
+                            "line {line} is map row {r} ({COUNT_FROM_0}): more than {width} characters, expected {width}"
                         ),
                     ))
                 }
@@ -393,7 +401,9 @@ impl<'p, R: BufRead> Lines<'p, R> {
                         let column = if len > width { width + 1 } else { len + 1 };
                         return Err(error(
                             column,
-                            format!("map row {} has {len} characters, expected {width}", r + 1),
+                            format!(
+                                "line {line} is map row {r} ({COUNT_FROM_0}): {len} characters, expected {width}"
+                            ),
                         ));
                     }
                     let text = text.to_string();

@@ -92,7 +92,7 @@ pub(super) fn parse<R: BufRead>(lines: &mut Lines<'_, R>, first: &str) -> Result
     };
     let mut free = BitVec::new();
     let name = lines.name.clone();
-    lines.rows(height, width, |_, line, row| {
+    lines.rows(height, width, |r, line, row| {
         free.reserve(width);
         for (c, ch) in row.chars().enumerate() {
             free.push(match ch {
@@ -104,7 +104,8 @@ pub(super) fn parse<R: BufRead>(lines: &mut Lines<'_, R>, first: &str) -> Result
                         line,
                         column: c + 1,
                         message: format!(
-                            "unknown terrain character {other:?}: expected `.` `G` `S` (passable) or `@` `O` `T` `W` (blocked)"
+                            "unknown terrain character {other:?} at {}: expected `.` `G` `S` (passable) or `@` `O` `T` `W` (blocked)",
+                            super::cell_words(r, c)
                         ),
                     })
                 }

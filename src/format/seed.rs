@@ -56,9 +56,11 @@ pub(super) fn parse<R: BufRead>(lines: &mut Lines<'_, R>, first: &str, cops: usi
                 return Err(error(
                     line,
                     column,
-                    "a tab in a map row: expected `*` or `#` (wall), `E` (exit), `C`/`P` (cop), \
-                     `T` (thief) or another printable character (free)"
-                        .to_string(),
+                    format!(
+                        "a tab in a map row, at {}: expected `*` or `#` (wall), `E` (exit), \
+                         `C`/`P` (cop), `T` (thief) or another printable character (free)",
+                        super::cell_words(r, c)
+                    ),
                 ));
             }
             free.push(!matches!(ch, '*' | '#'));
@@ -79,12 +81,14 @@ pub(super) fn parse<R: BufRead>(lines: &mut Lines<'_, R>, first: &str, cops: usi
                 if let Some((_, l, k)) = *slot {
                     let message = if who == "cop" && cops > 1 {
                         format!(
-                            "cop start {}; --cops {cops} takes at most {cops} cop letters (the first is at line {l}, column {k})",
-                            cops + 1
+                            "cop start {} at {}; --cops {cops} takes at most {cops} cop letters (the first is at line {l}, column {k})",
+                            cops + 1,
+                            super::cell_words(r, c)
                         )
                     } else {
                         format!(
-                            "a second {who} start; the map may have only one (the first is at line {l}, column {k})"
+                            "a second {who} start, at {}; the map may have only one (the first is at line {l}, column {k})",
+                            super::cell_words(r, c)
                         )
                     };
                     return Err(error(line, column, message));

@@ -20,6 +20,8 @@
 //! checksum of everything before it. Only this order is the grid
 //! kernel's own.
 
+use std::fs::File;
+use std::io::{BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
@@ -28,7 +30,7 @@ use crate::error::{Error, Result};
 const MAGIC: &[u8] = b"RETROGRADE-CHECKPOINT-1\n";
 
 pub use crate::snapshot::Due;
-use crate::snapshot::{decode_checked, Encoding, Fields, Hashing};
+use crate::snapshot::{check_streamed, read_at, Encoding, Fields, Hashing, Stream};
 
 /// A snapshot of a bitboard solve after a finished level, borrowed from
 /// the running engine.
@@ -87,14 +89,23 @@ fn span_bytes(span: &[u32; 4]) -> [u8; 16] {
     b
 }
 
-/// A decoded checkpoint of the grid kernel.
+/// A checked checkpoint of the grid kernel to resume from: its checksum
+/// verified, its header and changed word ranges read, its bitsets and
+/// distance table still in the file, read by the resume straight into
+/// the engine's arrays (which may be scratch files): a resume never holds
+/// a second copy of them (it read the file whole, then kept its decoded
+/// arrays beside the engine's, twice the solve's memory).
 #[derive(Debug)]
 pub(crate) struct GridCheckpoint {
     fingerprint: Vec<(String, String)>,
     pub(super) state: State,
-    pub(super) words: Vec<u64>,
     pub(super) spans: Vec<[u32; 4]>,
-    pub(super) dte: Option<Vec<u16>>,
+    path: PathBuf,
+    file: File,
+    /// Offset and length (in words) of the bitsets.
+    words: (u64, u64),
+    /// Offset and length (in entries) of the distance table.
+    dte: Option<(u64, u64)>,
 }
 
 impl GridCheckpoint {
@@ -110,14 +121,29 @@ impl GridCheckpoint {
         self.state.level
     }
 
-    /// Decodes the bytes of a checkpoint file read from `path` (named in
-    /// errors, with the byte offset of what is wrong).
+    /// Opens the checkpoint file at `path`: checks its magic and checksum
+    /// (reading it once as a stream) and reads its header and changed
+    /// word ranges.
     ///
     /// # Errors
-    /// [`Error::Checkpoint`] when the bytes are truncated, damaged
-    /// (checksum) or not a checkpoint.
-    pub(crate) fn decode(path: &Path, bytes: &[u8]) -> Result<GridCheckpoint> {
-        decode_checked(path, bytes, MAGIC, "checkpoint", |r, fingerprint| {
+    /// [`Error::Io`] when it cannot be read, [`Error::Checkpoint`] (with
+    /// the byte offset) when it is truncated, damaged or not a checkpoint.
+    pub(crate) fn open(path: &Path) -> Result<GridCheckpoint> {
+        let (mut file, body) = check_streamed(path, MAGIC, |_| {
+            "not a retrograde checkpoint (bad magic)".to_string()
+        })?;
+        file.seek(SeekFrom::Start(MAGIC.len() as u64))
+            .map_err(|source| Error::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        let mut r = Stream {
+            inner: BufReader::new(&mut file),
+            at: MAGIC.len() as u64,
+            end: body,
+        };
+        let header = (|| -> std::result::Result<_, String> {
+            let fingerprint = r.fingerprint()?;
             let level = r.u32()?;
             let decided = r.u64()?;
             let tracked = r.opt_u32()?;
@@ -129,36 +155,92 @@ impl GridCheckpoint {
             }
             let cells = r.u64()?;
             let row_words = r.u64()?;
-            let words = r.array(u64::from_le_bytes)?;
-            let spans = r.array(|b: [u8; 16]| {
+            let words = r.skip_array(8)?;
+            let count = r.len(16)?;
+            let mut spans = Vec::with_capacity(count as usize);
+            for _ in 0..count {
+                let mut b = [0u8; 16];
+                r.fill(&mut b)?;
                 let w = |i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().expect("4"));
-                [w(0), w(1), w(2), w(3)]
+                spans.push([w(0), w(1), w(2), w(3)]);
+            }
+            let dte = if r.dte_flag()? {
+                Some(r.skip_array(2)?)
+            } else {
+                None
+            };
+            r.end()?;
+            let state = State {
+                level,
+                decided,
+                tracked,
+                deepest,
+                cells,
+                row_words,
+            };
+            Ok((fingerprint, state, words, spans, dte))
+        })();
+        let at = r.at;
+        drop(r);
+        let (fingerprint, state, words, spans, dte) =
+            header.map_err(|message| Error::Checkpoint {
+                path: path.to_path_buf(),
+                offset: at,
+                message,
             })?;
-            let dte = r.dte_table()?;
-            Ok(GridCheckpoint {
-                fingerprint,
-                state: State {
-                    level,
-                    decided,
-                    tracked,
-                    deepest,
-                    cells,
-                    row_words,
-                },
-                words,
-                spans,
-                dte,
-            })
+        Ok(GridCheckpoint {
+            fingerprint,
+            state,
+            spans,
+            path: path.to_path_buf(),
+            file,
+            words,
+            dte,
         })
+    }
+
+    /// The bitsets' length in words.
+    pub(super) fn word_count(&self) -> u64 {
+        self.words.1
+    }
+
+    /// Reads the bitsets into `to` (of [`GridCheckpoint::word_count`]
+    /// words).
+    pub(super) fn read_words(&self, to: &mut [u64]) -> Result<()> {
+        read_at(&self.file, &self.path, self.words.0, to, u64::from_le_bytes)
+    }
+
+    /// The distance table's length, if it has one.
+    pub(super) fn dte_len(&self) -> Option<u64> {
+        self.dte.map(|d| d.1)
+    }
+
+    /// Reads the distance table into `to` (of its length), a chunk at a
+    /// time.
+    pub(super) fn read_dte(&self, to: &[AtomicU16]) -> Result<()> {
+        const CHUNK: usize = 1 << 16;
+        let Some((at, _)) = self.dte else {
+            return Ok(());
+        };
+        let mut buf = vec![0u16; CHUNK.min(to.len())];
+        for (i, chunk) in to.chunks(CHUNK).enumerate() {
+            let part = &mut buf[..chunk.len()];
+            let offset = at + (i * CHUNK * 2) as u64;
+            read_at(&self.file, &self.path, offset, part, u16::from_le_bytes)?;
+            for (t, &v) in chunk.iter().zip(part.iter()) {
+                t.store(v, Relaxed);
+            }
+        }
+        Ok(())
     }
 }
 
 /// A checkpoint file to resume a solve from
 /// ([`SolveOptions::with_resume`](super::SolveOptions::with_resume)), of
 /// either kernel of [`Engine::Bitboard`](crate::Engine::Bitboard): the
-/// grid kernel's (one cop on a map), read whole and checked, or the
-/// several-cops kernel's, checked and then streamed into the engine's
-/// arrays (which may be scratch files) at the resume.
+/// grid kernel's (one cop on a map) or the several-cops kernel's, each
+/// checked and then streamed into the engine's arrays (which may be
+/// scratch files) at the resume.
 #[derive(Debug)]
 pub struct Checkpoint {
     pub(crate) saved: Saved,
@@ -194,9 +276,9 @@ impl Checkpoint {
                 path: path.to_path_buf(),
             });
         }
-        let bytes = std::fs::read(path).map_err(io)?;
+        drop(file);
         Ok(Checkpoint {
-            saved: Saved::Grid(GridCheckpoint::decode(path, &bytes)?),
+            saved: Saved::Grid(GridCheckpoint::open(path)?),
             path: path.to_path_buf(),
         })
     }

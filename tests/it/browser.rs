@@ -6,7 +6,9 @@
 //! the address follows the position and opens it again (deep links), and
 //! the pieces stay visible, labelled discs on a map of a million cells. Saves a screenshot (target/serve.png;
 //! with RETROGRADE_UPDATE_SCREENSHOT=1 also docs/serve.png, shown by README).
-//! Without Chromium the test says it was skipped and why. The same page on
+//! Ignored by `cargo test` (`-- --ignored browser` runs it, as CI does),
+//! so that no run counts it as passed without Chromium; run so without
+//! Chromium it says it was skipped and why. The same page on
 //! several-cops tables, through the same panel helpers, is
 //! `browser/kcops.rs`.
 
@@ -181,7 +183,10 @@ pub(crate) fn corner_pixel(browser: &mut Chromium, (r, c): (usize, usize)) -> [u
     [px(0), px(1), px(2)]
 }
 
+// Ignored by default so that a run without Chromium reports it as not
+// run ("ignored") instead of passed; `--ignored` runs it.
 #[test]
+#[ignore = "drives headless Chromium: cargo test --release --test it -- --ignored browser (CI runs it; without Chromium it says it skipped)"]
 fn serve_page_in_headless_chromium() {
     let Some(binary) = chromium_or_skip("serve_page_in_headless_chromium") else {
         return;

@@ -186,13 +186,18 @@ impl Resumable {
     fn new(dir: &Path, map: &str, flags: &[&str]) -> Resumable {
         std::fs::create_dir_all(dir).unwrap();
         let ck = dir.join("ck").to_str().unwrap().to_string();
+        // The solve finishes but its table cannot be written (exit status
+        // 1), so its checkpoint stays, as a stopped solve's does: a solve
+        // that finished and delivered removes its own.
         let made = bin()
             .args(["solve", "-q", map])
             .args(flags)
             .args(["--checkpoint", &ck, "--checkpoint-every", "0.0000001"])
+            .args(["--save", "/dev/full"])
             .output()
             .unwrap();
-        assert!(made.status.success(), "{}", code_and_err(&made).1);
+        assert_eq!(made.status.code(), Some(1), "{}", code_and_err(&made).1);
+        assert!(dir.join("ck").join("checkpoint.rcp").is_file());
         Resumable {
             dir: dir.to_path_buf(),
             ck,
@@ -207,6 +212,26 @@ impl Resumable {
             .output()
             .unwrap();
         code_and_err(&out)
+    }
+
+    /// The unchanged `flags` resume and finish, and the finished solve
+    /// removes its checkpoint (DIR stays), saying so.
+    fn assert_resumes_and_removes(&self, flags: &[&str], map: &str) {
+        let out = bin()
+            .args(["solve", map])
+            .args(flags)
+            .args(["--resume", &self.ck])
+            .output()
+            .unwrap();
+        let (code, err) = code_and_err(&out);
+        assert_eq!(code, Some(0), "{err}");
+        let file = self.dir.join("ck").join("checkpoint.rcp");
+        assert!(!file.exists(), "{} stayed: {err}", file.display());
+        assert!(self.dir.join("ck").is_dir());
+        assert!(
+            err.contains(&format!("removed the checkpoint {}", file.display())),
+            "{err}"
+        );
     }
 
     /// Each `(flags, field)` of `others` is refused, naming `field`.
@@ -254,8 +279,6 @@ fn resume_refuses_other_flags_damaged_files_and_other_engines() {
     let map = "data/maps/movingai/maze-32-32-2.map";
     let flags = ["--exits", "border", "--cop", "1,1", "--thief", "16,15"];
     let ck = Resumable::new(&dir, map, &flags);
-    // The unchanged flags resume.
-    assert_eq!(ck.resume(&flags, map).0, Some(0));
     ck.assert_refused(
         map,
         &[
@@ -275,6 +298,8 @@ fn resume_refuses_other_flags_damaged_files_and_other_engines() {
         &[(&["--cop", "1,1", "--thief", "16,15"], "another map")],
     );
     assert_eq!(ck.counter_engine(map, &[]).0, Some(2));
+    ck.assert_resumes_and_removes(&flags, map);
+    let ck = Resumable::new(&dir, map, &flags);
     ck.assert_damage_refused(map, &flags);
     let file = dir.join("ck").join("checkpoint.rcp");
     std::fs::write(&file, b"not a checkpoint").unwrap();
@@ -290,7 +315,6 @@ fn kcop_resume_refuses_foreign_checkpoints() {
     let map = "data/maps/movingai/empty-8-8.map";
     let flags = ["--cops", "2", "--thief-speed", "2"];
     let ck = Resumable::new(&dir, map, &flags);
-    assert_eq!(ck.resume(&flags, map).0, Some(0));
     ck.assert_refused(
         map,
         &[
@@ -318,6 +342,8 @@ fn kcop_resume_refuses_foreign_checkpoints() {
     let (code, err) = ck.counter_engine(map, &flags);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("need --engine bitboard"), "{err}");
+    ck.assert_resumes_and_removes(&flags, map);
+    let ck = Resumable::new(&dir, map, &flags);
     ck.assert_damage_refused(map, &flags);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -451,6 +477,8 @@ fn a_refused_resume_names_the_flags_that_differ() {
     let placed = Resumable::new(&dir.join("placed"), map, &flags);
     let (code, err) = placed.resume(&flags, map);
     assert_eq!(code, Some(0), "{err}");
+    // That solve finished and removed its checkpoint: another one.
+    let placed = Resumable::new(&dir.join("placed"), map, &flags);
     // The same cell without --xy resumes; the same numbers are another cell.
     let same = [
         "--cop",
@@ -461,6 +489,7 @@ fn a_refused_resume_names_the_flags_that_differ() {
     ];
     let (code, err) = placed.resume(&same, map);
     assert_eq!(code, Some(0), "{err}");
+    let placed = Resumable::new(&dir.join("placed"), map, &flags);
     let (code, err) = placed.resume(&["--cop", "1,0", "--exits", "random:2:7"], map);
     assert_eq!(code, Some(2), "{err}");
     assert!(
@@ -475,5 +504,49 @@ fn a_refused_resume_names_the_flags_that_differ() {
         err.contains("another rules: --no-corner-cutting there, the standard rules now"),
         "{err}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 47, friction 4: Ctrl-C without `--checkpoint` ended the solve
+/// silently (exit status 130); it says what was lost and how to make the
+/// next solve resumable.
+#[test]
+fn ctrl_c_without_a_checkpoint_says_what_was_lost() {
+    use std::process::Stdio;
+    use std::time::Duration;
+    let dir = temp_dir("checkpoint-none-sigint");
+    // Thousands of levels: seconds of solving.
+    let map = serpentine(&dir, 81, true);
+    let child = bin()
+        .args(["solve", "-q", "--dte-table"])
+        .arg(&map)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    crate::support::kill(&child, "INT");
+    let out = child.wait_with_output().unwrap();
+    let (code, err) = code_and_err(&out);
+    // Ended by the signal itself, as without the note (a shell says 130).
+    use std::os::unix::process::ExitStatusExt;
+    let ended = (code, out.status.signal());
+    assert!(
+        matches!(ended, (Some(130), _) | (None, Some(2))),
+        "{ended:?}: {err}"
+    );
+    assert!(
+        err.contains("stopped: ") && err.contains(" of solving (level "),
+        "{err}"
+    );
+    assert!(
+        err.contains("lost; without --checkpoint nothing is saved"),
+        "{err}"
+    );
+    assert!(
+        err.contains("--checkpoint DIR") && err.contains("--resume DIR"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -126,13 +126,14 @@ fn ragged_rows() {
         b"2 3\n...\n..\n",
         3,
         3,
-        &["map row 2 has 2 characters, expected 3"],
+        // Issue 47: the line counts from 1, the row from 0 as cells do.
+        &["line 3 is map row 1 (rows and columns count from 0, as in --cop ROW,COL): 2 characters, expected 3"],
     );
     assert_parse_error(
         b"2 3\n....\n...\n",
         2,
         4,
-        &["map row 1 has 4 characters, expected 3"],
+        &["line 2 is map row 0 (rows and columns count from 0, as in --cop ROW,COL): 4 characters, expected 3"],
     );
     assert_parse_error(b"2 3\n...\n\n", 3, 1, &["expected 3"]);
     // Columns count characters, not bytes.
@@ -140,7 +141,7 @@ fn ragged_rows() {
         "1 2\néèà\n".as_bytes(),
         2,
         3,
-        &["has 3 characters, expected 2"],
+        &[": 3 characters, expected 2"],
     );
 }
 
@@ -261,7 +262,7 @@ fn movingai_bad_sizes_and_missing_lines() {
         b"type octile\nheight 1\nwidth 2\nmap\n...\n",
         5,
         3,
-        &["has 3 characters, expected 2"],
+        &[": 3 characters, expected 2"],
     );
 }
 
@@ -272,7 +273,11 @@ fn movingai_unknown_terrain() {
         b"type octile\nheight 1\nwidth 3\nmap\n.X.\n",
         5,
         2,
-        &fragments,
+        &[
+            &fragments[..],
+            &["at cell 0,1 (rows and columns count from 0"],
+        ]
+        .concat(),
     );
     assert_parse_error(
         b"type octile\nheight 2\nwidth 2\nmap\n..\n.C\n",

@@ -11,8 +11,8 @@ mod batch;
 mod batch_plan;
 /// `bench`'s exports: standard output, refused engines.
 mod bench;
-/// The page of `serve` in headless Chromium, one cop and several (skipped
-/// without Chromium).
+/// The page of `serve` in headless Chromium, one cop and several (ignored
+/// unless asked for with `--ignored`; skipped without Chromium).
 mod browser;
 /// A minimal Chrome DevTools protocol client for `browser`.
 mod cdp;
@@ -84,6 +84,10 @@ mod layout;
 /// What a new user trips on: --xy refusals, empty graphs, files of
 /// another kind, help (issue 33).
 mod newuser;
+/// What a new user trips on, round 5 (issue 47): the start echoed,
+/// `--processes` without the feature, `cluster-local.sh` from any folder,
+/// `batch --plan --scen`, the census's `sha256sum`.
+mod newuser5;
 /// The brute-force reference solvers written from docs/rules.md, of one
 /// cop and of several (one fixpoint).
 mod oracle;

@@ -1,5 +1,6 @@
 //! `batch --plan`: what each map's solve would cost, as `solve --plan`
-//! says it, without solving or writing `--out`.
+//! says it (with `--scen`, as `solve --scen --plan`: with the distance
+//! table), without solving or writing `--out`.
 
 use std::io::Write;
 use std::path::Path;
@@ -19,6 +20,9 @@ pub(super) fn plan_only(args: &BatchArgs, config: &EngineConfig) -> Result<i32, 
     retrograde::SolveOptions::new(config.engine)
         .with_dte_table(args.dte_table)
         .check_engine()?;
+    // As the batch solves them (and `solve --scen --plan` plans them): a
+    // scenario's pairs read their distances from the distance table.
+    let dte_table = args.dte_table || (!args.scen.is_empty() && config.engine.keeps_distances());
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut all_fit = true;
@@ -30,7 +34,7 @@ pub(super) fn plan_only(args: &BatchArgs, config: &EngineConfig) -> Result<i32, 
         let planned = retrograde::load_map(path)
             .map_err(anyhow::Error::from)
             .and_then(|map| {
-                crate::cli::solving::plan_map(path, &map, &args.game, config, args.dte_table)
+                crate::cli::solving::plan_map(path, &map, &args.game, config, dte_table)
             });
         match planned {
             Ok(plan) => {

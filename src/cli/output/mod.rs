@@ -11,7 +11,8 @@ mod target;
 mod text;
 pub(crate) use target::{
     defer_stop_signals, defer_stop_signals_saying, is_closed_stdout, note_input,
-    note_write_failure, stop_requested, write_atomically, write_failed, Output, OutputTarget,
+    note_write_failure, say_when_stopped, stop_requested, write_atomically, write_failed, Output,
+    OutputTarget,
 };
 pub(crate) use text::{passes_note, print_plan, print_text, save_with, PlanReport};
 
@@ -67,6 +68,10 @@ pub(crate) struct SolveReport {
     /// The cops, their speeds and starts (absent for the one-cop game).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub(crate) pieces: Option<PiecesJson>,
+    /// The start that was solved (absent without one), echoed so that
+    /// swapped rows and columns, or `--xy` cells, show in the report.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) start: Option<StartJson>,
     /// `cop-wins`, `thief-escapes`, `draw`, or null without starts.
     pub(crate) result: Option<&'static str>,
     /// The start's distance to end in plies (null for a draw or no start).
@@ -139,6 +144,18 @@ pub(crate) struct PiecesJson {
     pub(crate) lazy: bool,
 }
 
+/// The start of a solve: every game's pieces under one key.
+#[derive(Serialize, Debug, Clone)]
+pub(crate) struct StartJson {
+    /// The cops' cells ([row, column] on maps, vertex ids on graphs;
+    /// several in ascending order, as the state holds them).
+    pub(crate) cops: Vec<serde_json::Value>,
+    /// The thief's cell.
+    pub(crate) thief: serde_json::Value,
+    /// Who moves first: `cop` or `thief`.
+    pub(crate) turn: &'static str,
+}
+
 /// What a solve found, whichever engine ran it: the parts of a
 /// [`SolveReport`] that are not about the map.
 pub(crate) struct Found {
@@ -185,8 +202,23 @@ impl SolveReport {
             }),
             _ => None,
         };
+        let start = match (board.cop, board.thief) {
+            (Some(cop), Some(thief)) => {
+                let cell = |c: u32| {
+                    let (r, c) = board.grid.coords(c);
+                    serde_json::json!([r, c])
+                };
+                Some(StartJson {
+                    cops: vec![cell(cop)],
+                    thief: cell(thief),
+                    turn: game.rules().first_mover().as_str(),
+                })
+            }
+            _ => None,
+        };
         SolveReport {
             over,
+            start,
             width: Some(board.grid.width()),
             height: Some(board.grid.height()),
             exit_cells: Some(exits.collect()),
@@ -223,6 +255,7 @@ impl SolveReport {
             height: None,
             edges: None,
             pieces: None,
+            start: None,
             result: found
                 .start
                 .map(|v| retrograde::Verdict::from_mover(v, !thief_first).as_str()),

@@ -22,7 +22,9 @@ pub(crate) use claims::note_input;
 use claims::{claim_output, identity, Claim};
 pub(crate) use open::{is_closed_stdout, Output};
 use open::{Sink, WriteFailed};
-pub(crate) use signals::{defer_stop_signals, defer_stop_signals_saying, stop_requested};
+pub(crate) use signals::{
+    defer_stop_signals, defer_stop_signals_saying, say_when_stopped, stop_requested,
+};
 use temp::Temp;
 
 /// Set once a write failed after the work began (a checkpoint snapshot on

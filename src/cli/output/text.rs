@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::Result;
 use retrograde::WriteSummary;
 
-use super::{Output, OutputTarget, SaveReport, SolveReport, VerifyReport};
+use super::{Output, OutputTarget, SaveReport, SolveReport, StartJson, VerifyReport};
 use crate::cli::common::human_bytes;
 
 /// Writes a table (or a shard) to `target` atomically with `write`, and
@@ -102,6 +102,9 @@ pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std
     if let Some(line) = result_line(r) {
         writeln!(out, "{line}")?;
     }
+    if let Some(start) = &r.start {
+        writeln!(out, "{}", start_line(start, xy))?;
+    }
     writeln!(out, "{}", board_line(r))?;
     writeln!(out, "{}", r.counts.states_line(r.states))?;
     writeln!(
@@ -157,6 +160,38 @@ pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std
         writeln!(out, "{}", verified_line(v))?;
     }
     Ok(())
+}
+
+/// The `start:` line of a solve: the cells it solved from, as the report
+/// shows cells (`row,col`, or `x,y` with `--xy`; vertex ids on a graph),
+/// and who moves first.
+fn start_line(start: &StartJson, xy: bool) -> String {
+    let mut on_map = false;
+    let mut show = |cell: &serde_json::Value| match cell.as_array().map(Vec::as_slice) {
+        Some([r, c]) => {
+            on_map = true;
+            let at = |v: &serde_json::Value| v.as_u64().unwrap_or_default() as usize;
+            show_cell([at(r), at(c)], xy)
+        }
+        _ => cell.to_string(),
+    };
+    let cops: Vec<String> = start.cops.iter().map(&mut show).collect();
+    let thief = show(&start.thief);
+    let several = start.cops.len() > 1;
+    let order = match (on_map, xy) {
+        (false, _) => "",
+        (true, false) => " (row,col)",
+        (true, true) => " (x,y)",
+    };
+    let mover = match (start.turn, several) {
+        ("cop", true) => "cops",
+        (turn, _) => turn,
+    };
+    format!(
+        "start: cop{} {} thief {thief}{order}, {mover} to move",
+        if several { "s" } else { "" },
+        cops.join(" ")
+    )
 }
 
 /// The `result:` line of a solve (none for a scenario's solve without a
@@ -314,7 +349,7 @@ pub(crate) fn print_plan(out: &mut impl Write, p: &PlanReport) -> std::io::Resul
         match &p.scratch {
             None => "in memory".to_string(),
             Some(dir) => format!(
-                "in scratch files under {dir}, at most {} resident{}",
+                "paged out of core through scratch files under {dir}, at most {} resident{}",
                 human_bytes(p.resident),
                 p.passes.map(passes_note).unwrap_or_default()
             ),

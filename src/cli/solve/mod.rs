@@ -117,6 +117,12 @@ fn solve_game(
         note_resume(&reporter, checkpoints.as_ref());
     }
     let (sink, resume) = checkpoints.unwrap_or_default();
+    super::progress::solving_started();
+    if sink.is_none() {
+        // Ctrl-C ends the solve at once: say what it cost, and how to
+        // make the next one resumable.
+        super::output::say_when_stopped(lost_without_checkpoint);
+    }
     let observe = |p: &retrograde::Progress| reporter.observe(p);
     let options = options
         .with_plan(&plan)
@@ -166,12 +172,60 @@ fn solve_game(
     super::schema::print_beside(data_on_stdout, args.json, &report, |mut out, r| {
         print_text(&mut out, r, xy)
     })?;
-    match first_bad {
-        Some(bad) => {
-            say!("error: verification failed: {}", play.inconsistent(&bad));
-            Ok(1)
+    if let Some(bad) = first_bad {
+        say!("error: verification failed: {}", play.inconsistent(&bad));
+        return Ok(1);
+    }
+    if let Some(sink) = &sink {
+        remove_finished_checkpoint(sink.dir(), &reporter);
+    }
+    Ok(0)
+}
+
+/// What a stop signal says of a solve without `--checkpoint`, which it
+/// ends at once: the time and levels lost, and how to make a solve
+/// resumable.
+fn lost_without_checkpoint() -> String {
+    use super::progress::human_seconds;
+    let lost = match super::progress::seen() {
+        Some(seen) => {
+            let spent = human_seconds(seen.started.elapsed().as_secs_f64());
+            match seen.last {
+                Some(p) if p.states > 0 => format!(
+                    "{spent} of solving ({} {}, {} of {} states decided)",
+                    if p.sweeping { "sweep" } else { "level" },
+                    p.level,
+                    p.decided,
+                    p.states
+                ),
+                _ => format!("{spent} of solving"),
+            }
         }
-        None => Ok(0),
+        None => "the solve".to_string(),
+    };
+    format!(
+        "stopped: {lost} lost; without --checkpoint nothing is saved. \
+         Run with --checkpoint DIR to make the solve resumable: a Ctrl-C then saves it \
+         after the current level and stops, and --resume DIR goes on from there"
+    )
+}
+
+/// Removes the checkpoint of a solve that finished and delivered what was
+/// asked (its file is as large as the solve's bitsets, and nothing is
+/// left to resume), saying so; DIR itself stays. A failure to remove it
+/// is only reported: the answer stands.
+fn remove_finished_checkpoint(dir: &std::path::Path, reporter: &Reporter) {
+    let file = checkpoint::file_in(dir);
+    match std::fs::remove_file(&file) {
+        Ok(()) => reporter.note(&format!(
+            "removed the checkpoint {}: the solve finished",
+            file.display()
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => say!(
+            "warning: the solve finished, but its checkpoint {} could not be removed: {e}",
+            file.display()
+        ),
     }
 }
 

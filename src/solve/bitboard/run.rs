@@ -5,7 +5,7 @@
 //! two do not import each other).
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
+use std::sync::atomic::AtomicU16;
 
 use rayon::prelude::*;
 
@@ -339,7 +339,7 @@ impl<'a> Run<'a> {
         };
         if state.cells != layout.cells as u64
             || state.row_words != layout.words as u64
-            || checkpoint.words.len() != words.len()
+            || checkpoint.word_count() != words.len() as u64
             || checkpoint.spans.len() != 2 * layout.cells
         {
             return Err(misfit(format!(
@@ -347,12 +347,8 @@ impl<'a> Run<'a> {
                 state.cells, state.row_words, layout.cells, layout.words
             )));
         }
-        match (&checkpoint.dte, self.dte) {
-            (Some(from), Some(to)) if from.len() == to.len() => {
-                for (t, &f) in to.iter().zip(from) {
-                    t.store(f, Relaxed);
-                }
-            }
+        match (checkpoint.dte_len(), self.dte) {
+            (Some(n), Some(to)) if n == to.len() as u64 => checkpoint.read_dte(to)?,
             (None, None) => {}
             _ => {
                 return Err(misfit(
@@ -360,7 +356,7 @@ impl<'a> Run<'a> {
                 ))
             }
         }
-        words.copy_from_slice(&checkpoint.words);
+        checkpoint.read_words(words)?;
         let span = |lo: u32, hi: u32| Span { lo, hi };
         let (cop, thief) = checkpoint.spans.split_at(layout.cells);
         for (to, s) in self.cop_changed.iter_mut().zip(cop) {

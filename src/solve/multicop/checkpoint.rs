@@ -19,12 +19,11 @@
 //! the engine's, which may be scratch files), never whole into memory.
 
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::io::{BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::hash::{fnv1a as fnv, FNV_START};
-use crate::snapshot::{Encoding, Fields, Hashing, DAMAGED};
+use crate::snapshot::{check_streamed, read_at, Encoding, Fields, Hashing, Stream};
 
 pub(crate) const MAGIC: &[u8] = b"RETROGRADE-KCOPS-CHECKPOINT-1\n";
 
@@ -105,43 +104,14 @@ impl MulticopCheckpoint {
             offset,
             message,
         };
-        let mut file = File::open(path).map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
-        let mut head = vec![0u8; MAGIC.len().min(len as usize)];
-        file.read_exact(&mut head).map_err(io)?;
-        if head != MAGIC {
+        let (mut file, body) = check_streamed(path, MAGIC, |head| {
             let what = if head.starts_with(b"RETROGRADE-CHECKPOINT") {
                 " (a one-cop checkpoint)"
             } else {
                 ""
             };
-            return Err(bad(
-                0,
-                format!("not a retrograde k-cop checkpoint (bad magic){what}"),
-            ));
-        }
-        let body = len.checked_sub(8).filter(|&b| b >= MAGIC.len() as u64);
-        let Some(body) = body else {
-            return Err(bad(len, "truncated: no checksum".into()));
-        };
-        // The checksum, streamed.
-        file.rewind().map_err(io)?;
-        let mut sum = FNV_START;
-        let mut reader = BufReader::with_capacity(1 << 20, &mut file);
-        let mut left = body;
-        let mut buf = vec![0u8; 1 << 20];
-        while left > 0 {
-            let n = left.min(buf.len() as u64) as usize;
-            reader.read_exact(&mut buf[..n]).map_err(io)?;
-            sum = fnv(sum, &buf[..n]);
-            left -= n as u64;
-        }
-        let mut stored = [0u8; 8];
-        reader.read_exact(&mut stored).map_err(io)?;
-        drop(reader);
-        if sum != u64::from_le_bytes(stored) {
-            return Err(bad(body, DAMAGED.into()));
-        }
+            format!("not a retrograde k-cop checkpoint (bad magic){what}")
+        })?;
         file.seek(SeekFrom::Start(MAGIC.len() as u64)).map_err(io)?;
         let mut r = Stream {
             inner: BufReader::new(&mut file),
@@ -252,53 +222,6 @@ impl MulticopCheckpoint {
         to: &mut [T],
         decode: impl Fn([u8; B]) -> T,
     ) -> Result<()> {
-        use std::os::unix::fs::FileExt;
-        let mut buf = vec![0u8; B * 8192];
-        for (i, chunk) in to.chunks_mut(8192).enumerate() {
-            let bytes = &mut buf[..chunk.len() * B];
-            let offset = at + (i * 8192 * B) as u64;
-            self.file
-                .read_exact_at(bytes, offset)
-                .map_err(|source| Error::Io {
-                    path: self.path.clone(),
-                    source,
-                })?;
-            for (t, b) in chunk.iter_mut().zip(bytes.chunks_exact(B)) {
-                *t = decode(b.try_into().expect("B bytes"));
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Reads a checkpoint's header from a stream, with the offset for errors;
-/// its arrays are skipped, read later straight into the engine's.
-struct Stream<R> {
-    inner: R,
-    at: u64,
-    end: u64,
-}
-
-impl<R: Read + Seek> Fields for Stream<R> {
-    fn fill(&mut self, to: &mut [u8]) -> std::result::Result<(), String> {
-        if self.left() < to.len() as u64 {
-            return Err(format!("truncated: {} more bytes expected", to.len()));
-        }
-        self.inner.read_exact(to).map_err(|e| e.to_string())?;
-        self.at += to.len() as u64;
-        Ok(())
-    }
-
-    fn left(&self) -> u64 {
-        self.end - self.at
-    }
-}
-
-impl<R: Read + Seek> Stream<R> {
-    fn skip(&mut self, n: u64) -> std::result::Result<(), String> {
-        let n = i64::try_from(n).map_err(|_| "length overflows".to_string())?;
-        self.inner.seek_relative(n).map_err(|e| e.to_string())?;
-        self.at += n as u64;
-        Ok(())
+        read_at(&self.file, &self.path, at, to, decode)
     }
 }

@@ -64,8 +64,21 @@ struct CensusJson<'a> {
     shard_graphs: Vec<ShardJson<'a>>,
     /// The SHA-256 the census file ends with.
     sha256: String,
+    /// What `sha256sum` prints for the census file: the SHA-256 of all of
+    /// it, its last line (`sha256` above) included.
+    sha256sum: String,
     /// The census file written, if any.
     file: Option<String>,
+}
+
+/// The SHA-256 of the whole census file, as `sha256sum` prints it (the
+/// file's own last line holds that of the lines before it).
+fn file_sha256(census: &Census) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(census.to_text().as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn word(c: Option<u32>) -> String {
@@ -148,6 +161,7 @@ pub(super) fn print_census(census: &Census, file: Option<&Path>, json: bool) -> 
                 })
                 .collect(),
             sha256: census.sha256(),
+            sha256sum: file_sha256(census),
             file: file.map(|f| f.display().to_string()),
         };
         serde_json::to_writer(&mut out, &versioned(&j))?;
@@ -234,7 +248,8 @@ pub(super) fn print_census(census: &Census, file: Option<&Path>, json: bool) -> 
         )?;
         show(&mut out, &l.listed, l.graphs)?;
     }
-    writeln!(out, "sha256: {}", census.sha256())?;
+    // What `sha256sum census.txt` prints, and data/census/README.md lists.
+    writeln!(out, "sha256: {}", file_sha256(census))?;
     if let Some(f) = file {
         writeln!(out, "written: {}", f.display())?;
     }

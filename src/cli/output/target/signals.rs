@@ -55,6 +55,18 @@ pub(crate) fn defer_stop_signals_saying(note: &'static str) {
     defer_stop_signals();
 }
 
+/// From now on a stop signal that ends the process (one not deferred)
+/// first prints what `note` returns on standard error: a solve without
+/// checkpoints says what the stop loses and how to keep it next time.
+pub(crate) fn say_when_stopped(note: fn() -> String) {
+    let _ = STOPPED_NOTE.set(note);
+    watch_signals();
+}
+
+/// What a stop signal that ends the process prints (see
+/// [`say_when_stopped`]).
+static STOPPED_NOTE: OnceLock<fn() -> String> = OnceLock::new();
+
 /// What the first deferred signal prints (see [`defer_stop_signals_saying`]).
 static STOP_NOTE: OnceLock<&'static str> = OnceLock::new();
 
@@ -88,6 +100,9 @@ pub(super) fn watch_signals() {
                         say!("{note}");
                     }
                     continue;
+                }
+                if let Some(note) = STOPPED_NOTE.get() {
+                    say!("{}", note());
                 }
                 for temp in LIVE.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
                     let _ = std::fs::remove_file(temp);
