@@ -181,6 +181,7 @@ impl Region {
     /// and the halo rows beside it. Pages never touched cost no memory, but
     /// without `MAP_NORESERVE` the kernel's overcommit check would refuse a
     /// mapping larger than memory that this process never fills.
+    #[cfg(feature = "distributed")]
     pub(crate) fn zeroed_sparse<T: Atomic>(count: u64, what: &str) -> Result<Region> {
         let bytes = count
             .checked_mul(std::mem::size_of::<T>() as u64)

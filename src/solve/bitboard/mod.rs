@@ -73,6 +73,7 @@ mod halo;
 mod kernel;
 mod layout;
 mod masks;
+#[cfg(feature = "distributed")]
 pub(crate) mod partition;
 mod run;
 #[cfg(test)]
@@ -114,7 +115,9 @@ pub(super) struct Depths {
     pub(super) tracked_dte: Option<Dte>,
     pub(super) deepest: [Option<(Dte, u64)>; 2],
     /// States decided at each level done here, the last (quiet) one
-    /// included (a resumed run starts at its checkpoint's level).
+    /// included (a resumed run starts at its checkpoint's level): what a
+    /// partitioned solve reports.
+    #[cfg_attr(not(feature = "distributed"), allow(dead_code))]
     pub(super) decided: Vec<u64>,
 }
 
