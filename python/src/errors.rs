@@ -31,7 +31,7 @@ pub fn to_py(e: Error) -> PyErr {
         Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
             PyFileNotFoundError::new_err(text)
         }
-        Error::Io { .. } => PyOSError::new_err(text),
+        Error::Io { .. } | Error::Scratch { .. } => PyOSError::new_err(text),
         Error::Parse { .. }
         | Error::Placement { .. }
         | Error::Table { .. }
