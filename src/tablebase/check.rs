@@ -106,9 +106,12 @@ pub(super) fn check_moves<G: Game + Sync>(table: &Tablebase, game: &G) -> Result
                 let distance_wrong =
                     dte && value != Outcome::Draw && stored.dte.map(|d| d.0) != Some(plies);
                 if stored.value != value || distance_wrong {
-                    let said = |v: Outcome, d: Option<u32>| match (v, d) {
-                        (Outcome::Draw, _) | (_, None) => format!("{v:?}").to_uppercase(),
-                        (_, Some(d)) => format!("{} in {d} plies", format!("{v:?}").to_uppercase()),
+                    let said = |v: Outcome, d: Option<u32>| {
+                        let name = format!("{v:?}").to_uppercase();
+                        match (v, d) {
+                            (Outcome::Draw, _) | (_, None) => name,
+                            (_, Some(d)) => format!("{name} in {d} plies"),
+                        }
                     };
                     return Err(table_error(
                         table.path(),
