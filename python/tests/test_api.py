@@ -246,6 +246,54 @@ def test_save_writes_into_a_fifo_and_through_a_link_never_over_them(tmp_path):
     assert target.read_bytes() == plain.read_bytes()
 
 
+def test_save_refuses_a_dangling_link_as_the_cli_does(tmp_path):
+    # Issue 47: the link was replaced by a regular file.
+    solution = retrograde.solve(retrograde.Map.from_file(str(DATA / "maps" / "sample.txt")))
+    link = tmp_path / "link.rtb"
+    link.symlink_to(tmp_path / "missing" / "x.rtb")
+    with pytest.raises(FileNotFoundError, match="a symbolic link to a missing file"):
+        solution.save(str(link))
+    assert link.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.rtb"]
+
+
+def test_threads_saving_one_path_leave_a_whole_table(cli, tmp_path):
+    # Issue 47: one temporary name per process was shared by every
+    # thread's save: a corrupt table while save() returned, and
+    # FileNotFoundError for the others.
+    m = retrograde.Map.from_file(str(DATA / "maps" / "sample.txt"))
+    two = retrograde.solve(m, cops=2, cops_at=[(1, 1), (7, 14)])
+    three = retrograde.solve(m, cops=3, cops_at=[(1, 1), (7, 14), (1, 2)])
+    path = tmp_path / "race.rtb"
+    for _ in range(10):
+        errors = []
+
+        def saver(s):
+            try:
+                s.save(str(path))
+            except BaseException as e:  # noqa: BLE001 - any failure counts
+                errors.append(repr(e))
+
+        threads = [threading.Thread(target=saver, args=(two if i % 2 else three,)) for i in range(8)]
+        [t.start() for t in threads]
+        [t.join() for t in threads]
+        assert errors == []
+        cli("info", path, "--check")
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["race.rtb"]
+
+
+def test_edge_lists_without_vertices_and_ids_past_int64():
+    # Issue 47: no edges gave two empty arrays where the CLI refuses a
+    # graph without vertices; 2**63 in a uint64 array was reported wrapped.
+    for call in (retrograde.solve_graph, retrograde.grundy, retrograde.cop_number):
+        with pytest.raises(ValueError, match="at least one vertex"):
+            call(np.zeros((0, 2), int))
+        with pytest.raises(ValueError, match="9223372036854775808 is too large"):
+            call(np.array([[0, 2**63]], dtype=np.uint64))
+    values, dte = retrograde.solve_graph(np.zeros((0, 2), int), n=2)
+    assert list(values) == [-1, -1] and list(dte) == [0, 0]
+
+
 @pytest.mark.parametrize("edges", [[[0, 1.5], [1.2, 2.9]], [[0, 1.0]], [[0, float("nan")]]])
 def test_float_vertex_ids_are_refused_not_truncated(edges):
     # Issue 33, item 15: [[0, 1.5], [1.2, 2.9]] was read as 0-1, 1-2.
