@@ -72,6 +72,20 @@ pub enum Error {
         #[source]
         source: io::Error,
     },
+    /// The scratch folder of an out-of-core solve could not take its
+    /// files: not writable, full (their blocks are reserved when they are
+    /// created, so a full disk shows here and not as a crash mid-solve),
+    /// or a write-back failed.
+    #[error("scratch folder {} {message}", dir.display())]
+    Scratch {
+        /// The folder (`--scratch DIR`, or the temporary folder).
+        dir: PathBuf,
+        /// What could not be done there.
+        message: String,
+        /// The OS error.
+        #[source]
+        source: io::Error,
+    },
     /// A checkpoint file is damaged, truncated or not a checkpoint, or
     /// does not fit the solve resuming from it.
     #[error("{}: offset {offset}: {message}", path.display())]
@@ -129,6 +143,33 @@ impl Error {
                 | Error::Checkpoint { .. }
                 | Error::Unsupported { .. }
         )
+    }
+}
+
+impl Error {
+    /// A scratch file of `bytes` bytes could not be created (or its blocks
+    /// reserved) in `dir`: said in terms of the folder, since the arrays'
+    /// own names mean nothing to a user.
+    pub(crate) fn scratch(dir: &std::path::Path, bytes: u64, source: io::Error) -> Error {
+        let message = match source.raw_os_error() {
+            Some(libc::EROFS | libc::EACCES | libc::EPERM) => {
+                "is not writable: cannot create a scratch file in it".to_string()
+            }
+            Some(libc::ENOSPC | libc::EDQUOT) => format!(
+                "is full: no room for a scratch file of {}",
+                needed_bytes(bytes)
+            ),
+            Some(libc::EFBIG) => format!(
+                "cannot hold a scratch file of {} under the file size limit (ulimit -f)",
+                needed_bytes(bytes)
+            ),
+            _ => format!("cannot take a scratch file of {}", needed_bytes(bytes)),
+        };
+        Error::Scratch {
+            dir: dir.to_path_buf(),
+            message,
+            source,
+        }
     }
 }
 

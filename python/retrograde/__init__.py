@@ -3,14 +3,16 @@
 Every state is WIN / LOSS / DRAW for the player to move, with its exact
 distance to end (plies). Quick start::
 
+    import networkx as nx
     import retrograde
     m = retrograde.Map.from_file("data/maps/sample.txt")
-    sol = retrograde.solve(m)               # GIL released; Ctrl-C stops it
-    sol.start                               # ('win', 7): the first mover's result
+    sol = retrograde.solve(m)               # or solve("data/maps/sample.txt"); Ctrl-C stops it
+    sol.start                               # ('loss', 14): the first mover's (the cop's) result
     values, dte = sol.heatmap(cop=m.cop)    # 2-D numpy arrays
+    sol.probe_many([m.cop], [m.thief], ["cop"])  # (array([-1]), array([14])): numpy in and out
     sol.save("sample.rtb")
     with retrograde.open_table("sample.rtb") as tb:
-        tb.probe(m.cop, m.thief)            # ('win', 7)
+        tb.probe(m.cop, m.thief)            # ('loss', 14)
         tb.play()                           # the optimal game
     two = retrograde.solve(m, cops=2, cops_at=[m.cop, m.cop])  # a Solution of 2 cops
     two.save("two.rtb"); retrograde.open_table("two.rtb").probe([m.cop, m.cop], m.thief)

@@ -89,6 +89,9 @@ class Solution:
         thief: Optional[Cell] = None,
         turn: Optional[TurnArg] = None,
     ) -> ValuesAndDistances: ...
+    def probe_many(
+        self, cops: npt.ArrayLike, thieves: npt.ArrayLike, turns: npt.ArrayLike
+    ) -> ValuesAndDistances: ...
     def save(self, path: PathLike) -> None: ...
     @property
     def counts(self) -> Dict[str, int]: ...
@@ -159,7 +162,7 @@ class Table:
     def closed(self) -> bool: ...
 
 def solve(
-    map: Map,
+    map: Union[Map, PathLike],
     *,
     cops: int = 1,
     cops_at: Optional[Sequence[Cell]] = None,

@@ -60,12 +60,13 @@ impl At {
         ))
     }
 
-    /// The cell as a `Coord`, or `ValueError` naming `what` when negative
-    /// (for starts and exits, which the library checks further).
+    /// The cell as a `Coord`, or `ValueError` naming the argument `what`
+    /// (`cop=`, `exits `: the API's words, not the CLI's flags) when
+    /// negative (for starts and exits, which the library checks further).
     pub fn to_coord(self, what: &str) -> PyResult<Coord> {
         self.coord().ok_or_else(|| {
             PyValueError::new_err(format!(
-                "{what} {},{}: outside the map: rows and columns start at 0",
+                "{what}({}, {}): outside the map: rows and columns start at 0",
                 self.row, self.col
             ))
         })

@@ -26,12 +26,17 @@ pub fn message(e: &(dyn std::error::Error + 'static)) -> String {
 /// unreadable file `OSError` (`FileNotFoundError` when missing), a solve
 /// too large `MemoryError`, a stopped solve `KeyboardInterrupt`.
 pub fn to_py(e: Error) -> PyErr {
-    let text = message(&e);
+    let text = match &e {
+        Error::Placement { what, message } => {
+            format!("{}: {}", api_words(what), api_words(message))
+        }
+        _ => message(&e),
+    };
     match &e {
         Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
             PyFileNotFoundError::new_err(text)
         }
-        Error::Io { .. } => PyOSError::new_err(text),
+        Error::Io { .. } | Error::Scratch { .. } => PyOSError::new_err(text),
         Error::Parse { .. }
         | Error::Placement { .. }
         | Error::Table { .. }
@@ -64,4 +69,45 @@ pub fn panic_to_py(panic: Box<dyn std::any::Any + Send>) -> PyErr {
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".to_string());
     PyRuntimeError::new_err(format!("internal error (a bug in retrograde): {what}"))
+}
+
+/// A placement error in the API's words instead of the CLI's flags:
+/// `--cop 3,4` is `cop=(3, 4)`, `--exit 1,2` is `exits (1, 2)`, and the
+/// hint to give `--thief ROW,COL` one to give `thief=(row, col)`.
+fn api_words(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("--") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let flag_len = after
+            .find(|c: char| !c.is_ascii_lowercase())
+            .unwrap_or(after.len());
+        let (flag, tail) = after.split_at(flag_len);
+        let name = match flag {
+            "cop" => "cop=",
+            "thief" => "thief=",
+            "exit" | "exits" => "exits ",
+            _ => {
+                out.push_str("--");
+                rest = after;
+                continue;
+            }
+        };
+        // The value: `R,C`, `ROW,COL` or a rule such as `random:3:7`.
+        let tail = tail.strip_prefix(' ').unwrap_or(tail);
+        let value_len = tail
+            .find(|c: char| c.is_whitespace() || (c == ':' && !tail.starts_with("random")))
+            .unwrap_or(tail.len());
+        let (value, tail) = tail.split_at(value_len);
+        out.push_str(name);
+        match value.split_once(',') {
+            Some((r, c)) if value != "ROW,COL" => out.push_str(&format!("({r}, {c})")),
+            Some(_) => out.push_str("(row, col)"),
+            None => out.push_str(&format!("{value:?}")),
+        }
+        rest = tail;
+    }
+    out.push_str(rest);
+    out
 }

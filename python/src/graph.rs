@@ -15,15 +15,37 @@ use crate::arrays::{integers, Dte1, Values1};
 use crate::errors::{guard, message, to_py};
 use crate::worker;
 
-/// `edges` as an (M, 2) int64 array (an empty sequence is no edges).
+/// `edges` as an (M, 2) int64 array (an empty sequence is no edges, but
+/// `ValueError` without vertices given by `n`).
 fn edge_array<'py>(
     py: Python<'py>,
     edges: &Bound<'py, PyAny>,
+    n: Option<u64>,
 ) -> PyResult<PyReadonlyArray2<'py, i64>> {
     let np = py.import("numpy")?;
     // Integers only, as `probe_many` takes cells.
     let note = " (networkx graphs may have any nodes)";
     let raw = integers(&np, edges, "edges: vertex ids", note)?;
+    // Unsigned ids past int64 would wrap to negative ones in the cast and
+    // be reported as such: name the id as given.
+    let kind: String = raw.getattr("dtype")?.getattr("kind")?.extract()?;
+    let size: usize = raw.getattr("size")?.extract()?;
+    if kind == "u" && size > 0 {
+        let largest: u64 = raw.call_method0("max")?.extract()?;
+        if largest > i64::MAX as u64 {
+            return Err(PyValueError::new_err(format!(
+                "edges: vertex id {largest} is too large (at most {})",
+                i64::MAX
+            )));
+        }
+    }
+    if size == 0 && n.unwrap_or(0) == 0 {
+        // As `retrograde graph` refuses an empty file: a game needs a
+        // vertex (isolated ones are given by `n`).
+        return Err(PyValueError::new_err(
+            "edges: expected a graph of at least one vertex, found none (no edges and no n)",
+        ));
+    }
     let arr = np.call_method1("asarray", (raw, "int64"))?;
     let shape: Vec<usize> = arr.getattr("shape")?.extract()?;
     if shape.iter().product::<usize>() == 0 {
@@ -51,7 +73,7 @@ fn build(
     loss: Vec<u64>,
     misere: bool,
 ) -> PyResult<ExplicitGraph> {
-    let arr = edge_array(py, edges)?;
+    let arr = edge_array(py, edges, n)?;
     let view = arr.as_array();
     let mut text = Vec::with_capacity(view.nrows() * 16 + 32);
     let mut line = |s: String| {
@@ -175,7 +197,7 @@ pub fn cop_number_edges<'py>(
             retrograde::MAX_COPS
         )));
     }
-    let arr = edge_array(py, edges)?;
+    let arr = edge_array(py, edges, n)?;
     let view = arr.as_array();
     let mut pairs = Vec::with_capacity(view.nrows());
     let mut top = 0i64;

@@ -16,6 +16,7 @@ use crate::errors::{guard, to_py};
 /// `Map.from_array(a, exits=...)` from a 2-D array of free cells. `cop`,
 /// `thief` and `exits` override what the file says; `exits` is a list of
 /// `(row, col)` cells and/or rules: `"border"`, `"rim"`, `"random:K:SEED"`.
+#[derive(Clone)]
 #[pyclass(module = "retrograde", frozen)]
 pub struct Map {
     pub map: retrograde::Map,
@@ -49,7 +50,7 @@ fn exits_arg(exits: Option<&Bound<'_, PyAny>>) -> PyResult<(Vec<Coord>, Vec<Exit
                     item.repr().map_or_else(|_| "?".into(), |r| r.to_string())
                 ))
             })?;
-            cells.push(at.to_coord("--exit")?);
+            cells.push(at.to_coord("exits ")?);
         }
     }
     Ok((cells, rules))
@@ -82,8 +83,8 @@ fn placement(
 ) -> PyResult<Placement> {
     let (exits, exit_rules) = exits_arg(exits)?;
     Ok(Placement {
-        cop: cop.map(|c| c.to_coord("--cop")).transpose()?,
-        thief: thief.map(|t| t.to_coord("--thief")).transpose()?,
+        cop: cop.map(|c| c.to_coord("cop=")).transpose()?,
+        thief: thief.map(|t| t.to_coord("thief=")).transpose()?,
         exits,
         exit_rules,
     })
@@ -122,7 +123,7 @@ impl Map {
     /// malformed file, `OSError` when it cannot be read.
     #[staticmethod]
     #[pyo3(signature = (path, *, cop=None, thief=None, exits=None))]
-    fn from_file(
+    pub(crate) fn from_file(
         py: Python<'_>,
         path: std::path::PathBuf,
         cop: Option<At>,

@@ -1,15 +1,53 @@
-//! `Table.probe_many`: positions from numpy arrays, checked, then probed
-//! in state order off the GIL on all cores.
+//! `Table.probe_many` and `Solution.probe_many`: positions from numpy
+//! arrays, checked, then probed in state order off the GIL on all cores.
 
 use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArrayDyn};
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use rayon::prelude::*;
-use retrograde::{Tablebase, Turn, MAX_COPS};
+use retrograde::{Grid, Tablebase, Turn, MAX_COPS};
 
 use crate::args::{self, codes};
 use crate::arrays::{integers, Dte1, Values1};
 use crate::errors::to_py;
+
+/// What `probe_many` asks of a table or of a solution in memory.
+pub trait Probed: Sync {
+    /// Cops of the game.
+    fn cops(&self) -> usize;
+    /// The map, `None` on a graph.
+    fn grid(&self) -> Option<&Grid>;
+    /// Cells (vertices) of the game.
+    fn cells(&self) -> u32;
+    /// States of the game.
+    fn states(&self) -> u64;
+    /// The state of valid cells (the cops sorted).
+    fn state(&self, cops: &[u32], thief: u32, turn: Turn) -> u64;
+    /// Value and distance codes of state `s`.
+    fn probe(&self, s: u64) -> retrograde::Result<(i8, i32)>;
+}
+
+impl Probed for Tablebase {
+    fn cops(&self) -> usize {
+        Tablebase::cops(self) as usize
+    }
+    fn grid(&self) -> Option<&Grid> {
+        Tablebase::grid(self)
+    }
+    fn cells(&self) -> u32 {
+        Tablebase::cells(self)
+    }
+    fn states(&self) -> u64 {
+        self.header().states
+    }
+    fn state(&self, cops: &[u32], thief: u32, turn: Turn) -> u64 {
+        self.state_unchecked(cops, thief, turn)
+    }
+    fn probe(&self, s: u64) -> retrograde::Result<(i8, i32)> {
+        self.probe_state(s)
+            .map(|p| codes(p.value, p.dte.map(|d| d.plies())))
+    }
+}
 
 /// Codes of `probe_many`'s turn array.
 fn turn_code(t: i64) -> Option<Turn> {
@@ -60,10 +98,10 @@ fn turn_codes<'py>(
     np.call_method1("asarray", (codes, "int64"))
 }
 
-/// `Table.probe_many` on `tb` (see its documentation).
+/// `probe_many` on `tb`, a table or a solution (see `Table.probe_many`).
 pub fn probe_many<'py>(
     py: Python<'py>,
-    tb: &Tablebase,
+    tb: &impl Probed,
     cops: &Bound<'py, PyAny>,
     thieves: &Bound<'py, PyAny>,
     turns: &Bound<'py, PyAny>,
@@ -77,7 +115,7 @@ pub fn probe_many<'py>(
     let cops: PyReadonlyArrayDyn<'_, i64> = cops.extract()?;
     let thieves: PyReadonlyArrayDyn<'_, i64> = thieves.extract()?;
     let (cv, tv, uv) = (cops.as_array(), thieves.as_array(), turns.as_array());
-    let (n, k) = (uv.len(), tb.cops() as usize);
+    let (n, k) = (uv.len(), tb.cops());
     let grid = tb.grid();
     // Integers per cell: (row, col) on a map, the vertex on a graph.
     let (per, on) = match grid {
@@ -130,19 +168,16 @@ pub fn probe_many<'py>(
         let cells = &mut cells[..k];
         cells.sort_unstable();
         let thief = cell_of(&ts[i * per..(i + 1) * per])?;
-        Some(tb.state_unchecked(cells, thief, turn))
+        Some(tb.state(cells, thief, turn))
     };
     let mut values = vec![0i8; n];
     let mut dte = vec![0i32; n];
-    let probe = |s: u64| {
-        tb.probe_state(s)
-            .map(|p| codes(p.value, p.dte.map(|d| d.plies())))
-    };
+    let probe = |s: u64| tb.probe(s);
     // Keys `state << bits | position` in one u64 when they fit (any
     // table of fewer than 2^63 / N states), else in a u128; the
     // largest key (all ones) marks a position not of the table.
     let bits = u64::BITS - (n as u64).leading_zeros();
-    let state_bits = u64::BITS - tb.header().states.leading_zeros();
+    let state_bits = u64::BITS - tb.states().leading_zeros();
     let failed = py.detach(|| {
         if bits + state_bits < u64::BITS {
             probe_in_state_order(
@@ -187,7 +222,14 @@ pub fn probe_many<'py>(
         .chunks_exact(per)
         .find(|at| cell_of(at).is_none());
     let why = match (turn_code(us[i]), bad_cop) {
-        (None, _) => format!("turn {}: expected 0 (cop) or 1 (thief)", us[i]),
+        // A bad turn is a bad argument (as `probe` raises it), not a
+        // position the table lacks.
+        (None, _) => {
+            return Err(PyValueError::new_err(format!(
+                "probe_many: turns[{i}]: turn {}: expected 0 (cop) or 1 (thief)",
+                us[i]
+            )))
+        }
         (_, Some(at)) => format!("cop {}: {nowhere}", place(at)),
         _ => format!("thief {}: {nowhere}", place(thief_of(i))),
     };

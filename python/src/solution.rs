@@ -166,8 +166,48 @@ impl Solution {
     }
 }
 
+impl crate::probe_many::Probed for Solution {
+    fn cops(&self) -> usize {
+        self.game.k() as usize
+    }
+    fn grid(&self) -> Option<&Grid> {
+        Some(self.game.grid())
+    }
+    fn cells(&self) -> u32 {
+        self.game.grid().cells() as u32
+    }
+    fn states(&self) -> u64 {
+        self.solution.states()
+    }
+    fn state(&self, cops: &[u32], thief: u32, turn: Turn) -> u64 {
+        self.game.state(cops, thief, turn)
+    }
+    fn probe(&self, s: u64) -> retrograde::Result<(i8, i32)> {
+        let (value, dte) = Solution::probe(self, s);
+        Ok(args::codes(value, dte))
+    }
+}
+
 #[pymethods]
 impl Solution {
+    /// Vectorised probes of the solution in memory, as `Table.probe_many`
+    /// takes and answers them (no table to save and reopen first):
+    /// `cops` an `(N, K, 2)` array of the K cops' `(row, col)` cells (or
+    /// `(N, 2)` for one cop), `thieves` `(N, 2)`, `turns` `(N,)` of 0 / 1
+    /// or `"cop"` / `"thief"`. Returns `(values, dte)`: int8 (1 win, -1
+    /// loss, 0 draw) and int32 (plies, -1 for draws or without
+    /// distances). `KeyError` naming the first position off the map or on
+    /// a wall, `ValueError` for arrays of other shapes or a bad turn.
+    fn probe_many<'py>(
+        &self,
+        py: Python<'py>,
+        cops: &Bound<'py, PyAny>,
+        thieves: &Bound<'py, PyAny>,
+        turns: &Bound<'py, PyAny>,
+    ) -> PyResult<(crate::arrays::Values1<'py>, crate::arrays::Dte1<'py>)> {
+        crate::probe_many::probe_many(py, self, cops, thieves, turns)
+    }
+
     /// `"win"`, `"loss"` or `"draw"` for the player to move.
     #[pyo3(signature = (cop, thief, turn=None))]
     fn value(

@@ -38,9 +38,30 @@ impl Sink for StopSink<'_> {
     }
 }
 
+/// A map argument: a `Map`, or the path of a map file (read as
+/// `Map.from_file(path)` reads it).
+#[derive(FromPyObject)]
+pub enum MapArg<'py> {
+    /// A map already read or built.
+    Map(PyRef<'py, Map>),
+    /// A map file.
+    Path(std::path::PathBuf),
+}
+
+impl MapArg<'_> {
+    /// The map, read from its file when given a path.
+    fn map(self, py: Python<'_>) -> PyResult<Map> {
+        match self {
+            MapArg::Map(m) => Ok(m.clone()),
+            MapArg::Path(path) => Map::from_file(py, path, None, None, None),
+        }
+    }
+}
+
 /// Solves the policeman-and-thief game on `map` with `cops` cops (every
 /// state WIN / LOSS / DRAW for the player to move, with its distance to
-/// end) and returns a `Solution`.
+/// end) and returns a `Solution`. `map` is a `Map` or the path of a map
+/// file (`Map.from_file` with its defaults).
 ///
 /// `cops`: 1 to 4 cops (several: `retrograde solve --cops K`). `cops_at`:
 /// the cops' start cells, `cops` of them (one cop: replaces the map's cop
@@ -58,7 +79,7 @@ impl Sink for StopSink<'_> {
 #[allow(clippy::too_many_arguments)]
 pub fn solve(
     py: Python<'_>,
-    map: &Map,
+    map: MapArg<'_>,
     cops: i64,
     cops_at: Option<Vec<At>>,
     rules: Option<Rules>,
@@ -66,6 +87,7 @@ pub fn solve(
     threads: Option<usize>,
     memory: Option<u64>,
 ) -> PyResult<Solution> {
+    let map = &map.map(py)?;
     let max = retrograde::MAX_COPS as i64;
     if !(1..=max).contains(&cops) {
         return Err(PyValueError::new_err(format!(
@@ -84,7 +106,7 @@ pub fn solve(
     let rules = rules.map_or_else(Default::default, |r| r.rules);
     let game = match cops_at.as_deref() {
         Some(&[c]) if k == 1 => {
-            let board = map.with_cop(c.to_coord("--cop")?)?.board()?;
+            let board = map.with_cop(c.to_coord("cops_at[0]=")?)?.board()?;
             Solved::One(CopsAndThief::new(board, rules))
         }
         _ if k == 1 => Solved::One(CopsAndThief::new(map.board()?, rules)),

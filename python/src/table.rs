@@ -239,7 +239,8 @@ impl Table {
     /// Returns `(values, dte)`: int8 (1 win, -1 loss, 0 draw) and int32
     /// (plies, -1 for draws or without distances). `KeyError` naming the
     /// first position the table cannot answer, `ValueError` for arrays of
-    /// other shapes. Runs off the GIL on all cores.
+    /// other shapes or a turn other than 0 / 1 / `"cop"` / `"thief"`. Runs
+    /// off the GIL on all cores.
     fn probe_many<'py>(
         &self,
         py: Python<'py>,

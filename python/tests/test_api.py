@@ -3,6 +3,7 @@ Ctrl-C during a solve."""
 
 import os
 import signal
+import textwrap
 import threading
 import time
 
@@ -96,10 +97,11 @@ def test_positions_the_table_cannot_answer_raise_key_error(tmp_path):
     assert tb.get_value(m.cop, m.thief) == sol.value(m.cop, m.thief)
     with pytest.raises(KeyError, match="position 1"):
         tb.probe_many([m.cop, (0, 0)], [m.thief, m.thief], [0, 0])
-    with pytest.raises(KeyError, match="turn 2"):
+    with pytest.raises(ValueError, match="turn 2"):
         tb.probe_many([m.cop], [m.thief], [2])
-    # No silent casts: a turn of 257 is not turn 1, a cell of 1.5 not 1.
-    with pytest.raises(KeyError, match="turn 257"):
+    # No silent casts: a turn of 257 is not turn 1, a cell of 1.5 not 1; a
+    # bad turn is a bad argument, ValueError as probe raises it (issue 47).
+    with pytest.raises(ValueError, match="turn 257"):
         tb.probe_many(np.array([m.cop]), np.array([m.thief]), np.array([257]))
     with pytest.raises(ValueError, match="cops must be integers"):
         tb.probe_many(np.array([m.cop]) + 0.5, [m.thief], [0])
@@ -145,11 +147,12 @@ def test_solution_errors():
         retrograde.Map.from_array(np.ones(4))
     with pytest.raises(ValueError, match="exits"):
         retrograde.Map.from_file(DATA / "maps" / "sample.txt", exits=["nowhere"])
-    with pytest.raises(ValueError, match="cop 0,0"):
+    # In the API's words, not the CLI's flags (issue 47).
+    with pytest.raises(ValueError, match=r"cop=\(0, 0\): is a wall"):
         retrograde.Map.from_file(DATA / "maps" / "sample.txt", cop=(0, 0))
-    with pytest.raises(ValueError, match="--cop -1,2: outside the map"):
+    with pytest.raises(ValueError, match=r"cop=\(-1, 2\): outside the map"):
         retrograde.Map.from_file(DATA / "maps" / "sample.txt", cop=(-1, 2))
-    with pytest.raises(ValueError, match="--exit 1,-2: outside the map"):
+    with pytest.raises(ValueError, match=r"exits \(1, -2\): outside the map"):
         retrograde.Map.from_file(DATA / "maps" / "sample.txt", exits=[(1, -2)])
     # Negative and huge cells are cells off the map, not OverflowError.
     with pytest.raises(ValueError, match="cop -1,0: outside the map: rows are 0..=8"):
@@ -246,6 +249,54 @@ def test_save_writes_into_a_fifo_and_through_a_link_never_over_them(tmp_path):
     assert target.read_bytes() == plain.read_bytes()
 
 
+def test_save_refuses_a_dangling_link_as_the_cli_does(tmp_path):
+    # Issue 47: the link was replaced by a regular file.
+    solution = retrograde.solve(retrograde.Map.from_file(str(DATA / "maps" / "sample.txt")))
+    link = tmp_path / "link.rtb"
+    link.symlink_to(tmp_path / "missing" / "x.rtb")
+    with pytest.raises(FileNotFoundError, match="a symbolic link to a missing file"):
+        solution.save(str(link))
+    assert link.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.rtb"]
+
+
+def test_threads_saving_one_path_leave_a_whole_table(cli, tmp_path):
+    # Issue 47: one temporary name per process was shared by every
+    # thread's save: a corrupt table while save() returned, and
+    # FileNotFoundError for the others.
+    m = retrograde.Map.from_file(str(DATA / "maps" / "sample.txt"))
+    two = retrograde.solve(m, cops=2, cops_at=[(1, 1), (7, 14)])
+    three = retrograde.solve(m, cops=3, cops_at=[(1, 1), (7, 14), (1, 2)])
+    path = tmp_path / "race.rtb"
+    for _ in range(10):
+        errors = []
+
+        def saver(s):
+            try:
+                s.save(str(path))
+            except BaseException as e:  # noqa: BLE001 - any failure counts
+                errors.append(repr(e))
+
+        threads = [threading.Thread(target=saver, args=(two if i % 2 else three,)) for i in range(8)]
+        [t.start() for t in threads]
+        [t.join() for t in threads]
+        assert errors == []
+        cli("info", path, "--check")
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["race.rtb"]
+
+
+def test_edge_lists_without_vertices_and_ids_past_int64():
+    # Issue 47: no edges gave two empty arrays where the CLI refuses a
+    # graph without vertices; 2**63 in a uint64 array was reported wrapped.
+    for call in (retrograde.solve_graph, retrograde.grundy, retrograde.cop_number):
+        with pytest.raises(ValueError, match="at least one vertex"):
+            call(np.zeros((0, 2), int))
+        with pytest.raises(ValueError, match="9223372036854775808 is too large"):
+            call(np.array([[0, 2**63]], dtype=np.uint64))
+    values, dte = retrograde.solve_graph(np.zeros((0, 2), int), n=2)
+    assert list(values) == [-1, -1] and list(dte) == [0, 0]
+
+
 @pytest.mark.parametrize("edges", [[[0, 1.5], [1.2, 2.9]], [[0, 1.0]], [[0, float("nan")]]])
 def test_float_vertex_ids_are_refused_not_truncated(edges):
     # Issue 33, item 15: [[0, 1.5], [1.2, 2.9]] was read as 0-1, 1-2.
@@ -273,3 +324,74 @@ def test_sniff_tells_what_a_file_holds(tmp_path):
         retrograde.sniff(tmp_path / "missing")
     with pytest.raises(OSError):
         retrograde.sniff(tmp_path)
+
+
+def test_solution_probe_many_answers_as_the_saved_table(tmp_path):
+    # Issue 47, friction 7: probe_many needed a table saved and reopened.
+    m = retrograde.Map.from_file(str(DATA / "maps" / "sample.txt"))
+    free = np.argwhere(m.to_array())
+    rng = np.random.default_rng(7)
+    n = 400
+    for k in (1, 2):
+        sol = retrograde.solve(m, cops=k)
+        path = tmp_path / f"t{k}.rtb"
+        sol.save(str(path))
+        tb = retrograde.open_table(path)
+        cops = free[rng.integers(len(free), size=(n, k))]
+        if k == 1:
+            cops = cops[:, 0]
+        thieves = free[rng.integers(len(free), size=n)]
+        turns = rng.integers(2, size=n)
+        got_values, got_dte = sol.probe_many(cops, thieves, turns)
+        want_values, want_dte = tb.probe_many(cops, thieves, turns)
+        np.testing.assert_array_equal(got_values, want_values)
+        np.testing.assert_array_equal(got_dte, want_dte)
+        assert {-1, 1} <= set(got_values.tolist())
+        walled = cops.copy()
+        walled[1] = 0
+        with pytest.raises(KeyError, match="position 1"):
+            sol.probe_many(walled, thieves, turns)
+        with pytest.raises(ValueError, match="turns\\[0\\]: turn 2"):
+            sol.probe_many(cops[:1], thieves[:1], [2])
+        with pytest.raises(ValueError, match="turn 2"):
+            tb.probe_many(cops[:1], thieves[:1], [2])
+
+
+def test_solve_takes_a_path_and_errors_speak_the_api():
+    # Issue 47, friction 7: solve(path), and placement errors that named
+    # the CLI's flags (`--cop 0,0`) instead of the arguments given.
+    path = DATA / "maps" / "sample.txt"
+    m = retrograde.Map.from_file(str(path))
+    want = retrograde.solve(m)
+    for given in (str(path), path):
+        got = retrograde.solve(given)
+        assert (got.start, got.counts) == (want.start, want.counts)
+    with pytest.raises(FileNotFoundError):
+        retrograde.solve(str(path) + ".missing")
+    with pytest.raises(ValueError) as wall:
+        retrograde.solve(m, cops_at=[(0, 0)])
+    with pytest.raises(ValueError) as lone:
+        retrograde.Map.from_file(str(path), cop=(0, 0))
+    for e in (wall, lone):
+        assert "--" not in str(e.value) and "cop=(0, 0)" in str(e.value), str(e.value)
+
+
+
+def test_the_module_docstring_runs_and_shows_what_it_gives(tmp_path, monkeypatch):
+    # Issue 47, friction 7: the quick start showed ('win', 7) for a start
+    # the cop loses in 14 plies, and used nx without importing it.
+    pytest.importorskip("networkx")
+    doc = retrograde.__doc__
+    block = textwrap.dedent(doc[doc.index("::") + 2 : doc.index("Positions are")])
+    for name in ("sample.rtb", "two.rtb"):
+        block = block.replace(f'"{name}"', repr(str(tmp_path / name)))
+    monkeypatch.chdir(DATA.parent)
+    env = {}
+    exec(block, env)
+    sol, m = env["sol"], env["m"]
+    assert f"sol.start                               # {sol.start!r}" in doc
+    with retrograde.open_table(tmp_path / "sample.rtb") as tb:
+        assert f"# {tb.probe(m.cop, m.thief)!r}" in doc
+    values, dte = sol.probe_many([m.cop], [m.thief], ["cop"])
+    assert f"# ({values!r}, {dte!r})".replace(", dtype=int8", "").replace(", dtype=int32", "") in doc
+    assert retrograde.cop_number(env["nx"].petersen_graph())["cop_number"] == 3

@@ -155,7 +155,7 @@ def test_errors_of_a_two_cop_table(map_table):
             tb.probe_many([[(0, 0), (0, 1)], [(0, 0), (1, 0)]], [(4, 5), (4, 5)], [0, 0])
         with pytest.raises(KeyError, match="position 0: thief -1,5"):
             tb.probe_many([[(0, 0), (0, 1)]], [(-1, 5)], [0])
-        with pytest.raises(KeyError, match="turn 2"):
+        with pytest.raises(ValueError, match="turn 2"):
             tb.probe_many([[(0, 0), (0, 1)]], [(4, 5)], [2])
         with pytest.raises(ValueError, match="cops must be integers"):
             tb.probe_many(np.zeros((1, 2, 2)) + 0.5, [(4, 5)], [0])

@@ -219,6 +219,8 @@ impl<E: Into<anyhow::Error>> From<E> for Failure {
 
 /// Runs the tool and returns the process exit status.
 pub(crate) fn main() -> i32 {
+    ignore_file_size_signal();
+    one_malloc_arena_under_address_limit();
     let args = match Args::try_parse() {
         Ok(args) => args,
         Err(e) => return clap_exit(&e),
@@ -245,6 +247,42 @@ pub(crate) fn main() -> i32 {
         Err(failure) => {
             say!("error: {:#}", failure.error);
             failure.status
+        }
+    }
+}
+
+/// Past the file size limit (`ulimit -f`) a write raises SIGXFSZ, whose
+/// default action killed the process with no word and left `--save`'s
+/// temporary file behind; ignored, the write fails with EFBIG instead,
+/// which every write path reports (naming the file) and cleans up after.
+fn ignore_file_size_signal() {
+    // SAFETY: setting a signal's disposition to SIG_IGN installs no
+    // handler code, so nothing runs in signal context; done first thing,
+    // before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
+/// Under an address-space limit (`ulimit -v`), one malloc arena for all
+/// threads: glibc reserves 64 MiB of address space for each thread's
+/// arena, which no plan counts, so a two-cop solve whose arrays fit the
+/// limit by its own `--plan` (72 MiB of 195) ran out of it and aborted
+/// (421 MB mapped with 5 threads; 94 MB with one arena). Without a limit
+/// nothing changes.
+fn one_malloc_arena_under_address_limit() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        let mut limit = std::mem::MaybeUninit::<libc::rlimit>::uninit();
+        // SAFETY: `limit` points to writable memory of the right type,
+        // read only when getrlimit succeeded; mallopt only sets a malloc
+        // parameter, before any other thread exists.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_AS, limit.as_mut_ptr()) == 0
+                && limit.assume_init().rlim_cur != libc::RLIM_INFINITY
+            {
+                libc::mallopt(libc::M_ARENA_MAX, 1);
+            }
         }
     }
 }

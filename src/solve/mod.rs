@@ -322,7 +322,7 @@ const DEFAULT_WINDOW_BYTES: u64 = 1 << 30;
 ///
 /// # Errors
 /// Allocation ([`Error::Alloc`], [`Error::TooLarge`]) and, with
-/// [`Backing::Scratch`], writing the scratch files ([`Error::Io`], naming
+/// [`Backing::Scratch`], writing the scratch files ([`Error::Scratch`], naming
 /// the scratch folder).
 ///
 /// # Example
@@ -457,8 +457,10 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
 /// scratch directory.
 fn write_failed(error: Option<std::io::Error>, backing: &Backing) -> Result<()> {
     match (error, backing) {
-        (Some(source), Backing::Scratch(dir)) => Err(Error::Io {
-            path: dir.clone(),
+        (Some(source), Backing::Scratch(dir)) => Err(Error::Scratch {
+            dir: dir.clone(),
+            message: "could not take the pages written back (none was lost; the solve stopped)"
+                .to_string(),
             source,
         }),
         _ => Ok(()),

@@ -117,7 +117,34 @@ pub(super) fn scratch_file(dir: &Path, bytes: u64) -> std::io::Result<File> {
     // file behind, and the open handle keeps its blocks alive.
     std::fs::remove_file(&path)?;
     file.set_len(bytes)?;
+    reserve(&file, bytes)?;
     Ok(file)
+}
+
+/// Allocates the blocks of the first `bytes` of `file` now (`fallocate`),
+/// so that a disk too full for them is an error here, before any page is
+/// touched: the mapped pages of a sparse file that can no longer get a
+/// block raise SIGBUS when written (or, on a tmpfs, read), which killed an
+/// out-of-core solve whose disk filled up. A file system without
+/// `fallocate` keeps the file sparse, as before.
+fn reserve(file: &File, bytes: u64) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let Ok(len) = libc::off_t::try_from(bytes) else {
+        return Err(std::io::Error::from_raw_os_error(libc::EFBIG));
+    };
+    loop {
+        // SAFETY: a plain system call on a descriptor this function's
+        // caller owns; it touches no memory of this process.
+        if unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, len) } == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EOPNOTSUPP | libc::ENOSYS) => return Ok(()),
+            _ => return Err(e),
+        }
+    }
 }
 
 /// The system's page size in bytes.

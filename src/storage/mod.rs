@@ -141,18 +141,20 @@ impl Region {
                 (map, None)
             }
             Backing::Scratch(dir) => {
-                let file = scratch_file(dir, map_len as u64).map_err(alloc_error)?;
+                let file = scratch_file(dir, map_len as u64)
+                    .map_err(|source| Error::scratch(dir, map_len as u64, source))?;
                 let mut options = MmapOptions::new();
                 options.len(map_len);
                 // SAFETY: the file was created by this process with
                 // `create_new` and mode 0600, and is unlinked right after
                 // creation (inside `scratch_file`, before it returns the
                 // handle), so no other process can open it by name and
-                // modify it under us. A shared mapping carries the usual
-                // risk of any file mapping: if the disk fills up while the
-                // kernel writes pages back, the process gets SIGBUS (sizes
-                // are checked against free disk before a solve starts). A
-                // private mapping's pages are only ever written by
+                // modify it under us. The file's blocks are allocated
+                // (`scratch_file` reserves them), so a disk that fills up
+                // later cannot fault a page of it with SIGBUS, as a sparse
+                // file's could (on file systems without `fallocate` that
+                // risk remains; sizes are checked against free disk before
+                // a solve starts). A private mapping's pages are only ever written by
                 // `release`, with `pwrite`, whose errors are reported; it
                 // reserves no swap, since a private writable mapping larger
                 // than RAM is otherwise refused and `release` keeps the
@@ -448,6 +450,49 @@ mod tests {
         assert_eq!(
             (bytes[1].load(Relaxed), bytes[page + 1].load(Relaxed)),
             (4, 5)
+        );
+    }
+
+    /// A scratch file's blocks are allocated when it is created: a disk
+    /// that fills up later cannot fault a page of a sparse file with
+    /// SIGBUS mid-solve (issue 47).
+    #[test]
+    fn scratch_files_hold_their_blocks() {
+        use std::os::unix::fs::MetadataExt;
+        let region = scratch_region(64);
+        let file = region.pages.file.as_ref().expect("scratch file");
+        let allocated = file.metadata().expect("metadata").blocks() * 512;
+        assert!(
+            allocated >= 64 * page_size(),
+            "{allocated} bytes allocated of {}",
+            64 * page_size()
+        );
+    }
+
+    /// A scratch file that cannot be made is an error naming the folder
+    /// and why, not the internal array it was for, and a resource error
+    /// (exit status 1), not bad input.
+    #[test]
+    fn scratch_errors_name_the_folder() {
+        let gone = std::env::temp_dir().join(format!("retrograde-gone-{}", std::process::id()));
+        let e = Region::zeroed::<AtomicU8>(100, &Backing::Scratch(gone.clone()), "cw")
+            .expect_err("no such folder");
+        let text = e.to_string();
+        assert!(
+            text.starts_with(&format!("scratch folder {} ", gone.display())),
+            "{text}"
+        );
+        assert!(!text.contains("cw"), "{text}");
+        assert!(!e.is_input_error());
+        let dir = std::path::Path::new("/mnt/ro");
+        let os = std::io::Error::from_raw_os_error;
+        assert_eq!(
+            Error::scratch(dir, 4096, os(libc::EROFS)).to_string(),
+            "scratch folder /mnt/ro is not writable: cannot create a scratch file in it"
+        );
+        assert_eq!(
+            Error::scratch(dir, 4096, os(libc::ENOSPC)).to_string(),
+            "scratch folder /mnt/ro is full: no room for a scratch file of 4096 bytes (4.0 KiB)"
         );
     }
 

@@ -564,13 +564,21 @@ impl Tablebase {
     }
 
     /// Verifies every block of every file: checksum, decoding, value
-    /// codes, and that the counts of values equal each file's trailer.
+    /// codes, and that the counts of values equal each file's trailer;
+    /// then that every state's value (and distance) follows from its
+    /// successors' in the game the header names, which a header forged
+    /// with a recomputed checksum (other rules) does not pass.
     ///
     /// # Errors
-    /// [`Error::Table`] naming the file and its first damaged block.
+    /// [`Error::Table`] naming the file and its first damaged block, or a
+    /// state whose stored value its moves contradict.
     pub fn check(&self) -> Result<CheckReport> {
         for raw in &self.shards {
             check::check_raw(raw)?;
+        }
+        match &self.game {
+            TableGame::Grid(g) => check::check_moves(self, g)?,
+            TableGame::Cops(g) => check::check_moves(self, g)?,
         }
         Ok(CheckReport {
             value_blocks: self.header.value_blocks,

@@ -230,3 +230,57 @@ fn forged_tables_with_valid_checksums_are_refused() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A table whose header names other rules (the thief's diagonal bit set)
+/// with its checksum recomputed: every block reads back fine, so only
+/// checking each value against its moves tells that the values were solved
+/// for another game. `info --check` refuses it (exit status 2, naming the
+/// file and a state), for one cop with and without distances and for two
+/// cops; the clean tables pass.
+#[test]
+fn forged_rules_with_a_valid_checksum_fail_the_check() {
+    let dir = temp_dir("forged-rules");
+    let two = dir.join("two.rtb");
+    let o = bin()
+        .args([
+            "solve",
+            "data/maps/sample.txt",
+            "--cops",
+            "2",
+            "-q",
+            "--save",
+        ])
+        .arg(&two)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let tables = [
+        saved_table(&dir, "data/maps/sample.txt", "dte.rtb", true),
+        saved_table(&dir, "data/maps/sample.txt", "values.rtb", false),
+        two,
+    ];
+    for clean in &tables {
+        Tablebase::open(clean)
+            .unwrap()
+            .check()
+            .expect("a clean table passes");
+        let mut bytes = std::fs::read(clean).unwrap();
+        // Header body byte 8: the rule bits; 2 is the thief's diagonal.
+        bytes[16 + 8] |= 2;
+        reseal(&mut bytes);
+        let forged = dir.join("forged.rtb");
+        std::fs::write(&forged, &bytes).unwrap();
+        let tb = Tablebase::open(&forged).expect("the header reads back");
+        let e = tb.check().expect_err("forged rules pass the check");
+        assert!(e.is_input_error(), "{e}");
+        let o = bin()
+            .args(["info", forged.to_str().unwrap(), "--check"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{}: {err}", clean.display());
+        assert!(err.contains("forged.rtb: state "), "{err}");
+        assert!(err.contains("solved for another game"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

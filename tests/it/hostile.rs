@@ -260,6 +260,59 @@ fn a_full_server_sheds_its_slowest_connection_for_a_new_client() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Issue 47: 520 connections that each pipeline 400 requests for a large
+/// answer (the 160 KB `/api/map` of a 400 x 400 map) and never read hold
+/// every slot with a write blocked on their client; a new client is
+/// served by shedding one of them at once, where they held their slots
+/// until their idle timers (15 s) ran out.
+#[test]
+fn a_full_server_sheds_a_connection_blocked_writing_for_a_new_client() {
+    let dir = temp_dir("hostile-slowread");
+    let map = dir.join("wide.txt");
+    let mut text = format!("400 400\nC{}T{}\n", ".".repeat(198), "*".repeat(200));
+    for _ in 1..400 {
+        text.push_str(&"*".repeat(400));
+        text.push('\n');
+    }
+    std::fs::write(&map, text).unwrap();
+    let table = dir.join("wide.rtb");
+    let out = run(
+        &[
+            "solve",
+            map.to_str().unwrap(),
+            "-q",
+            "--save",
+            table.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let server = crate::serve::Server::start(&[&table], &[]);
+    let requests = b"GET /api/map?table=wide HTTP/1.1\r\nHost: x\r\n\r\n".repeat(400);
+    let readers: Vec<std::net::TcpStream> = (0..520)
+        .filter_map(|_| {
+            let mut s = std::net::TcpStream::connect(server.addr).ok()?;
+            s.set_write_timeout(Some(Duration::from_secs(5))).ok()?;
+            s.write_all(&requests).ok()?;
+            Some(s)
+        })
+        .collect();
+    assert!(readers.len() >= 512, "{} connections", readers.len());
+    // Let the answers fill the sockets' buffers and block the writes.
+    std::thread::sleep(Duration::from_secs(1));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let addr = server.addr;
+    std::thread::spawn(move || {
+        let mut client = crate::http::Client::new(addr);
+        let _ = tx.send(client.get("/api/tables").map(|r| r.status));
+    });
+    // Well below the idle timer: only shedding answers in time.
+    let answer = rx.recv_timeout(Duration::from_secs(6));
+    assert!(matches!(answer, Ok(Ok(200))), "{answer:?}");
+    drop(readers);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Item 13: `copnumber --resume` reads a bounded prefix of a record line
 /// (a results file whose first line is 6 GB, a sparse file, was read
 /// whole: an abort under a memory limit), and refuses records no run

@@ -81,6 +81,9 @@ mod kcops_scratch;
 mod krender;
 /// The source tree's shape: file lengths, no import cycles.
 mod layout;
+/// Resource limits (issue 47): `ulimit -f` on saves and scratch files,
+/// `ulimit -v` on a two-cop solve.
+mod limits;
 /// What a new user trips on: --xy refusals, empty graphs, files of
 /// another kind, help (issue 33).
 mod newuser;

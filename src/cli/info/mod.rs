@@ -28,8 +28,9 @@ pub(crate) struct InfoArgs {
     /// Table file written by `solve --save` (for a partitioned solve: any
     /// shard, or the name it was saved under).
     pub(crate) table: PathBuf,
-    /// Verify every block (checksums, decoding, counts); exit status 2 on
-    /// the first damaged block.
+    /// Verify every block (checksums, decoding, counts) and every state's
+    /// value against its moves under the rules the header names; exit
+    /// status 2 on the first damaged block or contradicted state.
     #[arg(long)]
     pub(crate) check: bool,
     /// One JSON object instead of text.

@@ -4,7 +4,12 @@
 //! has waited longest for a request, not the new client. Without the last
 //! two, 512 clients trickling a header byte every few seconds (slowloris)
 //! held every slot for as long as they trickled, and every new client
-//! waited in the backlog (issue 33, item 12).
+//! waited in the backlog (issue 33, item 12). A connection whose answer
+//! cannot be written because its client does not read counts as waiting
+//! too, from the moment its write blocked: 600 clients that pipelined
+//! requests for large answers and read them slowly held every slot until
+//! their idle timers ran out, locking new clients out for 15 to 18 s
+//! (issue 47).
 //!
 //! [`MAX_CONNECTIONS`]: super::MAX_CONNECTIONS
 
@@ -24,8 +29,13 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use super::{HEADER_TIME, IDLE_TIME};
 
 /// How long a new connection waits for a shed one's slot before shedding
-/// another (a shed connection gives its slot back once its task runs).
-const SHED_WAIT: Duration = Duration::from_millis(100);
+/// another (a shed connection gives its slot back once its task runs; one
+/// busy with a request notices only at its next read or write, and 88
+/// connections in the backlog at 100 ms each kept a new client out 9 s).
+const SHED_WAIT: Duration = Duration::from_millis(20);
+/// Connections shed and not yet closed that a full server aims for (see
+/// `Registry::shed_idlest`).
+const SHED_BATCH: usize = 16;
 /// `Conn::waiting_since` while a request is being read or answered.
 const NOT_WAITING: u64 = u64::MAX;
 
@@ -51,10 +61,17 @@ struct Conn {
     /// [`NOT_WAITING`] from the end of a request's headers until its
     /// answer is written.
     waiting_since: AtomicU64,
+    /// Milliseconds after the registry's epoch since which a write of an
+    /// answer has been blocked on the client (it does not read);
+    /// [`NOT_WAITING`] while writes go through.
+    blocked_since: AtomicU64,
     /// Set by the listener to close the connection for a new one.
     shed: AtomicBool,
-    /// The connection task's waker from its last pending read, so a shed
-    /// connection is closed at once, not at its next byte.
+    /// Whether its last read or write was pending on the client: such a
+    /// connection notices a shed at once when woken, so it is shed first.
+    io_pending: AtomicBool,
+    /// The connection task's waker from its last pending read or write,
+    /// so a shed connection is closed at once, not at its next byte.
     waker: Mutex<Option<Waker>>,
 }
 
@@ -69,25 +86,38 @@ impl Registry {
         u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(NOT_WAITING - 1)
     }
 
-    /// Marks the connection that has waited longest for a request to be
-    /// closed, and wakes it; false when every connection is busy with a
-    /// request (or already shed).
+    /// Marks the connections that have waited longest for a request, or
+    /// for their clients to read an answer, to be closed, and wakes them:
+    /// enough to have [`SHED_BATCH`] shed and not yet closed, at least one.
+    /// A full server's backlog holds the new clients, each accepted in
+    /// turn: shedding one connection per new client, and waiting for each
+    /// to close, kept the last of 88 waiting for seconds. False when every
+    /// connection is busy with a request (or already shed).
     fn shed_idlest(&self) -> bool {
         let conns = lock(&self.conns);
-        let victim = conns
+        let closing = conns
+            .values()
+            .filter(|c| c.shed.load(Ordering::Relaxed))
+            .count();
+        let mut victims: Vec<_> = conns
             .values()
             .filter(|c| !c.shed.load(Ordering::Relaxed))
-            .map(|c| (c.waiting_since.load(Ordering::Relaxed), c))
-            .filter(|&(since, _)| since != NOT_WAITING)
-            .min_by_key(|&(since, _)| since);
-        let Some((_, conn)) = victim else {
-            return false;
-        };
-        conn.shed.store(true, Ordering::Relaxed);
-        if let Some(waker) = lock(&conn.waker).take() {
-            waker.wake();
+            .map(|c| {
+                let since = c.waiting_since.load(Ordering::Relaxed);
+                let since = since.min(c.blocked_since.load(Ordering::Relaxed));
+                (!c.io_pending.load(Ordering::Relaxed), since, c)
+            })
+            .filter(|&(_, since, _)| since != NOT_WAITING)
+            .collect();
+        victims.sort_unstable_by_key(|&(busy, since, _)| (busy, since));
+        let count = SHED_BATCH.saturating_sub(closing).max(1);
+        for (_, _, conn) in victims.iter().take(count) {
+            conn.shed.store(true, Ordering::Relaxed);
+            if let Some(waker) = lock(&conn.waker).take() {
+                waker.wake();
+            }
         }
-        true
+        !victims.is_empty()
     }
 }
 
@@ -137,7 +167,9 @@ impl axum::serve::Listener for Limited {
         let registry = Arc::clone(&self.registry);
         let conn = Arc::new(Conn {
             waiting_since: AtomicU64::new(registry.now()),
+            blocked_since: AtomicU64::new(NOT_WAITING),
             shed: AtomicBool::new(false),
+            io_pending: AtomicBool::new(false),
             waker: Mutex::new(None),
         });
         let id = registry.next.fetch_add(1, Ordering::Relaxed);
@@ -245,16 +277,34 @@ impl LimitedIo {
     }
 
     /// A write's outcome, noted: bytes written are activity and the
-    /// answer under way; a write still pending may be late.
+    /// answer under way; a write still pending blocks on the client (a
+    /// candidate for shedding from now on, and closed at once when shed)
+    /// and may be late.
     fn after_write(
         &mut self,
         cx: &mut TaskContext<'_>,
         polled: Poll<std::io::Result<usize>>,
     ) -> Poll<std::io::Result<usize>> {
         match polled {
-            Poll::Pending => self.pending_or_late(cx, false),
+            Poll::Pending => {
+                self.conn.io_pending.store(true, Ordering::Relaxed);
+                if self.conn.blocked_since.load(Ordering::Relaxed) == NOT_WAITING {
+                    let now = self.registry.now();
+                    self.conn.blocked_since.store(now, Ordering::Relaxed);
+                }
+                *lock(&self.conn.waker) = Some(cx.waker().clone());
+                // Shed between the caller's check and the waker's store.
+                if self.is_shed() {
+                    return Poll::Ready(Err(closed("shed for a new connection")));
+                }
+                self.pending_or_late(cx, false)
+            }
             ready => {
+                self.conn.io_pending.store(false, Ordering::Relaxed);
                 if matches!(ready, Poll::Ready(Ok(n)) if n > 0) {
+                    self.conn
+                        .blocked_since
+                        .store(NOT_WAITING, Ordering::Relaxed);
                     self.touch();
                     self.answered();
                 }
@@ -280,6 +330,7 @@ impl AsyncRead for LimitedIo {
         let before = buf.filled().len();
         match Pin::new(&mut self.io).poll_read(cx, buf) {
             Poll::Pending => {
+                self.conn.io_pending.store(true, Ordering::Relaxed);
                 *lock(&self.conn.waker) = Some(cx.waker().clone());
                 // Shed between the check above and the waker's store: the
                 // listener found no waker to wake.
@@ -289,6 +340,7 @@ impl AsyncRead for LimitedIo {
                 self.pending_or_late(cx, true)
             }
             ready => {
+                self.conn.io_pending.store(false, Ordering::Relaxed);
                 if buf.filled().len() > before {
                     self.touch();
                     self.scan(&buf.filled()[before..]);
@@ -305,6 +357,9 @@ impl AsyncWrite for LimitedIo {
         cx: &mut TaskContext<'_>,
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
+        if self.is_shed() {
+            return Poll::Ready(Err(closed("shed for a new connection")));
+        }
         let polled = Pin::new(&mut self.io).poll_write(cx, buf);
         self.after_write(cx, polled)
     }
@@ -325,6 +380,9 @@ impl AsyncWrite for LimitedIo {
         cx: &mut TaskContext<'_>,
         bufs: &[std::io::IoSlice<'_>],
     ) -> Poll<std::io::Result<usize>> {
+        if self.is_shed() {
+            return Poll::Ready(Err(closed("shed for a new connection")));
+        }
         let polled = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
         self.after_write(cx, polled)
     }

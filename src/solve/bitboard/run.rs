@@ -568,7 +568,7 @@ impl Run<'_> {
     /// Returns each level's stats.
     ///
     /// # Errors
-    /// Out of core, [`Error::Io`] when a pass could not write its rows
+    /// Out of core, [`Error::Scratch`] when a pass could not write its rows
     /// back to the scratch files (a full disk): the rows stayed in memory,
     /// so no state is lost, but the next passes would pile them up past
     /// the cap.
