@@ -83,6 +83,9 @@ mod newuser;
 /// The brute-force reference solvers written from docs/rules.md, of one
 /// cop and of several (one fixpoint).
 mod oracle;
+/// The several-cops summary of `solve --cops K` against the oracle's
+/// count over every placement.
+mod placements;
 /// Engine and memory policy: what an engine keeps, one route for --memory.
 mod policy;
 /// Every README example, run and compared with what README shows.
