@@ -7,6 +7,9 @@
 mod agree;
 /// The batch subcommand over directories of maps: rows, errors, resume.
 mod batch;
+/// `batch --cops K` and `batch --copnumber` against `solve --cops K` and
+/// `copnumber MAP` map by map; `--resume`.
+mod batch_cops;
 /// `batch --plan`: exit status and JSON Lines with bad maps.
 mod batch_plan;
 /// `bench`'s exports: standard output, refused engines.
