@@ -199,7 +199,10 @@ impl KCops {
     /// let p = game.start_placements(&solution);
     /// // 6 multisets of 2 cops on 3 cells, the thief on a cell no cop holds.
     /// assert_eq!((p.placements, p.cop_wins), (9, 9));
-    /// assert_eq!(p.best.unwrap().cops, vec![1, 1]);
+    /// // Cops on 0 and 1 catch a thief on 2 in one move (no placement
+    /// // covers all three cells); [0, 1] ranks first among those.
+    /// let best = p.best.unwrap();
+    /// assert_eq!((best.cops, best.capture_plies), (vec![0, 1], 1));
     /// ```
     #[must_use]
     pub fn start_placements(&self, solution: &Solution) -> StartPlacements {
