@@ -312,7 +312,7 @@ impl Row {
                     opt(self
                         .longest_placement
                         .as_ref()
-                        .map(|l| cells(&[l.thief.clone()]))),
+                        .map(|l| cells(std::slice::from_ref(&l.thief)))),
                     opt(self.best_placement.as_ref().map(|b| cells(&b.cops))),
                     opt(self.best_placement.as_ref().map(|b| b.capture_plies)),
                     opt(self.cop_number),
