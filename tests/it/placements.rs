@@ -236,6 +236,16 @@ fn three_cops_summary_and_its_default() {
     let line = format!("start placements: {} (cops to move)", report["placements"]);
     assert!(text.contains(&line), "{text}");
     assert!(text.contains("best placement: "), "{text}");
+    // The thief first on the bitboard engine: its longest placement needs
+    // the distance table, and the text says so instead of leaving it out.
+    let first = stdout(&run(
+        &["solve", map, "-q", "--cops", "3", "--thief-first"],
+        None,
+    ));
+    assert!(
+        first.contains("longest: unknown (this solve keeps no distances"),
+        "{first}"
+    );
     let quiet = stdout(&run(
         &["solve", map, "-q", "--cops", "3", "--no-summary"],
         None,

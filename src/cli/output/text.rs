@@ -198,14 +198,21 @@ fn placements_lines(
         100.0 * p.share.thief_escapes,
         100.0 * p.share.draw
     )?;
-    if let Some(l) = &p.longest {
-        writeln!(
+    match &p.longest {
+        Some(l) => writeln!(
             out,
             "longest: {} plies, cops {} thief {} ({order})",
             l.dte,
             cells(&l.cops),
             show_value(&l.thief, xy)
-        )?;
+        )?,
+        // Decided placements but none named: the engine kept no distance
+        // to tell (said, not left out).
+        None if p.share.draw < 1.0 && p.placements > 0 => writeln!(
+            out,
+            "longest: unknown (this solve keeps no distances for it: --dte-table with a level engine finds it)"
+        )?,
+        None => {}
     }
     match (&p.best_placement, p.best_placement_known) {
         (Some(b), _) => writeln!(
