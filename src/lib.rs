@@ -63,7 +63,9 @@ pub use games::position::{Cops, Position};
 pub use grid::Grid;
 pub use hash::{fnv1a, FNV_START};
 pub use outcome::{Dte, Outcome, Terminal, Verdict};
-pub use solve::analysis::{LongestGame, StartPairs};
+pub use solve::analysis::{
+    BestPlacement, LongestGame, LongestPlacement, StartPairs, StartPlacements,
+};
 pub use solve::{
     best_moves, check_cops_size, estimate, plan_storage, solve, verify, verify_observed,
     Checkpoint, Counts, Due, Engine, Estimate, Inconsistency, Passes, Phases, Progress, Sink,

@@ -186,6 +186,14 @@ impl SolveCommand {
         solving::check_game_flags(&self.solve)?;
         #[cfg(feature = "distributed")]
         if self.cluster.processes.is_some() {
+            // The several-cops summary reads the whole solution, which a
+            // partitioned solve never holds in one process.
+            if self.solve.kcops.active() && self.solve.summary {
+                return Err(common::UsageError(
+                    "--summary with several cops, speeds or --graph is for a local solve, not --processes".into(),
+                )
+                .into());
+            }
             return distributed::run(&self.solve, &self.cluster);
         }
         solve::run(self.solve)

@@ -13,11 +13,13 @@ use std::path::Path;
 use anyhow::Result;
 use retrograde::{
     check_cops_size, load_graph_file, load_map_with_cops, Arena, Board, Coord, EdgeList, Grid,
-    KCops, Placement, SavedGame, StorageLimits, Turn,
+    KCops, Placement, SavedGame, Solution, StorageLimits, Turn,
 };
 
-use super::common::{no_vertices, refuse_one_sided_start, swap_xy, GameArgs, UsageError, VERTEX};
-use super::output::{Found, PiecesJson, SolveReport, StartJson};
+use super::common::{
+    no_vertices, refuse_one_sided_start, swap_xy, GameArgs, KCopsArgs, UsageError, VERTEX,
+};
+use super::output::{Found, PiecesJson, PlacementsJson, SolveReport, StartJson};
 use super::solving::{not_a_map, SolveArgs};
 
 /// The several-cops game, its starts and what it was read from.
@@ -64,6 +66,17 @@ pub(crate) fn refuse_lazy(args: &SolveArgs, k: u32) -> Result<(), UsageError> {
     }
 }
 
+/// `batch`'s refusal of `--lazy`: with one cop (lazy is then the plain
+/// game), unless the batch is of cop numbers (the lazy cop number).
+pub(crate) fn refuse_lazy_batch(lazy: bool, k: u32, copnumber: bool) -> Result<(), UsageError> {
+    if lazy && k < 2 && !copnumber {
+        return Err(UsageError(
+            "--lazy needs --cops 2 or more (or --copnumber): with one cop, lazy cops are the plain game".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// What a several-cops checkpoint adds to the fingerprint: the cops, the
 /// speeds, the kind of input and the first mover.
 pub(crate) fn fingerprint(args: &SolveArgs) -> [(String, String); 4] {
@@ -99,28 +112,28 @@ impl SeveralCops {
     }
 
     /// The cops, speeds and starts for the report.
-    fn pieces_json(&self, args: &SolveArgs) -> PiecesJson {
+    fn pieces_json(&self, kcops: &KCopsArgs) -> PiecesJson {
         let mut sorted = self.cops.clone();
         sorted.sort_unstable();
         PiecesJson {
-            cops: args.kcops.k(),
-            cop_speed: args.kcops.speeds.cop_speed,
-            thief_speed: args.kcops.speeds.thief_speed,
+            cops: kcops.k(),
+            cop_speed: kcops.speeds.cop_speed,
+            thief_speed: kcops.speeds.thief_speed,
             start_cops: self
                 .start
                 .map(|_| sorted.iter().map(|&c| self.show(c)).collect()),
             start_thief: self.start.and(self.thief).map(|t| self.show(t)),
-            lazy: args.kcops.lazy,
+            lazy: kcops.lazy,
         }
     }
 
     /// The start for the report (none without one): the cops in
     /// ascending order, as `start_cops` lists them.
-    fn start_json(&self, args: &SolveArgs) -> Option<StartJson> {
+    fn start_json(&self) -> Option<StartJson> {
         let thief = self.start.and(self.thief)?;
         let mut sorted = self.cops.clone();
         sorted.sort_unstable();
-        let turn = if args.game.thief_first {
+        let turn = if self.game.thief_first() {
             Turn::Thief
         } else {
             Turn::Cop
@@ -147,12 +160,27 @@ impl SeveralCops {
         limits: &StorageLimits,
         bitboard: bool,
     ) -> Result<SeveralCops> {
-        let k = args.kcops.k();
-        let (arena, source, cops, thief) = if args.kcops.graph {
+        SeveralCops::build_from(&args.map, &args.game, &args.kcops, limits, bitboard)
+    }
+
+    /// [`SeveralCops::build`] from the file and the flags alone (`batch
+    /// --cops K` builds each map's game so).
+    ///
+    /// # Errors
+    /// As [`SeveralCops::build`].
+    pub(crate) fn build_from(
+        map: &Path,
+        game_args: &GameArgs,
+        kcops: &KCopsArgs,
+        limits: &StorageLimits,
+        bitboard: bool,
+    ) -> Result<SeveralCops> {
+        let k = kcops.k();
+        let (arena, source, cops, thief) = if kcops.graph {
             let size = bitboard.then_some((k, limits));
-            graph_arena(&args.map, &args.game, limits.memory, size)?
+            graph_arena(map, game_args, limits.memory, size)?
         } else {
-            map_arena(&args.map, &args.game, k)?
+            map_arena(map, game_args, k)?
         };
         if !cops.is_empty() && cops.len() != k as usize {
             return Err(UsageError(format!(
@@ -161,12 +189,12 @@ impl SeveralCops {
             ))
             .into());
         }
-        refuse_one_sided_start(&args.game, cops.is_empty(), thief.is_none())?;
-        let speeds = &args.kcops.speeds;
+        refuse_one_sided_start(game_args, cops.is_empty(), thief.is_none())?;
+        let speeds = &kcops.speeds;
         let arena = arena
             .with_speeds(speeds.cop_speed, speeds.thief_speed)
-            .with_lazy(args.kcops.lazy);
-        let game = KCops::new(arena, k)?.with_thief_first(args.game.thief_first);
+            .with_lazy(kcops.lazy);
+        let game = KCops::new(arena, k)?.with_thief_first(game_args.thief_first);
         let start = match (cops.is_empty(), thief) {
             (false, Some(t)) => Some(game.start(&cops, t)),
             _ => None,
@@ -184,6 +212,17 @@ impl SeveralCops {
     /// `seconds`: the local report's keys plus the pieces and, on a
     /// graph, its edges.
     pub(crate) fn report(&self, args: &SolveArgs, found: Found, seconds: f64) -> SolveReport {
+        self.report_of(&args.map, &args.kcops, found, seconds)
+    }
+
+    /// [`SeveralCops::report`] from the file and the flags alone.
+    pub(crate) fn report_of(
+        &self,
+        map: &Path,
+        kcops: &KCopsArgs,
+        found: Found,
+        seconds: f64,
+    ) -> SolveReport {
         let arena = self.game.arena();
         let (format, edges) = match self.source {
             Source::Map { format } => (format, None),
@@ -194,17 +233,41 @@ impl SeveralCops {
             width: arena.grid().map(Grid::width),
             height: arena.grid().map(Grid::height),
             edges,
-            pieces: Some(self.pieces_json(args)),
-            start: self.start_json(args),
+            pieces: Some(self.pieces_json(kcops)),
+            start: self.start_json(),
             ..SolveReport::of(
-                &args.map,
+                map,
                 format,
                 &self.game,
-                args.game.thief_first,
+                self.game.thief_first(),
                 board,
                 found,
                 seconds,
             )
+        }
+    }
+
+    /// The whole-map summary of `solution` (a solution of this game):
+    /// every start placement by verdict, a longest one, the cops' best
+    /// placement; asked for as the one-cop summary is (on in text, off
+    /// with `--json`, `--summary` and `--no-summary` to choose).
+    pub(crate) fn summary(&self, args: &SolveArgs, solution: &Solution) -> Option<PlacementsJson> {
+        if !(args.summary || (!args.json && !args.no_summary)) {
+            return None;
+        }
+        Some(self.placements(solution))
+    }
+
+    /// The whole-map summary of `solution`, asked for or not.
+    pub(crate) fn placements(&self, solution: &Solution) -> PlacementsJson {
+        let tally = self.game.start_placements(solution);
+        PlacementsJson::new(&tally, self.game.thief_first(), |c| self.show(c))
+    }
+
+    /// The format of the file read (`seed`, `movingai`, `edges`, `graph6`).
+    pub(crate) fn format(&self) -> &'static str {
+        match self.source {
+            Source::Map { format } | Source::Graph { format, .. } => format,
         }
     }
 

@@ -58,7 +58,9 @@ pub(crate) struct SolveArgs {
     #[arg(long)]
     pub(crate) verify: bool,
     /// Print the whole-map summary (how every start pair splits by
-    /// verdict, the longest game) [default: on in text, off with --json].
+    /// verdict, the longest game; with several cops, speeds or --graph the
+    /// start placements and the cops' best placement) [default: on in
+    /// text, off with --json].
     #[arg(long, overrides_with = "no_summary")]
     pub(crate) summary: bool,
     /// Leave out the whole-map summary.
@@ -134,13 +136,6 @@ pub(crate) fn check_game_flags(args: &SolveArgs) -> Result<(), UsageError> {
     if args.scen.is_some() {
         return Err(UsageError(
             "--scen is not available with several cops, speeds or --graph yet".into(),
-        ));
-    }
-    // The whole-map summary is the one-cop game's (start pairs of one
-    // cop); asked for elsewhere it would be left out without a word.
-    if args.summary {
-        return Err(UsageError(
-            "--summary (start pairs and the longest game) is for one cop at speed 1 on a map, not with several cops, speeds or --graph".into(),
         ));
     }
     Ok(())

@@ -525,7 +525,12 @@ fn solve_multicop(
         tracked: options
             .track
             .map(|s| (s, solved.start_dte.map(crate::outcome::Dte))),
-        deepest: [None; 2],
+        deepest: [
+            solved
+                .deepest_cops
+                .map(|(d, s)| (crate::outcome::Dte(d), s)),
+            None,
+        ],
         sweeps: 0,
         bytes,
         window: None,

@@ -272,8 +272,10 @@ impl Solution {
 
     /// For the player `side` (see [`Game::side`](crate::Game::side)): the largest distance to
     /// end of any decided state with that player to move, and the smallest
-    /// state index that has it. Needs no distance table. `None` from the
-    /// several-cops kernel, which does not track it.
+    /// state index that has it. Needs no distance table. The several-cops
+    /// kernel tracks the cops' side alone (`None` for the thief's, and
+    /// for the cops' after a resume whose later levels decided none of
+    /// theirs).
     #[must_use]
     pub fn deepest(&self, side: usize) -> Option<(Dte, u64)> {
         self.deepest.get(side).copied().flatten()

@@ -7,6 +7,9 @@
 mod agree;
 /// The batch subcommand over directories of maps: rows, errors, resume.
 mod batch;
+/// `batch --cops K` and `batch --copnumber` against `solve --cops K` and
+/// `copnumber MAP` map by map; `--resume`.
+mod batch_cops;
 /// `batch --plan`: exit status and JSON Lines with bad maps.
 mod batch_plan;
 /// `bench`'s exports: standard output, refused engines.
@@ -94,6 +97,9 @@ mod newuser5;
 /// The brute-force reference solvers written from docs/rules.md, of one
 /// cop and of several (one fixpoint).
 mod oracle;
+/// The several-cops summary of `solve --cops K` against the oracle's
+/// count over every placement.
+mod placements;
 /// Engine and memory policy: what an engine keeps, one route for --memory.
 mod policy;
 /// Every README example, run and compared with what README shows.

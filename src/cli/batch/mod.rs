@@ -19,6 +19,7 @@ mod results;
 mod resume;
 mod scen;
 mod schedule;
+mod several;
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -28,7 +29,7 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::Args as ClapArgs;
 
-use super::common::{EngineFlags, GameArgs, UsageError};
+use super::common::{rule_flags, EngineFlags, GameArgs, KCopsArgs, UsageError};
 use super::output::OutputTarget;
 use super::progress::MapsProgress;
 use super::Failure;
@@ -102,6 +103,22 @@ pub(crate) struct BatchArgs {
     /// No progress output (errors are still reported on stderr).
     #[arg(long, short)]
     quiet: bool,
+    /// Several cops, their speeds, lazy cops and graphs, as `solve --cops
+    /// K` takes them: each map's row holds the summary over every start
+    /// placement (`placements`, `share`, `longest_placement`,
+    /// `best_placement`).
+    #[command(flatten, next_help_heading = "Several cops")]
+    kcops: KCopsArgs,
+    /// Each map's cop number, placement and capture time, as `copnumber
+    /// MAP` gives them (rules, exits, speeds and --lazy as it takes them);
+    /// --memory caps each solve and ends a map's search at the first
+    /// number of cops that would not fit (a failed row).
+    #[arg(long, conflicts_with = "cops")]
+    copnumber: bool,
+    /// With --copnumber: most cops tried (1 to 4); a map needing more has
+    /// a null cop number.
+    #[arg(long, default_value_t = 4, requires = "copnumber", value_parser = clap::value_parser!(u32).range(1..=4))]
+    max_cops: u32,
 }
 
 /// Runs `batch`; returns the exit status.
@@ -112,6 +129,25 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
         say!(
             "warning: no --max-states: every map found is solved, however large (see what each costs with --plan)"
         );
+    }
+    let several = several::active(&args);
+    if several {
+        several::check(&args)?;
+    }
+    if args.plan && several {
+        let found = discover(&args.paths);
+        let mut all_fit = found.broken.is_empty();
+        for (path, error) in &found.broken {
+            plan::plan_error(
+                &mut std::io::stdout().lock(),
+                args.json,
+                path,
+                "cannot be read",
+                error.clone(),
+            )?;
+        }
+        all_fit &= several::plan_only(&args, &config, &found.maps)?;
+        return Ok(if all_fit { 0 } else { super::EXIT_INPUT });
     }
     if args.plan {
         return plan_only(&args, &config);
@@ -133,7 +169,16 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
         .into());
     }
     drop(target);
-    let flags = args.game.answer_flags().join(" ");
+    let flags = if several {
+        // Every --cop (the cops of the several-cops game), the rules, and
+        // the cops, speeds and kind of input.
+        let mut words = args.game.placement_flags(true);
+        words.extend(rule_flags(args.game.rules()).into_iter().map(String::from));
+        words.extend(several::flags(&args));
+        words.join(" ")
+    } else {
+        args.game.answer_flags().join(" ")
+    };
     let batch_started = Instant::now();
 
     let found = discover(&args.paths);
@@ -223,7 +268,11 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
     };
     // Every map is read (and every pair checked) before the results file
     // is touched: a bad scenario entry leaves it as it was.
-    let plans = plan_all(&batch, &todo)?;
+    let plans = if several {
+        Vec::new()
+    } else {
+        plan_all(&batch, &todo)?
+    };
     let sink = Sink::create(&out, format, &previous)?;
     let progress = MapsProgress::new(args.quiet, todo.len() + broken.len());
     let collector = Collector::new(&sink, &progress);
@@ -240,7 +289,11 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
     super::output::defer_stop_signals_saying(
         "stopping after the maps in flight (their rows are kept); press Ctrl-C again to stop at once",
     );
-    run_all(&batch, plans, &collector)?;
+    if several {
+        several::run_maps(&args, &config, &flags, &todo, &collector, &progress)?;
+    } else {
+        run_all(&batch, plans, &collector)?;
+    }
     let rows = collector
         .finish()
         .with_context(|| format!("cannot append to {}", out.display()))?;
@@ -258,6 +311,8 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
     let mut out = stdout.lock();
     if pairs.is_some() {
         print_pairs(&mut out, &rows, &resumed, &totals, args.game.xy)?;
+    } else if args.copnumber {
+        several::print_cop_numbers(&mut out, &rows, &resumed, &totals, args.max_cops)?;
     } else {
         print_summary(&mut out, &rows, &resumed, &totals)?;
     }

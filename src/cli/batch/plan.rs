@@ -67,7 +67,7 @@ pub(super) fn plan_only(args: &BatchArgs, config: &EngineConfig) -> Result<i32, 
 /// planned): a JSON object of its own under `json` (a text line would
 /// break the JSON Lines), else a text line, and the error on stderr as a
 /// solving batch reports it.
-fn plan_error(
+pub(super) fn plan_error(
     out: &mut impl Write,
     json: bool,
     path: &Path,

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::cli::common::UsageError;
 use crate::cli::export::{csv_record, opt};
-use crate::cli::output::{write_atomically, CountsJson};
+use crate::cli::output::{write_atomically, BestPlacementJson, CountsJson, LongestPlacementJson};
 
 /// The `status` of a row whose map was solved.
 pub(super) const OK: &str = "ok";
@@ -121,6 +121,22 @@ pub(super) struct Row {
     /// One start pair at the largest distance to end (the smallest state
     /// index among them).
     pub(super) longest: Option<Longest>,
+    /// Several cops (`--cops K`, `--copnumber`): the number of cops of
+    /// the summary or of the cop number's placement; null in one-cop rows.
+    pub(super) cops: Option<u32>,
+    /// `--cops K`: start placements (a multiset of cop cells, the thief on
+    /// a cell no cop holds, the first mover to move); `share` splits them.
+    pub(super) placements: Option<u64>,
+    /// `--cops K`: one placement at the largest distance to end (cells as
+    /// `[row, column]`, vertex ids on graphs).
+    pub(super) longest_placement: Option<LongestPlacementJson>,
+    /// `--cops K`: the cops' placement winning against every thief cell
+    /// fastest (as `copnumber` gives it); `--copnumber`: the placement of
+    /// the cop number's cops. Null when none wins (or, `--cops K` with an
+    /// engine that keeps no distances, unknown).
+    pub(super) best_placement: Option<BestPlacementJson>,
+    /// `--copnumber`: the cop number, null when more than `--max-cops`.
+    pub(super) cop_number: Option<u32>,
     /// Engine that solved it: `sequential` for maps run side by side.
     pub(super) engine: Option<&'static str>,
     /// Threads that solved it.
@@ -146,7 +162,7 @@ pub(super) struct Row {
 }
 
 /// Column names of the CSV results file; nested JSON fields are flattened.
-pub(super) const CSV_COLUMNS: [&str; 37] = [
+pub(super) const CSV_COLUMNS: [&str; 45] = [
     "map",
     "scen",
     "scen_line",
@@ -176,6 +192,14 @@ pub(super) const CSV_COLUMNS: [&str; 37] = [
     "longest_cop_col",
     "longest_thief_row",
     "longest_thief_col",
+    "cops",
+    "placements",
+    "longest_placement_dte",
+    "longest_placement_cops",
+    "longest_placement_thief",
+    "best_placement_cops",
+    "best_placement_plies",
+    "cop_number",
     "engine",
     "threads",
     "seconds",
@@ -229,6 +253,10 @@ impl Row {
     pub(super) fn summary(&self) -> String {
         match (self.result, self.dte) {
             _ if self.status != OK => self.status.clone(),
+            _ if self.flags.contains("--copnumber") => match self.cop_number {
+                Some(c) => format!("cop number {c}"),
+                None => "cop number more than --max-cops".to_string(),
+            },
             (Some(result), Some(1)) => format!("{result} in 1 ply"),
             (Some(result), Some(dte)) => format!("{result} in {dte} plies"),
             (Some(result), None) => result.to_string(),
@@ -277,6 +305,17 @@ impl Row {
                     opt(self.longest.map(|l| l.cop[1])),
                     opt(self.longest.map(|l| l.thief[0])),
                     opt(self.longest.map(|l| l.thief[1])),
+                    opt(self.cops),
+                    opt(self.placements),
+                    opt(self.longest_placement.as_ref().map(|l| l.dte)),
+                    opt(self.longest_placement.as_ref().map(|l| cells(&l.cops))),
+                    opt(self
+                        .longest_placement
+                        .as_ref()
+                        .map(|l| cells(std::slice::from_ref(&l.thief)))),
+                    opt(self.best_placement.as_ref().map(|b| cells(&b.cops))),
+                    opt(self.best_placement.as_ref().map(|b| b.capture_plies)),
+                    opt(self.cop_number),
                     opt(self.engine),
                     opt(self.threads),
                     opt(self.seconds),
@@ -289,6 +328,16 @@ impl Row {
             }
         }
     }
+}
+
+/// Cells of a several-cops row in one CSV field: `row,col` (or the vertex
+/// id) each, separated by spaces.
+fn cells(cells: &[serde_json::Value]) -> String {
+    let shown: Vec<String> = cells
+        .iter()
+        .map(|c| crate::cli::output::show_value(c, false))
+        .collect();
+    shown.join(" ")
 }
 
 /// Lower-case hexadecimal of `bytes`.
@@ -325,6 +374,8 @@ pub(super) struct Previous {
     pub(super) exits: Option<u64>,
     /// The share of start pairs the cop wins.
     pub(super) cop_wins: Option<f64>,
+    /// `--copnumber`: the cop number.
+    pub(super) cop_number: Option<u64>,
     /// The row as it is written back, with its line end.
     pub(super) text: String,
 }

@@ -201,6 +201,7 @@ fn read_json_lines(
                         .get("share")
                         .and_then(|s| s.get("cop_wins"))
                         .and_then(serde_json::Value::as_f64),
+                    cop_number: object.get("cop_number").and_then(serde_json::Value::as_u64),
                     seconds: object.get("seconds").and_then(serde_json::Value::as_f64),
                     text: text.to_string(),
                 },
@@ -266,6 +267,7 @@ fn read_csv(
                     dte: field("dte").and_then(|d| d.parse().ok()),
                     exits: field("exits").and_then(|d| d.parse().ok()),
                     cop_wins: field("share_cop_wins").and_then(|d| d.parse().ok()),
+                    cop_number: field("cop_number").and_then(|d| d.parse().ok()),
                     seconds: field("seconds").and_then(|s| s.parse().ok()),
                     text: csv_record(record.iter()),
                 },

@@ -108,7 +108,7 @@ impl<'a> Collector<'a> {
 
     /// Whether a write failed or a stop was asked for (Ctrl-C, SIGTERM,
     /// SIGHUP), so that no more maps should start.
-    fn stopped(&self) -> bool {
+    pub(super) fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed) || stop_requested().is_some()
     }
 

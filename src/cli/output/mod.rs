@@ -14,7 +14,7 @@ pub(crate) use target::{
     note_write_failure, say_when_stopped, stop_requested, write_atomically, write_failed, Output,
     OutputTarget,
 };
-pub(crate) use text::{passes_note, print_plan, print_text, save_with, PlanReport};
+pub(crate) use text::{passes_note, print_plan, print_text, save_with, show_value, PlanReport};
 
 /// Counts of states by value for the player to move.
 #[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,6 +115,10 @@ pub(crate) struct SolveReport {
     /// Whole-map results over every start pair (text default; `--summary`).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub(crate) summary: Option<SummaryJson>,
+    /// Several cops: results over every start placement (text default;
+    /// `--summary`).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(crate) placements: Option<PlacementsJson>,
     /// One result per `--scen` entry.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) scenario: Option<Vec<ScenPair>>,
@@ -275,6 +279,7 @@ impl SolveReport {
             peak_memory_bytes: super::common::peak_memory(),
             verified: None,
             summary: None,
+            placements: None,
             scenario: None,
             saved: None,
         }
@@ -340,6 +345,89 @@ impl SummaryJson {
                 cop: [l.cop.0, l.cop.1],
                 thief: [l.thief.0, l.thief.1],
             }),
+        }
+    }
+}
+
+/// Several cops' whole-map results: the start placements (a multiset of
+/// cop cells and the thief on a cell no cop holds, the first mover to
+/// move), and the cops' best placement. Cells are `[row, column]` on a
+/// map, vertex ids on a graph.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub(crate) struct PlacementsJson {
+    /// Start placements.
+    pub(crate) placements: u64,
+    /// Whether the thief is the first mover (`--thief-first`).
+    #[serde(skip)]
+    pub(crate) thief_first: bool,
+    /// Shares of the placements by verdict.
+    pub(crate) share: ShareJson,
+    /// One placement at the longest distance to end (null when none is
+    /// decided or the solve kept no distance to read it from).
+    pub(crate) longest: Option<LongestPlacementJson>,
+    /// The cops' placement that wins against every thief cell fastest,
+    /// as `copnumber` gives it (null when none wins or it is unknown).
+    pub(crate) best_placement: Option<BestPlacementJson>,
+    /// Whether `best_placement` was computed (false: the engine kept
+    /// neither the placement nor distances; `--dte-table` keeps them).
+    pub(crate) best_placement_known: bool,
+}
+
+/// A start placement at the longest distance to end.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub(crate) struct LongestPlacementJson {
+    /// Distance to end in plies.
+    pub(crate) dte: u32,
+    /// The cops' cells, ascending.
+    pub(crate) cops: Vec<serde_json::Value>,
+    /// The thief's cell.
+    pub(crate) thief: serde_json::Value,
+}
+
+/// The cops' best placement and its capture time.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub(crate) struct BestPlacementJson {
+    /// The cops' cells, ascending.
+    pub(crate) cops: Vec<serde_json::Value>,
+    /// The longest game from it in plies, the cops to move.
+    pub(crate) capture_plies: u32,
+    /// The same in rounds (a cops' move and a thief's move).
+    pub(crate) capture_rounds: u32,
+}
+
+impl PlacementsJson {
+    /// From the library's tally; `show` writes a cell as JSON.
+    pub(crate) fn new(
+        p: &retrograde::StartPlacements,
+        thief_first: bool,
+        show: impl Fn(u32) -> serde_json::Value,
+    ) -> PlacementsJson {
+        let share = |count: u64| {
+            if p.placements == 0 {
+                0.0
+            } else {
+                count as f64 / p.placements as f64
+            }
+        };
+        PlacementsJson {
+            placements: p.placements,
+            thief_first,
+            share: ShareJson {
+                cop_wins: share(p.cop_wins),
+                thief_escapes: share(p.thief_escapes),
+                draw: share(p.draws),
+            },
+            longest: p.longest.as_ref().map(|l| LongestPlacementJson {
+                dte: l.dte.plies(),
+                cops: l.cops.iter().map(|&c| show(c)).collect(),
+                thief: show(l.thief),
+            }),
+            best_placement: p.best.as_ref().map(|b| BestPlacementJson {
+                cops: b.cops.iter().map(|&c| show(c)).collect(),
+                capture_plies: b.capture_plies,
+                capture_rounds: b.capture_plies.div_ceil(2),
+            }),
+            best_placement_known: p.best_known,
         }
     }
 }

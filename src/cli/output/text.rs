@@ -134,6 +134,9 @@ pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std
             )?;
         }
     }
+    if let Some(p) = &r.placements {
+        placements_lines(out, p, r.pieces.as_ref().map_or(0, |p| p.cops), xy)?;
+    }
     if let Some(pairs) = &r.scenario {
         writeln!(
             out,
@@ -192,6 +195,77 @@ fn start_line(start: &StartJson, xy: bool) -> String {
         if several { "s" } else { "" },
         cops.join(" ")
     )
+}
+
+/// A cell of a several-cops report: `row,col` (`x,y` with `--xy`) on a
+/// map, the vertex id on a graph.
+pub(crate) fn show_value(cell: &serde_json::Value, xy: bool) -> String {
+    match cell.as_array().map(|a| a.as_slice()) {
+        Some([r, c]) if xy => format!("{c},{r}"),
+        Some([r, c]) => format!("{r},{c}"),
+        _ => cell.to_string(),
+    }
+}
+
+/// The several-cops summary's lines: the placements by verdict, a
+/// longest one, the best placement of the `k` cops.
+fn placements_lines(
+    out: &mut impl Write,
+    p: &super::PlacementsJson,
+    k: u32,
+    xy: bool,
+) -> std::io::Result<()> {
+    let cells = |cells: &[serde_json::Value]| {
+        let shown: Vec<String> = cells.iter().map(|c| show_value(c, xy)).collect();
+        shown.join(" ")
+    };
+    let order = match p.longest.as_ref().map(|l| l.thief.is_array()) {
+        Some(false) => "vertices",
+        _ if xy => "x,y",
+        _ => "row,col",
+    };
+    writeln!(
+        out,
+        "start placements: {} ({} to move): cops win {:.1}%, thief escapes {:.1}%, draw {:.1}%",
+        p.placements,
+        if p.thief_first { "thief" } else { "cops" },
+        100.0 * p.share.cop_wins,
+        100.0 * p.share.thief_escapes,
+        100.0 * p.share.draw
+    )?;
+    match &p.longest {
+        Some(l) => writeln!(
+            out,
+            "longest: {} plies, cops {} thief {} ({order})",
+            l.dte,
+            cells(&l.cops),
+            show_value(&l.thief, xy)
+        )?,
+        // Decided placements but none named: the engine kept no distance
+        // to tell (said, not left out).
+        None if p.share.draw < 1.0 && p.placements > 0 => writeln!(
+            out,
+            "longest: unknown (this solve keeps no distances for it: --dte-table with a level engine finds it)"
+        )?,
+        None => {}
+    }
+    match (&p.best_placement, p.best_placement_known) {
+        (Some(b), _) => writeln!(
+            out,
+            "best placement: cops {}, capture in {} plies ({} rounds)",
+            cells(&b.cops),
+            b.capture_plies,
+            b.capture_rounds
+        ),
+        (None, true) => writeln!(
+            out,
+            "best placement: none (no placement of {k} cops wins against every thief cell)"
+        ),
+        (None, false) => writeln!(
+            out,
+            "best placement: unknown (this engine keeps no distances: --dte-table, or the bitboard engine, finds it)"
+        ),
+    }
 }
 
 /// The `result:` line of a solve (none for a scenario's solve without a

@@ -56,11 +56,13 @@ impl Play for SeveralCops {
     fn report(
         &self,
         args: &SolveArgs,
-        _solution: &Solution,
+        solution: &Solution,
         found: Found,
         seconds: f64,
     ) -> SolveReport {
-        SeveralCops::report(self, args, found, seconds)
+        let mut report = SeveralCops::report(self, args, found, seconds);
+        report.placements = self.summary(args, solution);
+        report
     }
 
     fn dump_columns(&self) -> (Vec<String>, Option<&Grid>) {

@@ -434,6 +434,7 @@ impl<'a> Engine<'a> {
             dte: None,
             start_dte: None,
             placement: None,
+            deepest_cops: None,
         };
         let shape = [n as u64, k as u64, words as u64];
         let mut reporting = levels::Reporting::new(with, (ranks * n * 2) as u64);
@@ -450,6 +451,9 @@ impl<'a> Engine<'a> {
         } else {
             let (decided, full) =
                 self.terminal([&mut cw, &mut cl, &mut tl, &mut tw], dte.as_deref_mut());
+            // State 0 (every cop and the thief on cell 0, the cops to move)
+            // is a capture, decided at level 0.
+            sol.deepest_cops = (n > 0).then_some((0, 0));
             self.note(0, full, start, [&cw, &cl, &tl, &tw], &mut sol);
             reporting.level(0, decided);
         }
@@ -504,6 +508,13 @@ impl<'a> Engine<'a> {
             std::mem::swap(&mut tl_changed, &mut tl_next);
             std::mem::swap(&mut tw_changed, &mut tw_next);
             level += 1;
+            // The cops-to-move states decided at this level (a resumed
+            // solve knows only the levels it ran: `deepest_cops` stays
+            // `None` unless one decides some).
+            let first = [win.first, loss.first].into_iter().flatten().min();
+            if let Some(first) = first {
+                sol.deepest_cops = Some((level, first * 2));
+            }
             if let Some(d) = dte.as_mut() {
                 d.release();
             }

@@ -29,6 +29,11 @@ pub struct KSolution {
     /// The smallest-rank multiset whose cops-to-move row is all WIN at the
     /// least level, with that level (its capture time in plies).
     pub placement: Option<(Vec<u32>, u32)>,
+    /// The largest distance to end of a cops-to-move state and the least
+    /// state index at it (as [`Solution::deepest`](crate::Solution::deepest)
+    /// for side 0); `None` after a resume, whose earlier levels it does
+    /// not know, unless a level after it decided some.
+    pub deepest_cops: Option<(u32, u64)>,
 }
 
 impl KSolution {

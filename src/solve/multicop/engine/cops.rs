@@ -40,13 +40,16 @@ use super::rows::{cop_word, or_rows};
 use super::{Engine, Op, MAX_COPS};
 use crate::games::multiset::{multiset_count, next_multiset};
 
-/// What a cop step did: the states it decided, the rows that changed, and
-/// the least rank of a row that became all WIN.
+/// What a cop step did: the states it decided, the rows that changed, the
+/// least rank of a row that became all WIN, and the least `rank * n +
+/// thief` of a state it decided (the summary's longest start placement
+/// when no later step decides any).
 #[derive(Default)]
 pub(super) struct Stepped {
     pub(super) decided: u64,
     pub(super) rows: u64,
     pub(super) full: Option<u64>,
+    pub(super) first: Option<u64>,
 }
 
 /// One task's tables of partly-moved tuples, `U_1 .. U_{k-1}` (index `j -
@@ -133,6 +136,9 @@ pub(super) struct Block<'o> {
     /// when the engine keeps none).
     pub(super) gains: &'o mut [[u64; 2]],
     pub(super) dte: Option<&'o mut [u16]>,
+    /// The least `row * n + thief` (the row within the block) of a state
+    /// the step decided here; `u64::MAX` while none.
+    pub(super) first: u64,
 }
 
 impl Engine<'_> {
@@ -294,6 +300,7 @@ impl Engine<'_> {
                 changed: flags,
                 gains: g,
                 dte: d,
+                first: u64::MAX,
             });
             (rows, changed, dte) = (more, fmore, dmore);
         }
@@ -306,28 +313,23 @@ impl Engine<'_> {
             by_cell: by_cell.as_deref(),
         };
         if self.lazy {
-            let (decided, rows) = blocks
+            let (decided, rows, first) = blocks
                 .into_par_iter()
                 .map_init(
                     || (Vec::new(), vec![0u64; words]),
                     |(sources, tmp), mut block| {
-                        let done =
+                        let (decided, rows) =
                             self.lazy_block(op, source, sources, tmp, &mut block, level, &full);
                         if let Some(paging) = &self.paging {
                             paging.touched(block.rows.len() as u64 * 8);
                         }
-                        done
+                        (decided, rows, self.first_state(&block))
                     },
                 )
-                .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-            let full = full.into_inner();
-            return Stepped {
-                decided,
-                rows,
-                full: (full != u64::MAX).then_some(full),
-            };
+                .reduce(|| (0, 0, u64::MAX), sum_steps);
+            return Stepped::of(decided, rows, full.into_inner(), first);
         }
-        let (decided, rows) = blocks
+        let (decided, rows, first) = blocks
             .into_par_iter()
             .map_init(
                 || Tables::new(self),
@@ -335,25 +337,29 @@ impl Engine<'_> {
                     let t = block.t;
                     if touched.is_some_and(|s| !self.reach[t].iter().any(|&z| s[z as usize])) {
                         block.changed.fill(0);
-                        return (0, 0);
+                        return (0, 0, u64::MAX);
                     }
-                    let done = match op {
+                    let (decided, rows) = match op {
                         Op::Exists => self.exists_block(source, tables, &mut block, level, &full),
                         Op::ForAll => self.forall_block(source, tables, &mut block, level),
                     };
                     if let Some(paging) = &self.paging {
                         paging.touched(block.rows.len() as u64 * 8);
                     }
-                    done
+                    (decided, rows, self.first_state(&block))
                 },
             )
-            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-        let full = full.into_inner();
-        Stepped {
-            decided,
-            rows,
-            full: (full != u64::MAX).then_some(full),
+            .reduce(|| (0, 0, u64::MAX), sum_steps);
+        Stepped::of(decided, rows, full.into_inner(), first)
+    }
+
+    /// The least `rank * n + thief` of a state the step decided in
+    /// `block` (`u64::MAX` when none).
+    fn first_state(&self, block: &Block<'_>) -> u64 {
+        if block.first == u64::MAX {
+            return u64::MAX;
         }
+        self.ranker.term(self.k - 1, block.t as u32) * self.n as u64 + block.first
     }
 
     /// EXISTS on block `t`: per row of every table whether a source
@@ -484,6 +490,11 @@ impl Engine<'_> {
             if gain == 0 {
                 continue;
             }
+            if decided == 0 {
+                // The row's first state decided (words in ascending order).
+                let thief = (w * 64) as u64 + u64::from(gain.trailing_zeros());
+                block.first = block.first.min(row as u64 * n as u64 + thief);
+            }
             *o |= gain;
             words_changed |= self.group_bit(w);
             if let Some(slot) = block.gains.get_mut(row).filter(|_| kept < 2) {
@@ -509,4 +520,22 @@ impl Engine<'_> {
         }
         decided
     }
+}
+
+impl Stepped {
+    /// A cop step's result from its sums; `full` and `first` are
+    /// `u64::MAX` when none.
+    fn of(decided: u64, rows: u64, full: u64, first: u64) -> Stepped {
+        Stepped {
+            decided,
+            rows,
+            full: (full != u64::MAX).then_some(full),
+            first: (first != u64::MAX).then_some(first),
+        }
+    }
+}
+
+/// Two blocks' (decided, rows, first state) together.
+fn sum_steps(a: (u64, u64, u64), b: (u64, u64, u64)) -> (u64, u64, u64) {
+    (a.0 + b.0, a.1 + b.1, a.2.min(b.2))
 }

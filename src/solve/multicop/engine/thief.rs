@@ -365,7 +365,7 @@ impl Engine<'_> {
         Stepped {
             decided,
             rows,
-            full: None,
+            ..Stepped::default()
         }
     }
 }
