@@ -3,8 +3,9 @@
 //! refutes every other, on the committed connected graphs of up to 8
 //! vertices (no nauty needed); and the certificates committed for the
 //! graphs of the largest cop number of each census in `data/census`
-//! (`data/census/certificates/`) are exactly those graphs, with that cop
-//! number, and `scripts/check-certificate.py` accepts them.
+//! (`data/census/certificates/`, the large ones compressed) are exactly
+//! those graphs, with that cop number, and `scripts/check-certificate.py`
+//! accepts them.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -127,13 +128,23 @@ fn largest_of(census: &Path) -> (u64, u64, Vec<String>) {
 #[test]
 fn census_certificates_cover_every_graph_of_the_largest_cop_number_and_are_verified() {
     let dir = root().join("data/census/certificates");
+    let unpacked = temp_dir("census-certificates");
     let mut seen = BTreeMap::new();
     for entry in std::fs::read_dir(&dir).unwrap() {
-        let cert = entry.unwrap().path();
-        if cert.extension().and_then(|e| e.to_str()) != Some("cert") {
+        let mut cert = entry.unwrap().path();
+        let name = cert.file_name().unwrap().to_str().unwrap().to_string();
+        // The large ones are compressed (`zstd -19`).
+        let stem = if let Some(stem) = name.strip_suffix(".cert.zst") {
+            let packed = std::fs::File::open(&cert).unwrap();
+            let plain = unpacked.join(format!("{stem}.cert"));
+            std::fs::write(&plain, zstd::decode_all(packed).unwrap()).unwrap();
+            cert = plain;
+            stem.to_string()
+        } else if let Some(stem) = name.strip_suffix(".cert") {
+            stem.to_string()
+        } else {
             continue;
-        }
-        let stem = cert.file_stem().unwrap().to_str().unwrap().to_string();
+        };
         let census = root().join("data/census").join(format!("{stem}.txt"));
         let (cop_number, graphs, listed) = largest_of(&census);
         // Every graph of the largest cop number, as the census lists them.
@@ -173,7 +184,66 @@ fn census_certificates_cover_every_graph_of_the_largest_cop_number_and_are_verif
         );
         seen.insert(stem, (cop_number, records.len()));
     }
-    // The Petersen graph on 10 vertices, the six graphs on 11: cop number 3.
+    // The Petersen graph on 10 vertices, the six graphs on 11: cop number 3;
+    // the cubic graphs of cop number 3 from 10 to 18 vertices.
     assert_eq!(seen.get("connected-10"), Some(&(3, 1)));
     assert_eq!(seen.get("connected-11"), Some(&(3, 6)));
+    for (n, graphs) in [(10, 1), (12, 2), (14, 9), (16, 50), (18, 488)] {
+        assert_eq!(
+            seen.get(&format!("cubic-{n}")),
+            Some(&(3, graphs)),
+            "cubic-{n}"
+        );
+    }
+    std::fs::remove_dir_all(&unpacked).unwrap();
+}
+
+#[test]
+fn cubic_census_files_read_back_with_the_known_counts() {
+    use retrograde::copnumber::Census;
+    // Connected cubic graphs on 4, 6, ... vertices (OEIS A002851).
+    let cubic = [1u64, 2, 5, 19, 85, 509, 4060, 41_301, 510_489];
+    let readme = std::fs::read_to_string(root().join("data/census/README.md")).unwrap();
+    let mut files = 0;
+    for (i, &graphs) in cubic.iter().enumerate() {
+        let n = 4 + 2 * i as u32;
+        let path = root().join(format!("data/census/cubic-{n}.txt"));
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        files += 1;
+        let census = Census::parse(s(&path), &text).unwrap();
+        let key = &census.key;
+        assert_eq!(key.source, "nauty-geng -cq -d3 -D3 {n} {res}/{mod}");
+        assert_eq!(
+            (key.vertices, key.shards, key.max_cops),
+            (Some(n), 64, 4),
+            "cubic-{n}"
+        );
+        let t = &census.tally;
+        assert_eq!(t.graphs, graphs, "cubic-{n}");
+        // K4 alone is cop-win; none needs 4 cops (or more).
+        let c1 = t.classes.get(&Some(1)).map_or(0, |c| c.graphs);
+        assert_eq!(c1, u64::from(n == 4), "cubic-{n}");
+        assert!(t.largest_cop_number().unwrap().is_some_and(|c| c <= 3));
+        // The README lists the file's SHA-256.
+        let sum = text
+            .lines()
+            .last()
+            .unwrap()
+            .strip_prefix("sha256 ")
+            .unwrap();
+        assert_eq!(sum.len(), 64);
+        let file_sum = Command::new("sha256sum").arg(&path).output().unwrap();
+        let file_sum = stdout(&file_sum);
+        let file_sum = file_sum.split(' ').next().unwrap();
+        assert!(
+            readme.contains(&format!("{file_sum}  cubic-{n}.txt")),
+            "README lacks the SHA-256 of cubic-{n}.txt"
+        );
+    }
+    assert!(
+        files >= 8,
+        "the cubic census from 4 to 18 vertices at least"
+    );
 }
