@@ -453,7 +453,7 @@ mod tests {
                         x ^= x << 13;
                         x ^= x >> 7;
                         x ^= x << 17;
-                        if x % density != 0 {
+                        if !x.is_multiple_of(density) {
                             edges.push((u, v));
                         }
                     }
