@@ -11,7 +11,8 @@
 //! checks without the solver (the placement's strategy with ranks, the
 //! thief's safe states against one cop fewer), built from the kernel's
 //! solutions; `census.rs` the census of many graphs in shards (tallies,
-//! shard files, their merge and their SHA-256 checksums).
+//! shard files, their merge and their SHA-256 checksums; `census/check.rs`
+//! the census's own check of every verdict by corner elimination).
 
 mod census;
 mod certificate;
@@ -22,8 +23,8 @@ mod small;
 mod naive;
 
 pub use census::{
-    census_graph, key_difference, merge, Census, CensusError, CensusKey, CopClass, Listed, Longest,
-    ShardEntry, ShardFile, Tally, CENSUS_FORMAT, LISTED_MOST,
+    census_graph, key_difference, merge, Census, CensusError, CensusKey, CheckError, CopClass,
+    Dismantler, Listed, Longest, ShardEntry, ShardFile, Tally, CENSUS_FORMAT, LISTED_MOST,
 };
 pub use certificate::{
     certificate, certificate_memory, write_header, write_trailer, Certificate, CertificateError,

@@ -19,6 +19,9 @@ mod bench;
 mod browser;
 /// A minimal Chrome DevTools protocol client for `browser`.
 mod cdp;
+/// The census checked (issue 48): `census --check` by corner elimination,
+/// the certificates of the largest cop numbers in data/census.
+mod census_check;
 /// `copnumber --certificate` against the independent checker
 /// `scripts/check-certificate.py`: every graph up to 8 vertices, named
 /// graphs, damaged certificates refused.

@@ -15,8 +15,11 @@
 //!
 //! Tallies add up in shard order: merging the shards of any runs gives
 //! the tally of one run over the whole stream, shard 0 first. `text.rs`
-//! writes and reads the files; `graph.rs` answers one graph6 line.
+//! writes and reads the files; `graph.rs` answers one graph6 line;
+//! `check.rs` checks each answer by corner elimination, apart from the
+//! solver.
 
+mod check;
 mod graph;
 mod text;
 
@@ -24,6 +27,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use super::number::CopNumber;
+pub use check::{CheckError, Dismantler};
 pub use graph::census_graph;
 
 /// Version of the census files' serialization; files of another version

@@ -27,8 +27,8 @@ use retrograde::copnumber::{key_difference, merge, Census, CensusKey, ShardFile}
 use super::super::common::UsageError;
 use super::super::output::{defer_stop_signals, stop_requested, write_atomically};
 use super::super::Failure;
-use print::print_census;
-use shard::{run_shard, Shards};
+use print::{print_census, CheckSummary};
+use shard::{run_shard, Checked, Shards};
 
 /// The subcommands of `copnumber`.
 #[derive(Subcommand, Debug)]
@@ -87,6 +87,12 @@ pub(crate) struct CensusArgs {
     /// Most cops tried (1 to 4); a graph needing more counts as "more".
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=4))]
     max_cops: u32,
+    /// Check every verdict by corner elimination, written apart from the
+    /// solver: cop number 1 exactly for the dismantlable graphs; a
+    /// disagreement stops the run (exit status 1). Shards already in
+    /// --out are not computed again, so not checked.
+    #[arg(long)]
+    check: bool,
     /// The result as one JSON object.
     #[arg(long)]
     json: bool,
@@ -336,6 +342,7 @@ fn run_census(args: &CensusArgs) -> Result<i32, Failure> {
         files: args.files.clone(),
         stop: AtomicBool::new(false),
         graphs: AtomicU64::new(0),
+        check: args.check.then(Checked::default),
     };
     defer_stop_signals();
     let bar = (!args.quiet && std::io::stderr().is_terminal() && !pending.is_empty()).then(|| {
@@ -435,7 +442,12 @@ fn run_census(args: &CensusArgs) -> Result<i32, Failure> {
     let census = merge_paths(&paths)?;
     let out = dir.join(CENSUS_FILE);
     write_census(&out, &census)?;
-    print_census(&census, Some(&out), args.json)?;
+    let check = shards.check.as_ref().map(|c| CheckSummary {
+        shards: c.shards.load(Ordering::SeqCst),
+        graphs: c.graphs.load(Ordering::SeqCst),
+        dismantlable: c.dismantlable.load(Ordering::SeqCst),
+    });
+    print_census(&census, Some(&out), args.json, check.as_ref())?;
     Ok(0)
 }
 
@@ -593,6 +605,6 @@ fn run_merge(args: &MergeArgs) -> Result<i32, Failure> {
     if let Some(out) = &args.out {
         write_census(out, &census)?;
     }
-    print_census(&census, args.out.as_deref(), args.json)?;
+    print_census(&census, args.out.as_deref(), args.json, None)?;
     Ok(0)
 }

@@ -47,6 +47,18 @@ struct ShardJson<'a> {
     sha256: &'a str,
 }
 
+/// What `census --check` confirmed in this run: shards and graphs
+/// checked, the dismantlable ones among them.
+#[derive(Serialize)]
+pub(super) struct CheckSummary {
+    /// Shards computed (and checked) by this run.
+    pub(super) shards: u32,
+    /// Their graphs.
+    pub(super) graphs: u64,
+    /// Those corner elimination dismantles: exactly those of cop number 1.
+    pub(super) dismantlable: u64,
+}
+
 #[derive(Serialize)]
 struct CensusJson<'a> {
     source: &'a str,
@@ -69,6 +81,9 @@ struct CensusJson<'a> {
     sha256sum: String,
     /// The census file written, if any.
     file: Option<String>,
+    /// With `--check` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    check: Option<&'a CheckSummary>,
 }
 
 /// The SHA-256 of the whole census file, as `sha256sum` prints it (the
@@ -94,8 +109,14 @@ fn listed_json(l: &Listed, timed: bool) -> ListedJson<'_> {
     }
 }
 
-/// Prints the census: text, or with `json` one object.
-pub(super) fn print_census(census: &Census, file: Option<&Path>, json: bool) -> Result<()> {
+/// Prints the census: text, or with `json` one object; `check` is what
+/// `--check` confirmed.
+pub(super) fn print_census(
+    census: &Census,
+    file: Option<&Path>,
+    json: bool,
+    check: Option<&CheckSummary>,
+) -> Result<()> {
     let mut out = std::io::stdout().lock();
     let t = &census.tally;
     let key = &census.key;
@@ -163,6 +184,7 @@ pub(super) fn print_census(census: &Census, file: Option<&Path>, json: bool) -> 
             sha256: census.sha256(),
             sha256sum: file_sha256(census),
             file: file.map(|f| f.display().to_string()),
+            check,
         };
         serde_json::to_writer(&mut out, &versioned(&j))?;
         writeln!(out)?;
@@ -247,6 +269,24 @@ pub(super) fn print_census(census: &Census, file: Option<&Path>, json: bool) -> 
             if l.graphs == 1 { "" } else { "s" }
         )?;
         show(&mut out, &l.listed, l.graphs)?;
+    }
+    if let Some(c) = check {
+        let before = key.shards - c.shards;
+        let unchecked = if before > 0 {
+            format!(
+                "; {} computed before this run, not checked",
+                plural(before, "shard was", "shards were")
+            )
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "check: corner elimination agrees on the {} graphs of {} run: {} dismantlable, exactly those of cop number 1{unchecked}",
+            c.graphs,
+            plural(c.shards, "shard", "shards"),
+            c.dismantlable
+        )?;
     }
     // What `sha256sum census.txt` prints, and data/census/README.md lists.
     writeln!(out, "sha256: {}", file_sha256(census))?;

@@ -8,11 +8,11 @@
 use std::io::{BufReader, Read};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
 
 use anyhow::anyhow;
-use retrograde::copnumber::{census_graph, CensusKey, ShardFile, Tally};
+use retrograde::copnumber::{census_graph, CensusKey, Dismantler, ShardFile, Tally};
 use retrograde::{graph6_order, Graph6Error, Graph6Reader};
 
 use super::super::super::output::stop_requested;
@@ -29,6 +29,20 @@ pub(super) struct Shards {
     pub(super) stop: AtomicBool,
     /// Graphs solved so far, for the progress bar.
     pub(super) graphs: AtomicU64,
+    /// With `--check`: what the check confirmed in the shards written.
+    pub(super) check: Option<Checked>,
+}
+
+/// What `--check` confirmed: shards, graphs, and the dismantlable ones
+/// among them (those of cop number 1), counted when a shard is whole.
+#[derive(Default)]
+pub(super) struct Checked {
+    /// Shards checked whole.
+    pub(super) shards: AtomicU32,
+    /// Their graphs.
+    pub(super) graphs: AtomicU64,
+    /// Those dismantlable.
+    pub(super) dismantlable: AtomicU64,
 }
 
 /// Graphs solved between looks at the stop flags.
@@ -103,9 +117,11 @@ pub(super) fn run_shard(shards: &Shards, index: u32) -> Result<Option<ShardFile>
     let mut reader = Graph6Reader::new(BufReader::with_capacity(1 << 16, stream), Path::new(&name));
     let mut tally = Tally::default();
     let mut since = 0u64;
+    let mut dismantler = shards.check.as_ref().map(|_| Dismantler::new());
+    let mut dismantlable = 0u64;
     loop {
-        let line = match reader.next_line() {
-            Ok(Some((_, bytes))) => bytes,
+        let (number, line) = match reader.next_line() {
+            Ok(Some(read)) => read,
             Ok(None) => break,
             // A generator killed by the same Ctrl-C may end mid-line.
             Err(_) if shards.stopping() || stopped_with_us(&mut generator) => return Ok(None),
@@ -129,7 +145,20 @@ pub(super) fn run_shard(shards: &Shards, index: u32) -> Result<Option<ShardFile>
             }
         }
         match census_graph(line, shards.key.max_cops) {
-            Ok(r) => tally.add(line, &r),
+            Ok(r) => {
+                if let Some(d) = dismantler.as_mut() {
+                    match d.check(line, r.cop_number) {
+                        Ok(yes) => dismantlable += u64::from(yes),
+                        Err(e) => {
+                            return Err(Failure {
+                                status: 1,
+                                error: anyhow!("{name}, line {number}: the check failed: {e}"),
+                            })
+                        }
+                    }
+                }
+                tally.add(line, &r);
+            }
             Err(_) if shards.stopping() || stopped_with_us(&mut generator) => return Ok(None),
             Err(e) => return Err(reader.line_error(e).into()),
         }
@@ -171,6 +200,11 @@ pub(super) fn run_shard(shards: &Shards, index: u32) -> Result<Option<ShardFile>
         }
     } else if shards.stopping() {
         return Ok(None);
+    }
+    if let Some(c) = &shards.check {
+        c.shards.fetch_add(1, Ordering::SeqCst);
+        c.graphs.fetch_add(tally.graphs, Ordering::SeqCst);
+        c.dismantlable.fetch_add(dismantlable, Ordering::SeqCst);
     }
     Ok(Some(ShardFile {
         key: shards.key.clone(),
