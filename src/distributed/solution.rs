@@ -219,11 +219,14 @@ impl crate::tablebase::Source for PartitionedSolution {
         for (i, d) in out.iter_mut().enumerate() {
             let s = first + range.start + i as u64;
             let band = self.band(s);
-            *d = match (values[i / 4] >> (2 * (i % 4))) & 3 {
-                0 => 0,
-                _ => band
-                    .dte(s)
-                    .map_or(0, |d| d.0.min(u32::from(u16::MAX)) as u16),
+            // `values` already tells the decided states: read the stored
+            // distance alone, not the value again.
+            *d = match ((values[i / 4] >> (2 * (i % 4))) & 3, &band.store) {
+                (0, _) => 0,
+                (_, Store::Cells { dte, .. }) => dte.as_ref().map_or(0, |t| {
+                    t.atomics::<AtomicU16>()[(s - band.range.start) as usize].load(Relaxed)
+                }),
+                (_, Store::Bits(bits)) => bits.dte(s).map_or(0, |d| d.0 as u16),
             };
         }
     }

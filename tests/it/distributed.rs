@@ -126,61 +126,83 @@ pub(crate) fn threads_cluster<G: retrograde::Game + Clone + Send + 'static>(
     })
 }
 
-/// Every cluster shape against the sequential engine with a distance table.
-fn check_game(label: &str, game: &CopsAndThief, shapes: &[(usize, usize)]) {
-    let local = solve(
+/// The sequential engine's solve of `game` with a distance table and the
+/// start tracked: what every partitioned solve is held against.
+fn local_solve(game: &CopsAndThief) -> retrograde::Solution {
+    solve(
         game,
         &SolveOptions::new(Engine::Sequential)
             .with_dte_table(true)
             .with_tracked_state(game.start()),
     )
-    .expect("local solve");
+    .expect("local solve")
+}
+
+/// What every partitioned solve of `game` must give, whatever its kernel:
+/// the processes' bands equal `local` state by state (values and
+/// distances) and cover the states, and process 0 alone has the summary,
+/// with the local counts, levels and start, a figure per process, and
+/// every decided state counted in one level. Returns that summary.
+fn check_parts<'p>(
+    label: &str,
+    game: &CopsAndThief,
+    local: &retrograde::Solution,
+    parts: &'p [PartitionedSolution],
+    processes: usize,
+) -> &'p distributed::Summary {
     let counts = local.counts();
+    let mut covered = 0;
+    for band in parts.iter().flat_map(|p| &p.bands) {
+        for s in band.range() {
+            assert_eq!(
+                (band.outcome(s), band.dte(s)),
+                (local.outcome(s), local.dte(s)),
+                "{label}: state {s} {:?}",
+                game.decode(s)
+            );
+        }
+        covered += band.range().end - band.range().start;
+    }
+    assert_eq!(
+        covered,
+        game.state_count(),
+        "{label}: bands cover the states"
+    );
+    let summary = parts[0]
+        .summary
+        .as_ref()
+        .expect("process 0 has the summary");
+    assert!(parts[1..].iter().all(|p| p.summary.is_none()));
+    assert_eq!(summary.counts, counts, "{label}: counts");
+    assert_eq!(summary.levels, local.levels(), "{label}: levels");
+    if let Some(start) = game.start() {
+        assert_eq!(summary.tracked_dte, local.dte(start), "{label}: start dte");
+        assert_eq!(
+            summary.tracked_outcome,
+            Some(local.outcome(start)),
+            "{label}"
+        );
+    }
+    assert_eq!(summary.process_stats.len(), processes);
+    assert_eq!(
+        summary.decided_per_level.iter().sum::<u64>(),
+        counts.win + counts.loss,
+        "{label}: every decided state in one level"
+    );
+    summary
+}
+
+/// Every cluster shape against the sequential engine with a distance table.
+fn check_game(label: &str, game: &CopsAndThief, shapes: &[(usize, usize)]) {
+    let local = local_solve(game);
     for &(processes, workers) in shapes {
         let label = format!("{label} ({processes} processes x {workers} workers)");
         let parts = solve_cluster(game, processes, workers);
-        let mut covered = 0;
-        for band in parts.iter().flat_map(|p| &p.bands) {
-            for s in band.range() {
-                assert_eq!(
-                    (band.outcome(s), band.dte(s)),
-                    (local.outcome(s), local.dte(s)),
-                    "{label}: state {s} {:?}",
-                    game.decode(s)
-                );
-            }
-            covered += band.range().end - band.range().start;
-        }
-        assert_eq!(
-            covered,
-            game.state_count(),
-            "{label}: bands cover the states"
-        );
-        let summary = parts[0]
-            .summary
-            .as_ref()
-            .expect("process 0 has the summary");
-        assert!(parts[1..].iter().all(|p| p.summary.is_none()));
-        assert_eq!(summary.counts, counts, "{label}: counts");
-        assert_eq!(summary.levels, local.levels(), "{label}: levels");
-        if let Some(start) = game.start() {
-            assert_eq!(summary.tracked_dte, local.dte(start), "{label}: start dte");
-            assert_eq!(
-                summary.tracked_outcome,
-                Some(local.outcome(start)),
-                "{label}"
-            );
-        }
-        assert_eq!(summary.process_stats.len(), processes);
+        let summary = check_parts(&label, game, &local, &parts, processes);
         assert_eq!(summary.bytes_per_level.len() as u32, local.levels() + 2);
         assert_eq!(
             summary.decided_per_level.len(),
             summary.bytes_per_level.len()
-        );
-        assert_eq!(
-            summary.decided_per_level.iter().sum::<u64>(),
-            counts.win + counts.loss,
-            "{label}: every decided state in one level"
         );
         // Every round, each worker sends each other worker at least its
         // frontier size: 24 bytes.
@@ -279,62 +301,24 @@ fn grid_cluster(
 }
 
 /// The bit engine partitioned over every cluster shape in `shapes`
-/// against the sequential engine with a distance table: values and
-/// distances state by state, counts, levels, the start, and the bytes.
+/// against the sequential engine with a distance table: what
+/// [`check_parts`] checks, each process's band where `grid_bands` puts it,
+/// and the bytes.
 fn check_grid(label: &str, game: &CopsAndThief, shapes: &[(usize, usize)]) {
-    let local = solve(
-        game,
-        &SolveOptions::new(Engine::Sequential)
-            .with_dte_table(true)
-            .with_tracked_state(game.start()),
-    )
-    .expect("local solve");
-    let counts = local.counts();
+    let local = local_solve(game);
     for &(processes, workers) in shapes {
         let label = format!("{label} (bit engine, {processes} processes x {workers} workers)");
         let parts = grid_cluster(game, processes, workers, true);
         let bounds = distributed::grid_bands(game, processes);
         assert_eq!(bounds.len(), processes + 1, "{label}");
-        let mut covered = 0;
         for (process, part) in parts.iter().enumerate() {
             assert_eq!(
                 part.range(),
                 bounds[process]..bounds[process + 1],
                 "{label}"
             );
-            for band in &part.bands {
-                for s in band.range() {
-                    assert_eq!(
-                        (band.outcome(s), band.dte(s)),
-                        (local.outcome(s), local.dte(s)),
-                        "{label}: state {s} {:?}",
-                        game.decode(s)
-                    );
-                }
-                covered += band.range().end - band.range().start;
-            }
         }
-        assert_eq!(
-            covered,
-            game.state_count(),
-            "{label}: bands cover the states"
-        );
-        let summary = parts[0]
-            .summary
-            .as_ref()
-            .expect("process 0 has the summary");
-        assert!(parts[1..].iter().all(|p| p.summary.is_none()));
-        assert_eq!(summary.counts, counts, "{label}: counts");
-        assert_eq!(summary.levels, local.levels(), "{label}: levels");
-        if let Some(start) = game.start() {
-            assert_eq!(summary.tracked_dte, local.dte(start), "{label}: start dte");
-            assert_eq!(
-                summary.tracked_outcome,
-                Some(local.outcome(start)),
-                "{label}"
-            );
-        }
-        assert_eq!(summary.process_stats.len(), processes);
+        let summary = check_parts(&label, game, &local, &parts, processes);
         assert_eq!(
             summary.decided_per_level.len() as u32,
             local.levels() + 2,
@@ -343,11 +327,6 @@ fn check_grid(label: &str, game: &CopsAndThief, shapes: &[(usize, usize)]) {
         assert_eq!(
             summary.bytes_per_level.len(),
             summary.decided_per_level.len()
-        );
-        assert_eq!(
-            summary.decided_per_level.iter().sum::<u64>(),
-            counts.win + counts.loss,
-            "{label}: every decided state in one level"
         );
         assert_eq!(summary.network_bytes, summary.bytes(), "{label}");
         assert_eq!(summary.network_bytes == 0, processes == 1, "{label}");

@@ -28,8 +28,8 @@
 mod band_dir;
 mod cluster;
 mod plan;
+mod report;
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -39,17 +39,17 @@ use anyhow::Context;
 use clap::Args as ClapArgs;
 use retrograde::distributed::{self, BandSink, BandSource, Cluster, PartitionOptions};
 use retrograde::{load_map, CopsAndThief, Game};
-use serde::Serialize;
 
 use super::checkpoint;
 use super::common::{human_bytes, peak_memory, UsageError};
-use super::output::{print_text, save_with, Found, Output, OutputTarget, SaveReport, SolveReport};
+use super::output::{save_with, Found, Output, OutputTarget, SaveReport, SolveReport};
 use super::progress::Reporter;
 use super::several::{self, refuse_lazy, SeveralCops};
 use super::solving::SolveArgs;
 use super::Failure;
 use band_dir::BandDir;
 use cluster::{install_fault_handlers, read_hostfile};
+use report::print_report;
 
 /// `--processes`: a count, or (bare) the count of the Slurm job step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,36 +127,6 @@ pub(crate) struct ClusterArgs {
         requires = "processes"
     )]
     progress_timeout: u64,
-}
-
-/// What a partitioned solve adds to the local report.
-#[derive(Serialize)]
-struct ClusterReport<'a> {
-    #[serde(flatten)]
-    base: &'a SolveReport,
-    processes: usize,
-    workers: usize,
-    /// What a band is made of (grid rows, cop multisets), for the text.
-    #[serde(skip)]
-    bands: &'static str,
-    /// What runs each band: `bitboard` (the bit engine's kernels) or
-    /// `counter` (one byte a state, the level engine).
-    kernel: &'static str,
-    /// With `--save`: every shard's file, in process order (each process
-    /// writes its own; `saved` is process 0's).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    shards: Option<Vec<String>>,
-    exchange: Exchange,
-    peak_memory_per_process: Vec<u64>,
-}
-
-/// Bytes sent between workers (see `retrograde::distributed::Summary`).
-#[derive(Serialize)]
-struct Exchange {
-    bytes: u64,
-    network_bytes: u64,
-    bytes_per_level: Vec<u64>,
-    decided_per_level: Vec<u64>,
 }
 
 /// Where this process stands: the cluster's shape, read from the flags
@@ -481,23 +451,7 @@ fn solve_bands<G: Game + Send + Sync + 'static>(
     ));
 
     // A sign of life per level, for the watchdog.
-    let heartbeat = Arc::new(AtomicU64::new(0));
-    let connected = Arc::new(AtomicBool::new(false));
-    install_fault_handlers(process, &heartbeat, cluster, started);
-    let observer = {
-        let (reporter, heartbeat, connected) = (
-            Arc::clone(reporter),
-            Arc::clone(&heartbeat),
-            Arc::clone(&connected),
-        );
-        move |p: &retrograde::Progress| {
-            heartbeat.store(started.elapsed().as_millis() as u64, Relaxed);
-            if !connected.swap(true, Relaxed) {
-                reporter.note(&format!("all {processes} processes connected; solving"));
-            }
-            reporter.observe(p);
-        }
-    };
+    let (heartbeat, observer) = watch(place, cluster, started, reporter);
     if let Some((_, Some(resume))) = &checkpoints {
         reporter.note(&format!(
             "resuming from {} (complete here up to level {})",
@@ -510,7 +464,7 @@ fn solve_bands<G: Game + Send + Sync + 'static>(
         dte_table: args.dte_table,
         track,
         session,
-        observer: Some(Arc::new(observer)),
+        observer: Some(observer),
         process_stat: Some(Arc::new(|| peak_memory().unwrap_or(0))),
         checkpoint: sink.map(|s| Arc::new(s) as Arc<dyn BandSink>),
         resume: resume.flatten().map(|r| Arc::new(r) as Arc<dyn BandSource>),
@@ -523,6 +477,33 @@ fn solve_bands<G: Game + Send + Sync + 'static>(
     // The solve is over: writing a shard is no level, the watchdog rests.
     heartbeat.store(u64::MAX, Relaxed);
     Ok(solution)
+}
+
+/// The fault handlers and the watchdog of this process, and the progress
+/// callback that feeds both: each level is a sign of life (the heartbeat),
+/// the first one says every process connected, and each goes to
+/// `reporter`. Storing `u64::MAX` in the heartbeat rests the watchdog.
+fn watch(
+    place: &Place,
+    cluster: &ClusterArgs,
+    started: Instant,
+    reporter: &Arc<Reporter>,
+) -> (Arc<AtomicU64>, distributed::Observer) {
+    let (process, processes) = (place.process, place.processes);
+    let heartbeat = Arc::new(AtomicU64::new(0));
+    let connected = Arc::new(AtomicBool::new(false));
+    install_fault_handlers(process, &heartbeat, cluster, started);
+    let observer = {
+        let (reporter, heartbeat) = (Arc::clone(reporter), Arc::clone(&heartbeat));
+        move |p: &retrograde::Progress| {
+            heartbeat.store(started.elapsed().as_millis() as u64, Relaxed);
+            if !connected.swap(true, Relaxed) {
+                reporter.note(&format!("all {processes} processes connected; solving"));
+            }
+            reporter.observe(p);
+        }
+    };
+    (heartbeat, Arc::new(observer))
 }
 
 /// As [`solve_bands`], on the bit engine: this process's band of grid
@@ -551,28 +532,12 @@ fn solve_grid_bands(
         human_bytes(bytes),
     ));
     let started = solve.started;
-    let heartbeat = Arc::new(AtomicU64::new(0));
-    let connected = Arc::new(AtomicBool::new(false));
-    install_fault_handlers(process, &heartbeat, cluster, started);
-    let observer = {
-        let (reporter, heartbeat, connected) = (
-            Arc::clone(reporter),
-            Arc::clone(&heartbeat),
-            Arc::clone(&connected),
-        );
-        move |p: &retrograde::Progress| {
-            heartbeat.store(started.elapsed().as_millis() as u64, Relaxed);
-            if !connected.swap(true, Relaxed) {
-                reporter.note(&format!("all {processes} processes connected; solving"));
-            }
-            reporter.observe(p);
-        }
-    };
+    let (heartbeat, observer) = watch(place, cluster, started, reporter);
     let options = PartitionOptions {
         dte_table: args.dte_table,
         track: solve.track,
         session: solve.session,
-        observer: Some(Arc::new(observer)),
+        observer: Some(observer),
         process_stat: Some(Arc::new(|| peak_memory().unwrap_or(0))),
         ..PartitionOptions::default()
     };
@@ -581,99 +546,4 @@ fn solve_grid_bands(
     reporter.finish();
     heartbeat.store(u64::MAX, Relaxed);
     Ok(solution)
-}
-
-/// Process 0's report: the local one with the cluster's lines (`bands`:
-/// what a band is made of, for the engine line).
-fn print_report(
-    args: &SolveArgs,
-    place: &Place,
-    report: &SolveReport,
-    summary: &distributed::Summary,
-    bands: &'static str,
-    kernel: &'static str,
-) -> Result<i32, Failure> {
-    let processes = place.processes;
-    let full = ClusterReport {
-        base: report,
-        processes,
-        workers: place.workers,
-        bands,
-        kernel,
-        shards: args.save.as_deref().map(|base| {
-            (0..processes)
-                .map(|i| {
-                    retrograde::shard_path(base, i as u32, processes as u32)
-                        .display()
-                        .to_string()
-                })
-                .collect()
-        }),
-        exchange: Exchange {
-            bytes: summary.bytes(),
-            network_bytes: summary.network_bytes,
-            bytes_per_level: summary.bytes_per_level.clone(),
-            decided_per_level: summary.decided_per_level.clone(),
-        },
-        peak_memory_per_process: summary.process_stats.clone(),
-    };
-    super::schema::print(args.json, &full, print_cluster_text)?;
-    Ok(0)
-}
-
-/// The local text report with the engine line for the cluster, then the
-/// exchange and memory lines.
-fn print_cluster_text(out: &mut impl Write, r: &ClusterReport<'_>) -> std::io::Result<()> {
-    let mut base = Vec::new();
-    print_text(&mut base, r.base, false)?;
-    for line in String::from_utf8_lossy(&base).lines() {
-        if line.starts_with("engine: ") {
-            writeln!(
-                out,
-                "engine: distributed ({} process{} x {} worker{}, {} bands of {}), {} levels ({} kernel)",
-                r.processes,
-                if r.processes == 1 { "" } else { "es" },
-                r.workers,
-                if r.workers == 1 { "" } else { "s" },
-                r.processes * r.workers,
-                r.bands,
-                r.base.levels,
-                r.kernel
-            )?;
-        } else {
-            writeln!(out, "{line}")?;
-        }
-    }
-    let levels = r.exchange.bytes_per_level.len().max(1) as u64;
-    writeln!(
-        out,
-        "exchanged: {} in {} rounds ({} between processes); per round: mean {}, max {}",
-        human_bytes(r.exchange.bytes),
-        r.exchange.bytes_per_level.len(),
-        human_bytes(r.exchange.network_bytes),
-        human_bytes(r.exchange.bytes / levels),
-        human_bytes(
-            r.exchange
-                .bytes_per_level
-                .iter()
-                .copied()
-                .max()
-                .unwrap_or(0)
-        ),
-    )?;
-    if let Some(shards) = &r.shards {
-        writeln!(
-            out,
-            "shards: {} files, {} to {}, one written by each process (open any of them)",
-            shards.len(),
-            shards[0],
-            shards[shards.len() - 1]
-        )?;
-    }
-    let peaks: Vec<String> = r
-        .peak_memory_per_process
-        .iter()
-        .map(|&b| human_bytes(b))
-        .collect();
-    writeln!(out, "peak memory per process: {}", peaks.join(", "))
 }

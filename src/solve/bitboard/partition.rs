@@ -237,6 +237,7 @@ pub(crate) fn solve_band(
     }
     let mut peers = Peers {
         link,
+        rows: all,
         bytes: Vec::new(),
         sent: HashMap::new(),
     };
@@ -270,33 +271,22 @@ pub(crate) fn solve_band(
 /// them, so a step sends only the words that changed since).
 pub(super) struct Peers<'l> {
     link: &'l mut dyn Link,
+    /// The grid rows of every process's band, in process order.
+    rows: Vec<Range<usize>>,
     bytes: Vec<u64>,
     /// Per cop cell of an edge row sent: its `TL` and `TW` rows as the
     /// receivers hold them.
     sent: HashMap<usize, Vec<u64>>,
 }
 
-impl Link for Peers<'_> {
-    fn process(&self) -> usize {
-        self.link.process()
-    }
-
-    fn processes(&self) -> usize {
-        self.link.processes()
-    }
-
-    /// Counts 8 bytes a word plus an 8-byte length per message.
-    fn exchange(&mut self, out: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>> {
-        let me = self.link.process();
-        let sent = out
-            .iter()
-            .enumerate()
-            .filter(|&(q, _)| q != me)
-            .map(|(_, m)| 8 + 8 * m.len() as u64)
-            .sum();
-        self.bytes.push(sent);
-        self.link.exchange(out)
-    }
+/// Bytes of the messages `out` this process (`me`) sends: 8 a word plus
+/// an 8-byte length each.
+fn bytes_sent(me: usize, out: &[Vec<u64>]) -> u64 {
+    out.iter()
+        .enumerate()
+        .filter(|&(q, _)| q != me)
+        .map(|(_, m)| 8 + 8 * m.len() as u64)
+        .sum()
 }
 
 /// Words of one [`Decisions`] in a message.
@@ -355,11 +345,16 @@ impl Swap for Peers<'_> {
         cells: Range<usize>,
         stats: &mut [Decisions],
     ) -> Result<()> {
-        let (me, processes) = (self.link.process(), self.link.processes());
+        let Peers {
+            link,
+            rows: all,
+            bytes,
+            sent,
+        } = self;
+        let (me, processes) = (link.process(), link.processes());
         if processes == 1 {
             return Ok(());
         }
-        let all = rows_of(layout, processes);
         let height = layout.height();
         let (l, record) = (layout.words, layout.record());
         let mut head = Vec::with_capacity(1 + STATS_WORDS * stats.len());
@@ -371,8 +366,8 @@ impl Swap for Peers<'_> {
         // every step's part of it, so one copy of what was sent serves all.
         let mut rows: Vec<usize> = (0..processes)
             .filter(|&q| q != me)
-            .flat_map(|q| halo_rows(&all, q, height))
-            .filter(|&r| owner(&all, r) == me)
+            .flat_map(|q| halo_rows(all, q, height))
+            .filter(|&r| owner(all, r) == me)
             .collect();
         rows.sort_unstable();
         rows.dedup();
@@ -383,11 +378,11 @@ impl Swap for Peers<'_> {
                 debug_assert!(cells.contains(&p));
                 let spans = thief_changed[p];
                 part.extend([pack_span(spans[0]), pack_span(spans[1])]);
-                let sent = self.sent.entry(p).or_insert_with(|| vec![0; 2 * l]);
+                let shadow = sent.entry(p).or_insert_with(|| vec![0; 2 * l]);
                 for (k, kind) in [TL, TW].into_iter().enumerate() {
                     let span = spans[k].range();
                     let now = &words[p * record + kind * l..][span.clone()];
-                    let before = &mut sent[k * l..(k + 1) * l][span];
+                    let before = &mut shadow[k * l..(k + 1) * l][span];
                     let map_at = part.len();
                     part.resize(map_at + now.len().div_ceil(64), 0);
                     for (j, (&w, old)) in now.iter().zip(before.iter_mut()).enumerate() {
@@ -407,7 +402,7 @@ impl Swap for Peers<'_> {
                     return Vec::new();
                 }
                 let mut message = head.clone();
-                for r in halo_rows(&all, q, height) {
+                for r in halo_rows(all, q, height) {
                     if let Some(part) = parts.get(&r) {
                         message.extend_from_slice(part);
                     }
@@ -415,8 +410,9 @@ impl Swap for Peers<'_> {
                 message
             })
             .collect();
-        let received = self.exchange(out)?;
-        let need = halo_rows(&all, me, height);
+        bytes.push(bytes_sent(me, &out));
+        let received = link.exchange(out)?;
+        let need = halo_rows(all, me, height);
         for (from, message) in received.iter().enumerate() {
             if from == me {
                 continue;
@@ -442,7 +438,7 @@ impl Swap for Peers<'_> {
                     tracked: w[3] != 0,
                 });
             }
-            for &r in need.iter().filter(|&&r| owner(&all, r) == from) {
+            for &r in need.iter().filter(|&&r| owner(all, r) == from) {
                 for p in layout.row(r) {
                     let w = reader.take(2).ok_or_else(garbage)?;
                     let spans = [unpack_span(w[0]), unpack_span(w[1])];
