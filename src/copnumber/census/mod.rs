@@ -21,6 +21,7 @@
 
 mod check;
 mod graph;
+mod read;
 mod text;
 
 use std::collections::BTreeMap;
