@@ -56,6 +56,7 @@ pub use format::{
 pub use game::{check_game_contract, Game, Initial};
 pub use games::arena::{Arena, MAX_SPEED};
 pub use games::cops::{CopsAndThief, Rules, Turn};
+pub use games::cops_game::{CopsGame, Speeds};
 pub use games::graph::{load_graph, load_graph_within, parse_graph, Convention};
 pub use games::kcops::KCops;
 pub use games::multiset::MAX_COPS;
@@ -73,6 +74,6 @@ pub use solve::{
 };
 pub use storage::{available_memory, free_disk, Backing};
 pub use tablebase::{
-    shard_path, write_tablebase, CheckReport, Header, Probe, RatedMove, SavedGame, ShardHeader,
-    Tablebase, WriteSummary,
+    shard_path, write_tablebase, CheckReport, Header, Probe, RatedMove, ShardHeader, Tablebase,
+    WriteSummary,
 };

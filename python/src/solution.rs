@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use retrograde::{CopsAndThief, Grid, KCops, Outcome, SavedGame, Turn};
+use retrograde::{Cops, CopsGame, Grid, Outcome, Position, Turn};
 
 use crate::args::{self, counts_dict};
 use crate::cells::Cells;
@@ -14,88 +14,38 @@ use crate::errors::guard;
 use crate::heatmap::{self, Fixed};
 use crate::save::save;
 
-/// `$body` with `$g` the solved game, of one cop or several: the
-/// library's two games meet in generics (`Game`), not in one type.
-macro_rules! on_game {
-    ($solved:expr, $g:ident => $body:expr) => {
-        match $solved {
-            $crate::solution::Solved::One($g) => $body,
-            $crate::solution::Solved::Several { game: $g, .. } => {
-                let $g: &retrograde::KCops = $g;
-                $body
-            }
-        }
-    };
-}
-pub(crate) use on_game;
-
-/// The game a `Solution` solved.
-pub enum Solved {
-    /// One cop: the grid game.
-    One(CopsAndThief),
-    /// Several cops.
-    Several {
-        game: Box<KCops>,
-        /// The rules, for the table's header.
-        rules: retrograde::Rules,
-        /// The start's cells: the cops as given, the thief.
-        start_cells: Option<(Vec<u32>, u32)>,
-    },
-}
+/// The game a `Solution` solved, one cop or several: the library's cops
+/// game, as `solve` built it.
+pub struct Solved(pub CopsGame);
 
 impl Solved {
     /// The start state, if the game has one.
     pub fn start(&self) -> Option<u64> {
-        match self {
-            Solved::One(g) => g.start(),
-            Solved::Several {
-                game, start_cells, ..
-            } => start_cells.as_ref().map(|(c, t)| game.start(c, *t)),
-        }
+        self.0.start().map(|p| self.0.index(&p))
     }
 
     fn k(&self) -> u32 {
-        match self {
-            Solved::One(_) => 1,
-            Solved::Several { game, .. } => game.cops(),
-        }
+        self.0.cops()
     }
 
     fn grid(&self) -> &Grid {
-        match self {
-            Solved::One(g) => &g.board().grid,
-            Solved::Several { game, .. } => game.arena().grid().expect("built from a map"),
-        }
+        self.0.grid().expect("built from a map")
     }
 
     fn first_mover(&self) -> Turn {
-        match self {
-            Solved::One(g) => g.rules().first_mover(),
-            Solved::Several { game, .. } if game.thief_first() => Turn::Thief,
-            Solved::Several { .. } => Turn::Cop,
-        }
+        self.0.rules().first_mover()
     }
 
     /// The state of cells of the game (the cops in any order).
     fn state(&self, cops: &[u32], thief: u32, turn: Turn) -> u64 {
-        match self {
-            Solved::One(g) => g.state(cops[0], thief, turn),
-            Solved::Several { game, .. } => game.state(cops, thief, turn),
-        }
+        let cops = Cops::new(cops).expect("1 to MAX_COPS cops, checked by the caller");
+        self.0.index(&Position { cops, thief, turn })
     }
 
     /// The cops' and the thief's cells of state `s`.
     fn cells_of(&self, s: u64) -> (Vec<u32>, u32) {
-        match self {
-            Solved::One(g) => {
-                let (c, t, _) = g.decode(s);
-                (vec![c], t)
-            }
-            Solved::Several { game, .. } => {
-                let p = game.decode(s);
-                (p.cops.to_vec(), p.thief)
-            }
-        }
+        let p = self.0.position(s);
+        (p.cops.to_vec(), p.thief)
     }
 
     /// The table `save` writes, as the CLI's `--save` writes it.
@@ -104,20 +54,7 @@ impl Solved {
         solution: &retrograde::Solution,
         mut out: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
-        let saved = match self {
-            Solved::One(g) => SavedGame::OneCop(g),
-            Solved::Several {
-                game,
-                rules,
-                start_cells,
-                ..
-            } => SavedGame::Cops {
-                game,
-                rules: *rules,
-                start: start_cells.as_ref().map(|(c, t)| (c.as_slice(), *t)),
-            },
-        };
-        retrograde::write_tablebase(saved, solution, "bitboard", &mut out).map(drop)
+        retrograde::write_tablebase(&self.0, solution, "bitboard", &mut out).map(drop)
     }
 }
 
@@ -253,7 +190,7 @@ impl Solution {
         let s = self.state(cop, thief, turn)?;
         // States of the cops' turn are even.
         let cops_move = s & 1 == 0;
-        let moves = on_game!(&self.game, g => retrograde::best_moves(g, &self.solution, s));
+        let moves = retrograde::best_moves(&self.game.0, &self.solution, s);
         moves
             .unwrap_or_default()
             .into_iter()
@@ -285,7 +222,7 @@ impl Solution {
     #[getter]
     fn verdict(&self) -> Option<&'static str> {
         let value = self.solution.outcome(self.game.start()?);
-        Some(on_game!(&self.game, g => g.verdict(value)).as_str())
+        Some(self.game.0.verdict(value).as_str())
     }
 
     /// The number of cops.

@@ -6,15 +6,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use retrograde::{
-    plan_storage, Arena, Board, CopsAndThief, Due, Engine, Game, KCops, Placement, Sink, Snapshot,
-    SolveOptions, StorageLimits,
+    plan_storage, CopsAndThief, CopsGame, Due, Engine, Game, Sink, Snapshot, SolveOptions, Speeds,
+    StorageLimits,
 };
 
 use crate::args::threads_arg;
 use crate::cells::{cell, At};
 use crate::errors::to_py;
 use crate::map::{Map, Rules};
-use crate::solution::{on_game, Solution, Solved};
+use crate::solution::{Solution, Solved};
 use crate::worker;
 
 /// Stops the bitboard engine between levels once `stop` is set; nothing
@@ -107,9 +107,9 @@ pub fn solve(
     let game = match cops_at.as_deref() {
         Some(&[c]) if k == 1 => {
             let board = map.with_cop(c.to_coord("cops_at[0]=")?)?.board()?;
-            Solved::One(CopsAndThief::new(board, rules))
+            CopsGame::from(CopsAndThief::new(board, rules))
         }
-        _ if k == 1 => Solved::One(CopsAndThief::new(map.board()?, rules)),
+        _ if k == 1 => CopsGame::from(CopsAndThief::new(map.board()?, rules)),
         at => game_of(map, k, at, rules)?,
     };
     let limits = StorageLimits {
@@ -118,10 +118,10 @@ pub fn solve(
         spill_to_temp: true,
         held: 0,
     };
-    let solution =
-        on_game!(&game, g => run_solve(py, g, game.start(), distances, threads, &limits))?;
+    let start = game.start().map(|p| game.index(&p));
+    let solution = run_solve(py, &game, start, distances, threads, &limits)?;
     Ok(Solution {
-        game,
+        game: Solved(game),
         solution,
         distances,
     })
@@ -136,19 +136,10 @@ fn game_of(
     k: u32,
     cops_at: Option<&[At]>,
     rules: retrograde::Rules,
-) -> PyResult<Solved> {
-    let placement = Placement {
-        cop: None,
-        thief: None,
-        ..map.placement.clone()
-    };
-    let walls = retrograde::Map {
-        cop: None,
-        thief: None,
-        ..map.map.clone()
-    };
-    let board = Board::new(&walls, &placement).map_err(to_py)?;
-    let grid = &board.grid;
+) -> PyResult<CopsGame> {
+    let game =
+        CopsGame::from_map(&map.map, &map.placement, rules, k, Speeds::default()).map_err(to_py)?;
+    let grid = game.grid().expect("built from a map");
     let cops = cops_at
         .map(|at| {
             at.iter()
@@ -162,26 +153,16 @@ fn game_of(
         .or(map.map.thief)
         .map(|t| cell(grid, "thief", t.into(), false))
         .transpose()?;
-    let game = KCops::new(Arena::from_board(&board, rules), k)
-        .map_err(to_py)?
-        .with_thief_first(rules.thief_first);
-    let start_cells = match (cops, thief) {
-        (Some(c), Some(t)) => Some((c, t)),
+    match (cops, thief) {
+        (Some(c), Some(t)) => game.with_start(&c, t).map_err(to_py),
         // As the CLI refuses `--cop` without `--thief`: the cops' start
         // alone was dropped and the whole game solved with no start.
-        (Some(_), None) => {
-            return Err(PyValueError::new_err(
-                "cops_at has no thief start to go with it: give the map one \
-                 (Map.from_file(..., thief=(row, col))) or leave cops_at out",
-            ))
-        }
-        _ => None,
-    };
-    Ok(Solved::Several {
-        game: Box::new(game),
-        rules,
-        start_cells,
-    })
+        (Some(_), None) => Err(PyValueError::new_err(
+            "cops_at has no thief start to go with it: give the map one \
+             (Map.from_file(..., thief=(row, col))) or leave cops_at out",
+        )),
+        _ => Ok(game),
+    }
 }
 
 /// Solves `game` with the bitboard engine (the CLI's default, one cop or

@@ -12,8 +12,8 @@ use std::path::Path;
 
 use anyhow::Result;
 use retrograde::{
-    check_cops_size, load_graph_file, load_map_with_cops, Arena, Board, Coord, EdgeList, Grid,
-    KCops, Placement, SavedGame, Solution, StorageLimits, Turn,
+    check_cops_size, load_graph_file, load_map_with_cops, Arena, Board, Coord, CopsGame, EdgeList,
+    Grid, KCops, Placement, Solution, Speeds, StorageLimits,
 };
 
 use super::common::{
@@ -24,8 +24,8 @@ use super::solving::{not_a_map, SolveArgs};
 
 /// The several-cops game, its starts and what it was read from.
 pub(crate) struct SeveralCops {
-    /// The game (arena, K, first mover).
-    pub(crate) game: KCops,
+    /// The game (arena, K, rules, speeds and start).
+    pub(crate) game: CopsGame,
     /// The cops' starts as given (any order; empty without).
     pub(crate) cops: Vec<u32>,
     /// The thief's start, if given.
@@ -100,9 +100,18 @@ pub(crate) fn fingerprint(args: &SolveArgs) -> [(String, String); 4] {
 }
 
 impl SeveralCops {
+    /// The several-cops move generator of [`SeveralCops::game`] (every
+    /// game built here is one: a graph, several cops, a speed or the lazy
+    /// rule).
+    pub(crate) fn kcops(&self) -> &KCops {
+        self.game
+            .arena_game()
+            .expect("the several-cops game is played on an arena")
+    }
+
     /// A cell as JSON: `[row, column]` on a map, the vertex id on a graph.
     pub(crate) fn show(&self, cell: u32) -> serde_json::Value {
-        match self.game.arena().grid() {
+        match self.kcops().arena().grid() {
             Some(grid) => {
                 let (r, c) = grid.coords(cell);
                 serde_json::json!([r, c])
@@ -133,11 +142,7 @@ impl SeveralCops {
         let thief = self.start.and(self.thief)?;
         let mut sorted = self.cops.clone();
         sorted.sort_unstable();
-        let turn = if self.game.thief_first() {
-            Turn::Thief
-        } else {
-            Turn::Cop
-        };
+        let turn = self.game.rules().first_mover();
         Some(StartJson {
             cops: sorted.iter().map(|&c| self.show(c)).collect(),
             thief: self.show(thief),
@@ -176,11 +181,18 @@ impl SeveralCops {
         bitboard: bool,
     ) -> Result<SeveralCops> {
         let k = kcops.k();
-        let (arena, source, cops, thief) = if kcops.graph {
+        let speeds = Speeds {
+            cop: kcops.speeds.cop_speed,
+            thief: kcops.speeds.thief_speed,
+            lazy: kcops.lazy,
+        };
+        let (game, source, cops, thief) = if kcops.graph {
             let size = bitboard.then_some((k, limits));
-            graph_arena(map, game_args, limits.memory, size)?
+            let (arena, source, cops, thief) = graph_arena(map, game_args, limits.memory, size)?;
+            let game = CopsGame::from_graph(arena, game_args.rules(), k, speeds)?;
+            (game, source, cops, thief)
         } else {
-            map_arena(map, game_args, k)?
+            map_game(map, game_args, k, speeds)?
         };
         if !cops.is_empty() && cops.len() != k as usize {
             return Err(UsageError(format!(
@@ -190,15 +202,11 @@ impl SeveralCops {
             .into());
         }
         refuse_one_sided_start(game_args, cops.is_empty(), thief.is_none())?;
-        let speeds = &kcops.speeds;
-        let arena = arena
-            .with_speeds(speeds.cop_speed, speeds.thief_speed)
-            .with_lazy(kcops.lazy);
-        let game = KCops::new(arena, k)?.with_thief_first(game_args.thief_first);
-        let start = match (cops.is_empty(), thief) {
-            (false, Some(t)) => Some(game.start(&cops, t)),
-            _ => None,
+        let game = match (cops.is_empty(), thief) {
+            (false, Some(t)) => game.with_start(&cops, t)?,
+            _ => game,
         };
+        let start = game.start().map(|p| game.index(&p));
         Ok(SeveralCops {
             game,
             cops,
@@ -223,7 +231,7 @@ impl SeveralCops {
         found: Found,
         seconds: f64,
     ) -> SolveReport {
-        let arena = self.game.arena();
+        let arena = self.kcops().arena();
         let (format, edges) = match self.source {
             Source::Map { format } => (format, None),
             Source::Graph { format, edges } => (format, Some(edges)),
@@ -239,7 +247,7 @@ impl SeveralCops {
                 map,
                 format,
                 &self.game,
-                self.game.thief_first(),
+                self.kcops().thief_first(),
                 board,
                 found,
                 seconds,
@@ -260,8 +268,8 @@ impl SeveralCops {
 
     /// The whole-map summary of `solution`, asked for or not.
     pub(crate) fn placements(&self, solution: &Solution) -> PlacementsJson {
-        let tally = self.game.start_placements(solution);
-        PlacementsJson::new(&tally, self.game.thief_first(), |c| self.show(c))
+        let tally = self.kcops().start_placements(solution);
+        PlacementsJson::new(&tally, self.kcops().thief_first(), |c| self.show(c))
     }
 
     /// The format of the file read (`seed`, `movingai`, `edges`, `graph6`).
@@ -270,29 +278,20 @@ impl SeveralCops {
             Source::Map { format } | Source::Graph { format, .. } => format,
         }
     }
-
-    /// The game as `--save` writes it (with its start when both sides
-    /// have one).
-    pub(crate) fn saved(&self, args: &SolveArgs) -> SavedGame<'_> {
-        let start = self
-            .start
-            .and(self.thief)
-            .map(|t| (self.cops.as_slice(), t));
-        SavedGame::Cops {
-            game: &self.game,
-            rules: args.game.rules(),
-            start,
-        }
-    }
 }
 
 /// An arena, what it was read from, and the starts of the cops and the
 /// thief.
 type Built = (Arena, Source, Vec<u32>, Option<u32>);
 
-/// The arena of a map with `k` cops: starts from the flags, or the map's
+/// The game of `k` cops on a map: starts from the flags, or the map's
 /// cop letters when there are `k` of them; exits as in the one-cop game.
-fn map_arena(path: &Path, game: &GameArgs, k: u32) -> Result<Built> {
+fn map_game(
+    path: &Path,
+    game: &GameArgs,
+    k: u32,
+    speeds: Speeds,
+) -> Result<(CopsGame, Source, Vec<u32>, Option<u32>)> {
     let map = load_map_with_cops(path, k as usize).map_err(|e| not_a_map(path, e).error)?;
     let placement = Placement {
         cop: None,
@@ -306,6 +305,8 @@ fn map_arena(path: &Path, game: &GameArgs, k: u32) -> Result<Built> {
         ..map.clone()
     };
     let board = Board::new(&walls, &placement)?;
+    let arena = Arena::from_board(&board, game.rules());
+    let built = CopsGame::on_arena(arena, game.rules(), k, speeds)?;
     let grid = &board.grid;
     let order = |c: Coord| swap_xy(game.xy, c);
     let mut cops = game
@@ -327,7 +328,7 @@ fn map_arena(path: &Path, game: &GameArgs, k: u32) -> Result<Built> {
     let source = Source::Map {
         format: map.format.as_str(),
     };
-    Ok((Arena::from_board(&board, game.rules()), source, cops, thief))
+    Ok((built, source, cops, thief))
 }
 
 /// The arena of a graph file: graph6 or an edge list, told by content

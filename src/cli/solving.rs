@@ -15,7 +15,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
-    plan_storage, solve, write_tablebase, Backing, CopsAndThief, Engine, Game, Map, SavedGame,
+    plan_storage, solve, write_tablebase, Backing, CopsAndThief, CopsGame, Engine, Game, Map,
     Solution, SolveOptions, StoragePlan,
 };
 
@@ -143,13 +143,12 @@ pub(crate) fn check_game_flags(args: &SolveArgs) -> Result<(), UsageError> {
 
 /// Writes the table of `game` (one cop, or several with their rules and
 /// start) to `target` atomically (temporary file, then rename).
-pub(crate) fn save_table<'a>(
+pub(crate) fn save_table(
     target: OutputTarget,
-    game: impl Into<SavedGame<'a>>,
+    game: &CopsGame,
     solution: &Solution,
     engine: Engine,
 ) -> Result<SaveReport> {
-    let game = game.into();
     save_with(target, |out| {
         write_tablebase(game, solution, engine.as_str(), out)
     })

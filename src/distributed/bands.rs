@@ -16,7 +16,7 @@
 use crate::game::Game;
 use crate::games::cops::CopsAndThief;
 use crate::games::kcops::KCops;
-use crate::games::Special;
+use crate::games::{Shape, Special as _};
 use crate::hash::{fnv1a, FNV_START};
 
 /// Band boundaries for `parts` workers over one of the library's cops
@@ -27,10 +27,11 @@ use crate::hash::{fnv1a, FNV_START};
 /// which needs them to come band by band, as these two games' do.
 #[must_use]
 pub fn bands(game: &impl Game, parts: usize) -> Option<Vec<u64>> {
-    if let Some(grid) = game.as_cops_and_thief() {
-        return Some(row_bands(grid, parts));
+    match game.shape() {
+        Shape::Grid(grid) => Some(row_bands(grid, parts)),
+        Shape::Several(k) => Some(multiset_bands(k, parts)),
+        Shape::Other => None,
     }
-    game.as_several_cops().map(|k| multiset_bands(k, parts))
 }
 
 /// A hash of everything that defines one of the library's cops games and
@@ -41,10 +42,11 @@ pub fn bands(game: &impl Game, parts: usize) -> Option<Vec<u64>> {
 /// other game.
 #[must_use]
 pub fn session(game: &impl Game, start: Option<u64>) -> Option<u64> {
-    if let Some(grid) = game.as_cops_and_thief() {
-        return Some(game_hash(grid));
+    match game.shape() {
+        Shape::Grid(grid) => Some(game_hash(grid)),
+        Shape::Several(k) => Some(kcops_hash(k, start)),
+        Shape::Other => None,
     }
-    game.as_several_cops().map(|k| kcops_hash(k, start))
 }
 
 /// Band boundaries for `parts` workers over the several-cops game: the

@@ -6,6 +6,7 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
 
+use crate::games::cops_game::CopsGame;
 use crate::outcome::{Dte, Outcome};
 use crate::solve::Counts;
 use crate::solve::GridBand;
@@ -235,7 +236,7 @@ impl crate::tablebase::Source for PartitionedSolution {
 /// Writes process `process`'s shard of a partitioned solve of `game` (one
 /// of `processes`) as a tablebase file to `out`: the header of a whole
 /// table plus which shard of how many it is and its band (of cop rows for
-/// one cop, of cop multisets for a [`SavedGame::Cops`]),
+/// one cop, of cop multisets for several cops),
 /// then the band's values (and distances when the solve kept them) in the
 /// same blocks as [`write_tablebase`](crate::write_tablebase). Name the
 /// file with [`shard_path`](crate::shard_path) so that
@@ -245,15 +246,15 @@ impl crate::tablebase::Source for PartitionedSolution {
 /// Any error of `out`; [`std::io::ErrorKind::InvalidInput`] as
 /// [`write_tablebase`](crate::write_tablebase) says, or when `part` is not
 /// a band of whole cop multisets of a several-cops game.
-pub fn write_shard<'a>(
-    game: impl Into<SavedGame<'a>>,
+pub fn write_shard(
+    game: &CopsGame,
     part: &PartitionedSolution,
     process: usize,
     processes: usize,
     engine: &str,
     out: &mut impl std::io::Write,
 ) -> std::io::Result<crate::tablebase::WriteSummary> {
-    let game = game.into();
+    let game = SavedGame::from(game);
     let range = part.range();
     let (first_row, end_row) = match game {
         SavedGame::OneCop(game) => {

@@ -2,6 +2,7 @@
 
 pub mod arena;
 pub mod cops;
+pub mod cops_game;
 pub mod graph;
 pub mod kcops;
 pub mod multiset;
@@ -11,22 +12,36 @@ use crate::game::Game;
 use cops::CopsAndThief;
 use kcops::KCops;
 
-/// The typed views of the library's own games behind any [`Game`] (through
-/// [`Game::as_any`]), for the engines that exploit their structure.
-pub(crate) trait Special {
-    /// This game as the grid game; `None` for every other game.
-    fn as_cops_and_thief(&self) -> Option<&CopsAndThief>;
+/// Which of the library's own games a [`Game`] is (through
+/// [`Game::as_any`]): the one question the engines and the partitioned
+/// solve ask of a game to exploit its structure, answered here once.
+#[derive(Clone, Copy)]
+pub(crate) enum Shape<'g> {
+    /// One cop on a grid map (`games/cops.rs`).
+    Grid(&'g CopsAndThief),
+    /// Several cops (or one on a graph) on an arena (`games/kcops.rs`).
+    Several(&'g KCops),
+    /// Any other game: moves through [`Game`] alone.
+    Other,
+}
 
-    /// This game as the several-cops game; `None` for every other game.
-    fn as_several_cops(&self) -> Option<&KCops>;
+/// The [`Shape`] of any [`Game`].
+pub(crate) trait Special {
+    /// Which of the library's games this is.
+    fn shape(&self) -> Shape<'_>;
 }
 
 impl<G: Game + ?Sized> Special for G {
-    fn as_cops_and_thief(&self) -> Option<&CopsAndThief> {
-        self.as_any()?.downcast_ref()
-    }
-
-    fn as_several_cops(&self) -> Option<&KCops> {
-        self.as_any()?.downcast_ref()
+    fn shape(&self) -> Shape<'_> {
+        let Some(any) = self.as_any() else {
+            return Shape::Other;
+        };
+        if let Some(grid) = any.downcast_ref() {
+            Shape::Grid(grid)
+        } else if let Some(several) = any.downcast_ref() {
+            Shape::Several(several)
+        } else {
+            Shape::Other
+        }
     }
 }

@@ -9,6 +9,7 @@ mod bitboard;
 pub(crate) mod checkpoint;
 mod engine;
 mod explicit;
+mod kernel;
 pub(crate) mod multicop;
 mod plan;
 mod propagate;
@@ -20,7 +21,6 @@ use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8};
 
 use crate::error::{Error, Result};
 use crate::game::Game;
-use crate::games::Special as _;
 use crate::storage::cells::Cells;
 use crate::storage::frontier::Frontier;
 use crate::storage::{Backing, Paging, Region};
@@ -31,6 +31,7 @@ pub use best::best_moves;
 pub(crate) use bitboard::partition::{self as grid_partition, GridBand};
 pub use checkpoint::Checkpoint;
 pub use engine::{Engine, UnknownEngine};
+use kernel::Kernel;
 #[cfg(feature = "distributed")]
 pub(crate) use plan::out_of_core_states;
 pub use plan::{check_cops_size, plan_storage, Passes, StorageLimits, StoragePlan};
@@ -209,14 +210,11 @@ impl<'a> SolveOptions<'a> {
         Ok(())
     }
 
-    /// [`SolveOptions::check_engine`] for `game`: checkpoints need the
-    /// grid game or the several-cops game too.
-    pub(crate) fn check(&self, game: &impl Game) -> Result<()> {
+    /// [`SolveOptions::check_engine`] for the kernel chosen: checkpoints
+    /// need one of the bit engine's kernels too.
+    pub(crate) fn check(&self, kernel: Kernel<'_>) -> Result<()> {
         self.check_engine()?;
-        if (self.checkpoint.is_some() || self.resume.is_some())
-            && game.as_cops_and_thief().is_none()
-            && game.as_several_cops().is_none()
-        {
+        if (self.checkpoint.is_some() || self.resume.is_some()) && !kernel.keeps_checkpoints() {
             return Err(self
                 .engine
                 .refuse("checkpoints on a game other than cops and a thief"));
@@ -258,34 +256,47 @@ impl Estimate {
 /// count takes one parallel pass over the game's move counts.
 #[must_use]
 pub fn estimate(game: &impl Game, options: &SolveOptions<'_>) -> Estimate {
+    estimate_for(game, Kernel::choose(game, options.engine), options)
+}
+
+/// [`estimate`] of the kernel chosen for `game` (the explicit engine's
+/// per-state arrays are the sequential engine's).
+fn estimate_for(game: &impl Game, kernel: Kernel<'_>, options: &SolveOptions<'_>) -> Estimate {
     let n = game.state_count();
-    if let (Engine::Bitboard, Some(kcops)) = (options.engine, game.as_several_cops()) {
-        let bytes = multicop::kcop_memory_for(kcops.arena(), kcops.cops() as usize, false);
-        let with_table = if options.dte_table {
-            multicop::kcop_memory_for(kcops.arena(), kcops.cops() as usize, true)
+    let dte = |bytes_per_state: u64| {
+        if options.dte_table {
+            n.saturating_mul(bytes_per_state)
         } else {
-            bytes
-        };
-        return Estimate {
-            cells: bytes,
-            frontiers: 0,
-            dte: with_table - bytes,
-            graph: 0,
-        };
-    }
-    if let (Engine::Bitboard, Some(grid)) = (options.engine, game.as_cops_and_thief()) {
-        let layout = bitboard::Layout::new(grid);
-        return Estimate {
-            cells: layout.bytes(),
-            frontiers: bitboard::working_bytes(&layout, options.pool_threads()),
-            dte: if options.dte_table {
-                n.saturating_mul(2)
+            0
+        }
+    };
+    let engine = match kernel {
+        Kernel::Several(kcops) => {
+            let bytes = multicop::kcop_memory_for(kcops.arena(), kcops.cops() as usize, false);
+            let with_table = if options.dte_table {
+                multicop::kcop_memory_for(kcops.arena(), kcops.cops() as usize, true)
             } else {
-                0
-            },
-            graph: 0,
-        };
-    }
+                bytes
+            };
+            return Estimate {
+                cells: bytes,
+                frontiers: 0,
+                dte: with_table - bytes,
+                graph: 0,
+            };
+        }
+        Kernel::Grid(grid) => {
+            let layout = bitboard::Layout::new(grid);
+            return Estimate {
+                cells: layout.bytes(),
+                frontiers: bitboard::working_bytes(&layout, options.pool_threads()),
+                dte: dte(2),
+                graph: 0,
+            };
+        }
+        Kernel::Explicit => Engine::Explicit,
+        Kernel::Counter(engine) => engine,
+    };
     let cell = if game.max_moves() <= <[AtomicU8] as Cells>::MAX_MOVES {
         1
     } else {
@@ -294,18 +305,10 @@ pub fn estimate(game: &impl Game, options: &SolveOptions<'_>) -> Estimate {
     let words = n.div_ceil(64);
     Estimate {
         cells: n.saturating_mul(cell),
-        frontiers: if options.engine == Engine::Sweep {
-            8
-        } else {
-            16
-        } * (words + words.div_ceil(64)),
-        dte: if options.dte_table && options.engine.keeps_distances() {
-            n.saturating_mul(2)
-        } else {
-            0
-        },
+        frontiers: if engine == Engine::Sweep { 8 } else { 16 } * (words + words.div_ceil(64)),
+        dte: if engine.keeps_distances() { dte(2) } else { 0 },
         // Needs the edge count: one pass over the move counts.
-        graph: if options.engine == Engine::Explicit {
+        graph: if engine == Engine::Explicit {
             crate::csr::explicit_estimate(game)
         } else {
             0
@@ -328,26 +331,27 @@ const DEFAULT_WINDOW_BYTES: u64 = 1 << 30;
 /// # Example
 /// See [`Game`].
 pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
-    options.check(game)?;
-    if options.engine == Engine::Explicit {
-        return explicit::solve(game, options);
+    let kernel = Kernel::choose(game, options.engine);
+    options.check(kernel)?;
+    match kernel {
+        Kernel::Explicit => explicit::solve(game, options),
+        Kernel::Grid(grid) => solve_bitboard(grid, options),
+        Kernel::Several(kcops) => solve_multicop(kcops, options),
+        Kernel::Counter(engine) => solve_counters(game, engine, options),
     }
-    if options.engine == Engine::Bitboard {
-        if let Some(kcops) = game.as_several_cops() {
-            return solve_multicop(kcops, options);
-        }
-        let Some(grid) = game.as_cops_and_thief() else {
-            let mut parallel = options.clone();
-            parallel.engine = Engine::Parallel;
-            return solve(game, &parallel);
-        };
-        return solve_bitboard(grid, options);
-    }
+}
+
+/// A counter `engine` (sequential, parallel or sweep) on any game.
+fn solve_counters(
+    game: &impl Game,
+    engine: Engine,
+    options: &SolveOptions<'_>,
+) -> Result<Solution> {
     let started = std::time::Instant::now();
     let n = game.state_count();
     let backing = &options.backing;
     // The sweep engine keeps one pending set and no distances.
-    let sweep = options.engine == Engine::Sweep;
+    let sweep = engine == Engine::Sweep;
     // The sweep engine keeps a window resident for many passes: its pages
     // go back to the files explicitly, once per release. The level engines
     // modify a band in one short pass per level, where the kernel's own
@@ -419,10 +423,10 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
         window,
     };
     let run = |work: &propagate::Work<'_, _>| match &cells {
-        CellStore::Narrow(r) => propagate_with(work, r.atomics::<AtomicU8>(), options.engine),
-        CellStore::Wide(r) => propagate_with(work, r.atomics::<AtomicU32>(), options.engine),
+        CellStore::Narrow(r) => propagate_with(work, r.atomics::<AtomicU8>(), engine),
+        CellStore::Wide(r) => propagate_with(work, r.atomics::<AtomicU32>(), engine),
     };
-    let result = match options.engine {
+    let result = match engine {
         Engine::Sequential | Engine::Explicit => run(&work),
         Engine::Parallel | Engine::Sweep | Engine::Bitboard => {
             thread_pool(options.threads)?.install(|| run(&work))

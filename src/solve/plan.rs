@@ -9,11 +9,11 @@
 
 use std::path::PathBuf;
 
-use super::{estimate, Engine, Estimate, SolveOptions};
+use super::kernel::Kernel;
+use super::{estimate_for, Engine, Estimate, SolveOptions};
 use crate::csr::{bucket_scratch_bytes, count_edges, graph_bytes};
 use crate::error::{Error, Result};
 use crate::game::Game;
-use crate::games::Special as _;
 use crate::storage::frontier::STATES_PER_SUMMARY_WORD;
 use crate::storage::{available_memory, free_disk, Backing};
 
@@ -125,29 +125,24 @@ pub fn plan_storage(
     options: &SolveOptions<'_>,
     limits: &StorageLimits,
 ) -> Result<StoragePlan> {
-    options.check(game)?;
-    if let (Engine::Bitboard, Some(kcops)) = (options.engine, game.as_several_cops()) {
+    let kernel = Kernel::choose(game, options.engine);
+    options.check(kernel)?;
+    if let Kernel::Several(kcops) = kernel {
         return plan_multicop(kcops, options, limits);
     }
-    let explicit = options.engine == Engine::Explicit;
+    let explicit = matches!(kernel, Kernel::Explicit);
     // The per-state arrays are the same for every engine but the sweep's;
     // the explicit engine's graph is sized below, only when it is needed.
-    let arrays_engine = if explicit {
-        Engine::Sequential
+    let arrays_kernel = if explicit {
+        Kernel::Counter(Engine::Sequential)
     } else {
-        options.engine
+        kernel
     };
-    let mut sized = estimate(
-        game,
-        &SolveOptions {
-            engine: arrays_engine,
-            ..options.clone()
-        },
-    );
+    let mut sized = estimate_for(game, arrays_kernel, options);
     let arrays = sized.total();
     // The bitboard engine's working arrays stay in memory whatever backs
     // its bitsets (out of core its own plan sizes them): not in files.
-    let bitboard = options.engine == Engine::Bitboard && game.as_cops_and_thief().is_some();
+    let bitboard = matches!(kernel, Kernel::Grid(_));
     let files = arrays - if bitboard { sized.frontiers } else { 0 };
     let room = limits.room();
     let backing = match &limits.scratch {
@@ -241,11 +236,8 @@ pub fn plan_storage(
         }
         Backing::Memory => arrays,
         Backing::Scratch(_) => {
-            let grid = game
-                .as_cops_and_thief()
-                .filter(|_| options.engine == Engine::Bitboard);
-            let (resident, minimum, what) = match grid {
-                Some(grid) => {
+            let (resident, minimum, what) = match kernel {
+                Kernel::Grid(grid) => {
                     let (resident, minimum, bitboard_passes) =
                         bitboard_out_of_core(grid, options, room);
                     passes = bitboard_passes;
@@ -256,7 +248,7 @@ pub fn plan_storage(
                          rows with the engine's bookkeeping, kept resident)",
                     )
                 }
-                None => {
+                _ => {
                     let (resident, minimum) = out_of_core(game, arrays, room);
                     (
                         resident,
@@ -421,7 +413,7 @@ fn plan_multicop(
     Ok(StoragePlan {
         backing,
         memory_limit: storage.memory.unwrap_or(room),
-        estimate: estimate(game, options),
+        estimate: estimate_for(game, Kernel::Several(game), options),
         resident: plan.in_memory(),
         edges: None,
         passes: None,
@@ -441,7 +433,7 @@ fn bitboard_out_of_core(
         // The records fit: the engine runs as in memory, on the mapped
         // files.
         Ok(plan) if plan.whole => {
-            let arrays = estimate(game, options).total();
+            let arrays = estimate_for(game, Kernel::Grid(game), options).total();
             (arrays.max(plan.resident), plan.minimum, None)
         }
         Ok(plan) => (

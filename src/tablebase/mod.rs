@@ -47,8 +47,10 @@ pub use header::Header;
 pub use shards::shard_path;
 pub use table::{RatedMove, Tablebase};
 #[cfg(feature = "distributed")]
+pub(crate) use writer::SavedGame;
+#[cfg(feature = "distributed")]
 pub(crate) use writer::{write_source, Source};
-pub use writer::{write_tablebase, SavedGame, WriteSummary};
+pub use writer::{write_tablebase, WriteSummary};
 
 /// The stored answer for a position, for the player to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

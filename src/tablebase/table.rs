@@ -75,7 +75,7 @@ enum TableGame {
 /// let game = CopsAndThief::new(Board::new(&map, &Placement::default()).unwrap(), Rules::default());
 /// let solution = solve(&game, &SolveOptions::new(Engine::Sequential).with_dte_table(true)).unwrap();
 /// let path = std::env::temp_dir().join(format!("tb-doc-{}.rtb", std::process::id()));
-/// write_tablebase(&game, &solution, "sequential", &mut std::fs::File::create(&path).unwrap()).unwrap();
+/// write_tablebase(&game.clone().into(), &solution, "sequential", &mut std::fs::File::create(&path).unwrap()).unwrap();
 /// let table = Tablebase::open(&path).unwrap();
 /// let cop = table.map_cell("cop", (0, 0)).unwrap();
 /// let thief = table.map_cell("thief", (0, 3)).unwrap();

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use retrograde::{
-    load_map, parse_map, solve, write_tablebase, Board, CopsAndThief, Dte, Engine, ExitRule, Game,
-    Outcome, Placement, Rules, Solution, SolveOptions, Tablebase, Turn,
+    load_map, parse_map, solve, write_tablebase, Board, CopsAndThief, CopsGame, Dte, Engine,
+    ExitRule, Game, Outcome, Placement, Rules, Solution, SolveOptions, Tablebase, Turn,
 };
 use serde_json::Value as Json;
 
@@ -53,7 +53,8 @@ fn solve_game(game: &CopsAndThief, distances: bool) -> Solution {
 
 fn save(game: &CopsAndThief, solution: &Solution, path: &Path) -> Tablebase {
     let mut file = std::fs::File::create(path).expect("create table");
-    write_tablebase(game, solution, "sequential", &mut file).expect("write table");
+    let game = CopsGame::from(game.clone());
+    write_tablebase(&game, solution, "sequential", &mut file).expect("write table");
     drop(file);
     Tablebase::open(path).expect("open table")
 }
@@ -345,7 +346,13 @@ fn version_3_tables_are_written_as_before() {
     let game = data_game("data/maps/movingai/maze-32-32-2.map", true);
     let solution = solve_game(&game, true);
     let mut written = Vec::new();
-    write_tablebase(&game, &solution, "bitboard", &mut written).expect("write");
+    write_tablebase(
+        &CopsGame::from(game.clone()),
+        &solution,
+        "bitboard",
+        &mut written,
+    )
+    .expect("write");
     assert_eq!(u32::from_le_bytes(written[8..12].try_into().unwrap()), 6);
     let committed = std::fs::read(fixture(3)).expect("read the version 3 table");
     let mut back = written.clone();

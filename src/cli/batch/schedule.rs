@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use rayon::prelude::*;
-use retrograde::{load_map, CopsAndThief, Engine, Map};
+use retrograde::{load_map, CopsAndThief, CopsGame, Engine, Map};
 
 use super::results::{Longest, Row, Share, Sink, OK, TOO_LARGE};
 use super::scen::{with_pair, Pairs};
@@ -285,7 +285,14 @@ fn solve_job(job: &Job, batch: &Batch<'_>, config: &EngineConfig, reporter: &Rep
         }
         let saved = OutputTarget::check("--save-dir", table)
             .map_err(anyhow::Error::from)
-            .and_then(|target| save_table(target, &solved.game, &solved.solution, config.engine));
+            .and_then(|target| {
+                save_table(
+                    target,
+                    &CopsGame::from(solved.game.clone()),
+                    &solved.solution,
+                    config.engine,
+                )
+            });
         if let Err(e) = saved {
             return failed(&e);
         }

@@ -208,7 +208,7 @@ fn summary_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<R
         &config.limits(),
         config.engine == Engine::Bitboard,
     )?;
-    let game = &several.game;
+    let game = several.kcops();
     let arena = game.arena();
     let grid = arena.grid();
     let row = Row {
@@ -261,7 +261,7 @@ fn summary_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<R
 /// `--resume` with more memory tries it again).
 fn cop_number_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<Row> {
     let several = SeveralCops::build_from(path, &args.game, &args.kcops, &config.limits(), false)?;
-    let arena = several.game.arena();
+    let arena = several.kcops().arena();
     if arena.cells() == 0 {
         anyhow::bail!("a map with no free cell has no cop number");
     }

@@ -9,10 +9,10 @@ use std::time::Duration;
 use anyhow::Result;
 use indicatif::ProgressBar;
 use retrograde::copnumber::{
-    cop_number_of_graph, cop_number_with, kcop_memory, kcop_memory_for, multiset_count,
-    solve_kcops, CopNumber, CopSearch, KcopOptions, OutOfMemory,
+    cop_number_of_graph, cop_number_with, kcop_memory, kcop_memory_for, multiset_count, CopNumber,
+    CopSearch, OutOfMemory,
 };
-use retrograde::Arena;
+use retrograde::{solve, Arena, CopsGame, Engine, Rules, SolveOptions, Speeds};
 
 use super::super::common::human_bytes;
 use super::super::output::stop_requested;
@@ -219,15 +219,24 @@ pub(super) fn full_solve(out: &mut impl Write, arena: &Arena, k: u32) -> Result<
     let n = arena.cells() as usize;
     let states = multiset_count(n, k as usize) as f64 * n as f64 * 2.0;
     let started = std::time::Instant::now();
-    let sol = solve_kcops(
-        arena,
-        &KcopOptions {
-            cops: k as usize,
-            ..KcopOptions::default()
-        },
-    );
+    let (cop, thief) = arena.speeds();
+    let speeds = Speeds {
+        cop,
+        thief,
+        lazy: arena.lazy(),
+    };
+    let game = CopsGame::from_graph(arena.clone(), Rules::default(), k, speeds)?;
+    let sol = solve(&game, &SolveOptions::new(Engine::Bitboard))?;
     let seconds = started.elapsed().as_secs_f64();
-    let c = sol.counts();
+    let [cops_move, thief_moves] = sol.counts_by_parity();
+    let c = [
+        cops_move.win,
+        cops_move.loss,
+        cops_move.draw,
+        thief_moves.win,
+        thief_moves.loss,
+        thief_moves.draw,
+    ];
     let max_degree = (0..arena.cells())
         .map(|c| arena.cop_steps(c).len())
         .max()
@@ -237,7 +246,7 @@ pub(super) fn full_solve(out: &mut impl Write, arena: &Arena, k: u32) -> Result<
     writeln!(
         out,
         "{k} cops on {n} vertices (max degree {max_degree}){speeds}: {states:.3e} states, {} levels, {seconds:.2} s ({:.3e} states/s)",
-        sol.levels,
+        sol.levels(),
         states / seconds.max(1e-9)
     )?;
     writeln!(

@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::Args as ClapArgs;
 use retrograde::distributed::{self, BandSink, BandSource, Cluster, PartitionOptions};
-use retrograde::{load_map, CopsAndThief, Game};
+use retrograde::{load_map, CopsAndThief, CopsGame, Game};
 
 use super::checkpoint;
 use super::common::{human_bytes, peak_memory, UsageError};
@@ -298,7 +298,8 @@ fn run_one(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i32
         solve_bands(args, cluster, place, Arc::clone(&game), solve, &reporter)?
     };
     let saved = save_shard(save, place, &reporter, |out| {
-        distributed::write_shard(&*game, &solution, process, processes, "distributed", out)
+        let game = CopsGame::from((*game).clone());
+        distributed::write_shard(&game, &solution, process, processes, "distributed", out)
     })?;
     let Some(summary) = &solution.summary else {
         return Ok(0);
@@ -356,7 +357,7 @@ fn run_several(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result
     let started = Instant::now();
     let limits = args.engine.storage.limits(0)?;
     let several = SeveralCops::build(args, &limits, false)?;
-    let game = Arc::new(several.game.clone());
+    let game = Arc::new(several.kcops().clone());
     let solve = Bands {
         bounds: distributed::bands(&*game, place.config.total_workers()).expect("a cops game"),
         session: distributed::session(&*game, several.start).expect("a cops game"),
@@ -367,7 +368,7 @@ fn run_several(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result
     let reporter = Arc::new(Reporter::new(args.quiet, "solving"));
     let solution = solve_bands(args, cluster, place, game, solve, &reporter)?;
     let saved = save_shard(save, place, &reporter, |out| {
-        let (game, process, processes) = (several.saved(args), place.process, place.processes);
+        let (game, process, processes) = (&several.game, place.process, place.processes);
         distributed::write_shard(game, &solution, process, processes, "distributed", out)
     })?;
     let Some(summary) = &solution.summary else {

@@ -4,7 +4,7 @@
 //! and report are `cli/several.rs`'s, shared with `solve --processes`.
 
 use anyhow::Result;
-use retrograde::{Engine, Grid, Inconsistency, KCops, SavedGame, Solution, Turn};
+use retrograde::{CopsGame, Engine, Grid, Inconsistency, Solution, Turn};
 
 use super::{Play, Targets};
 use crate::cli::common::{EngineConfig, UsageError};
@@ -39,13 +39,11 @@ pub(super) fn setup(
 }
 
 impl Play for SeveralCops {
-    type Game = KCops;
-
     fn build(&mut self, _args: &SolveArgs, _solving: bool) -> Result<()> {
         Ok(())
     }
 
-    fn game(&self) -> &KCops {
+    fn game(&self) -> &CopsGame {
         &self.game
     }
 
@@ -67,20 +65,16 @@ impl Play for SeveralCops {
 
     fn dump_columns(&self) -> (Vec<String>, Option<&Grid>) {
         let cops = (1..=self.game.cops()).map(|i| format!("cop{i}")).collect();
-        (cops, self.game.arena().grid())
+        (cops, self.kcops().arena().grid())
     }
 
     fn pieces(&self, state: u64) -> (Vec<u32>, u32, Turn) {
-        let p = self.game.decode(state);
+        let p = self.game.position(state);
         (p.cops.to_vec(), p.thief, p.turn)
     }
 
-    fn saved(&self, args: &SolveArgs) -> SavedGame<'_> {
-        SeveralCops::saved(self, args)
-    }
-
     fn inconsistent(&self, bad: &Inconsistency) -> String {
-        let retrograde::Position { cops, thief, turn } = self.game.decode(bad.state);
+        let retrograde::Position { cops, thief, turn } = self.game.position(bad.state);
         format!(
             "state {} (cops {:?}, thief {}, {turn:?} to move) is stored as {:?} but its moves give {:?}",
             bad.state,

@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use retrograde::{
-    solve, verify_observed, Checkpoint, Engine, Game, Grid, Inconsistency, Outcome, SavedGame,
+    solve, verify_observed, Checkpoint, CopsGame, Engine, Game, Grid, Inconsistency, Outcome,
     Solution, Turn,
 };
 
@@ -30,14 +30,12 @@ use super::Failure;
 /// What differs between the one-cop game and the several-cops game in a
 /// solve; everything else is the flow of [`solve_game`].
 trait Play {
-    /// The library's game.
-    type Game: Game + Sync;
     /// Builds the game, unless it was built with the setup; `solving`
     /// says it is to be solved, not planned (the one-cop game then warns
     /// of a map without exits).
     fn build(&mut self, args: &SolveArgs, solving: bool) -> Result<()>;
-    /// The game (after [`Play::build`]).
-    fn game(&self) -> &Self::Game;
+    /// The game (after [`Play::build`]), as `--save` writes it too.
+    fn game(&self) -> &CopsGame;
     /// The start state, if the flags or the file give one.
     fn start(&self) -> Option<u64>;
     /// The report of the solve: what it found and the game's own parts
@@ -54,8 +52,6 @@ trait Play {
     fn dump_columns(&self) -> (Vec<String>, Option<&Grid>);
     /// The cops and the thief of `state`, and who is to move.
     fn pieces(&self, state: u64) -> (Vec<u32>, u32, Turn);
-    /// The game as `--save` writes it.
-    fn saved(&self, args: &SolveArgs) -> SavedGame<'_>;
     /// The refusal of `--verify` for a state that disagrees with its moves.
     fn inconsistent(&self, bad: &Inconsistency) -> String;
 }
@@ -161,12 +157,7 @@ fn solve_game(
     }
     if let Some(target) = save_target {
         reporter.note(&format!("saving the table to {}", target.path().display()));
-        report.saved = Some(save_table(
-            target,
-            play.saved(args),
-            &solution,
-            config.engine,
-        )?);
+        report.saved = Some(save_table(target, play.game(), &solution, config.engine)?);
     }
     let xy = args.game.xy;
     super::schema::print_beside(data_on_stdout, args.json, &report, |mut out, r| {

@@ -6,7 +6,7 @@
 
 use anyhow::Result;
 use retrograde::{
-    load_map, load_scen, CopsAndThief, Grid, Inconsistency, Map, Outcome, SavedGame, Scenario,
+    load_map, load_scen, CopsAndThief, CopsGame, Grid, Inconsistency, Map, Outcome, Scenario,
     ScenarioEntry, Solution, Turn,
 };
 
@@ -19,7 +19,7 @@ use crate::cli::Failure;
 pub(super) struct One {
     map: Map,
     scenario: Option<Checked>,
-    game: Option<CopsAndThief>,
+    game: Option<CopsGame>,
 }
 
 /// A scenario checked against the map: every entry's `(thief, cop)` cells.
@@ -56,7 +56,7 @@ pub(super) fn setup(args: &SolveArgs) -> Result<(One, Targets), Failure> {
 impl One {
     /// Every scenario pair's result, from the solved table.
     fn pairs(&self, (scenario, cells): &Checked, solution: &Solution) -> Vec<ScenPair> {
-        let game = self.game();
+        let game = self.grid();
         let turn = game.rules().first_mover();
         let pair = |(entry, &(thief, cop)): (&ScenarioEntry, &(u32, u32))| {
             let state = game.state(cop, thief, turn);
@@ -73,26 +73,33 @@ impl One {
     }
 }
 
-impl Play for One {
-    type Game = CopsAndThief;
+impl One {
+    /// The grid game inside [`Play::game`].
+    fn grid(&self) -> &CopsAndThief {
+        self.game()
+            .grid_game()
+            .expect("one cop at speed 1 on a map is the grid game")
+    }
+}
 
+impl Play for One {
     fn build(&mut self, args: &SolveArgs, solving: bool) -> Result<()> {
         let game = solving::one_cop_game(&self.map, &args.game)?;
         if solving {
             solving::warn_no_exits(&args.map, &game, &args.game);
         }
-        self.game = Some(game);
+        self.game = Some(CopsGame::from(game));
         Ok(())
     }
 
-    fn game(&self) -> &CopsAndThief {
+    fn game(&self) -> &CopsGame {
         self.game
             .as_ref()
             .expect("the game is built before it is used")
     }
 
     fn start(&self) -> Option<u64> {
-        self.game().start()
+        self.grid().start()
     }
 
     fn report(
@@ -102,7 +109,7 @@ impl Play for One {
         found: Found,
         seconds: f64,
     ) -> SolveReport {
-        let game = self.game();
+        let game = self.grid();
         let format = self.map.format.as_str();
         let mut report = SolveReport::new(&args.map, format, game, found, seconds);
         if let Some(scenario) = &self.scenario {
@@ -116,21 +123,17 @@ impl Play for One {
     }
 
     fn dump_columns(&self) -> (Vec<String>, Option<&Grid>) {
-        (vec!["cop".to_string()], Some(&self.game().board().grid))
+        (vec!["cop".to_string()], Some(&self.grid().board().grid))
     }
 
     fn pieces(&self, state: u64) -> (Vec<u32>, u32, Turn) {
-        let (cop, thief, turn) = self.game().decode(state);
+        let (cop, thief, turn) = self.grid().decode(state);
         (vec![cop], thief, turn)
     }
 
-    fn saved(&self, _args: &SolveArgs) -> SavedGame<'_> {
-        SavedGame::OneCop(self.game())
-    }
-
     fn inconsistent(&self, bad: &Inconsistency) -> String {
-        let (cop, thief, turn) = self.game().decode(bad.state);
-        let grid = &self.game().board().grid;
+        let (cop, thief, turn) = self.grid().decode(bad.state);
+        let grid = &self.grid().board().grid;
         let show = |(value, dte): (Outcome, Option<u32>)| match dte {
             Some(d) => format!("{value} in {d}"),
             None => value.to_string(),

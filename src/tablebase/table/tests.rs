@@ -6,7 +6,8 @@
 use super::*;
 use crate::games::cops::Rules;
 use crate::{
-    parse_map, solve, write_tablebase, Board, Engine, Placement, SavedGame, Solution, SolveOptions,
+    parse_map, solve, write_tablebase, Board, Cops, CopsGame, Engine, Placement, Position,
+    Solution, SolveOptions,
 };
 
 fn temp(name: &str) -> PathBuf {
@@ -67,7 +68,7 @@ fn one_cop_tables_read_as_tables_of_one_cop() {
         .unwrap();
         let path = temp("one");
         write_tablebase(
-            &game,
+            &CopsGame::from(game.clone()),
             &solution,
             "sequential",
             &mut std::fs::File::create(&path).unwrap(),
@@ -110,12 +111,16 @@ fn several_cops_tables_of_maps_and_graphs_read() {
         let path = temp("several");
         let start = (vec![0u32; game.cops() as usize], 1);
         let mut out = Vec::new();
-        let saved = SavedGame::Cops {
+        let saved = crate::tablebase::writer::SavedGame::Cops {
             game: &game,
             rules,
-            start: Some((&start.0, start.1)),
+            start: Some(Position {
+                cops: Cops::new(&start.0).unwrap(),
+                thief: start.1,
+                turn: rules.first_mover(),
+            }),
         };
-        write_tablebase(saved, &solution, "x", &mut out).unwrap();
+        crate::tablebase::writer::write_source(saved, &solution, None, "x", &mut out).unwrap();
         std::fs::write(&path, out).unwrap();
         let table = Tablebase::open(&path).unwrap();
         assert_eq!(table.cops(), game.cops());

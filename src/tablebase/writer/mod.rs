@@ -23,7 +23,9 @@ use super::format::{
 };
 use crate::game::Game;
 use crate::games::cops::{CopsAndThief, Rules};
+use crate::games::cops_game::CopsGame;
 use crate::games::kcops::KCops;
+use crate::games::position::Position;
 use crate::solve::{Counts, Solution};
 
 /// What [`write_tablebase`] wrote.
@@ -97,29 +99,37 @@ struct Unit {
     max_dte: u32,
 }
 
-/// What a table is written of: a game with what its header records. A
-/// one-cop game carries its map, rules and starts; a game of several cops
-/// (or one cop on a graph) is written with the map rules its arena was
-/// built with and its start, if any.
+/// What a table is written of, as the writers read a [`CopsGame`]: the
+/// grid game (the layout of format version 3), or the several-cops game
+/// with the rules its arena was built with and its start (the layout of
+/// version 5, its states in thief tiles); both are written as version 6.
 #[derive(Clone, Copy, Debug)]
-pub enum SavedGame<'a> {
-    /// The one-cop grid game (format version 3).
+pub(crate) enum SavedGame<'a> {
+    /// The one-cop grid game.
     OneCop(&'a CopsAndThief),
-    /// Any number of cops on a map or a graph (format version 5).
+    /// Any number of cops on a map or a graph.
     Cops {
         /// The game.
         game: &'a KCops,
         /// The rules that built its arena's moves (on a graph, only the
         /// pass flags and thief-first are recorded).
         rules: Rules,
-        /// The start `(cops, thief)`, if any (cops in any order).
-        start: Option<(&'a [u32], u32)>,
+        /// The start, if any.
+        start: Option<Position>,
     },
 }
 
-impl<'a> From<&'a CopsAndThief> for SavedGame<'a> {
-    fn from(game: &'a CopsAndThief) -> SavedGame<'a> {
-        SavedGame::OneCop(game)
+impl<'a> From<&'a CopsGame> for SavedGame<'a> {
+    fn from(game: &'a CopsGame) -> SavedGame<'a> {
+        match (game.grid_game(), game.arena_game()) {
+            (Some(grid), _) => SavedGame::OneCop(grid),
+            (None, Some(kcops)) => SavedGame::Cops {
+                game: kcops,
+                rules: game.rules(),
+                start: game.start(),
+            },
+            (None, None) => unreachable!("a cops game is the grid game or the several-cops game"),
+        }
     }
 }
 
@@ -127,10 +137,10 @@ impl<'a> From<&'a CopsAndThief> for SavedGame<'a> {
 /// (the map and rules, or the graph; the cops, speeds, exits and start),
 /// values blocks, distance blocks when the solution kept a distance table,
 /// block index and trailer. `engine` is recorded in the header (for
-/// example [`Engine::as_str`](crate::Engine::as_str)). A one-cop game is
-/// written as format version 3, a [`SavedGame::Cops`] as version 5 (its
-/// states in thief tiles); [`Tablebase::open`](crate::Tablebase::open)
-/// reads both.
+/// example [`Engine::as_str`](crate::Engine::as_str)). One cop at speed 1
+/// on a map is written in the one-cop layout, any other game in the
+/// several-cops layout (its states in thief tiles), both as format version
+/// 6; [`Tablebase::open`](crate::Tablebase::open) reads versions 2 to 6.
 ///
 /// Writing goes through `out` once, in order, so `out` may be any stream;
 /// to make the file appear atomically, write to a temporary file in the
@@ -138,15 +148,14 @@ impl<'a> From<&'a CopsAndThief> for SavedGame<'a> {
 ///
 /// # Errors
 /// Any error of `out`, and an [`io::ErrorKind::InvalidInput`] error when
-/// `solution` is not a solution of `game` (different state count), when
-/// the rules do not give a [`SavedGame::Cops`] game's moves, or when its
-/// start is not `k` cells and a thief of the game.
+/// `solution` is not a solution of `game` (different state count) or when
+/// the rules do not give a several-cops game's moves.
 ///
 /// # Example
 /// ```
-/// use retrograde::{parse_map, solve, write_tablebase, Arena, Board, CopsAndThief, Engine, KCops, Outcome, Placement, Rules, SavedGame, SolveOptions, Tablebase};
+/// use retrograde::{parse_map, solve, write_tablebase, Arena, CopsGame, Engine, Outcome, Placement, Rules, SolveOptions, Speeds, Tablebase};
 /// let map = parse_map(b"2 3\nC.T\n..E\n", "inline").unwrap();
-/// let game = CopsAndThief::new(Board::new(&map, &Placement::default()).unwrap(), Rules::default());
+/// let game = CopsGame::from_map(&map, &Placement::default(), Rules::default(), 1, Speeds::default()).unwrap();
 /// let solution = solve(&game, &SolveOptions::new(Engine::Sequential).with_dte_table(true)).unwrap();
 /// let path = std::env::temp_dir().join(format!("doc-{}.rtb", std::process::id()));
 /// let mut file = std::fs::File::create(&path).unwrap();
@@ -154,39 +163,36 @@ impl<'a> From<&'a CopsAndThief> for SavedGame<'a> {
 /// assert!(summary.has_dte);
 /// let table = Tablebase::open(&path).unwrap();
 /// let start = table.start().unwrap();
-/// assert_eq!(table.probe(&start).unwrap().value, solution.outcome(game.start().unwrap()));
+/// assert_eq!(table.probe(&start).unwrap().value, solution.outcome(game.index(&game.start().unwrap())));
 ///
 /// // Two cops on a 5-cycle, from cops on 0 and 0 and the thief on 2.
 /// let cycle = Arena::from_edges(5, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)]).unwrap();
-/// let game = KCops::new(cycle, 2).unwrap();
+/// let game = CopsGame::from_graph(cycle, Rules::default(), 2, Speeds::default()).unwrap()
+///     .with_start(&[0, 0], 2).unwrap();
 /// let solution = solve(&game, &SolveOptions::new(Engine::Sequential).with_dte_table(true)).unwrap();
-/// let saved = SavedGame::Cops { game: &game, rules: Rules::default(), start: Some((&[0, 0], 2)) };
-/// write_tablebase(saved, &solution, "sequential", &mut std::fs::File::create(&path).unwrap()).unwrap();
+/// write_tablebase(&game, &solution, "sequential", &mut std::fs::File::create(&path).unwrap()).unwrap();
 /// let table = Tablebase::open(&path).unwrap();
 /// assert_eq!(table.cops(), 2);
 /// assert_eq!(table.probe(&table.start().unwrap()).unwrap().value, Outcome::Win);
 /// std::fs::remove_file(&path).unwrap();
 /// ```
-pub fn write_tablebase<'a>(
-    game: impl Into<SavedGame<'a>>,
+pub fn write_tablebase(
+    game: &CopsGame,
     solution: &Solution,
     engine: &str,
     out: &mut impl Write,
 ) -> io::Result<WriteSummary> {
-    let game = game.into();
-    if let SavedGame::OneCop(game) = game {
-        let n = game.state_count();
-        if solution.states() != n {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "the solution has {} states, the game {n}: not a solution of this game",
-                    solution.states()
-                ),
-            ));
-        }
+    let n = game.state_count();
+    if solution.states() != n {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "the solution has {} states, the game {n}: not a solution of this game",
+                solution.states()
+            ),
+        ));
     }
-    write_source(game, solution, None, engine, out)
+    write_source(game.into(), solution, None, engine, out)
 }
 
 /// Writes the states of `source` as a table of `game`: the whole game
@@ -205,6 +211,7 @@ pub(crate) fn write_source(
         // compressed units (tens of KiB each).
         SavedGame::OneCop(game) => write_batched(game, source, shard, engine, out, 32),
         SavedGame::Cops { game, rules, start } => {
+            let start = start.as_ref().map(|p| (p.cops.as_slice(), p.thief));
             cops::write_cops(game, rules, start, source, shard, engine, out)
         }
     }
@@ -494,7 +501,7 @@ fn count_codes(values: &[u8]) -> (u64, u64) {
 mod tests {
     use super::{count_codes, write_batched, write_tablebase};
     use crate::{parse_map, solve, Backing, Board, CopsAndThief, Engine, Placement, Rules};
-    use crate::{ExitRule, Game, SolveOptions};
+    use crate::{CopsGame, ExitRule, Game, SolveOptions};
 
     /// An out-of-core solve (pages released behind the writer while the
     /// packing thread reads ahead) writes the same bytes as an in-memory
@@ -535,7 +542,13 @@ mod tests {
         )
         .unwrap();
         let mut want = Vec::new();
-        write_tablebase(&game, &in_memory, "bitboard", &mut want).unwrap();
+        write_tablebase(
+            &CopsGame::from(game.clone()),
+            &in_memory,
+            "bitboard",
+            &mut want,
+        )
+        .unwrap();
         for per_thread in [1, 32] {
             let mut got = Vec::new();
             write_batched(&game, &paged, None, "bitboard", &mut got, per_thread).unwrap();

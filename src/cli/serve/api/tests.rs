@@ -5,8 +5,8 @@ use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use retrograde::{
-    parse_map, solve, write_tablebase, Arena, Board, CopsAndThief, Engine, KCops, Placement, Rules,
-    SavedGame, SolveOptions,
+    parse_map, solve, write_tablebase, Arena, Board, CopsAndThief, CopsGame, Engine, Placement,
+    Rules, SolveOptions, Speeds,
 };
 
 use super::*;
@@ -29,7 +29,7 @@ fn served() -> &'static Served {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("tiny.rtb");
         write_tablebase(
-            &game,
+            &CopsGame::from(game.clone()),
             &solution,
             "sequential",
             &mut std::fs::File::create(&path).unwrap(),
@@ -46,17 +46,12 @@ fn served() -> &'static Served {
             ("duo", Arena::from_board(&board, Rules::default()), false),
             ("ring", ring, true),
         ] {
-            let game = KCops::new(arena, 2).unwrap();
+            let game = CopsGame::from_graph(arena, Rules::default(), 2, Speeds::default()).unwrap();
             let options = SolveOptions::new(Engine::Sequential).with_dte_table(dte);
             let solution = solve(&game, &options).unwrap();
             let path = dir.join(format!("{name}.rtb"));
             let mut out = std::fs::File::create(&path).unwrap();
-            let saved = SavedGame::Cops {
-                game: &game,
-                rules: Rules::default(),
-                start: None,
-            };
-            write_tablebase(saved, &solution, "sequential", &mut out).unwrap();
+            write_tablebase(&game, &solution, "sequential", &mut out).unwrap();
             paths.push(path);
         }
         let served = Served::open(&paths, 1 << 20).unwrap();

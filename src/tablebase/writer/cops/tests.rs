@@ -4,8 +4,19 @@
 use super::*;
 use crate::game::Game;
 use crate::outcome::Outcome;
-use crate::tablebase::writer::{write_tablebase, SavedGame};
+use crate::tablebase::writer::{write_source, SavedGame, WriteSummary};
 use crate::{parse_map, solve, Arena, Board, Engine, Placement, SolveOptions, Tablebase, Turn};
+
+/// The writer as `write_tablebase` reaches it, handed the game and rules
+/// apart, so that rules which do not give the game's moves can be tried.
+fn write_tablebase(
+    saved: SavedGame<'_>,
+    solution: &crate::Solution,
+    engine: &str,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<WriteSummary> {
+    write_source(saved, solution, None, engine, out)
+}
 
 /// A 10 x 10 map of 87 free cells (data/tablebase/kcops-10-10.txt).
 const MAP_10: &[u8] = include_bytes!("../../../../data/tablebase/kcops-10-10.txt");
