@@ -28,6 +28,12 @@
 //! cluster killed mid-solve resumes from those snapshots through a
 //! [`BandSource`] (see `checkpoint.rs`).
 //!
+//! Files: `bands.rs` the bands and session value of the two cops games,
+//! `worker.rs` one worker's levels and rounds, `net.rs` the connections,
+//! `checkpoint.rs` band snapshots, `grid.rs` one cop on the bit engine (a
+//! band of grid rows per process), `solution.rs` what each process holds
+//! after and the shard it saves.
+//!
 //! Connections are opened here (`net.rs`), with a deadline and a handshake
 //! that checks that every process solves the same game; timely then runs on
 //! those sockets. A peer that dies makes timely's network threads panic

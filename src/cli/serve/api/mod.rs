@@ -2,7 +2,8 @@
 //! strings parsed and validated into [`Request`]s, and their answers as JSON
 //! bytes. Everything a client sends is checked here before a table is
 //! touched; a bad parameter is an [`ApiError`] (400 with a JSON message),
-//! never a panic.
+//! never a panic. `params.rs` parses query strings; `table.rs` answers
+//! from a served table.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
