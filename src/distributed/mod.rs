@@ -8,7 +8,8 @@
 //! run of cop multisets ([`bands`], with [`session`] the value peers
 //! compare).
 //! Each worker keeps its band's cells (the counters of `storage/cells.rs`,
-//! one byte per state), its two frontiers and optionally its distances, and
+//! one byte per state, four for games with more than 63 moves a state:
+//! [`wide_cells`]), its two frontiers and optionally its distances, and
 //! runs the level-synchronous propagation of the local engines on them.
 //!
 //! Draining level k, a worker updates predecessors inside its band in
