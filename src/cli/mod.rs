@@ -11,6 +11,25 @@
 //!
 //! Nothing here uses `print!`/`eprint!` (they panic on a closed stream):
 //! stdout goes through `Write` (errors handled), stderr through `say!`.
+//!
+//! One module or folder per subcommand, none importing another: `solve/`,
+//! `distributed/` (`solve --processes`), `batch/`, `bench/`, `graph.rs`,
+//! `copnumber/`, `info/`, `query/`, `play/`, `render.rs`, `serve.rs` with
+//! `serve/`, `toolkit.rs` with `toolkit/`, `completions.rs` (`completions`
+//! and `man`). What commands share lives in rooms that are not commands:
+//! - `mod.rs`: the command table, `main`, [`Failure`] and the exit status;
+//! - `solving.rs`: load, plan, solve and save, and `solve`'s flags;
+//! - `several.rs`: the several-cops game from `solve`'s flags;
+//! - `tables.rs`: what the table commands share (opening, positions);
+//! - `common.rs`: shared flags (starts, exits, rules, engine, storage);
+//! - `checkpoint.rs`: `--checkpoint`'s directory sink and `--resume`;
+//! - `output/`: reports, text printers and [`OutputTarget`](output::OutputTarget),
+//!   the one way a file is written;
+//! - `progress/`: progress bars and lines;
+//! - `schema.rs`: the JSON vocabulary and `--json` printing;
+//! - `export.rs`: CSV for `batch` and `bench`;
+//! - `numbers.rs`: counts such as `5e7` or `50M`;
+//! - `file_kind.rs`: the hint for a file of another kind.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 

@@ -92,9 +92,9 @@ pub(crate) fn run(args: RenderArgs) -> Result<i32, Failure> {
 fn picture(args: &RenderArgs, tb: &Tablebase) -> Result<Image, Failure> {
     let turn = args.turn.map_or(tb.first_mover(), Turn::from);
     let k = tb.cops() as usize;
-    // A one-cop table of formats 2 and 3 keeps the one-cop pictures and
-    // refusals (`COP AT 1,2`); a table with the game section says `COPS
-    // AT`, even of one cop.
+    // A one-cop table without the game section (formats 2, 3 and 6) keeps
+    // the one-cop pictures and refusals (`COP AT 1,2`); a table with the
+    // game section says `COPS AT`, even of one cop.
     let one = one_cop_shape(tb);
     Ok(match (args.cop.as_slice(), args.thief, args.overview) {
         ([c], None, false) if one => heatmap(tb, Fixed::Cop(*c), turn)?,

@@ -8,6 +8,11 @@
 //! (`serve/api/`) and bounds everything a client controls: the request
 //! size, the number of connections and requests in flight, and each
 //! request's time.
+//!
+//! Files: `serve/api/` the JSON API (`mod.rs` requests and endpoints,
+//! `params.rs` query strings, `table.rs` a served table's answers),
+//! `serve/conn.rs` the connections and their limits, `serve/cache.rs` the
+//! bounded answer cache.
 
 mod api;
 mod cache;

@@ -226,8 +226,8 @@ pub(crate) fn cell_json(tb: &Tablebase, cell: u32) -> serde_json::Value {
 /// the game section (a faster cop or thief): as the several-cops reader
 /// showed it.
 pub(crate) fn one_cop_shape(tb: &Tablebase) -> bool {
-    // Formats 2 and 3 hold one cop on a map, and only they lack the game
-    // section.
+    // A table without the game section (formats 2, 3 and 6) holds one cop
+    // on a map.
     !tb.header().game_section
 }
 

@@ -10,9 +10,12 @@
 //! against; `certificate/` the evidence for an answer that a reader
 //! checks without the solver (the placement's strategy with ranks, the
 //! thief's safe states against one cop fewer), built from the kernel's
-//! solutions; `census.rs` the census of many graphs in shards (tallies,
-//! shard files, their merge and their SHA-256 checksums; `census/check.rs`
-//! the census's own check of every verdict by corner elimination).
+//! solutions (`certificate/text.rs` its text records); `census/` the
+//! census of many graphs in shards (`mod.rs` tallies and the merge,
+//! `graph.rs` one graph6 line's answer, `text.rs` and `read.rs` the shard
+//! and census files written and read back with their SHA-256 checksums,
+//! `check.rs` the census's own check of every verdict by corner
+//! elimination).
 
 mod census;
 mod certificate;

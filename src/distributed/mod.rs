@@ -8,7 +8,8 @@
 //! run of cop multisets ([`bands`], with [`session`] the value peers
 //! compare).
 //! Each worker keeps its band's cells (the counters of `storage/cells.rs`,
-//! one byte per state), its two frontiers and optionally its distances, and
+//! one byte per state, four for games with more than 63 moves a state:
+//! [`wide_cells`]), its two frontiers and optionally its distances, and
 //! runs the level-synchronous propagation of the local engines on them.
 //!
 //! Draining level k, a worker updates predecessors inside its band in
@@ -27,6 +28,12 @@
 //! With a [`BandSink`] every band snapshots after the same levels, and a
 //! cluster killed mid-solve resumes from those snapshots through a
 //! [`BandSource`] (see `checkpoint.rs`).
+//!
+//! Files: `bands.rs` the bands and session value of the two cops games,
+//! `worker.rs` one worker's levels and rounds, `net.rs` the connections,
+//! `checkpoint.rs` band snapshots, `grid.rs` one cop on the bit engine (a
+//! band of grid rows per process), `solution.rs` what each process holds
+//! after and the shard it saves.
 //!
 //! Connections are opened here (`net.rs`), with a deadline and a handshake
 //! that checks that every process solves the same game; timely then runs on

@@ -1,5 +1,16 @@
-//! Map files: the seed text format and MovingAI `.map`, detected from the
-//! content. This is the only place that reads map files; it never solves.
+//! Input files: maps (the seed text format and MovingAI `.map`, detected
+//! from the content), scenarios, edge lists and graph6. The only place that
+//! parses them; it never builds a game or solves.
+//!
+//! - `mod.rs`: [`Map`], [`parse_map`], [`load_map`], map format detection
+//!   ([`sniff_map`]) and the bounded line reader;
+//! - `seed.rs`: the seed text format;
+//! - `movingai.rs`: MovingAI `.map`;
+//! - `scen.rs`: MovingAI scenarios (`.scen`);
+//! - `edges.rs`: edge lists, a line at a time ([`EdgeLines`]);
+//! - `graph6.rs`: graph6 graphs, one a line;
+//! - `sniff.rs`: [`sniff()`], what any file holds by its first bytes, and
+//!   [`load_graph_file`].
 
 mod edges;
 pub(crate) mod graph6;

@@ -1,4 +1,17 @@
-//! Games behind the [`Game`](crate::Game) trait, one file each.
+//! Games behind the [`Game`](crate::Game) trait, one file each, and
+//! [`Special`], the engines' typed views of them.
+//!
+//! - `cops.rs`: policeman and thief, one cop on a grid map
+//!   ([`CopsAndThief`]), its state layout and move tables;
+//! - `arena.rs`: the board of the several-cops game ([`Arena`](arena::Arena)),
+//!   from a grid map under any rules or from a graph;
+//! - `kcops.rs`: k cops and a thief on an arena ([`KCops`]); `kcops/memo.rs`
+//!   the per-thread memos of the multiset last asked for;
+//! - `multiset.rs`: the ranking of cop multisets and `MAX_COPS`;
+//! - `position.rs`: the one [`Position`](position::Position) of any number
+//!   of cops, in cell ids;
+//! - `graph/`: edge-list games (`mod.rs` the parallel parser, `chunk.rs`
+//!   one chunk of lines).
 
 pub mod arena;
 pub mod cops;

@@ -6,6 +6,13 @@
 //! of a game ([`game_frames`], [`write_gif`]). Images are plain RGB
 //! buffers written as PNG (the `png` crate) or GIF (the `gif` crate);
 //! legends use a built-in 3 x 5 pixel font.
+//!
+//! - `heatmap.rs`: [`heatmap()`], [`thief_heatmap`], [`cop_heatmap`];
+//! - `overview.rs`: [`overview()`], [`cop_win_shares`],
+//!   [`last_cop_win_shares`];
+//! - `game.rs`: a game's frames and the GIF;
+//! - `draw.rs`: the image, colours, the map, pieces and legends;
+//! - `font.rs`: the 3 x 5 font.
 
 mod draw;
 mod font;

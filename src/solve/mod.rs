@@ -1,7 +1,29 @@
 //! Engines: retrograde analysis of any [`Game`], producing a [`Solution`].
 //!
-//! Engines never do I/O and never see a grid or a file format; a dense state
-//! index is the only currency. The only failure is allocation.
+//! Engines never do I/O; a dense state index is the only currency between
+//! a game and the counter engines, and only the two kernels of the
+//! bitboard engine see their game's board (through
+//! [`Special`](crate::games::Special)). Besides allocation, only the
+//! caller's [`Sink`] and the write-back of scratch pages can fail.
+//!
+//! - `mod.rs`: [`SolveOptions`], [`estimate`], [`solve`] (the engine's path
+//!   chosen by the options and the game) and the counter engines' arrays;
+//! - `engine.rs`: [`Engine`], its names and what it keeps;
+//! - `plan.rs`: [`plan_storage`], memory or scratch files, refused with the
+//!   bytes needed; [`check_cops_size`];
+//! - `propagate.rs`: the level engines (sequential, striped parallel,
+//!   banded out of core) and what the sweep engine shares;
+//! - `sweep.rs`: the value-only sweep engine;
+//! - `explicit.rs`: the explicit engine over a stored graph;
+//! - `bitboard/`: the grid kernel of the bitboard engine;
+//! - `multicop/`: the several-cops kernel of the bitboard engine;
+//! - `checkpoint.rs`: the grid kernel's checkpoints and [`Checkpoint`],
+//!   which opens either kernel's;
+//! - `solution.rs`: [`Solution`], [`Counts`], [`Phases`];
+//! - `verify.rs`: every state checked against its successors;
+//! - `best.rs`: best moves from a solution;
+//! - `analysis.rs`: whole-map analysis of a solved game (start pairs and
+//!   placements by verdict, the longest game, the best placement).
 
 pub mod analysis;
 mod best;

@@ -1,9 +1,19 @@
 //! Flat per-state arrays backed by memmap2: anonymous memory, or a scratch
 //! file when the arrays exceed RAM.
 //!
-//! This is the only module with `unsafe`: reinterpreting mapped bytes as
-//! atomics ([`Region::atomics`]) and mapping scratch files. Everything above
-//! works on `&[AtomicU8]`, `&[AtomicU32]` or `&[AtomicU64]` slices.
+//! Most of the library's `unsafe` is here: reinterpreting mapped bytes as
+//! atomics ([`Region::atomics`]), mapping scratch files, and the system
+//! calls of `host.rs`, `pages.rs` and `pager.rs`. Everything above works on
+//! `&[AtomicU8]`, `&[AtomicU32]` or `&[AtomicU64]` slices.
+//!
+//! - `mod.rs`: [`Region`], [`Backing`], [`Paging`] and `WordPager`;
+//! - `cells.rs`: the packed per-state counters and labels;
+//! - `frontier.rs`: a level's frontier as a two-level bitmap;
+//! - `host.rs`: what the machine offers (memory left, free disk, page
+//!   size, unlinked scratch files, the pagemap);
+//! - `pages.rs`: a mapping's pages and how they go back to its file;
+//! - `pager.rs`: the watcher that drops shared scratch-file pages when the
+//!   resident set nears the cap.
 
 pub(crate) mod cells;
 pub(crate) mod frontier;

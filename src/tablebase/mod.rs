@@ -15,8 +15,8 @@
 //! `format/` owns the byte layout (`format/dte.rs` the distance codec,
 //! `format/kcops.rs` the game section of several cops), `writer/` streams a
 //! [`Solution`](crate::Solution) into it (`writer/cops.rs` a game with the
-//! game section, its states in thief tiles), `reader.rs` maps and checks a
-//! file and decodes blocks, `table.rs` is the reader's API (positions,
+//! game section, its states in thief tiles), `reader.rs` checks a file
+//! (read with `pread`, never mapped) and decodes blocks, `table.rs` is the reader's API (positions,
 //! probes, rated moves; positions are [`Position`](crate::Position)s),
 //! `header.rs` its [`Header`], `order.rs`
 //! maps states to the file (thief tiles), `moves.rs` rates moves and plays

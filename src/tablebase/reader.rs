@@ -164,7 +164,7 @@ impl Raw {
         table_error(&self.path, location, message)
     }
 
-    /// Opens, maps and checks the header, trailer and index of `path`.
+    /// Opens `path` and reads and checks its header, trailer and index.
     pub(crate) fn open(path: &Path) -> Result<Raw> {
         let io = |source| Error::Io {
             path: path.to_path_buf(),

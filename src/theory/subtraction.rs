@@ -21,6 +21,9 @@
 //! Its memory is known from the largest move and the search limit
 //! ([`SubtractionGame::search_bytes`]); a search that cannot fit in the
 //! memory available is refused before it allocates.
+//!
+//! `subtraction/windows.rs` holds the remembered windows,
+//! `subtraction/answers.rs` what is said of the heaps asked about.
 
 use crate::error::human_bytes;
 

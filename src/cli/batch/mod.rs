@@ -11,7 +11,9 @@
 //! writes the results file, `resume` reads an earlier one back for
 //! `--resume`, `scen` takes the `--scen` pairs, `schedule` sizes and runs
 //! the maps, `plan` answers `--plan` (what each would cost, nothing
-//! solved); progress goes through `cli::progress`.
+//! solved), `several` runs `--cops K` and `--copnumber` (each map's
+//! several-cops game or cop number, a row each); progress goes through
+//! `cli::progress`.
 
 mod discover;
 mod plan;

@@ -18,6 +18,12 @@
 //!
 //! With `--certificate CERT` each graph's evidence for its cop number goes
 //! to CERT (`certificate.rs`), for `scripts/check-certificate.py`.
+//!
+//! Files: `input.rs` the stoppable input and graph6 lines, `edge_list.rs`
+//! one edge list, `map.rs` grid maps, `search.rs` one graph's search under
+//! the memory cap, `report.rs` what is printed, `results.rs` the `--out`
+//! file and `--resume`, `certificate.rs` the `--certificate` file,
+//! `census/` the `census` and `merge` subcommands.
 
 mod census;
 mod certificate;

@@ -24,6 +24,10 @@
 //!
 //! Under Slurm, a bare `--processes` takes the count from `$SLURM_NTASKS`
 //! (or `$SLURM_NPROCS`), and `--process` defaults to `$SLURM_PROCID`.
+//!
+//! Files: `cluster.rs` the peers' addresses, the panic hook and watchdog;
+//! `plan.rs` `--plan`; `band_dir.rs` the checkpoint directory;
+//! `report.rs` process 0's report.
 
 mod band_dir;
 mod cluster;

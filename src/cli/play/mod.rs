@@ -101,8 +101,8 @@ fn frame(
     Ok(())
 }
 
-/// The position of `--cop` and `--thief` on a one-cop table (formats 2
-/// and 3): both places checked to be map cells before either is looked
+/// The position of `--cop` and `--thief` on a one-cop table without the
+/// game section (formats 2, 3 and 6): both places checked to be map cells before either is looked
 /// up, the cells named `cop` and `thief` in errors, as the one-cop
 /// command always named them.
 fn one_cop_flags(tb: &Tablebase, cops: &[Coord], thief: Coord, turn: Turn) -> Result<Position> {

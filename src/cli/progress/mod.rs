@@ -2,6 +2,7 @@
 //! few seconds when stderr is not a terminal, nothing with `--quiet`.
 //! [`Reporter`] follows one solve (or verification); [`MapsProgress`]
 //! follows the maps of a batch, with a [`Reporter`] per large map.
+//! `estimate.rs` fits the time left from the recent levels.
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicUsize, Ordering};

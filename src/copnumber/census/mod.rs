@@ -15,7 +15,8 @@
 //!
 //! Tallies add up in shard order: merging the shards of any runs gives
 //! the tally of one run over the whole stream, shard 0 first. `text.rs`
-//! writes and reads the files; `graph.rs` answers one graph6 line;
+//! writes the files, `read.rs` reads them back and checks every field;
+//! `graph.rs` answers one graph6 line;
 //! `check.rs` checks each answer by corner elimination, apart from the
 //! solver.
 

@@ -12,6 +12,8 @@
 //! placements, every cops' move and one thief answer each, closed). Only
 //! the plain graph game (speed 1, both sides may pass, no exits), the game
 //! of graph theory that the checker implements.
+//!
+//! `mod.rs` builds a certificate (both bounds); `text.rs` writes it as text.
 
 mod text;
 

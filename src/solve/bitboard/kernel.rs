@@ -2,7 +2,9 @@
 //! pass), word-wide logic over its records and staging buffers. The entry
 //! point [`band_work`] is compiled for AVX2 and AVX-512 as well as the
 //! baseline; everything below it is `#[inline(always)]` so that each clone
-//! vectorises the whole sweep.
+//! vectorises the whole sweep. `kernel/passes.rs` holds the out-of-core
+//! entry points (one level's staging and update of one grid row, for
+//! `blocking.rs`) over the same helpers.
 
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 

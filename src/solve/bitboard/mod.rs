@@ -56,8 +56,10 @@
 //! CPU has it), [`masks`] (the moves in bit form, level 0), [`halo`] (a
 //! band of grid rows with its staging buffers and the halo copies of the
 //! rows just outside it), [`kernel`] (one band's levels, compiled for
-//! AVX2 and AVX-512 too), [`run`] (the level loop, checkpoints) and
-//! [`blocking`] (out of core: several levels per pass over the file).
+//! AVX2 and AVX-512 too), [`run`] (the level loop, checkpoints),
+//! [`blocking`] (out of core: several levels per pass over the file) and,
+//! with the `distributed` feature, `partition` (a process's band of grid
+//! rows in a partitioned solve and the halo swap after every step).
 
 use std::sync::atomic::{AtomicU16, AtomicU64};
 

@@ -18,6 +18,8 @@
 //! `v` (the classic theorem: the winner follows the matching). A
 //! [`DecrementalMatching`] answers that for each position of a game record,
 //! removing the visited vertices one by one.
+//!
+//! `contest.rs` reads the contest's input format.
 
 mod contest;
 

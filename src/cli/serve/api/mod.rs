@@ -2,7 +2,8 @@
 //! strings parsed and validated into [`Request`]s, and their answers as JSON
 //! bytes. Everything a client sends is checked here before a table is
 //! touched; a bad parameter is an [`ApiError`] (400 with a JSON message),
-//! never a panic.
+//! never a panic. `params.rs` parses query strings; `table.rs` answers
+//! from a served table.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -140,8 +141,8 @@ impl Served {
         for path in paths {
             let tablebase = Tablebase::open(path)
                 .with_context(|| format!("cannot serve {}", path.display()))?;
-            // A partitioned table (one cop, format 3: the only kind with
-            // shards) is named as its set.
+            // A partitioned table (a set of shards, of one cop or several)
+            // is named as its set.
             let partitioned = tablebase.header().partitioned;
             let name = table_name(path, partitioned)?;
             if let Some(&other) = by_name.get(&name) {
