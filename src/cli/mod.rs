@@ -14,14 +14,9 @@
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-/// `eprintln!` that ignores a closed or failing standard error instead of
-/// panicking.
-macro_rules! say {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
-    }};
-}
+// First: its `say!` serves every module below.
+#[macro_use]
+mod failure;
 
 mod batch;
 mod bench;
@@ -51,8 +46,7 @@ mod toolkit;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
-/// Exit status for usage and input errors.
-pub(crate) const EXIT_INPUT: i32 = 2;
+use failure::Failure;
 
 /// Retrograde analysis of two-player games: labels every state WIN / LOSS /
 /// DRAW with its distance to end.
@@ -197,31 +191,6 @@ impl SolveCommand {
             return distributed::run(&self.solve, &self.cluster);
         }
         solve::run(self.solve)
-    }
-}
-
-/// An error with the exit status it should produce.
-#[derive(Debug)]
-pub(crate) struct Failure {
-    pub(crate) status: i32,
-    pub(crate) error: anyhow::Error,
-}
-
-impl<E: Into<anyhow::Error>> From<E> for Failure {
-    fn from(error: E) -> Failure {
-        let error = error.into();
-        // A solve that cannot fit is refused before any work, like bad
-        // input.
-        let input = error.chain().any(|e| {
-            matches!(e.downcast_ref::<retrograde::Error>(),
-                Some(e) if e.is_input_error() || matches!(e, retrograde::Error::TooLarge { .. }))
-        }) || error.downcast_ref::<common::UsageError>().is_some();
-        // A write that failed after the work began is not bad input.
-        let input = input && !output::write_failed();
-        Failure {
-            status: if input { EXIT_INPUT } else { 1 },
-            error,
-        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! Best moves from a solved state: the successors that realise its value.
 
-use super::Solution;
+use super::solution::Solution;
 use crate::game::Game;
 use crate::outcome::Outcome;
 

@@ -7,9 +7,11 @@ pub mod analysis;
 mod best;
 mod bitboard;
 pub(crate) mod checkpoint;
+mod common;
 mod engine;
 mod explicit;
 pub(crate) mod multicop;
+mod options;
 mod plan;
 mod propagate;
 mod solution;
@@ -25,296 +27,25 @@ use crate::storage::cells::Cells;
 use crate::storage::frontier::Frontier;
 use crate::storage::{Backing, Paging, Region};
 
+pub use crate::outcome::Counts;
 pub use crate::snapshot::{Due, Sink, Snapshot};
 pub use best::best_moves;
 #[cfg(feature = "distributed")]
 pub(crate) use bitboard::partition::{self as grid_partition, GridBand};
 pub use checkpoint::Checkpoint;
+pub(crate) use common::thread_pool;
+pub use common::Progress;
+use common::{write_failed, DEFAULT_WINDOW_BYTES};
 pub use engine::{Engine, UnknownEngine};
+pub use options::SolveOptions;
 #[cfg(feature = "distributed")]
 pub(crate) use plan::out_of_core_states;
-pub use plan::{check_cops_size, plan_storage, Passes, StorageLimits, StoragePlan};
+pub use plan::{
+    check_cops_size, estimate, plan_storage, Estimate, Passes, StorageLimits, StoragePlan,
+};
 use solution::{ArrayPager, CellStore, Labels};
-pub use solution::{Counts, Phases, Solution};
+pub use solution::{Phases, Solution};
 pub use verify::{verify, verify_observed, Inconsistency, Verification};
-
-/// Progress report passed to an observer: after each level of the level
-/// engines, after each pass over a window of the sweep engine.
-#[derive(Clone, Copy, Debug)]
-pub struct Progress {
-    /// Level engines: levels finished so far (level 0 is initialisation).
-    /// Sweep engine: the sweep in progress, from 1 (0 after
-    /// initialisation).
-    pub level: u32,
-    /// Whether `level` counts sweeps of [`Engine::Sweep`].
-    pub sweeping: bool,
-    /// States decided in that level (0 for sweeps).
-    pub decided_in_level: u64,
-    /// States decided so far in all.
-    pub decided: u64,
-    /// Total number of states.
-    pub states: u64,
-}
-
-/// How to solve: engine, threads, storage, and what to record.
-#[derive(Clone)]
-pub struct SolveOptions<'a> {
-    engine: Engine,
-    threads: usize,
-    dte_table: bool,
-    track: Option<u64>,
-    backing: Backing,
-    observer: Option<&'a (dyn Fn(&Progress) + Sync)>,
-    memory_limit: Option<u64>,
-    /// The explicit engine's edge count from a [`StoragePlan`] that already
-    /// checked its fit.
-    planned_edges: Option<u64>,
-    /// Where [`Engine::Bitboard`] hands its snapshots between levels.
-    checkpoint: Option<&'a dyn Sink>,
-    /// The snapshot [`Engine::Bitboard`] continues from.
-    resume: Option<&'a Checkpoint>,
-}
-
-impl<'a> SolveOptions<'a> {
-    /// Options for `engine` with defaults: all cores (parallel engine), no
-    /// distance table, in-memory arrays, no tracked state, no observer.
-    #[must_use]
-    pub fn new(engine: Engine) -> SolveOptions<'a> {
-        SolveOptions {
-            engine,
-            threads: 0,
-            dte_table: false,
-            track: None,
-            backing: Backing::Memory,
-            observer: None,
-            memory_limit: None,
-            planned_edges: None,
-            checkpoint: None,
-            resume: None,
-        }
-    }
-
-    /// Worker threads for the parallel engine; 0 means all cores.
-    #[must_use]
-    pub fn with_threads(mut self, threads: usize) -> Self {
-        self.threads = threads;
-        self
-    }
-
-    /// The workers the solve's pool will have: the count of
-    /// [`with_threads`](Self::with_threads), or for 0 the default pool's
-    /// (one per core), as [`thread_pool`] builds it.
-    pub(crate) fn pool_threads(&self) -> usize {
-        match self.threads {
-            0 => rayon::current_num_threads(),
-            t => t,
-        }
-    }
-
-    /// Store every state's distance to end (a u16 per state).
-    /// [`Engine::Sweep`] computes no distances: [`solve`] and
-    /// [`plan_storage`] refuse it with [`Error::Unsupported`].
-    #[must_use]
-    pub fn with_dte_table(mut self, yes: bool) -> Self {
-        self.dte_table = yes;
-        self
-    }
-
-    /// Record the exact distance to end of this one state (the start)
-    /// without a distance table: it is the level at which it is decided.
-    #[must_use]
-    pub fn with_tracked_state(mut self, state: Option<u64>) -> Self {
-        self.track = state;
-        self
-    }
-
-    /// Where the per-state arrays live.
-    #[must_use]
-    pub fn with_backing(mut self, backing: Backing) -> Self {
-        self.backing = backing;
-        self
-    }
-
-    /// Called after initialisation and after every level.
-    #[must_use]
-    pub fn with_observer(mut self, observer: &'a (dyn Fn(&Progress) + Sync)) -> Self {
-        self.observer = Some(observer);
-        self
-    }
-
-    /// Bytes of memory the solve may use: the explicit engine's graph and
-    /// arrays must fit under it, and out of core it sizes the window of
-    /// states kept resident. `None` (the default) means what the system has
-    /// available (MemAvailable, capped by a cgroup limit) for the explicit
-    /// engine and a 1 GiB cap out of core. [`plan_storage`] decides it.
-    #[must_use]
-    pub fn with_memory_limit(mut self, bytes: Option<u64>) -> Self {
-        self.memory_limit = bytes;
-        self
-    }
-
-    /// Applies a [`StoragePlan`] from [`plan_storage`]: its backing and
-    /// memory cap, and (explicit engine) the fit it already checked.
-    #[must_use]
-    pub fn with_plan(mut self, plan: &StoragePlan) -> Self {
-        self.backing = plan.backing.clone();
-        self.memory_limit = Some(plan.memory_limit);
-        self.planned_edges = plan.edges;
-        self
-    }
-
-    /// [`Engine::Bitboard`] on the grid game or the several-cops game:
-    /// offer a snapshot to `sink` after every level; the solve ends with
-    /// [`Error::Stopped`] when the sink asks for it. Other engines refuse
-    /// it.
-    #[must_use]
-    pub fn with_checkpoint(mut self, sink: Option<&'a dyn Sink>) -> Self {
-        self.checkpoint = sink;
-        self
-    }
-
-    /// [`Engine::Bitboard`] on the grid game or the several-cops game:
-    /// continue from `checkpoint` instead of level 0 (one written by the
-    /// same kernel). It must come from the same game and distance
-    /// table setting (the caller compares the fingerprints; the engine
-    /// checks the sizes). Other engines refuse it.
-    #[must_use]
-    pub fn with_resume(mut self, checkpoint: Option<&'a Checkpoint>) -> Self {
-        self.resume = checkpoint;
-        self
-    }
-
-    /// The chosen engine.
-    #[must_use]
-    pub fn engine(&self) -> Engine {
-        self.engine
-    }
-
-    /// Refuses what the engine does not keep, before any game is seen: a
-    /// distance table from [`Engine::Sweep`], checkpoints from any engine
-    /// but [`Engine::Bitboard`]. The one place that rule lives: [`solve`]
-    /// and [`plan_storage`] ask it (and refuse checkpoints on a game that is
-    /// not the grid game); callers may ask it up front.
-    ///
-    /// # Errors
-    /// [`Error::Unsupported`], naming the engine and what it does not keep.
-    pub fn check_engine(&self) -> Result<()> {
-        if self.dte_table && !self.engine.keeps_distances() {
-            return Err(self.engine.refuse("a distance table"));
-        }
-        if (self.checkpoint.is_some() || self.resume.is_some()) && !self.engine.keeps_checkpoints()
-        {
-            return Err(self.engine.refuse("checkpoints"));
-        }
-        Ok(())
-    }
-
-    /// [`SolveOptions::check_engine`] for `game`: checkpoints need the
-    /// grid game or the several-cops game too.
-    pub(crate) fn check(&self, game: &impl Game) -> Result<()> {
-        self.check_engine()?;
-        if (self.checkpoint.is_some() || self.resume.is_some())
-            && game.as_cops_and_thief().is_none()
-            && game.as_several_cops().is_none()
-        {
-            return Err(self
-                .engine
-                .refuse("checkpoints on a game other than cops and a thief"));
-        }
-        Ok(())
-    }
-}
-
-/// Bytes a solve will use, by array.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Estimate {
-    /// Packed label + counter array.
-    pub cells: u64,
-    /// The working arrays besides the per-state ones: the counter
-    /// engines' two frontier bitmaps with their summaries, or the bitboard
-    /// engine's staging rows, halo rows and per-cell bookkeeping (which
-    /// grow with the threads: one band of rows each).
-    pub frontiers: u64,
-    /// The distance table, if requested.
-    pub dte: u64,
-    /// The stored graph of the explicit engine (0 for the others).
-    pub graph: u64,
-}
-
-impl Estimate {
-    /// Sum of all arrays.
-    #[must_use]
-    pub fn total(&self) -> u64 {
-        // Saturating: near 2^64 states the sum wrapped to a small need.
-        self.cells
-            .saturating_add(self.frontiers)
-            .saturating_add(self.dte)
-            .saturating_add(self.graph)
-    }
-}
-
-/// Sizes the arrays `solve` would allocate for `game` with `options`.
-/// For [`Engine::Explicit`] this includes the stored graph, whose edge
-/// count takes one parallel pass over the game's move counts.
-#[must_use]
-pub fn estimate(game: &impl Game, options: &SolveOptions<'_>) -> Estimate {
-    let n = game.state_count();
-    if let (Engine::Bitboard, Some(kcops)) = (options.engine, game.as_several_cops()) {
-        let bytes = multicop::kcop_memory_for(kcops.arena(), kcops.cops() as usize, false);
-        let with_table = if options.dte_table {
-            multicop::kcop_memory_for(kcops.arena(), kcops.cops() as usize, true)
-        } else {
-            bytes
-        };
-        return Estimate {
-            cells: bytes,
-            frontiers: 0,
-            dte: with_table - bytes,
-            graph: 0,
-        };
-    }
-    if let (Engine::Bitboard, Some(grid)) = (options.engine, game.as_cops_and_thief()) {
-        let layout = bitboard::Layout::new(grid);
-        return Estimate {
-            cells: layout.bytes(),
-            frontiers: bitboard::working_bytes(&layout, options.pool_threads()),
-            dte: if options.dte_table {
-                n.saturating_mul(2)
-            } else {
-                0
-            },
-            graph: 0,
-        };
-    }
-    let cell = if game.max_moves() <= <[AtomicU8] as Cells>::MAX_MOVES {
-        1
-    } else {
-        4
-    };
-    let words = n.div_ceil(64);
-    Estimate {
-        cells: n.saturating_mul(cell),
-        frontiers: if options.engine == Engine::Sweep {
-            8
-        } else {
-            16
-        } * (words + words.div_ceil(64)),
-        dte: if options.dte_table && options.engine.keeps_distances() {
-            n.saturating_mul(2)
-        } else {
-            0
-        },
-        // Needs the edge count: one pass over the move counts.
-        graph: if options.engine == Engine::Explicit {
-            crate::csr::explicit_estimate(game)
-        } else {
-            0
-        },
-    }
-}
-
-/// Resident bytes an out-of-core solve aims for when no memory limit is set.
-const DEFAULT_WINDOW_BYTES: u64 = 1 << 30;
 
 /// Solves `game`: labels every state WIN / LOSS / DRAW for the player to
 /// move by retrograde analysis, level by level, so that the level at which a
@@ -452,21 +183,6 @@ pub fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solution> {
     })
 }
 
-/// Out of core, a failed write-back kept its pages resident (no state was
-/// lost) but the solve cannot vouch for its limits: an error naming the
-/// scratch directory.
-fn write_failed(error: Option<std::io::Error>, backing: &Backing) -> Result<()> {
-    match (error, backing) {
-        (Some(source), Backing::Scratch(dir)) => Err(Error::Scratch {
-            dir: dir.clone(),
-            message: "could not take the pages written back (none was lost; the solve stopped)"
-                .to_string(),
-            source,
-        }),
-        _ => Ok(()),
-    }
-}
-
 /// [`Engine::Bitboard`] on the grid game.
 fn solve_bitboard(
     game: &crate::games::cops::CopsAndThief,
@@ -508,13 +224,39 @@ fn solve_bitboard(
     })
 }
 
-/// [`Engine::Bitboard`] on the several-cops game.
+/// [`Engine::Bitboard`] on the several-cops game: `options`' threads,
+/// distance table, tracked start, storage (its memory cap and scratch
+/// folder, as [`plan_storage`] chose them), checkpoints and resume, through
+/// the kernel, whose solution is wrapped here in a [`Solution`] (so that
+/// the kernel, like `bitboard`, imports nothing of the solve above it).
 fn solve_multicop(
     game: &crate::games::kcops::KCops,
     options: &SolveOptions<'_>,
 ) -> Result<Solution> {
     let started = std::time::Instant::now();
-    let (solved, bytes) = multicop::solve(game, options)?;
+    let kernel = multicop::KcopOptions {
+        cops: game.cops() as usize,
+        dte_table: options.dte_table,
+        start: options.track.map(|s| game.decode(s)),
+        stop_when_placed: false,
+        thief_lists: None,
+    };
+    let run = multicop::KcopRun {
+        storage: multicop::KcopStorage {
+            memory: options.memory_limit,
+            scratch: match &options.backing {
+                Backing::Scratch(dir) => Some(dir.clone()),
+                Backing::Memory => None,
+            },
+        },
+        sink: options.checkpoint,
+        resume: options.resume.map(|c| c.multicop()).transpose()?,
+        observer: options.observer,
+    };
+    let bytes =
+        multicop::kcop_plan(game.arena(), kernel.cops, kernel.dte_table, &run.storage).needed;
+    let solved = thread_pool(options.threads)?
+        .install(|| multicop::solve_kcops_with(game.arena(), &kernel, &run))?;
     Ok(Solution {
         phases: Phases {
             build: std::time::Duration::ZERO,
@@ -556,16 +298,4 @@ fn propagate_with<G: Game, C: Cells + ?Sized>(
             work.levels(cells, initial, schedule)
         }
     }
-}
-
-/// A rayon pool of `threads` workers (0: one per core).
-pub(crate) fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| Error::Alloc {
-            what: "worker threads".to_string(),
-            bytes: 0,
-            source: std::io::Error::other(e.to_string()),
-        })
 }

@@ -32,7 +32,7 @@ use clap::Args as ClapArgs;
 use super::common::{rule_flags, EngineFlags, GameArgs, KCopsArgs, UsageError};
 use super::output::OutputTarget;
 use super::progress::MapsProgress;
-use super::Failure;
+use crate::cli::failure::Failure;
 use discover::discover;
 use plan::plan_only;
 use results::{OutFormat, Previous, Row, RowKey, Sink, OK, TOO_LARGE};
@@ -147,7 +147,11 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
             )?;
         }
         all_fit &= several::plan_only(&args, &config, &found.maps)?;
-        return Ok(if all_fit { 0 } else { super::EXIT_INPUT });
+        return Ok(if all_fit {
+            0
+        } else {
+            crate::cli::failure::EXIT_INPUT
+        });
     }
     if args.plan {
         return plan_only(&args, &config);

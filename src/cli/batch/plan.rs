@@ -8,7 +8,7 @@ use std::path::Path;
 use super::discover::discover;
 use super::BatchArgs;
 use crate::cli::common::EngineConfig;
-use crate::cli::Failure;
+use crate::cli::failure::Failure;
 
 /// `batch --plan`: every map found, planned as `solve --plan` plans it,
 /// one line (or JSON object) each; nothing is solved or written. As for
@@ -60,7 +60,11 @@ pub(super) fn plan_only(args: &BatchArgs, config: &EngineConfig) -> Result<i32, 
             }
         }
     }
-    Ok(if all_fit { 0 } else { crate::cli::EXIT_INPUT })
+    Ok(if all_fit {
+        0
+    } else {
+        crate::cli::failure::EXIT_INPUT
+    })
 }
 
 /// A map `batch --plan` cannot plan (`what`: it cannot be read, or

@@ -16,8 +16,8 @@ use serde::Serialize;
 use super::super::common::rule_flags;
 use super::super::common::UsageError;
 use super::super::schema::versioned;
-use super::super::Failure;
 use super::{is_one, speed_note, CopNumberArgs};
+use crate::cli::failure::Failure;
 
 /// Bytes of the input looked at to tell a map from a graph.
 const PEEK: usize = retrograde::SNIFF_BYTES;

@@ -40,7 +40,7 @@ use retrograde::{FileKind, Graph6Reader};
 
 use super::common::{no_vertices, parse_size, GameArgs, SpeedArgs, UsageError};
 use super::output::{defer_stop_signals, note_input, stop_requested, OutputTarget};
-use super::Failure;
+use crate::cli::failure::Failure;
 use report::{write_graph, write_summary, Summary};
 use results::{resume_command, Record, Results};
 use search::full_solve;
@@ -176,7 +176,7 @@ pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
         let f = std::fs::File::open(&path)
             .with_context(|| format!("cannot open {}", path.display()))
             .map_err(|e| Failure {
-                status: super::EXIT_INPUT,
+                status: crate::cli::failure::EXIT_INPUT,
                 error: e,
             })?;
         if args.out.is_some() {

@@ -396,7 +396,11 @@ impl PlanReport {
     /// status: 0 when it fits, 2 when the solve would be refused.
     pub(crate) fn print(&self, json: bool) -> Result<i32> {
         crate::cli::schema::print(json, self, print_plan)?;
-        Ok(if self.fits { 0 } else { crate::cli::EXIT_INPUT })
+        Ok(if self.fits {
+            0
+        } else {
+            crate::cli::failure::EXIT_INPUT
+        })
     }
 }
 
