@@ -40,6 +40,8 @@ mod solve;
 mod storage;
 mod tablebase;
 pub mod theory;
+#[cfg(test)]
+mod xorshift;
 
 pub use board::{Board, ExitRule, Placement};
 pub use csr::{count_edges, explicit_estimate, Csr, ExplicitGraph, Neighbors};

@@ -30,6 +30,7 @@ use crate::storage::{Backing, Paging, Region};
 pub use crate::outcome::Counts;
 pub use crate::snapshot::{Due, Sink, Snapshot};
 pub use best::best_moves;
+pub(crate) use best::rank;
 #[cfg(feature = "distributed")]
 pub(crate) use bitboard::partition::{self as grid_partition, GridBand};
 pub use checkpoint::Checkpoint;

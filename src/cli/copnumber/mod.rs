@@ -478,6 +478,30 @@ pub(super) fn speed_note(cop_speed: u32, thief_speed: u32) -> Option<String> {
         .then(|| format!("cop speed {cop_speed}, thief speed {thief_speed}"))
 }
 
+/// The game's variant in every `copnumber` JSON object, at one place in
+/// its keys: the speeds (left out at 1, as before speeds existed) and
+/// `--lazy` (the lazy cop number; left out without it).
+#[derive(serde::Serialize)]
+pub(super) struct VariantJson {
+    #[serde(skip_serializing_if = "is_one")]
+    cop_speed: u32,
+    #[serde(skip_serializing_if = "is_one")]
+    thief_speed: u32,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    lazy: bool,
+}
+
+impl VariantJson {
+    /// The variant `args` asks for.
+    pub(super) fn of(args: &CopNumberArgs) -> VariantJson {
+        VariantJson {
+            cop_speed: args.speeds.cop_speed,
+            thief_speed: args.speeds.thief_speed,
+            lazy: args.lazy,
+        }
+    }
+}
+
 /// Serde's test for a speed left out of the JSON: 1, the plain game.
 #[allow(clippy::trivially_copy_pass_by_ref)]
 pub(super) fn is_one(speed: &u32) -> bool {

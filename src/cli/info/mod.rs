@@ -2,7 +2,7 @@
 //! (map or graph, rules, counts, sizes, bits per state); `--check`
 //! verifies every block.
 //!
-//! A one-cop table of format 2 or 3 (no game section) is described as
+//! A one-cop table (no game section) is described as
 //! that format always was (the map's drawn starts, the shards of a
 //! partitioned solve); a table with the game section (format 4 to 6)
 //! adds the game (cops, speeds), a graph's edges, the state order and
@@ -66,7 +66,7 @@ struct InfoReport {
 #[derive(Serialize, Debug)]
 #[serde(untagged)]
 enum GameJson {
-    /// A one-cop table of format 2 or 3: one cop on a map.
+    /// A one-cop table (no game section): one cop on a map.
     OneCop {
         /// Map rows.
         rows: usize,

@@ -3,10 +3,10 @@
 //! position per stdin line, or one per entry of a MovingAI scenario with
 //! `--scen`).
 //!
-//! A one-cop table of format 2 or 3 (no game section) reads its positions
+//! A one-cop table (no game section) reads its positions
 //! as that format always did: one `--cop`, cells `ROW,COL` named `cop` and
 //! `thief` in errors, stdin lines `R,C R,C [cop|thief]`. A table with the
-//! game section (format 4 and 5, any k, maps and graphs) takes `--cop` k
+//! game section (format 4 to 6, any k, maps and graphs) takes `--cop` k
 //! times, vertex ids on a graph, and stdin lines `P1 .. Pk T [cop|thief]`.
 
 use std::io::Write;

@@ -103,9 +103,9 @@ struct Unit {
 /// built with and its start, if any.
 #[derive(Clone, Copy, Debug)]
 pub enum SavedGame<'a> {
-    /// The one-cop grid game (format version 3).
+    /// The one-cop grid game (no game section).
     OneCop(&'a CopsAndThief),
-    /// Any number of cops on a map or a graph (format version 5).
+    /// Any number of cops on a map or a graph (with the game section).
     Cops {
         /// The game.
         game: &'a KCops,
@@ -127,10 +127,10 @@ impl<'a> From<&'a CopsAndThief> for SavedGame<'a> {
 /// (the map and rules, or the graph; the cops, speeds, exits and start),
 /// values blocks, distance blocks when the solution kept a distance table,
 /// block index and trailer. `engine` is recorded in the header (for
-/// example [`Engine::as_str`](crate::Engine::as_str)). A one-cop game is
-/// written as format version 3, a [`SavedGame::Cops`] as version 5 (its
-/// states in thief tiles); [`Tablebase::open`](crate::Tablebase::open)
-/// reads both.
+/// example [`Engine::as_str`](crate::Engine::as_str)). Both games are
+/// written as format version 6, a [`SavedGame::Cops`] with the game
+/// section (its states in thief tiles);
+/// [`Tablebase::open`](crate::Tablebase::open) reads both.
 ///
 /// Writing goes through `out` once, in order, so `out` may be any stream;
 /// to make the file appear atomically, write to a temporary file in the

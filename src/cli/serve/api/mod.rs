@@ -140,8 +140,8 @@ impl Served {
         for path in paths {
             let tablebase = Tablebase::open(path)
                 .with_context(|| format!("cannot serve {}", path.display()))?;
-            // A partitioned table (one cop, format 3: the only kind with
-            // shards) is named as its set.
+            // A partitioned table (shards of one cop or several) is named
+            // as its set.
             let partitioned = tablebase.header().partitioned;
             let name = table_name(path, partitioned)?;
             if let Some(&other) = by_name.get(&name) {

@@ -4,9 +4,9 @@
 //! `query --json` prints them), `/api/row` (a heatmap) and `/api/play`.
 //!
 //! Tables speak one of two dialects, as they always have: a table without
-//! the game section (format 2 or 3: one cop on a map) speaks the one-cop
+//! the game section (one cop on a map) speaks the one-cop
 //! API (`cop` given once, positions keyed `"cop"`, either piece held still
-//! in a heatmap); a table with it (format 4 or 5: several cops, speeds or
+//! in a heatmap); a table with it (several cops, speeds or
 //! a graph) speaks the cops API (`cop` once per cop, `"cops"` lists, the
 //! cops held still), even with one cop. The dialect only shapes words and
 //! JSON; every answer comes from the same calls.
