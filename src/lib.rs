@@ -40,8 +40,6 @@ mod solve;
 mod storage;
 mod tablebase;
 pub mod theory;
-#[cfg(test)]
-mod xorshift;
 
 pub use board::{Board, ExitRule, Placement};
 pub use csr::{count_edges, explicit_estimate, Csr, ExplicitGraph, Neighbors};
@@ -78,3 +76,6 @@ pub use tablebase::{
     shard_path, write_tablebase, CheckReport, Header, Probe, RatedMove, SavedGame, ShardHeader,
     Tablebase, WriteSummary,
 };
+
+#[cfg(test)]
+mod xorshift;
