@@ -1,6 +1,7 @@
 //! `batch --plan`: what each map's solve would cost, as `solve --plan`
 //! says it (with `--scen`, as `solve --scen --plan`: with the distance
-//! table), without solving or writing `--out`.
+//! table; with `--cops K`, as `solve --cops K --plan`), without solving or
+//! writing `--out`.
 
 use std::io::Write;
 use std::path::Path;
@@ -17,9 +18,12 @@ use crate::cli::failure::Failure;
 /// not stop the batch), each bad one named on stderr too.
 pub(super) fn plan_only(args: &BatchArgs, config: &EngineConfig) -> Result<i32, Failure> {
     let found = discover(&args.paths);
-    retrograde::SolveOptions::new(config.engine)
-        .with_dte_table(args.dte_table)
-        .check_engine()?;
+    let several = super::several::active(args);
+    if !several {
+        retrograde::SolveOptions::new(config.engine)
+            .with_dte_table(args.dte_table)
+            .check_engine()?;
+    }
     // As the batch solves them (and `solve --scen --plan` plans them): a
     // scenario's pairs read their distances from the distance table.
     let dte_table = args.dte_table || (!args.scen.is_empty() && config.engine.keeps_distances());
@@ -31,11 +35,15 @@ pub(super) fn plan_only(args: &BatchArgs, config: &EngineConfig) -> Result<i32, 
         plan_error(&mut out, args.json, path, "cannot be read", error.clone())?;
     }
     for path in &found.maps {
-        let planned = retrograde::load_map(path)
-            .map_err(anyhow::Error::from)
-            .and_then(|map| {
-                crate::cli::solving::plan_map(path, &map, &args.game, config, dte_table)
-            });
+        let planned = if several {
+            super::several::plan_map(args, config, path)
+        } else {
+            retrograde::load_map(path)
+                .map_err(anyhow::Error::from)
+                .and_then(|map| {
+                    crate::cli::solving::plan_map(path, &map, &args.game, config, dte_table)
+                })
+        };
         match planned {
             Ok(plan) => {
                 if !plan.fits {
@@ -71,7 +79,7 @@ pub(super) fn plan_only(args: &BatchArgs, config: &EngineConfig) -> Result<i32, 
 /// planned): a JSON object of its own under `json` (a text line would
 /// break the JSON Lines), else a text line, and the error on stderr as a
 /// solving batch reports it.
-pub(super) fn plan_error(
+fn plan_error(
     out: &mut impl Write,
     json: bool,
     path: &Path,
