@@ -605,7 +605,7 @@ proptest! {
                 let mut edges = Vec::new();
                 for v in 1..n as u32 {
                     for u in 0..v {
-                        if next() % 2 == 0 {
+                        if next().is_multiple_of(2) {
                             edges.push((u, v));
                         }
                     }

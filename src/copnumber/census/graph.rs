@@ -116,7 +116,7 @@ mod tests {
             let mut edges = Vec::new();
             for v in 1..n as u32 {
                 for u in 0..v {
-                    if next() % 3 == 0 {
+                    if next().is_multiple_of(3) {
                         edges.push((u, v));
                     }
                 }
