@@ -77,3 +77,6 @@ pub use tablebase::{
     shard_path, write_tablebase, CheckReport, Header, Probe, RatedMove, ShardHeader, Tablebase,
     WriteSummary,
 };
+
+#[cfg(test)]
+mod xorshift;

@@ -149,3 +149,26 @@ impl fmt::Display for Verdict {
         f.write_str(self.as_str())
     }
 }
+
+/// Counts of states by value for the player to move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// WIN states.
+    pub win: u64,
+    /// LOSS states.
+    pub loss: u64,
+    /// DRAW states.
+    pub draw: u64,
+}
+
+impl std::ops::Add for Counts {
+    type Output = Counts;
+
+    fn add(self, other: Counts) -> Counts {
+        Counts {
+            win: self.win + other.win,
+            loss: self.loss + other.loss,
+            draw: self.draw + other.draw,
+        }
+    }
+}

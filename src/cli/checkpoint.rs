@@ -283,7 +283,7 @@ impl DirSink {
             .write_with(|out| write(&self.fingerprint, out))
             .map_err(|e| {
                 // After work was done: exit status 1, as a full disk is.
-                super::output::note_write_failure();
+                crate::cli::failure::note_write_failure();
                 failed(format!("{e:#}"))
             })?;
         *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();

@@ -10,7 +10,7 @@ use clap::{Args as ClapArgs, ValueEnum};
 use clap_complete::Shell;
 
 use super::output::OutputTarget;
-use super::Failure;
+use crate::cli::failure::Failure;
 
 /// Shells with completion scripts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

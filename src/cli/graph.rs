@@ -17,7 +17,7 @@ use serde::Serialize;
 use super::common::{human_bytes, peak_memory, worker_pool, EngineFlags, UsageError};
 use super::output::{CountsJson, OutputTarget};
 use super::progress::Reporter;
-use super::Failure;
+use crate::cli::failure::Failure;
 
 /// Flags of `graph`.
 #[derive(ClapArgs, Debug)]

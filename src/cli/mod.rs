@@ -17,7 +17,9 @@
 //! `copnumber/`, `info/`, `query/`, `play/`, `render.rs`, `serve.rs` with
 //! `serve/`, `toolkit.rs` with `toolkit/`, `completions.rs` (`completions`
 //! and `man`). What commands share lives in rooms that are not commands:
-//! - `mod.rs`: the command table, `main`, [`Failure`] and the exit status;
+//! - `mod.rs`: the command table and `main`;
+//! - `failure.rs`: [`Failure`], the exit status and `say!`, which every
+//!   command imports (so none imports `mod.rs`);
 //! - `solving.rs`: load, plan, solve and save, and `solve`'s flags;
 //! - `several.rs`: the several-cops game from `solve`'s flags;
 //! - `tables.rs`: what the table commands share (opening, positions);
@@ -33,14 +35,9 @@
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-/// `eprintln!` that ignores a closed or failing standard error instead of
-/// panicking.
-macro_rules! say {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
-    }};
-}
+// First: its `say!` serves every module below.
+#[macro_use]
+mod failure;
 
 mod batch;
 mod bench;
@@ -70,8 +67,7 @@ mod toolkit;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
-/// Exit status for usage and input errors.
-pub(crate) const EXIT_INPUT: i32 = 2;
+use failure::Failure;
 
 /// Retrograde analysis of two-player games: labels every state WIN / LOSS /
 /// DRAW with its distance to end.
@@ -216,31 +212,6 @@ impl SolveCommand {
             return distributed::run(&self.solve, &self.cluster);
         }
         solve::run(self.solve)
-    }
-}
-
-/// An error with the exit status it should produce.
-#[derive(Debug)]
-pub(crate) struct Failure {
-    pub(crate) status: i32,
-    pub(crate) error: anyhow::Error,
-}
-
-impl<E: Into<anyhow::Error>> From<E> for Failure {
-    fn from(error: E) -> Failure {
-        let error = error.into();
-        // A solve that cannot fit is refused before any work, like bad
-        // input.
-        let input = error.chain().any(|e| {
-            matches!(e.downcast_ref::<retrograde::Error>(),
-                Some(e) if e.is_input_error() || matches!(e, retrograde::Error::TooLarge { .. }))
-        }) || error.downcast_ref::<common::UsageError>().is_some();
-        // A write that failed after the work began is not bad input.
-        let input = input && !output::write_failed();
-        Failure {
-            status: if input { EXIT_INPUT } else { 1 },
-            error,
-        }
     }
 }
 

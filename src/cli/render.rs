@@ -14,7 +14,7 @@ use retrograde::{Coord, Tablebase, Turn};
 use super::common::{parse_coord, UsageError};
 use super::output::{note_input, OutputTarget};
 use super::tables::{count_error, one_cop_shape, open_table, Side};
-use super::Failure;
+use crate::cli::failure::Failure;
 
 /// Flags of `render`.
 #[derive(ClapArgs, Debug)]

@@ -43,7 +43,7 @@ use tower_http::timeout::TimeoutLayer;
 use self::api::{ApiError, Endpoint, Served};
 use self::conn::Limited;
 use super::common::UsageError;
-use super::Failure;
+use crate::cli::failure::Failure;
 
 /// Flags of `serve`.
 #[derive(ClapArgs, Debug)]

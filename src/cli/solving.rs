@@ -23,7 +23,7 @@ use super::common::{human_bytes, EngineConfig, EngineFlags, GameArgs, UsageError
 use super::file_kind::hint_for_map;
 use super::output::{save_with, Found, OutputTarget, PlanReport, SaveReport, SolveReport};
 use super::progress::Reporter;
-use super::Failure;
+use crate::cli::failure::Failure;
 
 /// Flags of `solve` (one cop, `--cops K` and `--processes N` alike).
 #[derive(ClapArgs, Debug)]

@@ -13,7 +13,7 @@ use retrograde::theory::subtraction::{Analysis, Answers, SubtractionGame};
 use serde::Serialize;
 
 use super::common::UsageError;
-use super::Failure;
+use crate::cli::failure::Failure;
 
 mod grundy;
 

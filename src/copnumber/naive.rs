@@ -13,6 +13,7 @@ use crate::games::cops::Turn;
 use crate::games::position::{Cops, Position};
 use crate::outcome::Outcome;
 use crate::solve::multicop::{solve_kcops, KcopOptions};
+use crate::xorshift::Rng;
 
 type State = (Vec<u32>, u32, bool);
 
@@ -156,21 +157,6 @@ fn run(a: &Arena, states: Vec<State>) -> HashMap<State, (Outcome, u32)> {
         }
     }
     val
-}
-
-/// A small deterministic generator for the random arenas.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 fn random_graph(rng: &mut Rng, n: usize, p: u64) -> Vec<(u32, u32)> {

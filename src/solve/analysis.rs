@@ -2,7 +2,7 @@
 //! pairs split by verdict and which one lasts longest; for several cops,
 //! the start placements and the cops' best placement.
 
-use super::Solution;
+use super::solution::Solution;
 use crate::board::Board;
 use crate::format::Coord;
 use crate::games::cops::{CopsAndThief, Turn};

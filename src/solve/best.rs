@@ -1,8 +1,8 @@
 //! Best moves from a solved state: the successors that realise its value.
 
-use super::Solution;
+use super::solution::Solution;
 use crate::game::Game;
-use crate::outcome::Outcome;
+use crate::outcome::{Dte, Outcome};
 
 /// The successors of `s` that realise its value under optimal play, sorted
 /// and without repeats:
@@ -31,24 +31,26 @@ pub fn best_moves(game: &impl Game, solution: &Solution, s: u64) -> Option<Vec<u
     game.for_each_successor(s, |t| moves.push(t));
     moves.sort_unstable();
     moves.dedup();
-    let dte = |t: u64| solution.dte(t).map(|d| d.plies());
-    match value {
-        Outcome::Draw => moves.retain(|&t| solution.outcome(t) == Outcome::Draw),
-        Outcome::Win => {
-            moves.retain(|&t| solution.outcome(t) == Outcome::Loss);
-            let best = moves.iter().map(|&t| dte(t)).min().flatten();
-            if !moves.is_empty() && best.is_none() {
-                return None;
-            }
-            moves.retain(|&t| dte(t) == best);
-        }
-        Outcome::Loss => {
-            let best = moves.iter().map(|&t| dte(t)).max().flatten();
-            if !moves.is_empty() && best.is_none() {
-                return None;
-            }
-            moves.retain(|&t| dte(t) == best);
-        }
+    // Without distances a decided state's best moves are unknown.
+    let unknown = |t: u64| solution.outcome(t) != Outcome::Draw && solution.dte(t).is_none();
+    if value != Outcome::Draw && moves.iter().any(|&t| unknown(t)) {
+        return None;
     }
+    let rated = |t: u64| rank(solution.outcome(t).flip(), solution.dte(t));
+    let best = moves.iter().map(|&t| rated(t)).min();
+    moves.retain(|&t| Some(rated(t)) == best);
     Some(moves)
+}
+
+/// Sort key of a move by its value for the player who makes it, best
+/// first: wins by fastest, then draws, then losses by slowest. A missing
+/// distance sorts after known ones among wins. The one definition of a
+/// best move: [`best_moves`] keeps the least, tables rate their moves by it.
+pub(crate) fn rank(value: Outcome, dte: Option<Dte>) -> (u8, i64) {
+    let d = dte.map(|d| i64::from(d.plies()));
+    match value {
+        Outcome::Win => (0, d.unwrap_or(i64::MAX)),
+        Outcome::Draw => (1, 0),
+        Outcome::Loss => (2, d.map_or(0, |d| -d)),
+    }
 }

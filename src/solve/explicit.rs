@@ -8,8 +8,12 @@
 //! sized before anything is allocated, and a graph that would not fit is
 //! refused rather than left to the OOM killer.
 
+use super::common::thread_pool;
+use super::counters;
+use super::engine::Engine;
+use super::options::SolveOptions;
 use super::plan::{plan_storage, StorageLimits};
-use super::{solve as solve_game, Engine, Solution, SolveOptions};
+use super::solution::Solution;
 use crate::csr::ExplicitGraph;
 use crate::error::Result;
 use crate::game::{Game, Initial};
@@ -36,14 +40,15 @@ pub(super) fn solve(game: &impl Game, options: &SolveOptions<'_>) -> Result<Solu
     let graph = if options.threads == 0 {
         build()?
     } else {
-        super::thread_pool(options.threads)?.install(build)?
+        thread_pool(options.threads)?.install(build)?
     };
     let side = |s: u64| game.side(s);
-    let mut solution = solve_game(
+    let mut solution = counters::solve(
         &WithSides {
             graph: &graph,
             side: &side,
         },
+        Engine::Sequential,
         &sequential,
     )?;
     solution.bytes += graph.bytes();

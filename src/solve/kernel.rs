@@ -4,7 +4,7 @@
 //! each choose once, here, and then only match on the answer; nothing
 //! else in `solve/` looks at which game it was given.
 
-use super::Engine;
+use super::engine::Engine;
 use crate::game::Game;
 use crate::games::cops::CopsAndThief;
 use crate::games::kcops::KCops;

@@ -8,12 +8,16 @@
 //! scratch, the out-of-core window) exist once.
 
 use std::path::PathBuf;
+use std::sync::atomic::AtomicU8;
 
+use super::engine::Engine;
 use super::kernel::Kernel;
-use super::{estimate_for, Engine, Estimate, SolveOptions};
+use super::options::SolveOptions;
+use super::{bitboard, multicop};
 use crate::csr::{bucket_scratch_bytes, count_edges, graph_bytes};
 use crate::error::{Error, Result};
 use crate::game::Game;
+use crate::storage::cells::Cells;
 use crate::storage::frontier::STATES_PER_SUMMARY_WORD;
 use crate::storage::{available_memory, free_disk, Backing};
 
@@ -21,6 +25,108 @@ use crate::storage::{available_memory, free_disk, Backing};
 /// window of states worked on at a time; the rest covers the predecessor
 /// radius of pages kept on each side of it.
 pub(super) const WINDOW_QUARTERS: u64 = 3;
+
+/// Bytes a solve will use, by array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Estimate {
+    /// Packed label + counter array.
+    pub cells: u64,
+    /// The working arrays besides the per-state ones: the counter
+    /// engines' two frontier bitmaps with their summaries, or the bitboard
+    /// engine's staging rows, halo rows and per-cell bookkeeping (which
+    /// grow with the threads: one band of rows each).
+    pub frontiers: u64,
+    /// The distance table, if requested.
+    pub dte: u64,
+    /// The stored graph of the explicit engine (0 for the others).
+    pub graph: u64,
+}
+
+impl Estimate {
+    /// Sum of all arrays.
+    #[must_use]
+    pub fn total(&self) -> u64 {
+        // Saturating: near 2^64 states the sum wrapped to a small need.
+        self.cells
+            .saturating_add(self.frontiers)
+            .saturating_add(self.dte)
+            .saturating_add(self.graph)
+    }
+}
+
+/// Sizes the arrays `solve` would allocate for `game` with `options`.
+/// For [`Engine::Explicit`] this includes the stored graph, whose edge
+/// count takes one parallel pass over the game's move counts.
+#[must_use]
+pub fn estimate(game: &impl Game, options: &SolveOptions<'_>) -> Estimate {
+    estimate_for(game, Kernel::choose(game, options.engine), options)
+}
+
+/// [`estimate`] of the kernel chosen for `game`.
+fn estimate_for(game: &impl Game, kernel: Kernel<'_>, options: &SolveOptions<'_>) -> Estimate {
+    let n = game.state_count();
+    let dte = if options.dte_table {
+        n.saturating_mul(2)
+    } else {
+        0
+    };
+    let engine = match kernel {
+        Kernel::Several(kcops) => {
+            let bytes = multicop::kcop_memory_for(kcops.arena(), kcops.cops() as usize, false);
+            let with_table = if options.dte_table {
+                multicop::kcop_memory_for(kcops.arena(), kcops.cops() as usize, true)
+            } else {
+                bytes
+            };
+            return Estimate {
+                cells: bytes,
+                frontiers: 0,
+                dte: with_table - bytes,
+                graph: 0,
+            };
+        }
+        Kernel::Grid(grid) => {
+            let layout = bitboard::Layout::new(grid);
+            return Estimate {
+                cells: layout.bytes(),
+                frontiers: bitboard::working_bytes(&layout, options.pool_threads()),
+                dte,
+                graph: 0,
+            };
+        }
+        Kernel::Explicit => Engine::Explicit,
+        Kernel::Counter(engine) => engine,
+    };
+    let cell = if game.max_moves() <= <[AtomicU8] as Cells>::MAX_MOVES {
+        1
+    } else {
+        4
+    };
+    let words = n.div_ceil(64);
+    Estimate {
+        cells: n.saturating_mul(cell),
+        frontiers: if engine == Engine::Sweep { 8 } else { 16 } * (words + words.div_ceil(64)),
+        dte: if engine.keeps_distances() { dte } else { 0 },
+        // Needs the edge count: one pass over the move counts.
+        graph: if engine == Engine::Explicit {
+            crate::csr::explicit_estimate(game)
+        } else {
+            0
+        },
+    }
+}
+
+impl SolveOptions<'_> {
+    /// Applies a [`StoragePlan`] from [`plan_storage`]: its backing and
+    /// memory cap, and (explicit engine) the fit it already checked.
+    #[must_use]
+    pub fn with_plan(mut self, plan: &StoragePlan) -> Self {
+        self.backing = plan.backing.clone();
+        self.memory_limit = Some(plan.memory_limit);
+        self.planned_edges = plan.edges;
+        self
+    }
+}
 
 /// What a caller allows a solve: a memory cap, scratch files, and memory it
 /// already holds.

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::Progress;
+use super::common::Progress;
 use crate::game::{Game, Initial};
 use crate::outcome::{Dte, Outcome};
 use crate::storage::cells::Cells;

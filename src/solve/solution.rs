@@ -7,20 +7,9 @@ use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Rel
 use rayon::prelude::*;
 
 use super::{bitboard, multicop, propagate};
-use crate::outcome::{Dte, Outcome};
+use crate::outcome::{Counts, Dte, Outcome};
 use crate::storage::cells::Cells;
 use crate::storage::Region;
-
-/// Counts of states by value for the player to move.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counts {
-    /// WIN states.
-    pub win: u64,
-    /// LOSS states.
-    pub loss: u64,
-    /// DRAW states.
-    pub draw: u64,
-}
 
 pub(super) enum CellStore {
     Narrow(Region),
@@ -412,18 +401,6 @@ impl Solution {
                 c
             })
             .reduce(|| [Counts::default(); 2], |a, b| [a[0] + b[0], a[1] + b[1]])
-    }
-}
-
-impl std::ops::Add for Counts {
-    type Output = Counts;
-
-    fn add(self, other: Counts) -> Counts {
-        Counts {
-            win: self.win + other.win,
-            loss: self.loss + other.loss,
-            draw: self.draw + other.draw,
-        }
     }
 }
 

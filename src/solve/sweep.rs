@@ -11,8 +11,8 @@
 
 use std::ops::Range;
 
+use super::common::Progress;
 use super::propagate::{striped, Decided, Propagated, Schedule, Work};
-use super::Progress;
 use crate::game::Game;
 use crate::storage::cells::Cells;
 use crate::storage::frontier::{Frontier, STATES_PER_SUMMARY_WORD};

@@ -16,7 +16,7 @@
 
 use rayon::prelude::*;
 
-use super::Solution;
+use super::solution::Solution;
 use crate::game::{Game, Initial};
 use crate::outcome::Outcome;
 

@@ -24,8 +24,8 @@ pub struct Header {
     pub thief_speed: u32,
     /// Whether the game is on a graph (else on a grid map).
     pub graph: bool,
-    /// Whether the file has the several-cops game section (format 4 and
-    /// 5, any k); a one-cop table of format 2 or 3 has none.
+    /// Whether the file has the several-cops game section (formats 4 and
+    /// 5, and 6 with flag bit 2; any k); a one-cop table has none.
     pub game_section: bool,
     /// Map rows (1 on a graph).
     pub rows: usize,

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use super::Probe;
 use crate::error::Result;
 use crate::game::{Game, Initial};
-use crate::outcome::Outcome;
+pub(super) use crate::solve::rank;
 
 /// Every successor of a non-terminal state `s` of `game` with its move
 /// rated by `rate` (from the successor's probe), sorted best first by
@@ -56,15 +56,4 @@ pub(super) fn optimal_line(
         s = t;
     }
     Ok(line)
-}
-
-/// Sort key of a rated move, best first: wins by fastest, then draws, then
-/// losses by slowest. A missing distance sorts after known ones among wins.
-pub(super) fn rank(value: Outcome, dte: Option<crate::outcome::Dte>) -> (u8, i64) {
-    let d = dte.map(|d| i64::from(d.plies()));
-    match value {
-        Outcome::Win => (0, d.unwrap_or(i64::MAX)),
-        Outcome::Draw => (1, 0),
-        Outcome::Loss => (2, d.map_or(0, |d| -d)),
-    }
 }

@@ -127,7 +127,7 @@ impl Tablebase {
         }
     }
 
-    /// A one-cop table (format 2 or 3), every shard of its set.
+    /// A one-cop table (no game section), every shard of its set.
     fn one(path: &Path, raw: Raw) -> Result<Tablebase> {
         let shards = match raw.body.shard {
             None => vec![raw],
@@ -277,7 +277,7 @@ impl Tablebase {
         }
     }
 
-    /// The game of a one-cop table (format 2 or 3), as solved.
+    /// The game of a one-cop table (no game section), as solved.
     #[must_use]
     pub fn one_cop_game(&self) -> Option<&CopsAndThief> {
         match &self.game {
@@ -286,7 +286,7 @@ impl Tablebase {
         }
     }
 
-    /// The game of a table with the game section (format 4 or 5).
+    /// The game of a table with the game section (format 4 to 6).
     #[must_use]
     pub fn cops_game(&self) -> Option<&KCops> {
         match &self.game {

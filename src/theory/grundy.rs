@@ -253,13 +253,7 @@ mod tests {
 
     #[test]
     fn random_dags_match_naive_recursion() {
-        let mut seed = 0x0123_4567_89ab_cdef_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::xorshift::stream(0x0123_4567_89ab_cdef_u64);
         for _ in 0..300 {
             let n = 1 + next() % 30;
             let m = next() % 80;

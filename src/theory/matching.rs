@@ -413,15 +413,7 @@ fn augment(
 mod tests {
     use super::*;
 
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-    }
+    use crate::xorshift::Rng;
 
     /// Maximum matching size by exhaustive search over left vertices with a
     /// bitmask of used right vertices, skipping removed vertices.

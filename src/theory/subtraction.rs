@@ -555,13 +555,7 @@ mod tests {
 
     #[test]
     fn random_sets_match_direct_dp() {
-        let mut seed = 0x1234_5678_9abc_def0_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::xorshift::stream(0x1234_5678_9abc_def0_u64);
         const N: usize = 20_000;
         for _ in 0..150 {
             let size = 1 + next() % 4;

@@ -85,14 +85,12 @@ fn copy_all(from: &Path, to: &Path) -> usize {
 /// `seed`), every free border cell an exit, the cop near the top left and
 /// the thief near the centre.
 fn open_map(rows: usize, cols: usize, seed: u64) -> String {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = crate::support::xorshift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let mut grid: Vec<Vec<char>> = (0..rows)
         .map(|r| {
             (0..cols)
                 .map(|c| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
+                    let state = next();
                     let border = r == 0 || c == 0 || r + 1 == rows || c + 1 == cols;
                     match (state.is_multiple_of(8), border) {
                         (true, _) => '*',

@@ -160,16 +160,13 @@ fn small_graphs() -> Vec<String> {
             }
         }
     }
-    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut next = crate::support::xorshift(0x2545_f491_4f6c_dd1d);
     for i in 0..3000 {
         let n = 7 + i % 2;
         let mut edges = Vec::new();
         for v in 0..n as u32 {
             for u in 0..v {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                if x % 100 < 30 + (i as u64 % 40) {
+                if next() % 100 < 30 + (i as u64 % 40) {
                     edges.push((u, v));
                 }
             }

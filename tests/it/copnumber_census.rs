@@ -601,14 +601,11 @@ proptest! {
         let lines: Vec<String> = graphs
             .iter()
             .map(|&seed| {
-                let mut x = seed | 1;
+                let mut next = crate::support::xorshift(seed | 1);
                 let mut edges = Vec::new();
                 for v in 1..n as u32 {
                     for u in 0..v {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        if x % 2 == 0 {
+                        if next().is_multiple_of(2) {
                             edges.push((u, v));
                         }
                     }

@@ -195,6 +195,17 @@ impl Rng {
     }
 }
 
+/// Xorshift64 (shifts 13, 7, 17) from a nonzero seed, as a closure: the
+/// random graphs and maps that name their data by a seed of this stream.
+pub fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}
+
 /// Families of random maps.
 #[derive(Clone, Copy, Debug)]
 pub enum Shape {

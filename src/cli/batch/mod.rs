@@ -34,7 +34,7 @@ use clap::Args as ClapArgs;
 use super::common::{rule_flags, EngineFlags, GameArgs, KCopsArgs, UsageError};
 use super::output::OutputTarget;
 use super::progress::MapsProgress;
-use super::Failure;
+use crate::cli::failure::Failure;
 use discover::discover;
 use plan::plan_only;
 use results::{OutFormat, Previous, Row, RowKey, Sink, OK, TOO_LARGE};
@@ -135,21 +135,6 @@ pub(crate) fn run(args: BatchArgs) -> Result<i32, Failure> {
     let several = several::active(&args);
     if several {
         several::check(&args)?;
-    }
-    if args.plan && several {
-        let found = discover(&args.paths);
-        let mut all_fit = found.broken.is_empty();
-        for (path, error) in &found.broken {
-            plan::plan_error(
-                &mut std::io::stdout().lock(),
-                args.json,
-                path,
-                "cannot be read",
-                error.clone(),
-            )?;
-        }
-        all_fit &= several::plan_only(&args, &config, &found.maps)?;
-        return Ok(if all_fit { 0 } else { super::EXIT_INPUT });
     }
     if args.plan {
         return plan_only(&args, &config);
@@ -437,7 +422,7 @@ fn print_summary(
     totals: &Totals,
 ) -> std::io::Result<()> {
     let percent = |share: Option<f64>| share.map_or_else(dash, |s| format!("{:.1}%", 100.0 * s));
-    let lines: Vec<(PathBuf, Vec<String>)> = rows
+    let lines = rows
         .iter()
         .map(|r| {
             vec![
@@ -460,17 +445,34 @@ fn print_summary(
                 p.seconds.map_or_else(dash, |s| format!("{s:.3}")),
                 "ok (resumed)".to_string(),
             ]
-        }))
-        .map(|line| (PathBuf::from(&line[0]), line))
-        .collect();
-    write_table(
+        }));
+    print_by_map(
         out,
         &[
             "map", "exits", "cop wins", "result", "dte", "seconds", "status",
         ],
         &[false, true, true, false, true, true],
         lines,
-    )?;
+        rows,
+        resumed,
+        totals,
+    )
+}
+
+/// `lines` (the first cell of each the map's path) in aligned columns
+/// under `header`, sorted by path, and the totals line: the table of a
+/// batch by map, of solves or of cop numbers.
+fn print_by_map(
+    out: &mut impl Write,
+    header: &[&str],
+    right: &[bool],
+    lines: impl Iterator<Item = Vec<String>>,
+    rows: &[Row],
+    resumed: &[&Previous],
+    totals: &Totals,
+) -> std::io::Result<()> {
+    let lines = lines.map(|line| (PathBuf::from(&line[0]), line)).collect();
+    write_table(out, header, right, lines)?;
     let [solved, failed, skipped] = tally(rows);
     writeln!(
         out,

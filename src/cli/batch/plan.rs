@@ -1,6 +1,7 @@
 //! `batch --plan`: what each map's solve would cost, as `solve --plan`
 //! says it (with `--scen`, as `solve --scen --plan`: with the distance
-//! table), without solving or writing `--out`.
+//! table; with `--cops K`, as `solve --cops K --plan`), without solving or
+//! writing `--out`.
 
 use std::io::Write;
 use std::path::Path;
@@ -8,7 +9,7 @@ use std::path::Path;
 use super::discover::discover;
 use super::BatchArgs;
 use crate::cli::common::EngineConfig;
-use crate::cli::Failure;
+use crate::cli::failure::Failure;
 
 /// `batch --plan`: every map found, planned as `solve --plan` plans it,
 /// one line (or JSON object) each; nothing is solved or written. As for
@@ -17,9 +18,12 @@ use crate::cli::Failure;
 /// not stop the batch), each bad one named on stderr too.
 pub(super) fn plan_only(args: &BatchArgs, config: &EngineConfig) -> Result<i32, Failure> {
     let found = discover(&args.paths);
-    retrograde::SolveOptions::new(config.engine)
-        .with_dte_table(args.dte_table)
-        .check_engine()?;
+    let several = super::several::active(args);
+    if !several {
+        retrograde::SolveOptions::new(config.engine)
+            .with_dte_table(args.dte_table)
+            .check_engine()?;
+    }
     // As the batch solves them (and `solve --scen --plan` plans them): a
     // scenario's pairs read their distances from the distance table.
     let dte_table = args.dte_table || (!args.scen.is_empty() && config.engine.keeps_distances());
@@ -31,11 +35,15 @@ pub(super) fn plan_only(args: &BatchArgs, config: &EngineConfig) -> Result<i32, 
         plan_error(&mut out, args.json, path, "cannot be read", error.clone())?;
     }
     for path in &found.maps {
-        let planned = retrograde::load_map(path)
-            .map_err(anyhow::Error::from)
-            .and_then(|map| {
-                crate::cli::solving::plan_map(path, &map, &args.game, config, dte_table)
-            });
+        let planned = if several {
+            super::several::plan_map(args, config, path)
+        } else {
+            retrograde::load_map(path)
+                .map_err(anyhow::Error::from)
+                .and_then(|map| {
+                    crate::cli::solving::plan_map(path, &map, &args.game, config, dte_table)
+                })
+        };
         match planned {
             Ok(plan) => {
                 if !plan.fits {
@@ -60,14 +68,18 @@ pub(super) fn plan_only(args: &BatchArgs, config: &EngineConfig) -> Result<i32, 
             }
         }
     }
-    Ok(if all_fit { 0 } else { crate::cli::EXIT_INPUT })
+    Ok(if all_fit {
+        0
+    } else {
+        crate::cli::failure::EXIT_INPUT
+    })
 }
 
 /// A map `batch --plan` cannot plan (`what`: it cannot be read, or
 /// planned): a JSON object of its own under `json` (a text line would
 /// break the JSON Lines), else a text line, and the error on stderr as a
 /// solving batch reports it.
-pub(super) fn plan_error(
+fn plan_error(
     out: &mut impl Write,
     json: bool,
     path: &Path,

@@ -18,7 +18,7 @@ use retrograde::{solve, Engine, Game};
 
 use super::results::{Previous, Row, OK, TOO_LARGE};
 use super::schedule::Collector;
-use super::{dash, tally, write_table, BatchArgs, Totals};
+use super::{dash, print_by_map, BatchArgs, Totals};
 use crate::cli::common::{peak_memory, worker_pool, EngineConfig, UsageError};
 use crate::cli::output::{stop_requested, BestPlacementJson};
 use crate::cli::progress::MapsProgress;
@@ -109,48 +109,27 @@ pub(super) fn check(args: &BatchArgs) -> Result<(), UsageError> {
     refuse_lazy_batch(args.kcops.lazy, args.kcops.k(), args.copnumber)
 }
 
-/// `batch --cops K --plan`: each map's several-cops solve planned as
-/// `solve --cops K --plan` plans it; exit status 2 when one does not fit
-/// or cannot be read.
-pub(super) fn plan_only(args: &BatchArgs, config: &EngineConfig, maps: &[PathBuf]) -> Result<bool> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let mut all_fit = true;
-    for path in maps {
-        let planned = SeveralCops::build_from(
-            path,
-            &args.game,
-            &args.kcops,
-            &config.limits(),
-            config.engine == Engine::Bitboard,
-        )
-        .and_then(|several| {
-            let options = solving::options(config, args.dte_table, several.start);
-            solving::plan_report(path, &several.game, &options, config)
-        });
-        match planned {
-            Ok(plan) => {
-                all_fit &= plan.fits;
-                if args.json {
-                    serde_json::to_writer(&mut out, &crate::cli::schema::versioned(&plan))?;
-                    writeln!(out)?;
-                } else {
-                    crate::cli::output::print_plan(&mut out, &plan)?;
-                }
-            }
-            Err(e) => {
-                all_fit = false;
-                super::plan::plan_error(
-                    &mut out,
-                    args.json,
-                    path,
-                    "cannot be planned",
-                    format!("{e:#}"),
-                )?;
-            }
-        }
-    }
-    Ok(all_fit)
+/// One map's several-cops game, as `solve --cops K` builds it.
+fn build(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<SeveralCops> {
+    SeveralCops::build_from(
+        path,
+        &args.game,
+        &args.kcops,
+        &config.limits(),
+        config.engine == Engine::Bitboard,
+    )
+}
+
+/// `batch --cops K --plan`: one map's several-cops solve planned as
+/// `solve --cops K --plan` plans it.
+pub(super) fn plan_map(
+    args: &BatchArgs,
+    config: &EngineConfig,
+    path: &Path,
+) -> Result<crate::cli::output::PlanReport> {
+    let several = build(args, config, path)?;
+    let options = solving::options(config, args.dte_table, several.start);
+    solving::plan_report(path, &several.game, &options, config)
 }
 
 /// Solves the maps one at a time on every thread; rows go to `collector`.
@@ -201,13 +180,7 @@ pub(super) fn run_maps(
 /// --summary --json` reports of it.
 fn summary_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<Row> {
     let started = Instant::now();
-    let several = SeveralCops::build_from(
-        path,
-        &args.game,
-        &args.kcops,
-        &config.limits(),
-        config.engine == Engine::Bitboard,
-    )?;
+    let several = build(args, config, path)?;
     let game = several.kcops();
     let arena = game.arena();
     let grid = arena.grid();
@@ -320,7 +293,7 @@ pub(super) fn print_cop_numbers(
         (true, Some(c)) => c.to_string(),
         (true, None) => format!("> {max_cops}"),
     };
-    let lines: Vec<(PathBuf, Vec<String>)> = rows
+    let lines = rows
         .iter()
         .map(|r| {
             let best = r.best_placement.as_ref();
@@ -351,10 +324,8 @@ pub(super) fn print_cop_numbers(
                 p.seconds.map_or_else(dash, |s| format!("{s:.3}")),
                 "ok (resumed)".to_string(),
             ]
-        }))
-        .map(|line| (PathBuf::from(&line[0]), line))
-        .collect();
-    write_table(
+        }));
+    print_by_map(
         out,
         &[
             "map",
@@ -367,15 +338,8 @@ pub(super) fn print_cop_numbers(
         ],
         &[false, true, true, false, true, true],
         lines,
-    )?;
-    let [solved, failed, skipped] = tally(rows);
-    writeln!(
-        out,
-        "{} maps: {solved} solved, {failed} failed, {skipped} skipped (too large), \
-         {} already done (--resume); {} other files ignored; {:.2} s",
-        rows.len() + resumed.len(),
-        resumed.len(),
-        totals.ignored,
-        totals.seconds,
+        rows,
+        resumed,
+        totals,
     )
 }

@@ -29,7 +29,7 @@ use super::common::{
     engine_parser, human_bytes, threads_flag, worker_pool, GameArgs, StorageFlags, UsageError,
 };
 use super::output::OutputTarget;
-use super::Failure;
+use crate::cli::failure::Failure;
 use report::{print_table, write_csv, write_markdown};
 
 /// Flags of `bench`.

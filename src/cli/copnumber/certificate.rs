@@ -16,9 +16,9 @@ use retrograde::Arena;
 
 use super::super::common::{human_bytes, UsageError};
 use super::super::output::{note_input, Output, OutputTarget};
-use super::super::Failure;
 use super::input::parse_graph;
 use super::CopNumberArgs;
+use crate::cli::failure::Failure;
 
 /// A graph waiting for its record: its number (from 1), its text and the
 /// search's answer.

@@ -9,11 +9,11 @@ use retrograde::Graph6Reader;
 
 use super::super::common::UsageError;
 use super::super::output::stop_requested;
-use super::super::Failure;
 use super::certificate::CertificateFile;
 use super::report::{write_graph, write_summary, Summary};
 use super::search::full_solve;
 use super::CopNumberArgs;
+use crate::cli::failure::Failure;
 
 /// One graph given as an edge list: `u v` a line, `#` comments. Each
 /// line is parsed as it is read (the lines kept first took 16 bytes per

@@ -16,8 +16,8 @@ use serde::Serialize;
 use super::super::common::rule_flags;
 use super::super::common::UsageError;
 use super::super::schema::versioned;
-use super::super::Failure;
-use super::{is_one, speed_note, CopNumberArgs};
+use super::{speed_note, CopNumberArgs, VariantJson};
+use crate::cli::failure::Failure;
 
 /// Bytes of the input looked at to tell a map from a graph.
 const PEEK: usize = retrograde::SNIFF_BYTES;
@@ -41,15 +41,8 @@ struct MapJson<'a> {
     /// The exit flags given (`--exit ROW,COL`, `--exits RULE`), empty when
     /// the map's own exits were used.
     exit_flags: Vec<String>,
-    /// `--cop-speed`; left out at 1, as before speeds existed.
-    #[serde(skip_serializing_if = "is_one")]
-    cop_speed: u32,
-    /// `--thief-speed`; left out at 1.
-    #[serde(skip_serializing_if = "is_one")]
-    thief_speed: u32,
-    /// `--lazy` (the lazy cop number, as for graphs); left out without it.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    lazy: bool,
+    #[serde(flatten)]
+    variant: VariantJson,
     cop_number: Option<u32>,
     /// Set when the search stopped before `--max-cops` for memory: the
     /// cops not tried, the bytes they would need and the cap.
@@ -203,9 +196,7 @@ pub(super) fn run(
             exits: arena.exit_count(),
             rules: rule_flags(rules),
             exit_flags,
-            cop_speed,
-            thief_speed,
-            lazy: args.lazy,
+            variant: VariantJson::of(args),
             cop_number: r.cop_number,
             out_of_memory: r.out_of_memory.as_ref().map(OutOfMemoryJson::from),
             placement: cells,

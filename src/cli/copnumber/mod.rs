@@ -46,7 +46,7 @@ use retrograde::{FileKind, Graph6Reader};
 
 use super::common::{no_vertices, parse_size, GameArgs, SpeedArgs, UsageError};
 use super::output::{defer_stop_signals, note_input, stop_requested, OutputTarget};
-use super::Failure;
+use crate::cli::failure::Failure;
 use report::{write_graph, write_summary, Summary};
 use results::{resume_command, Record, Results};
 use search::full_solve;
@@ -182,7 +182,7 @@ pub(crate) fn run(mut args: CopNumberArgs) -> Result<i32, Failure> {
         let f = std::fs::File::open(&path)
             .with_context(|| format!("cannot open {}", path.display()))
             .map_err(|e| Failure {
-                status: super::EXIT_INPUT,
+                status: crate::cli::failure::EXIT_INPUT,
                 error: e,
             })?;
         if args.out.is_some() {
@@ -482,6 +482,30 @@ fn open_results(args: &CopNumberArgs, timed: bool) -> Result<Option<Results>, Fa
 pub(super) fn speed_note(cop_speed: u32, thief_speed: u32) -> Option<String> {
     (cop_speed > 1 || thief_speed > 1)
         .then(|| format!("cop speed {cop_speed}, thief speed {thief_speed}"))
+}
+
+/// The game's variant in every `copnumber` JSON object, at one place in
+/// its keys: the speeds (left out at 1, as before speeds existed) and
+/// `--lazy` (the lazy cop number; left out without it).
+#[derive(serde::Serialize)]
+pub(super) struct VariantJson {
+    #[serde(skip_serializing_if = "is_one")]
+    cop_speed: u32,
+    #[serde(skip_serializing_if = "is_one")]
+    thief_speed: u32,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    lazy: bool,
+}
+
+impl VariantJson {
+    /// The variant `args` asks for.
+    pub(super) fn of(args: &CopNumberArgs) -> VariantJson {
+        VariantJson {
+            cop_speed: args.speeds.cop_speed,
+            thief_speed: args.speeds.thief_speed,
+            lazy: args.lazy,
+        }
+    }
 }
 
 /// Serde's test for a speed left out of the JSON: 1, the plain game.

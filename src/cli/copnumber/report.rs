@@ -10,7 +10,7 @@ use retrograde::copnumber::CopNumber;
 use serde::Serialize;
 
 use super::map::OutOfMemoryJson;
-use super::{is_one, speed_note, CopNumberArgs};
+use super::{speed_note, CopNumberArgs, VariantJson};
 use crate::cli::schema::versioned;
 
 #[derive(Serialize)]
@@ -31,15 +31,8 @@ pub(super) struct GraphJson<'a> {
     /// the `--out` records.
     capture_time: Option<u32>,
     capture_time_plies: Option<u32>,
-    /// `--cop-speed`; left out at 1, as before speeds existed.
-    #[serde(skip_serializing_if = "is_one")]
-    cop_speed: u32,
-    /// `--thief-speed`; left out at 1.
-    #[serde(skip_serializing_if = "is_one")]
-    thief_speed: u32,
-    /// `--lazy`; left out without it.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    lazy: bool,
+    #[serde(flatten)]
+    variant: VariantJson,
 }
 
 /// `--json --counts`: the counts alone, the object of the issue.
@@ -47,15 +40,8 @@ pub(super) struct GraphJson<'a> {
 pub(super) struct CountsJson {
     graphs: u64,
     cop_number: BTreeMap<String, u64>,
-    /// `--cop-speed`; left out at 1.
-    #[serde(skip_serializing_if = "is_one")]
-    cop_speed: u32,
-    /// `--thief-speed`; left out at 1.
-    #[serde(skip_serializing_if = "is_one")]
-    thief_speed: u32,
-    /// `--lazy`; left out without it.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    lazy: bool,
+    #[serde(flatten)]
+    variant: VariantJson,
 }
 
 /// The `--json` summary: the counts and the first graphs with the largest
@@ -141,9 +127,7 @@ impl Summary {
 
     fn counts_json(&self, args: &CopNumberArgs) -> CountsJson {
         CountsJson {
-            cop_speed: args.speeds.cop_speed,
-            thief_speed: args.speeds.thief_speed,
-            lazy: args.lazy,
+            variant: VariantJson::of(args),
             graphs: self.graphs,
             cop_number: self
                 .counts
@@ -168,9 +152,7 @@ pub(super) fn write_graph(
     let (cop_speed, thief_speed) = (args.speeds.cop_speed, args.speeds.thief_speed);
     if args.json {
         let g = GraphJson {
-            cop_speed,
-            thief_speed,
-            lazy: args.lazy,
+            variant: VariantJson::of(args),
             graph: index + 1,
             line,
             graph6,

@@ -16,8 +16,8 @@ use retrograde::{solve, Arena, CopsGame, Engine, Rules, SolveOptions, Speeds};
 
 use super::super::common::human_bytes;
 use super::super::output::stop_requested;
-use super::super::Failure;
 use super::{speed_note, CopNumberArgs};
+use crate::cli::failure::Failure;
 
 impl CopNumberArgs {
     /// The arena of a graph under these flags' speeds and `--lazy`.
@@ -200,7 +200,7 @@ impl CopNumberArgs {
         let need = kcop_memory_for(arena, k as usize, false);
         if need > self.cap {
             return Err(Failure {
-                status: super::super::EXIT_INPUT,
+                status: crate::cli::failure::EXIT_INPUT,
                 error: anyhow::anyhow!(
                     "{name}: {} on {} vertices or cells would need {}, more than {}",
                     cops(k),

@@ -12,8 +12,8 @@ use retrograde::distributed::{BandCheckpoint, BandSink, BandSource};
 use retrograde::{Due, Sink, Snapshot};
 
 use crate::cli::common::UsageError;
+use crate::cli::failure::Failure;
 use crate::cli::output::OutputTarget;
-use crate::cli::Failure;
 
 /// One process's snapshots: `DIR/process-I/band-J.level-L.rcp` for band J
 /// (index within the process) after level L - 1.

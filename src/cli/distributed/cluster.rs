@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::super::Failure;
 use super::ClusterArgs;
+use crate::cli::failure::Failure;
 
 /// Reads `processes` addresses (`host:port`) from a hostfile; blank lines
 /// and `#` comments are skipped.

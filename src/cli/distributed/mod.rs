@@ -50,7 +50,7 @@ use super::output::{save_with, Found, Output, OutputTarget, SaveReport, SolveRep
 use super::progress::Reporter;
 use super::several::{self, refuse_lazy, SeveralCops};
 use super::solving::SolveArgs;
-use super::Failure;
+use crate::cli::failure::Failure;
 use band_dir::BandDir;
 use cluster::{install_fault_handlers, read_hostfile};
 use report::print_report;

@@ -7,8 +7,8 @@ use retrograde::{load_map, CopsAndThief};
 use super::super::output::PlanReport;
 use super::super::several::SeveralCops;
 use super::super::solving::SolveArgs;
-use super::super::Failure;
 use super::Place;
+use crate::cli::failure::Failure;
 
 /// `--plan` with `--processes`: this process's bands planned as the solve
 /// would plan them (`--memory`, `--scratch`), printed, nothing connected

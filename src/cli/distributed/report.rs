@@ -10,8 +10,8 @@ use serde::Serialize;
 use super::super::common::human_bytes;
 use super::super::output::{print_text, SolveReport};
 use super::super::solving::SolveArgs;
-use super::super::Failure;
 use super::Place;
+use crate::cli::failure::Failure;
 
 /// What a partitioned solve adds to the local report.
 #[derive(Serialize)]

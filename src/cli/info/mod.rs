@@ -20,7 +20,7 @@ use serde::Serialize;
 use super::common::{human_bytes, rule_flags};
 use super::output::CountsJson;
 use super::tables::{cell_json, open_table, show, show_all};
-use super::Failure;
+use crate::cli::failure::Failure;
 
 /// Flags of `info`.
 #[derive(ClapArgs, Debug)]

@@ -10,9 +10,8 @@ use serde::Serialize;
 mod target;
 mod text;
 pub(crate) use target::{
-    defer_stop_signals, defer_stop_signals_saying, is_closed_stdout, note_input,
-    note_write_failure, say_when_stopped, stop_requested, write_atomically, write_failed, Output,
-    OutputTarget,
+    defer_stop_signals, defer_stop_signals_saying, is_closed_stdout, note_input, say_when_stopped,
+    stop_requested, write_atomically, Output, OutputTarget,
 };
 pub(crate) use text::{passes_note, print_plan, print_text, save_with, show_value, PlanReport};
 

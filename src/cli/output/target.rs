@@ -27,22 +27,6 @@ pub(crate) use signals::{
 };
 use temp::Temp;
 
-/// Set once a write failed after the work began (a checkpoint snapshot on
-/// a full disk): the run's error is then exit status 1, "could not
-/// finish", even where the library reports the write as an I/O error,
-/// which is otherwise bad input (exit status 2).
-static WRITE_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Records that a write failed after the work began (see [`write_failed`]).
-pub(crate) fn note_write_failure() {
-    WRITE_FAILED.store(true, std::sync::atomic::Ordering::SeqCst);
-}
-
-/// Whether a write failed after the work began.
-pub(crate) fn write_failed() -> bool {
-    WRITE_FAILED.load(std::sync::atomic::Ordering::SeqCst)
-}
-
 /// Where one output of a command goes, checked before any work starts.
 ///
 /// Every file a command writes goes through this type, so that an output

@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::Result;
 use retrograde::WriteSummary;
 
-use super::{Output, OutputTarget, SaveReport, SolveReport, StartJson, VerifyReport};
+use super::{Output, OutputTarget, SaveReport, ShareJson, SolveReport, StartJson, VerifyReport};
 use crate::cli::common::human_bytes;
 
 /// Writes a table (or a shard) to `target` atomically with `write`, and
@@ -115,15 +115,9 @@ pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std
     writeln!(out, "{}", time_line(r.seconds, r.peak_memory_bytes))?;
     let order = if xy { "x,y" } else { "row,col" };
     if let Some(s) = &r.summary {
-        writeln!(
-            out,
-            "start pairs: {} ({} to move): cop wins {:.1}%, thief escapes {:.1}%, draw {:.1}%",
-            s.pairs,
-            if s.thief_first { "thief" } else { "cop" },
-            100.0 * s.share.cop_wins,
-            100.0 * s.share.thief_escapes,
-            100.0 * s.share.draw
-        )?;
+        let mover = if s.thief_first { "thief" } else { "cop" };
+        let line = shares_line("start pairs", s.pairs, mover, "cop wins", &s.share);
+        writeln!(out, "{line}")?;
         if let Some(l) = &s.longest {
             writeln!(
                 out,
@@ -163,6 +157,17 @@ pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std
         writeln!(out, "{}", verified_line(v))?;
     }
     Ok(())
+}
+
+/// A summary's first line: how many starts (`what`), who moves, and the
+/// share of each verdict.
+fn shares_line(what: &str, starts: u64, mover: &str, cops_win: &str, share: &ShareJson) -> String {
+    format!(
+        "{what}: {starts} ({mover} to move): {cops_win} {:.1}%, thief escapes {:.1}%, draw {:.1}%",
+        100.0 * share.cop_wins,
+        100.0 * share.thief_escapes,
+        100.0 * share.draw
+    )
 }
 
 /// The `start:` line of a solve: the cells it solved from, as the report
@@ -224,15 +229,15 @@ fn placements_lines(
         _ if xy => "x,y",
         _ => "row,col",
     };
-    writeln!(
-        out,
-        "start placements: {} ({} to move): cops win {:.1}%, thief escapes {:.1}%, draw {:.1}%",
+    let mover = if p.thief_first { "thief" } else { "cops" };
+    let line = shares_line(
+        "start placements",
         p.placements,
-        if p.thief_first { "thief" } else { "cops" },
-        100.0 * p.share.cop_wins,
-        100.0 * p.share.thief_escapes,
-        100.0 * p.share.draw
-    )?;
+        mover,
+        "cops win",
+        &p.share,
+    );
+    writeln!(out, "{line}")?;
     match &p.longest {
         Some(l) => writeln!(
             out,
@@ -396,7 +401,11 @@ impl PlanReport {
     /// status: 0 when it fits, 2 when the solve would be refused.
     pub(crate) fn print(&self, json: bool) -> Result<i32> {
         crate::cli::schema::print(json, self, print_plan)?;
-        Ok(if self.fits { 0 } else { crate::cli::EXIT_INPUT })
+        Ok(if self.fits {
+            0
+        } else {
+            crate::cli::failure::EXIT_INPUT
+        })
     }
 }
 

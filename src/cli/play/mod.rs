@@ -23,7 +23,7 @@ use super::output::{note_input, OutputTarget};
 use super::tables::{
     flag_position, one_cell, one_cop, one_cop_shape, open_table, value_text, Side,
 };
-use super::Failure;
+use crate::cli::failure::Failure;
 
 /// Flags of `play`.
 #[derive(ClapArgs, Debug)]

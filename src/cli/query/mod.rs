@@ -22,7 +22,7 @@ use super::tables::{
     flag_position, one_cell, one_cop, one_cop_shape, open_table, pieces_text, position_json,
     read_line_bounded, show, show_all, too_long, value_text, Line, Side,
 };
-use super::Failure;
+use crate::cli::failure::Failure;
 
 /// Flags of `query`.
 #[derive(ClapArgs, Debug)]
@@ -236,7 +236,7 @@ fn answer_stdin(out: &mut impl Write, tb: &Tablebase, args: &QueryArgs) -> Resul
                     // Its end may never come: the reading stops here.
                     out.flush()?;
                     say!("error: {}", too_long(number));
-                    return Ok(super::EXIT_INPUT);
+                    return Ok(crate::cli::failure::EXIT_INPUT);
                 }
             };
         match parsed {
@@ -245,7 +245,7 @@ fn answer_stdin(out: &mut impl Write, tb: &Tablebase, args: &QueryArgs) -> Resul
                 // Answers so far first, then the error, in input order.
                 out.flush()?;
                 say!("error: stdin:{number}: {e:#}");
-                status = super::EXIT_INPUT;
+                status = crate::cli::failure::EXIT_INPUT;
             }
         }
     }

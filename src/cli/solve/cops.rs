@@ -8,10 +8,10 @@ use retrograde::{CopsGame, Engine, Grid, Inconsistency, Solution, Turn};
 
 use super::{Play, Targets};
 use crate::cli::common::{EngineConfig, UsageError};
+use crate::cli::failure::Failure;
 use crate::cli::output::{Found, SolveReport};
 use crate::cli::several::{refuse_lazy, SeveralCops};
 use crate::cli::solving::{check_outputs, SolveArgs};
-use crate::cli::Failure;
 
 /// The refusals of the several-cops game, the outputs checked, then the
 /// game built with its start.

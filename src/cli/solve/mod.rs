@@ -25,7 +25,7 @@ use super::common::{worker_pool, EngineConfig, UsageError};
 use super::output::{print_text, Found, OutputTarget, SolveReport, VerifyReport};
 use super::progress::Reporter;
 use super::solving::{self, save_table, SolveArgs};
-use super::Failure;
+use crate::cli::failure::Failure;
 
 /// What differs between the one-cop game and the several-cops game in a
 /// solve; everything else is the flow of [`solve_game`].

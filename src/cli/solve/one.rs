@@ -11,9 +11,9 @@ use retrograde::{
 };
 
 use super::{Play, Targets};
+use crate::cli::failure::Failure;
 use crate::cli::output::{Found, ScenPair, SolveReport, SummaryJson};
 use crate::cli::solving::{self, check_outputs, not_a_map, SolveArgs};
-use crate::cli::Failure;
 
 /// The one-cop game: its map, its scenario, and the game once built.
 pub(super) struct One {

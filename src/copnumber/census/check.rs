@@ -444,16 +444,13 @@ mod tests {
             .lines()
             .map(|l| l.as_bytes().to_vec())
             .collect();
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = crate::xorshift::stream(0x9e37_79b9_7f4a_7c15);
         for n in 1..=62usize {
             for density in [2u64, 3, 5, 9] {
                 let mut edges = Vec::new();
                 for v in 1..n {
                     for u in 0..v {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        if !x.is_multiple_of(density) {
+                        if !next().is_multiple_of(density) {
                             edges.push((u, v));
                         }
                     }

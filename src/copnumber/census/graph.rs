@@ -112,14 +112,11 @@ mod tests {
             seed in proptest::prelude::any::<u64>(),
             flip in proptest::option::of((0usize..400, 0u8..=255)),
         ) {
-            let mut x = seed | 1;
+            let mut next = crate::xorshift::stream(seed | 1);
             let mut edges = Vec::new();
             for v in 1..n as u32 {
                 for u in 0..v {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    if x % 3 == 0 {
+                    if next().is_multiple_of(3) {
                         edges.push((u, v));
                     }
                 }

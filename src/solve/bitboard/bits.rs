@@ -9,8 +9,8 @@ use rayon::prelude::*;
 
 use super::layout::Layout;
 use super::{CL, CW, KINDS, TL, TW};
+use crate::outcome::Counts;
 use crate::outcome::Outcome;
-use crate::solve::Counts;
 use crate::storage::Region;
 
 /// The solved bitsets: what a [`Solution`](crate::Solution) of the

@@ -63,7 +63,8 @@
 
 use std::sync::atomic::{AtomicU16, AtomicU64};
 
-use super::SolveOptions;
+use super::common::{thread_pool, DEFAULT_WINDOW_BYTES};
+use super::options::SolveOptions;
 use crate::error::{Error, Result};
 use crate::games::cops::CopsAndThief;
 use crate::outcome::Dte;
@@ -138,15 +139,15 @@ pub(super) fn solve(
     )?;
     let dte = dte_region.map(Region::atomics::<AtomicU16>);
     let mut window = None;
-    let depths = super::thread_pool(options.threads)?.install(|| {
+    let depths = thread_pool(options.threads)?.install(|| {
         let threads = rayon::current_num_threads();
         let masks = MoveMasks::new(game, &layout);
         let mut run = Run::new(&layout, &masks, dte, options, threads);
         let (words, pager) = region.words_with_pager();
         // Out of core, several levels per pass over the file (unless the
         // records fit under the cap).
-        if let super::Backing::Scratch(_) = options.backing {
-            let room = options.memory_limit.unwrap_or(super::DEFAULT_WINDOW_BYTES);
+        if let crate::storage::Backing::Scratch(_) = options.backing {
+            let room = options.memory_limit.unwrap_or(DEFAULT_WINDOW_BYTES);
             let plan = blocking(&layout, dte.is_some(), threads, room).map_err(|minimum| {
                 Error::TooLarge {
                     what: "an out-of-core bitboard solve (a level's grid rows and staging rows, the rows its I/O thread holds and the engine's bookkeeping)".to_string(),

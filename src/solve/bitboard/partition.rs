@@ -40,8 +40,11 @@ use super::{TL, TW};
 use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::games::cops::CopsAndThief;
+use crate::outcome::Counts;
 use crate::outcome::{Dte, Outcome};
-use crate::solve::{Counts, Progress, SolveOptions};
+use crate::solve::common::{thread_pool, Progress};
+use crate::solve::engine::Engine;
+use crate::solve::options::SolveOptions;
 use crate::storage::Region;
 
 /// How a partitioned bit solve reaches the other processes.
@@ -231,7 +234,7 @@ pub(crate) fn solve_band(
         let mut bands = all.iter().flat_map(&bands_of).peekable();
         bands.peek().is_some() && bands.all(|b| b.len() >= 5)
     };
-    let mut options = SolveOptions::new(crate::solve::Engine::Bitboard).with_tracked_state(track);
+    let mut options = SolveOptions::new(Engine::Bitboard).with_tracked_state(track);
     if let Some(observe) = observer {
         options = options.with_observer(observe);
     }
@@ -241,7 +244,7 @@ pub(crate) fn solve_band(
         bytes: Vec::new(),
         sent: HashMap::new(),
     };
-    let depths = crate::solve::thread_pool(workers)?.install(|| {
+    let depths = thread_pool(workers)?.install(|| {
         let masks = MoveMasks::new(game, &layout);
         let dte_atomics = dte.as_ref().map(Region::atomics::<AtomicU16>);
         let mut run = Run::over(&layout, &masks, dte_atomics, &options, bands_of(&rows));

@@ -18,7 +18,8 @@ use super::{bits::outcome_in, Depths, BANDS_PER_WORKER_IN_MEMORY};
 use crate::error::{Error, Result};
 use crate::outcome::{Dte, Outcome};
 use crate::solve::checkpoint::{Due, GridCheckpoint, GridSnapshot, State};
-use crate::solve::{Progress, SolveOptions};
+use crate::solve::common::{write_failed, Progress};
+use crate::solve::options::SolveOptions;
 
 /// What a partitioned run does with the other processes after each step
 /// (`partition.rs`'s `Peers`: the halo rows and the step's stats).
@@ -584,7 +585,7 @@ impl Run<'_> {
         let stats = blocked.pass(&ctx, words, &mut self.cop_changed, &mut self.thief_changed);
         let failed = blocked.take_write_error();
         self.blocked = Some(blocked);
-        crate::solve::write_failed(failed, &self.options.backing)?;
+        write_failed(failed, &self.options.backing)?;
         Ok(stats)
     }
 }

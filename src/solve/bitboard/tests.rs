@@ -8,15 +8,7 @@ use super::bits::{fill_pairs, pext, spread4};
 use super::*;
 use crate::{parse_map, Board, Engine, Placement};
 
-/// A small xorshift stream: deterministic test data without a crate.
-fn stream(mut x: u64) -> impl FnMut() -> u64 {
-    move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    }
-}
+use crate::xorshift::stream;
 
 /// `pext` bit by bit.
 fn pext_naive(x: u64, mask: u64) -> u64 {

@@ -21,13 +21,13 @@ pub struct KcopRun<'a> {
     /// Told the level and the states decided after level 0 and after
     /// each level (the counts refreshed at most every few seconds: a
     /// count is a pass over the bitsets).
-    pub observer: Option<&'a (dyn Fn(&crate::solve::Progress) + Sync)>,
+    pub observer: Option<&'a (dyn Fn(&crate::solve::common::Progress) + Sync)>,
 }
 
 /// Reports levels to a [`KcopRun::observer`] with the states decided so
 /// far, which the steps count as they decide them.
 pub(super) struct Reporting<'a> {
-    observer: Option<&'a (dyn Fn(&crate::solve::Progress) + Sync)>,
+    observer: Option<&'a (dyn Fn(&crate::solve::common::Progress) + Sync)>,
     states: u64,
     decided: u64,
 }
@@ -57,7 +57,7 @@ impl<'a> Reporting<'a> {
     pub(super) fn level(&mut self, level: u32, new: u64) {
         self.decided += new;
         if let Some(observe) = self.observer {
-            observe(&crate::solve::Progress {
+            observe(&crate::solve::common::Progress {
                 level,
                 sweeping: false,
                 decided_in_level: new,

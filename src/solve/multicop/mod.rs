@@ -26,11 +26,6 @@
 //! Imports run one way: `engine` → `levels` → `checkpoint`, `solution` →
 //! `store`.
 
-use super::{thread_pool, SolveOptions};
-use crate::error::Result;
-use crate::games::kcops::KCops;
-use crate::storage::Backing;
-
 mod checkpoint;
 mod engine;
 mod levels;
@@ -45,38 +40,3 @@ pub use solution::KSolution;
 pub(crate) use store::kcop_memory_least;
 pub use store::{kcop_memory, kcop_memory_for};
 pub(crate) use store::{kcop_plan, KcopStorage};
-
-/// [`Engine::Bitboard`](crate::Engine::Bitboard) on the several-cops game:
-/// `options`' threads, distance table, tracked start, storage (its memory
-/// cap and scratch folder, as [`plan_storage`](crate::plan_storage) chose
-/// them), checkpoints and resume, through the kernel. Returns the solution
-/// and the bytes its arrays took (the caller wraps them in a
-/// [`Solution`](super::Solution), so that this engine, like `bitboard`,
-/// imports nothing of the solve's results above it).
-pub(super) fn solve(game: &KCops, options: &SolveOptions<'_>) -> Result<(KSolution, u64)> {
-    let start = options.track.map(|s| game.decode(s));
-    let kernel = KcopOptions {
-        cops: game.cops() as usize,
-        dte_table: options.dte_table,
-        start,
-        stop_when_placed: false,
-        thief_lists: None,
-    };
-    let resume = options.resume.map(|c| c.multicop()).transpose()?;
-    let run = KcopRun {
-        storage: KcopStorage {
-            memory: options.memory_limit,
-            scratch: match &options.backing {
-                Backing::Scratch(dir) => Some(dir.clone()),
-                Backing::Memory => None,
-            },
-        },
-        sink: options.checkpoint,
-        resume,
-        observer: options.observer,
-    };
-    let bytes = kcop_plan(game.arena(), kernel.cops, kernel.dte_table, &run.storage).needed;
-    let solved =
-        thread_pool(options.threads)?.install(|| solve_kcops_with(game.arena(), &kernel, &run))?;
-    Ok((solved, bytes))
-}

@@ -11,7 +11,7 @@
 //! Past the block's first row of `R` states (or the whole block, if
 //! shorter) most residuals are 0 (98% on a 150 x 150 map), in runs; in the
 //! first row most are -2 or +2 (74%: the next thief cell, a step of 2
-//! plies). So a block stores (version 3), before compression:
+//! plies). So a block stores (version 3 on), before compression:
 //!
 //! ```text
 //! codes    the first row: a 2-bit code per state, 4 to a byte (state i
@@ -378,7 +378,7 @@ impl DteEncoder {
     }
 }
 
-/// The stored bytes of a distance block (version 3): see [`DteEncoder`].
+/// The stored bytes of a distance block (version 3 on): see [`DteEncoder`].
 #[cfg(test)]
 pub(crate) fn encode_dte(d: &[u16], row: usize) -> Vec<u8> {
     let mut e = DteEncoder::default();
@@ -386,7 +386,7 @@ pub(crate) fn encode_dte(d: &[u16], row: usize) -> Vec<u8> {
     e.out
 }
 
-/// The most bytes a version 3 distance block of `m` states can hold: per
+/// The most bytes a distance block of `m` states (version 3 on) can hold: per
 /// state at most a code, an escaped byte and a wide value (first row) or a
 /// pair of varints (5 bytes each at most), a low byte and a wide value
 /// (the runs).

@@ -26,7 +26,7 @@ use retrograde::copnumber::{key_difference, merge, Census, CensusKey, ShardFile}
 
 use super::super::common::UsageError;
 use super::super::output::{defer_stop_signals, stop_requested, write_atomically};
-use super::super::Failure;
+use crate::cli::failure::Failure;
 use print::{print_census, CheckSummary};
 use shard::{run_shard, Checked, Shards};
 
@@ -148,7 +148,7 @@ fn is_shard_name(name: &str) -> bool {
 /// A refusal: exit status 2.
 fn refused(message: String) -> Failure {
     Failure {
-        status: super::super::EXIT_INPUT,
+        status: crate::cli::failure::EXIT_INPUT,
         error: UsageError(message).into(),
     }
 }

@@ -16,8 +16,8 @@ use retrograde::copnumber::{census_graph, CensusKey, Dismantler, ShardFile, Tall
 use retrograde::{graph6_order, Graph6Error, Graph6Reader};
 
 use super::super::super::output::stop_requested;
-use super::super::super::Failure;
 use super::super::input::Stoppable;
+use crate::cli::failure::Failure;
 
 /// What every shard of a run shares.
 pub(super) struct Shards {
@@ -108,7 +108,7 @@ pub(super) fn run_shard(shards: &Shards, index: u32) -> Result<Option<ShardFile>
         } else {
             let path = &shards.files[index as usize];
             let file = std::fs::File::open(path).map_err(|e| Failure {
-                status: super::super::super::EXIT_INPUT,
+                status: crate::cli::failure::EXIT_INPUT,
                 error: anyhow!("cannot open {}: {e}", path.display()),
             })?;
             let shown = path.display().to_string();

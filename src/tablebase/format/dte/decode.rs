@@ -1,4 +1,4 @@
-//! The distance codec's decoders: a version 3 block (`decode_dte`) and a
+//! The distance codec's decoders: a block of version 3 on (`decode_dte`) and a
 //! version 2 block (`decode_dte_v2`, still read), with what only they use
 //! (undoing the zigzag and the prediction, the first row's code table), and
 //! the version 2 encoder the tests round-trip through. Separate from the
@@ -85,7 +85,7 @@ const HEAD_RESIDUALS: [u64; 256] = {
 };
 
 /// Inverse of [`encode_dte`](super::encode_dte): the `m` distances of a
-/// version 3 block from its stored bytes, or what is wrong with them.
+/// block (version 3 on) from its stored bytes, or what is wrong with them.
 pub(crate) fn decode_dte(bytes: &[u8], m: usize, row: usize) -> Result<Vec<u16>, String> {
     // The first row: 2-bit codes, then the escaped residuals' bytes.
     let head = m.min(row.max(2));

@@ -1,15 +1,7 @@
 //! The distance codec against its plain twin, round trips and damage.
 
 use super::*;
-
-fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
-    move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    }
-}
+use crate::xorshift::stream as xorshift;
 
 /// Distance blocks of every shape the coding must survive: random
 /// jumps, the extremes and wrapping residuals; all draws (all zero);

@@ -1,0 +1,56 @@
+//! What every engine shares and that depends on nothing else of `solve/`:
+//! the [`Progress`] report, the worker pool, the default out-of-core
+//! window and the error of a failed write-back. A leaf, so that the
+//! engines import neither `solve/mod.rs` nor the options that hold a
+//! checkpoint of theirs.
+
+use crate::error::{Error, Result};
+use crate::storage::Backing;
+
+/// Progress report passed to an observer: after each level of the level
+/// engines, after each pass over a window of the sweep engine.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Level engines: levels finished so far (level 0 is initialisation).
+    /// Sweep engine: the sweep in progress, from 1 (0 after
+    /// initialisation).
+    pub level: u32,
+    /// Whether `level` counts sweeps of [`Engine::Sweep`](crate::Engine::Sweep).
+    pub sweeping: bool,
+    /// States decided in that level (0 for sweeps).
+    pub decided_in_level: u64,
+    /// States decided so far in all.
+    pub decided: u64,
+    /// Total number of states.
+    pub states: u64,
+}
+
+/// Resident bytes an out-of-core solve aims for when no memory limit is set.
+pub(super) const DEFAULT_WINDOW_BYTES: u64 = 1 << 30;
+
+/// Out of core, a failed write-back kept its pages resident (no state was
+/// lost) but the solve cannot vouch for its limits: an error naming the
+/// scratch directory.
+pub(super) fn write_failed(error: Option<std::io::Error>, backing: &Backing) -> Result<()> {
+    match (error, backing) {
+        (Some(source), Backing::Scratch(dir)) => Err(Error::Scratch {
+            dir: dir.clone(),
+            message: "could not take the pages written back (none was lost; the solve stopped)"
+                .to_string(),
+            source,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// A rayon pool of `threads` workers (0: one per core).
+pub(crate) fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::Alloc {
+            what: "worker threads".to_string(),
+            bytes: 0,
+            source: std::io::Error::other(e.to_string()),
+        })
+}
