@@ -25,6 +25,7 @@ use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
 
 use crate::error::Result;
 use crate::snapshot::{decode_checked, Encoding, Fields, Hashing, Sink};
+pub use crate::solve::GridBandCheckpoint;
 
 const MAGIC: &[u8] = b"RETROGRADE-BAND-CHECKPOINT-1\n";
 
@@ -52,6 +53,13 @@ pub trait BandSource: Send + Sync {
     /// # Errors
     /// When it is missing, damaged or of another solve.
     fn load(&self, band: usize, level: u32) -> Result<BandCheckpoint>;
+    /// This process's band snapshot of `level` from the partitioned bit
+    /// engine ([`solve_grid`](super::solve_grid): one band a process),
+    /// checked (its checksum, and that it is of this solve).
+    ///
+    /// # Errors
+    /// When it is missing, damaged or of another solve.
+    fn load_grid(&self, level: u32) -> Result<GridBandCheckpoint>;
     /// The cluster agreed to resume from `level`: this process's newer
     /// snapshots (of bands that got further than some other process) are
     /// of no use now, and left behind they could later be taken for a

@@ -28,6 +28,8 @@ use crate::storage::{Backing, Paging, Region};
 pub use crate::snapshot::{Due, Sink, Snapshot};
 pub use best::best_moves;
 #[cfg(feature = "distributed")]
+pub use bitboard::band_checkpoint::GridBandCheckpoint;
+#[cfg(feature = "distributed")]
 pub(crate) use bitboard::partition::{self as grid_partition, GridBand};
 pub use checkpoint::Checkpoint;
 pub use engine::{Engine, UnknownEngine};
