@@ -1380,6 +1380,22 @@ fn killed_cluster_resumes(name: &str, extra: &[&str]) {
     };
     refused(3, &[], "another processes: 2 there, 3 now");
     refused(2, &["--no-pass"], "another rules");
+    if extra.contains(&"--scratch") {
+        // Without scratch files the bit engine runs, and refuses the
+        // counter engine's snapshots.
+        let scratch = scratch.to_str().unwrap();
+        let bare: Vec<&str> = flags
+            .iter()
+            .copied()
+            .filter(|f| *f != "--scratch" && *f != scratch)
+            .collect();
+        let err = resume_refused(&dir, 2, &bare, ck);
+        assert!(err.contains("process-0/band-0.level-"), "{err}");
+        assert!(
+            err.contains("a band checkpoint of the counter engine"),
+            "{err}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
