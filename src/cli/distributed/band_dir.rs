@@ -38,6 +38,11 @@ pub(super) struct BandDir {
     /// Resuming: the newest level every band holds.
     latest: u32,
     kernel: Kernel,
+    /// Resuming on the bit engine: the snapshots checked by
+    /// [`BandDir::open`], by level, kept open so that the resume does not
+    /// read each file through once more to check it again (a process's
+    /// share of the arrays, hundreds of MiB).
+    checked: Mutex<Vec<(u32, GridBandCheckpoint)>>,
 }
 
 impl BandDir {
@@ -80,6 +85,7 @@ impl BandDir {
             last: Mutex::new(Instant::now()),
             latest: 0,
             kernel: Kernel::Counter,
+            checked: Mutex::new(Vec::new()),
         })
     }
 
@@ -101,6 +107,7 @@ impl BandDir {
             last: Mutex::new(Instant::now()),
             latest: 0,
             kernel,
+            checked: Mutex::new(Vec::new()),
         };
         let workers = match kernel {
             Kernel::Counter => workers,
@@ -131,7 +138,10 @@ impl BandDir {
             for band in 0..workers {
                 match kernel {
                     Kernel::Counter => drop(source.read(band, level)?),
-                    Kernel::Bits => drop(source.read_grid(level)?),
+                    Kernel::Bits => {
+                        let saved = source.read_grid(level)?;
+                        source.checked_grid().push((level, saved));
+                    }
                 }
             }
         }
@@ -166,6 +176,11 @@ impl BandDir {
         let saved = GridBandCheckpoint::open(&path)?;
         self.check_fingerprint(&path, saved.fingerprint())?;
         Ok(saved)
+    }
+
+    /// The bit-engine snapshots checked so far.
+    fn checked_grid(&self) -> std::sync::MutexGuard<'_, Vec<(u32, GridBandCheckpoint)>> {
+        self.checked.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Refuses a snapshot at `path` made with another fingerprint
@@ -259,11 +274,17 @@ impl BandSource for BandDir {
 
     fn load_grid(&self, level: u32) -> retrograde::Result<GridBandCheckpoint> {
         debug_assert_eq!(self.kernel, Kernel::Bits);
+        let mut checked = self.checked_grid();
+        if let Some(at) = checked.iter().position(|(l, _)| *l == level) {
+            return Ok(checked.swap_remove(at).1);
+        }
+        drop(checked);
         self.read_grid(level)
             .map_err(|e| self.as_checkpoint_error(e, 0, level))
     }
 
     fn chosen(&self, level: u32) {
+        self.checked_grid().retain(|(l, _)| *l == level);
         for (b, l) in self.files().unwrap_or_default() {
             if l > level {
                 let _ = std::fs::remove_file(self.file(b, l));
