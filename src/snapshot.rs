@@ -97,6 +97,21 @@ impl<T: Encoding> Snapshot for T {
     }
 }
 
+/// Receives the bands' snapshots of a partitioned solve: the one
+/// [`Sink`](crate::Sink), asked on the cluster's first worker (process 0)
+/// before level `level`'s exchange whether every band snapshots after it
+/// (anything but [`Due::No`](crate::Due::No) means yes), and handed each
+/// band's [`BandSnapshot`](crate::distributed::BandSnapshot) (whose [`Snapshot::band`](crate::Snapshot::band) names the band) by
+/// that band's worker thread; a failed save ends the solve (the worker
+/// panics, which ends the process so that its peers see it go). Beyond the
+/// one sink: older snapshots may go once the whole cluster has saved.
+#[cfg(feature = "distributed")]
+pub trait BandSink: Sink + Send {
+    /// Every band of the cluster has saved its snapshot of `level`: band
+    /// `band` (index within this process) may drop older ones.
+    fn confirmed(&self, band: usize, level: u32);
+}
+
 /// Receives a solve's snapshots between levels
 /// ([`SolveOptions::with_checkpoint`](crate::SolveOptions::with_checkpoint)),
 /// whichever kernel runs it: the engine asks whether one is due and hands

@@ -24,23 +24,12 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
 
 use crate::error::Result;
-use crate::snapshot::{decode_checked, Encoding, Fields, Hashing, Sink};
+use crate::snapshot::{decode_checked, Encoding, Fields, Hashing};
+pub use crate::solve::GridBandCheckpoint;
 
 const MAGIC: &[u8] = b"RETROGRADE-BAND-CHECKPOINT-1\n";
 
-/// Receives the bands' snapshots of a partitioned solve: the one
-/// [`Sink`](crate::Sink), asked on the cluster's first worker (process 0)
-/// before level `level`'s exchange whether every band snapshots after it
-/// (anything but [`Due::No`](crate::Due::No) means yes), and handed each
-/// band's [`BandSnapshot`] (whose [`Snapshot::band`](crate::Snapshot::band) names the band) by
-/// that band's worker thread; a failed save ends the solve (the worker
-/// panics, which ends the process so that its peers see it go). Beyond the
-/// one sink: older snapshots may go once the whole cluster has saved.
-pub trait BandSink: Sink + Send {
-    /// Every band of the cluster has saved its snapshot of `level`: band
-    /// `band` (index within this process) may drop older ones.
-    fn confirmed(&self, band: usize, level: u32);
-}
+pub use crate::snapshot::BandSink;
 
 /// Where a resuming process finds its bands' snapshots.
 pub trait BandSource: Send + Sync {
@@ -52,6 +41,13 @@ pub trait BandSource: Send + Sync {
     /// # Errors
     /// When it is missing, damaged or of another solve.
     fn load(&self, band: usize, level: u32) -> Result<BandCheckpoint>;
+    /// This process's band snapshot of `level` from the partitioned bit
+    /// engine ([`solve_grid`](super::solve_grid): one band a process),
+    /// checked (its checksum, and that it is of this solve).
+    ///
+    /// # Errors
+    /// When it is missing, damaged or of another solve.
+    fn load_grid(&self, level: u32) -> Result<GridBandCheckpoint>;
     /// The cluster agreed to resume from `level`: this process's newer
     /// snapshots (of bands that got further than some other process) are
     /// of no use now, and left behind they could later be taken for a

@@ -57,11 +57,11 @@ pub fn grid_band_bytes(
 /// Whether a partitioned one-cop solve runs on the bit engine
 /// ([`solve_grid`]) rather than the counter engine ([`solve`](super::solve)):
 /// it does, unless the solve asks for what only the counter engine's bands
-/// keep: checkpoints (`checkpoints`), scratch files (`limits.scratch`), or
-/// a `limits.memory` cap that the largest process's bit band does not fit
-/// under (the counter engine then plans scratch files or refuses). Every
-/// process given the same flags gets the same answer, as the handshake
-/// requires.
+/// keep: scratch files (`limits.scratch`), or a `limits.memory` cap that
+/// the largest process's bit band does not fit under (the counter engine
+/// then plans scratch files or refuses). Checkpoints run on either, each
+/// engine with its own band snapshots. Every process given the same flags
+/// gets the same answer, as the handshake requires.
 #[must_use]
 pub fn grid_engine_runs(
     game: &CopsAndThief,
@@ -69,9 +69,8 @@ pub fn grid_engine_runs(
     workers: usize,
     dte_table: bool,
     limits: &crate::solve::StorageLimits,
-    checkpoints: bool,
 ) -> bool {
-    if checkpoints || limits.scratch.is_some() {
+    if limits.scratch.is_some() {
         return false;
     }
     limits.memory.is_none_or(|cap| {
@@ -213,12 +212,19 @@ impl Link for TcpLink {
 /// [`PartitionOptions::dte_table`], its distances; process 0 gets the
 /// cluster's [`Summary`].
 ///
+/// With [`PartitionOptions::checkpoint`] every process saves its band
+/// after the same levels (process 0's sink decides when, and says so with
+/// the next swap; see `solve/bitboard/band_checkpoint.rs`); with
+/// [`PartitionOptions::resume`] the processes agree in the handshake on
+/// the newest level every one of them holds, and each continues from its
+/// band's snapshot of it ([`BandSource::load_grid`](super::BandSource::load_grid)).
+///
 /// # Errors
 /// [`Error::Peer`] when a peer cannot be reached within the timeout, runs
 /// a different solve or is lost mid-solve; [`Error::Alloc`] for the
-/// arrays; [`Error::Unsupported`] for checkpoints, resumes and scratch
-/// files, which partitioned solves keep on the counter engine
-/// ([`solve`](super::solve)).
+/// arrays; [`Error::Checkpoint`] naming the snapshot when it is damaged or
+/// of another band; [`Error::Unsupported`] for scratch files, which
+/// partitioned solves keep on the counter engine ([`solve`](super::solve)).
 pub fn solve_grid(
     game: Arc<CopsAndThief>,
     cluster: &Cluster,
@@ -230,9 +236,6 @@ pub fn solve_grid(
         what: what.into(),
         hint: "the counter engine's partitioned solve keeps them (distributed::solve)".into(),
     };
-    if options.checkpoint.is_some() || options.resume.is_some() {
-        return Err(unsupported("checkpoints"));
-    }
     if options.backing != Backing::Memory {
         return Err(unsupported("scratch files"));
     }
@@ -250,6 +253,8 @@ pub fn solve_grid(
                     .into(),
         });
     }
+    let latest = options.resume.as_ref().map(|source| source.latest());
+    let mut resume_level = latest;
     let sockets = if processes == 1 {
         vec![None]
     } else {
@@ -258,9 +263,21 @@ pub fn solve_grid(
             processes: processes as u64,
             workers: cluster.workers as u64,
             session: options.session ^ game.state_count() ^ BIT_ENGINE,
-            resume: net::FRESH,
+            resume: latest.map_or(net::FRESH, u64::from),
         };
-        net::connect(&cluster.addresses, hello, cluster.connect_timeout)?.0
+        let (sockets, levels) = net::connect(&cluster.addresses, hello, cluster.connect_timeout)?;
+        // As for the counter engine's bands: an older snapshot goes only
+        // once every process has saved the newer, so the smallest newest
+        // level is held by all.
+        resume_level = latest.map(|_| *levels.iter().min().expect("a level") as u32);
+        sockets
+    };
+    let saved = match (&options.resume, resume_level) {
+        (Some(source), Some(level)) => {
+            source.chosen(level);
+            Some(source.load_grid(level)?)
+        }
+        _ => None,
     };
     let mut link = TcpLink::new(cluster, sockets)?;
     let observer = options.observer.clone();
@@ -273,6 +290,13 @@ pub fn solve_grid(
         observer
             .as_deref()
             .map(|o| o as &(dyn Fn(&crate::solve::Progress) + Sync)),
+        grid_partition::Saving {
+            sink: options
+                .checkpoint
+                .as_deref()
+                .map(|s| s as &dyn super::BandSink),
+            resume: saved.as_ref(),
+        },
     )?;
     // The end: every process's counts, the tracked state's value from its
     // owner, the bytes it sent and its figure, to every other (process 0

@@ -49,7 +49,7 @@ mod solution;
 mod worker;
 
 pub use bands::{bands, session};
-pub use checkpoint::{BandCheckpoint, BandSink, BandSnapshot, BandSource};
+pub use checkpoint::{BandCheckpoint, BandSink, BandSnapshot, BandSource, GridBandCheckpoint};
 pub use grid::{grid_band_bytes, grid_bands, grid_engine_runs, solve_grid};
 pub use solution::{write_shard, Band, PartitionedSolution, Summary};
 

@@ -81,7 +81,7 @@ impl Encoding for GridSnapshot<'_> {
 }
 
 /// A changed word range entry as its 16 little-endian bytes.
-fn span_bytes(span: &[u32; 4]) -> [u8; 16] {
+pub(super) fn span_bytes(span: &[u32; 4]) -> [u8; 16] {
     let mut b = [0; 16];
     for (to, w) in b.chunks_exact_mut(4).zip(span) {
         to.copy_from_slice(&w.to_le_bytes());

@@ -57,6 +57,8 @@ pub use crate::snapshot::{Due, Sink, Snapshot};
 pub use best::best_moves;
 pub(crate) use best::rank;
 #[cfg(feature = "distributed")]
+pub use bitboard::band_checkpoint::GridBandCheckpoint;
+#[cfg(feature = "distributed")]
 pub(crate) use bitboard::partition::{self as grid_partition, GridBand};
 pub use checkpoint::Checkpoint;
 pub(crate) use common::thread_pool;
@@ -79,8 +81,8 @@ pub use verify::{verify, verify_observed, Inconsistency, Verification};
 /// state is decided is its exact distance to end.
 ///
 /// # Errors
-/// Allocation ([`Error::Alloc`], [`Error::TooLarge`]) and, with
-/// [`Backing::Scratch`], writing the scratch files ([`Error::Scratch`], naming
+/// Allocation ([`Error::Alloc`](crate::Error::Alloc), [`Error::TooLarge`](crate::Error::TooLarge)) and, with
+/// [`Backing::Scratch`], writing the scratch files ([`Error::Scratch`](crate::Error::Scratch), naming
 /// the scratch folder).
 ///
 /// # Example

@@ -687,7 +687,12 @@ fn cli_rejects_a_peer_that_solves_another_game_and_a_missing_peer() {
 /// A map whose solve takes many levels: a winding corridor (each level is
 /// a round trip between the processes).
 fn winding_map(dir: &Path) -> std::path::PathBuf {
-    let (rows, cols) = (81, 60);
+    winding(dir, 81, 60)
+}
+
+/// A winding corridor of `rows` x `cols` (every other row a wall, open at
+/// alternate ends), saved in `dir`.
+fn winding(dir: &Path, rows: usize, cols: usize) -> std::path::PathBuf {
     let mut text = format!("{rows} {cols}\n");
     for r in 0..rows {
         for c in 0..cols {
@@ -696,7 +701,7 @@ fn winding_map(dir: &Path) -> std::path::PathBuf {
         }
         text.push('\n');
     }
-    let path = dir.join("winding.txt");
+    let path = dir.join(format!("winding-{rows}x{cols}.txt"));
     std::fs::write(&path, text).expect("map");
     path
 }
@@ -1241,12 +1246,24 @@ fn has_snapshot(dir: &Path) -> bool {
 
 #[test]
 fn cli_killed_cluster_resumes_from_its_checkpoints() {
-    let dir = crate::support::temp_dir("distributed-resume");
+    // The bit engine's band snapshots, then the counter engine's (which
+    // scratch files choose).
+    killed_cluster_resumes("distributed-resume", &[]);
+    killed_cluster_resumes("distributed-resume-counter", &["--scratch"]);
+}
+
+/// Both processes of a cluster killed once each has saved a snapshot;
+/// resumed, the report and the table equal an uninterrupted solve's.
+/// `extra`: flags for both (`--scratch` takes a folder made here).
+fn killed_cluster_resumes(name: &str, extra: &[&str]) {
+    let dir = crate::support::temp_dir(name);
     let map = winding_map(&dir);
     let map = map.display().to_string();
     let ck = dir.join("ck");
     let ck = ck.to_str().unwrap();
-    let flags = [
+    let scratch = dir.join("scratch");
+    std::fs::create_dir_all(&scratch).expect("scratch");
+    let mut flags = vec![
         map.as_str(),
         "--cop",
         "0,0",
@@ -1255,13 +1272,18 @@ fn cli_killed_cluster_resumes_from_its_checkpoints() {
         "--dte-table",
         "--json",
     ];
+    for &flag in extra {
+        flags.push(flag);
+        if flag == "--scratch" {
+            flags.push(scratch.to_str().unwrap());
+        }
+    }
     let whole = dir.join("whole.rtb");
     fn saved<'a>(flags: &[&'a str], base: &'a Path) -> Vec<&'a str> {
         [flags, &["--quiet", "--save", base.to_str().unwrap()]].concat()
     }
-    // The reference runs the same kernel as the resumed solve: with
-    // checkpoints (none due in so short a solve) a partitioned solve runs
-    // the counter engine.
+    // The reference runs the same kernel as the resumed solve, with
+    // checkpoints (none due in so short a solve).
     let reference_ck = dir.join("ck-reference");
     let reference = [
         saved(&flags, &whole),
@@ -1324,9 +1346,17 @@ fn cli_killed_cluster_resumes_from_its_checkpoints() {
         serde_json::from_slice(&out.stdout).expect("json")
     };
     let (a, b) = (report(&uninterrupted[0]), report(&resumed[0]));
-    for key in ["result", "dte", "states", "counts", "levels", "exchange"] {
+    for key in [
+        "result", "dte", "states", "counts", "levels", "exchange", "kernel",
+    ] {
         assert_eq!(a[key], b[key], "{key}");
     }
+    let kernel = if extra.contains(&"--scratch") {
+        "counter"
+    } else {
+        "bitboard"
+    };
+    assert_eq!(b["kernel"], kernel);
     let (a, b) = (
         retrograde::Tablebase::open(&whole).expect("whole"),
         retrograde::Tablebase::open(&resumed_base).expect("resumed"),
@@ -1350,5 +1380,124 @@ fn cli_killed_cluster_resumes_from_its_checkpoints() {
     };
     refused(3, &[], "another processes: 2 there, 3 now");
     refused(2, &["--no-pass"], "another rules");
+    if extra.contains(&"--scratch") {
+        // Without scratch files the bit engine runs, and refuses the
+        // counter engine's snapshots.
+        let scratch = scratch.to_str().unwrap();
+        let bare: Vec<&str> = flags
+            .iter()
+            .copied()
+            .filter(|f| *f != "--scratch" && *f != scratch)
+            .collect();
+        let err = resume_refused(&dir, 2, &bare, ck);
+        assert!(err.contains("process-0/band-0.level-"), "{err}");
+        assert!(
+            err.contains("a band checkpoint of the counter engine"),
+            "{err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The bit engine's band snapshots: in clusters of 1 to 4 processes of 1
+/// or 2 workers (bands that take levels two at a time, and bands too
+/// short for it), one process is killed mid-solve; the cluster resumed
+/// from the snapshots gives the local solve's values and distances, state
+/// by state. A snapshot is refused, exit status 2 naming the file, by a
+/// cluster of another shape and by the counter engine.
+#[test]
+fn cli_bit_engine_resumes_a_killed_process_from_its_band_snapshots() {
+    let dir = crate::support::temp_dir("distributed-bit-resume");
+    // 1,666 levels, under a second: a kill after the first snapshots
+    // lands mid-solve.
+    let map = winding(&dir, 33, 50);
+    let map = map.display().to_string();
+    let flags = [
+        map.as_str(),
+        "--cop",
+        "0,0",
+        "--thief",
+        "32,49",
+        "--dte-table",
+    ];
+    let local = dir.join("local.rtb");
+    let out = cli(&[
+        &["solve"],
+        &flags[..],
+        &["--quiet", "--save", local.to_str().unwrap()],
+    ]
+    .concat());
+    assert!(out.status.success(), "{out:?}");
+    for (processes, workers) in [(1, 1), (2, 2), (3, 1), (4, 2)] {
+        let label = format!("{processes} x {workers}");
+        let ck = dir.join(format!("ck-{processes}"));
+        let ck = ck.to_str().unwrap();
+        let victim = processes - 1;
+        let checkpointing = checkpointing(&flags, ck);
+        let mut killed_mid_solve = false;
+        for _ in 0..3 {
+            let _ = std::fs::remove_dir_all(ck);
+            let hostfile = write_hostfile(&dir, processes);
+            let mut children: Vec<Child> = (0..processes)
+                .map(|i| spawn_process(&hostfile, processes, i, workers, &checkpointing))
+                .collect();
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while !(0..processes).all(|i| has_snapshot(&Path::new(ck).join(format!("process-{i}"))))
+            {
+                assert!(Instant::now() < deadline, "{label}: no snapshots written");
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            let mut finished = false;
+            for child in &mut children {
+                finished |= child.try_wait().expect("try_wait").is_some();
+            }
+            let _ = children[victim].kill();
+            let outputs: Vec<_> = children
+                .into_iter()
+                .map(|c| c.wait_with_output().expect("wait"))
+                .collect();
+            if finished {
+                continue;
+            }
+            for (i, out) in outputs.iter().enumerate() {
+                let err = String::from_utf8_lossy(&out.stderr);
+                assert!(!out.status.success(), "{label}: process {i}: {err}");
+                assert!(out.stdout.is_empty(), "{label}: process {i}");
+                if i != victim {
+                    assert!(err.contains("lost the connection"), "{label}: {err}");
+                }
+            }
+            killed_mid_solve = true;
+            break;
+        }
+        assert!(
+            killed_mid_solve,
+            "{label}: a process finished before the kill three times"
+        );
+        let base = dir.join(format!("resumed-{processes}.rtb"));
+        let resuming = [
+            &flags[..],
+            &["--save", base.to_str().unwrap(), "--resume", ck],
+        ]
+        .concat();
+        let resumed = run_cluster(&dir, processes, workers, &resuming, false);
+        let err = String::from_utf8_lossy(&resumed[0].stderr);
+        assert!(err.contains("resuming from"), "{label}: {err}");
+        assert!(err.contains("bit engine"), "{label}: {err}");
+        assert_same_table(&label, &local, &base, processes);
+    }
+    // Another cluster shape, or the counter engine (scratch files):
+    // refused before connecting, exit status 2 naming the snapshot.
+    let ck = dir.join("ck-2");
+    let ck = ck.to_str().unwrap();
+    let err = resume_refused(&dir, 3, &flags, ck);
+    assert!(err.contains("process-0/band-0.level-"), "{err}");
+    assert!(err.contains("another processes: 2 there, 3 now"), "{err}");
+    let scratch = dir.join("scratch");
+    std::fs::create_dir_all(&scratch).expect("scratch");
+    let scratch = ["--scratch", scratch.to_str().unwrap()];
+    let err = resume_refused(&dir, 2, &[&flags[..], &scratch].concat(), ck);
+    assert!(err.contains("process-0/band-0.level-"), "{err}");
+    assert!(err.contains("a band snapshot of the bit engine"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

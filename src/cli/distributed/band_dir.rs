@@ -1,22 +1,34 @@
 //! One process's checkpoint directory of a partitioned solve
 //! (`--checkpoint DIR`, `--resume DIR`): `DIR/process-I`, one snapshot
 //! file per band and level, as the library's [`BandSink`] and
-//! [`BandSource`].
+//! [`BandSource`]; the counter engine's bands (one per worker) or the bit
+//! engine's (one per process), each engine reading only its own.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use retrograde::distributed::{BandCheckpoint, BandSink, BandSource};
+use retrograde::distributed::{BandCheckpoint, BandSink, BandSource, GridBandCheckpoint};
 use retrograde::{Due, Sink, Snapshot};
 
 use crate::cli::common::UsageError;
 use crate::cli::failure::Failure;
 use crate::cli::output::OutputTarget;
 
+/// Which engine's band snapshots a directory holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kernel {
+    /// The counter engine's: one band per worker, `band-J.level-L.rcp`
+    /// drains level L first.
+    Counter,
+    /// The bit engine's: one band per process, `band-0.level-L.rcp` holds
+    /// level L finished.
+    Bits,
+}
+
 /// One process's snapshots: `DIR/process-I/band-J.level-L.rcp` for band J
-/// (index within the process) after level L - 1.
+/// (index within the process) at level L (see [`Kernel`]).
 pub(super) struct BandDir {
     pub(super) dir: PathBuf,
     fingerprint: Vec<(String, String)>,
@@ -25,6 +37,12 @@ pub(super) struct BandDir {
     last: Mutex<Instant>,
     /// Resuming: the newest level every band holds.
     latest: u32,
+    kernel: Kernel,
+    /// Resuming on the bit engine: the snapshots checked by
+    /// [`BandDir::open`], by level, kept open so that the resume does not
+    /// read each file through once more to check it again (a process's
+    /// share of the arrays, hundreds of MiB).
+    checked: Mutex<Vec<(u32, GridBandCheckpoint)>>,
 }
 
 impl BandDir {
@@ -66,17 +84,21 @@ impl BandDir {
             every,
             last: Mutex::new(Instant::now()),
             latest: 0,
+            kernel: Kernel::Counter,
+            checked: Mutex::new(Vec::new()),
         })
     }
 
-    /// The snapshots of process `process` in `dir`: finds the newest level
-    /// every one of its `workers` bands holds, and checks every file of a
-    /// complete level against `fingerprint`.
+    /// The snapshots of process `process` in `dir`, of `kernel`: finds
+    /// the newest level every one of its bands holds (one per worker on
+    /// the counter engine, one on the bit engine), and checks every file of
+    /// a complete level against `fingerprint`.
     pub(super) fn open(
         dir: &Path,
         process: usize,
         workers: usize,
         fingerprint: &[(String, String)],
+        kernel: Kernel,
     ) -> Result<BandDir, Failure> {
         let mut source = BandDir {
             dir: dir.join(format!("process-{process}")),
@@ -84,6 +106,12 @@ impl BandDir {
             every: Duration::ZERO,
             last: Mutex::new(Instant::now()),
             latest: 0,
+            kernel,
+            checked: Mutex::new(Vec::new()),
+        };
+        let workers = match kernel {
+            Kernel::Counter => workers,
+            Kernel::Bits => 1,
         };
         let shown = source.dir.display().to_string();
         let files = source.files().map_err(|e| {
@@ -108,7 +136,13 @@ impl BandDir {
         };
         for &level in &complete {
             for band in 0..workers {
-                source.read(band, level)?;
+                match kernel {
+                    Kernel::Counter => drop(source.read(band, level)?),
+                    Kernel::Bits => {
+                        let saved = source.read_grid(level)?;
+                        source.checked_grid().push((level, saved));
+                    }
+                }
             }
         }
         source.latest = latest;
@@ -122,8 +156,36 @@ impl BandDir {
             path: path.clone(),
             source,
         })?;
+        if bytes.starts_with(b"RETROGRADE-GRID-BAND-") {
+            return Err(UsageError(format!(
+                "--resume {}: a band snapshot of the bit engine, and this solve runs the counter engine (--scratch, or a --memory cap the bit bands do not fit under): resume it with the flags it was made with",
+                path.display()
+            ))
+            .into());
+        }
         let saved = BandCheckpoint::decode(&path, &bytes)?;
-        let theirs = saved.fingerprint();
+        self.check_fingerprint(&path, saved.fingerprint())?;
+        Ok(saved)
+    }
+
+    /// Opens and checks this process's bit-engine band snapshot of
+    /// `level` (its checksum read as a stream; the arrays stay in the
+    /// file until the resume reads them into the engine's).
+    fn read_grid(&self, level: u32) -> Result<GridBandCheckpoint> {
+        let path = self.file(0, level);
+        let saved = GridBandCheckpoint::open(&path)?;
+        self.check_fingerprint(&path, saved.fingerprint())?;
+        Ok(saved)
+    }
+
+    /// The bit-engine snapshots checked so far.
+    fn checked_grid(&self) -> std::sync::MutexGuard<'_, Vec<(u32, GridBandCheckpoint)>> {
+        self.checked.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Refuses a snapshot at `path` made with another fingerprint
+    /// (`theirs`): another map, rules or cluster shape.
+    fn check_fingerprint(&self, path: &Path, theirs: &[(String, String)]) -> Result<()> {
         for (name, value) in &self.fingerprint {
             let old = theirs.iter().find(|(n, _)| n == name).map(|(_, v)| v);
             if old != Some(value) {
@@ -135,7 +197,7 @@ impl BandDir {
                 .into());
             }
         }
-        Ok(saved)
+        Ok(())
     }
 }
 
@@ -174,6 +236,21 @@ impl Sink for BandDir {
     }
 }
 
+impl BandDir {
+    /// A failure to read band `band`'s snapshot of `level` as the
+    /// library's error, naming the file.
+    fn as_checkpoint_error(&self, e: anyhow::Error, band: usize, level: u32) -> retrograde::Error {
+        match e.downcast::<retrograde::Error>() {
+            Ok(e) => e,
+            Err(e) => retrograde::Error::Checkpoint {
+                path: self.file(band, level),
+                offset: 0,
+                message: format!("{e:#}"),
+            },
+        }
+    }
+}
+
 impl BandSink for BandDir {
     fn confirmed(&self, band: usize, level: u32) {
         // Best effort: a snapshot left behind costs disk, not correctness.
@@ -192,17 +269,22 @@ impl BandSource for BandDir {
 
     fn load(&self, band: usize, level: u32) -> retrograde::Result<BandCheckpoint> {
         self.read(band, level)
-            .map_err(|e| match e.downcast::<retrograde::Error>() {
-                Ok(e) => e,
-                Err(e) => retrograde::Error::Checkpoint {
-                    path: self.file(band, level),
-                    offset: 0,
-                    message: format!("{e:#}"),
-                },
-            })
+            .map_err(|e| self.as_checkpoint_error(e, band, level))
+    }
+
+    fn load_grid(&self, level: u32) -> retrograde::Result<GridBandCheckpoint> {
+        debug_assert_eq!(self.kernel, Kernel::Bits);
+        let mut checked = self.checked_grid();
+        if let Some(at) = checked.iter().position(|(l, _)| *l == level) {
+            return Ok(checked.swap_remove(at).1);
+        }
+        drop(checked);
+        self.read_grid(level)
+            .map_err(|e| self.as_checkpoint_error(e, 0, level))
     }
 
     fn chosen(&self, level: u32) {
+        self.checked_grid().retain(|(l, _)| *l == level);
         for (b, l) in self.files().unwrap_or_default() {
             if l > level {
                 let _ = std::fs::remove_file(self.file(b, l));

@@ -51,7 +51,7 @@ use super::progress::Reporter;
 use super::several::{self, refuse_lazy, SeveralCops};
 use super::solving::SolveArgs;
 use crate::cli::failure::Failure;
-use band_dir::BandDir;
+use band_dir::{BandDir, Kernel};
 use cluster::{install_fault_handlers, read_hostfile};
 use report::print_report;
 
@@ -232,6 +232,7 @@ fn checkpointing(
     args: &SolveArgs,
     place: &Place,
     extra: impl IntoIterator<Item = (String, String)>,
+    kernel: Kernel,
 ) -> Result<Option<(BandDir, Option<BandDir>)>, Failure> {
     let Some(dir) = args.checkpoint.as_ref().or(args.resume.as_ref()) else {
         return Ok(None);
@@ -253,7 +254,7 @@ fn checkpointing(
     let resume = args
         .resume
         .as_deref()
-        .map(|from| BandDir::open(from, process, workers, &fingerprint))
+        .map(|from| BandDir::open(from, process, workers, &fingerprint, kernel))
         .transpose()?;
     let sink = BandDir::sink(dir, process, args.checkpoint_every, fingerprint)?;
     Ok(Some((sink, resume)))
@@ -261,28 +262,23 @@ fn checkpointing(
 
 /// The one-cop grid game over bands of grid rows; `--save` writes one
 /// table shard per process. The bit engine runs each process's band
-/// unless checkpoints, scratch files or a `--memory` cap it does not fit
-/// under ask for the counter engine's bands
-/// (`distributed::grid_engine_runs`).
+/// unless scratch files or a `--memory` cap it does not fit under ask for
+/// the counter engine's bands (`distributed::grid_engine_runs`); either
+/// keeps its own band snapshots with `--checkpoint`.
 fn run_one(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i32, Failure> {
     let Place {
         processes, process, ..
     } = *place;
     let save = shard_target(args, place)?;
-    let checkpoints = checkpointing(args, place, [])?;
     let map = load_map(&args.map)?;
     let board = args.game.board(&map)?;
     let started = Instant::now();
     let game = Arc::new(CopsAndThief::new(board, args.game.rules()));
     let limits = args.engine.storage.limits(0)?;
-    let bits = distributed::grid_engine_runs(
-        &game,
-        processes,
-        place.workers,
-        args.dte_table,
-        &limits,
-        checkpoints.is_some(),
-    );
+    let bits =
+        distributed::grid_engine_runs(&game, processes, place.workers, args.dte_table, &limits);
+    let kernel = if bits { Kernel::Bits } else { Kernel::Counter };
+    let checkpoints = checkpointing(args, place, [], kernel)?;
     let bounds = if bits {
         distributed::grid_bands(&game, processes)
     } else {
@@ -357,7 +353,7 @@ fn save_shard(
 fn run_several(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i32, Failure> {
     refuse_lazy(args, args.kcops.k())?;
     let save = shard_target(args, place)?;
-    let checkpoints = checkpointing(args, place, several::fingerprint(args))?;
+    let checkpoints = checkpointing(args, place, several::fingerprint(args), Kernel::Counter)?;
     let started = Instant::now();
     let limits = args.engine.storage.limits(0)?;
     let several = SeveralCops::build(args, &limits, false)?;
@@ -513,7 +509,7 @@ fn watch(
 
 /// As [`solve_bands`], on the bit engine: this process's band of grid
 /// rows in memory (`distributed::solve_grid`), with progress on
-/// `reporter` and the watchdog.
+/// `reporter`, the watchdog and the band snapshots.
 fn solve_grid_bands(
     args: &SolveArgs,
     cluster: &ClusterArgs,
@@ -538,12 +534,22 @@ fn solve_grid_bands(
     ));
     let started = solve.started;
     let (heartbeat, observer) = watch(place, cluster, started, reporter);
+    if let Some((_, Some(resume))) = &solve.checkpoints {
+        reporter.note(&format!(
+            "resuming from {} (complete here up to level {})",
+            resume.dir.display(),
+            resume.latest()
+        ));
+    }
+    let (sink, resume) = solve.checkpoints.unzip();
     let options = PartitionOptions {
         dte_table: args.dte_table,
         track: solve.track,
         session: solve.session,
         observer: Some(observer),
         process_stat: Some(Arc::new(|| peak_memory().unwrap_or(0))),
+        checkpoint: sink.map(|s| Arc::new(s) as Arc<dyn BandSink>),
+        resume: resume.flatten().map(|r| Arc::new(r) as Arc<dyn BandSource>),
         ..PartitionOptions::default()
     };
     let solution =

@@ -41,16 +41,8 @@ pub(super) fn plan(args: &SolveArgs, place: &Place) -> Result<i32, Failure> {
     } else {
         let map = load_map(&args.map)?;
         let game = CopsAndThief::new(args.game.board(&map)?, args.game.rules());
-        let checkpoints = args.checkpoint.is_some() || args.resume.is_some();
         let (processes, workers) = (place.processes, place.workers);
-        if distributed::grid_engine_runs(
-            &game,
-            processes,
-            workers,
-            args.dte_table,
-            &limits,
-            checkpoints,
-        ) {
+        if distributed::grid_engine_runs(&game, processes, workers, args.dte_table, &limits) {
             // The bit engine: this process's band in memory, whatever the
             // available memory says (the solve refuses a band above it).
             let bounds = distributed::grid_bands(&game, processes);

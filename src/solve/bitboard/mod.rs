@@ -70,6 +70,8 @@ use crate::games::cops::CopsAndThief;
 use crate::outcome::Dte;
 use crate::storage::{Paging, Region};
 
+#[cfg(feature = "distributed")]
+pub(crate) mod band_checkpoint;
 mod bits;
 mod blocking;
 mod halo;

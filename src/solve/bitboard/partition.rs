@@ -31,17 +31,20 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
+use super::band_checkpoint::{GridBandCheckpoint, GridBandSnapshot};
 use super::bits::Bits;
 use super::kernel::Decisions;
 use super::layout::{Layout, Span, Spans};
 use super::masks::MoveMasks;
-use super::run::{cut_rows, Run, Swap};
+use super::run::{cut_rows, Resumed, Run, Swap};
 use super::{TL, TW};
 use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::games::cops::CopsAndThief;
 use crate::outcome::Counts;
 use crate::outcome::{Dte, Outcome};
+use crate::snapshot::{BandSink, Due};
+use crate::solve::checkpoint::GridSnapshot;
 use crate::solve::common::{thread_pool, Progress};
 use crate::solve::engine::Engine;
 use crate::solve::options::SolveOptions;
@@ -187,14 +190,27 @@ impl GridBand {
     }
 }
 
+/// Where a partitioned bit solve saves its band and what it resumes from.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Saving<'s> {
+    /// This process's sink: every process saves after the same levels,
+    /// process 0's deciding when.
+    pub(crate) sink: Option<&'s dyn BandSink>,
+    /// This process's snapshot to resume from (every process resumes from
+    /// the same level, or none).
+    pub(crate) resume: Option<&'s GridBandCheckpoint>,
+}
+
 /// Solves this process's band of `game` (the band `link.process()` of
-/// [`process_rows`] for `link.processes()` processes) on `workers`
+/// [`process_cells`] for `link.processes()` processes) on `workers`
 /// threads, with every state's distance when `dte_table`, tracking the
 /// distance of state `track`, calling `observer` after each level with
-/// the cluster's counts.
+/// the cluster's counts; saving and resuming its band through `saving`.
 ///
 /// # Errors
-/// [`Error::Alloc`] for the arrays, and what the link meets.
+/// [`Error::Alloc`] for the arrays, what the link meets,
+/// [`Error::Checkpoint`] naming the snapshot when it is of another band or
+/// distance-table setting, and what saving one meets.
 pub(crate) fn solve_band(
     game: &CopsAndThief,
     link: &mut dyn Link,
@@ -202,6 +218,7 @@ pub(crate) fn solve_band(
     dte_table: bool,
     track: Option<u64>,
     observer: Option<&(dyn Fn(&Progress) + Sync)>,
+    saving: Saving<'_>,
 ) -> Result<GridBand> {
     let layout = Layout::new(game);
     let all = rows_of(&layout, link.processes());
@@ -243,6 +260,28 @@ pub(crate) fn solve_band(
         rows: all,
         bytes: Vec::new(),
         sent: HashMap::new(),
+        sink: saving.sink,
+        asked: false,
+        due: false,
+        unconfirmed: None,
+    };
+    let kept = kept_cells(&layout, &peers.rows, peers.link.process());
+    let resumed = match saving.resume {
+        Some(saved) => {
+            let dte_atomics = dte.as_ref().map(Region::atomics::<AtomicU16>);
+            let resumed = load_band(
+                &layout,
+                saved,
+                &peers,
+                (&cells, &kept),
+                region.words_mut(),
+                dte_atomics.map(|t| &t[range.start as usize..range.end as usize]),
+            )?;
+            peers.bytes.clone_from(&saved.bytes);
+            peers.resume_shadows(&layout, region.words_mut());
+            Some(resumed)
+        }
+        None => None,
     };
     let depths = thread_pool(workers)?.install(|| {
         let masks = MoveMasks::new(game, &layout);
@@ -250,6 +289,11 @@ pub(crate) fn solve_band(
         let mut run = Run::over(&layout, &masks, dte_atomics, &options, bands_of(&rows));
         run.cells = cells.clone();
         run.two_levels = two_levels;
+        if let Some((resumed, cop, thief)) = resumed {
+            run.cop_changed[kept.clone()].copy_from_slice(&cop);
+            run.thief_changed[kept.clone()].copy_from_slice(&thief);
+            run.resumed = Some(resumed);
+        }
         run.link = Some(&mut peers);
         run.run(region.words_mut())
     })?;
@@ -269,9 +313,99 @@ pub(crate) fn solve_band(
     })
 }
 
+/// The cop cells whose records a process keeps, of its band of grid rows
+/// `rows[me]`: the band's and those of the rows just outside it, whose
+/// thief rows its neighbours send (none for an empty band).
+fn kept_cells(layout: &Layout, rows: &[Range<usize>], me: usize) -> Range<usize> {
+    let band = &rows[me];
+    if band.is_empty() {
+        let at = layout.row_cells[band.start] as usize;
+        return at..at;
+    }
+    let (first, last) = (
+        band.start.saturating_sub(1),
+        (band.end + 1).min(layout.height()),
+    );
+    layout.row_cells[first] as usize..layout.row_cells[last] as usize
+}
+
+/// Reads this process's band snapshot `saved` into `words` (the records
+/// of `kept`, the band `cells` and its halo rows) and `dte` (the band's
+/// distances), after checking that it is this band's. Returns where the
+/// run stood and the changed ranges of the kept cells (cop rows, thief
+/// rows).
+fn load_band(
+    layout: &Layout,
+    saved: &GridBandCheckpoint,
+    peers: &Peers<'_>,
+    (cells, kept): (&Range<usize>, &Range<usize>),
+    words: &mut [u64],
+    dte: Option<&[AtomicU16]>,
+) -> Result<(Resumed, Vec<Spans>, Vec<Spans>)> {
+    let (me, processes) = (peers.link.process(), peers.link.processes());
+    let as_u64 = |r: &Range<usize>| r.start as u64..r.end as u64;
+    if saved.process != me as u64 || saved.processes != processes as u64 {
+        return Err(saved.misfit(format!(
+            "holds process {} of {}, this is process {me} of {processes}",
+            saved.process, saved.processes
+        )));
+    }
+    let record = layout.record();
+    if saved.cells != as_u64(cells)
+        || saved.kept != as_u64(kept)
+        || saved.state.cells != layout.cells as u64
+        || saved.state.row_words != layout.words as u64
+        || saved.word_count() != (kept.len() * record) as u64
+    {
+        return Err(saved.misfit(format!(
+            "holds cop cells {}..{} of a board of {} free cells ({} words a row); this band is cop cells {}..{} of {} ({})",
+            saved.cells.start,
+            saved.cells.end,
+            saved.state.cells,
+            saved.state.row_words,
+            cells.start,
+            cells.end,
+            layout.cells,
+            layout.words
+        )));
+    }
+    match (saved.dte_len(), dte) {
+        (Some(n), Some(to)) if n == to.len() as u64 => saved.read_dte(to)?,
+        (None, None) => {}
+        _ => {
+            return Err(saved.misfit(
+                "made with another distance-table setting (--dte-table, --save with distances)"
+                    .into(),
+            ))
+        }
+    }
+    saved.read_words(&mut words[kept.start * record..kept.end * record])?;
+    let span = |lo: u32, hi: u32| Span { lo, hi };
+    let spans: Vec<Spans> = saved
+        .spans
+        .iter()
+        .map(|s| [span(s[0], s[1]), span(s[2], s[3])])
+        .collect();
+    let l = layout.words as u32;
+    if spans.iter().flatten().any(|s| !s.is_empty() && s.hi > l) {
+        return Err(saved.misfit("holds a changed word range past the row".into()));
+    }
+    let (cop, thief) = spans.split_at(kept.len());
+    Ok((
+        Resumed {
+            state: saved.state,
+            decided: saved.decided.clone(),
+        },
+        cop.to_vec(),
+        thief.to_vec(),
+    ))
+}
+
 /// The other processes as a run sees them: the link, the bytes sent at
 /// each step, and the edge-row words as last sent (each receiver holds
-/// them, so a step sends only the words that changed since).
+/// them, so a step sends only the words that changed since); and the
+/// band snapshots: process 0's sink decides when, and its answer goes
+/// with the next swap to every process.
 pub(super) struct Peers<'l> {
     link: &'l mut dyn Link,
     /// The grid rows of every process's band, in process order.
@@ -280,6 +414,57 @@ pub(super) struct Peers<'l> {
     /// Per cop cell of an edge row sent: its `TL` and `TW` rows as the
     /// receivers hold them.
     sent: HashMap<usize, Vec<u64>>,
+    /// Where this process saves its band.
+    sink: Option<&'l dyn BandSink>,
+    /// Process 0: its sink asked for a snapshot, to be said in the next
+    /// swap.
+    asked: bool,
+    /// A swap since the last snapshot carried process 0's request: every
+    /// process saves at the next level boundary.
+    due: bool,
+    /// The level of the snapshot saved before the swap now ahead: when
+    /// that swap completes, every process has saved it (each saves before
+    /// it sends), so older snapshots may go.
+    unconfirmed: Option<u32>,
+}
+
+/// Set in a message's first word (its count of stats, 1 or 2) when
+/// process 0 asks every process to save its band at the next level
+/// boundary: the request costs no byte.
+const SAVE_FLAG: u64 = 1 << 63;
+
+impl Peers<'_> {
+    /// The edge rows of this band that other processes read, each once.
+    fn rows_sent(&self, height: usize) -> Vec<usize> {
+        let (me, processes) = (self.link.process(), self.link.processes());
+        let all = &self.rows;
+        let mut rows: Vec<usize> = (0..processes)
+            .filter(|&q| q != me)
+            .flat_map(|q| halo_rows(all, q, height))
+            .filter(|&r| owner(all, r) == me)
+            .collect();
+        rows.sort_unstable();
+        rows.dedup();
+        rows
+    }
+
+    /// After a resume: the receivers hold the edge rows as saved (their
+    /// own snapshots kept them), which are the words now in `words`: a
+    /// word changes only inside its step's changed range, and every such
+    /// range was sent.
+    fn resume_shadows(&mut self, layout: &Layout, words: &[u64]) {
+        let (l, record) = (layout.words, layout.record());
+        for r in self.rows_sent(layout.height()) {
+            for p in layout.row(r) {
+                let at = p * record;
+                let mut shadow = Vec::with_capacity(2 * l);
+                for kind in [TL, TW] {
+                    shadow.extend_from_slice(&words[at + kind * l..at + (kind + 1) * l]);
+                }
+                self.sent.insert(p, shadow);
+            }
+        }
+    }
 }
 
 /// Bytes of the messages `out` this process (`me`) sends: 8 a word plus
@@ -348,32 +533,35 @@ impl Swap for Peers<'_> {
         cells: Range<usize>,
         stats: &mut [Decisions],
     ) -> Result<()> {
+        let height = layout.height();
+        // Each edge row once, whoever reads it: every reader of a row gets
+        // every step's part of it, so one copy of what was sent serves all.
+        let rows = self.rows_sent(height);
         let Peers {
             link,
             rows: all,
             bytes,
             sent,
+            sink,
+            asked,
+            due,
+            unconfirmed,
         } = self;
         let (me, processes) = (link.process(), link.processes());
+        let ask = std::mem::take(asked);
+        *due |= ask;
         if processes == 1 {
+            if let (Some(sink), Some(level)) = (sink, unconfirmed.take()) {
+                sink.confirmed(0, level);
+            }
             return Ok(());
         }
-        let height = layout.height();
         let (l, record) = (layout.words, layout.record());
         let mut head = Vec::with_capacity(1 + STATS_WORDS * stats.len());
-        head.push(stats.len() as u64);
+        head.push(stats.len() as u64 | if ask { SAVE_FLAG } else { 0 });
         for d in stats.iter() {
             head.extend([d.count, d.witness[0], d.witness[1], u64::from(d.tracked)]);
         }
-        // Each edge row once, whoever reads it: every reader of a row gets
-        // every step's part of it, so one copy of what was sent serves all.
-        let mut rows: Vec<usize> = (0..processes)
-            .filter(|&q| q != me)
-            .flat_map(|q| halo_rows(all, q, height))
-            .filter(|&r| owner(all, r) == me)
-            .collect();
-        rows.sort_unstable();
-        rows.dedup();
         let mut parts: HashMap<usize, Vec<u64>> = HashMap::with_capacity(rows.len());
         for &r in &rows {
             let mut part = Vec::new();
@@ -415,6 +603,11 @@ impl Swap for Peers<'_> {
             .collect();
         bytes.push(bytes_sent(me, &out));
         let received = link.exchange(out)?;
+        // Every other process sent this step after saving the snapshot
+        // this one saved last.
+        if let (Some(sink), Some(level)) = (sink, unconfirmed.take()) {
+            sink.confirmed(0, level);
+        }
         let need = halo_rows(all, me, height);
         for (from, message) in received.iter().enumerate() {
             if from == me {
@@ -429,8 +622,9 @@ impl Swap for Peers<'_> {
                 words: message,
                 at: 0,
             };
-            let n = reader.take(1).ok_or_else(garbage)?[0] as usize;
-            if n != stats.len() {
+            let first = reader.take(1).ok_or_else(garbage)?[0];
+            *due |= first & SAVE_FLAG != 0;
+            if (first & !SAVE_FLAG) as usize != stats.len() {
                 return Err(garbage());
             }
             for d in stats.iter_mut() {
@@ -469,6 +663,50 @@ impl Swap for Peers<'_> {
                 return Err(garbage());
             }
         }
+        Ok(())
+    }
+
+    fn save_due(&mut self, level: u32) -> bool {
+        if self.link.process() == 0 {
+            self.asked |= self.sink.is_some_and(|sink| sink.poll(level) != Due::No);
+        }
+        std::mem::take(&mut self.due)
+    }
+
+    fn save(
+        &mut self,
+        layout: &Layout,
+        snapshot: &GridSnapshot<'_>,
+        decided: &[u64],
+    ) -> Result<()> {
+        let Some(sink) = self.sink else {
+            return Ok(());
+        };
+        let me = self.link.process();
+        let band = &self.rows[me];
+        let cells = layout.row_cells[band.start] as usize..layout.row_cells[band.end] as usize;
+        let kept = kept_cells(layout, &self.rows, me);
+        let (record, per) = (layout.record(), 2 * layout.cells);
+        let (cop, thief) = snapshot.spans.split_at(layout.cells);
+        let spans = cop[kept.clone()]
+            .iter()
+            .chain(&thief[kept.clone()])
+            .copied()
+            .collect();
+        let band = GridBandSnapshot {
+            process: me as u64,
+            processes: self.link.processes() as u64,
+            cells: cells.start as u64..cells.end as u64,
+            kept: kept.start as u64..kept.end as u64,
+            state: snapshot.state,
+            decided,
+            bytes: &self.bytes,
+            words: &snapshot.words[kept.start * record..kept.end * record],
+            spans,
+            dte: snapshot.dte.map(|t| &t[cells.start * per..cells.end * per]),
+        };
+        sink.save(&band)?;
+        self.unconfirmed = Some(snapshot.state.level);
         Ok(())
     }
 }

@@ -36,6 +36,29 @@ pub(super) trait Swap {
         cells: Range<usize>,
         stats: &mut [Decisions],
     ) -> Result<()>;
+
+    /// Between levels, after level `level`: whether this process saves its
+    /// band now. Every process gets the same answer at the same level
+    /// (process 0 asks its sink, and its answer travels with the next
+    /// swap to every process).
+    fn save_due(&mut self, level: u32) -> bool;
+
+    /// Saves this process's part of `snapshot` (the run's state between
+    /// levels), with `decided`, the states decided at each level so far.
+    ///
+    /// # Errors
+    /// What saving it met.
+    fn save(&mut self, layout: &Layout, snapshot: &GridSnapshot<'_>, decided: &[u64])
+        -> Result<()>;
+}
+
+/// A partitioned run resumed from its band's snapshot: the bitsets,
+/// distances and changed ranges are in place; what the level loop takes
+/// up again.
+pub(super) struct Resumed {
+    pub(super) state: State,
+    /// States decided at each level before the snapshot.
+    pub(super) decided: Vec<u64>,
 }
 
 /// The per-level state of a solve.
@@ -62,6 +85,9 @@ pub(super) struct Run<'a> {
     /// In a partitioned solve, the other processes: after every step the
     /// run swaps its edge rows and its stats with them.
     pub(super) link: Option<&'a mut dyn Swap>,
+    /// In a partitioned solve resumed from a band snapshot: where it
+    /// stood (taken by [`Run::run`]).
+    pub(super) resumed: Option<Resumed>,
 }
 
 /// The grid rows of each band of an in-memory run on `threads` workers:
@@ -204,6 +230,7 @@ impl<'a> Run<'a> {
                 .map(|t| layout.track(t)),
             cells,
             link: None,
+            resumed: None,
         }
     }
 
@@ -221,12 +248,23 @@ impl<'a> Run<'a> {
         // last of them `level`), still to be accounted; none when resuming
         // (the checkpoint holds them accounted).
         let mut level = 0u32;
-        let mut pending = match self.options.resume {
-            None => vec![self.start(words)?],
-            Some(checkpoint) => {
+        let resumed = match (self.resumed.take(), self.options.resume) {
+            (Some(resumed), _) => {
+                self.refill_halos(words);
+                depths.decided = resumed.decided;
+                Some(resumed.state)
+            }
+            (None, Some(checkpoint)) => {
                 let checkpoint = checkpoint.grid()?;
                 let state = self.restore(checkpoint, words)?;
                 self.release_all();
+                Some(state)
+            }
+            (None, None) => None,
+        };
+        let mut pending = match resumed {
+            None => vec![self.start(words)?],
+            Some(state) => {
                 level = state.level;
                 decided = state.decided;
                 depths.tracked_dte = state.tracked.map(Dte);
@@ -275,7 +313,15 @@ impl<'a> Run<'a> {
                 break at;
             }
             if !pending.is_empty() {
-                if let Some(sink) = self.options.checkpoint {
+                if let Some(link) = self.link.as_deref_mut() {
+                    if link.save_due(level) {
+                        let snapshot = self.snapshot(words, level, decided, &depths);
+                        let layout = self.layout;
+                        if let Some(link) = self.link.as_deref_mut() {
+                            link.save(layout, &snapshot, &depths.decided)?;
+                        }
+                    }
+                } else if let Some(sink) = self.options.checkpoint {
                     let due = sink.poll(level);
                     if due != Due::No {
                         sink.save(&self.snapshot(words, level, decided, &depths))?;
@@ -366,8 +412,14 @@ impl<'a> Run<'a> {
         for (to, s) in self.thief_changed.iter_mut().zip(thief) {
             *to = [span(s[0], s[1]), span(s[2], s[3])];
         }
-        // The halos hold whole rows: copy them in full, then take the
-        // changed ranges of the checkpoint's level.
+        self.refill_halos(words);
+        Ok(state)
+    }
+
+    /// After a resume: the halos hold whole rows, so they are copied in
+    /// full, then take the changed ranges of the checkpoint's level.
+    fn refill_halos(&mut self, words: &[u64]) {
+        let layout = self.layout;
         let full = vec![[layout.span; 2]; layout.cells];
         for band in &mut self.bands {
             for halo in [&mut band.above, &mut band.below].into_iter().flatten() {
@@ -377,7 +429,6 @@ impl<'a> Run<'a> {
                 }
             }
         }
-        Ok(state)
     }
 
     /// Level 0: captures, escapes and players without a move.

@@ -1,0 +1,384 @@
+//! Band checkpoints of the partitioned bit engine (`partition.rs`): one
+//! file per process, holding its band of grid rows between two levels.
+//!
+//! A process keeps the records (`CW`, `CL`, `TL`, `TW`) of its band's cop
+//! cells and, filled by its neighbours, the thief rows of the grid rows
+//! just outside it (its halo rows), which the next level reads. So a
+//! snapshot holds the records of the band and its halo rows (`kept`),
+//! their changed word ranges, the band's distances if kept, and the
+//! run's bookkeeping: the level, the states decided so far (and per
+//! level, with the bytes sent per step, so that a resumed solve reports
+//! what an uninterrupted one does), the tracked state's distance and the
+//! deepest decided states, which every process holds alike (the stats
+//! travel with every swap).
+//!
+//! Encoding (little endian, in the fields of `snapshot.rs`): a magic line,
+//! the caller's fingerprint, the process and the process count, the
+//! band's cop cells and the kept ones, the bookkeeping of the local
+//! engine's checkpoints (`solve/checkpoint.rs`), the decided states per
+//! level and bytes per step, the kept records, their changed ranges (cop
+//! rows, then thief rows), the distances if kept, and an FNV-1a 64
+//! checksum. A resume checks the file whole as a stream, then reads the
+//! records and distances straight into the engine's arrays.
+
+use std::fs::File;
+use std::io::{BufReader, Seek, SeekFrom};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
+
+use crate::error::{Error, Result};
+use crate::snapshot::{check_streamed, read_at, Encoding, Fields, Hashing, Stream};
+use crate::solve::checkpoint::State;
+
+/// The first line of a band checkpoint of the partitioned bit engine.
+pub(crate) const MAGIC: &[u8] = b"RETROGRADE-GRID-BAND-CHECKPOINT-1\n";
+
+/// One process's band after a finished level, borrowed from its run.
+pub(crate) struct GridBandSnapshot<'a> {
+    pub(super) process: u64,
+    pub(super) processes: u64,
+    /// The band's cop cells.
+    pub(super) cells: Range<u64>,
+    /// The cop cells whose records are kept: the band and its halo rows.
+    pub(super) kept: Range<u64>,
+    pub(super) state: State,
+    pub(super) decided: &'a [u64],
+    pub(super) bytes: &'a [u64],
+    /// The records of `kept`.
+    pub(super) words: &'a [u64],
+    /// Changed ranges of `kept`: the cop rows' of every cell, then the
+    /// thief rows'.
+    pub(super) spans: Vec<[u32; 4]>,
+    /// The distances of the band's states.
+    pub(super) dte: Option<&'a [AtomicU16]>,
+}
+
+impl Encoding for GridBandSnapshot<'_> {
+    const MAGIC: &'static [u8] = MAGIC;
+
+    fn level(&self) -> u32 {
+        self.state.level
+    }
+
+    /// A process holds one band of the bit engine: band 0.
+    fn band(&self) -> Option<usize> {
+        Some(0)
+    }
+
+    fn put_fields(&self, out: &mut Hashing<'_>) -> std::io::Result<()> {
+        out.put_u64(self.process)?;
+        out.put_u64(self.processes)?;
+        for r in [&self.cells, &self.kept] {
+            out.put_u64(r.start)?;
+            out.put_u64(r.end)?;
+        }
+        let s = &self.state;
+        out.put_u32(s.level)?;
+        out.put_u64(s.decided)?;
+        out.put_opt_u32(s.tracked)?;
+        for d in s.deepest {
+            out.put_opt_u32(d.map(|d| d.0))?;
+            out.put_u64(d.map_or(0, |d| d.1))?;
+        }
+        out.put_u64(s.cells)?;
+        out.put_u64(s.row_words)?;
+        for list in [self.decided, self.bytes] {
+            out.put_array(list.len(), list.iter().map(|w| w.to_le_bytes()))?;
+        }
+        out.put_array(self.words.len(), self.words.iter().map(|w| w.to_le_bytes()))?;
+        out.put_array(
+            self.spans.len(),
+            self.spans.iter().map(crate::solve::checkpoint::span_bytes),
+        )?;
+        out.put_optional_array(
+            self.dte
+                .map(|t| (t.len(), t.iter().map(|d| d.load(Relaxed).to_le_bytes()))),
+        )?;
+        Ok(())
+    }
+}
+
+/// A checked band checkpoint of the partitioned bit engine to resume
+/// from: its checksum verified and its header, changed ranges and
+/// bookkeeping read; its records and distances still in the file, read
+/// by the resume straight into the engine's arrays.
+#[derive(Debug)]
+pub struct GridBandCheckpoint {
+    fingerprint: Vec<(String, String)>,
+    path: PathBuf,
+    file: File,
+    pub(super) process: u64,
+    pub(super) processes: u64,
+    pub(super) cells: Range<u64>,
+    pub(super) kept: Range<u64>,
+    pub(super) state: State,
+    pub(super) decided: Vec<u64>,
+    pub(super) bytes: Vec<u64>,
+    pub(super) spans: Vec<[u32; 4]>,
+    /// Offset and length (in words) of the kept records.
+    words: (u64, u64),
+    /// Offset and length (in entries) of the distances.
+    dte: Option<(u64, u64)>,
+}
+
+impl GridBandCheckpoint {
+    /// Opens the band checkpoint at `path`: checks its magic line and its
+    /// checksum (reading it once as a stream) and reads its header.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when it cannot be read, [`Error::Checkpoint`] (with
+    /// the byte offset) when it is truncated, damaged or not a band
+    /// checkpoint of the bit engine (one of the counter engine's says so).
+    pub fn open(path: &Path) -> Result<GridBandCheckpoint> {
+        let (mut file, body) = check_streamed(path, MAGIC, |head| {
+            if head.starts_with(b"RETROGRADE-BAND-CHECKPOINT-1\n") {
+                "a band checkpoint of the counter engine (a partitioned solve with --scratch \
+                 or a --memory cap its bit bands did not fit under): resume it with the flags \
+                 it was made with"
+                    .to_string()
+            } else {
+                "not a band checkpoint of the partitioned bit engine (bad magic)".to_string()
+            }
+        })?;
+        file.seek(SeekFrom::Start(MAGIC.len() as u64))
+            .map_err(|source| Error::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        let mut r = Stream {
+            inner: BufReader::new(&mut file),
+            at: MAGIC.len() as u64,
+            end: body,
+        };
+        let header = (|| -> std::result::Result<_, String> {
+            let fingerprint = r.fingerprint()?;
+            let process = r.u64()?;
+            let processes = r.u64()?;
+            let cells = r.u64()?..r.u64()?;
+            let kept = r.u64()?..r.u64()?;
+            let level = r.u32()?;
+            let decided = r.u64()?;
+            let tracked = r.opt_u32()?;
+            let mut deepest = [None; 2];
+            for d in &mut deepest {
+                let dte = r.opt_u32()?;
+                let state = r.u64()?;
+                *d = dte.map(|dte| (dte, state));
+            }
+            let state = State {
+                level,
+                decided,
+                tracked,
+                deepest,
+                cells: r.u64()?,
+                row_words: r.u64()?,
+            };
+            let mut lists = [Vec::new(), Vec::new()];
+            for list in &mut lists {
+                let n = r.len(8)?;
+                for _ in 0..n {
+                    list.push(r.u64()?);
+                }
+            }
+            let words = r.skip_array(8)?;
+            let count = r.len(16)?;
+            let mut spans = Vec::with_capacity(count as usize);
+            for _ in 0..count {
+                let mut b = [0u8; 16];
+                r.fill(&mut b)?;
+                let w = |i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().expect("4"));
+                spans.push([w(0), w(1), w(2), w(3)]);
+            }
+            let dte = if r.dte_flag()? {
+                Some(r.skip_array(2)?)
+            } else {
+                None
+            };
+            r.end()?;
+            if cells.start < kept.start || cells.end > kept.end || cells.start > cells.end {
+                return Err("the band's cells lie outside the kept ones".into());
+            }
+            if spans.len() as u64 != 2 * (kept.end - kept.start) {
+                return Err("the changed ranges do not match the kept cells".into());
+            }
+            let [decided_per_level, bytes] = lists;
+            Ok((
+                fingerprint,
+                (process, processes, cells, kept),
+                state,
+                (decided_per_level, bytes),
+                words,
+                spans,
+                dte,
+            ))
+        })();
+        let at = r.at;
+        drop(r);
+        let (
+            fingerprint,
+            (process, processes, cells, kept),
+            state,
+            (decided, bytes),
+            words,
+            spans,
+            dte,
+        ) = header.map_err(|message| Error::Checkpoint {
+            path: path.to_path_buf(),
+            offset: at,
+            message,
+        })?;
+        Ok(GridBandCheckpoint {
+            fingerprint,
+            path: path.to_path_buf(),
+            file,
+            process,
+            processes,
+            cells,
+            kept,
+            state,
+            decided,
+            bytes,
+            spans,
+            words,
+            dte,
+        })
+    }
+
+    /// The fingerprint fields it was written with, in order.
+    #[must_use]
+    pub fn fingerprint(&self) -> &[(String, String)] {
+        &self.fingerprint
+    }
+
+    /// The level finished when it was taken.
+    #[must_use]
+    pub fn level(&self) -> u32 {
+        self.state.level
+    }
+
+    /// The file it was read from.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A refusal naming the file: it does not fit the solve resuming.
+    pub(super) fn misfit(&self, message: String) -> Error {
+        Error::Checkpoint {
+            path: self.path.clone(),
+            offset: 0,
+            message,
+        }
+    }
+
+    /// The kept records' length in words.
+    pub(super) fn word_count(&self) -> u64 {
+        self.words.1
+    }
+
+    /// Reads the kept records into `to` (of [`Self::word_count`] words).
+    pub(super) fn read_words(&self, to: &mut [u64]) -> Result<()> {
+        read_at(&self.file, &self.path, self.words.0, to, u64::from_le_bytes)
+    }
+
+    /// The distances' length, if it has them.
+    pub(super) fn dte_len(&self) -> Option<u64> {
+        self.dte.map(|d| d.1)
+    }
+
+    /// Reads the distances into `to` (of their length), a chunk at a time.
+    pub(super) fn read_dte(&self, to: &[AtomicU16]) -> Result<()> {
+        const CHUNK: usize = 1 << 16;
+        let Some((at, _)) = self.dte else {
+            return Ok(());
+        };
+        let mut buf = vec![0u16; CHUNK.min(to.len())];
+        for (i, chunk) in to.chunks(CHUNK).enumerate() {
+            let part = &mut buf[..chunk.len()];
+            let offset = at + (i * CHUNK * 2) as u64;
+            read_at(&self.file, &self.path, offset, part, u16::from_le_bytes)?;
+            for (t, &v) in chunk.iter().zip(part.iter()) {
+                t.store(v, Relaxed);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::Snapshot;
+
+    /// A band snapshot written and opened again gives back every field
+    /// and array; a flipped byte is caught by the checksum, and a counter
+    /// engine's band snapshot is named as such.
+    #[test]
+    fn a_grid_band_snapshot_round_trips_and_damage_is_caught() {
+        let words: Vec<u64> = (0..40u64)
+            .map(|w| w.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .collect();
+        let dte: Vec<AtomicU16> = (0..24u16).map(|d| AtomicU16::new(d * 7)).collect();
+        let state = State {
+            level: 9,
+            decided: 1234,
+            tracked: Some(5),
+            deepest: [Some((8, 77)), None],
+            cells: 30,
+            row_words: 2,
+        };
+        let spans: Vec<[u32; 4]> = (0..20u32).map(|i| [i, i + 1, u32::MAX, 0]).collect();
+        let snapshot = GridBandSnapshot {
+            process: 1,
+            processes: 3,
+            cells: 12..18,
+            kept: 10..20,
+            state,
+            decided: &[100, 50, 0],
+            bytes: &[8, 16, 24],
+            words: &words,
+            spans: spans.clone(),
+            dte: Some(&dte),
+        };
+        let fingerprint = vec![("map".to_string(), "m".to_string())];
+        let mut bytes = Vec::new();
+        snapshot.write_to(&fingerprint, &mut bytes).unwrap();
+        let path = std::env::temp_dir().join(format!("grid-band-{}.rcp", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        let back = GridBandCheckpoint::open(&path).unwrap();
+        assert_eq!(back.fingerprint(), &fingerprint[..]);
+        assert_eq!((back.process, back.processes), (1, 3));
+        assert_eq!((back.cells.clone(), back.kept.clone()), (12..18, 10..20));
+        assert_eq!(back.state, state);
+        assert_eq!(
+            (back.decided.clone(), back.bytes.clone()),
+            (vec![100, 50, 0], vec![8, 16, 24])
+        );
+        assert_eq!(back.spans, spans);
+        let mut read = vec![0u64; back.word_count() as usize];
+        back.read_words(&mut read).unwrap();
+        assert_eq!(read, words);
+        assert_eq!(back.dte_len(), Some(24));
+        let table: Vec<AtomicU16> = (0..24).map(|_| AtomicU16::new(0)).collect();
+        back.read_dte(&table).unwrap();
+        assert!(table
+            .iter()
+            .zip(&dte)
+            .all(|(a, b)| a.load(Relaxed) == b.load(Relaxed)));
+        drop(back);
+
+        let mut flipped = bytes.clone();
+        flipped[bytes.len() / 2] ^= 4;
+        std::fs::write(&path, &flipped).unwrap();
+        let err = GridBandCheckpoint::open(&path).unwrap_err();
+        assert!(err.to_string().contains("checksum"), "{err}");
+        std::fs::write(&path, b"RETROGRADE-BAND-CHECKPOINT-1\nrest").unwrap();
+        let err = GridBandCheckpoint::open(&path).unwrap_err();
+        assert!(err.to_string().contains("counter engine"), "{err}");
+        std::fs::write(&path, b"RETROGRADE-CHECKPOINT-1\nrest of a file").unwrap();
+        let err = GridBandCheckpoint::open(&path).unwrap_err();
+        assert!(err.to_string().contains("bad magic"), "{err}");
+        let _ = std::fs::remove_file(&path);
+    }
+}
