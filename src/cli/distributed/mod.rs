@@ -148,11 +148,7 @@ pub(crate) fn run(args: &SolveArgs, cluster: &ClusterArgs) -> Result<i32, Failur
     if args.plan {
         return plan::plan(args, &place);
     }
-    if args.kcops.active() {
-        run_several(args, cluster, &place)
-    } else {
-        run_one(args, cluster, &place)
-    }
+    run_game(args, cluster, &place)
 }
 
 /// The refusals every partitioned solve shares and the cluster's shape.
@@ -260,60 +256,105 @@ fn checkpointing(
     Ok(Some((sink, resume)))
 }
 
-/// The one-cop grid game over bands of grid rows; `--save` writes one
-/// table shard per process. The bit engine runs each process's band
-/// unless scratch files or a `--memory` cap it does not fit under ask for
-/// the counter engine's bands (`distributed::grid_engine_runs`); either
-/// keeps its own band snapshots with `--checkpoint`.
-fn run_one(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i32, Failure> {
+/// A partitioned solve of either cops game; `--save` writes one table
+/// shard per process (not with `--lazy`). One cop on a map runs on the
+/// bit engine, each process a band of grid rows, unless scratch files or
+/// a `--memory` cap it does not fit under ask for the counter engine
+/// (`distributed::grid_engine_runs`); the several-cops game runs the
+/// counter engine over bands of cop multisets. Either keeps its own band
+/// snapshots with `--checkpoint`, the several-cops game's with its own
+/// fingerprint fields.
+fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i32, Failure> {
     let Place {
         processes, process, ..
     } = *place;
+    if args.kcops.active() {
+        refuse_lazy(args, args.kcops.k())?;
+    }
     let save = shard_target(args, place)?;
-    let map = load_map(&args.map)?;
-    let board = args.game.board(&map)?;
-    let started = Instant::now();
-    let game = Arc::new(CopsAndThief::new(board, args.game.rules()));
-    let limits = args.engine.storage.limits(0)?;
-    let bits =
-        distributed::grid_engine_runs(&game, processes, place.workers, args.dte_table, &limits);
-    let kernel = if bits { Kernel::Bits } else { Kernel::Counter };
-    let checkpoints = checkpointing(args, place, [], kernel)?;
-    let bounds = if bits {
-        distributed::grid_bands(&game, processes)
+    // The several-cops game's snapshots (the counter engine's) are checked
+    // before its game is built; the one-cop game's once its engine is
+    // known.
+    let mut checkpoints = None;
+    let (game, several, format, started, limits) = if args.kcops.active() {
+        checkpoints = checkpointing(args, place, several::fingerprint(args), Kernel::Counter)?;
+        let (started, limits) = (Instant::now(), args.engine.storage.limits(0)?);
+        let built = SeveralCops::build(args, &limits, false)?;
+        (built.game.clone(), Some(built), "", started, limits)
     } else {
-        distributed::bands(&*game, place.config.total_workers()).expect("a cops game")
+        let map = load_map(&args.map)?;
+        let board = args.game.board(&map)?;
+        let started = Instant::now();
+        let game = CopsGame::from(CopsAndThief::new(board, args.game.rules()));
+        let format = map.format.as_str();
+        (game, None, format, started, args.engine.storage.limits(0)?)
+    };
+    let grid = game.grid_game().filter(|grid| {
+        distributed::grid_engine_runs(grid, processes, place.workers, args.dte_table, &limits)
+    });
+    if several.is_none() {
+        let kernel = [Kernel::Counter, Kernel::Bits][usize::from(grid.is_some())];
+        checkpoints = checkpointing(args, place, [], kernel)?;
+    }
+    let start = game.start().map(|p| game.index(&p));
+    let bounds = match grid {
+        Some(grid) => distributed::grid_bands(grid, processes),
+        None => distributed::bands(&game, place.config.total_workers()).expect("a cops game"),
     };
     let solve = Bands {
         bounds,
-        session: distributed::session(&*game, game.start()).expect("a cops game"),
-        track: game.start(),
+        session: distributed::session(&game, start).expect("a cops game"),
+        track: start,
         checkpoints,
         started,
     };
     let reporter = Arc::new(Reporter::new(args.quiet, "solving"));
-    let solution = if bits {
-        solve_grid_bands(args, cluster, place, Arc::clone(&game), solve, &reporter)?
-    } else {
-        solve_bands(args, cluster, place, Arc::clone(&game), solve, &reporter)?
+    // Each engine gets the move generator inside the game.
+    let solution = match (grid, game.grid_game(), game.arena_game()) {
+        (Some(grid), _, _) => solve_grid_bands(
+            args,
+            cluster,
+            place,
+            Arc::new(grid.clone()),
+            solve,
+            &reporter,
+        )?,
+        (None, Some(grid), _) => solve_bands(
+            args,
+            cluster,
+            place,
+            Arc::new(grid.clone()),
+            solve,
+            &reporter,
+        )?,
+        (None, None, Some(kcops)) => solve_bands(
+            args,
+            cluster,
+            place,
+            Arc::new(kcops.clone()),
+            solve,
+            &reporter,
+        )?,
+        (None, None, None) => unreachable!("a cops game is the grid game or the several-cops game"),
     };
     let saved = save_shard(save, place, &reporter, |out| {
-        let game = CopsGame::from((*game).clone());
         distributed::write_shard(&game, &solution, process, processes, "distributed", out)
     })?;
     let Some(summary) = &solution.summary else {
         return Ok(0);
     };
-    let mut report = SolveReport::new(
-        &args.map,
-        map.format.as_str(),
-        &game,
-        found(summary, place),
-        started.elapsed().as_secs_f64(),
-    );
+    let (found, seconds) = (found(summary, place), started.elapsed().as_secs_f64());
+    let (mut report, bands) = match (&several, game.grid_game()) {
+        (Some(several), _) => (several.report(args, found, seconds), "cop multisets"),
+        (None, Some(grid)) => {
+            let report = SolveReport::new(&args.map, format, grid, found, seconds);
+            (report, "grid rows")
+        }
+        (None, None) => unreachable!("one cop on a map is the grid game"),
+    };
     report.saved = saved;
-    let kernel = if bits { "bitboard" } else { "counter" };
-    print_report(args, place, &report, summary, "grid rows", kernel)
+    let kernel = ["counter", "bitboard"][usize::from(grid.is_some())];
+    print_report(args, place, &report, summary, bands, kernel)
 }
 
 /// This process's shard of `--save NAME.rtb`, `NAME.I-of-N.rtb`, checked
@@ -344,39 +385,6 @@ fn save_shard(
         target.path().display()
     ));
     Ok(Some(save_with(target, write)?))
-}
-
-/// The several-cops game (`--cops K`, speeds, `--graph`, `--lazy`) over
-/// bands of cop multisets; `--save` writes one table shard per process
-/// (not with `--lazy`). Checkpoints work as in the one-cop game, with the
-/// several-cops game's fingerprint fields.
-fn run_several(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i32, Failure> {
-    refuse_lazy(args, args.kcops.k())?;
-    let save = shard_target(args, place)?;
-    let checkpoints = checkpointing(args, place, several::fingerprint(args), Kernel::Counter)?;
-    let started = Instant::now();
-    let limits = args.engine.storage.limits(0)?;
-    let several = SeveralCops::build(args, &limits, false)?;
-    let game = Arc::new(several.kcops().clone());
-    let solve = Bands {
-        bounds: distributed::bands(&*game, place.config.total_workers()).expect("a cops game"),
-        session: distributed::session(&*game, several.start).expect("a cops game"),
-        track: several.start,
-        checkpoints,
-        started,
-    };
-    let reporter = Arc::new(Reporter::new(args.quiet, "solving"));
-    let solution = solve_bands(args, cluster, place, game, solve, &reporter)?;
-    let saved = save_shard(save, place, &reporter, |out| {
-        let (game, process, processes) = (&several.game, place.process, place.processes);
-        distributed::write_shard(game, &solution, process, processes, "distributed", out)
-    })?;
-    let Some(summary) = &solution.summary else {
-        return Ok(0);
-    };
-    let mut report = several.report(args, found(summary, place), started.elapsed().as_secs_f64());
-    report.saved = saved;
-    print_report(args, place, &report, summary, "cop multisets", "counter")
 }
 
 /// What a partitioned solve found, as the local report takes it.
