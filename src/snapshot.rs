@@ -502,6 +502,28 @@ pub(crate) fn read_at<T, const B: usize>(
     Ok(())
 }
 
+/// Reads `to.len()` little-endian distances at `at` of `file` into `to`,
+/// a chunk at a time (the distance table of a grid checkpoint or of a
+/// band snapshot, streamed into the engine's array).
+pub(crate) fn read_dte_at(
+    file: &std::fs::File,
+    path: &Path,
+    at: u64,
+    to: &[std::sync::atomic::AtomicU16],
+) -> Result<()> {
+    const CHUNK: usize = 1 << 16;
+    let mut buf = vec![0u16; CHUNK.min(to.len())];
+    for (i, chunk) in to.chunks(CHUNK).enumerate() {
+        let part = &mut buf[..chunk.len()];
+        let offset = at + (i * CHUNK * 2) as u64;
+        read_at(file, path, offset, part, u16::from_le_bytes)?;
+        for (t, &v) in chunk.iter().zip(part.iter()) {
+            t.store(v, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+    Ok(())
+}
+
 /// Reads a checkpoint's fields from a stream (after [`check_streamed`]),
 /// with the offset for errors; its arrays are skipped, to be read later
 /// straight into the engine's ([`read_at`]).

@@ -30,7 +30,7 @@ use crate::error::{Error, Result};
 const MAGIC: &[u8] = b"RETROGRADE-CHECKPOINT-1\n";
 
 pub use crate::snapshot::Due;
-use crate::snapshot::{check_streamed, read_at, Encoding, Fields, Hashing, Stream};
+use crate::snapshot::{check_streamed, read_at, read_dte_at, Encoding, Fields, Hashing, Stream};
 
 /// A snapshot of a bitboard solve after a finished level, borrowed from
 /// the running engine.
@@ -218,20 +218,10 @@ impl GridCheckpoint {
     /// Reads the distance table into `to` (of its length), a chunk at a
     /// time.
     pub(super) fn read_dte(&self, to: &[AtomicU16]) -> Result<()> {
-        const CHUNK: usize = 1 << 16;
-        let Some((at, _)) = self.dte else {
-            return Ok(());
-        };
-        let mut buf = vec![0u16; CHUNK.min(to.len())];
-        for (i, chunk) in to.chunks(CHUNK).enumerate() {
-            let part = &mut buf[..chunk.len()];
-            let offset = at + (i * CHUNK * 2) as u64;
-            read_at(&self.file, &self.path, offset, part, u16::from_le_bytes)?;
-            for (t, &v) in chunk.iter().zip(part.iter()) {
-                t.store(v, Relaxed);
-            }
+        match self.dte {
+            Some((at, _)) => read_dte_at(&self.file, &self.path, at, to),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 

@@ -309,33 +309,19 @@ fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i3
         started,
     };
     let reporter = Arc::new(Reporter::new(args.quiet, "solving"));
-    // Each engine gets the move generator inside the game.
-    let solution = match (grid, game.grid_game(), game.arena_game()) {
-        (Some(grid), _, _) => solve_grid_bands(
+    let solution = match grid {
+        Some(grid) => {
+            let grid = Arc::new(grid.clone());
+            solve_grid_bands(args, cluster, place, grid, solve, &reporter)?
+        }
+        None => solve_bands(
             args,
             cluster,
             place,
-            Arc::new(grid.clone()),
+            Arc::new(game.clone()),
             solve,
             &reporter,
         )?,
-        (None, Some(grid), _) => solve_bands(
-            args,
-            cluster,
-            place,
-            Arc::new(grid.clone()),
-            solve,
-            &reporter,
-        )?,
-        (None, None, Some(kcops)) => solve_bands(
-            args,
-            cluster,
-            place,
-            Arc::new(kcops.clone()),
-            solve,
-            &reporter,
-        )?,
-        (None, None, None) => unreachable!("a cops game is the grid game or the several-cops game"),
     };
     let saved = save_shard(save, place, &reporter, |out| {
         distributed::write_shard(&game, &solution, process, processes, "distributed", out)

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
 use crate::error::{Error, Result};
-use crate::snapshot::{check_streamed, read_at, Encoding, Fields, Hashing, Stream};
+use crate::snapshot::{check_streamed, read_at, read_dte_at, Encoding, Fields, Hashing, Stream};
 use crate::solve::checkpoint::State;
 
 /// The first line of a band checkpoint of the partitioned bit engine.
@@ -289,20 +289,10 @@ impl GridBandCheckpoint {
 
     /// Reads the distances into `to` (of their length), a chunk at a time.
     pub(super) fn read_dte(&self, to: &[AtomicU16]) -> Result<()> {
-        const CHUNK: usize = 1 << 16;
-        let Some((at, _)) = self.dte else {
-            return Ok(());
-        };
-        let mut buf = vec![0u16; CHUNK.min(to.len())];
-        for (i, chunk) in to.chunks(CHUNK).enumerate() {
-            let part = &mut buf[..chunk.len()];
-            let offset = at + (i * CHUNK * 2) as u64;
-            read_at(&self.file, &self.path, offset, part, u16::from_le_bytes)?;
-            for (t, &v) in chunk.iter().zip(part.iter()) {
-                t.store(v, Relaxed);
-            }
+        match self.dte {
+            Some((at, _)) => read_dte_at(&self.file, &self.path, at, to),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 
