@@ -78,12 +78,7 @@ fn assert_same(label: &str, game: &impl Game, a: &Solution, b: &Solution) {
 /// one that always goes on (the same values; told levels 0 to the last),
 /// and with one that says stop from level `at` on (`Error::Stopped` at
 /// `at`, no level after it run).
-fn check<'a, G: Game + Sync>(
-    label: &str,
-    game: &G,
-    options: impl Fn() -> SolveOptions<'a>,
-    at: u32,
-) {
+fn check<'a, G: Game>(label: &str, game: &G, options: impl Fn() -> SolveOptions<'a>, at: u32) {
     let whole = solve(game, &options()).unwrap();
     let seen = Mutex::new(Vec::new());
     let go_on = |p: &Progress| {
@@ -176,7 +171,7 @@ fn the_observer_stops_the_sweep_engine_after_the_sweep() {
 /// Stops `game`'s bit-engine solve from the observer at `at` with a sink
 /// present: the sink holds a snapshot of `at`, and the solve resumed from
 /// it gives the whole solve's values and distances.
-fn stop_and_resume(label: &str, game: &(impl Game + Sync), dir: &Path, at: u32) {
+fn stop_and_resume(label: &str, game: &impl Game, dir: &Path, at: u32) {
     let options = || {
         SolveOptions::new(Engine::Bitboard)
             .with_dte_table(true)
