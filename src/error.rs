@@ -108,11 +108,14 @@ pub enum Error {
         /// What to do instead.
         hint: String,
     },
-    /// A solve stopped on its checkpoint sink's request after saving a
-    /// snapshot of `level`.
-    #[error("stopped after level {level} (checkpoint saved)")]
+    /// A solve stopped after `level`, on its observer's request
+    /// ([`Flow::Stop`](crate::Flow::Stop)) or its checkpoint sink's
+    /// ([`Due::SaveAndStop`](crate::Due::SaveAndStop)); where a sink is
+    /// present it holds a snapshot of that level.
+    #[error("stopped after level {level}")]
     Stopped {
-        /// The level the saved snapshot holds.
+        /// The last level done (the sweep engine: sweep), the one a saved
+        /// snapshot holds.
         level: u32,
     },
     /// A partitioned solve lost or could not reach a peer process, or a

@@ -69,7 +69,7 @@ pub use solve::analysis::{
 };
 pub use solve::{
     best_moves, check_cops_size, estimate, plan_storage, solve, verify, verify_observed,
-    Checkpoint, Counts, Due, Engine, Estimate, Inconsistency, Passes, Phases, Progress, Sink,
+    Checkpoint, Counts, Due, Engine, Estimate, Flow, Inconsistency, Passes, Phases, Progress, Sink,
     Snapshot, Solution, SolveOptions, StorageLimits, StoragePlan, UnknownEngine, Verification,
 };
 pub use storage::{available_memory, free_disk, Backing};

@@ -1,12 +1,12 @@
 //! `solve()`: a solve of any number of cops run off the GIL on its own
-//! thread, stoppable from Ctrl-C through the library's checkpoint sink.
+//! thread, stoppable from Ctrl-C through the library's observer.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use retrograde::{
-    plan_storage, CopsAndThief, CopsGame, Due, Engine, Game, Sink, Snapshot, SolveOptions, Speeds,
+    plan_storage, CopsAndThief, CopsGame, Engine, Flow, Game, Progress, SolveOptions, Speeds,
     StorageLimits,
 };
 
@@ -16,27 +16,6 @@ use crate::errors::to_py;
 use crate::map::{Map, Rules};
 use crate::solution::{Solution, Solved};
 use crate::worker;
-
-/// Stops the bitboard engine between levels once `stop` is set; nothing
-/// is saved (the snapshot is dropped), the solve ends with
-/// `Error::Stopped`.
-struct StopSink<'a> {
-    stop: &'a AtomicBool,
-}
-
-impl Sink for StopSink<'_> {
-    fn poll(&self, _level: u32) -> Due {
-        if self.stop.load(Ordering::Relaxed) {
-            Due::SaveAndStop
-        } else {
-            Due::No
-        }
-    }
-
-    fn save(&self, _snapshot: &dyn Snapshot) -> retrograde::Result<()> {
-        Ok(())
-    }
-}
 
 /// A map argument: a `Map`, or the path of a map file (read as
 /// `Map.from_file(path)` reads it).
@@ -178,12 +157,19 @@ fn run_solve<G: Game + Sync>(
     limits: &StorageLimits,
 ) -> PyResult<retrograde::Solution> {
     let stop = AtomicBool::new(false);
-    let sink = StopSink { stop: &stop };
+    // Nothing is saved: the solve ends with `Error::Stopped`.
+    let observe = |_: &Progress| {
+        if stop.load(Ordering::Relaxed) {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    };
     let options = SolveOptions::new(Engine::Bitboard)
         .with_threads(threads)
         .with_dte_table(distances)
         .with_tracked_state(start)
-        .with_checkpoint(Some(&sink));
+        .with_observer(&observe);
     let plan = plan_storage(game, &options, limits).map_err(to_py)?;
     let options = options.with_plan(&plan);
     worker::run(py, &stop, || retrograde::solve(game, &options), || Ok(()))

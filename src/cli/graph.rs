@@ -183,7 +183,10 @@ pub(crate) fn run(args: GraphArgs) -> Result<i32, Failure> {
         engine
     };
     let reporter = Reporter::new(args.quiet, "solving");
-    let observe = |p: &retrograde::Progress| reporter.observe(p);
+    let observe = |p: &retrograde::Progress| {
+        reporter.observe(p);
+        retrograde::Flow::Continue
+    };
     let options = SolveOptions::new(engine)
         .with_threads(config.threads)
         .with_dte_table(args.dump.is_some() || args.query.is_some());

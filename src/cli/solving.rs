@@ -285,7 +285,10 @@ pub(crate) fn solve_loaded(
     let game = one_cop_game(map, game_args)?;
     warn_no_exits(path, &game, game_args);
     let start = game.start();
-    let observe = |p: &retrograde::Progress| reporter.observe(p);
+    let observe = |p: &retrograde::Progress| {
+        reporter.observe(p);
+        retrograde::Flow::Continue
+    };
     let options = options(config, dte_table, start);
     let plan = plan(&game, &options, config, reporter)?;
     let options = options.with_plan(&plan).with_observer(&observe);

@@ -8,10 +8,10 @@ use super::small::{
 };
 use crate::error::Result;
 use crate::games::arena::Arena;
-use crate::snapshot::{Due, Sink, Snapshot};
 use crate::solve::multicop::{
     kcop_memory_for, solve_kcops, solve_kcops_with, KcopOptions, KcopRun, KcopStorage,
 };
+use crate::solve::{Flow, Progress};
 
 /// The cop number of an arena and how the cops win.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,27 +63,6 @@ pub struct CopSearch<'a> {
     /// engine's solves (not on the small path, which takes milliseconds);
     /// `false` stops the search with [`Error::Stopped`](crate::Error::Stopped).
     pub observer: Option<&'a (dyn Fn(u32, u32) -> bool + Sync)>,
-}
-
-/// The engine's between-level hook, turned into [`CopSearch::observer`]'s
-/// calls: a stop is a snapshot asked for and not kept.
-struct Observe<'a> {
-    cops: u32,
-    observer: &'a (dyn Fn(u32, u32) -> bool + Sync),
-}
-
-impl Sink for Observe<'_> {
-    fn poll(&self, level: u32) -> Due {
-        if (self.observer)(self.cops, level) {
-            Due::No
-        } else {
-            Due::SaveAndStop
-        }
-    }
-
-    fn save(&self, _: &dyn Snapshot) -> Result<()> {
-        Ok(())
-    }
 }
 
 impl CopNumber {
@@ -162,17 +141,20 @@ fn engine_search(arena: &Arena, max_cops: u32, search: &CopSearch<'_>) -> Result
             stop_when_placed: true,
             ..KcopOptions::default()
         };
-        let observe = search
-            .observer
-            .map(|observer| Observe { cops: k, observer });
+        // The engine's observer, turned into the search's: told every
+        // level after level 0, as it always was.
+        let observe = |p: &Progress| match search.observer {
+            Some(observer) if p.level > 0 && !observer(k, p.level) => Flow::Stop,
+            _ => Flow::Continue,
+        };
         let run = KcopRun {
             storage: KcopStorage {
                 memory: search.memory,
                 scratch: None,
             },
-            sink: observe.as_ref().map(|o| o as &dyn Sink),
+            sink: None,
             resume: None,
-            observer: None,
+            observer: search.observer.map(|_| &observe as _),
         };
         if let Some((placement, plies)) = solve_kcops_with(arena, &options, &run)?.placement {
             return Ok(CopNumber::won(k as usize, placement, plies));

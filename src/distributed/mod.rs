@@ -128,7 +128,10 @@ pub struct PartitionOptions {
     /// must give the same one, or the handshake fails.
     pub session: u64,
     /// Called by this process's first worker after each level, with global
-    /// counts; also the sign of life a watchdog can wait for.
+    /// counts; also the sign of life a watchdog can wait for. It only
+    /// observes: unlike a local solve's observer ([`Flow`](crate::Flow)), it
+    /// cannot stop the solve, which would have to stop every process at the
+    /// same level (`checkpoint` makes an ended solve resumable).
     pub observer: Option<Observer>,
     /// Sampled once per process at the end and sent to process 0 (the CLI
     /// passes the peak resident memory).

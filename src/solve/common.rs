@@ -25,6 +25,24 @@ pub struct Progress {
     pub states: u64,
 }
 
+/// What an observer answers after a level (a sweep of
+/// [`Engine::Sweep`](crate::Engine::Sweep)): go on, or end the solve there
+/// with [`Error::Stopped`] (after a snapshot, where a checkpoint sink is
+/// present). A solve whose levels are all done ends with its solution
+/// whatever the answer: there is nothing left to stop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Keep solving.
+    Continue,
+    /// End the solve after this level.
+    Stop,
+}
+
+/// The callback [`SolveOptions::with_observer`](crate::SolveOptions::with_observer)
+/// takes, as the engines hold it: told every level's [`Progress`], it says
+/// whether to go on.
+pub(crate) type Observer<'a> = &'a (dyn Fn(&Progress) -> Flow + Sync);
+
 /// Resident bytes an out-of-core solve aims for when no memory limit is set.
 pub(super) const DEFAULT_WINDOW_BYTES: u64 = 1 << 30;
 

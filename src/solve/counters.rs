@@ -116,6 +116,9 @@ pub(super) fn solve(
         .or_else(|| dte.as_ref().and_then(Region::take_write_error))
         .or_else(|| cells.region().take_write_error());
     write_failed(write_error, &options.backing)?;
+    if let Some(level) = result.stopped {
+        return Err(Error::Stopped { level });
+    }
     Ok(Solution {
         phases: Phases {
             build: std::time::Duration::ZERO,

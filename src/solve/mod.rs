@@ -63,7 +63,7 @@ pub(crate) use bitboard::partition::{self as grid_partition, GridBand};
 pub use checkpoint::Checkpoint;
 pub(crate) use common::thread_pool;
 use common::write_failed;
-pub use common::Progress;
+pub use common::{Flow, Progress};
 pub use engine::{Engine, UnknownEngine};
 use kernel::Kernel;
 pub use options::SolveOptions;

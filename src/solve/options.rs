@@ -3,7 +3,7 @@
 //! [`with_plan`](SolveOptions::with_plan) lives beside the plan it applies.
 
 use super::checkpoint::Checkpoint;
-use super::common::Progress;
+use super::common::{Flow, Observer, Progress};
 use super::engine::Engine;
 use super::kernel::Kernel;
 use crate::error::Result;
@@ -18,7 +18,7 @@ pub struct SolveOptions<'a> {
     pub(super) dte_table: bool,
     pub(super) track: Option<u64>,
     pub(super) backing: Backing,
-    pub(super) observer: Option<&'a (dyn Fn(&Progress) + Sync)>,
+    pub(super) observer: Option<Observer<'a>>,
     pub(super) memory_limit: Option<u64>,
     /// The explicit engine's edge count from a [`StoragePlan`](crate::StoragePlan) that already
     /// checked its fit.
@@ -89,9 +89,17 @@ impl<'a> SolveOptions<'a> {
         self
     }
 
-    /// Called after initialisation and after every level.
+    /// Called after initialisation and after every level (the sweep
+    /// engine: as its sweeps go), with the solve's [`Progress`]; its
+    /// [`Flow`] says whether to go on. [`Flow::Stop`] ends the solve after
+    /// that level (the sweep engine: once the sweep in progress is done)
+    /// with [`Error::Stopped`](crate::Error::Stopped), and where a
+    /// checkpoint sink is present ([`with_checkpoint`](Self::with_checkpoint))
+    /// the bit engine first hands it a snapshot of that level, so that the
+    /// solve can be resumed. A solve whose last level is done ends with its
+    /// solution whatever the answer.
     #[must_use]
-    pub fn with_observer(mut self, observer: &'a (dyn Fn(&Progress) + Sync)) -> Self {
+    pub fn with_observer(mut self, observer: &'a (dyn Fn(&Progress) -> Flow + Sync)) -> Self {
         self.observer = Some(observer);
         self
     }

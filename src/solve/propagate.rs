@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::common::Progress;
+use super::common::{Flow, Observer, Progress};
 use crate::game::{Game, Initial};
 use crate::outcome::{Dte, Outcome};
 use crate::storage::cells::Cells;
@@ -48,7 +48,7 @@ pub(super) struct Work<'a, G> {
     pub(super) dte: Option<&'a [AtomicU16]>,
     pub(super) frontiers: [Frontier; 2],
     pub(super) track: Option<u64>,
-    pub(super) observer: Option<&'a (dyn Fn(&Progress) + Sync)>,
+    pub(super) observer: Option<Observer<'a>>,
     /// Out-of-core mode: how many states to work on before dropping the
     /// pages behind them, and the pager of the arrays.
     pub(super) window: Option<(u64, &'a dyn Pager)>,
@@ -83,6 +83,10 @@ pub(super) struct Propagated {
     pub(super) deepest: [Option<(Dte, u64)>; 2],
     /// Sweeps of the sweep engine (0 for the level engines).
     pub(super) sweeps: u32,
+    /// The level (the sweep engine: the sweep) after which the observer's
+    /// [`Flow::Stop`] ended the propagation with states still pending;
+    /// `None` when it ran to the end.
+    pub(super) stopped: Option<u32>,
 }
 
 /// What one pass over (part of) a level decided.
@@ -186,6 +190,7 @@ impl<G: Game> Work<'_, G> {
         let mut level = 0u32;
         let mut tracked_dte = None;
         let mut current = 0;
+        let mut stopped = None;
         loop {
             if let Some(t) = self.track {
                 if tracked_dte.is_none() && cells.outcome(t as usize) != Outcome::Draw {
@@ -198,16 +203,20 @@ impl<G: Game> Work<'_, G> {
                     *deepest = Some((Dte(level), witness));
                 }
             }
-            if let Some(observe) = self.observer {
+            let flow = self.observer.map_or(Flow::Continue, |observe| {
                 observe(&Progress {
                     level,
                     sweeping: false,
                     decided_in_level: in_level.count,
                     decided,
                     states: n,
-                });
-            }
+                })
+            });
             if in_level.count == 0 {
+                break;
+            }
+            if flow == Flow::Stop {
+                stopped = Some(level);
                 break;
             }
             let (cur, next) = (&self.frontiers[current], &self.frontiers[1 - current]);
@@ -234,6 +243,7 @@ impl<G: Game> Work<'_, G> {
             tracked_dte,
             deepest,
             sweeps: 0,
+            stopped,
         }
     }
 

@@ -11,7 +11,7 @@
 
 use std::ops::Range;
 
-use super::common::Progress;
+use super::common::{Flow, Progress};
 use super::propagate::{striped, Decided, Propagated, Schedule, Work};
 use crate::game::Game;
 use crate::storage::cells::Cells;
@@ -51,20 +51,31 @@ impl<G: Game> Work<'_, G> {
             .map(|b0| b0..(b0 + band).min(len))
             .collect();
         let mut decided = initial.count;
+        // Whether the observer said stop, honoured between sweeps: the
+        // level a stop reports counts whole sweeps, as the observer's do.
+        let stop = std::cell::Cell::new(false);
         let observe = |sweep: u32, decided: u64| {
             if let Some(observe) = self.observer {
-                observe(&Progress {
+                let flow = observe(&Progress {
                     level: sweep,
                     sweeping: true,
                     decided_in_level: 0,
                     decided,
                     states: n,
                 });
+                if flow == Flow::Stop {
+                    stop.set(true);
+                }
             }
         };
         observe(0, decided);
         let mut sweeps = 0u32;
+        let mut stopped = None;
         while pending.any(0..len) {
+            if stop.get() {
+                stopped = Some(sweeps);
+                break;
+            }
             let forward = sweeps.is_multiple_of(2);
             // Pages outside [low, high) have been released in this sweep.
             let (mut low, mut high) = (0, n);
@@ -141,6 +152,7 @@ impl<G: Game> Work<'_, G> {
             tracked_dte: None,
             deepest: [None; 2],
             sweeps,
+            stopped,
         }
     }
 

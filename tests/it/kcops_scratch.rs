@@ -235,6 +235,7 @@ fn the_observer_sees_every_level_and_the_states_decided() {
         let seen = std::sync::Mutex::new(Vec::new());
         let observe = |p: &retrograde::Progress| {
             seen.lock().unwrap().push((p.level, p.decided, p.states));
+            retrograde::Flow::Continue
         };
         let options = SolveOptions::new(Engine::Bitboard).with_observer(&observe);
         let solution = solve(&game, &options).unwrap();

@@ -112,6 +112,9 @@ mod scen;
 /// `serve`'s API against `query`, malformed requests, command-line errors;
 /// on several-cops tables, answers against `query` and bad parameters.
 mod serve;
+/// The observer's stop: every engine ends at the level it says, the bit
+/// engine's snapshot of it resumes; an observer that goes on changes nothing.
+mod stop;
 /// What the test modules share: the binary, temp dirs, random maps, tables, converters.
 mod support;
 /// Saved tables: probes, rated moves, optimal play, damaged files; tables

@@ -119,7 +119,10 @@ fn solve_game(
         // make the next one resumable.
         super::output::say_when_stopped(lost_without_checkpoint);
     }
-    let observe = |p: &retrograde::Progress| reporter.observe(p);
+    let observe = |p: &retrograde::Progress| {
+        reporter.observe(p);
+        retrograde::Flow::Continue
+    };
     let options = options
         .with_plan(&plan)
         .with_observer(&observe)

@@ -45,7 +45,7 @@ use crate::outcome::Counts;
 use crate::outcome::{Dte, Outcome};
 use crate::snapshot::{BandSink, Due};
 use crate::solve::checkpoint::GridSnapshot;
-use crate::solve::common::{thread_pool, Progress};
+use crate::solve::common::{thread_pool, Flow, Progress};
 use crate::solve::engine::Engine;
 use crate::solve::options::SolveOptions;
 use crate::storage::Region;
@@ -251,9 +251,19 @@ pub(crate) fn solve_band(
         let mut bands = all.iter().flat_map(&bands_of).peekable();
         bands.peek().is_some() && bands.all(|b| b.len() >= 5)
     };
+    // The observer only observes: a stop would have to end every process
+    // at the same level, which the link does not arrange (it does for
+    // saving: process 0's sink decides, `Peers`), so a partitioned solve
+    // ignores `Flow::Stop`.
+    let observe = |p: &Progress| {
+        if let Some(observe) = observer {
+            observe(p);
+        }
+        Flow::Continue
+    };
     let mut options = SolveOptions::new(Engine::Bitboard).with_tracked_state(track);
-    if let Some(observe) = observer {
-        options = options.with_observer(observe);
+    if observer.is_some() {
+        options = options.with_observer(&observe);
     }
     let mut peers = Peers {
         link,

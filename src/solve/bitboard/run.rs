@@ -18,7 +18,7 @@ use super::{bits::outcome_in, Depths, BANDS_PER_WORKER_IN_MEMORY};
 use crate::error::{Error, Result};
 use crate::outcome::{Dte, Outcome};
 use crate::solve::checkpoint::{Due, GridCheckpoint, GridSnapshot, State};
-use crate::solve::common::{write_failed, Progress};
+use crate::solve::common::{write_failed, Flow, Progress};
 use crate::solve::options::SolveOptions;
 
 /// What a partitioned run does with the other processes after each step
@@ -275,6 +275,9 @@ impl<'a> Run<'a> {
         let last = loop {
             let first = level + 1 - pending.len() as u32;
             let mut quiet = None;
+            // The observer's stop, honoured after the last level of this
+            // step (two levels go in one step).
+            let mut stop = false;
             for (at, in_level) in (first..).zip(&pending) {
                 if let Some(t) = self.options.track {
                     // Level 0 sets no flags: look at the bits (a
@@ -296,13 +299,14 @@ impl<'a> Run<'a> {
                     }
                 }
                 if let Some(observe) = self.options.observer {
-                    observe(&Progress {
+                    let flow = observe(&Progress {
                         level: at,
                         sweeping: false,
                         decided_in_level: in_level.count,
                         decided,
                         states: n,
                     });
+                    stop |= flow == Flow::Stop;
                 }
                 if in_level.count == 0 {
                     quiet = Some(at);
@@ -313,6 +317,9 @@ impl<'a> Run<'a> {
                 break at;
             }
             if !pending.is_empty() {
+                // A partitioned run's observer only observes
+                // (`partition::solve_band`): a stop would have to end every
+                // process at the same level.
                 if let Some(link) = self.link.as_deref_mut() {
                     if link.save_due(level) {
                         let snapshot = self.snapshot(words, level, decided, &depths);
@@ -321,9 +328,15 @@ impl<'a> Run<'a> {
                             link.save(layout, &snapshot, &depths.decided)?;
                         }
                     }
-                } else if let Some(sink) = self.options.checkpoint {
-                    let due = sink.poll(level);
-                    if due != Due::No {
+                } else {
+                    // The observer's stop saves as the sink's does, so that
+                    // the solve can be resumed.
+                    let due = match (stop, self.options.checkpoint) {
+                        (true, _) => Due::SaveAndStop,
+                        (false, Some(sink)) => sink.poll(level),
+                        (false, None) => Due::No,
+                    };
+                    if let (true, Some(sink)) = (due != Due::No, self.options.checkpoint) {
                         sink.save(&self.snapshot(words, level, decided, &depths))?;
                         self.release_all();
                     }

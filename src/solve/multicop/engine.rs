@@ -447,7 +447,17 @@ impl<'a> Engine<'a> {
                 &mut dte,
                 &mut sol,
             )?;
-            reporting.restored(level, [&cw, &cl, &tl, &tw]);
+            let flow = reporting.restored(level, [&cw, &cl, &tl, &tw]);
+            levels::between(
+                with.sink,
+                flow,
+                false,
+                level,
+                shape,
+                [&cw, &cl, &tl, &tw],
+                dte.as_deref(),
+                &sol,
+            )?;
         } else {
             let (decided, full) =
                 self.terminal([&mut cw, &mut cl, &mut tl, &mut tw], dte.as_deref_mut());
@@ -455,7 +465,9 @@ impl<'a> Engine<'a> {
             // is a capture, decided at level 0.
             sol.deepest_cops = (n > 0).then_some((0, 0));
             self.note(0, full, start, [&cw, &cl, &tl, &tw], &mut sol);
-            reporting.level(0, decided);
+            let flow = reporting.level(0, decided);
+            let sets: [&[u64]; 4] = [&cw, &cl, &tl, &tw];
+            levels::between(with.sink, flow, false, 0, shape, sets, dte.as_deref(), &sol)?;
         }
         // The first level after level 0 or a resume reads every row.
         let mut all = true;
@@ -519,17 +531,17 @@ impl<'a> Engine<'a> {
                 d.release();
             }
             self.note(level, win.full, start, [&cw, &cl, &tl, &tw], &mut sol);
-            reporting.level(level, thief.decided + win.decided + loss.decided);
-            if let Some(sink) = with.sink {
-                levels::checkpoint(
-                    sink,
-                    level,
-                    shape,
-                    [&cw, &cl, &tl, &tw],
-                    dte.as_deref(),
-                    &sol,
-                )?;
-            }
+            let flow = reporting.level(level, thief.decided + win.decided + loss.decided);
+            levels::between(
+                with.sink,
+                flow,
+                true,
+                level,
+                shape,
+                [&cw, &cl, &tl, &tw],
+                dte.as_deref(),
+                &sol,
+            )?;
         }
         // The pager watches the next-level rows: it stops before they go.
         drop(pager);

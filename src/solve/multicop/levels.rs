@@ -7,6 +7,7 @@ use super::solution::KSolution;
 use super::store::{KcopStorage, Words};
 use crate::error::{Error, Result};
 use crate::snapshot::{Due, Sink};
+use crate::solve::common::{Flow, Observer, Progress};
 
 /// How a k-cop solve runs beyond its game options: its storage, the sink
 /// of its checkpoints, and a checkpoint to resume from.
@@ -18,16 +19,17 @@ pub struct KcopRun<'a> {
     pub sink: Option<&'a dyn Sink>,
     /// Resume from this checkpoint instead of level 0.
     pub resume: Option<&'a MulticopCheckpoint>,
-    /// Told the level and the states decided after level 0 and after
-    /// each level (the counts refreshed at most every few seconds: a
-    /// count is a pass over the bitsets).
-    pub observer: Option<&'a (dyn Fn(&crate::solve::common::Progress) + Sync)>,
+    /// Told the level and the states decided after level 0 (or the level
+    /// resumed from) and after each level; [`Flow::Stop`] ends the solve
+    /// there with [`Error::Stopped`], after a snapshot to `sink` when there
+    /// is one.
+    pub observer: Option<&'a (dyn Fn(&Progress) -> Flow + Sync)>,
 }
 
 /// Reports levels to a [`KcopRun::observer`] with the states decided so
 /// far, which the steps count as they decide them.
 pub(super) struct Reporting<'a> {
-    observer: Option<&'a (dyn Fn(&crate::solve::common::Progress) + Sync)>,
+    observer: Option<Observer<'a>>,
     states: u64,
     decided: u64,
 }
@@ -41,8 +43,9 @@ impl<'a> Reporting<'a> {
         }
     }
 
-    /// After a resume at `level`: the states the restored attractors hold.
-    pub(super) fn restored(&mut self, level: u32, sets: [&[u64]; 4]) {
+    /// After a resume at `level`: the states the restored attractors hold;
+    /// the observer's answer.
+    pub(super) fn restored(&mut self, level: u32, sets: [&[u64]; 4]) -> Flow {
         use rayon::prelude::*;
         let ones = |v: &[u64]| -> u64 {
             v.par_chunks(1 << 14)
@@ -50,21 +53,22 @@ impl<'a> Reporting<'a> {
                 .sum()
         };
         let decided = sets.iter().map(|s| ones(s)).sum();
-        self.level(level, decided);
+        self.level(level, decided)
     }
 
-    /// After `level`, which decided `new` states.
-    pub(super) fn level(&mut self, level: u32, new: u64) {
+    /// After `level`, which decided `new` states: the observer's answer
+    /// ([`Flow::Continue`] without one).
+    pub(super) fn level(&mut self, level: u32, new: u64) -> Flow {
         self.decided += new;
-        if let Some(observe) = self.observer {
-            observe(&crate::solve::common::Progress {
+        self.observer.map_or(Flow::Continue, |observe| {
+            observe(&Progress {
                 level,
                 sweeping: false,
                 decided_in_level: new,
                 decided: self.decided,
                 states: self.states,
-            });
-        }
+            })
+        })
     }
 }
 
@@ -94,20 +98,32 @@ pub(super) fn restore(
     Ok(from.level)
 }
 
-/// Asks the sink whether a snapshot is due after `level` and hands it
-/// one; [`Error::Stopped`] when it asked to stop.
-pub(super) fn checkpoint(
-    sink: &dyn Sink,
+/// Between levels, after `level`: on the observer's [`Flow::Stop`] hands
+/// the sink (if any) a snapshot and ends with [`Error::Stopped`]; else,
+/// when `poll`, asks the sink whether a snapshot is due and hands it one,
+/// [`Error::Stopped`] when it asked to stop.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn between(
+    sink: Option<&dyn Sink>,
+    flow: Flow,
+    poll: bool,
     level: u32,
     shape: [u64; 3],
     sets: [&[u64]; 4],
     dte: Option<&[u16]>,
     sol: &KSolution,
 ) -> Result<()> {
-    let due = sink.poll(level);
+    let due = match (flow, sink) {
+        (Flow::Stop, _) => Due::SaveAndStop,
+        (Flow::Continue, Some(sink)) if poll => sink.poll(level),
+        (Flow::Continue, _) => Due::No,
+    };
     if due == Due::No {
         return Ok(());
     }
+    let Some(sink) = sink else {
+        return Err(Error::Stopped { level });
+    };
     sink.save(&MulticopSnapshot {
         level,
         start_dte: sol.start_dte,
