@@ -59,7 +59,8 @@
 //! AVX2 and AVX-512 too), [`run`] (the level loop, checkpoints),
 //! [`blocking`] (out of core: several levels per pass over the file) and,
 //! with the `distributed` feature, `partition` (a process's band of grid
-//! rows in a partitioned solve and the halo swap after every step).
+//! rows in a partitioned solve) and `peers` (the halo swap after every
+//! step).
 
 use std::sync::atomic::{AtomicU16, AtomicU64};
 
@@ -80,6 +81,8 @@ mod layout;
 mod masks;
 #[cfg(feature = "distributed")]
 pub(crate) mod partition;
+#[cfg(feature = "distributed")]
+mod peers;
 mod run;
 #[cfg(test)]
 mod tests;
