@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args as ClapArgs;
-use retrograde::render::{cop_heatmap, heatmap, overview, thief_heatmap, Fixed, Image};
+use retrograde::render::{heatmap, overview, Image};
 use retrograde::{Coord, Tablebase, Turn};
 
 use super::common::{parse_coord, UsageError};
@@ -97,10 +97,8 @@ fn picture(args: &RenderArgs, tb: &Tablebase) -> Result<Image, Failure> {
     // game section says `COPS AT`, even of one cop.
     let one = one_cop_shape(tb);
     Ok(match (args.cop.as_slice(), args.thief, args.overview) {
-        ([c], None, false) if one => heatmap(tb, Fixed::Cop(*c), turn)?,
-        ([], Some(t), false) if one => heatmap(tb, Fixed::Thief(t), turn)?,
-        (cops, None, false) if cops.len() == k => thief_heatmap(tb, cops, turn)?,
-        (cops, Some(t), false) if cops.len() + 1 == k => cop_heatmap(tb, cops, t, turn)?,
+        (cops, None, false) if cops.len() == k => heatmap(tb, cops, None, turn)?,
+        (cops, Some(t), false) if cops.len() + 1 == k => heatmap(tb, cops, Some(t), turn)?,
         (cops, None, true) if cops.len() + 1 == k || cops.is_empty() => {
             overview(tb, cops, turn)?
         }

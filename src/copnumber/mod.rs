@@ -39,11 +39,5 @@ pub use number::{
 };
 pub use small::is_dismantlable;
 
-// The several-cops kernel as the cop-number question asks it: a solve
-// in memory that may stop at the first placement winning everywhere
-// (`KcopOptions::stop_when_placed`), and its memory figures. Whole solves
-// of a game go through `solve()`.
 pub use crate::games::multiset::{multiset_count, rank_multiset, unrank_multiset};
-pub use crate::solve::multicop::{
-    kcop_memory, kcop_memory_for, solve_kcops, KSolution, KcopOptions,
-};
+pub use crate::solve::multicop::{memory_bound, solve_kcops, KSolution, KcopOptions};

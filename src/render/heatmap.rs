@@ -11,105 +11,61 @@ use super::draw::{
     cell_pixels, draw_map, draw_marks, legend_row, lighten, Image, COP, DRAW, EXIT, FREE, INK,
     MARGIN, THIEF, WALL,
 };
-use super::{cop_marks, fixed_cells, font, for_cop, shown, turn_name, Fixed, Map};
-use crate::error::{Error, Result};
+use super::{cop_marks, fixed_cells, font, for_cop, shown, turn_name, Map};
+use crate::error::Result;
 use crate::format::Coord;
 use crate::games::cops::Turn;
 use crate::outcome::Outcome;
 use crate::tablebase::{Probe, Tablebase};
 
-/// The heatmap of a one-cop table: every cell of the moving piece
-/// coloured by the outcome from the cop's side (blue: the cop wins,
+/// The heatmap of a table of `k` cops: every cell of the moving piece
+/// coloured by the outcome from the cops' side (blue: the cops win,
 /// orange: the thief escapes, grey: a draw), dark when the game ends soon
 /// and light when late (on tables with distances); walls dark, exits
-/// outlined in green, the fixed piece marked; legend below.
+/// outlined in green, the fixed pieces marked (`C` for a cop, a count
+/// when several share a cell, `T` for the thief); legend below.
+///
+/// Without `thief`, the `k` cops stand on `cops` (map cells `(row, col)`)
+/// and the map shows every thief cell; with it, `k - 1` cops stand on
+/// `cops`, the thief on `thief`, and the map shows every cell of the last
+/// cop. A one-cop table without the game section (formats 2, 3 and 6)
+/// keeps its own titles (`COP AT`, `THIEF AT`).
 ///
 /// # Errors
-/// [`Error::Placement`] when the table is of a graph or of several cops
-/// (see [`thief_heatmap`] and [`cop_heatmap`]), or the fixed cell is not
-/// free; [`Error::Table`] for a damaged block.
-pub fn heatmap(tb: &Tablebase, fixed: Fixed, turn: Turn) -> Result<Image> {
+/// [`Error::Placement`] when the table is of a graph, or the cells are
+/// not that many free cells; [`Error::Table`] for a damaged block.
+pub fn heatmap(tb: &Tablebase, cops: &[Coord], thief: Option<Coord>, turn: Turn) -> Result<Image> {
     let map = Map::of(tb)?;
-    if tb.cops() != 1 {
-        return Err(Error::Placement {
-            what: "cops".to_string(),
-            message: format!(
-                "the table is of {} cops: this picture fixes one cop or the thief of a one-cop table",
-                tb.cops()
-            ),
-        });
-    }
-    let (cells, at, name, letter) = match fixed {
-        Fixed::Cop(c) => (
-            thief_cells(&map, &[tb.map_cell("cop", c)?], turn)?,
-            c,
-            "COP",
-            "C",
-        ),
-        Fixed::Thief(t) => (
-            last_cop_cells(&map, &[], tb.map_cell("thief", t)?, turn)?,
-            t,
-            "THIEF",
-            "T",
-        ),
+    let k = tb.cops() as usize;
+    let one_cop = !tb.header().game_section;
+    let to_move = turn_name(turn);
+    let Some(thief) = thief else {
+        let fixed = fixed_cells(tb, cops, k)?;
+        let fixed = tb.position(&fixed, 0, turn)?.cops;
+        let thieves = thief_cells(&map, &fixed, turn)?;
+        let at: Vec<Coord> = fixed.iter().map(|&c| map.coords(c)).collect();
+        let title = match at.as_slice() {
+            [c] if one_cop => format!("COP AT {},{}  {to_move} TO MOVE", c.0, c.1),
+            _ => format!("COPS AT {}  {to_move} TO MOVE", shown(&at)),
+        };
+        return Ok(draw_heatmap(&map, &thieves, &cop_marks(&at), &title, turn));
     };
-    let title = format!("{name} AT {},{}  {} TO MOVE", at.0, at.1, turn_name(turn));
-    Ok(draw_heatmap(
-        &map,
-        &cells,
-        &[(at, letter.to_string())],
-        &title,
-        turn,
-    ))
-}
-
-/// The heatmap of the thief with the table's `k` cops fixed on `cops`
-/// (map cells `(row, col)`): every thief cell coloured by the outcome from
-/// the cops' side with `turn` to move, as [`heatmap`] colours them; the
-/// cops marked `C` (a count when several share a cell).
-///
-/// # Errors
-/// [`Error::Placement`] when the table is of a graph, when `cops` are not
-/// `k` free cells; [`Error::Table`] for a damaged block.
-pub fn thief_heatmap(tb: &Tablebase, cops: &[Coord], turn: Turn) -> Result<Image> {
-    let map = Map::of(tb)?;
-    let cells = fixed_cells(tb, cops, tb.cops() as usize)?;
-    let fixed = tb.position(&cells, 0, turn)?.cops;
-    let thieves = thief_cells(&map, &fixed, turn)?;
-    let at: Vec<Coord> = fixed.iter().map(|&c| map.coords(c)).collect();
-    let title = format!("COPS AT {}  {} TO MOVE", shown(&at), turn_name(turn));
-    Ok(draw_heatmap(&map, &thieves, &cop_marks(&at), &title, turn))
-}
-
-/// The heatmap of the last cop: `k - 1` cops fixed on `cops`, the thief on
-/// `thief`, and every free cell coloured by the value of the state with
-/// the last cop there (`turn` to move), from the cops' side, as
-/// [`heatmap`] colours a one-cop table's cop cells with the thief fixed.
-/// The fixed cops are marked `C` (a count when several share a cell), the
-/// thief `T`.
-///
-/// # Errors
-/// [`Error::Placement`] when the table is of a graph, when `cops` are not
-/// `k - 1` free cells or `thief` is not free; [`Error::Table`] for a
-/// damaged block.
-pub fn cop_heatmap(tb: &Tablebase, cops: &[Coord], thief: Coord, turn: Turn) -> Result<Image> {
-    let map = Map::of(tb)?;
-    let fixed = fixed_cells(tb, cops, tb.cops() as usize - 1)?;
+    let fixed = fixed_cells(tb, cops, k.saturating_sub(1))?;
     let t = tb.map_cell("thief", thief)?;
     let cells = last_cop_cells(&map, &fixed, t, turn)?;
     let mut at: Vec<Coord> = fixed.iter().map(|&c| map.coords(c)).collect();
     at.sort_unstable();
-    let title = format!(
-        "LAST COP ON EACH CELL, COPS AT {}, THIEF AT {},{}  {} TO MOVE",
-        if at.is_empty() {
+    let (row, col) = thief;
+    let title = if one_cop {
+        format!("THIEF AT {row},{col}  {to_move} TO MOVE")
+    } else {
+        let cops = if at.is_empty() {
             "-".to_string()
         } else {
             shown(&at)
-        },
-        thief.0,
-        thief.1,
-        turn_name(turn)
-    );
+        };
+        format!("LAST COP ON EACH CELL, COPS AT {cops}, THIEF AT {row},{col}  {to_move} TO MOVE")
+    };
     let mut marks = cop_marks(&at);
     marks.push((thief, "T".to_string()));
     Ok(draw_heatmap(&map, &cells, &marks, &title, turn))

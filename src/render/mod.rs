@@ -1,13 +1,12 @@
 //! Pictures of a [`Tablebase`] on a map, for any number of cops: heatmaps
-//! of one piece's cells with the others fixed ([`heatmap`],
-//! [`thief_heatmap`], [`cop_heatmap`]), overviews of the cops' winning
+//! of one piece's cells with the others fixed ([`heatmap`]), overviews of the cops' winning
 //! share from every cell ([`overview`], [`cop_win_shares`],
 //! [`last_cop_win_shares`]) and an animated GIF
 //! of a game ([`game_frames`], [`write_gif`]). Images are plain RGB
 //! buffers written as PNG (the `png` crate) or GIF (the `gif` crate);
 //! legends use a built-in 3 x 5 pixel font.
 //!
-//! - `heatmap.rs`: [`heatmap()`], [`thief_heatmap`], [`cop_heatmap`];
+//! - `heatmap.rs`: [`heatmap()`];
 //! - `overview.rs`: [`overview()`], [`cop_win_shares`],
 //!   [`last_cop_win_shares`];
 //! - `game.rs`: a game's frames and the GIF;
@@ -22,7 +21,7 @@ mod overview;
 
 pub use draw::Image;
 pub use game::{game_frames, write_gif};
-pub use heatmap::{cop_heatmap, heatmap, thief_heatmap};
+pub use heatmap::heatmap;
 pub use overview::{cop_win_shares, last_cop_win_shares, overview};
 
 use crate::error::{Error, Result};
@@ -31,15 +30,6 @@ use crate::games::cops::Turn;
 use crate::grid::Grid;
 use crate::outcome::Outcome;
 use crate::tablebase::{Probe, Tablebase};
-
-/// Which piece a heatmap of a one-cop table holds fixed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fixed {
-    /// The cop stands here; the map shows every thief cell.
-    Cop(Coord),
-    /// The thief stands here; the map shows every cop cell.
-    Thief(Coord),
-}
 
 /// A table's map as the drawing code reads it: size, walls, exits, and
 /// whether distances shade the cells.

@@ -7,7 +7,8 @@
 
 use std::sync::Mutex;
 
-use retrograde::copnumber::{cop_number_with, kcop_memory_for, CopSearch, OutOfMemory};
+use retrograde::copnumber::{cop_number_with, CopSearch, OutOfMemory};
+use retrograde::{estimate, Arena, CopsGame, Engine, Rules, SolveOptions, Speeds};
 use retrograde::{human_bytes, to_graph6};
 use serde_json::Value as Json;
 
@@ -88,7 +89,7 @@ fn copnumber_answers_a_large_graph_of_cop_number_2_with_default_flags() {
 fn copnumber_stops_at_the_first_number_of_cops_over_memory() {
     let (n, edges) = grid_with_corners();
     let arena = retrograde::Arena::from_edges(n as u32, &edges).unwrap();
-    let need = |k: usize| kcop_memory_for(&arena, k, false);
+    let need = |k: usize| need(&arena, k);
     assert!(need(1) < need(2) && need(2) < need(3));
     let dir = temp_dir("copnumber-memory-cap");
     let file = dir.join("g199.txt");
@@ -154,7 +155,7 @@ fn copnumber_stops_at_the_first_number_of_cops_over_memory() {
 fn copnumber_plan_prints_each_number_of_cops_and_where_it_stops() {
     let (n, edges) = grid_with_corners();
     let arena = retrograde::Arena::from_edges(n as u32, &edges).unwrap();
-    let need = |k: usize| kcop_memory_for(&arena, k, false);
+    let need = |k: usize| need(&arena, k);
     let dir = temp_dir("copnumber-memory-plan");
     let file = dir.join("g199.txt");
     std::fs::write(&file, edge_list(&edges)).unwrap();
@@ -184,7 +185,7 @@ fn copnumber_plan_prints_each_number_of_cops_and_where_it_stops() {
 fn cop_number_with_keeps_the_cap_reports_levels_and_stops() {
     let (n, edges) = grid_with_corners();
     let arena = retrograde::Arena::from_edges(n as u32, &edges).unwrap();
-    let need = |k: usize| kcop_memory_for(&arena, k, false);
+    let need = |k: usize| need(&arena, k);
     let capped = CopSearch {
         memory: Some(need(2) - 1),
         ..CopSearch::default()
@@ -228,4 +229,11 @@ fn cop_number_with_keeps_the_cap_reports_levels_and_stops() {
         cop_number_with(&arena, 4, &stopping),
         Err(retrograde::Error::Stopped { .. })
     ));
+}
+
+/// Bytes the solve of `k` cops on `arena` needs (the library's estimate,
+/// no distance table): what the cop-number search plans for `k` cops.
+fn need(arena: &Arena, k: usize) -> u64 {
+    let game = CopsGame::from_graph(arena.clone(), Rules::default(), k as u32, Speeds::default());
+    estimate(&game.unwrap(), &SolveOptions::new(Engine::Bitboard)).total()
 }

@@ -407,19 +407,20 @@ fn render_refuses_counts_of_cops_that_draw_nothing() {
 
 /// The library's pictures take any table: on a one-cop table the whole
 /// table's cop shares (one scan of the values blocks) are the last cop's
-/// shares with no cop fixed (a probe per state) and the heatmaps
-/// colour what the any-k ones colour; on a two-cop table a game's frames
-/// draw both cops (a GIF of them is written) and the one-cop heatmap is
-/// refused, not drawn wrong.
+/// shares with no cop fixed (a probe per state) and the heatmaps of a
+/// one-cop table without the game section colour what those of the same
+/// game solved with `--cops 1` colour; on a two-cop table a game's frames
+/// draw both cops (a GIF of them is written) and a heatmap fixing one cop
+/// is refused, not drawn wrong.
 #[test]
 fn pictures_take_a_table_of_any_number_of_cops() {
     use retrograde::render::{
-        cop_heatmap, cop_win_shares, game_frames, heatmap, last_cop_win_shares, thief_heatmap,
-        write_gif, Fixed,
+        cop_win_shares, game_frames, heatmap, last_cop_win_shares, write_gif,
     };
     let dir = temp_dir("krender-any");
     let one = dir.join("one.rtb");
     let two = dir.join("two.rtb");
+    let any = dir.join("any.rtb");
     run_status(
         &[
             "solve",
@@ -427,11 +428,14 @@ fn pictures_take_a_table_of_any_number_of_cops() {
             sample().to_str().unwrap(),
             "--save",
             one.to_str().unwrap(),
+            "--dte-table",
         ],
         0,
     );
+    solve(&sample(), "1", &any, &["--dte-table"]);
     solve(&sample(), "2", &two, &["--dte-table"]);
     let tb = Tablebase::open(&one).unwrap();
+    let any = Tablebase::open(&any).unwrap();
     for turn in [Turn::Cop, Turn::Thief] {
         assert_eq!(
             cop_win_shares(&tb, turn).unwrap(),
@@ -441,12 +445,12 @@ fn pictures_take_a_table_of_any_number_of_cops() {
         // map's cells are alike.
         let pairs = [
             (
-                heatmap(&tb, Fixed::Cop((1, 1)), turn).unwrap(),
-                thief_heatmap(&tb, &[(1, 1)], turn).unwrap(),
+                heatmap(&tb, &[(1, 1)], None, turn).unwrap(),
+                heatmap(&any, &[(1, 1)], None, turn).unwrap(),
             ),
             (
-                heatmap(&tb, Fixed::Thief((5, 9)), turn).unwrap(),
-                cop_heatmap(&tb, &[], (5, 9), turn).unwrap(),
+                heatmap(&tb, &[], Some((5, 9)), turn).unwrap(),
+                heatmap(&any, &[], Some((5, 9)), turn).unwrap(),
             ),
         ];
         for (a, b) in &pairs {
@@ -478,7 +482,7 @@ fn pictures_take_a_table_of_any_number_of_cops() {
     let mut gif = Vec::new();
     write_gif(&frames, &mut gif).unwrap();
     assert!(gif.starts_with(b"GIF89a"));
-    assert!(heatmap(&tb, Fixed::Cop((1, 1)), Turn::Cop).is_err());
+    assert!(heatmap(&tb, &[(1, 1)], None, Turn::Cop).is_err());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

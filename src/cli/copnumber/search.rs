@@ -9,10 +9,10 @@ use std::time::Duration;
 use anyhow::Result;
 use indicatif::ProgressBar;
 use retrograde::copnumber::{
-    cop_number_of_graph, cop_number_with, kcop_memory, kcop_memory_for, multiset_count, CopNumber,
-    CopSearch, OutOfMemory,
+    cop_number_of_graph, cop_number_with, memory_bound, multiset_count, CopNumber, CopSearch,
+    OutOfMemory,
 };
-use retrograde::{solve, Arena, CopsGame, Engine, Rules, SolveOptions, Speeds};
+use retrograde::{estimate, solve, Arena, CopsGame, Engine, Rules, SolveOptions, Speeds};
 
 use super::super::common::human_bytes;
 use super::super::output::stop_requested;
@@ -34,7 +34,7 @@ impl CopNumberArgs {
     /// at a time ([`CopNumberArgs::search`]), each number of cops planned.
     pub(super) fn in_parallel(&self, n: usize) -> bool {
         let threads = rayon::current_num_threads() as u64;
-        n <= 64 && kcop_memory(n, self.max_cops as usize).saturating_mul(threads) <= self.cap
+        n <= 64 && memory_bound(n, self.max_cops as usize).saturating_mul(threads) <= self.cap
     }
 
     /// The cop number of one graph in the batch's parallel solves
@@ -151,7 +151,7 @@ impl CopNumberArgs {
             self.cap_words()
         )?;
         for k in 1..=self.max_cops {
-            let need = kcop_memory_for(arena, k as usize, false);
+            let need = need(arena, k)?;
             if need <= self.cap {
                 writeln!(out, "{}: {}, fits", cops(k), human_bytes(need))?;
             } else {
@@ -197,7 +197,7 @@ impl CopNumberArgs {
     /// Refuses a `--full-solve` of `k` cops (every state, no early stop)
     /// that would not fit the cap, before any work (exit status 2).
     pub(super) fn check_fits(&self, name: &str, arena: &Arena, k: u32) -> Result<(), Failure> {
-        let need = kcop_memory_for(arena, k as usize, false);
+        let need = need(arena, k)?;
         if need > self.cap {
             return Err(Failure {
                 status: crate::cli::failure::EXIT_INPUT,
@@ -219,13 +219,7 @@ pub(super) fn full_solve(out: &mut impl Write, arena: &Arena, k: u32) -> Result<
     let n = arena.cells() as usize;
     let states = multiset_count(n, k as usize) as f64 * n as f64 * 2.0;
     let started = std::time::Instant::now();
-    let (cop, thief) = arena.speeds();
-    let speeds = Speeds {
-        cop,
-        thief,
-        lazy: arena.lazy(),
-    };
-    let game = CopsGame::from_graph(arena.clone(), Rules::default(), k, speeds)?;
+    let game = game_of(arena, k)?;
     let sol = solve(&game, &SolveOptions::new(Engine::Bitboard))?;
     let seconds = started.elapsed().as_secs_f64();
     let [cops_move, thief_moves] = sol.counts_by_parity();
@@ -255,4 +249,22 @@ pub(super) fn full_solve(out: &mut impl Write, arena: &Arena, k: u32) -> Result<
         c[0], c[1], c[2], c[3], c[4], c[5]
     )?;
     Ok(())
+}
+
+/// The game of `k` cops on `arena`, at the arena's own speeds.
+fn game_of(arena: &Arena, k: u32) -> retrograde::Result<CopsGame> {
+    let (cop, thief) = arena.speeds();
+    let speeds = Speeds {
+        cop,
+        thief,
+        lazy: arena.lazy(),
+    };
+    CopsGame::from_graph(arena.clone(), Rules::default(), k, speeds)
+}
+
+/// Bytes the solve of `k` cops on `arena` needs in memory (the library's
+/// estimate, no distance table), as the cop-number search plans it.
+fn need(arena: &Arena, k: u32) -> retrograde::Result<u64> {
+    let options = SolveOptions::new(Engine::Bitboard);
+    Ok(estimate(&game_of(arena, k)?, &options).total())
 }

@@ -7,7 +7,7 @@ use anyhow::Result;
 use retrograde::{CopsGame, Engine, Grid, Inconsistency, Solution, Turn};
 
 use super::{Play, Targets};
-use crate::cli::common::{EngineConfig, UsageError};
+use crate::cli::common::EngineConfig;
 use crate::cli::failure::Failure;
 use crate::cli::output::{Found, SolveReport};
 use crate::cli::several::{refuse_lazy, SeveralCops};
@@ -19,19 +19,6 @@ pub(super) fn setup(
     args: &SolveArgs,
     config: &EngineConfig,
 ) -> Result<(SeveralCops, Targets), Failure> {
-    if config.engine == Engine::Sweep && (args.dte_table || args.dump.is_some()) {
-        return Err(UsageError(
-            "--engine sweep computes values only: --dte-table and --dump need a level engine (bitboard, sequential or parallel)".into(),
-        )
-        .into());
-    }
-    if config.engine != Engine::Bitboard && (args.checkpoint.is_some() || args.resume.is_some()) {
-        return Err(UsageError(format!(
-            "--checkpoint and --resume need --engine bitboard (the default), not {}",
-            config.engine.as_str()
-        ))
-        .into());
-    }
     refuse_lazy(args, args.kcops.k())?;
     let targets = check_outputs(args)?;
     let play = SeveralCops::build(args, &config.limits(), config.engine == Engine::Bitboard)?;

@@ -59,6 +59,7 @@ trait Play {
 /// Runs `solve` (not `--processes`); returns the exit status.
 pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
     let config = args.engine.resolve_grid()?;
+    refuse_checkpoints(&args, config.engine)?;
     if args.kcops.active() {
         let (play, targets) = cops::setup(&args, &config)?;
         solve_game(&args, &config, play, targets, false)
@@ -92,7 +93,6 @@ fn solve_game(
         let plan = solving::plan_report(&args.map, play.game(), &options, config)?;
         return Ok(plan.print(args.json)?);
     }
-    refuse_checkpoints(args, config.engine)?;
     // The one-cop game opens its checkpoint before the game is built, the
     // several-cops game after the plan: each keeps the order of its
     // refusals and progress lines.
@@ -223,11 +223,12 @@ fn remove_finished_checkpoint(dir: &std::path::Path, reporter: &Reporter) {
     }
 }
 
-/// `--checkpoint` and `--resume` with an engine that keeps none: refused.
+/// `--checkpoint` and `--resume` with an engine that keeps none (the
+/// library's rule, [`Engine::keeps_checkpoints`]): refused before any work.
 fn refuse_checkpoints(args: &SolveArgs, engine: Engine) -> Result<(), UsageError> {
     if (args.checkpoint.is_some() || args.resume.is_some()) && !engine.keeps_checkpoints() {
         return Err(UsageError(format!(
-            "--checkpoint and --resume need --engine bitboard (the default for grid maps), not {engine}"
+            "--checkpoint and --resume need --engine bitboard (the default), not {engine}"
         )));
     }
     Ok(())

@@ -37,6 +37,6 @@ pub(crate) use engine::solve_kcops_with;
 pub use engine::{solve_kcops, KcopOptions};
 pub(crate) use levels::KcopRun;
 pub use solution::KSolution;
-pub(crate) use store::kcop_memory_least;
-pub use store::{kcop_memory, kcop_memory_for};
+pub use store::memory_bound;
+pub(crate) use store::{kcop_memory_for, kcop_memory_least};
 pub(crate) use store::{kcop_plan, KcopStorage};

@@ -339,24 +339,25 @@ impl<T: Plain> DerefMut for Words<T> {
     }
 }
 
-/// Bytes a k-cop solve of `n` cells allocates at its peak in the worst
-/// case (an arena where the thief can win somewhere, no distance table):
+/// Bytes a solve of `k` cops on any graph of `n` vertices allocates at its
+/// peak in the worst case (an arena where the thief can win somewhere, no
+/// distance table), as the cop-number search plans a batch of graphs:
 /// six bitsets (four attractors, the thief's two of the next level), the
 /// changed-row flags and kept gains of each row (`flag_bytes`), and
 /// the tables of partly-moved tuples of each worker thread. [`kcop_memory_for`] is the figure of one
 /// arena.
 #[must_use]
-pub fn kcop_memory(n: usize, k: usize) -> u64 {
+pub fn memory_bound(n: usize, k: usize) -> u64 {
     memory(n, k, true)
 }
 
 /// Bytes a k-cop solve of `arena` allocates at its peak: as
-/// [`kcop_memory`], but where the thief can win nowhere (no exit, every
+/// [`memory_bound`], but where the thief can win nowhere (no exit, every
 /// cell has a move for both sides) only the cops' WIN and the thief's LOSS
 /// attractors exist, three bitsets instead of six; plus the distance
 /// table (2 bytes a state) when asked for and the thief's neighbour rows.
 #[must_use]
-pub fn kcop_memory_for(arena: &Arena, k: usize, dte_table: bool) -> u64 {
+pub(crate) fn kcop_memory_for(arena: &Arena, k: usize, dte_table: bool) -> u64 {
     let n = arena.cells() as usize;
     let row = n.div_ceil(64).max(1) as u64 * 8;
     let table = if dte_table {
@@ -370,7 +371,7 @@ pub fn kcop_memory_for(arena: &Arena, k: usize, dte_table: bool) -> u64 {
 }
 
 /// Bytes a k-cop solve of `n` cells allocates at least: as
-/// [`kcop_memory`] where the thief can win nowhere (three bitsets), no
+/// [`memory_bound`] where the thief can win nowhere (three bitsets), no
 /// distance table. Known before the arena is built.
 pub(crate) fn kcop_memory_least(n: usize, k: usize) -> u64 {
     memory(n, k, false)
