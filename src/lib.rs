@@ -55,10 +55,9 @@ pub use format::{
 };
 pub use game::{check_game_contract, Game, Initial};
 pub use games::arena::{Arena, MAX_SPEED};
-pub use games::cops::{CopsAndThief, Rules, Turn};
+pub use games::cops::{Rules, Turn};
 pub use games::cops_game::{CopsGame, Speeds};
 pub use games::graph::{load_graph, load_graph_within, parse_graph, Convention};
-pub use games::kcops::KCops;
 pub use games::multiset::MAX_COPS;
 pub use games::position::{Cops, Position};
 pub use grid::Grid;

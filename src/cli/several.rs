@@ -12,8 +12,8 @@ use std::path::Path;
 
 use anyhow::Result;
 use retrograde::{
-    check_cops_size, load_graph_file, load_map_with_cops, Arena, Board, Coord, CopsGame, EdgeList,
-    Grid, KCops, Placement, Solution, Speeds, StorageLimits,
+    check_cops_size, load_graph_file, load_map_with_cops, Arena, Coord, CopsGame, EdgeList, Grid,
+    Solution, Speeds, StorageLimits,
 };
 
 use super::common::{
@@ -100,18 +100,18 @@ pub(crate) fn fingerprint(args: &SolveArgs) -> [(String, String); 4] {
 }
 
 impl SeveralCops {
-    /// The several-cops move generator of [`SeveralCops::game`] (every
-    /// game built here is one: a graph, several cops, a speed or the lazy
-    /// rule).
-    pub(crate) fn kcops(&self) -> &KCops {
+    /// The arena of [`SeveralCops::game`] (every game built here is on
+    /// the several-cops generator: a graph, several cops, a speed or the
+    /// lazy rule, or `--cops 1`).
+    pub(crate) fn arena(&self) -> &Arena {
         self.game
-            .arena_game()
+            .arena()
             .expect("the several-cops game is played on an arena")
     }
 
     /// A cell as JSON: `[row, column]` on a map, the vertex id on a graph.
     pub(crate) fn show(&self, cell: u32) -> serde_json::Value {
-        match self.kcops().arena().grid() {
+        match self.arena().grid() {
             Some(grid) => {
                 let (r, c) = grid.coords(cell);
                 serde_json::json!([r, c])
@@ -206,7 +206,7 @@ impl SeveralCops {
             (false, Some(t)) => game.with_start(&cops, t)?,
             _ => game,
         };
-        let start = game.start().map(|p| game.index(&p));
+        let start = game.start_state();
         Ok(SeveralCops {
             game,
             cops,
@@ -231,7 +231,7 @@ impl SeveralCops {
         found: Found,
         seconds: f64,
     ) -> SolveReport {
-        let arena = self.kcops().arena();
+        let arena = self.arena();
         let (format, edges) = match self.source {
             Source::Map { format } => (format, None),
             Source::Graph { format, edges } => (format, Some(edges)),
@@ -247,7 +247,7 @@ impl SeveralCops {
                 map,
                 format,
                 &self.game,
-                self.kcops().thief_first(),
+                self.game.rules().thief_first,
                 board,
                 found,
                 seconds,
@@ -268,8 +268,11 @@ impl SeveralCops {
 
     /// The whole-map summary of `solution`, asked for or not.
     pub(crate) fn placements(&self, solution: &Solution) -> PlacementsJson {
-        let tally = self.kcops().start_placements(solution);
-        PlacementsJson::new(&tally, self.kcops().thief_first(), |c| self.show(c))
+        let tally = self
+            .game
+            .start_placements(solution)
+            .expect("an arena's game");
+        PlacementsJson::new(&tally, self.game.rules().thief_first, |c| self.show(c))
     }
 
     /// The format of the file read (`seed`, `movingai`, `edges`, `graph6`).
@@ -293,21 +296,8 @@ fn map_game(
     speeds: Speeds,
 ) -> Result<(CopsGame, Source, Vec<u32>, Option<u32>)> {
     let map = load_map_with_cops(path, k as usize).map_err(|e| not_a_map(path, e).error)?;
-    let placement = Placement {
-        cop: None,
-        thief: None,
-        ..game.placement()
-    };
-    let walls = retrograde::Map {
-        cop: None,
-        more_cops: Vec::new(),
-        thief: None,
-        ..map.clone()
-    };
-    let board = Board::new(&walls, &placement)?;
-    let arena = Arena::from_board(&board, game.rules());
-    let built = CopsGame::on_arena(arena, game.rules(), k, speeds)?;
-    let grid = &board.grid;
+    let built = CopsGame::several_from_map(&map, &game.placement(), game.rules(), k, speeds)?;
+    let grid = built.grid().expect("a map's game has its grid");
     let order = |c: Coord| swap_xy(game.xy, c);
     let mut cops = game
         .cop

@@ -15,11 +15,13 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
-    plan_storage, solve, write_tablebase, Backing, CopsAndThief, CopsGame, Engine, Game, Map,
-    Solution, SolveOptions, StoragePlan,
+    plan_storage, solve, write_tablebase, Backing, CopsGame, Engine, Game, Map, Solution,
+    SolveOptions, Speeds, StoragePlan,
 };
 
-use super::common::{human_bytes, EngineConfig, EngineFlags, GameArgs, UsageError, VERTEX};
+use super::common::{
+    as_typed, human_bytes, EngineConfig, EngineFlags, GameArgs, UsageError, VERTEX,
+};
 use super::file_kind::hint_for_map;
 use super::output::{save_with, Found, OutputTarget, PlanReport, SaveReport, SolveReport};
 use super::progress::Reporter;
@@ -156,7 +158,7 @@ pub(crate) fn save_table(
 
 /// A solved map: the game, its solution and the report.
 pub(crate) struct Solved {
-    pub(crate) game: CopsAndThief,
+    pub(crate) game: CopsGame,
     pub(crate) solution: Solution,
     pub(crate) report: SolveReport,
 }
@@ -198,7 +200,7 @@ pub(crate) fn plan_map(
     plan_report(
         path,
         &game,
-        &options(config, dte_table, game.start()),
+        &options(config, dte_table, game.start_state()),
         config,
     )
 }
@@ -249,16 +251,19 @@ pub(crate) fn plan<G: Game>(
     Ok(plan)
 }
 
-/// The one-cop game on `map` under the flags' starts, exits and rules.
-pub(crate) fn one_cop_game(map: &Map, game_args: &GameArgs) -> Result<CopsAndThief> {
-    Ok(CopsAndThief::new(game_args.board(map)?, game_args.rules()))
+/// The one-cop game on `map` under the flags' starts, exits and rules;
+/// under `--xy` a refused cell is named as it was typed.
+pub(crate) fn one_cop_game(map: &Map, game_args: &GameArgs) -> Result<CopsGame> {
+    let placement = game_args.placement();
+    let game = CopsGame::from_map(map, &placement, game_args.rules(), 1, Speeds::default());
+    Ok(game.map_err(|e| as_typed(e, game_args.xy))?)
 }
 
 /// Warns when `game` has no exit cell: not an error (a map may be meant
 /// to have none), but the answer is then never an escape, which is rarely
 /// what was meant.
-pub(crate) fn warn_no_exits(path: &Path, game: &CopsAndThief, game_args: &GameArgs) {
-    if game.board().exits.not_any() {
+pub(crate) fn warn_no_exits(path: &Path, game: &CopsGame, game_args: &GameArgs) {
+    if !(0..game.cells()).any(|c| game.is_exit(c)) {
         let why = if game_args.exit.is_empty() && game_args.exits.is_empty() {
             "the map marks none and no --exit or --exits was given"
         } else {
@@ -284,7 +289,7 @@ pub(crate) fn solve_loaded(
     let started = Instant::now();
     let game = one_cop_game(map, game_args)?;
     warn_no_exits(path, &game, game_args);
-    let start = game.start();
+    let start = game.start_state();
     let observe = |p: &retrograde::Progress| {
         reporter.observe(p);
         retrograde::Flow::Continue

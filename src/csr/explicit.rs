@@ -27,9 +27,9 @@ use crate::storage::{Backing, Region};
 /// # Example
 /// Materialise a game and solve the copy: the values are the game's.
 /// ```
-/// use retrograde::{parse_map, solve, Backing, Board, CopsAndThief, Engine, ExplicitGraph, Placement, Rules, SolveOptions};
+/// use retrograde::{parse_map, solve, Backing, CopsGame, Engine, ExplicitGraph, Placement, Rules, SolveOptions, Speeds};
 /// let map = parse_map(b"2 3\nC.T\n..E\n", "inline").unwrap();
-/// let game = CopsAndThief::new(Board::new(&map, &Placement::default()).unwrap(), Rules::default());
+/// let game = CopsGame::from_map(&map, &Placement::default(), Rules::default(), 1, Speeds::default()).unwrap();
 /// let graph = ExplicitGraph::from_game(&game, &Backing::Memory).unwrap();
 /// assert_eq!(graph.state_count(), 2 * 6 * 6);
 /// let options = SolveOptions::new(Engine::Sequential).with_dte_table(true);

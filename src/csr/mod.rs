@@ -306,9 +306,9 @@ pub(crate) fn graph_bytes(vertices: u64, edges: u64) -> u64 {
 ///
 /// # Example
 /// ```
-/// use retrograde::{count_edges, parse_map, Board, CopsAndThief, Placement, Rules};
+/// use retrograde::{count_edges, parse_map, CopsGame, Placement, Rules, Speeds};
 /// let map = parse_map(b"1 2\nCT\n", "inline").unwrap();
-/// let game = CopsAndThief::new(Board::new(&map, &Placement::default()).unwrap(), Rules::default());
+/// let game = CopsGame::from_map(&map, &Placement::default(), Rules::default(), 1, Speeds::default()).unwrap();
 /// // Only (cop, thief) = (0, 1) and (1, 0) are not terminal: 2 moves each turn.
 /// assert_eq!(count_edges(&game), 8);
 /// ```
@@ -334,9 +334,9 @@ pub fn count_edges(game: &impl Game) -> u64 {
 ///
 /// # Example
 /// ```
-/// use retrograde::{explicit_estimate, parse_map, Backing, Board, CopsAndThief, ExplicitGraph, Placement, Rules};
+/// use retrograde::{explicit_estimate, parse_map, Backing, CopsGame, ExplicitGraph, Placement, Rules, Speeds};
 /// let map = parse_map(b"2 3\nC.T\n..E\n", "inline").unwrap();
-/// let game = CopsAndThief::new(Board::new(&map, &Placement::default()).unwrap(), Rules::default());
+/// let game = CopsGame::from_map(&map, &Placement::default(), Rules::default(), 1, Speeds::default()).unwrap();
 /// let graph = ExplicitGraph::from_game(&game, &Backing::Memory).unwrap();
 /// assert_eq!(explicit_estimate(&game), graph.bytes());
 /// ```

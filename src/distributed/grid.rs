@@ -20,6 +20,7 @@ use super::{Cluster, PartitionOptions};
 use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::games::cops::CopsAndThief;
+use crate::games::cops_game::CopsGame;
 use crate::outcome::Outcome;
 use crate::solve::grid_partition::{self, Link};
 use crate::solve::Counts;
@@ -32,8 +33,13 @@ const BIT_ENGINE: u64 = 0xb17b_0a2d_0000_0001;
 /// The states of each process's band in a partitioned bit solve of `game`
 /// over `processes` processes: `processes + 1` bounds from 0 to the state
 /// count, cut at grid rows (what [`solve_grid`] gives each process).
+///
+/// # Panics
+/// If `game` is not one cop at speed 1 on a map ([`grid_engine_runs`] is
+/// false for any other).
 #[must_use]
-pub fn grid_bands(game: &CopsAndThief, processes: usize) -> Vec<u64> {
+pub fn grid_bands(game: &CopsGame, processes: usize) -> Vec<u64> {
+    let game = grid_of(game);
     let per = 2 * game.cells();
     let cells = grid_partition::process_cells(game, processes);
     let mut bounds = vec![0];
@@ -44,19 +50,28 @@ pub fn grid_bands(game: &CopsAndThief, processes: usize) -> Vec<u64> {
 /// Bytes each process of a partitioned bit solve of `game` over
 /// `processes` processes of `workers` threads holds (its band's bitsets,
 /// with `dte_table` its distances, and the engine's buffers).
+///
+/// # Panics
+/// As [`grid_bands`].
 #[must_use]
 pub fn grid_band_bytes(
-    game: &CopsAndThief,
+    game: &CopsGame,
     processes: usize,
     workers: usize,
     dte_table: bool,
 ) -> Vec<u64> {
-    grid_partition::band_bytes(game, processes, workers, dte_table)
+    grid_partition::band_bytes(grid_of(game), processes, workers, dte_table)
 }
 
-/// Whether a partitioned one-cop solve runs on the bit engine
+/// The grid game inside `game`.
+fn grid_of(game: &CopsGame) -> &CopsAndThief {
+    game.grid_game()
+        .expect("the partitioned bit engine plays one cop at speed 1 on a map")
+}
+
+/// Whether a partitioned solve of `game` runs on the bit engine
 /// ([`solve_grid`]) rather than the counter engine ([`solve`](super::solve)):
-/// it does, unless the solve asks for what only the counter engine's bands
+/// it does for one cop at speed 1 on a map, unless the solve asks for what only the counter engine's bands
 /// keep: scratch files (`limits.scratch`), or a `limits.memory` cap that
 /// the largest process's bit band does not fit under (the counter engine
 /// then plans scratch files or refuses). Checkpoints run on either, each
@@ -64,13 +79,13 @@ pub fn grid_band_bytes(
 /// gets the same answer, as the handshake requires.
 #[must_use]
 pub fn grid_engine_runs(
-    game: &CopsAndThief,
+    game: &CopsGame,
     processes: usize,
     workers: usize,
     dte_table: bool,
     limits: &crate::solve::StorageLimits,
 ) -> bool {
-    if limits.scratch.is_some() {
+    if game.grid_game().is_none() || limits.scratch.is_some() {
         return false;
     }
     limits.memory.is_none_or(|cap| {
@@ -226,11 +241,18 @@ impl Link for TcpLink {
 /// of another band; [`Error::Unsupported`] for scratch files, which
 /// partitioned solves keep on the counter engine ([`solve`](super::solve)).
 pub fn solve_grid(
-    game: Arc<CopsAndThief>,
+    game: Arc<CopsGame>,
     cluster: &Cluster,
     options: &PartitionOptions,
 ) -> Result<PartitionedSolution> {
     assert!(cluster.workers >= 1 && cluster.process < cluster.processes());
+    let Some(grid) = game.grid_game() else {
+        return Err(Error::Unsupported {
+            engine: "distributed bitboard".into(),
+            what: "a game other than one cop at speed 1 on a map".into(),
+            hint: "the counter engine's partitioned solve plays it (distributed::solve)".into(),
+        });
+    };
     let unsupported = |what: &str| Error::Unsupported {
         engine: "distributed bitboard".into(),
         what: what.into(),
@@ -282,7 +304,7 @@ pub fn solve_grid(
     let mut link = TcpLink::new(cluster, sockets)?;
     let observer = options.observer.clone();
     let band = grid_partition::solve_band(
-        &game,
+        grid,
         &mut link,
         cluster.workers,
         options.dte_table,

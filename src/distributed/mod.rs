@@ -4,7 +4,7 @@
 //! The state array is cut into contiguous *bands*, one per worker; for the
 //! grid game a band is the states of a range of cop cells that starts at a
 //! grid row, so a worker owns whole rows of the cop's map; for the
-//! several-cops game ([`KCops`](crate::KCops)) a band is the states of a
+//! several-cops game (`KCops` (`games/kcops.rs`)) a band is the states of a
 //! run of cop multisets ([`bands`], with [`session`] the value peers
 //! compare).
 //! Each worker keeps its band's cells (the counters of `storage/cells.rs`,

@@ -1,4 +1,4 @@
-//! The board of the several-cops game ([`KCops`](crate::KCops)): cells,
+//! The board of the several-cops game (`KCops` (`games/kcops.rs`)): cells,
 //! the cops' and the thief's one-step relations, exits, pass flags and
 //! speeds, built from a grid map or from an undirected graph.
 //!
@@ -255,12 +255,14 @@ impl Arena {
     /// # Example
     /// Two lazy cops still catch the thief on a 5-cycle:
     /// ```
-    /// use retrograde::{solve, Arena, Engine, KCops, SolveOptions, Verdict};
+    /// use retrograde::{solve, Arena, CopsGame, Engine, Rules, SolveOptions, Speeds, Verdict};
     /// let edges = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)];
-    /// let cycle = Arena::from_edges(5, &edges).unwrap().with_lazy(true);
-    /// let game = KCops::new(cycle, 2).unwrap();
+    /// let cycle = Arena::from_edges(5, &edges).unwrap();
+    /// let lazy = Speeds { lazy: true, ..Speeds::default() };
+    /// let game = CopsGame::from_graph(cycle, Rules::default(), 2, lazy).unwrap();
+    /// let game = game.with_start(&[0, 0], 2).unwrap();
     /// let solution = solve(&game, &SolveOptions::new(Engine::Sequential)).unwrap();
-    /// let start = game.start(&[0, 0], 2);
+    /// let start = game.index(&game.start().unwrap());
     /// assert_eq!(game.verdict(solution.outcome(start)), Verdict::CopWins);
     /// ```
     #[must_use]

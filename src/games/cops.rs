@@ -14,7 +14,7 @@ use std::ops::Range;
 use crate::board::Board;
 use crate::game::{Game, Initial};
 use crate::grid::STEPS;
-use crate::outcome::{Outcome, Terminal, Verdict};
+use crate::outcome::Terminal;
 
 /// The rule variants (`docs/rules.md`). `Rules::default()` is the standard game:
 /// cop moves like a king with corner cutting, thief like a rook, both may
@@ -99,16 +99,6 @@ impl Moves {
 ///
 /// A player with no move at all (possible only without passing, on an
 /// isolated cell) loses: the normal-play convention.
-///
-/// # Example
-/// ```
-/// use retrograde::{parse_map, solve, Board, CopsAndThief, Engine, Placement, Rules, SolveOptions, Verdict};
-/// let map = parse_map(b"1 3\nC.T\n", "example").unwrap();
-/// let game = CopsAndThief::new(Board::new(&map, &Placement::default()).unwrap(), Rules::default());
-/// let solution = solve(&game, &SolveOptions::new(Engine::Sequential)).unwrap();
-/// let start = game.start().unwrap();
-/// assert_eq!(game.verdict(solution.outcome(start)), Verdict::CopWins);
-/// ```
 #[derive(Clone, Debug)]
 pub struct CopsAndThief {
     board: Board,
@@ -235,12 +225,6 @@ impl CopsAndThief {
             Turn::Cop
         };
         Some(self.state(self.board.cop?, self.board.thief?, turn))
-    }
-
-    /// The cop's verdict for the start state's value (for its mover).
-    #[must_use]
-    pub fn verdict(&self, start_value: Outcome) -> Verdict {
-        Verdict::from_mover(start_value, !self.rules.thief_first)
     }
 
     #[inline]

@@ -67,6 +67,15 @@ enum Moves {
 /// let start = game.start().unwrap();
 /// assert_eq!(game.verdict(solution.outcome(game.index(&start))), Verdict::CopWins);
 /// ```
+/// One cop on a map catches a thief in a corridor:
+/// ```
+/// use retrograde::{parse_map, solve, CopsGame, Engine, Placement, Rules, SolveOptions, Speeds, Verdict};
+/// let map = parse_map(b"1 3\nC.T\n", "example").unwrap();
+/// let game = CopsGame::from_map(&map, &Placement::default(), Rules::default(), 1, Speeds::default()).unwrap();
+/// let solution = solve(&game, &SolveOptions::new(Engine::Sequential)).unwrap();
+/// let start = game.index(&game.start().unwrap());
+/// assert_eq!(game.verdict(solution.outcome(start)), Verdict::CopWins);
+/// ```
 #[derive(Clone, Debug)]
 pub struct CopsGame {
     moves: Moves,
@@ -93,11 +102,29 @@ impl CopsGame {
         speeds: Speeds,
     ) -> Result<CopsGame> {
         if k == 1 && speeds == Speeds::default() {
-            return Ok(CopsGame::from(CopsAndThief::new(
+            return Ok(CopsGame::of_grid(CopsAndThief::new(
                 Board::new(map, placement)?,
                 rules,
             )));
         }
+        CopsGame::several_from_map(map, placement, rules, k, speeds)
+    }
+
+    /// The game of `k` cops on `map` by the several-cops move generator,
+    /// even for one cop at speed 1 (its tables then in the several-cops
+    /// layout, as `solve --cops K` writes them): the map's walls and the
+    /// exits of `placement` over the map's own; the start comes from
+    /// [`with_start`](Self::with_start), not from the map's letters.
+    ///
+    /// # Errors
+    /// As [`from_map`](Self::from_map).
+    pub fn several_from_map(
+        map: &Map,
+        placement: &Placement,
+        rules: Rules,
+        k: u32,
+        speeds: Speeds,
+    ) -> Result<CopsGame> {
         let walls = Map {
             cop: None,
             more_cops: Vec::new(),
@@ -110,37 +137,21 @@ impl CopsGame {
             ..placement.clone()
         };
         let board = Board::new(&walls, &placement)?;
-        let arena = Arena::from_board(&board, rules);
-        CopsGame::on_arena(arena, rules, k, speeds)
+        CopsGame::from_graph(Arena::from_board(&board, rules), rules, k, speeds)
     }
 
     /// The game of `k` cops on a graph's `arena` (its exits and passes
     /// set; of `rules` only the passes it was built with and who moves
-    /// first count).
+    /// first count), or on a map's, by the several-cops move generator.
     ///
     /// # Errors
     /// As [`from_map`](Self::from_map).
     pub fn from_graph(arena: Arena, rules: Rules, k: u32, speeds: Speeds) -> Result<CopsGame> {
-        CopsGame::on_arena(arena, rules, k, speeds)
-    }
-
-    /// The game of `k` cops on any `arena` (a graph's or a map's) by the
-    /// several-cops move generator, even for one cop at speed 1 on a map
-    /// (whose table is then in the several-cops layout, as `solve --cops`
-    /// on a graph or `copnumber` and batch's cop numbers need).
-    ///
-    /// # Errors
-    /// As [`from_map`](Self::from_map).
-    pub fn on_arena(arena: Arena, rules: Rules, k: u32, speeds: Speeds) -> Result<CopsGame> {
         let arena = arena
             .with_speeds(speeds.cop, speeds.thief)
             .with_lazy(speeds.lazy);
         let game = KCops::new(arena, k)?.with_thief_first(rules.thief_first);
-        Ok(CopsGame {
-            moves: Moves::Arena(game),
-            rules,
-            start: None,
-        })
+        Ok(CopsGame::of_arena(game, rules))
     }
 
     /// The game with its start: `cops` (any order, `k` of them) and the
@@ -224,6 +235,12 @@ impl CopsGame {
         self.start
     }
 
+    /// The state index of the start, if the game has one.
+    #[must_use]
+    pub fn start_state(&self) -> Option<u64> {
+        self.start.map(|p| self.index(&p))
+    }
+
     /// The state index of `position` (its cops in any order).
     #[must_use]
     pub fn index(&self, position: &Position) -> u64 {
@@ -264,9 +281,34 @@ impl CopsGame {
         }
     }
 
+    /// The several-cops generator's arena (none for one cop at speed 1
+    /// on a map, whose moves are the grid's): a graph's edges, exits and
+    /// speeds as the game reads them.
+    #[must_use]
+    pub fn arena(&self) -> Option<&Arena> {
+        self.arena_game().map(KCops::arena)
+    }
+
+    /// The board of one cop at speed 1 on a map (its grid, exits and
+    /// start cells); none for the several-cops generator (see
+    /// [`arena`](Self::arena)).
+    #[must_use]
+    pub fn board(&self) -> Option<&Board> {
+        self.grid_game().map(CopsAndThief::board)
+    }
+
+    /// Whether cell `c` is an exit (false for a cell not of the game).
+    #[must_use]
+    pub fn is_exit(&self, c: u32) -> bool {
+        match &self.moves {
+            Moves::Grid(grid) => grid.board().exits.get(c as usize).is_some_and(|e| *e),
+            Moves::Arena(game) => c < game.arena().cells() && game.arena().is_exit(c),
+        }
+    }
+
     /// The grid game inside, when this is one cop at speed 1 on a map.
     #[must_use]
-    pub fn grid_game(&self) -> Option<&CopsAndThief> {
+    pub(crate) fn grid_game(&self) -> Option<&CopsAndThief> {
         match &self.moves {
             Moves::Grid(grid) => Some(grid),
             Moves::Arena(_) => None,
@@ -275,7 +317,7 @@ impl CopsGame {
 
     /// The several-cops game inside, for any other game.
     #[must_use]
-    pub fn arena_game(&self) -> Option<&KCops> {
+    pub(crate) fn arena_game(&self) -> Option<&KCops> {
         match &self.moves {
             Moves::Grid(_) => None,
             Moves::Arena(game) => Some(game),
@@ -283,9 +325,9 @@ impl CopsGame {
     }
 }
 
-impl From<CopsAndThief> for CopsGame {
+impl CopsGame {
     /// The grid game as a cops game, with its board's start.
-    fn from(grid: CopsAndThief) -> CopsGame {
+    pub(crate) fn of_grid(grid: CopsAndThief) -> CopsGame {
         let rules = grid.rules();
         let board = grid.board();
         let start = board.cop.zip(board.thief).map(|(cop, thief)| Position {
@@ -297,6 +339,15 @@ impl From<CopsAndThief> for CopsGame {
             moves: Moves::Grid(grid),
             rules,
             start,
+        }
+    }
+
+    /// The several-cops generator as a cops game under `rules`, no start.
+    pub(crate) fn of_arena(game: KCops, rules: Rules) -> CopsGame {
+        CopsGame {
+            moves: Moves::Arena(game),
+            rules,
+            start: None,
         }
     }
 }

@@ -7,7 +7,7 @@
 //! `rank(c) = sum_i C(c_i + i - 1, i)` (i from 1): the ranks of all
 //! multisets are exactly `0..C(n + k - 1, k)`. State `(c, t, turn)` has
 //! index `(rank(c) * n + t) * 2 + turn`, turn 0 for the cops to move. With
-//! one cop `rank(c) = c_1`, which is [`CopsAndThief`](crate::CopsAndThief)'s
+//! one cop `rank(c) = c_1`, which is `CopsAndThief`'s
 //! layout.
 //!
 //! Successors and predecessors are the *distinct* states one move away:
@@ -26,25 +26,12 @@ use crate::games::arena::Arena;
 use crate::games::cops::Turn;
 use crate::games::multiset::{multiset_count, Ranker, MAX_COPS};
 use crate::games::position::{Cops, Position};
-use crate::outcome::{Outcome, Terminal, Verdict};
+use crate::outcome::Terminal;
 
 /// `k` cops and a thief on an [`Arena`].
 ///
 /// A side with no move at all (no passing, an isolated cell) loses, as in
 /// the one-cop game.
-///
-/// # Example
-/// Two cops catch the thief on a 5-cycle, where one cop cannot:
-/// ```
-/// use retrograde::{solve, Arena, Engine, KCops, SolveOptions, Verdict};
-/// let cycle = Arena::from_edges(5, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)]).unwrap();
-/// for (k, verdict) in [(1, Verdict::Draw), (2, Verdict::CopWins)] {
-///     let game = KCops::new(cycle.clone(), k).unwrap();
-///     let solution = solve(&game, &SolveOptions::new(Engine::Sequential)).unwrap();
-///     let start = game.start(&[0; 2][..k as usize], 2);
-///     assert_eq!(game.verdict(solution.outcome(start)), verdict);
-/// }
-/// ```
 #[derive(Clone, Debug)]
 pub struct KCops {
     /// This game's id for the per-thread memos (`kcops/memo.rs`).
@@ -195,23 +182,6 @@ impl KCops {
             thief,
             turn,
         }
-    }
-
-    /// The start state with these cops and thief and the first mover.
-    #[must_use]
-    pub fn start(&self, cops: &[u32], thief: u32) -> u64 {
-        let turn = if self.thief_first {
-            Turn::Thief
-        } else {
-            Turn::Cop
-        };
-        self.state(cops, thief, turn)
-    }
-
-    /// The cops' verdict for the start state's value (for its mover).
-    #[must_use]
-    pub fn verdict(&self, start_value: Outcome) -> Verdict {
-        Verdict::from_mover(start_value, !self.thief_first)
     }
 
     /// The terminal value of `(cops, thief, turn)`, if it is terminal:

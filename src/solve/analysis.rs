@@ -6,6 +6,7 @@ use super::solution::Solution;
 use crate::board::Board;
 use crate::format::Coord;
 use crate::games::cops::{CopsAndThief, Turn};
+use crate::games::cops_game::CopsGame;
 use crate::games::kcops::KCops;
 use crate::outcome::{Dte, Outcome};
 
@@ -39,9 +40,9 @@ pub struct LongestGame {
     pub thief: Coord,
 }
 
-impl CopsAndThief {
-    /// Number of states of the game on `board`, `2 * C^2` for `C` free
-    /// cells, without building the move tables.
+impl CopsGame {
+    /// Number of states of the one-cop game on `board`, `2 * C^2` for `C`
+    /// free cells, without building the move tables.
     #[must_use]
     pub fn state_count_of(board: &Board) -> u64 {
         let cells = board.grid.cells() as u64;
@@ -51,18 +52,60 @@ impl CopsAndThief {
     /// Tallies the start pairs of `solution` (a solution of this game) by
     /// verdict, from its per-side counts (one parallel sweep on the current
     /// rayon pool, popcounts for the bitboard engine), and finds a longest
-    /// one.
+    /// one: for one cop at speed 1 on a map (`None` for any other game;
+    /// see [`CopsGame::start_placements`]).
     ///
     /// # Example
     /// ```
-    /// use retrograde::{parse_map, solve, Board, CopsAndThief, Engine, Placement, Rules, SolveOptions};
+    /// use retrograde::{parse_map, solve, CopsGame, Engine, Placement, Rules, SolveOptions, Speeds};
     /// let map = parse_map(b"1 3\nC.T\n", "example").unwrap();
-    /// let game = CopsAndThief::new(Board::new(&map, &Placement::default()).unwrap(), Rules::default());
-    /// let pairs = game.start_pairs(&solve(&game, &SolveOptions::new(Engine::Sequential)).unwrap());
+    /// let game = CopsGame::from_map(&map, &Placement::default(), Rules::default(), 1, Speeds::default()).unwrap();
+    /// let solution = solve(&game, &SolveOptions::new(Engine::Sequential)).unwrap();
+    /// let pairs = game.start_pairs(&solution).unwrap();
     /// assert_eq!((pairs.pairs, pairs.cop_wins), (6, 6));
     /// ```
     #[must_use]
-    pub fn start_pairs(&self, solution: &Solution) -> StartPairs {
+    pub fn start_pairs(&self, solution: &Solution) -> Option<StartPairs> {
+        Some(self.grid_game()?.start_pairs(solution))
+    }
+
+    /// Tallies the start placements of `solution` (a solution of this
+    /// game) by verdict from its per-side counts, and finds a longest one
+    /// and the best placement of the cops: for the several-cops generator
+    /// (`None` for one cop at speed 1 on a map; see
+    /// [`CopsGame::start_pairs`]).
+    ///
+    /// The longest placement comes from the solve's deepest state of the
+    /// first mover's side ([`Solution::deepest`]: the counter engines,
+    /// and the bitboard kernel for the cops' side) or else from a kept
+    /// distance table; the best placement from the kernel
+    /// ([`Solution::winning_placement`]) or else from a kept distance
+    /// table. A solve with neither (the sweep engine, a counter engine
+    /// without `--dte-table`) leaves them unknown.
+    ///
+    /// # Example
+    /// ```
+    /// use retrograde::{solve, Arena, CopsGame, Engine, Rules, SolveOptions, Speeds};
+    /// let path = Arena::from_edges(3, &[(0, 1), (1, 2)]).unwrap();
+    /// let game = CopsGame::from_graph(path, Rules::default(), 2, Speeds::default()).unwrap();
+    /// let solution = solve(&game, &SolveOptions::new(Engine::Bitboard)).unwrap();
+    /// let p = game.start_placements(&solution).unwrap();
+    /// // 6 multisets of 2 cops on 3 cells, the thief on a cell no cop holds.
+    /// assert_eq!((p.placements, p.cop_wins), (9, 9));
+    /// // Cops on 0 and 1 catch a thief on 2 in one move (no placement
+    /// // covers all three cells); [0, 1] ranks first among those.
+    /// let best = p.best.unwrap();
+    /// assert_eq!((best.cops, best.capture_plies), (vec![0, 1], 1));
+    /// ```
+    #[must_use]
+    pub fn start_placements(&self, solution: &Solution) -> Option<StartPlacements> {
+        Some(self.arena_game()?.start_placements(solution))
+    }
+}
+
+impl CopsAndThief {
+    /// [`CopsGame::start_pairs`] of the grid game.
+    pub(crate) fn start_pairs(&self, solution: &Solution) -> StartPairs {
         let turn = if self.rules().thief_first {
             Turn::Thief
         } else {
@@ -143,13 +186,13 @@ pub struct StartPlacements {
     /// A placement at the largest distance to end among them (the
     /// smallest state index among those); `None` when none was decided,
     /// or the solve kept no distance it can be read from (see
-    /// [`KCops::start_placements`]).
+    /// [`CopsGame::start_placements`]).
     pub longest: Option<LongestPlacement>,
     /// The cops' placement that wins against every thief cell, the cops
     /// to move, in the fewest plies (the smallest multiset rank on ties):
     /// the one `copnumber` gives for `k` cops. `None` when no placement
     /// wins everywhere, or the solve kept no distance to tell (see
-    /// [`KCops::start_placements`]).
+    /// [`CopsGame::start_placements`]).
     pub best: Option<BestPlacement>,
     /// Whether [`StartPlacements::best`] was computed (false when the
     /// solve kept neither the kernel's placement nor distances).
@@ -178,34 +221,8 @@ pub struct BestPlacement {
 }
 
 impl KCops {
-    /// Tallies the start placements of `solution` (a solution of this
-    /// game) by verdict from its per-side counts, and finds a longest one
-    /// and the best placement of the cops.
-    ///
-    /// The longest placement comes from the solve's deepest state of the
-    /// first mover's side ([`Solution::deepest`]: the counter engines,
-    /// and the bitboard kernel for the cops' side) or else from a kept
-    /// distance table; the best placement from the kernel
-    /// ([`Solution::winning_placement`]) or else from a kept distance
-    /// table. A solve with neither (the sweep engine, a counter engine
-    /// without `--dte-table`) leaves them unknown.
-    ///
-    /// # Example
-    /// ```
-    /// use retrograde::{solve, Arena, Engine, KCops, SolveOptions};
-    /// let path = Arena::from_edges(3, &[(0, 1), (1, 2)]).unwrap();
-    /// let game = KCops::new(path, 2).unwrap();
-    /// let solution = solve(&game, &SolveOptions::new(Engine::Bitboard)).unwrap();
-    /// let p = game.start_placements(&solution);
-    /// // 6 multisets of 2 cops on 3 cells, the thief on a cell no cop holds.
-    /// assert_eq!((p.placements, p.cop_wins), (9, 9));
-    /// // Cops on 0 and 1 catch a thief on 2 in one move (no placement
-    /// // covers all three cells); [0, 1] ranks first among those.
-    /// let best = p.best.unwrap();
-    /// assert_eq!((best.cops, best.capture_plies), (vec![0, 1], 1));
-    /// ```
-    #[must_use]
-    pub fn start_placements(&self, solution: &Solution) -> StartPlacements {
+    /// [`CopsGame::start_placements`] of the several-cops generator.
+    pub(crate) fn start_placements(&self, solution: &Solution) -> StartPlacements {
         let turn = if self.thief_first() {
             Turn::Thief
         } else {

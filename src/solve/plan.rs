@@ -215,9 +215,9 @@ pub struct Passes {
 ///
 /// # Example
 /// ```
-/// use retrograde::{parse_map, plan_storage, Backing, Board, CopsAndThief, Engine, Placement, Rules, SolveOptions, StorageLimits};
+/// use retrograde::{parse_map, plan_storage, Backing, CopsGame, Engine, Placement, Rules, SolveOptions, StorageLimits, Speeds};
 /// let map = parse_map(b"3 4\nC..E\n.**.\n...T\n", "example.txt").unwrap();
-/// let game = CopsAndThief::new(Board::new(&map, &Placement::default()).unwrap(), Rules::default());
+/// let game = CopsGame::from_map(&map, &Placement::default(), Rules::default(), 1, Speeds::default()).unwrap();
 /// let options = SolveOptions::new(Engine::Sequential);
 /// let limits = StorageLimits { memory: Some(1 << 20), ..StorageLimits::default() };
 /// let plan = plan_storage(&game, &options, &limits).unwrap();

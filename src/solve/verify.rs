@@ -64,9 +64,9 @@ pub struct Inconsistency {
 ///
 /// # Example
 /// ```
-/// use retrograde::{parse_map, solve, verify, Board, CopsAndThief, Engine, Placement, Rules, SolveOptions};
+/// use retrograde::{parse_map, solve, verify, CopsGame, Engine, Placement, Rules, SolveOptions, Speeds};
 /// let map = parse_map(b"2 3\nC.T\nE.E\n", "m").unwrap();
-/// let game = CopsAndThief::new(Board::new(&map, &Placement::default()).unwrap(), Rules::default());
+/// let game = CopsGame::from_map(&map, &Placement::default(), Rules::default(), 1, Speeds::default()).unwrap();
 /// let solution = solve(&game, &SolveOptions::new(Engine::Sequential).with_dte_table(true)).unwrap();
 /// let check = verify(&game, &solution);
 /// assert!(check.ok() && check.distances);

@@ -15,7 +15,7 @@ use crate::games::multiset::Ranker;
 
 impl Tablebase {
     /// For every cop multiset, by rank (the order of
-    /// [`KCops::rank`](crate::KCops::rank); a one-cop table's by cell):
+    /// `copnumber::rank_multiset`; a one-cop table's by cell):
     /// the number of thief cells outside the multiset from which the cops
     /// win with `turn` to move (a WIN for the cops to move, a LOSS for the
     /// thief to move). Thief cells under a cop are left out: those states

@@ -20,9 +20,10 @@ use crate::board::Board;
 use crate::error::{Error, Result};
 use crate::format::Coord;
 use crate::games::cops::{CopsAndThief, Turn};
-use crate::games::kcops::KCops;
+use crate::games::cops_game::CopsGame;
 use crate::games::multiset::{Ranker, MAX_COPS};
 use crate::games::position::{Cops, Position};
+use crate::games::{Shape, Special};
 use crate::grid::Grid;
 use crate::outcome::{Dte, Outcome};
 
@@ -52,15 +53,6 @@ impl RatedMove {
     }
 }
 
-/// The game a table was solved on, rebuilt from its header: it generates
-/// the moves that [`Tablebase::rated_moves`] rates.
-enum TableGame {
-    /// A one-cop table (no game section): the grid game.
-    Grid(CopsAndThief),
-    /// A table with the game section, any k, map or graph.
-    Cops(KCops),
-}
-
 /// A saved solve of any number of cops, on a map or a graph: answers any
 /// position by decoding one block. Cheap to share between threads
 /// (`&Tablebase` is `Sync`); each thread keeps its last decoded block of
@@ -70,12 +62,12 @@ enum TableGame {
 ///
 /// # Example
 /// ```
-/// use retrograde::{parse_map, solve, write_tablebase, Board, CopsAndThief, Engine, Outcome, Placement, Rules, SolveOptions, Tablebase, Turn};
+/// use retrograde::{parse_map, solve, write_tablebase, CopsGame, Engine, Outcome, Placement, Rules, SolveOptions, Tablebase, Turn, Speeds};
 /// let map = parse_map(b"1 4\nC..T\n", "inline").unwrap();
-/// let game = CopsAndThief::new(Board::new(&map, &Placement::default()).unwrap(), Rules::default());
+/// let game = CopsGame::from_map(&map, &Placement::default(), Rules::default(), 1, Speeds::default()).unwrap();
 /// let solution = solve(&game, &SolveOptions::new(Engine::Sequential).with_dte_table(true)).unwrap();
 /// let path = std::env::temp_dir().join(format!("tb-doc-{}.rtb", std::process::id()));
-/// write_tablebase(&game.clone().into(), &solution, "sequential", &mut std::fs::File::create(&path).unwrap()).unwrap();
+/// write_tablebase(&game, &solution, "sequential", &mut std::fs::File::create(&path).unwrap()).unwrap();
 /// let table = Tablebase::open(&path).unwrap();
 /// let cop = table.map_cell("cop", (0, 0)).unwrap();
 /// let thief = table.map_cell("thief", (0, 3)).unwrap();
@@ -93,7 +85,9 @@ pub struct Tablebase {
     /// The files, in file order, tiling the states (one without shards).
     shards: Vec<Raw>,
     header: Header,
-    game: TableGame,
+    /// The game solved, rebuilt from the header: it generates the moves
+    /// that [`Tablebase::rated_moves`] rates.
+    game: CopsGame,
     /// Where a state of the game lies in each file, one order per file
     /// (the identity without thief tiles; a several-cops shard's over its
     /// band).
@@ -170,7 +164,7 @@ impl Tablebase {
             orders: vec![StateOrder::new(n, n, n); shards.len()],
             ranker: Ranker::new(n as usize),
             n,
-            game: TableGame::Grid(game),
+            game: CopsGame::of_grid(game),
             header,
             shards,
         })
@@ -180,6 +174,7 @@ impl Tablebase {
     /// shard of its set.
     fn several(path: &Path, raw: Raw, k: &KSection) -> Result<Tablebase> {
         let game = game_of(&raw.body, k).map_err(|e| raw.error("header", e.to_string()))?;
+        let raw_rules = raw.body.rules;
         let n = u64::from(game.arena().cells());
         let shards = match raw.body.shard {
             None => vec![raw],
@@ -221,11 +216,18 @@ impl Tablebase {
         header.thief_tile = orders[0].tile() as u32;
         header.cop_start = None;
         header.thief_start = None;
+        let game = CopsGame::of_arena(game, raw_rules);
+        let game = match &start {
+            Some(p) => game
+                .with_start(&p.cops, p.thief)
+                .map_err(|e| shards[0].error("header", e.to_string()))?,
+            None => game,
+        };
         Ok(Tablebase {
             path: path.to_path_buf(),
             shards,
             header,
-            game: TableGame::Cops(game),
+            game,
             orders,
             ranker: Ranker::new(n as usize),
             n,
@@ -271,38 +273,21 @@ impl Tablebase {
     /// The map's grid (`None` on a graph).
     #[must_use]
     pub fn grid(&self) -> Option<&Grid> {
-        match &self.game {
-            TableGame::Grid(g) => Some(&g.board().grid),
-            TableGame::Cops(g) => g.arena().grid(),
-        }
+        self.game.grid()
     }
 
-    /// The game of a one-cop table (no game section), as solved.
+    /// The game of the table, as solved (rebuilt from its header): one
+    /// cop on a map for a table without the game section, else the
+    /// several-cops game of the game section, any k, map or graph.
     #[must_use]
-    pub fn one_cop_game(&self) -> Option<&CopsAndThief> {
-        match &self.game {
-            TableGame::Grid(g) => Some(g),
-            TableGame::Cops(_) => None,
-        }
-    }
-
-    /// The game of a table with the game section (format 4 to 6).
-    #[must_use]
-    pub fn cops_game(&self) -> Option<&KCops> {
-        match &self.game {
-            TableGame::Grid(_) => None,
-            TableGame::Cops(g) => Some(g),
-        }
+    pub fn game(&self) -> &CopsGame {
+        &self.game
     }
 
     /// Whether cell `c` is an exit (false for a cell not of the game).
     #[must_use]
     pub fn is_exit(&self, c: u32) -> bool {
-        u64::from(c) < self.n
-            && match &self.game {
-                TableGame::Grid(g) => g.board().exits[c as usize],
-                TableGame::Cops(g) => g.arena().is_exit(c),
-            }
+        self.game.is_exit(c)
     }
 
     /// The cell of a map's `(row, col)`; `None` off the map, on a wall, or
@@ -542,9 +527,10 @@ impl Tablebase {
         };
         let key = |m: &RatedMove| (rank(m.value, m.dte), m.to.cops, m.to.thief);
         let probe = |t| self.probe_state(t);
-        match &self.game {
-            TableGame::Grid(g) => rate_successors(g, s, probe, rate, key),
-            TableGame::Cops(g) => rate_successors(g, s, probe, rate, key),
+        match self.game.shape() {
+            Shape::Grid(g) => rate_successors(g, s, probe, rate, key),
+            Shape::Several(g) => rate_successors(g, s, probe, rate, key),
+            Shape::Other => unreachable!("a table's game is a cops game"),
         }
     }
 
@@ -576,9 +562,10 @@ impl Tablebase {
         for raw in &self.shards {
             check::check_raw(raw)?;
         }
-        match &self.game {
-            TableGame::Grid(g) => check::check_moves(self, g)?,
-            TableGame::Cops(g) => check::check_moves(self, g)?,
+        match self.game.shape() {
+            Shape::Grid(g) => check::check_moves(self, g)?,
+            Shape::Several(g) => check::check_moves(self, g)?,
+            Shape::Other => unreachable!("a table's game is a cops game"),
         }
         Ok(CheckReport {
             value_blocks: self.header.value_blocks,

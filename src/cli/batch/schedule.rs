@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use rayon::prelude::*;
-use retrograde::{load_map, CopsAndThief, CopsGame, Engine, Map};
+use retrograde::{load_map, CopsGame, Engine, Map};
 
 use super::results::{Longest, Row, Share, Sink, OK, TOO_LARGE};
 use super::scen::{with_pair, Pairs};
@@ -228,7 +228,7 @@ fn plan(path: &Path, batch: &Batch<'_>) -> Plan {
     // Placement errors (a --cop outside this map) are found here, before
     // any map is solved.
     let board = batch.game.board(&map).map_err(failed)?;
-    let states = CopsAndThief::state_count_of(&board);
+    let states = CopsGame::state_count_of(&board);
     if batch.max_states.is_some_and(|max| states > max) {
         return Err(batch.rows(
             path,
@@ -285,19 +285,15 @@ fn solve_job(job: &Job, batch: &Batch<'_>, config: &EngineConfig, reporter: &Rep
         }
         let saved = OutputTarget::check("--save-dir", table)
             .map_err(anyhow::Error::from)
-            .and_then(|target| {
-                save_table(
-                    target,
-                    &CopsGame::from(solved.game.clone()),
-                    &solved.solution,
-                    config.engine,
-                )
-            });
+            .and_then(|target| save_table(target, &solved.game, &solved.solution, config.engine));
         if let Err(e) = saved {
             return failed(&e);
         }
     }
-    let pairs = solved.game.start_pairs(&solved.solution);
+    let pairs = solved
+        .game
+        .start_pairs(&solved.solution)
+        .expect("one cop on a map");
     let share = (pairs.pairs > 0).then(|| {
         let fraction = |count: u64| count as f64 / pairs.pairs as f64;
         Share {
@@ -347,7 +343,12 @@ fn solve_job(job: &Job, batch: &Batch<'_>, config: &EngineConfig, reporter: &Rep
     cells
         .into_iter()
         .map(|pair| {
-            let state = game.state(pair.cop, pair.thief, turn);
+            let cops = retrograde::Cops::one(pair.cop);
+            let state = game.index(&retrograde::Position {
+                cops,
+                thief: pair.thief,
+                turn,
+            });
             with_pair(
                 &pair.row,
                 Row {

@@ -181,8 +181,7 @@ pub(super) fn run_maps(
 fn summary_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<Row> {
     let started = Instant::now();
     let several = build(args, config, path)?;
-    let game = several.kcops();
-    let arena = game.arena();
+    let (game, arena) = (&several.game, several.arena());
     let grid = arena.grid();
     let row = Row {
         format: Some(several.format()),
@@ -234,7 +233,7 @@ fn summary_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<R
 /// `--resume` with more memory tries it again).
 fn cop_number_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<Row> {
     let several = SeveralCops::build_from(path, &args.game, &args.kcops, &config.limits(), false)?;
-    let arena = several.kcops().arena();
+    let arena = several.arena();
     if arena.cells() == 0 {
         anyhow::bail!("a map with no free cell has no cop number");
     }

@@ -20,8 +20,7 @@ use std::time::Instant;
 use anyhow::{anyhow, Result};
 use clap::Args as ClapArgs;
 use retrograde::{
-    count_edges, load_map, plan_storage, solve, Board, CopsAndThief, Engine, Game, SolveOptions,
-    StorageLimits,
+    count_edges, load_map, plan_storage, solve, Engine, Game, Map, SolveOptions, StorageLimits,
 };
 use serde::Serialize;
 
@@ -29,6 +28,7 @@ use super::common::{
     engine_parser, human_bytes, threads_flag, worker_pool, GameArgs, StorageFlags, UsageError,
 };
 use super::output::OutputTarget;
+use super::solving;
 use crate::cli::failure::Failure;
 use report::{print_table, write_csv, write_markdown};
 
@@ -179,8 +179,8 @@ pub(crate) fn run(args: BenchArgs) -> Result<i32, Failure> {
     let mut records = Vec::new();
     for path in &args.maps {
         let map = load_map(path)?;
-        let board = args.game.board(&map)?;
-        let rules = args.game.rules();
+        // Refused cells are reported before any run.
+        solving::one_cop_game(&map, &args.game)?;
         let mut reference: Option<(u64, Option<u32>)> = None;
         for &engine in &engines {
             let threads = if engine == Engine::Sequential {
@@ -190,8 +190,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<i32, Failure> {
             };
             let run = Run {
                 path,
-                board: &board,
-                rules,
+                map: &map,
                 engine,
                 threads,
             };
@@ -234,8 +233,7 @@ struct ExportJson<'a> {
 /// One engine on one map, to be run.
 struct Run<'a> {
     path: &'a std::path::Path,
-    board: &'a Board,
-    rules: retrograde::Rules,
+    map: &'a Map,
     engine: Engine,
     threads: usize,
 }
@@ -293,8 +291,7 @@ fn bench_one(
 ) -> Result<BenchRecord> {
     let Run {
         path,
-        board,
-        rules,
+        map,
         engine,
         threads,
     } = *run;
@@ -305,10 +302,11 @@ fn bench_one(
     // Sizes and every engine's fit are known before any run: the
     // library's storage plan under the same --memory and --scratch as
     // `solve`, so nothing is allocated that is not known to fit.
-    let probe = CopsAndThief::new(board.clone(), rules);
+    let probe = solving::one_cop_game(map, &args.game)?;
     let edges = count_edges(&probe);
     let states = probe.state_count();
-    let start = probe.start();
+    let start = probe.start_state();
+    let cells = u64::from(probe.cells());
     let sized = SolveOptions::new(engine)
         .with_threads(threads)
         .with_tracked_state(start);
@@ -350,8 +348,8 @@ fn bench_one(
             },
         );
         let started = Instant::now();
-        let game = CopsAndThief::new(board.clone(), rules);
-        let start = game.start();
+        let game = solving::one_cop_game(map, &args.game)?;
+        let start = game.start_state();
         let setup = started.elapsed();
         let Some(plan) = &plan else { break };
         let options = SolveOptions::new(engine)
@@ -369,7 +367,6 @@ fn bench_one(
         last = Some((game, solution));
     }
     let peak = super::common::peak_memory();
-    let cells = board.grid.cells() as u64;
     // A refused engine reports its sizes and the reason, and no times:
     // null, not zero, which would read as runs that took no time.
     let mut record = BenchRecord {
@@ -400,7 +397,7 @@ fn bench_one(
     let Some((game, solution)) = last else {
         return Ok(record);
     };
-    let start = game.start();
+    let start = game.start_state();
     let dte = start.and_then(|s| solution.dte(s)).map(|d| d.plies());
     let print = (solution.values_hash(), dte);
     record.agrees = match reference {

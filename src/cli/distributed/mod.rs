@@ -42,14 +42,14 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::Args as ClapArgs;
 use retrograde::distributed::{self, BandSink, BandSource, Cluster, PartitionOptions};
-use retrograde::{load_map, CopsAndThief, CopsGame, Game};
+use retrograde::{load_map, CopsGame, Game};
 
 use super::checkpoint;
 use super::common::{human_bytes, peak_memory, UsageError};
 use super::output::{save_with, Found, Output, OutputTarget, SaveReport, SolveReport};
 use super::progress::Reporter;
 use super::several::{self, refuse_lazy, SeveralCops};
-use super::solving::SolveArgs;
+use super::solving::{self, SolveArgs};
 use crate::cli::failure::Failure;
 use band_dir::{BandDir, Kernel};
 use cluster::{install_fault_handlers, read_hostfile};
@@ -283,23 +283,21 @@ fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i3
         (built.game.clone(), Some(built), "", started, limits)
     } else {
         let map = load_map(&args.map)?;
-        let board = args.game.board(&map)?;
         let started = Instant::now();
-        let game = CopsGame::from(CopsAndThief::new(board, args.game.rules()));
+        let game = solving::one_cop_game(&map, &args.game)?;
         let format = map.format.as_str();
         (game, None, format, started, args.engine.storage.limits(0)?)
     };
-    let grid = game.grid_game().filter(|grid| {
-        distributed::grid_engine_runs(grid, processes, place.workers, args.dte_table, &limits)
-    });
+    let bits =
+        distributed::grid_engine_runs(&game, processes, place.workers, args.dte_table, &limits);
     if several.is_none() {
-        let kernel = [Kernel::Counter, Kernel::Bits][usize::from(grid.is_some())];
+        let kernel = [Kernel::Counter, Kernel::Bits][usize::from(bits)];
         checkpoints = checkpointing(args, place, [], kernel)?;
     }
-    let start = game.start().map(|p| game.index(&p));
-    let bounds = match grid {
-        Some(grid) => distributed::grid_bands(grid, processes),
-        None => distributed::bands(&game, place.config.total_workers()).expect("a cops game"),
+    let start = game.start_state();
+    let bounds = match bits {
+        true => distributed::grid_bands(&game, processes),
+        false => distributed::bands(&game, place.config.total_workers()).expect("a cops game"),
     };
     let solve = Bands {
         bounds,
@@ -309,19 +307,10 @@ fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i3
         started,
     };
     let reporter = Arc::new(Reporter::new(args.quiet, "solving"));
-    let solution = match grid {
-        Some(grid) => {
-            let grid = Arc::new(grid.clone());
-            solve_grid_bands(args, cluster, place, grid, solve, &reporter)?
-        }
-        None => solve_bands(
-            args,
-            cluster,
-            place,
-            Arc::new(game.clone()),
-            solve,
-            &reporter,
-        )?,
+    let shared = Arc::new(game.clone());
+    let solution = match bits {
+        true => solve_grid_bands(args, cluster, place, shared, solve, &reporter)?,
+        false => solve_bands(args, cluster, place, shared, solve, &reporter)?,
     };
     let saved = save_shard(save, place, &reporter, |out| {
         distributed::write_shard(&game, &solution, process, processes, "distributed", out)
@@ -330,16 +319,15 @@ fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i3
         return Ok(0);
     };
     let (found, seconds) = (found(summary, place), started.elapsed().as_secs_f64());
-    let (mut report, bands) = match (&several, game.grid_game()) {
-        (Some(several), _) => (several.report(args, found, seconds), "cop multisets"),
-        (None, Some(grid)) => {
-            let report = SolveReport::new(&args.map, format, grid, found, seconds);
+    let (mut report, bands) = match &several {
+        Some(several) => (several.report(args, found, seconds), "cop multisets"),
+        None => {
+            let report = SolveReport::new(&args.map, format, &game, found, seconds);
             (report, "grid rows")
         }
-        (None, None) => unreachable!("one cop on a map is the grid game"),
     };
     report.saved = saved;
-    let kernel = ["counter", "bitboard"][usize::from(grid.is_some())];
+    let kernel = ["counter", "bitboard"][usize::from(bits)];
     print_report(args, place, &report, summary, bands, kernel)
 }
 
@@ -508,7 +496,7 @@ fn solve_grid_bands(
     args: &SolveArgs,
     cluster: &ClusterArgs,
     place: &Place,
-    game: Arc<CopsAndThief>,
+    game: Arc<CopsGame>,
     solve: Bands,
     reporter: &Arc<Reporter>,
 ) -> Result<distributed::PartitionedSolution, Failure> {

@@ -2,7 +2,7 @@
 //! as the partitioned solve would plan them, printed, nothing connected.
 
 use retrograde::distributed;
-use retrograde::{load_map, CopsAndThief};
+use retrograde::load_map;
 
 use super::super::output::PlanReport;
 use super::super::several::SeveralCops;
@@ -40,7 +40,7 @@ pub(super) fn plan(args: &SolveArgs, place: &Place) -> Result<i32, Failure> {
         )
     } else {
         let map = load_map(&args.map)?;
-        let game = CopsAndThief::new(args.game.board(&map)?, args.game.rules());
+        let game = super::super::solving::one_cop_game(&map, &args.game)?;
         let (processes, workers) = (place.processes, place.workers);
         if distributed::grid_engine_runs(&game, processes, workers, args.dte_table, &limits) {
             // The bit engine: this process's band in memory, whatever the

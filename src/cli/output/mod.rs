@@ -187,11 +187,11 @@ impl SolveReport {
     pub(crate) fn new(
         path: &Path,
         format: &'static str,
-        game: &retrograde::CopsAndThief,
+        game: &retrograde::CopsGame,
         found: Found,
         seconds: f64,
     ) -> SolveReport {
-        let board = game.board();
+        let board = game.board().expect("one cop on a map has its board");
         let exits = board.exit_coords().into_iter().map(|(r, c)| [r, c]);
         let over = match (found.dte, board.cop, board.thief) {
             (Some(retrograde::Dte(0)), Some(cop), Some(thief)) => Some(if cop == thief {
@@ -231,7 +231,7 @@ impl SolveReport {
                 format,
                 game,
                 game.rules().thief_first,
-                (game.cells(), board.exits.count_ones()),
+                (u64::from(game.cells()), board.exits.count_ones()),
                 found,
                 seconds,
             )

@@ -52,7 +52,7 @@ impl Play for SeveralCops {
 
     fn dump_columns(&self) -> (Vec<String>, Option<&Grid>) {
         let cops = (1..=self.game.cops()).map(|i| format!("cop{i}")).collect();
-        (cops, self.kcops().arena().grid())
+        (cops, self.arena().grid())
     }
 
     fn pieces(&self, state: u64) -> (Vec<u32>, u32, Turn) {

@@ -6,8 +6,8 @@
 
 use anyhow::Result;
 use retrograde::{
-    load_map, load_scen, CopsAndThief, CopsGame, Grid, Inconsistency, Map, Outcome, Scenario,
-    ScenarioEntry, Solution, Turn,
+    load_map, load_scen, Board, Cops, CopsGame, Grid, Inconsistency, Map, Outcome, Position,
+    Scenario, ScenarioEntry, Solution, Turn,
 };
 
 use super::{Play, Targets};
@@ -56,10 +56,11 @@ pub(super) fn setup(args: &SolveArgs) -> Result<(One, Targets), Failure> {
 impl One {
     /// Every scenario pair's result, from the solved table.
     fn pairs(&self, (scenario, cells): &Checked, solution: &Solution) -> Vec<ScenPair> {
-        let game = self.grid();
+        let game = self.game();
         let turn = game.rules().first_mover();
         let pair = |(entry, &(thief, cop)): (&ScenarioEntry, &(u32, u32))| {
-            let state = game.state(cop, thief, turn);
+            let cops = Cops::one(cop);
+            let state = game.index(&Position { cops, thief, turn });
             ScenPair {
                 line: entry.line,
                 bucket: entry.bucket,
@@ -74,11 +75,11 @@ impl One {
 }
 
 impl One {
-    /// The grid game inside [`Play::game`].
-    fn grid(&self) -> &CopsAndThief {
+    /// The board of [`Play::game`] (one cop at speed 1 on a map).
+    fn board(&self) -> &Board {
         self.game()
-            .grid_game()
-            .expect("one cop at speed 1 on a map is the grid game")
+            .board()
+            .expect("one cop at speed 1 on a map has its board")
     }
 }
 
@@ -88,7 +89,7 @@ impl Play for One {
         if solving {
             solving::warn_no_exits(&args.map, &game, &args.game);
         }
-        self.game = Some(CopsGame::from(game));
+        self.game = Some(game);
         Ok(())
     }
 
@@ -99,7 +100,8 @@ impl Play for One {
     }
 
     fn start(&self) -> Option<u64> {
-        self.grid().start()
+        let game = self.game();
+        game.start_state()
     }
 
     fn report(
@@ -109,31 +111,32 @@ impl Play for One {
         found: Found,
         seconds: f64,
     ) -> SolveReport {
-        let game = self.grid();
+        let game = self.game();
         let format = self.map.format.as_str();
         let mut report = SolveReport::new(&args.map, format, game, found, seconds);
         if let Some(scenario) = &self.scenario {
             report.scenario = Some(self.pairs(scenario, solution));
         }
         if args.summary || (!args.json && !args.no_summary) {
-            let summary = game.start_pairs(solution);
+            let summary = game.start_pairs(solution).expect("one cop on a map");
             report.summary = Some(SummaryJson::new(&summary, game.rules().thief_first));
         }
         report
     }
 
     fn dump_columns(&self) -> (Vec<String>, Option<&Grid>) {
-        (vec!["cop".to_string()], Some(&self.grid().board().grid))
+        (vec!["cop".to_string()], Some(&self.board().grid))
     }
 
     fn pieces(&self, state: u64) -> (Vec<u32>, u32, Turn) {
-        let (cop, thief, turn) = self.grid().decode(state);
-        (vec![cop], thief, turn)
+        let p = self.game().position(state);
+        (p.cops.to_vec(), p.thief, p.turn)
     }
 
     fn inconsistent(&self, bad: &Inconsistency) -> String {
-        let (cop, thief, turn) = self.grid().decode(bad.state);
-        let grid = &self.grid().board().grid;
+        let p = self.game().position(bad.state);
+        let (cop, thief, turn) = (p.cops[0], p.thief, p.turn);
+        let grid = &self.board().grid;
         let show = |(value, dte): (Outcome, Option<u32>)| match dte {
             Some(d) => format!("{value} in {d}"),
             None => value.to_string(),

@@ -3,7 +3,7 @@
 //! (a grid map under any rule variant, or a graph).
 //!
 //! A state is (multiset of cop cells, thief cell, side to move), indexed
-//! as [`KCops`](crate::KCops) indexes it: `(rank(cops) * n + thief) * 2 +
+//! as `KCops` (`games/kcops.rs`) indexes it: `(rank(cops) * n + thief) * 2 +
 //! turn`, the multiset ranked by `games/multiset.rs`. The engine keeps, per
 //! cop multiset, one bitset row over thief cells per attractor and side to
 //! move, and computes levels in order, so a state's level is its distance

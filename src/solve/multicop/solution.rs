@@ -81,7 +81,7 @@ impl KSolution {
 
     /// Value and distance to end (as [`KSolution::value`]) of the state
     /// with index `(rank(cops) * n + thief) * 2 + turn`, turn 0 for the
-    /// cops to move: the layout of [`KCops`](crate::KCops), so its state
+    /// cops to move: the layout of `KCops` (`games/kcops.rs`), so its state
     /// indices read this solution directly.
     ///
     /// # Panics

@@ -21,7 +21,7 @@
 //! thief-first bits matter.
 //!
 //! The state order of the blocks ([`StateOrder`]): a state of the game is
-//! `s = (rank(cops) * n + thief) * 2 + turn` ([`KCops`](crate::KCops)'
+//! `s = (rank(cops) * n + thief) * 2 + turn` (`KCops` (`games/kcops.rs`)'
 //! index, the engines'). The file groups the thief cells in tiles of `T`
 //! consecutive cells (the last one shorter), tile by tile, and within a
 //! tile orders by rank, then thief cell, then turn: with `R` multisets,
@@ -54,7 +54,7 @@ pub(crate) struct KSection {
 }
 
 /// `2 * n * C(n + k - 1, k)`, the states of `k` cops on `n` cells, if it
-/// fits a u64 (as [`KCops::new`](crate::KCops::new) requires).
+/// fits a u64 (as the several-cops game requires).
 pub(crate) fn state_count(n: u64, k: u32) -> Option<u64> {
     let mut c: u128 = 1;
     for i in 1..=u128::from(k) {

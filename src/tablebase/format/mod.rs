@@ -58,7 +58,7 @@
 //! Version 2 tables (same header, values and prediction) are still read;
 //! version 1 (plain u16 distances in blocks of 2^17 states) is refused.
 //!
-//! Versions 4 and 5 are the several-cops game ([`KCops`](crate::KCops)):
+//! Versions 4 and 5 are the several-cops game (`KCops` (`games/kcops.rs`)):
 //! the same layout, with flag bit 2 set and a game section after the exit
 //! bitmap ([`kcops`] describes it). Version 5 stores the states in thief
 //! tiles: the thief cells in tiles of `T` consecutive cells (the section

@@ -138,7 +138,7 @@ fn several_cops_version_4_tables_still_read() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/tablebase");
     let table = Tablebase::open(&dir.join("kcops-10-10-v4.rtb")).unwrap();
     assert_eq!((table.header().version, table.cops()), (4, 2));
-    let game = table.cops_game().unwrap().clone();
+    let game = table.game().clone();
     let solution = solve(
         &game,
         &SolveOptions::new(Engine::Sequential).with_dte_table(true),

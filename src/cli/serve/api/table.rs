@@ -362,10 +362,7 @@ impl Table {
 fn map_json(name: &str, tb: &Tablebase, one_cop: bool) -> Value {
     let h = tb.header();
     let Some(grid) = tb.grid() else {
-        let arena = tb
-            .cops_game()
-            .expect("a graph's table has the game")
-            .arena();
+        let arena = tb.game().arena().expect("a graph's table has the game");
         let edges: Vec<[u32; 2]> = (0..arena.cells())
             .flat_map(|u| {
                 arena
