@@ -1,4 +1,5 @@
-//! The several-cops kernel (`Engine::Bitboard` on a `KCops` game) at one
+//! The several-cops kernel (`Engine::Bitboard` on a several-cops
+//! `CopsGame`, `CopsGame::from_graph`) at one
 //! and two threads beside the counter engine, in states per second: two
 //! cops on a 12 x 12 grid graph with its border as exits (the thief can
 //! win: both attractors move), and three cops on the king's graph of a
@@ -8,7 +9,7 @@
 //! cannot look fast. `scripts/kcop-scaling.sh` times the large games.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use retrograde::{solve, Arena, Engine, Game, KCops, Outcome, SolveOptions};
+use retrograde::{solve, Arena, CopsGame, Engine, Game, Outcome, Rules, SolveOptions, Speeds};
 
 /// The graph of a `rows x cols` board where a piece steps to the 4
 /// (`king` false) or 8 neighbouring squares; vertex `r * cols + c`.
@@ -32,8 +33,16 @@ fn board(rows: u32, cols: u32, king: bool) -> Arena {
     Arena::from_edges(rows * cols, &edges).expect("a board graph")
 }
 
+/// The game of `k` cops on `arena` (speed 1, the cops first) from the
+/// cops on `cops` and the thief on `thief`.
+fn graph_game(arena: Arena, k: u32, cops: &[u32], thief: u32) -> CopsGame {
+    CopsGame::from_graph(arena, Rules::default(), k, Speeds::default())
+        .and_then(|game| game.with_start(cops, thief))
+        .expect("game")
+}
+
 /// The value of the state `start` under `engine` at `threads`.
-fn value(game: &KCops, start: u64, engine: Engine, threads: usize) -> Outcome {
+fn value(game: &CopsGame, start: u64, engine: Engine, threads: usize) -> Outcome {
     let options = SolveOptions::new(engine)
         .with_threads(threads)
         .with_tracked_state(Some(start));
@@ -48,21 +57,17 @@ fn kcops(c: &mut Criterion) {
     let games = [
         (
             "2 cops, grid 12 x 12, border exits",
-            KCops::new(grid.with_exits(&border).expect("exits"), 2).expect("game"),
-            &[13, 14][..],
-            66,
+            graph_game(grid.with_exits(&border).expect("exits"), 2, &[13, 14], 66),
         ),
         (
             "3 cops, king's graph 5 x 6",
-            KCops::new(board(5, 6, true), 3).expect("game"),
-            &[0, 5, 24][..],
-            14,
+            graph_game(board(5, 6, true), 3, &[0, 5, 24], 14),
         ),
     ];
     let mut group = c.benchmark_group("kcops");
     group.sample_size(10);
-    for (name, game, cops, thief) in &games {
-        let start = game.start(cops, *thief);
+    for (name, game) in &games {
+        let start = game.index(&game.start().expect("start"));
         let expected = value(game, start, Engine::Sequential, 1);
         group.throughput(Throughput::Elements(game.state_count()));
         for (engine, threads, label) in [

@@ -2,10 +2,10 @@
 //! `cargo run --release --example one_cop_kernels -- MAP [RUNS]`.
 //!
 //! Solves the map's one-cop game (the default rules, the map's exits) with
-//! `Engine::Bitboard` twice per run, alternating: as `CopsAndThief` (the
-//! grid kernel, `solve/bitboard/`) and as `KCops` with k = 1 on the same
-//! board (the several-cops kernel, `solve/multicop/`), which index their
-//! states alike. Checks that the two agree on every state's value, then
+//! `Engine::Bitboard` twice per run, alternating: as `CopsGame::from_map`
+//! (the grid kernel, `solve/bitboard/`) and as `CopsGame::on_arena` with
+//! k = 1 on the same board (the several-cops kernel, `solve/multicop/`),
+//! which index their states alike. Checks that the two agree on every state's value, then
 //! prints each kernel's wall time per run, their medians and the ratio:
 //! the figure that says whether one kernel could serve every number of
 //! cops (docs/measurements.md).
@@ -13,8 +13,7 @@
 use std::time::Instant;
 
 use retrograde::{
-    load_map, solve, Arena, Board, CopsAndThief, Engine, Game, KCops, Placement, Rules,
-    SolveOptions,
+    load_map, solve, Arena, Board, CopsGame, Engine, Game, Placement, Rules, SolveOptions, Speeds,
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -24,8 +23,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let map = load_map(std::path::Path::new(path))?;
     let board = Board::new(&map, &Placement::default())?;
     let rules = Rules::default();
-    let grid = CopsAndThief::new(board.clone(), rules);
-    let several = KCops::new(Arena::from_board(&board, rules), 1)?;
+    let grid = CopsGame::from_map(&map, &Placement::default(), rules, 1, Speeds::default())?;
+    let several = CopsGame::on_arena(
+        Arena::from_board(&board, rules),
+        rules,
+        1,
+        Speeds::default(),
+    )?;
     assert_eq!(grid.state_count(), several.state_count());
     let options = SolveOptions::new(Engine::Bitboard);
     let (mut grid_times, mut multicop_times) = (Vec::new(), Vec::new());

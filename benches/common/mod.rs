@@ -3,12 +3,12 @@
 
 use std::path::Path;
 
-use retrograde::{parse_map, Board, CopsAndThief, ExitRule, Map, Placement, Rules};
+use retrograde::{parse_map, CopsGame, ExitRule, Map, Placement, Rules, Speeds};
 
 /// A `rows x cols` seed map with a share `walls` of random walls (seeded),
 /// every free border cell an exit, the cop at the first free inner cell and
 /// the thief at the inner free cell nearest the centre.
-pub fn open_map(rows: usize, cols: usize, walls: f64, seed: u64) -> CopsAndThief {
+pub fn open_map(rows: usize, cols: usize, walls: f64, seed: u64) -> CopsGame {
     let mut state = seed;
     let mut text = format!("{rows} {cols}\n");
     for _ in 0..rows {
@@ -25,7 +25,7 @@ pub fn open_map(rows: usize, cols: usize, walls: f64, seed: u64) -> CopsAndThief
 }
 
 /// A real MovingAI map from the shared data folder, if present.
-pub fn movingai(name: &str) -> Option<CopsAndThief> {
+pub fn movingai(name: &str) -> Option<CopsGame> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/data/movingai")
         .join(name);
@@ -33,7 +33,7 @@ pub fn movingai(name: &str) -> Option<CopsAndThief> {
     Some(game_with_border_exits(&map))
 }
 
-fn game_with_border_exits(map: &Map) -> CopsAndThief {
+fn game_with_border_exits(map: &Map) -> CopsGame {
     let grid = &map.grid;
     let inner: Vec<(usize, usize)> = (0..grid.cells() as u32)
         .map(|id| grid.coords(id))
@@ -50,8 +50,6 @@ fn game_with_border_exits(map: &Map) -> CopsAndThief {
         exits: Vec::new(),
         exit_rules: vec![ExitRule::Border],
     };
-    CopsAndThief::new(
-        Board::new(map, &placement).expect("valid placement"),
-        Rules::default(),
-    )
+    CopsGame::from_map(map, &placement, Rules::default(), 1, Speeds::default())
+        .expect("valid placement")
 }

@@ -6,8 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use retrograde::{
-    plan_storage, CopsAndThief, CopsGame, Engine, Flow, Game, Progress, SolveOptions, Speeds,
-    StorageLimits,
+    plan_storage, CopsGame, Engine, Flow, Game, Progress, SolveOptions, Speeds, StorageLimits,
 };
 
 use crate::args::threads_arg;
@@ -84,11 +83,8 @@ pub fn solve(
     let threads = threads_arg(threads)?;
     let rules = rules.map_or_else(Default::default, |r| r.rules);
     let game = match cops_at.as_deref() {
-        Some(&[c]) if k == 1 => {
-            let board = map.with_cop(c.to_coord("cops_at[0]=")?)?.board()?;
-            CopsGame::from(CopsAndThief::new(board, rules))
-        }
-        _ if k == 1 => CopsGame::from(CopsAndThief::new(map.board()?, rules)),
+        Some(&[c]) if k == 1 => one_cop(&map.with_cop(c.to_coord("cops_at[0]=")?)?, rules)?,
+        _ if k == 1 => one_cop(map, rules)?,
         at => game_of(map, k, at, rules)?,
     };
     let limits = StorageLimits {
@@ -104,6 +100,12 @@ pub fn solve(
         solution,
         distances,
     })
+}
+
+/// The one-cop game of `map` under `rules` (the grid game), its start the
+/// map's.
+fn one_cop(map: &Map, rules: retrograde::Rules) -> PyResult<CopsGame> {
+    CopsGame::from_map(&map.map, &map.placement, rules, 1, Speeds::default()).map_err(to_py)
 }
 
 /// The k-cop game of `map` under `rules`, with its start (`cops_at` and the

@@ -10,15 +10,15 @@ use std::collections::HashSet;
 
 use proptest::prelude::*;
 use retrograde::{
-    check_game_contract, parse_map, plan_storage, solve, verify, Backing, Board, CopsAndThief,
-    Engine, Error, Game, Initial, Outcome, Placement, Rules, Solution, SolveOptions, StorageLimits,
+    check_game_contract, parse_map, plan_storage, solve, verify, Backing, CopsGame, Engine, Error,
+    Game, Initial, Outcome, Placement, Rules, Solution, SolveOptions, Speeds, StorageLimits,
     Verdict,
 };
 
 use crate::oracle::{Arena, Oracle, Side, Variant};
 use crate::support::{
-    add_random_exits, add_random_starts, grid_of, outcome, random_grid, temp_dir, turn,
-    walls_and_exits_map, Rng, Shape, SHAPES,
+    add_random_exits, add_random_starts, grid_of, one_cop_state, outcome, random_grid, start_state,
+    temp_dir, turn, walls_and_exits_map, Rng, Shape, SHAPES,
 };
 
 /// The several-cops kernel of the bitboard engine alone.
@@ -40,15 +40,14 @@ pub fn rules(variant: Variant) -> Rules {
 
 /// The crate's game for `arena`, read through the seed parser; starts are
 /// passed as placement overrides so that they may stand on exits.
-pub fn crate_game(arena: &Arena, variant: Variant) -> CopsAndThief {
+pub fn crate_game(arena: &Arena, variant: Variant) -> CopsGame {
     let map = walls_and_exits_map(arena);
     let placement = Placement {
         cop: arena.cop,
         thief: arena.thief,
         ..Placement::default()
     };
-    let board = Board::new(&map, &placement).expect("placement");
-    CopsAndThief::new(board, rules(variant))
+    CopsGame::from_map(&map, &placement, rules(variant), 1, Speeds::default()).expect("placement")
 }
 
 /// One way to solve: an engine with its options, and whether it computes
@@ -137,16 +136,11 @@ pub fn scratch_configs(dir: &std::path::Path) -> Vec<Config> {
 }
 
 /// Index of the oracle state `(cop, thief, side)` in the crate's game.
-pub fn crate_state(
-    game: &CopsAndThief,
-    cop: (usize, usize),
-    thief: (usize, usize),
-    side: Side,
-) -> u64 {
-    let grid = &game.board().grid;
+pub fn crate_state(game: &CopsGame, cop: (usize, usize), thief: (usize, usize), side: Side) -> u64 {
+    let grid = game.grid().expect("a map");
     let p = grid.cell_at(cop.0, cop.1).expect("cop cell");
     let t = grid.cell_at(thief.0, thief.1).expect("thief cell");
-    game.state(p, t, turn(side))
+    one_cop_state(game, p, t, turn(side))
 }
 
 /// Asserts that a solution equals the oracle on every state (values, and
@@ -155,13 +149,13 @@ pub fn crate_state(
 pub fn assert_solution_matches(
     label: &str,
     oracle: &Oracle,
-    game: &CopsAndThief,
+    game: &CopsGame,
     solution: &Solution,
     config: &Config,
 ) {
     let label = format!("{label} {}", config.name);
     let n = oracle.cells().len() as u64;
-    assert_eq!(game.cells(), n, "{label}: free cells");
+    assert_eq!(u64::from(game.cells()), n, "{label}: free cells");
     assert_eq!(game.state_count(), 2 * n * n, "{label}: state count");
     assert_eq!(solution.states(), 2 * n * n, "{label}: solution states");
     let mut seen = vec![false; (2 * n * n) as usize];
@@ -213,10 +207,10 @@ fn assert_start_matches(
     arena: &Arena,
     variant: Variant,
     oracle: &Oracle,
-    game: &CopsAndThief,
+    game: &CopsGame,
 ) {
     let (Some(cop), Some(thief)) = (arena.cop, arena.thief) else {
-        assert_eq!(game.start(), None, "{label}: start without starts");
+        assert_eq!(start_state(game), None, "{label}: start without starts");
         return;
     };
     let side = if variant.thief_first {
@@ -224,7 +218,7 @@ fn assert_start_matches(
     } else {
         Side::Cop
     };
-    let start = game.start().expect("start");
+    let start = start_state(game).expect("start");
     assert_eq!(
         start,
         crate_state(game, cop, thief, side),
@@ -256,7 +250,7 @@ fn assert_start_matches(
 /// cap), at 1 and 3 threads: windows of one or two grid rows, so every
 /// level crosses many window edges (halo rows, carried rows, skipped
 /// windows, pages released behind).
-pub fn bitboard_minimum_configs(game: &CopsAndThief, dir: &std::path::Path) -> Vec<Config> {
+pub fn bitboard_minimum_configs(game: &CopsGame, dir: &std::path::Path) -> Vec<Config> {
     [1, 3]
         .into_iter()
         .filter_map(|threads| {
@@ -446,12 +440,16 @@ fn every_variant_on_fixed_maps() {
 #[test]
 fn map_without_free_cells_has_no_states() {
     let map = parse_map(b"2 2\n**\n#*\n", "walls.txt").expect("parse");
-    let game = CopsAndThief::new(
-        Board::new(&map, &Placement::default()).unwrap(),
+    let game = CopsGame::from_map(
+        &map,
+        &Placement::default(),
         Rules::default(),
-    );
+        1,
+        Speeds::default(),
+    )
+    .unwrap();
     assert_eq!(game.state_count(), 0);
-    assert_eq!(game.start(), None);
+    assert_eq!(start_state(&game), None);
     let dir = temp_dir("no-cells");
     let mut configs = engine_configs();
     configs.extend(scratch_configs(&dir));
@@ -477,14 +475,17 @@ fn thief_first_start_is_the_thief_to_move_state() {
         } else {
             Side::Cop
         };
-        assert_eq!(game.start(), Some(crate_state(&game, (0, 0), (1, 3), side)));
+        assert_eq!(
+            start_state(&game),
+            Some(crate_state(&game, (0, 0), (1, 3), side))
+        );
         let solution = solve(
             &game,
             &SolveOptions::new(Engine::Sequential).with_dte_table(true),
         )
         .unwrap();
         let answer = Oracle::solve(&arena, variant).answer((0, 0), (1, 3));
-        let verdict = game.verdict(solution.outcome(game.start().unwrap()));
+        let verdict = game.verdict(solution.outcome(start_state(&game).unwrap()));
         assert_eq!(verdict.as_str(), answer.result, "{variant}");
     }
     // Thief next to an exit escapes when it moves first, not when the king
@@ -522,7 +523,7 @@ pub fn variant_strategy() -> impl Strategy<Value = Variant> {
     (0u32..64).prop_map(Variant::from_bits)
 }
 
-fn successors(game: &CopsAndThief, s: u64) -> Vec<u64> {
+fn successors(game: &CopsGame, s: u64) -> Vec<u64> {
     let mut out = Vec::new();
     game.for_each_successor(s, |v| out.push(v));
     out
@@ -591,7 +592,7 @@ fn assert_same_solution(label: &str, a: &Solution, b: &Solution) {
 
 /// Asserts that the bitboard engine on `threads` threads, with distances,
 /// agrees with `reference` state by state.
-fn assert_bitboard_equals(label: &str, game: &CopsAndThief, threads: usize, reference: &Solution) {
+fn assert_bitboard_equals(label: &str, game: &CopsGame, threads: usize, reference: &Solution) {
     let bits = solve(
         game,
         &SolveOptions::new(Engine::Bitboard)
@@ -707,8 +708,8 @@ fn bitboard_equals_sequential_on_movingai_and_wide_maps() {
             ..Placement::default()
         };
         for variant in variants {
-            let game =
-                CopsAndThief::new(Board::new(&map, &placement).expect("board"), rules(variant));
+            let game = CopsGame::from_map(&map, &placement, rules(variant), 1, Speeds::default())
+                .expect("board");
             let label = format!("{name} [{variant}]");
             let reference = solve(
                 &game,

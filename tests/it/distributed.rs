@@ -12,12 +12,12 @@ use std::time::{Duration, Instant};
 
 use retrograde::distributed::{self, Cluster, PartitionOptions, PartitionedSolution};
 use retrograde::{
-    load_map, solve, Board, CopsAndThief, Engine, ExitRule, Game, Placement, Rules, SolveOptions,
+    load_map, solve, CopsGame, Engine, ExitRule, Game, Placement, Rules, SolveOptions, Speeds,
 };
 
 use crate::agree::crate_game;
 use crate::oracle::Variant;
-use crate::support::{add_random_exits, add_random_starts, random_grid, Rng, Shape};
+use crate::support::{add_random_exits, add_random_starts, random_grid, start_state, Rng, Shape};
 
 /// (processes, workers per process) of every cluster shape tested.
 const SHAPES: [(usize, usize); 8] = [
@@ -81,15 +81,11 @@ fn ephemeral_range() -> (u32, u32) {
 }
 
 /// Runs every process of a cluster as a thread of this test process.
-fn solve_cluster(
-    game: &CopsAndThief,
-    processes: usize,
-    workers: usize,
-) -> Vec<PartitionedSolution> {
+fn solve_cluster(game: &CopsGame, processes: usize, workers: usize) -> Vec<PartitionedSolution> {
     let bounds = distributed::bands(game, processes * workers).unwrap();
     let options = PartitionOptions {
         dte_table: true,
-        track: game.start(),
+        track: start_state(game),
         session: 7,
         ..PartitionOptions::default()
     };
@@ -128,12 +124,12 @@ pub(crate) fn threads_cluster<G: retrograde::Game + Clone + Send + 'static>(
 
 /// The sequential engine's solve of `game` with a distance table and the
 /// start tracked: what every partitioned solve is held against.
-fn local_solve(game: &CopsAndThief) -> retrograde::Solution {
+fn local_solve(game: &CopsGame) -> retrograde::Solution {
     solve(
         game,
         &SolveOptions::new(Engine::Sequential)
             .with_dte_table(true)
-            .with_tracked_state(game.start()),
+            .with_tracked_state(start_state(game)),
     )
     .expect("local solve")
 }
@@ -145,7 +141,7 @@ fn local_solve(game: &CopsAndThief) -> retrograde::Solution {
 /// every decided state counted in one level. Returns that summary.
 fn check_parts<'p>(
     label: &str,
-    game: &CopsAndThief,
+    game: &CopsGame,
     local: &retrograde::Solution,
     parts: &'p [PartitionedSolution],
     processes: usize,
@@ -158,7 +154,7 @@ fn check_parts<'p>(
                 (band.outcome(s), band.dte(s)),
                 (local.outcome(s), local.dte(s)),
                 "{label}: state {s} {:?}",
-                game.decode(s)
+                game.position(s)
             );
         }
         covered += band.range().end - band.range().start;
@@ -175,7 +171,7 @@ fn check_parts<'p>(
     assert!(parts[1..].iter().all(|p| p.summary.is_none()));
     assert_eq!(summary.counts, counts, "{label}: counts");
     assert_eq!(summary.levels, local.levels(), "{label}: levels");
-    if let Some(start) = game.start() {
+    if let Some(start) = start_state(game) {
         assert_eq!(summary.tracked_dte, local.dte(start), "{label}: start dte");
         assert_eq!(
             summary.tracked_outcome,
@@ -193,7 +189,7 @@ fn check_parts<'p>(
 }
 
 /// Every cluster shape against the sequential engine with a distance table.
-fn check_game(label: &str, game: &CopsAndThief, shapes: &[(usize, usize)]) {
+fn check_game(label: &str, game: &CopsGame, shapes: &[(usize, usize)]) {
     let local = local_solve(game);
     for &(processes, workers) in shapes {
         let label = format!("{label} ({processes} processes x {workers} workers)");
@@ -244,7 +240,7 @@ fn random_maps_in_every_rule_variant_agree_with_the_local_engine() {
 }
 
 /// The MovingAI maze of data/, bands cutting through its corridors.
-fn maze() -> CopsAndThief {
+fn maze() -> CopsGame {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/maps/movingai/maze-32-32-2.map");
     let map = load_map(&path).expect("map");
     let placement = Placement {
@@ -253,10 +249,7 @@ fn maze() -> CopsAndThief {
         exit_rules: vec![ExitRule::Border],
         ..Placement::default()
     };
-    CopsAndThief::new(
-        Board::new(&map, &placement).expect("placement"),
-        Rules::default(),
-    )
+    CopsGame::from_map(&map, &placement, Rules::default(), 1, Speeds::default()).expect("placement")
 }
 
 #[test]
@@ -267,7 +260,7 @@ fn a_movingai_map_agrees_with_the_local_engine() {
 /// Every process of a partitioned bit solve of `game` as a thread of
 /// this test process; each one's solution.
 fn grid_cluster(
-    game: &CopsAndThief,
+    game: &CopsGame,
     processes: usize,
     workers: usize,
     dte_table: bool,
@@ -275,7 +268,7 @@ fn grid_cluster(
     let addresses = free_addresses(processes);
     let options = PartitionOptions {
         dte_table,
-        track: game.start(),
+        track: start_state(game),
         session: 11,
         ..PartitionOptions::default()
     };
@@ -288,7 +281,9 @@ fn grid_cluster(
                     workers,
                     connect_timeout: Duration::from_secs(30),
                 };
-                let game = Arc::new(game.clone());
+                // The grid kernel's partitioned solve takes the one-cop
+                // move generator inside the game.
+                let game = Arc::new(game.grid_game().expect("one cop on a map").clone());
                 let options = &options;
                 scope.spawn(move || distributed::solve_grid(game, &cluster, options))
             })
@@ -304,12 +299,13 @@ fn grid_cluster(
 /// against the sequential engine with a distance table: what
 /// [`check_parts`] checks, each process's band where `grid_bands` puts it,
 /// and the bytes.
-fn check_grid(label: &str, game: &CopsAndThief, shapes: &[(usize, usize)]) {
+fn check_grid(label: &str, game: &CopsGame, shapes: &[(usize, usize)]) {
     let local = local_solve(game);
     for &(processes, workers) in shapes {
         let label = format!("{label} (bit engine, {processes} processes x {workers} workers)");
         let parts = grid_cluster(game, processes, workers, true);
-        let bounds = distributed::grid_bands(game, processes);
+        let bounds =
+            distributed::grid_bands(game.grid_game().expect("one cop on a map"), processes);
         assert_eq!(bounds.len(), processes + 1, "{label}");
         for (process, part) in parts.iter().enumerate() {
             assert_eq!(
@@ -371,7 +367,8 @@ fn bit_engine_partitioned_agrees_on_a_movingai_map_and_a_tall_open_map() {
         exit_rules: vec![ExitRule::Border],
         ..Placement::default()
     };
-    let game = CopsAndThief::new(Board::new(&map, &placement).unwrap(), Rules::default());
+    let game =
+        CopsGame::from_map(&map, &placement, Rules::default(), 1, Speeds::default()).unwrap();
     check_grid("open 40 x 12", &game, &[(2, 2), (3, 1), (4, 2)]);
 }
 
@@ -386,7 +383,8 @@ fn bit_engine_partitioned_without_distances_and_with_more_processes_than_rows() 
         exit_rules: vec![ExitRule::Border],
         ..Placement::default()
     };
-    let game = CopsAndThief::new(Board::new(&map, &placement).unwrap(), Rules::default());
+    let game =
+        CopsGame::from_map(&map, &placement, Rules::default(), 1, Speeds::default()).unwrap();
     check_grid("three rows", &game, &[(4, 1), (4, 2)]);
     let local = solve(&game, &SolveOptions::new(Engine::Bitboard)).unwrap();
     let parts = grid_cluster(&game, 2, 1, false);
@@ -401,7 +399,7 @@ fn bit_engine_partitioned_without_distances_and_with_more_processes_than_rows() 
 #[test]
 fn row_bands_start_at_rows_and_cover_the_states() {
     let game = maze();
-    let grid = &game.board().grid;
+    let grid = game.grid().expect("a map");
     for parts in [1, 2, 3, 7, 64, 1000] {
         let bounds = distributed::bands(&game, parts).unwrap();
         assert_eq!(bounds.len(), parts + 1);
@@ -409,11 +407,11 @@ fn row_bands_start_at_rows_and_cover_the_states() {
         for pair in bounds.windows(2) {
             assert!(pair[0] <= pair[1]);
         }
-        let block = 2 * game.cells();
+        let block = 2 * u64::from(game.cells());
         for &b in &bounds[..parts] {
             assert_eq!(b % block, 0, "a band starts at a cop cell");
             let cell = b / block;
-            if cell > 0 && cell < game.cells() {
+            if cell > 0 && cell < u64::from(game.cells()) {
                 let (row, _) = grid.coords(cell as u32);
                 let (before, _) = grid.coords(cell as u32 - 1);
                 assert!(before < row, "a band starts at a row's first cell");

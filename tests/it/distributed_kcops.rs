@@ -1,5 +1,5 @@
 //! Partitioned several-cops solves (feature `distributed`): the library's
-//! `distributed::solve` of a `KCops` game over bands of cop multisets, 1 to
+//! `distributed::solve` of a several-cops `CopsGame` over bands of cop multisets, 1 to
 //! 3 processes with 1 and 2 workers, against the local sequential engine
 //! state by state (value and distance of every state, counts, levels, the
 //! tracked state's value and distance), on random maps and graphs (k = 2
@@ -14,21 +14,24 @@ use std::path::{Path, PathBuf};
 
 use retrograde::distributed::{self, PartitionOptions, PartitionedSolution};
 use retrograde::{
-    load_map, solve, Arena, Board, Engine, Game, KCops, Placement, Rules, SolveOptions,
+    load_map, solve, Arena, Board, CopsGame, Engine, Game, Placement, Rules, SolveOptions,
 };
 
 use crate::distributed::{
     assert_same_table, binary, checkpointing, data, resume_refused, run_cluster, spawn_process,
     write_hostfile,
 };
-use crate::support::kcops_games::{random_graph_games, random_map_games, random_map_games_lazy};
+use crate::support::kcops_games::{
+    arena_game, random_graph_games, random_map_games, random_map_games_lazy,
+};
+use crate::support::start_state;
 
 /// (processes, workers per process) of the library tests.
 const SHAPES: [(usize, usize); 4] = [(1, 1), (2, 1), (3, 1), (2, 2)];
 
 /// Runs every process of a cluster as a thread of this test process.
 fn solve_cluster(
-    game: &KCops,
+    game: &CopsGame,
     track: Option<u64>,
     processes: usize,
     workers: usize,
@@ -45,7 +48,7 @@ fn solve_cluster(
 
 /// Every shape of `shapes` against the sequential engine with a distance
 /// table, state by state; `track`ed state's value and distance too.
-fn check_game(label: &str, game: &KCops, track: Option<u64>, shapes: &[(usize, usize)]) {
+fn check_game(label: &str, game: &CopsGame, track: Option<u64>, shapes: &[(usize, usize)]) {
     let local = solve(
         game,
         &SolveOptions::new(Engine::Sequential)
@@ -66,7 +69,7 @@ fn check_game(label: &str, game: &KCops, track: Option<u64>, shapes: &[(usize, u
                     (band.outcome(s), band.dte(s)),
                     (local.outcome(s), local.dte(s)),
                     "{label}: state {s} {:?}",
-                    game.decode(s)
+                    game.position(s)
                 );
             }
         }
@@ -84,7 +87,7 @@ fn check_game(label: &str, game: &KCops, track: Option<u64>, shapes: &[(usize, u
 
 /// A state to track: the middle one (any state will do; a cop-to-move one
 /// on odd counts too).
-fn middle(game: &KCops) -> Option<u64> {
+fn middle(game: &CopsGame) -> Option<u64> {
     Some(game.state_count() / 2)
 }
 
@@ -129,27 +132,30 @@ fn petersen() -> Arena {
 #[test]
 fn fixed_several_cops_games_agree_with_the_local_engine_state_by_state() {
     for exits in [true, false] {
-        let game = KCops::new(sample_arena(exits), 2).expect("game");
-        let start = game.start(&[0, 30], 50);
+        let game = arena_game(sample_arena(exits), 2)
+            .with_start(&[0, 30], 50)
+            .expect("start");
         check_game(
             &format!("sample, exits {exits}"),
             &game,
-            Some(start),
+            start_state(&game),
             &SHAPES,
         );
     }
-    let game = KCops::new(petersen(), 3).expect("game");
+    let game = arena_game(petersen(), 3)
+        .with_start(&[0, 1, 2], 7)
+        .expect("start");
     // 4^3 = 64 joint moves: four-byte cells.
     assert!(distributed::wide_cells(&game));
-    let start = game.start(&[0, 1, 2], 7);
-    check_game("Petersen, 3 cops", &game, Some(start), &SHAPES);
-    let fast = KCops::new(petersen().with_speeds(2, 1), 2).expect("game");
+    check_game("Petersen, 3 cops", &game, start_state(&game), &SHAPES);
+    let fast = arena_game(petersen().with_speeds(2, 1), 2);
     assert!(!distributed::wide_cells(&fast));
     check_game("Petersen, 2 cops at speed 2", &fast, middle(&fast), &SHAPES);
     // 2 cops on a path of 2 vertices: 3 multisets for 4 and 6 bands, so
     // some bands are empty.
-    let tiny = KCops::new(Arena::from_edges(2, &[(0, 1)]).expect("path"), 2).expect("game");
-    assert_eq!(tiny.multisets(), 3);
+    let tiny = arena_game(Arena::from_edges(2, &[(0, 1)]).expect("path"), 2);
+    // Multisets: the states over 2 thief cells and 2 turns.
+    assert_eq!(tiny.state_count() / (2 * 2), 3);
     check_game("path of 2", &tiny, Some(1), &[(2, 2), (3, 2)]);
 }
 

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use retrograde::{
-    load_map, solve, Board, Coord, CopsAndThief, Engine, ExitRule, Placement, SolveOptions,
+    load_map, solve, Coord, CopsGame, Engine, ExitRule, Placement, SolveOptions, Speeds,
 };
 
 use crate::agree::{engine_configs, rules, scratch_configs, Config};
@@ -435,9 +435,10 @@ pub fn expected_rows() -> Vec<Row> {
 fn check(row: &Row) {
     let label = row.label();
     let map = load_map(&data_dir().join(&row.map)).unwrap_or_else(|e| panic!("{label}: {e}"));
-    let board = Board::new(&map, &row.placement()).unwrap_or_else(|e| panic!("{label}: {e}"));
-    let game = CopsAndThief::new(board, rules(row.variant));
-    let start = game.start().unwrap_or_else(|| panic!("{label}: no start"));
+    let rules = rules(row.variant);
+    let game = CopsGame::from_map(&map, &row.placement(), rules, 1, Speeds::default())
+        .unwrap_or_else(|e| panic!("{label}: {e}"));
+    let start = crate::support::start_state(&game).unwrap_or_else(|| panic!("{label}: no start"));
     let dir = crate::support::temp_dir(&format!("golden-{}", row.map.replace('/', "-")));
     let mut configs = engine_configs();
     configs.extend(scratch_configs(&dir));

@@ -10,8 +10,8 @@ use std::process::Output;
 use proptest::prelude::*;
 use retrograde::{
     best_moves, check_game_contract, estimate, explicit_estimate, load_graph, parse_graph,
-    parse_map, solve, Backing, Board, Convention, CopsAndThief, Engine, Error, ExplicitGraph, Game,
-    Initial, Outcome, Placement, Rules, Solution, SolveOptions,
+    parse_map, solve, Backing, Convention, CopsGame, Engine, Error, ExplicitGraph, Game, Initial,
+    Outcome, Placement, Rules, Solution, SolveOptions, Speeds,
 };
 
 /// Value and distance to end of every vertex; `None` for a draw.
@@ -310,7 +310,8 @@ proptest! {
     #[test]
     fn explicit_engine_equals_the_on_the_fly_engines_on_maps((text, rules) in random_map()) {
         let map = parse_map(text.as_bytes(), "random.txt").unwrap();
-        let game = CopsAndThief::new(Board::new(&map, &Placement::default()).unwrap(), rules);
+        let game =
+            CopsGame::from_map(&map, &Placement::default(), rules, 1, Speeds::default()).unwrap();
         let n = game.state_count();
         let reference = labels(
             &solve(&game, &SolveOptions::new(Engine::Sequential).with_dte_table(true)).unwrap(),
@@ -523,12 +524,16 @@ fn sparse_ids_that_cannot_fit_are_refused_before_allocating() {
 /// A small open map with a border exit: 3 x 4, 12 cells, 288 states.
 const MAP: &str = "3 4\nC..E\n....\n...T\n";
 
-fn map_game() -> CopsAndThief {
+fn map_game() -> CopsGame {
     let map = parse_map(MAP.as_bytes(), "map.txt").unwrap();
-    CopsAndThief::new(
-        Board::new(&map, &Placement::default()).unwrap(),
+    CopsGame::from_map(
+        &map,
+        &Placement::default(),
         Rules::default(),
+        1,
+        Speeds::default(),
     )
+    .unwrap()
 }
 
 #[test]

@@ -2,10 +2,11 @@
 //! against their known cop numbers, `solve --cops` / `--graph` / `--dump`
 //! against the oracle, one cop at speed 1 unchanged, bad input refused.
 
-use retrograde::{load_edge_list, solve, Arena, Engine, Game, KCops, Outcome, SolveOptions};
+use retrograde::{load_edge_list, solve, Arena, Engine, Game, Outcome, SolveOptions};
 
 use crate::oracle::{Arena as Grid, Side, Value, Variant};
 use crate::oracle::{KBoard, KOracle};
+use crate::support::kcops_games::arena_game;
 use crate::support::temp_dir;
 use crate::support::{run, stdout};
 
@@ -13,14 +14,20 @@ use crate::support::{run, stdout};
 /// thief cell (docs/rules.md): `(cops, capture time in plies)`, the least
 /// capture time, the smallest rank on ties.
 fn winning_placement(arena: &Arena, k: u32) -> Option<(Vec<u32>, u32)> {
-    let game = KCops::new(arena.clone(), k).unwrap();
+    let game = arena_game(arena.clone(), k);
     let options = SolveOptions::new(Engine::Parallel)
         .with_threads(2)
         .with_dte_table(true);
     let solution = solve(&game, &options).unwrap();
     let n = u64::from(arena.cells());
+    // A state's index is (rank of the cop multiset * n + thief) * 2 + turn.
+    let multisets = if n == 0 {
+        0
+    } else {
+        game.state_count() / (2 * n)
+    };
     let mut best: Option<(Vec<u32>, u32)> = None;
-    for rank in 0..game.multisets() {
+    for rank in 0..multisets {
         let worst = (0..n).try_fold(0, |worst, t| {
             let s = (rank * n + t) * 2;
             (solution.outcome(s) == Outcome::Win)
@@ -28,7 +35,7 @@ fn winning_placement(arena: &Arena, k: u32) -> Option<(Vec<u32>, u32)> {
         });
         if let Some(worst) = worst {
             if best.as_ref().is_none_or(|b| worst < b.1) {
-                best = Some((game.decode(rank * n * 2).cops.to_vec(), worst));
+                best = Some((game.position(rank * n * 2).cops.to_vec(), worst));
             }
         }
     }
@@ -378,7 +385,7 @@ fn bad_input_is_refused_with_its_place() {
 fn two_cops_on_the_petersen_graph_agree_with_the_oracle() {
     let path = format!("{}/data/graphs/petersen.txt", env!("CARGO_MANIFEST_DIR"));
     let list = load_edge_list(std::path::Path::new(&path)).unwrap();
-    let game = KCops::new(Arena::from_edges(list.n, &list.edges).unwrap(), 2).unwrap();
+    let game = arena_game(Arena::from_edges(list.n, &list.edges).unwrap(), 2);
     let solution = solve(
         &game,
         &SolveOptions::new(Engine::Sequential).with_dte_table(true),
@@ -391,7 +398,7 @@ fn two_cops_on_the_petersen_graph_agree_with_the_oracle() {
         .collect();
     let oracle = KOracle::solve(&KBoard::from_edges(10, &edges), 2);
     for s in 0..game.state_count() {
-        let retrograde::Position { cops, thief, turn } = game.decode(s);
+        let retrograde::Position { cops, thief, turn } = game.position(s);
         let cops: Vec<usize> = cops.iter().map(|&c| c as usize).collect();
         let side = if turn == retrograde::Turn::Cop {
             Side::Cop

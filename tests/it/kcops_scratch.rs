@@ -9,11 +9,13 @@
 use std::path::{Path, PathBuf};
 
 use retrograde::{
-    estimate, plan_storage, solve, Arena, Backing, Checkpoint, Due, Engine, Game, KCops, Sink,
+    estimate, plan_storage, solve, Arena, Backing, Checkpoint, CopsGame, Due, Engine, Game, Sink,
     Snapshot, Solution, SolveOptions, StorageLimits,
 };
 
-use crate::support::kcops_games::{crate_map_game, instances, max_cells, random_map, small_graph};
+use crate::support::kcops_games::{
+    arena_game, crate_map_game, instances, max_cells, random_map, small_graph,
+};
 use crate::support::{temp_dir, Rng};
 
 /// Instances per (k, speeds) and kind.
@@ -47,7 +49,7 @@ impl Sink for StopAt {
 /// cannot go to files, or (with `largest_only`) only the largest array
 /// out, as `plan_storage` places them.
 fn scratch<'a>(
-    game: &KCops,
+    game: &CopsGame,
     options: SolveOptions<'a>,
     dir: &Path,
     largest_only: bool,
@@ -66,7 +68,7 @@ fn scratch<'a>(
     options.with_plan(&plan)
 }
 
-fn assert_same(label: &str, game: &KCops, start: Option<u64>, a: &Solution, b: &Solution) {
+fn assert_same(label: &str, game: &CopsGame, start: Option<u64>, a: &Solution, b: &Solution) {
     assert_eq!(a.levels(), b.levels(), "{label}: levels");
     assert_eq!(
         start.map(|s| a.dte(s)),
@@ -95,8 +97,8 @@ fn assert_same(label: &str, game: &KCops, start: Option<u64>, a: &Solution, b: &
 /// In memory, all in scratch files, the largest array in a file, and
 /// resumed mid-solve (from scratch files) agree on `game`, all through
 /// `solve()` with the bitboard engine (its several-cops kernel).
-fn check(label: &str, game: &KCops, dir: &Path) {
-    let cells = game.arena().cells();
+fn check(label: &str, game: &CopsGame, dir: &Path) {
+    let cells = game.cells();
     let start = (cells > 0).then(|| game.state_count() / 3);
     let options = || {
         SolveOptions::new(Engine::Bitboard)
@@ -157,7 +159,7 @@ fn graph_game(
     exits: &[usize],
     k: u32,
     speeds: (u32, u32),
-) -> KCops {
+) -> CopsGame {
     let edges: Vec<(u32, u32)> = edges.iter().map(|&(u, v)| (u as u32, v as u32)).collect();
     let exits: Vec<u32> = exits.iter().map(|&e| e as u32).collect();
     let arena = Arena::from_edges(n as u32, &edges)
@@ -165,7 +167,7 @@ fn graph_game(
         .with_exits(&exits)
         .unwrap()
         .with_speeds(speeds.0, speeds.1);
-    KCops::new(arena, k).unwrap()
+    arena_game(arena, k)
 }
 
 #[test]

@@ -2,8 +2,8 @@
 //! the library's rule for what an engine keeps, one route for `--memory`,
 //! nothing allocated that is not known to fit; each through the binary.
 
-use retrograde::{parse_map, solve, Board, CopsAndThief, Engine, Error, Placement, Rules};
-use retrograde::{SolveOptions, StorageLimits};
+use retrograde::{parse_map, solve, CopsGame, Engine, Error, Placement, Rules};
+use retrograde::{SolveOptions, Speeds, StorageLimits};
 
 use crate::support::{run, run_refused, stdout};
 
@@ -11,13 +11,17 @@ const SAMPLE: &str = "data/maps/sample.txt";
 /// 887,112 states: its explicit graph needs about 58 MB.
 const MAZE: &str = "data/maps/movingai/maze-32-32-2.map";
 
-fn sample_game() -> CopsAndThief {
+fn sample_game() -> CopsGame {
     let text = std::fs::read(SAMPLE).unwrap();
     let map = parse_map(&text, SAMPLE).unwrap();
-    CopsAndThief::new(
-        Board::new(&map, &Placement::default()).unwrap(),
+    CopsGame::from_map(
+        &map,
+        &Placement::default(),
         Rules::default(),
+        1,
+        Speeds::default(),
     )
+    .unwrap()
 }
 
 #[test]

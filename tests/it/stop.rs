@@ -9,9 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use retrograde::{
-    parse_map, plan_storage, solve, Arena, Board, Checkpoint, CopsAndThief, Due, Engine, Error,
-    Flow, Game, KCops, Placement, Progress, Rules, Sink, Snapshot, Solution, SolveOptions,
-    StorageLimits,
+    parse_map, plan_storage, solve, Arena, Checkpoint, CopsGame, Due, Engine, Error, Flow, Game,
+    Placement, Progress, Rules, Sink, Snapshot, Solution, SolveOptions, Speeds, StorageLimits,
 };
 
 use crate::support::temp_dir;
@@ -21,23 +20,27 @@ const SAMPLE: &str = "data/maps/sample.txt";
 /// two sweeps.
 const MAZE: &str = "data/maps/movingai/maze-32-32-2.map";
 
-fn map_game(path: &str) -> CopsAndThief {
+fn map_game(path: &str) -> CopsGame {
     let text = std::fs::read(path).unwrap();
     let map = parse_map(&text, path).unwrap();
-    CopsAndThief::new(
-        Board::new(&map, &Placement::default()).unwrap(),
+    CopsGame::from_map(
+        &map,
+        &Placement::default(),
         Rules::default(),
+        1,
+        Speeds::default(),
     )
+    .unwrap()
 }
 
 /// Two cops on a path of 30 vertices with an exit at one end: many levels.
-fn two_cops() -> KCops {
+fn two_cops() -> CopsGame {
     let edges: Vec<(u32, u32)> = (1..30).map(|v| (v - 1, v)).collect();
     let arena = Arena::from_edges(30, &edges)
         .unwrap()
         .with_exits(&[29])
         .unwrap();
-    KCops::new(arena, 2).unwrap()
+    CopsGame::on_arena(arena, Rules::default(), 2, Speeds::default()).unwrap()
 }
 
 /// Saves every snapshot it is handed in `path`; never asks for one.

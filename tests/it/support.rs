@@ -15,7 +15,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
-use retrograde::{parse_map, Map, Outcome, Position, Tablebase, Turn};
+use retrograde::{parse_map, Cops, CopsGame, Map, Outcome, Position, Tablebase, Turn};
 
 use crate::oracle::{Arena, Side, Value};
 
@@ -144,6 +144,37 @@ pub fn one_cop_at(
         tb.map_cell("thief", thief)?,
         turn,
     )
+}
+
+/// The state index of `game`'s start, if it has one.
+pub fn start_state(game: &CopsGame) -> Option<u64> {
+    game.start().map(|p| game.index(&p))
+}
+
+/// The state index of one cop on `cop`, the thief on `thief` and `turn`
+/// to move.
+pub fn one_cop_state(game: &CopsGame, cop: u32, thief: u32, turn: Turn) -> u64 {
+    game.index(&Position {
+        cops: Cops::one(cop),
+        thief,
+        turn,
+    })
+}
+
+/// The cop's cell, the thief's and the side to move of one-cop state `s`.
+pub fn one_cop_decode(game: &CopsGame, s: u64) -> (u32, u32, Turn) {
+    let p = game.position(s);
+    (p.cops[0], p.thief, p.turn)
+}
+
+/// The state index of `cops` (any order), the thief on `thief` and `turn`
+/// to move.
+pub fn cops_state(game: &CopsGame, cops: &[u32], thief: u32, turn: Turn) -> u64 {
+    game.index(&Position {
+        cops: Cops::new(cops).expect("1 to MAX_COPS cops"),
+        thief,
+        turn,
+    })
 }
 
 /// The crate's outcome of an oracle value.

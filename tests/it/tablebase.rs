@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use retrograde::{
-    load_map, parse_map, solve, write_tablebase, Board, CopsAndThief, CopsGame, Dte, Engine,
-    ExitRule, Game, Outcome, Placement, Rules, Solution, SolveOptions, Tablebase, Turn,
+    load_map, parse_map, solve, write_tablebase, CopsGame, Dte, Engine, ExitRule, Game, Outcome,
+    Placement, Rules, Solution, SolveOptions, Speeds, Tablebase, Turn,
 };
 use serde_json::Value as Json;
 
@@ -17,6 +17,7 @@ use crate::agree::{crate_game, rules};
 use crate::oracle::{Arena, Oracle, Side, Value, Variant};
 use crate::support::{add_random_exits, add_random_starts, random_grid, temp_dir, Rng, Shape};
 use crate::support::{make_table, one_cop_at, run, run_status, stderr, stdout};
+use crate::support::{one_cop_decode, start_state};
 
 /// Several-cops tables through the binary: saved, queried, played, refused.
 mod kcops;
@@ -43,7 +44,7 @@ fn turn(side: Side) -> Turn {
     }
 }
 
-fn solve_game(game: &CopsAndThief, distances: bool) -> Solution {
+fn solve_game(game: &CopsGame, distances: bool) -> Solution {
     solve(
         game,
         &SolveOptions::new(Engine::Sequential).with_dte_table(distances),
@@ -51,10 +52,9 @@ fn solve_game(game: &CopsAndThief, distances: bool) -> Solution {
     .expect("solve")
 }
 
-fn save(game: &CopsAndThief, solution: &Solution, path: &Path) -> Tablebase {
+fn save(game: &CopsGame, solution: &Solution, path: &Path) -> Tablebase {
     let mut file = std::fs::File::create(path).expect("create table");
-    let game = CopsGame::from(game.clone());
-    write_tablebase(&game, solution, "sequential", &mut file).expect("write table");
+    write_tablebase(game, solution, "sequential", &mut file).expect("write table");
     drop(file);
     Tablebase::open(path).expect("open table")
 }
@@ -231,7 +231,7 @@ fn random_tables_equal_the_oracle() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-fn data_game(path: &str, border: bool) -> CopsAndThief {
+fn data_game(path: &str, border: bool) -> CopsGame {
     let map = load_map(&Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).expect("map");
     let placement = Placement {
         exit_rules: if border {
@@ -241,10 +241,7 @@ fn data_game(path: &str, border: bool) -> CopsAndThief {
         },
         ..Placement::default()
     };
-    CopsAndThief::new(
-        Board::new(&map, &placement).expect("board"),
-        Rules::default(),
-    )
+    CopsGame::from_map(&map, &placement, Rules::default(), 1, Speeds::default()).expect("board")
 }
 
 /// data/ maps (several blocks each): every state equals the solve, values
@@ -260,7 +257,7 @@ fn data_map_tables_equal_the_solve() {
         let game = data_game(path, border);
         let solution = solve_game(&game, true);
         let tb = save(&game, &solution, &dir.join("t.rtb"));
-        let grid = &game.board().grid;
+        let grid = game.grid().expect("a map");
         assert_eq!(
             (tb.header().rows, tb.header().cols),
             (grid.height(), grid.width())
@@ -268,8 +265,8 @@ fn data_map_tables_equal_the_solve() {
         assert_eq!(tb.header().counts, solution.counts(), "{path}");
         assert_eq!(tb.header().levels, solution.levels(), "{path}");
         assert_table_equals_solve(&tb, &game, &solution, path);
-        if let Some(s) = game.start() {
-            let (p, t, turn) = game.decode(s);
+        if let Some(s) = start_state(&game) {
+            let (p, t, turn) = one_cop_decode(&game, s);
             let start = tb.start().expect("start");
             assert_eq!(
                 (
@@ -288,15 +285,10 @@ fn data_map_tables_equal_the_solve() {
 /// Asserts that `tb` answers every state of `game` with `solution`'s
 /// value and distance.
 #[track_caller]
-fn assert_table_equals_solve(
-    tb: &Tablebase,
-    game: &CopsAndThief,
-    solution: &Solution,
-    label: &str,
-) {
-    let grid = &game.board().grid;
+fn assert_table_equals_solve(tb: &Tablebase, game: &CopsGame, solution: &Solution, label: &str) {
+    let grid = game.grid().expect("a map");
     for s in 0..game.state_count() {
-        let (p, t, turn) = game.decode(s);
+        let (p, t, turn) = one_cop_decode(game, s);
         let pos = one_cop_at(tb, grid.coords(p), grid.coords(t), turn).expect("position");
         let probe = tb.probe(&pos).expect("probe");
         assert_eq!(
@@ -346,13 +338,7 @@ fn version_3_tables_are_written_as_before() {
     let game = data_game("data/maps/movingai/maze-32-32-2.map", true);
     let solution = solve_game(&game, true);
     let mut written = Vec::new();
-    write_tablebase(
-        &CopsGame::from(game.clone()),
-        &solution,
-        "bitboard",
-        &mut written,
-    )
-    .expect("write");
+    write_tablebase(&game, &solution, "bitboard", &mut written).expect("write");
     assert_eq!(u32::from_le_bytes(written[8..12].try_into().unwrap()), 6);
     let committed = std::fs::read(fixture(3)).expect("read the version 3 table");
     let mut back = written.clone();
@@ -617,10 +603,14 @@ fn cli_save_info_query_and_errors() {
 fn values_only_table_from_the_sweep_engine() {
     let dir = temp_dir("tablebase-sweep");
     let map = parse_map(b"4 5\nC....\n.*.*.\n.....\n...TE\n", "inline").unwrap();
-    let game = CopsAndThief::new(
-        Board::new(&map, &Placement::default()).unwrap(),
+    let game = CopsGame::from_map(
+        &map,
+        &Placement::default(),
         Rules::default(),
-    );
+        1,
+        Speeds::default(),
+    )
+    .unwrap();
     let solution = solve(&game, &SolveOptions::new(Engine::Sweep).with_threads(2)).unwrap();
     let tb = save(&game, &solution, &dir.join("sweep.rtb"));
     assert!(!tb.header().has_dte);
@@ -841,7 +831,7 @@ proptest::proptest! {
         for config in configs {
             for table in [false, true] {
                 // Without a table, the tracked state is the one distance.
-                let tracked = game.start().or((game.state_count() > 0).then_some(0));
+                let tracked = start_state(&game).or((game.state_count() > 0).then_some(0));
                 let options = config
                     .options
                     .clone()

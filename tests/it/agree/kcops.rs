@@ -1,32 +1,32 @@
-//! The several-cops game (`KCops`) against its oracle (`oracle/kcops.rs`):
+//! The several-cops game (`CopsGame::on_arena`) against its oracle (`oracle/kcops.rs`):
 //! every counter engine (sequential, explicit, sweep, parallel at 1 to 3
 //! threads, and the bitboard engine, which hands games other than the grid
 //! game to the parallel one), state by state, values and distances, on
 //! thousands of small random maps and graphs for k = 1, 2, 3 and speeds 1
 //! and 2; the `Game` contract on each; one cop at speed 1 against
-//! `CopsAndThief` (the bitboard engine's several-cops kernel with k = 1
+//! the grid game (`CopsGame::from_map`; the bitboard engine's several-cops kernel with k = 1
 //! against its grid kernel too); property tests on random graphs.
 
 use proptest::prelude::*;
 use retrograde::{
-    check_game_contract, solve, Arena as GameArena, CopsAndThief, Engine, Game, KCops,
-    SolveOptions, Turn,
+    check_game_contract, solve, Arena as GameArena, CopsGame, Engine, Game, Placement,
+    SolveOptions, Speeds, Turn,
 };
 
 use super::{engine_configs, rules, solve_verified, Config};
 use crate::oracle::KOracle;
 use crate::oracle::{Side, Value, Variant};
 use crate::support::kcops_games::{
-    crate_board, crate_graph_game, crate_graph_game_lazy, random_graph_games,
+    arena_game, crate_board, crate_graph_game, crate_graph_game_lazy, random_graph_games,
     random_graph_games_lazy, random_map_games, random_map_games_lazy, small_grid, Graph,
 };
-use crate::support::{outcome, Rng};
+use crate::support::{cops_state, outcome, walls_and_exits_map, Rng};
 
 /// Asserts that `game` keeps the `Game` contract and that every engine
 /// configuration solves it as the oracle does, state by state.
-fn check(label: &str, game: &KCops, oracle: &KOracle, configs: &[Config]) {
+fn check(label: &str, game: &CopsGame, oracle: &KOracle, configs: &[Config]) {
     check_game_contract(game).unwrap_or_else(|e| panic!("{label}: contract: {e}"));
-    let n = u64::from(game.arena().cells());
+    let n = u64::from(game.cells());
     let k = game.cops();
     let expected_states = if n == 0 {
         0
@@ -36,7 +36,7 @@ fn check(label: &str, game: &KCops, oracle: &KOracle, configs: &[Config]) {
     assert_eq!(game.state_count(), expected_states, "{label}: states");
     let rows: Vec<(u64, (Value, Option<u32>))> = (0..game.state_count())
         .map(|s| {
-            let retrograde::Position { cops, thief, turn } = game.decode(s);
+            let retrograde::Position { cops, thief, turn } = game.position(s);
             assert!(cops.windows(2).all(|w| w[0] <= w[1]), "{label}: {cops:?}");
             let cops: Vec<usize> = cops.iter().map(|&c| c as usize).collect();
             let side = match turn {
@@ -44,7 +44,7 @@ fn check(label: &str, game: &KCops, oracle: &KOracle, configs: &[Config]) {
                 Turn::Thief => Side::Thief,
             };
             assert_eq!(
-                game.state(&game.decode(s).cops, thief, turn),
+                cops_state(game, &game.position(s).cops, thief, turn),
                 s,
                 "{label}: index"
             );
@@ -60,7 +60,7 @@ fn check(label: &str, game: &KCops, oracle: &KOracle, configs: &[Config]) {
                 (outcome(value), expected),
                 "{label} {}: state {s} = {:?}",
                 config.name,
-                game.decode(s)
+                game.position(s)
             );
         }
     }
@@ -136,7 +136,8 @@ fn lazy_cops_random_graphs_agree_with_oracle() {
     }
 }
 
-/// One cop at speed 1 is `CopsAndThief`: same layout, same moves, same
+/// One cop at speed 1 on the arena's move generator is the grid game
+/// (`from_map`'s): same layout, same moves, same
 /// values and distances, under every rule variant.
 #[test]
 fn one_cop_at_speed_one_is_the_grid_game() {
@@ -145,8 +146,16 @@ fn one_cop_at_speed_one_is_the_grid_game() {
         let arena = small_grid(&mut rng, 16);
         let variant = Variant::from_bits(i % 64);
         let board = crate_board(&arena);
-        let grid_game = CopsAndThief::new(board.clone(), rules(variant));
-        let game = KCops::new(GameArena::from_board(&board, rules(variant)), 1).unwrap();
+        let map = walls_and_exits_map(&arena);
+        let grid_game = CopsGame::from_map(
+            &map,
+            &Placement::default(),
+            rules(variant),
+            1,
+            Speeds::default(),
+        )
+        .unwrap();
+        let game = arena_game(GameArena::from_board(&board, rules(variant)), 1);
         let label = format!("map {i} [{variant}]\n{}", arena.to_seed_text());
         assert_eq!(game.state_count(), grid_game.state_count(), "{label}");
         for s in 0..game.state_count() {

@@ -4,7 +4,7 @@
 //! grids and graphs, the crate's board and game of each, and the loops
 //! over k, speeds and instances that feed them, seeded by the caller.
 
-use retrograde::{Arena as GameArena, Board, KCops, Placement};
+use retrograde::{Arena as GameArena, Board, CopsGame, Placement, Rules, Speeds};
 
 use crate::agree::rules;
 use crate::oracle::{Arena, Variant};
@@ -14,6 +14,19 @@ use crate::support::{add_random_exits, grid_of, walls_and_exits_map, Rng, Shape}
 /// The crate's board of an oracle grid (walls and exits; starts dropped).
 pub(crate) fn crate_board(arena: &Arena) -> Board {
     Board::new(&walls_and_exits_map(arena), &Placement::default()).expect("board")
+}
+
+/// The several-cops game of `k` cops on `arena` at the arena's own speeds
+/// and lazy rule, the cops moving first: `CopsGame::on_arena`, the
+/// arena's move generator even for one cop at speed 1.
+pub(crate) fn arena_game(arena: GameArena, k: u32) -> CopsGame {
+    let (cop, thief) = arena.speeds();
+    let speeds = Speeds {
+        cop,
+        thief,
+        lazy: arena.lazy(),
+    };
+    CopsGame::on_arena(arena, Rules::default(), k, speeds).unwrap()
 }
 
 /// A random graph: vertices, edges, exits, cop passes, thief passes.
@@ -73,7 +86,7 @@ pub(crate) const SPEEDS: [(u32, u32); 4] = [(1, 1), (2, 1), (1, 2), (2, 2)];
 
 /// The crate's game and the oracle of a random graph for `k` cops at the
 /// speeds (cop, thief).
-pub(crate) fn crate_graph_game(graph: &Graph, k: u32, speeds: (u32, u32)) -> (KCops, KOracle) {
+pub(crate) fn crate_graph_game(graph: &Graph, k: u32, speeds: (u32, u32)) -> (CopsGame, KOracle) {
     crate_graph_game_lazy(graph, k, speeds, false)
 }
 
@@ -84,7 +97,7 @@ pub(crate) fn crate_graph_game_lazy(
     k: u32,
     (cs, ts): (u32, u32),
     lazy: bool,
-) -> (KCops, KOracle) {
+) -> (CopsGame, KOracle) {
     let mut board = KBoard::from_edges(*n, edges);
     for &e in exits {
         board.exit[e] = true;
@@ -104,7 +117,7 @@ pub(crate) fn crate_graph_game_lazy(
         .with_passes(*cop_passes, *thief_passes)
         .with_speeds(cs, ts)
         .with_lazy(lazy);
-    (KCops::new(arena, k).unwrap(), oracle)
+    (arena_game(arena, k), oracle)
 }
 
 /// The instances of one k: for each of the [`SPEEDS`], `per_case` of
@@ -148,9 +161,22 @@ pub(crate) fn crate_map_game(
     variant: Variant,
     k: u32,
     (cs, ts): (u32, u32),
-) -> KCops {
-    let game_arena = GameArena::from_board(&crate_board(arena), rules(variant)).with_speeds(cs, ts);
-    KCops::new(game_arena, k).unwrap()
+) -> CopsGame {
+    crate_map_game_lazy(arena, variant, k, (cs, ts), false)
+}
+
+/// As [`crate_map_game`], with lazy cops or not.
+pub(crate) fn crate_map_game_lazy(
+    arena: &Arena,
+    variant: Variant,
+    k: u32,
+    (cs, ts): (u32, u32),
+    lazy: bool,
+) -> CopsGame {
+    let game_arena = GameArena::from_board(&crate_board(arena), rules(variant))
+        .with_speeds(cs, ts)
+        .with_lazy(lazy);
+    arena_game(game_arena, k)
 }
 
 /// The random grids of [`instances`] (see [`random_map`]): hands `each`
@@ -159,7 +185,7 @@ pub(crate) fn random_map_games(
     k: u32,
     seed: u64,
     per_case: usize,
-    each: impl FnMut(&str, &KCops, &KOracle),
+    each: impl FnMut(&str, &CopsGame, &KOracle),
 ) {
     random_map_games_lazy(k, seed, per_case, false, each);
 }
@@ -170,7 +196,7 @@ pub(crate) fn random_map_games_lazy(
     seed: u64,
     per_case: usize,
     lazy: bool,
-    mut each: impl FnMut(&str, &KCops, &KOracle),
+    mut each: impl FnMut(&str, &CopsGame, &KOracle),
 ) {
     instances(k, seed, per_case, |rng, i, (cs, ts)| {
         let (label, arena, variant) = random_map(rng, k, i, (cs, ts));
@@ -180,12 +206,7 @@ pub(crate) fn random_map_games_lazy(
         board.thief_speed = ts as usize;
         board.lazy = lazy;
         let oracle = KOracle::solve(&board, k as usize);
-        let game = crate_map_game(&arena, variant, k, (cs, ts));
-        let game = if lazy {
-            KCops::new(game.arena().clone().with_lazy(true), k).unwrap()
-        } else {
-            game
-        };
+        let game = crate_map_game_lazy(&arena, variant, k, (cs, ts), lazy);
         each(&label, &game, &oracle);
     });
 }
@@ -197,7 +218,7 @@ pub(crate) fn random_graph_games(
     k: u32,
     seed: u64,
     per_case: usize,
-    each: impl FnMut(&str, &KCops, &KOracle),
+    each: impl FnMut(&str, &CopsGame, &KOracle),
 ) {
     random_graph_games_lazy(k, seed, per_case, false, each);
 }
@@ -208,7 +229,7 @@ pub(crate) fn random_graph_games_lazy(
     seed: u64,
     per_case: usize,
     lazy: bool,
-    mut each: impl FnMut(&str, &KCops, &KOracle),
+    mut each: impl FnMut(&str, &CopsGame, &KOracle),
 ) {
     instances(k, seed, per_case, |rng, i, speeds| {
         let graph = small_graph(rng, max_cells(k));
