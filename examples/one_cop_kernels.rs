@@ -3,7 +3,7 @@
 //!
 //! Solves the map's one-cop game (the default rules, the map's exits) with
 //! `Engine::Bitboard` twice per run, alternating: as `CopsGame::from_map`
-//! (the grid kernel, `solve/bitboard/`) and as `CopsGame::on_arena` with
+//! (the grid kernel, `solve/bitboard/`) and as `CopsGame::from_graph` with
 //! k = 1 on the same board (the several-cops kernel, `solve/multicop/`),
 //! which index their states alike. Checks that the two agree on every state's value, then
 //! prints each kernel's wall time per run, their medians and the ratio:
@@ -24,7 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let board = Board::new(&map, &Placement::default())?;
     let rules = Rules::default();
     let grid = CopsGame::from_map(&map, &Placement::default(), rules, 1, Speeds::default())?;
-    let several = CopsGame::on_arena(
+    let several = CopsGame::from_graph(
         Arena::from_board(&board, rules),
         rules,
         1,

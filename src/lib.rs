@@ -4,16 +4,16 @@
 //! every state is labelled WIN / LOSS / DRAW for the player to move, with its
 //! exact distance to end, in O(states + edges).
 //!
-//! The flagship game is policeman and thief on grid maps ([`CopsAndThief`]),
-//! whose successors and predecessors are generated on the fly from the grid.
-//! Any game implementing [`Game`] can be solved by the same engines.
+//! The flagship game is policeman and thief on grid maps, any number of
+//! cops on a map or a graph ([`CopsGame`]), whose successors and
+//! predecessors are generated on the fly. Any game implementing [`Game`]
+//! can be solved by the same engines.
 //!
 //! ```
-//! use retrograde::{parse_map, solve, Board, CopsAndThief, Engine, Placement, Rules, SolveOptions, Verdict};
+//! use retrograde::{parse_map, solve, CopsGame, Engine, Placement, Rules, SolveOptions, Speeds, Verdict};
 //! let map = parse_map(b"3 4\nC..E\n.**.\n...T\n", "example.txt").unwrap();
-//! let board = Board::new(&map, &Placement::default()).unwrap();
-//! let game = CopsAndThief::new(board, Rules::default());
-//! let start = game.start().unwrap();
+//! let game = CopsGame::from_map(&map, &Placement::default(), Rules::default(), 1, Speeds::default()).unwrap();
+//! let start = game.start_state().unwrap();
 //! let options = SolveOptions::new(Engine::Parallel).with_tracked_state(Some(start));
 //! let solution = solve(&game, &options).unwrap();
 //! assert_eq!(game.verdict(solution.outcome(start)), Verdict::ThiefEscapes);

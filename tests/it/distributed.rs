@@ -281,9 +281,7 @@ fn grid_cluster(
                     workers,
                     connect_timeout: Duration::from_secs(30),
                 };
-                // The grid kernel's partitioned solve takes the one-cop
-                // move generator inside the game.
-                let game = Arc::new(game.grid_game().expect("one cop on a map").clone());
+                let game = Arc::new(game.clone());
                 let options = &options;
                 scope.spawn(move || distributed::solve_grid(game, &cluster, options))
             })
@@ -304,8 +302,7 @@ fn check_grid(label: &str, game: &CopsGame, shapes: &[(usize, usize)]) {
     for &(processes, workers) in shapes {
         let label = format!("{label} (bit engine, {processes} processes x {workers} workers)");
         let parts = grid_cluster(game, processes, workers, true);
-        let bounds =
-            distributed::grid_bands(game.grid_game().expect("one cop on a map"), processes);
+        let bounds = distributed::grid_bands(game, processes);
         assert_eq!(bounds.len(), processes + 1, "{label}");
         for (process, part) in parts.iter().enumerate() {
             assert_eq!(

@@ -40,7 +40,7 @@ fn two_cops() -> CopsGame {
         .unwrap()
         .with_exits(&[29])
         .unwrap();
-    CopsGame::on_arena(arena, Rules::default(), 2, Speeds::default()).unwrap()
+    CopsGame::from_graph(arena, Rules::default(), 2, Speeds::default()).unwrap()
 }
 
 /// Saves every snapshot it is handed in `path`; never asks for one.

@@ -31,6 +31,8 @@ mod engine;
 mod levels;
 mod solution;
 mod store;
+#[cfg(test)]
+mod tests;
 
 pub(crate) use checkpoint::{MulticopCheckpoint, MAGIC};
 pub(crate) use engine::solve_kcops_with;

@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::games::cops::Rules;
+use crate::games::kcops::KCops;
 use crate::{
     parse_map, solve, write_tablebase, Board, Cops, CopsGame, Engine, Placement, Position,
     Solution, SolveOptions,
@@ -68,7 +69,7 @@ fn one_cop_tables_read_as_tables_of_one_cop() {
         .unwrap();
         let path = temp("one");
         write_tablebase(
-            &CopsGame::from(game.clone()),
+            &CopsGame::of_grid(game.clone()),
             &solution,
             "sequential",
             &mut std::fs::File::create(&path).unwrap(),

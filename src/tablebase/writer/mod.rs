@@ -500,7 +500,8 @@ fn count_codes(values: &[u8]) -> (u64, u64) {
 #[cfg(test)]
 mod tests {
     use super::{count_codes, write_batched, write_tablebase};
-    use crate::{parse_map, solve, Backing, Board, CopsAndThief, Engine, Placement, Rules};
+    use crate::games::cops::CopsAndThief;
+    use crate::{parse_map, solve, Backing, Board, Engine, Placement, Rules};
     use crate::{CopsGame, ExitRule, Game, SolveOptions};
 
     /// An out-of-core solve (pages released behind the writer while the
@@ -543,7 +544,7 @@ mod tests {
         .unwrap();
         let mut want = Vec::new();
         write_tablebase(
-            &CopsGame::from(game.clone()),
+            &CopsGame::of_grid(game.clone()),
             &in_memory,
             "bitboard",
             &mut want,

@@ -1,4 +1,4 @@
-//! The several-cops game (`CopsGame::on_arena`) against its oracle (`oracle/kcops.rs`):
+//! The several-cops game (`CopsGame::from_graph`) against its oracle (`oracle/kcops.rs`):
 //! every counter engine (sequential, explicit, sweep, parallel at 1 to 3
 //! threads, and the bitboard engine, which hands games other than the grid
 //! game to the parallel one), state by state, values and distances, on

@@ -17,7 +17,7 @@ pub(crate) fn crate_board(arena: &Arena) -> Board {
 }
 
 /// The several-cops game of `k` cops on `arena` at the arena's own speeds
-/// and lazy rule, the cops moving first: `CopsGame::on_arena`, the
+/// and lazy rule, the cops moving first: `CopsGame::from_graph`, the
 /// arena's move generator even for one cop at speed 1.
 pub(crate) fn arena_game(arena: GameArena, k: u32) -> CopsGame {
     let (cop, thief) = arena.speeds();
@@ -26,7 +26,7 @@ pub(crate) fn arena_game(arena: GameArena, k: u32) -> CopsGame {
         thief,
         lazy: arena.lazy(),
     };
-    CopsGame::on_arena(arena, Rules::default(), k, speeds).unwrap()
+    CopsGame::from_graph(arena, Rules::default(), k, speeds).unwrap()
 }
 
 /// A random graph: vertices, edges, exits, cop passes, thief passes.

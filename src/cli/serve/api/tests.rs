@@ -5,8 +5,8 @@ use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use retrograde::{
-    parse_map, solve, write_tablebase, Arena, Board, CopsAndThief, CopsGame, Engine, Placement,
-    Rules, SolveOptions, Speeds,
+    parse_map, solve, write_tablebase, Arena, Board, CopsGame, Engine, Placement, Rules,
+    SolveOptions, Speeds,
 };
 
 use super::*;
@@ -18,10 +18,9 @@ fn served() -> &'static Served {
     static SERVED: OnceLock<Served> = OnceLock::new();
     SERVED.get_or_init(|| {
         let map = parse_map(b"4 6\nC..#.E\n.#....\n...#..\nE...T.\n", "inline").unwrap();
-        let game = CopsAndThief::new(
-            Board::new(&map, &Placement::default()).unwrap(),
-            Rules::default(),
-        );
+        let one = Speeds::default();
+        let game = CopsGame::from_map(&map, &Placement::default(), Rules::default(), 1, one);
+        let game = game.unwrap();
         let options = SolveOptions::new(Engine::Sequential).with_dte_table(true);
         let solution = solve(&game, &options).unwrap();
         let dir =
@@ -29,7 +28,7 @@ fn served() -> &'static Served {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("tiny.rtb");
         write_tablebase(
-            &CopsGame::from(game.clone()),
+            &game,
             &solution,
             "sequential",
             &mut std::fs::File::create(&path).unwrap(),
