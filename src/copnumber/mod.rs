@@ -40,4 +40,4 @@ pub use number::{
 pub use small::is_dismantlable;
 
 pub use crate::games::multiset::{multiset_count, rank_multiset, unrank_multiset};
-pub use crate::solve::multicop::{memory_bound, solve_kcops, KSolution, KcopOptions};
+pub use crate::solve::multicop::memory_bound;

@@ -35,10 +35,9 @@ mod store;
 mod tests;
 
 pub(crate) use checkpoint::{MulticopCheckpoint, MAGIC};
-pub(crate) use engine::solve_kcops_with;
-pub use engine::{solve_kcops, KcopOptions};
+pub(crate) use engine::{solve_kcops, solve_kcops_with, KcopOptions};
 pub(crate) use levels::KcopRun;
-pub use solution::KSolution;
+pub(crate) use solution::KSolution;
 pub use store::memory_bound;
 pub(crate) use store::{kcop_memory_for, kcop_memory_least};
 pub(crate) use store::{kcop_plan, KcopStorage};

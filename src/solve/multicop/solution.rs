@@ -3,9 +3,7 @@
 //! from the engine that fills it.
 
 use super::store::Words;
-use crate::games::cops::Turn;
 use crate::games::multiset::multiset_count;
-use crate::games::position::Position;
 use crate::outcome::{Dte, Outcome};
 
 /// The result of a k-cop solve: the four attractors, levels, and the
@@ -43,12 +41,6 @@ impl KSolution {
         self.n
     }
 
-    /// Number of cops.
-    #[must_use]
-    pub fn cops(&self) -> usize {
-        self.k
-    }
-
     /// States by side to move and value: `[cops win, cops lose, cops
     /// draw, thief wins, thief loses, thief draws]`.
     #[must_use]
@@ -64,23 +56,9 @@ impl KSolution {
         [cw, cl, per_side - cw - cl, tw, tl, per_side - tw - tl]
     }
 
-    /// Value of a state for the side to move, with its distance to end when
-    /// decided and the distance table was kept (`None` distance means no
-    /// table or a draw).
-    ///
-    /// # Panics
-    /// If the state has the wrong number of cops or a cell out of range.
-    #[must_use]
-    pub fn value(&self, s: &Position) -> (Outcome, Option<Dte>) {
-        assert_eq!(s.cops.len(), self.k);
-        let r = crate::games::multiset::rank_multiset(&s.cops);
-        let t = u64::from(s.thief);
-        assert!(t < self.n as u64, "thief cell {t} outside 0..{}", self.n);
-        self.state_value((r * self.n as u64 + t) * 2 + u64::from(s.turn == Turn::Thief))
-    }
-
-    /// Value and distance to end (as [`KSolution::value`]) of the state
-    /// with index `(rank(cops) * n + thief) * 2 + turn`, turn 0 for the
+    /// Value of the state for the side to move, with its distance to end
+    /// when decided and the distance table was kept (`None`: no table or a
+    /// draw), of the state with index `(rank(cops) * n + thief) * 2 + turn`, turn 0 for the
     /// cops to move: the layout of `KCops` (`games/kcops.rs`), so its state
     /// indices read this solution directly.
     ///
