@@ -30,8 +30,6 @@ pub(crate) struct SeveralCops {
     pub(crate) cops: Vec<u32>,
     /// The thief's start, if given.
     pub(crate) thief: Option<u32>,
-    /// The start state, when both sides have a start.
-    pub(crate) start: Option<u64>,
     source: Source,
 }
 
@@ -129,9 +127,10 @@ impl SeveralCops {
             cop_speed: kcops.speeds.cop_speed,
             thief_speed: kcops.speeds.thief_speed,
             start_cops: self
-                .start
+                .game
+                .start()
                 .map(|_| sorted.iter().map(|&c| self.show(c)).collect()),
-            start_thief: self.start.and(self.thief).map(|t| self.show(t)),
+            start_thief: self.game.start().and(self.thief).map(|t| self.show(t)),
             lazy: kcops.lazy,
         }
     }
@@ -139,7 +138,7 @@ impl SeveralCops {
     /// The start for the report (none without one): the cops in
     /// ascending order, as `start_cops` lists them.
     fn start_json(&self) -> Option<StartJson> {
-        let thief = self.start.and(self.thief)?;
+        let thief = self.game.start().and(self.thief)?;
         let mut sorted = self.cops.clone();
         sorted.sort_unstable();
         let turn = self.game.rules().first_mover();
@@ -206,12 +205,10 @@ impl SeveralCops {
             (false, Some(t)) => game.with_start(&cops, t)?,
             _ => game,
         };
-        let start = game.start_state();
         Ok(SeveralCops {
             game,
             cops,
             thief,
-            start,
             source,
         })
     }

@@ -128,7 +128,7 @@ pub(super) fn plan_map(
     path: &Path,
 ) -> Result<crate::cli::output::PlanReport> {
     let several = build(args, config, path)?;
-    let options = solving::options(config, args.dte_table, several.start);
+    let options = solving::options(config, args.dte_table, several.game.start_state());
     solving::plan_report(path, &several.game, &options, config)
 }
 
@@ -200,12 +200,12 @@ fn summary_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<R
             ..row
         });
     }
-    let options = solving::options(config, args.dte_table, several.start);
+    let options = solving::options(config, args.dte_table, several.game.start_state());
     let quiet = crate::cli::progress::Reporter::Quiet;
     let plan = solving::plan(game, &options, config, &quiet)?;
     let options = options.with_plan(&plan);
     let solution = solve(game, &options)?;
-    let found = solving::found(&solution, several.start, config);
+    let found = solving::found(&solution, several.game.start_state(), config);
     let report = several.report_of(path, &args.kcops, found, started.elapsed().as_secs_f64());
     let summary = several.placements(&solution);
     Ok(Row {

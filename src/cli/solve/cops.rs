@@ -4,7 +4,7 @@
 //! and report are `cli/several.rs`'s, shared with `solve --processes`.
 
 use anyhow::Result;
-use retrograde::{CopsGame, Engine, Grid, Inconsistency, Solution, Turn};
+use retrograde::{CopsGame, Engine, Grid, Inconsistency, Solution};
 
 use super::{Play, Targets};
 use crate::cli::common::EngineConfig;
@@ -34,10 +34,6 @@ impl Play for SeveralCops {
         &self.game
     }
 
-    fn start(&self) -> Option<u64> {
-        self.start
-    }
-
     fn report(
         &self,
         args: &SolveArgs,
@@ -53,11 +49,6 @@ impl Play for SeveralCops {
     fn dump_columns(&self) -> (Vec<String>, Option<&Grid>) {
         let cops = (1..=self.game.cops()).map(|i| format!("cop{i}")).collect();
         (cops, self.arena().grid())
-    }
-
-    fn pieces(&self, state: u64) -> (Vec<u32>, u32, Turn) {
-        let p = self.game.position(state);
-        (p.cops.to_vec(), p.thief, p.turn)
     }
 
     fn inconsistent(&self, bad: &Inconsistency) -> String {

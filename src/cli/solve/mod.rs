@@ -1,8 +1,8 @@
 //! `retrograde solve FILE`: one flow for any number of cops, on a map or
-//! (`--graph`) a graph. The game is built by `one.rs` (one cop at speed 1
-//! on a map: `CopsAndThief`, with `--scen` pairs and the whole-map
-//! summary) or `cops.rs` (`--cops K`, `--cop-speed`/`--thief-speed`,
-//! `--graph`: `KCops`, its arena and the starts of K cops); both answer
+//! (`--graph`) a graph. The `CopsGame` is built by `one.rs` (one cop at
+//! speed 1 on a map, with `--scen` pairs and the whole-map summary) or
+//! `cops.rs` (`--cops K`, `--cop-speed`/`--thief-speed`, `--graph`: its
+//! arena and the starts of K cops); both answer
 //! [`Play`], and the rest is written once here: `--plan` from
 //! `plan_storage`, the solve through the library's `solve()` with
 //! `--checkpoint`/`--resume`, `--verify`, `--dump` ([`dump`]), `--save`
@@ -17,7 +17,7 @@ use std::time::Instant;
 use anyhow::Result;
 use retrograde::{
     solve, verify_observed, Checkpoint, CopsGame, Engine, Game, Grid, Inconsistency, Outcome,
-    Solution, Turn,
+    Solution,
 };
 
 use super::checkpoint::{self, DirSink};
@@ -36,8 +36,6 @@ trait Play {
     fn build(&mut self, args: &SolveArgs, solving: bool) -> Result<()>;
     /// The game (after [`Play::build`]), as `--save` writes it too.
     fn game(&self) -> &CopsGame;
-    /// The start state, if the flags or the file give one.
-    fn start(&self) -> Option<u64>;
     /// The report of the solve: what it found and the game's own parts
     /// (the one-cop game's scenario pairs and summary).
     fn report(
@@ -50,8 +48,6 @@ trait Play {
     /// The `--dump` CSV's names of the cops' columns and the grid its
     /// cells are shown on (none on a graph).
     fn dump_columns(&self) -> (Vec<String>, Option<&Grid>);
-    /// The cops and the thief of `state`, and who is to move.
-    fn pieces(&self, state: u64) -> (Vec<u32>, u32, Turn);
     /// The refusal of `--verify` for a state that disagrees with its moves.
     fn inconsistent(&self, bad: &Inconsistency) -> String;
 }
@@ -89,7 +85,7 @@ fn solve_game(
     solving::options(config, dte_table, None).check_engine()?;
     if args.plan {
         play.build(args, false)?;
-        let options = solving::options(config, dte_table, play.start());
+        let options = solving::options(config, dte_table, play.game().start_state());
         let plan = solving::plan_report(&args.map, play.game(), &options, config)?;
         return Ok(plan.print(args.json)?);
     }
@@ -105,7 +101,7 @@ fn solve_game(
     note_resume(&reporter, checkpoints.as_ref());
     let started = Instant::now();
     play.build(args, true)?;
-    let start = play.start();
+    let start = play.game().start_state();
     let options = solving::options(config, dte_table, start);
     let plan = solving::plan(play.game(), &options, config, &reporter)?;
     if several {
@@ -313,10 +309,11 @@ fn dump(play: &impl Play, solution: &Solution, out: &mut impl Write) -> std::io:
     }
     writeln!(out, "{},turn,value,dte", header.join(","))?;
     let mut line = String::new();
-    for s in 0..play.game().state_count() {
-        let (cops, thief, turn) = play.pieces(s);
+    let game = play.game();
+    for s in 0..game.state_count() {
+        let p = game.position(s);
         line.clear();
-        for cell in cops.into_iter().chain([thief]) {
+        for cell in p.cops.iter().copied().chain([p.thief]) {
             let _ = match grid {
                 Some(grid) => {
                     let (r, c) = grid.coords(cell);
@@ -325,7 +322,7 @@ fn dump(play: &impl Play, solution: &Solution, out: &mut impl Write) -> std::io:
                 None => write!(line, "{cell},"),
             };
         }
-        let (turn, value) = (turn.as_str(), solution.outcome(s));
+        let (turn, value) = (p.turn.as_str(), solution.outcome(s));
         match solution.dte(s) {
             Some(d) if value != Outcome::Draw => writeln!(out, "{line}{turn},{value},{d}")?,
             _ => writeln!(out, "{line}{turn},{value},")?,

@@ -7,7 +7,7 @@
 use anyhow::Result;
 use retrograde::{
     load_map, load_scen, Board, Cops, CopsGame, Grid, Inconsistency, Map, Outcome, Position,
-    Scenario, ScenarioEntry, Solution, Turn,
+    Scenario, ScenarioEntry, Solution,
 };
 
 use super::{Play, Targets};
@@ -99,11 +99,6 @@ impl Play for One {
             .expect("the game is built before it is used")
     }
 
-    fn start(&self) -> Option<u64> {
-        let game = self.game();
-        game.start_state()
-    }
-
     fn report(
         &self,
         args: &SolveArgs,
@@ -126,11 +121,6 @@ impl Play for One {
 
     fn dump_columns(&self) -> (Vec<String>, Option<&Grid>) {
         (vec!["cop".to_string()], Some(&self.board().grid))
-    }
-
-    fn pieces(&self, state: u64) -> (Vec<u32>, u32, Turn) {
-        let p = self.game().position(state);
-        (p.cops.to_vec(), p.thief, p.turn)
     }
 
     fn inconsistent(&self, bad: &Inconsistency) -> String {
