@@ -83,7 +83,7 @@ pub fn grid_engine_runs(
 }
 
 /// The cluster's connections as a [`Link`].
-struct TcpLink {
+pub(super) struct TcpLink {
     process: usize,
     processes: usize,
     writers: Vec<Option<BufWriter<TcpStream>>>,
@@ -92,7 +92,7 @@ struct TcpLink {
 }
 
 impl TcpLink {
-    fn new(cluster: &Cluster, sockets: Vec<Option<TcpStream>>) -> Result<TcpLink> {
+    pub(super) fn new(cluster: &Cluster, sockets: Vec<Option<TcpStream>>) -> Result<TcpLink> {
         let mut writers = Vec::with_capacity(sockets.len());
         let mut inboxes = Vec::with_capacity(sockets.len());
         for (peer, socket) in sockets.into_iter().enumerate() {
@@ -298,41 +298,80 @@ pub fn solve_grid(
             resume: saved.as_ref(),
         },
     )?;
-    // The end: every process's counts, the tracked state's value from its
-    // owner, the bytes it sent and its figure, to every other (process 0
-    // keeps the summary).
-    let counts = band.counts();
     let tracked = options
         .track
         .filter(|t| band.range.contains(t))
-        .map_or(0, |t| 1 + band.outcome(t) as u64);
+        .map(|t| band.outcome(t));
+    let summary = gather(
+        &mut link,
+        options,
+        End {
+            counts: band.counts(),
+            tracked,
+            bytes: &band.bytes_per_step,
+            decided_per_level: &band.decided_per_level,
+            levels: band.levels,
+            tracked_dte: band.tracked_dte,
+        },
+    )?;
+    let levels = band.levels;
+    Ok(PartitionedSolution {
+        bands: vec![Band {
+            range: band.range.clone(),
+            store: Store::Bits(Box::new(band)),
+        }],
+        summary,
+        levels,
+    })
+}
+
+/// What a process of a partitioned bit solve found, for [`gather`].
+pub(super) struct End<'e> {
+    pub(super) counts: Counts,
+    /// The tracked state's value, on the process that owns it.
+    pub(super) tracked: Option<Outcome>,
+    /// Bytes this process sent at each step.
+    pub(super) bytes: &'e [u64],
+    pub(super) decided_per_level: &'e [u64],
+    pub(super) levels: u32,
+    pub(super) tracked_dte: Option<crate::outcome::Dte>,
+}
+
+/// The end of a partitioned bit solve: every process's counts, the tracked
+/// state's value from its owner, the bytes it sent and its figure, to
+/// every other; process 0 gets the cluster's [`Summary`].
+pub(super) fn gather(
+    link: &mut dyn Link,
+    options: &PartitionOptions,
+    end: End<'_>,
+) -> Result<Option<Summary>> {
+    // The end: every process's counts, the tracked state's value from its
+    // owner, the bytes it sent and its figure, to every other (process 0
+    // keeps the summary).
+    let (me, processes) = (link.process(), link.processes());
+    let counts = end.counts;
+    let tracked = end.tracked.map_or(0, |o| 1 + o as u64);
     let stat = options.process_stat.as_ref().map_or(0, |f| f());
     let mut mine = vec![counts.win, counts.loss, counts.draw, tracked, stat];
-    mine.extend(&band.bytes_per_step);
+    mine.extend(end.bytes);
     let everyone: Vec<Vec<u64>> = if processes == 1 {
         vec![mine]
     } else {
         let out = (0..processes)
-            .map(|q| {
-                if q == cluster.process {
-                    Vec::new()
-                } else {
-                    mine.clone()
-                }
-            })
+            .map(|q| if q == me { Vec::new() } else { mine.clone() })
             .collect();
         let mut back = link.exchange(out)?;
-        back[cluster.process] = mine;
+        back[me] = mine;
         back
     };
-    let summary = (cluster.process == 0).then(|| {
+    Ok((me == 0).then(|| {
         let mut total = Counts::default();
         let mut tracked_outcome = None;
         let mut stats = Vec::with_capacity(processes);
         // Bytes by level: step k's bytes from every process; the decided
         // counts end with the quiet level, and a two-level sweep may have
         // run one step past it.
-        let levels = band.decided_per_level.len();
+        let levels = end.decided_per_level.len();
         let last = levels.max(1) - 1;
         let mut bytes_per_level = vec![0u64; last + 1];
         for words in &everyone {
@@ -354,22 +393,13 @@ pub fn solve_grid(
         let network_bytes = bytes_per_level.iter().sum();
         Summary {
             counts: total,
-            levels: band.levels,
-            tracked_dte: band.tracked_dte,
+            levels: end.levels,
+            tracked_dte: end.tracked_dte,
             tracked_outcome: options.track.and(tracked_outcome),
             bytes_per_level,
-            decided_per_level: band.decided_per_level.clone(),
+            decided_per_level: end.decided_per_level.to_vec(),
             network_bytes,
             process_stats: stats,
         }
-    });
-    let levels = band.levels;
-    Ok(PartitionedSolution {
-        bands: vec![Band {
-            range: band.range.clone(),
-            store: Store::Bits(Box::new(band)),
-        }],
-        summary,
-        levels,
-    })
+    }))
 }

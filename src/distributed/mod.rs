@@ -32,7 +32,8 @@
 //! Files: `bands.rs` the bands and session value of the two cops games,
 //! `worker.rs` one worker's levels and rounds, `net.rs` the connections,
 //! `checkpoint.rs` band snapshots, `grid.rs` one cop on the bit engine (a
-//! band of grid rows per process), `solution.rs` what each process holds
+//! band of grid rows per process), `kbits.rs` several cops on the bit
+//! engine (a band of cop multisets per process), `solution.rs` what each process holds
 //! after and the shard it saves.
 //!
 //! Connections are opened here (`net.rs`), with a deadline and a handshake
@@ -44,6 +45,7 @@
 mod bands;
 mod checkpoint;
 mod grid;
+mod kbits;
 mod net;
 mod solution;
 mod worker;
@@ -51,6 +53,7 @@ mod worker;
 pub use bands::{bands, session};
 pub use checkpoint::{BandCheckpoint, BandSink, BandSnapshot, BandSource, GridBandCheckpoint};
 pub use grid::{grid_band_bytes, grid_bands, grid_engine_runs, solve_grid};
+pub use kbits::{several_band_bytes, several_bands, several_engine_runs, solve_several};
 pub use solution::{write_shard, Band, PartitionedSolution, Summary};
 
 use std::net::TcpStream;

@@ -260,10 +260,11 @@ fn checkpointing(
 /// shard per process (not with `--lazy`). One cop on a map runs on the
 /// bit engine, each process a band of grid rows, unless scratch files or
 /// a `--memory` cap it does not fit under ask for the counter engine
-/// (`distributed::grid_engine_runs`); the several-cops game runs the
-/// counter engine over bands of cop multisets. Either keeps its own band
-/// snapshots with `--checkpoint`, the several-cops game's with its own
-/// fingerprint fields.
+/// (`distributed::grid_engine_runs`); the several-cops game too, each
+/// process a band of cop multisets, unless those or checkpoints ask for
+/// the counter engine (`distributed::several_engine_runs`). One cop keeps
+/// either engine's band snapshots with `--checkpoint`, several cops the
+/// counter engine's, with their own fingerprint fields.
 fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i32, Failure> {
     let Place {
         processes, process, ..
@@ -292,14 +293,20 @@ fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i3
     let grid = game.grid_game().filter(|grid| {
         distributed::grid_engine_runs(grid, processes, place.workers, args.dte_table, &limits)
     });
+    let kept = args.checkpoint.is_some() || args.resume.is_some();
+    let bits = game.arena_game().filter(|kcops| {
+        let workers = place.workers;
+        distributed::several_engine_runs(kcops, processes, workers, args.dte_table, kept, &limits)
+    });
     if several.is_none() {
         let kernel = [Kernel::Counter, Kernel::Bits][usize::from(grid.is_some())];
         checkpoints = checkpointing(args, place, [], kernel)?;
     }
     let start = game.start().map(|p| game.index(&p));
-    let bounds = match grid {
-        Some(grid) => distributed::grid_bands(grid, processes),
-        None => distributed::bands(&game, place.config.total_workers()).expect("a cops game"),
+    let bounds = match (grid, bits) {
+        (Some(grid), _) => distributed::grid_bands(grid, processes),
+        (None, Some(kcops)) => distributed::several_bands(kcops, processes),
+        _ => distributed::bands(&game, place.config.total_workers()).expect("a cops game"),
     };
     let solve = Bands {
         bounds,
@@ -309,12 +316,36 @@ fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i3
         started,
     };
     let reporter = Arc::new(Reporter::new(args.quiet, "solving"));
-    let solution = match grid {
-        Some(grid) => {
+    let solution = match (grid, bits) {
+        (Some(grid), _) => {
             let grid = Arc::new(grid.clone());
-            solve_grid_bands(args, cluster, place, grid, solve, &reporter)?
+            let bytes =
+                distributed::grid_band_bytes(&grid, processes, place.workers, args.dte_table);
+            solve_bit_bands(
+                args,
+                cluster,
+                place,
+                solve,
+                &reporter,
+                bytes[process],
+                |o| distributed::solve_grid(grid, &place.config, o),
+            )?
         }
-        None => solve_bands(
+        (None, Some(kcops)) => {
+            let kcops = Arc::new(kcops.clone());
+            let workers = place.workers;
+            let bytes = distributed::several_band_bytes(&kcops, processes, workers, args.dte_table);
+            solve_bit_bands(
+                args,
+                cluster,
+                place,
+                solve,
+                &reporter,
+                bytes[process],
+                |o| distributed::solve_several(kcops, &place.config, o),
+            )?
+        }
+        _ => solve_bands(
             args,
             cluster,
             place,
@@ -339,7 +370,7 @@ fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i3
         (None, None) => unreachable!("one cop on a map is the grid game"),
     };
     report.saved = saved;
-    let kernel = ["counter", "bitboard"][usize::from(grid.is_some())];
+    let kernel = ["counter", "bitboard"][usize::from(grid.is_some() || bits.is_some())];
     print_report(args, place, &report, summary, bands, kernel)
 }
 
@@ -501,28 +532,30 @@ fn watch(
     (heartbeat, Arc::new(observer))
 }
 
-/// As [`solve_bands`], on the bit engine: this process's band of grid
-/// rows in memory (`distributed::solve_grid`), with progress on
+/// As [`solve_bands`], on the bit engine (`solve`: `distributed::solve_grid`
+/// for this process's band of grid rows, `distributed::solve_several` for
+/// its band of cop multisets, `bytes` in memory), with progress on
 /// `reporter`, the watchdog and the band snapshots.
-fn solve_grid_bands(
+#[allow(clippy::too_many_arguments)]
+fn solve_bit_bands(
     args: &SolveArgs,
     cluster: &ClusterArgs,
     place: &Place,
-    game: Arc<CopsAndThief>,
     solve: Bands,
     reporter: &Arc<Reporter>,
+    bytes: u64,
+    run: impl FnOnce(&PartitionOptions) -> retrograde::Result<distributed::PartitionedSolution>,
 ) -> Result<distributed::PartitionedSolution, Failure> {
     let Place {
         processes,
         process,
         workers,
-        ref config,
+        ..
     } = *place;
     let here = solve.bounds[process + 1] - solve.bounds[process];
-    let bytes = distributed::grid_band_bytes(&game, processes, workers, args.dte_table)[process];
     reporter.note(&format!(
         "process {process} of {processes}: {here} of {} states in {workers} band{} of the bit engine ({} in memory); connecting",
-        game.state_count(),
+        solve.bounds[processes],
         if workers == 1 { "" } else { "s" },
         human_bytes(bytes),
     ));
@@ -546,8 +579,7 @@ fn solve_grid_bands(
         resume: resume.flatten().map(|r| Arc::new(r) as Arc<dyn BandSource>),
         ..PartitionOptions::default()
     };
-    let solution =
-        distributed::solve_grid(game, config, &options).context("partitioned solve failed")?;
+    let solution = run(&options).context("partitioned solve failed")?;
     reporter.finish();
     heartbeat.store(u64::MAX, Relaxed);
     Ok(solution)

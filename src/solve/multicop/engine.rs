@@ -34,6 +34,8 @@
 mod cops;
 mod forall;
 mod lazy;
+#[cfg(feature = "distributed")]
+mod partition;
 mod push;
 mod rows;
 mod thief;
@@ -51,6 +53,8 @@ use crate::games::multiset::{
     multiset_count, next_multiset, rank_multiset, unrank_multiset, Ranker, MAX_COPS,
 };
 use crate::games::position::Position;
+#[cfg(feature = "distributed")]
+pub(crate) use partition::{band_tops, solve_band, tops_ranks, KBand};
 use rows::{commit, cop_word};
 
 /// Options of a k-cop solve.
@@ -122,6 +126,13 @@ struct Engine<'a> {
     k: usize,
     words: usize,
     ranks: usize,
+    /// The ranks whose cop rows (and distances) this engine computes: all
+    /// of them, or a band of whole blocks `tops` (ranks of the multisets
+    /// whose top cell is in `tops`) in a partitioned solve
+    /// (`engine/partition.rs`), whose thief rows outside it come from the
+    /// other processes.
+    band: std::ops::Range<usize>,
+    tops: std::ops::Range<usize>,
     ranker: Ranker,
     reach: Vec<Vec<u32>>,
     /// `reach_from[c]`: the cells from which a cop reaches `c`, ascending.
@@ -258,6 +269,8 @@ impl<'a> Engine<'a> {
             k,
             words,
             ranks,
+            band: 0..ranks,
+            tops: 0..n,
             ranker: Ranker::new(n),
             reach_from: push::reach_from(&reach),
             reach_hi: cops::reach_hi(&reach),
@@ -332,6 +345,9 @@ impl<'a> Engine<'a> {
                 cops[..k].copy_from_slice(&unrank_multiset(first as u64, k));
                 let mut decided = 0u64;
                 for i in 0..cw.len() / words {
+                    // Outside a band only the thief's rows, which every
+                    // process keeps whole.
+                    let inside = self.band.contains(&(first + i));
                     // Plain cops have no move when one of them has none;
                     // lazy ones when all have none.
                     let stuck = |c: &u32| self.reach[*c as usize].is_empty();
@@ -345,9 +361,11 @@ impl<'a> Engine<'a> {
                         let cm = cop_word(&cops[..k], w);
                         let open = self.cells[w] & !cm & !self.exits[w];
                         let rows = [
-                            (Some(&mut cw[span.start + w]), cm, 0),
+                            (inside.then(|| &mut cw[span.start + w]), cm, 0),
                             (
-                                cl.as_deref_mut().map(|v| &mut v[span.start + w]),
+                                cl.as_deref_mut()
+                                    .filter(|_| inside)
+                                    .map(|v| &mut v[span.start + w]),
                                 (self.exits[w] & !cm) | if no_move { open } else { 0 },
                                 0,
                             ),
@@ -365,6 +383,9 @@ impl<'a> Engine<'a> {
                         for (slot, value, turn) in rows {
                             let Some(slot) = slot else { continue };
                             *slot = value;
+                            if !inside {
+                                continue;
+                            }
                             decided += u64::from(value.count_ones());
                             if let Some(d) = dte.as_deref_mut() {
                                 let mut bits = value;
@@ -376,7 +397,7 @@ impl<'a> Engine<'a> {
                             }
                         }
                     }
-                    if cw[span] == self.cells[..] {
+                    if inside && cw[span] == self.cells[..] {
                         full.fetch_min((first + i) as u64, std::sync::atomic::Ordering::Relaxed);
                     }
                     next_multiset(&mut cops[..k], n);

@@ -21,7 +21,9 @@
 //!   ([`kcop_plan`], [`kcop_memory_for`]; heap vectors or scratch-file
 //!   regions under a cap, read through one slice view);
 //! - `checkpoint.rs` its snapshots between levels, `levels.rs` what the
-//!   level loop needs of them.
+//!   level loop needs of them;
+//! - `engine/partition.rs` the engine partitioned over processes, a band
+//!   of cop multisets each, the thief's rows swapped after every level.
 //!
 //! Imports run one way: `engine` → `levels` → `checkpoint`, `solution` →
 //! `store`.
@@ -34,9 +36,13 @@ mod store;
 
 pub(crate) use checkpoint::{MulticopCheckpoint, MAGIC};
 pub(crate) use engine::solve_kcops_with;
+#[cfg(feature = "distributed")]
+pub(crate) use engine::{band_tops, solve_band, tops_ranks, KBand};
 pub use engine::{solve_kcops, KcopOptions};
 pub(crate) use levels::KcopRun;
 pub use solution::KSolution;
+#[cfg(feature = "distributed")]
+pub(crate) use store::kcop_band_bytes;
 pub(crate) use store::kcop_memory_least;
 pub use store::{kcop_memory, kcop_memory_for};
 pub(crate) use store::{kcop_plan, KcopStorage};
