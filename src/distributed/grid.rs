@@ -157,12 +157,18 @@ fn read_message(from: &mut impl Read) -> std::io::Result<Vec<u64>> {
     if len > 1 << 40 {
         return Err(std::io::Error::other(format!("a message of {len} words")));
     }
-    let mut bytes = vec![0u8; len as usize * 8];
-    from.read_exact(&mut bytes)?;
-    Ok(bytes
-        .chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-        .collect())
+    // Read straight into the words: a level's message of several cops can
+    // be megabytes, and a byte buffer beside it doubled the reader's peak.
+    let mut words = vec![0u64; len as usize];
+    // SAFETY: the bytes of a `u64` slice are a `u8` slice of 8 times its
+    // length, valid for writes of any value, borrowed while `words` is.
+    let bytes =
+        unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), words.len() * 8) };
+    from.read_exact(bytes)?;
+    for w in &mut words {
+        *w = u64::from_le(*w);
+    }
+    Ok(words)
 }
 
 impl Link for TcpLink {

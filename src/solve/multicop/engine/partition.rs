@@ -451,10 +451,11 @@ impl Swapper<'_> {
     /// those words. Empty with one process.
     fn message(&self, sides: [(&[u64], &[u64], &[u8]); 2]) -> Vec<u64> {
         let words = self.words;
-        let mut out = Vec::new();
         if self.link.processes() == 1 {
-            return out;
+            return Vec::new();
         }
+        // The stats go in front ([`Swapper::send`]).
+        let mut out = vec![0; STATS];
         for (side, (now, next, flags)) in sides.into_iter().enumerate() {
             if flags.is_empty() {
                 continue;
@@ -475,22 +476,36 @@ impl Swapper<'_> {
         out
     }
 
-    /// Sends every other process `stats` and `rows`; `stats` become the
-    /// cluster's. Returns what each process sent (this one's empty).
-    fn send(&mut self, stats: &mut Stats, rows: Vec<u64>) -> Result<Vec<Vec<u64>>> {
+    /// Sends every other process `stats` and `message` (the rows of
+    /// [`Swapper::message`], or nothing); `stats` become the cluster's.
+    /// Returns what each process sent (this one's empty).
+    fn send(&mut self, stats: &mut Stats, mut message: Vec<u64>) -> Result<Vec<Vec<u64>>> {
         let (me, processes) = (self.link.process(), self.link.processes());
         if processes == 1 {
             self.bytes.push(0);
             return Ok(vec![Vec::new()]);
         }
-        let mut message = Vec::with_capacity(STATS + rows.len());
-        message.extend(stats.words());
-        message.extend(rows);
-        let out: Vec<Vec<u64>> = (0..processes)
-            .map(|q| if q == me { Vec::new() } else { message.clone() })
-            .collect();
+        message.resize(message.len().max(STATS), 0);
+        message[..STATS].copy_from_slice(&stats.words());
         self.bytes
             .push((processes as u64 - 1) * (8 + 8 * message.len() as u64));
+        // One copy a peer, the last peer taking the message itself: a
+        // level's rows can be megabytes.
+        let last = if me == processes - 1 {
+            processes - 2
+        } else {
+            processes - 1
+        };
+        let mut out: Vec<Vec<u64>> = (0..processes)
+            .map(|q| {
+                if q == me || q == last {
+                    Vec::new()
+                } else {
+                    message.clone()
+                }
+            })
+            .collect();
+        out[last] = message;
         let received = self.link.exchange(out)?;
         for (from, words) in received.iter().enumerate().filter(|&(q, _)| q != me) {
             let head = words.get(..STATS).ok_or_else(|| garbage(from))?;
