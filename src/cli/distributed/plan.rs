@@ -22,9 +22,26 @@ pub(super) fn plan(args: &SolveArgs, place: &Place) -> Result<i32, Failure> {
         let mine = place.process * place.workers..(place.process + 1) * place.workers;
         (bounds[mine.end] - bounds[mine.start], game(&bounds))
     };
+    let (processes, workers) = (place.processes, place.workers);
     let (states, planned) = if args.kcops.active() {
         let several = SeveralCops::build(args, &limits, false)?;
         let game = &several.game;
+        let kept = args.checkpoint.is_some() || args.resume.is_some();
+        let bits = game.arena_game().filter(|kcops| {
+            distributed::several_engine_runs(
+                kcops,
+                processes,
+                workers,
+                args.dte_table,
+                kept,
+                &limits,
+            )
+        });
+        if let Some(kcops) = bits {
+            let bounds = distributed::several_bands(kcops, processes);
+            let bytes = distributed::several_band_bytes(kcops, processes, workers, args.dte_table);
+            return bit_plan(args, place, &bounds, bytes[place.process], &limits);
+        }
         share(
             &|b| {
                 distributed::plan_bands(
@@ -41,30 +58,10 @@ pub(super) fn plan(args: &SolveArgs, place: &Place) -> Result<i32, Failure> {
     } else {
         let map = load_map(&args.map)?;
         let game = CopsAndThief::new(args.game.board(&map)?, args.game.rules());
-        let (processes, workers) = (place.processes, place.workers);
         if distributed::grid_engine_runs(&game, processes, workers, args.dte_table, &limits) {
-            // The bit engine: this process's band in memory, whatever the
-            // available memory says (the solve refuses a band above it).
             let bounds = distributed::grid_bands(&game, processes);
-            let bytes = distributed::grid_band_bytes(&game, processes, workers, args.dte_table)
-                [place.process];
-            let room = limits.memory.unwrap_or_else(retrograde::available_memory);
-            let mut report = PlanReport::new(
-                args.map.display().to_string(),
-                bounds[place.process + 1] - bounds[place.process],
-                "distributed",
-            );
-            report.settle(if bytes > room {
-                Err(retrograde::Error::TooLarge {
-                    what: "this process's band of bitsets".into(),
-                    needed: bytes,
-                    available: room,
-                    hint: "more processes, or scratch files (--scratch DIR: the counter engine's bands page)".into(),
-                })
-            } else {
-                Ok((bytes, bytes, None, None))
-            })?;
-            return Ok(report.print(args.json)?);
+            let bytes = distributed::grid_band_bytes(&game, processes, workers, args.dte_table);
+            return bit_plan(args, place, &bounds, bytes[place.process], &limits);
         }
         share(
             &|b| {
@@ -88,5 +85,36 @@ pub(super) fn plan(args: &SolveArgs, place: &Place) -> Result<i32, Failure> {
         };
         (p.bytes, p.resident, scratch, None)
     }))?;
+    Ok(report.print(args.json)?)
+}
+
+/// The bit engine's plan (one cop or several): this process's band of
+/// `bounds` in memory, `bytes`, whatever the available memory says (the
+/// solve refuses a band above it).
+fn bit_plan(
+    args: &SolveArgs,
+    place: &Place,
+    bounds: &[u64],
+    bytes: u64,
+    limits: &retrograde::StorageLimits,
+) -> Result<i32, Failure> {
+    let room = limits.memory.unwrap_or_else(retrograde::available_memory);
+    let mut report = PlanReport::new(
+        args.map.display().to_string(),
+        bounds[place.process + 1] - bounds[place.process],
+        "distributed",
+    );
+    report.settle(if bytes > room {
+        Err(retrograde::Error::TooLarge {
+            what: "this process's band of bitsets".into(),
+            needed: bytes,
+            available: room,
+            hint:
+                "more processes, or scratch files (--scratch DIR: the counter engine's bands page)"
+                    .into(),
+        })
+    } else {
+        Ok((bytes, bytes, None, None))
+    })?;
     Ok(report.print(args.json)?)
 }
