@@ -245,7 +245,7 @@ fn cli_several_cops_choose_the_bit_engine_unless_checkpoints_or_scratch() {
         assert_eq!(report["kernel"], kernel, "{extra:?}");
         let want = std::process::Command::new(binary())
             .arg("solve")
-            .args(&base)
+            .args(base)
             .output()
             .expect("local");
         let want: serde_json::Value = serde_json::from_slice(&want.stdout).expect("json");
