@@ -42,7 +42,7 @@ pub trait BandSource: Send + Sync {
     /// When it is missing, damaged or of another solve.
     fn load(&self, band: usize, level: u32) -> Result<BandCheckpoint>;
     /// This process's band snapshot of `level` from the partitioned bit
-    /// engine ([`solve_grid`](super::solve_grid): one band a process),
+    /// engine ([`solve_bits`](super::solve_bits): one band a process),
     /// checked (its checksum, and that it is of this solve).
     ///
     /// # Errors

@@ -12,7 +12,6 @@
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::net::TcpStream;
 use std::sync::mpsc::{channel, Receiver};
-use std::sync::Arc;
 
 use super::net;
 use super::solution::{Band, PartitionedSolution, Store, Summary};
@@ -20,7 +19,6 @@ use super::{Cluster, PartitionOptions};
 use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::games::cops::CopsAndThief;
-use crate::games::cops_game::CopsGame;
 use crate::outcome::Outcome;
 use crate::solve::grid_partition::{self, Link};
 use crate::solve::Counts;
@@ -33,13 +31,7 @@ const BIT_ENGINE: u64 = 0xb17b_0a2d_0000_0001;
 /// The states of each process's band in a partitioned bit solve of `game`
 /// over `processes` processes: `processes + 1` bounds from 0 to the state
 /// count, cut at grid rows (what [`solve_grid`] gives each process).
-///
-/// # Panics
-/// If `game` is not one cop at speed 1 on a map ([`grid_engine_runs`] is
-/// false for any other).
-#[must_use]
-pub fn grid_bands(game: &CopsGame, processes: usize) -> Vec<u64> {
-    let game = grid_of(game);
+pub(super) fn grid_bands(game: &CopsAndThief, processes: usize) -> Vec<u64> {
     let per = 2 * game.cells();
     let cells = grid_partition::process_cells(game, processes);
     let mut bounds = vec![0];
@@ -50,42 +42,31 @@ pub fn grid_bands(game: &CopsGame, processes: usize) -> Vec<u64> {
 /// Bytes each process of a partitioned bit solve of `game` over
 /// `processes` processes of `workers` threads holds (its band's bitsets,
 /// with `dte_table` its distances, and the engine's buffers).
-///
-/// # Panics
-/// As [`grid_bands`].
-#[must_use]
-pub fn grid_band_bytes(
-    game: &CopsGame,
+pub(super) fn grid_band_bytes(
+    game: &CopsAndThief,
     processes: usize,
     workers: usize,
     dte_table: bool,
 ) -> Vec<u64> {
-    grid_partition::band_bytes(grid_of(game), processes, workers, dte_table)
-}
-
-/// The grid game inside `game`.
-fn grid_of(game: &CopsGame) -> &CopsAndThief {
-    game.grid_game()
-        .expect("the partitioned bit engine plays one cop at speed 1 on a map")
+    grid_partition::band_bytes(game, processes, workers, dte_table)
 }
 
 /// Whether a partitioned solve of `game` runs on the bit engine
 /// ([`solve_grid`]) rather than the counter engine ([`solve`](super::solve)):
-/// it does for one cop at speed 1 on a map, unless the solve asks for what only the counter engine's bands
+/// it does, unless the solve asks for what only the counter engine's bands
 /// keep: scratch files (`limits.scratch`), or a `limits.memory` cap that
 /// the largest process's bit band does not fit under (the counter engine
 /// then plans scratch files or refuses). Checkpoints run on either, each
 /// engine with its own band snapshots. Every process given the same flags
 /// gets the same answer, as the handshake requires.
-#[must_use]
-pub fn grid_engine_runs(
-    game: &CopsGame,
+pub(super) fn grid_engine_runs(
+    game: &CopsAndThief,
     processes: usize,
     workers: usize,
     dte_table: bool,
     limits: &crate::solve::StorageLimits,
 ) -> bool {
-    if game.grid_game().is_none() || limits.scratch.is_some() {
+    if limits.scratch.is_some() {
         return false;
     }
     limits.memory.is_none_or(|cap| {
@@ -98,7 +79,7 @@ pub fn grid_engine_runs(
 }
 
 /// The cluster's connections as a [`Link`].
-struct TcpLink {
+pub(super) struct TcpLink {
     process: usize,
     processes: usize,
     writers: Vec<Option<BufWriter<TcpStream>>>,
@@ -107,7 +88,7 @@ struct TcpLink {
 }
 
 impl TcpLink {
-    fn new(cluster: &Cluster, sockets: Vec<Option<TcpStream>>) -> Result<TcpLink> {
+    pub(super) fn new(cluster: &Cluster, sockets: Vec<Option<TcpStream>>) -> Result<TcpLink> {
         let mut writers = Vec::with_capacity(sockets.len());
         let mut inboxes = Vec::with_capacity(sockets.len());
         for (peer, socket) in sockets.into_iter().enumerate() {
@@ -172,12 +153,18 @@ fn read_message(from: &mut impl Read) -> std::io::Result<Vec<u64>> {
     if len > 1 << 40 {
         return Err(std::io::Error::other(format!("a message of {len} words")));
     }
-    let mut bytes = vec![0u8; len as usize * 8];
-    from.read_exact(&mut bytes)?;
-    Ok(bytes
-        .chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-        .collect())
+    // Read straight into the words: a level's message of several cops can
+    // be megabytes, and a byte buffer beside it doubled the reader's peak.
+    let mut words = vec![0u64; len as usize];
+    // SAFETY: the bytes of a `u64` slice are a `u8` slice of 8 times its
+    // length, valid for writes of any value, borrowed while `words` is.
+    let bytes =
+        unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), words.len() * 8) };
+    from.read_exact(bytes)?;
+    for w in &mut words {
+        *w = u64::from_le(*w);
+    }
+    Ok(words)
 }
 
 impl Link for TcpLink {
@@ -240,19 +227,12 @@ impl Link for TcpLink {
 /// arrays; [`Error::Checkpoint`] naming the snapshot when it is damaged or
 /// of another band; [`Error::Unsupported`] for scratch files, which
 /// partitioned solves keep on the counter engine ([`solve`](super::solve)).
-pub fn solve_grid(
-    game: Arc<CopsGame>,
+pub(super) fn solve_grid(
+    game: &CopsAndThief,
     cluster: &Cluster,
     options: &PartitionOptions,
 ) -> Result<PartitionedSolution> {
     assert!(cluster.workers >= 1 && cluster.process < cluster.processes());
-    let Some(grid) = game.grid_game() else {
-        return Err(Error::Unsupported {
-            engine: "distributed bitboard".into(),
-            what: "a game other than one cop at speed 1 on a map".into(),
-            hint: "the counter engine's partitioned solve plays it (distributed::solve)".into(),
-        });
-    };
     let unsupported = |what: &str| Error::Unsupported {
         engine: "distributed bitboard".into(),
         what: what.into(),
@@ -263,7 +243,7 @@ pub fn solve_grid(
     }
     let processes = cluster.processes();
     let mine =
-        grid_band_bytes(&game, processes, cluster.workers, options.dte_table)[cluster.process];
+        grid_band_bytes(game, processes, cluster.workers, options.dte_table)[cluster.process];
     let available = crate::storage::available_memory();
     if mine > available {
         return Err(Error::TooLarge {
@@ -304,7 +284,7 @@ pub fn solve_grid(
     let mut link = TcpLink::new(cluster, sockets)?;
     let observer = options.observer.clone();
     let band = grid_partition::solve_band(
-        grid,
+        game,
         &mut link,
         cluster.workers,
         options.dte_table,
@@ -320,41 +300,80 @@ pub fn solve_grid(
             resume: saved.as_ref(),
         },
     )?;
-    // The end: every process's counts, the tracked state's value from its
-    // owner, the bytes it sent and its figure, to every other (process 0
-    // keeps the summary).
-    let counts = band.counts();
     let tracked = options
         .track
         .filter(|t| band.range.contains(t))
-        .map_or(0, |t| 1 + band.outcome(t) as u64);
+        .map(|t| band.outcome(t));
+    let summary = gather(
+        &mut link,
+        options,
+        End {
+            counts: band.counts(),
+            tracked,
+            bytes: &band.bytes_per_step,
+            decided_per_level: &band.decided_per_level,
+            levels: band.levels,
+            tracked_dte: band.tracked_dte,
+        },
+    )?;
+    let levels = band.levels;
+    Ok(PartitionedSolution {
+        bands: vec![Band {
+            range: band.range.clone(),
+            store: Store::Bits(Box::new(band)),
+        }],
+        summary,
+        levels,
+    })
+}
+
+/// What a process of a partitioned bit solve found, for [`gather`].
+pub(super) struct End<'e> {
+    pub(super) counts: Counts,
+    /// The tracked state's value, on the process that owns it.
+    pub(super) tracked: Option<Outcome>,
+    /// Bytes this process sent at each step.
+    pub(super) bytes: &'e [u64],
+    pub(super) decided_per_level: &'e [u64],
+    pub(super) levels: u32,
+    pub(super) tracked_dte: Option<crate::outcome::Dte>,
+}
+
+/// The end of a partitioned bit solve: every process's counts, the tracked
+/// state's value from its owner, the bytes it sent and its figure, to
+/// every other; process 0 gets the cluster's [`Summary`].
+pub(super) fn gather(
+    link: &mut dyn Link,
+    options: &PartitionOptions,
+    end: End<'_>,
+) -> Result<Option<Summary>> {
+    // The end: every process's counts, the tracked state's value from its
+    // owner, the bytes it sent and its figure, to every other (process 0
+    // keeps the summary).
+    let (me, processes) = (link.process(), link.processes());
+    let counts = end.counts;
+    let tracked = end.tracked.map_or(0, |o| 1 + o as u64);
     let stat = options.process_stat.as_ref().map_or(0, |f| f());
     let mut mine = vec![counts.win, counts.loss, counts.draw, tracked, stat];
-    mine.extend(&band.bytes_per_step);
+    mine.extend(end.bytes);
     let everyone: Vec<Vec<u64>> = if processes == 1 {
         vec![mine]
     } else {
         let out = (0..processes)
-            .map(|q| {
-                if q == cluster.process {
-                    Vec::new()
-                } else {
-                    mine.clone()
-                }
-            })
+            .map(|q| if q == me { Vec::new() } else { mine.clone() })
             .collect();
         let mut back = link.exchange(out)?;
-        back[cluster.process] = mine;
+        back[me] = mine;
         back
     };
-    let summary = (cluster.process == 0).then(|| {
+    Ok((me == 0).then(|| {
         let mut total = Counts::default();
         let mut tracked_outcome = None;
         let mut stats = Vec::with_capacity(processes);
         // Bytes by level: step k's bytes from every process; the decided
         // counts end with the quiet level, and a two-level sweep may have
         // run one step past it.
-        let levels = band.decided_per_level.len();
+        let levels = end.decided_per_level.len();
         let last = levels.max(1) - 1;
         let mut bytes_per_level = vec![0u64; last + 1];
         for words in &everyone {
@@ -376,22 +395,13 @@ pub fn solve_grid(
         let network_bytes = bytes_per_level.iter().sum();
         Summary {
             counts: total,
-            levels: band.levels,
-            tracked_dte: band.tracked_dte,
+            levels: end.levels,
+            tracked_dte: end.tracked_dte,
             tracked_outcome: options.track.and(tracked_outcome),
             bytes_per_level,
-            decided_per_level: band.decided_per_level.clone(),
+            decided_per_level: end.decided_per_level.to_vec(),
             network_bytes,
             process_stats: stats,
         }
-    });
-    let levels = band.levels;
-    Ok(PartitionedSolution {
-        bands: vec![Band {
-            range: band.range.clone(),
-            store: Store::Bits(Box::new(band)),
-        }],
-        summary,
-        levels,
-    })
+    }))
 }

@@ -31,9 +31,11 @@
 //!
 //! Files: `bands.rs` the bands and session value of the two cops games,
 //! `worker.rs` one worker's levels and rounds, `net.rs` the connections,
-//! `checkpoint.rs` band snapshots, `grid.rs` one cop on the bit engine (a
-//! band of grid rows per process), `solution.rs` what each process holds
-//! after and the shard it saves.
+//! `checkpoint.rs` band snapshots, `bits.rs` the bit engine's one door for
+//! the cops game, `grid.rs` one cop on it (a band of grid rows per
+//! process), `kbits.rs` several cops (a band of cop multisets per
+//! process), `solution.rs` what each process holds after and the shard it
+//! saves.
 //!
 //! Connections are opened here (`net.rs`), with a deadline and a handshake
 //! that checks that every process solves the same game; timely then runs on
@@ -42,15 +44,17 @@
 //! an exit.
 
 mod bands;
+mod bits;
 mod checkpoint;
 mod grid;
+mod kbits;
 mod net;
 mod solution;
 mod worker;
 
 pub use bands::{bands, session};
+pub use bits::{bit_band_bytes, bit_bands, bit_engine_runs, solve_bits};
 pub use checkpoint::{BandCheckpoint, BandSink, BandSnapshot, BandSource, GridBandCheckpoint};
-pub use grid::{grid_band_bytes, grid_bands, grid_engine_runs, solve_grid};
 pub use solution::{write_shard, Band, PartitionedSolution, Summary};
 
 use std::net::TcpStream;

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
 
 use crate::games::cops_game::CopsGame;
 use crate::outcome::{Dte, Outcome};
+use crate::solve::multicop::KBand;
 use crate::solve::Counts;
 use crate::solve::GridBand;
 use crate::storage::cells::Cells;
@@ -65,6 +66,8 @@ pub(super) enum Store {
     },
     /// The bit engine's bitsets and distances.
     Bits(Box<GridBand>),
+    /// The several-cops bit engine's bitsets and distances.
+    Several(Box<KBand>),
 }
 
 impl Band {
@@ -99,6 +102,7 @@ impl Band {
                 }
             }
             Store::Bits(band) => band.outcome(s),
+            Store::Several(band) => band.outcome(s),
         }
     }
 
@@ -117,6 +121,7 @@ impl Band {
                 )))
             }
             Store::Bits(band) => band.dte(s),
+            Store::Several(band) => band.dte(s),
         }
     }
 
@@ -124,6 +129,7 @@ impl Band {
         match &self.store {
             Store::Cells { dte, .. } => dte.is_some(),
             Store::Bits(band) => band.has_dte(),
+            Store::Several(band) => band.has_dte(),
         }
     }
 }
@@ -188,6 +194,13 @@ impl crate::tablebase::Source for PartitionedSolution {
         {
             return band.fill_values(first + range.start..first + range.end, out);
         }
+        if let [Band {
+            store: Store::Several(band),
+            ..
+        }] = &self.bands[..]
+        {
+            return band.fill_values(first + range.start..first + range.end, out);
+        }
         out.fill(0);
         let mut s = first + range.start;
         let end = first + range.end;
@@ -217,6 +230,13 @@ impl crate::tablebase::Source for PartitionedSolution {
         {
             return band.fill_dte(first + range.start..first + range.end, values, out);
         }
+        if let [Band {
+            store: Store::Several(band),
+            ..
+        }] = &self.bands[..]
+        {
+            return band.fill_dte(first + range.start..first + range.end, out);
+        }
         for (i, d) in out.iter_mut().enumerate() {
             let s = first + range.start + i as u64;
             let band = self.band(s);
@@ -228,6 +248,7 @@ impl crate::tablebase::Source for PartitionedSolution {
                     t.atomics::<AtomicU16>()[(s - band.range.start) as usize].load(Relaxed)
                 }),
                 (_, Store::Bits(bits)) => bits.dte(s).map_or(0, |d| d.0 as u16),
+                (_, Store::Several(bits)) => bits.dte(s).map_or(0, |d| d.0 as u16),
             };
         }
     }

@@ -72,3 +72,20 @@ pub(crate) fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
             source: std::io::Error::other(e.to_string()),
         })
 }
+
+/// How a partitioned bit solve reaches the other processes (one cop:
+/// `bitboard/peers.rs`; several: `multicop/engine/partition.rs`).
+#[cfg(feature = "distributed")]
+pub(crate) trait Link: Send {
+    /// This process's index.
+    fn process(&self) -> usize;
+    /// Processes in the cluster.
+    fn processes(&self) -> usize;
+    /// Sends `out[q]` to every other process `q` and returns what each
+    /// other process sent this process (the entry of this process is
+    /// empty). Every process calls it the same number of times.
+    ///
+    /// # Errors
+    /// [`Error::Peer`] when a peer is gone or sends garbage.
+    fn exchange(&mut self, out: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>>;
+}

@@ -281,9 +281,8 @@ fn grid_cluster(
                     workers,
                     connect_timeout: Duration::from_secs(30),
                 };
-                let game = Arc::new(game.clone());
                 let options = &options;
-                scope.spawn(move || distributed::solve_grid(game, &cluster, options))
+                scope.spawn(move || distributed::solve_bits(game, &cluster, options))
             })
             .collect();
         handles
@@ -295,14 +294,14 @@ fn grid_cluster(
 
 /// The bit engine partitioned over every cluster shape in `shapes`
 /// against the sequential engine with a distance table: what
-/// [`check_parts`] checks, each process's band where `grid_bands` puts it,
+/// [`check_parts`] checks, each process's band where `bit_bands` puts it,
 /// and the bytes.
 fn check_grid(label: &str, game: &CopsGame, shapes: &[(usize, usize)]) {
     let local = local_solve(game);
     for &(processes, workers) in shapes {
         let label = format!("{label} (bit engine, {processes} processes x {workers} workers)");
         let parts = grid_cluster(game, processes, workers, true);
-        let bounds = distributed::grid_bands(game, processes);
+        let bounds = distributed::bit_bands(game, processes);
         assert_eq!(bounds.len(), processes + 1, "{label}");
         for (process, part) in parts.iter().enumerate() {
             assert_eq!(

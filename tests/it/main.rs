@@ -51,6 +51,9 @@ mod copnumber_speed;
 /// Partitioned solves over loopback TCP (feature `distributed`).
 #[cfg(feature = "distributed")]
 mod distributed;
+/// Several cops partitioned on the bit engine (feature `distributed`).
+#[cfg(feature = "distributed")]
+mod distributed_kbits;
 /// Partitioned several-cops solves over loopback TCP (feature
 /// `distributed`).
 #[cfg(feature = "distributed")]

@@ -257,13 +257,13 @@ fn checkpointing(
 }
 
 /// A partitioned solve of either cops game; `--save` writes one table
-/// shard per process (not with `--lazy`). One cop on a map runs on the
-/// bit engine, each process a band of grid rows, unless scratch files or
-/// a `--memory` cap it does not fit under ask for the counter engine
-/// (`distributed::grid_engine_runs`); the several-cops game runs the
-/// counter engine over bands of cop multisets. Either keeps its own band
-/// snapshots with `--checkpoint`, the several-cops game's with its own
-/// fingerprint fields.
+/// shard per process (not with `--lazy`). It runs on the bit engine, each
+/// process a band of grid rows (one cop on a map) or of cop multisets,
+/// unless scratch files, a `--memory` cap it does not fit under or (with
+/// several cops) checkpoints ask for the counter engine
+/// (`distributed::bit_engine_runs`). One cop keeps either engine's band
+/// snapshots with `--checkpoint`, several cops the counter engine's, with
+/// their own fingerprint fields.
 fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i32, Failure> {
     let Place {
         processes, process, ..
@@ -288,15 +288,17 @@ fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i3
         let format = map.format.as_str();
         (game, None, format, started, args.engine.storage.limits(0)?)
     };
+    let kept = args.checkpoint.is_some() || args.resume.is_some();
+    let workers = place.workers;
     let bits =
-        distributed::grid_engine_runs(&game, processes, place.workers, args.dte_table, &limits);
+        distributed::bit_engine_runs(&game, processes, workers, args.dte_table, kept, &limits);
     if several.is_none() {
         let kernel = [Kernel::Counter, Kernel::Bits][usize::from(bits)];
         checkpoints = checkpointing(args, place, [], kernel)?;
     }
     let start = game.start_state();
     let bounds = match bits {
-        true => distributed::grid_bands(&game, processes),
+        true => distributed::bit_bands(&game, processes),
         false => distributed::bands(&game, place.config.total_workers()).expect("a cops game"),
     };
     let solve = Bands {
@@ -307,10 +309,16 @@ fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i3
         started,
     };
     let reporter = Arc::new(Reporter::new(args.quiet, "solving"));
-    let shared = Arc::new(game.clone());
     let solution = match bits {
-        true => solve_grid_bands(args, cluster, place, shared, solve, &reporter)?,
-        false => solve_bands(args, cluster, place, shared, solve, &reporter)?,
+        true => solve_bit_bands(args, cluster, place, &game, solve, &reporter)?,
+        false => solve_bands(
+            args,
+            cluster,
+            place,
+            Arc::new(game.clone()),
+            solve,
+            &reporter,
+        )?,
     };
     let saved = save_shard(save, place, &reporter, |out| {
         distributed::write_shard(&game, &solution, process, processes, "distributed", out)
@@ -489,14 +497,14 @@ fn watch(
     (heartbeat, Arc::new(observer))
 }
 
-/// As [`solve_bands`], on the bit engine: this process's band of grid
-/// rows in memory (`distributed::solve_grid`), with progress on
-/// `reporter`, the watchdog and the band snapshots.
-fn solve_grid_bands(
+/// As [`solve_bands`], on the bit engine (`distributed::solve_bits`: this
+/// process's band of grid rows or of cop multisets in memory), with
+/// progress on `reporter`, the watchdog and the band snapshots.
+fn solve_bit_bands(
     args: &SolveArgs,
     cluster: &ClusterArgs,
     place: &Place,
-    game: Arc<CopsGame>,
+    game: &CopsGame,
     solve: Bands,
     reporter: &Arc<Reporter>,
 ) -> Result<distributed::PartitionedSolution, Failure> {
@@ -506,11 +514,11 @@ fn solve_grid_bands(
         workers,
         ref config,
     } = *place;
+    let bytes = distributed::bit_band_bytes(game, processes, workers, args.dte_table)[process];
     let here = solve.bounds[process + 1] - solve.bounds[process];
-    let bytes = distributed::grid_band_bytes(&game, processes, workers, args.dte_table)[process];
     reporter.note(&format!(
         "process {process} of {processes}: {here} of {} states in {workers} band{} of the bit engine ({} in memory); connecting",
-        game.state_count(),
+        solve.bounds[processes],
         if workers == 1 { "" } else { "s" },
         human_bytes(bytes),
     ));
@@ -535,7 +543,7 @@ fn solve_grid_bands(
         ..PartitionOptions::default()
     };
     let solution =
-        distributed::solve_grid(game, config, &options).context("partitioned solve failed")?;
+        distributed::solve_bits(game, config, &options).context("partitioned solve failed")?;
     reporter.finish();
     heartbeat.store(u64::MAX, Relaxed);
     Ok(solution)

@@ -17,69 +17,30 @@ use crate::cli::failure::Failure;
 pub(super) fn plan(args: &SolveArgs, place: &Place) -> Result<i32, Failure> {
     let limits = args.engine.storage.limits(0)?;
     let total = place.config.total_workers();
-    let share = |game: &dyn Fn(&[u64]) -> retrograde::Result<distributed::BandPlan>,
-                 bounds: Vec<u64>| {
-        let mine = place.process * place.workers..(place.process + 1) * place.workers;
-        (bounds[mine.end] - bounds[mine.start], game(&bounds))
-    };
-    let (states, planned) = if args.kcops.active() {
-        let several = SeveralCops::build(args, &limits, false)?;
-        let game = &several.game;
-        share(
-            &|b| {
-                distributed::plan_bands(
-                    game,
-                    b,
-                    place.process,
-                    place.workers,
-                    args.dte_table,
-                    &limits,
-                )
-            },
-            distributed::bands(game, total).expect("a cops game"),
-        )
+    let (processes, workers) = (place.processes, place.workers);
+    let game = if args.kcops.active() {
+        SeveralCops::build(args, &limits, false)?.game
     } else {
         let map = load_map(&args.map)?;
-        let game = super::super::solving::one_cop_game(&map, &args.game)?;
-        let (processes, workers) = (place.processes, place.workers);
-        if distributed::grid_engine_runs(&game, processes, workers, args.dte_table, &limits) {
-            // The bit engine: this process's band in memory, whatever the
-            // available memory says (the solve refuses a band above it).
-            let bounds = distributed::grid_bands(&game, processes);
-            let bytes = distributed::grid_band_bytes(&game, processes, workers, args.dte_table)
-                [place.process];
-            let room = limits.memory.unwrap_or_else(retrograde::available_memory);
-            let mut report = PlanReport::new(
-                args.map.display().to_string(),
-                bounds[place.process + 1] - bounds[place.process],
-                "distributed",
-            );
-            report.settle(if bytes > room {
-                Err(retrograde::Error::TooLarge {
-                    what: "this process's band of bitsets".into(),
-                    needed: bytes,
-                    available: room,
-                    hint: "more processes, or scratch files (--scratch DIR: the counter engine's bands page)".into(),
-                })
-            } else {
-                Ok((bytes, bytes, None, None))
-            })?;
-            return Ok(report.print(args.json)?);
-        }
-        share(
-            &|b| {
-                distributed::plan_bands(
-                    &game,
-                    b,
-                    place.process,
-                    place.workers,
-                    args.dte_table,
-                    &limits,
-                )
-            },
-            distributed::bands(&game, total).expect("a cops game"),
-        )
+        super::super::solving::one_cop_game(&map, &args.game)?
     };
+    let kept = args.checkpoint.is_some() || args.resume.is_some();
+    if distributed::bit_engine_runs(&game, processes, workers, args.dte_table, kept, &limits) {
+        let bounds = distributed::bit_bands(&game, processes);
+        let bytes = distributed::bit_band_bytes(&game, processes, workers, args.dte_table);
+        return bit_plan(args, place, &bounds, bytes[place.process], &limits);
+    }
+    let bounds = distributed::bands(&game, total).expect("a cops game");
+    let mine = place.process * workers..(place.process + 1) * workers;
+    let states = bounds[mine.end] - bounds[mine.start];
+    let planned = distributed::plan_bands(
+        &game,
+        &bounds,
+        place.process,
+        workers,
+        args.dte_table,
+        &limits,
+    );
     let mut report = PlanReport::new(args.map.display().to_string(), states, "distributed");
     report.settle(planned.map(|p| {
         let scratch = match &p.backing {
@@ -88,5 +49,36 @@ pub(super) fn plan(args: &SolveArgs, place: &Place) -> Result<i32, Failure> {
         };
         (p.bytes, p.resident, scratch, None)
     }))?;
+    Ok(report.print(args.json)?)
+}
+
+/// The bit engine's plan (one cop or several): this process's band of
+/// `bounds` in memory, `bytes`, whatever the available memory says (the
+/// solve refuses a band above it).
+fn bit_plan(
+    args: &SolveArgs,
+    place: &Place,
+    bounds: &[u64],
+    bytes: u64,
+    limits: &retrograde::StorageLimits,
+) -> Result<i32, Failure> {
+    let room = limits.memory.unwrap_or_else(retrograde::available_memory);
+    let mut report = PlanReport::new(
+        args.map.display().to_string(),
+        bounds[place.process + 1] - bounds[place.process],
+        "distributed",
+    );
+    report.settle(if bytes > room {
+        Err(retrograde::Error::TooLarge {
+            what: "this process's band of bitsets".into(),
+            needed: bytes,
+            available: room,
+            hint:
+                "more processes, or scratch files (--scratch DIR: the counter engine's bands page)"
+                    .into(),
+        })
+    } else {
+        Ok((bytes, bytes, None, None))
+    })?;
     Ok(report.print(args.json)?)
 }

@@ -15,20 +15,7 @@ use crate::error::{Error, Result};
 use crate::snapshot::{BandSink, Due};
 use crate::solve::checkpoint::GridSnapshot;
 
-/// How a partitioned bit solve reaches the other processes.
-pub(crate) trait Link: Send {
-    /// This process's index.
-    fn process(&self) -> usize;
-    /// Processes in the cluster.
-    fn processes(&self) -> usize;
-    /// Sends `out[q]` to every other process `q` and returns what each
-    /// other process sent this process (the entry of this process is
-    /// empty). Every process calls it the same number of times.
-    ///
-    /// # Errors
-    /// [`Error::Peer`] when a peer is gone or sends garbage.
-    fn exchange(&mut self, out: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>>;
-}
+pub(crate) use crate::solve::common::Link;
 
 /// The cop cells whose records a process keeps, of its band of grid rows
 /// `rows[me]`: the band's and those of the rows just outside it, whose

@@ -29,16 +29,18 @@
 //! Files: `cops.rs` the cops' step, its tables and EXISTS; `forall.rs`
 //! FORALL; `push.rs` EXISTS at a level where few rows changed (dirty rows
 //! pushed from the changed ones); `lazy.rs` lazy cops; `thief.rs` the
-//! thief's step; `rows.rs` whole-row helpers.
+//! thief's step; `terminal.rs` level 0; `rows.rs` whole-row helpers;
+//! `partition.rs` the engine on a band of a partitioned solve.
 
 mod cops;
 mod forall;
 mod lazy;
+#[cfg(feature = "distributed")]
+mod partition;
 mod push;
 mod rows;
+mod terminal;
 mod thief;
-
-use rayon::prelude::*;
 
 use super::levels::{self, KcopRun};
 use super::solution::KSolution;
@@ -47,11 +49,11 @@ use super::store::Arrays;
 use crate::error::Result;
 use crate::games::arena::Arena;
 use crate::games::cops::Turn;
-use crate::games::multiset::{
-    multiset_count, next_multiset, rank_multiset, unrank_multiset, Ranker, MAX_COPS,
-};
+use crate::games::multiset::{multiset_count, rank_multiset, unrank_multiset, Ranker, MAX_COPS};
 use crate::games::position::Position;
-use rows::{commit, cop_word};
+#[cfg(feature = "distributed")]
+pub(crate) use partition::{band_tops, solve_band, tops_ranks, KBand};
+use rows::commit;
 
 /// Options of a k-cop solve.
 #[derive(Clone, Debug, Default)]
@@ -122,6 +124,13 @@ struct Engine<'a> {
     k: usize,
     words: usize,
     ranks: usize,
+    /// The ranks whose cop rows (and distances) this engine computes: all
+    /// of them, or a band of whole blocks `tops` (ranks of the multisets
+    /// whose top cell is in `tops`) in a partitioned solve
+    /// (`engine/partition.rs`), whose thief rows outside it come from the
+    /// other processes.
+    band: std::ops::Range<usize>,
+    tops: std::ops::Range<usize>,
     ranker: Ranker,
     reach: Vec<Vec<u32>>,
     /// `reach_from[c]`: the cells from which a cop reaches `c`, ascending.
@@ -258,6 +267,8 @@ impl<'a> Engine<'a> {
             k,
             words,
             ranks,
+            band: 0..ranks,
+            tops: 0..n,
             ranker: Ranker::new(n),
             reach_from: push::reach_from(&reach),
             reach_hi: cops::reach_hi(&reach),
@@ -298,94 +309,6 @@ impl<'a> Engine<'a> {
     /// to pay for unranking its first row.
     fn chunk_rows(&self, rows: usize) -> usize {
         (rows / (rayon::current_num_threads() * 16)).clamp(64, 1 << 16)
-    }
-
-    /// Level 0: the terminal states of every row, with distance 0.
-    /// Returns the states decided and the least rank of a row that is all
-    /// WIN (cops on every cell).
-    fn terminal(&self, sets: [&mut [u64]; 4], dte: Option<&mut [u16]>) -> (u64, Option<u64>) {
-        let (n, k, words) = (self.n, self.k, self.words);
-        let chunk = self.chunk_rows(self.ranks);
-        let [cw, cl, tl, tw] = sets;
-        let blocks = self.ranks.div_ceil(chunk);
-        fn part(v: &mut [u64], len: usize, blocks: usize) -> Vec<Option<&mut [u64]>> {
-            let mut parts: Vec<_> = v.chunks_mut(len).map(Some).collect();
-            parts.resize_with(blocks, || None);
-            parts
-        }
-        let mut dte_parts: Vec<Option<&mut [u16]>> = match dte {
-            Some(d) => d.chunks_mut((chunk * 2 * n).max(1)).map(Some).collect(),
-            None => Vec::new(),
-        };
-        dte_parts.resize_with(self.ranks.div_ceil(chunk), || None);
-        let full = std::sync::atomic::AtomicU64::new(u64::MAX);
-        let decided = cw
-            .par_chunks_mut(chunk * words)
-            .zip(tl.par_chunks_mut(chunk * words))
-            .zip(part(cl, chunk * words, blocks))
-            .zip(part(tw, chunk * words, blocks))
-            .zip(dte_parts)
-            .enumerate()
-            .map(|(ci, ((((cw, tl), mut cl), mut tw), mut dte))| {
-                let first = ci * chunk;
-                let mut cops = [0u32; MAX_COPS];
-                cops[..k].copy_from_slice(&unrank_multiset(first as u64, k));
-                let mut decided = 0u64;
-                for i in 0..cw.len() / words {
-                    // Plain cops have no move when one of them has none;
-                    // lazy ones when all have none.
-                    let stuck = |c: &u32| self.reach[*c as usize].is_empty();
-                    let no_move = if self.lazy {
-                        cops[..k].iter().all(stuck)
-                    } else {
-                        cops[..k].iter().any(stuck)
-                    };
-                    let span = i * words..(i + 1) * words;
-                    for w in 0..words {
-                        let cm = cop_word(&cops[..k], w);
-                        let open = self.cells[w] & !cm & !self.exits[w];
-                        let rows = [
-                            (Some(&mut cw[span.start + w]), cm, 0),
-                            (
-                                cl.as_deref_mut().map(|v| &mut v[span.start + w]),
-                                (self.exits[w] & !cm) | if no_move { open } else { 0 },
-                                0,
-                            ),
-                            (
-                                Some(&mut tl[span.start + w]),
-                                cm | (self.stuck[w] & open),
-                                1,
-                            ),
-                            (
-                                tw.as_deref_mut().map(|v| &mut v[span.start + w]),
-                                self.exits[w] & !cm,
-                                1,
-                            ),
-                        ];
-                        for (slot, value, turn) in rows {
-                            let Some(slot) = slot else { continue };
-                            *slot = value;
-                            decided += u64::from(value.count_ones());
-                            if let Some(d) = dte.as_deref_mut() {
-                                let mut bits = value;
-                                while bits != 0 {
-                                    let t = w * 64 + bits.trailing_zeros() as usize;
-                                    bits &= bits - 1;
-                                    d[i * 2 * n + t * 2 + turn] = 0;
-                                }
-                            }
-                        }
-                    }
-                    if cw[span] == self.cells[..] {
-                        full.fetch_min((first + i) as u64, std::sync::atomic::Ordering::Relaxed);
-                    }
-                    next_multiset(&mut cops[..k], n);
-                }
-                decided
-            })
-            .sum();
-        let full = full.into_inner();
-        (decided, (full != u64::MAX).then_some(full))
     }
 
     fn run(mut self, options: &KcopOptions, with: &KcopRun<'_>) -> Result<KSolution> {

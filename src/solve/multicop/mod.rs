@@ -21,7 +21,9 @@
 //!   ([`kcop_plan`], [`kcop_memory_for`]; heap vectors or scratch-file
 //!   regions under a cap, read through one slice view);
 //! - `checkpoint.rs` its snapshots between levels, `levels.rs` what the
-//!   level loop needs of them.
+//!   level loop needs of them;
+//! - `engine/partition.rs` the engine partitioned over processes, a band
+//!   of cop multisets each, the thief's rows swapped after every level.
 //!
 //! Imports run one way: `engine` → `levels` → `checkpoint`, `solution` →
 //! `store`.
@@ -35,9 +37,13 @@ mod store;
 mod tests;
 
 pub(crate) use checkpoint::{MulticopCheckpoint, MAGIC};
+#[cfg(feature = "distributed")]
+pub(crate) use engine::{band_tops, solve_band, tops_ranks, KBand};
 pub(crate) use engine::{solve_kcops, solve_kcops_with, KcopOptions};
 pub(crate) use levels::KcopRun;
 pub(crate) use solution::KSolution;
+#[cfg(feature = "distributed")]
+pub(crate) use store::kcop_band_bytes;
 pub use store::memory_bound;
 pub(crate) use store::{kcop_memory_for, kcop_memory_least};
 pub(crate) use store::{kcop_plan, KcopStorage};

@@ -56,6 +56,15 @@ impl KSolution {
         [cw, cl, per_side - cw - cl, tw, tl, per_side - tw - tl]
     }
 
+    /// [`KSolution::state_value`] of the state of `s` (the unit tests'
+    /// reading by position).
+    #[cfg(test)]
+    pub(crate) fn value(&self, s: &crate::games::position::Position) -> (Outcome, Option<Dte>) {
+        let r = crate::games::multiset::rank_multiset(&s.cops);
+        let turn = u64::from(s.turn == crate::games::cops::Turn::Thief);
+        self.state_value((r * self.n as u64 + u64::from(s.thief)) * 2 + turn)
+    }
+
     /// Value of the state for the side to move, with its distance to end
     /// when decided and the distance table was kept (`None`: no table or a
     /// draw), of the state with index `(rank(cops) * n + thief) * 2 + turn`, turn 0 for the

@@ -386,6 +386,39 @@ fn memory(n: usize, k: usize, two: bool) -> u64 {
         .saturating_add(tables)
 }
 
+/// Bytes one process of a partitioned k-cop solve of `arena` holds when
+/// its band is `band_rows` of the cop multisets, on `workers` threads
+/// (`engine/partition.rs`): the thief's attractors whole (every process
+/// keeps a replica), the cops' attractors and the thief's next-level rows
+/// of its band, the per-row bookkeeping of every row, the tables of each
+/// worker, the thief's neighbour rows and (with `dte_table`) the band's
+/// distances.
+#[cfg(feature = "distributed")]
+pub(crate) fn kcop_band_bytes(
+    arena: &Arena,
+    k: usize,
+    band_rows: u64,
+    workers: usize,
+    dte_table: bool,
+) -> u64 {
+    let n = arena.cells() as usize;
+    let row = n.div_ceil(64).max(1) as u64 * 8;
+    let two = thief_can_win(arena);
+    let sets = if two { 2 } else { 1 };
+    let ranks = multiset_count(n, k);
+    let dte = if dte_table {
+        band_rows * n as u64 * 4
+    } else {
+        0
+    };
+    ranks
+        .saturating_mul(sets * row + flag_bytes(n, two))
+        .saturating_add(band_rows.saturating_mul(2 * sets * row))
+        .saturating_add(table_bytes(n, k).saturating_mul(workers as u64))
+        .saturating_add(n as u64 * row)
+        .saturating_add(dte)
+}
+
 /// Bytes a row of the engine's per-row bookkeeping, at most (the engine's
 /// `run`): per cop attractor a mask of the words that changed (8) and,
 /// where a mask bit is one word (at most 4,096 cells), the gains of the

@@ -304,6 +304,8 @@ impl Engine<'_> {
             });
             (rows, changed, dte) = (more, fmore, dmore);
         }
+        // A partitioned solve's band: its own blocks alone.
+        blocks.retain(|b| self.tops.contains(&b.t));
         let full = AtomicU64::new(u64::MAX);
         let touched = touched.as_deref();
         let source = Source {

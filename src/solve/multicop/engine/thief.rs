@@ -206,6 +206,15 @@ impl Engine<'_> {
             .enumerate()
             .map(|(ci, (((tl_rows, tl_flags), tw_part), mut dte))| {
                 let first = ci * chunk;
+                let mut tw_part = tw_part;
+                if first >= self.band.end || first + tl_flags.len() <= self.band.start {
+                    // Wholly outside a partitioned solve's band.
+                    tl_flags.fill(0);
+                    if let Some((_, tw_flags)) = tw_part.as_mut() {
+                        tw_flags.fill(0);
+                    }
+                    return (0, 0);
+                }
                 let mut cops_now = [0u32; MAX_COPS];
                 cops_now[..k].copy_from_slice(&unrank_multiset(first as u64, k));
                 let (mut cm, mut y, mut tmp, mut x) = (
@@ -214,10 +223,17 @@ impl Engine<'_> {
                     vec![0u64; words],
                     vec![0u64; words],
                 );
-                let mut tw_part = tw_part;
                 let (mut decided, mut rows) = (0u64, 0u64);
                 for i in 0..tl_flags.len() {
                     let r = first + i;
+                    if !self.band.contains(&r) {
+                        tl_flags[i] = 0;
+                        if let Some((_, tw_flags)) = tw_part.as_mut() {
+                            tw_flags[i] = 0;
+                        }
+                        next_multiset(&mut cops_now[..k], n);
+                        continue;
+                    }
                     let span = r * words..(r + 1) * words;
                     let redo = |side: usize| cops_changed.is_none_or(|c| c[side].0[r] != 0);
                     // At speed 1 a state can change only if a move of the

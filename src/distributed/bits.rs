@@ -1,0 +1,101 @@
+//! The partitioned bit engine's one door for the cops game: whether it
+//! runs, its bands, each process's memory and the solve, for one cop on a
+//! map (`grid.rs`, bands of grid rows) and for several cops or a graph
+//! (`kbits.rs`, bands of cop multisets) alike, the game asked its shape
+//! once per call.
+
+use super::{grid, kbits, Cluster, PartitionOptions, PartitionedSolution};
+use crate::error::{Error, Result};
+use crate::games::cops_game::CopsGame;
+use crate::games::{Shape, Special};
+use crate::solve::StorageLimits;
+
+/// Whether a partitioned solve of `game` runs on the bit engine
+/// ([`solve_bits`]) rather than the counter engine
+/// ([`solve`](super::solve)): it does, unless the solve asks for what only
+/// the counter engine's bands keep: scratch files (`limits.scratch`), a
+/// `limits.memory` cap that the largest process's bit band does not fit
+/// under (the counter engine then plans scratch files or refuses), or,
+/// with several cops, checkpoints (`checkpoints`: one cop keeps band
+/// snapshots on either engine). Every process given the same flags gets
+/// the same answer, as the handshake requires.
+#[must_use]
+pub fn bit_engine_runs(
+    game: &CopsGame,
+    processes: usize,
+    workers: usize,
+    dte_table: bool,
+    checkpoints: bool,
+    limits: &StorageLimits,
+) -> bool {
+    match game.shape() {
+        Shape::Grid(g) => grid::grid_engine_runs(g, processes, workers, dte_table, limits),
+        Shape::Several(g) => {
+            kbits::several_engine_runs(g, processes, workers, dte_table, checkpoints, limits)
+        }
+        Shape::Other => false,
+    }
+}
+
+/// The states of each process's band in a partitioned bit solve of `game`
+/// over `processes` processes: `processes + 1` bounds from 0 to the state
+/// count, cut at grid rows (one cop on a map) or at runs of cop multisets
+/// with the same top cell (what [`solve_bits`] gives each process).
+#[must_use]
+pub fn bit_bands(game: &CopsGame, processes: usize) -> Vec<u64> {
+    match game.shape() {
+        Shape::Grid(g) => grid::grid_bands(g, processes),
+        Shape::Several(g) => kbits::several_bands(g, processes),
+        Shape::Other => unreachable!("a cops game has a shape"),
+    }
+}
+
+/// Bytes each process of a partitioned bit solve of `game` over
+/// `processes` processes of `workers` threads holds: its band's bitsets
+/// (with several cops, the thief's whole), with `dte_table` its
+/// distances, and the engine's buffers.
+#[must_use]
+pub fn bit_band_bytes(
+    game: &CopsGame,
+    processes: usize,
+    workers: usize,
+    dte_table: bool,
+) -> Vec<u64> {
+    match game.shape() {
+        Shape::Grid(g) => grid::grid_band_bytes(g, processes, workers, dte_table),
+        Shape::Several(g) => kbits::several_band_bytes(g, processes, workers, dte_table),
+        Shape::Other => unreachable!("a cops game has a shape"),
+    }
+}
+
+/// Solves `game` partitioned over `cluster` on the bit engine, as process
+/// `cluster.process`: every process makes the same call. Each process
+/// holds its band of [`bit_bands`] (and, with several cops, the thief's
+/// bitsets whole); process 0 gets the cluster's
+/// [`Summary`](super::Summary). One cop saves and resumes band snapshots
+/// ([`PartitionOptions::checkpoint`], [`PartitionOptions::resume`]).
+///
+/// # Errors
+/// [`Error::Peer`] when a peer cannot be reached within the timeout, runs
+/// a different solve or is lost mid-solve; [`Error::Alloc`] for the
+/// arrays; [`Error::TooLarge`] when this process's band does not fit the
+/// available memory; [`Error::Checkpoint`] naming a damaged snapshot or
+/// one of another band; [`Error::Unsupported`] for scratch files, and for
+/// checkpoints with several cops, which the counter engine keeps
+/// ([`solve`](super::solve)).
+pub fn solve_bits(
+    game: &CopsGame,
+    cluster: &Cluster,
+    options: &PartitionOptions,
+) -> Result<PartitionedSolution> {
+    match game.shape() {
+        Shape::Grid(g) => grid::solve_grid(g, cluster, options),
+        Shape::Several(g) => kbits::solve_several(g, cluster, options),
+        Shape::Other => Err(Error::Unsupported {
+            engine: "distributed bitboard".into(),
+            what: "a game other than cops and a thief".into(),
+            hint: "the counter engine's partitioned solve plays any game (distributed::solve)"
+                .into(),
+        }),
+    }
+}
