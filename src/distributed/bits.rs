@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::games::cops_game::CopsGame;
 use crate::games::{Shape, Special};
 use crate::solve::StorageLimits;
+use crate::storage::Backing;
 
 /// Whether a partitioned solve of `game` runs on the bit engine
 /// ([`solve_bits`]) rather than the counter engine
@@ -88,14 +89,31 @@ pub fn solve_bits(
     cluster: &Cluster,
     options: &PartitionOptions,
 ) -> Result<PartitionedSolution> {
+    assert!(cluster.workers >= 1 && cluster.process < cluster.processes());
+    let unsupported = |what: &str| Error::Unsupported {
+        engine: "distributed bitboard".into(),
+        what: what.into(),
+        hint: "the counter engine's partitioned solve keeps them (distributed::solve)".into(),
+    };
+    if options.backing != Backing::Memory {
+        return Err(unsupported("scratch files"));
+    }
+    let (processes, workers) = (cluster.processes(), cluster.workers);
+    let mine = bit_band_bytes(game, processes, workers, options.dte_table)[cluster.process];
+    let available = crate::storage::available_memory();
+    if mine > available {
+        return Err(Error::TooLarge {
+            what: "this process's band of bitsets".into(),
+            needed: mine,
+            available,
+            hint:
+                "more processes, or scratch files (--scratch DIR: the counter engine's bands page)"
+                    .into(),
+        });
+    }
     match game.shape() {
         Shape::Grid(g) => grid::solve_grid(g, cluster, options),
         Shape::Several(g) => kbits::solve_several(g, cluster, options),
-        Shape::Other => Err(Error::Unsupported {
-            engine: "distributed bitboard".into(),
-            what: "a game other than cops and a thief".into(),
-            hint: "the counter engine's partitioned solve plays any game (distributed::solve)"
-                .into(),
-        }),
+        Shape::Other => unreachable!("a cops game has a shape"),
     }
 }

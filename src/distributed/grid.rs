@@ -22,7 +22,6 @@ use crate::games::cops::CopsAndThief;
 use crate::outcome::Outcome;
 use crate::solve::grid_partition::{self, Link};
 use crate::solve::Counts;
-use crate::storage::Backing;
 
 /// Mixed into the handshake's session so that a bit-engine process and a
 /// counter-engine process of the same game refuse each other.
@@ -225,36 +224,14 @@ impl Link for TcpLink {
 /// [`Error::Peer`] when a peer cannot be reached within the timeout, runs
 /// a different solve or is lost mid-solve; [`Error::Alloc`] for the
 /// arrays; [`Error::Checkpoint`] naming the snapshot when it is damaged or
-/// of another band; [`Error::Unsupported`] for scratch files, which
-/// partitioned solves keep on the counter engine ([`solve`](super::solve)).
+/// of another band (scratch files and a band too large for memory are
+/// refused by [`solve_bits`](super::solve_bits) before).
 pub(super) fn solve_grid(
     game: &CopsAndThief,
     cluster: &Cluster,
     options: &PartitionOptions,
 ) -> Result<PartitionedSolution> {
-    assert!(cluster.workers >= 1 && cluster.process < cluster.processes());
-    let unsupported = |what: &str| Error::Unsupported {
-        engine: "distributed bitboard".into(),
-        what: what.into(),
-        hint: "the counter engine's partitioned solve keeps them (distributed::solve)".into(),
-    };
-    if options.backing != Backing::Memory {
-        return Err(unsupported("scratch files"));
-    }
     let processes = cluster.processes();
-    let mine =
-        grid_band_bytes(game, processes, cluster.workers, options.dte_table)[cluster.process];
-    let available = crate::storage::available_memory();
-    if mine > available {
-        return Err(Error::TooLarge {
-            what: "this process's band of bitsets".into(),
-            needed: mine,
-            available,
-            hint:
-                "more processes, or scratch files (--scratch DIR: the counter engine's bands page)"
-                    .into(),
-        });
-    }
     let latest = options.resume.as_ref().map(|source| source.latest());
     let mut resume_level = latest;
     let sockets = if processes == 1 {

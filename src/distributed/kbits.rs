@@ -13,7 +13,6 @@ use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::games::kcops::KCops;
 use crate::solve::multicop;
-use crate::storage::Backing;
 
 /// Mixed into the handshake's session so that a several-cops bit-engine
 /// process refuses a counter-engine process (and a one-cop bit-engine
@@ -94,41 +93,23 @@ pub(super) fn several_engine_runs(
 /// # Errors
 /// [`Error::Peer`] when a peer cannot be reached within the timeout, runs
 /// a different solve or is lost mid-solve; [`Error::Alloc`] for the
-/// arrays; [`Error::TooLarge`] when this process's band does not fit the
-/// available memory; [`Error::Unsupported`] for scratch files, checkpoints
-/// and resumes, which several cops keep on the counter engine
-/// ([`solve`](super::solve)).
+/// arrays; [`Error::Unsupported`] for checkpoints and resumes, which
+/// several cops keep on the counter engine ([`solve`](super::solve))
+/// (scratch files and a band too large for memory are refused by
+/// [`solve_bits`](super::solve_bits) before).
 pub(super) fn solve_several(
     game: &KCops,
     cluster: &Cluster,
     options: &PartitionOptions,
 ) -> Result<PartitionedSolution> {
-    assert!(cluster.workers >= 1 && cluster.process < cluster.processes());
-    let unsupported = |what: &str| Error::Unsupported {
-        engine: "distributed bitboard".into(),
-        what: format!("{what} with several cops"),
-        hint: "the counter engine's partitioned solve keeps them (distributed::solve)".into(),
-    };
-    if options.backing != Backing::Memory {
-        return Err(unsupported("scratch files"));
-    }
     if options.checkpoint.is_some() || options.resume.is_some() {
-        return Err(unsupported("checkpoints"));
-    }
-    let processes = cluster.processes();
-    let mine =
-        several_band_bytes(game, processes, cluster.workers, options.dte_table)[cluster.process];
-    let available = crate::storage::available_memory();
-    if mine > available {
-        return Err(Error::TooLarge {
-            what: "this process's band of bitsets".into(),
-            needed: mine,
-            available,
-            hint:
-                "more processes, or scratch files (--scratch DIR: the counter engine's bands page)"
-                    .into(),
+        return Err(Error::Unsupported {
+            engine: "distributed bitboard".into(),
+            what: "checkpoints with several cops".into(),
+            hint: "the counter engine's partitioned solve keeps them (distributed::solve)".into(),
         });
     }
+    let processes = cluster.processes();
     let sockets = if processes == 1 {
         vec![None]
     } else {
