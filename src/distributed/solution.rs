@@ -13,7 +13,6 @@ use crate::solve::Counts;
 use crate::solve::GridBand;
 use crate::storage::cells::Cells;
 use crate::storage::Region;
-use crate::tablebase::SavedGame;
 
 /// Cluster-wide results, gathered on process 0.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -275,10 +274,9 @@ pub fn write_shard(
     engine: &str,
     out: &mut impl std::io::Write,
 ) -> std::io::Result<crate::tablebase::WriteSummary> {
-    let game = SavedGame::from(game);
     let range = part.range();
-    let (first_row, end_row) = match game {
-        SavedGame::OneCop(game) => {
+    let (first_row, end_row) = match game.grid_game() {
+        Some(game) => {
             let grid = &game.board().grid;
             let block = 2 * game.cells();
             let row = |state: u64| {
@@ -293,7 +291,7 @@ pub fn write_shard(
         }
         // A several-cops band is of multisets: its ranks are the states
         // over 2n, and the row fields are 0.
-        SavedGame::Cops { .. } => (0, 0),
+        None => (0, 0),
     };
     let info = crate::tablebase::ShardInfo {
         index: process as u32,

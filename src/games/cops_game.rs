@@ -141,15 +141,46 @@ impl CopsGame {
     }
 
     /// The game of `k` cops on a graph's `arena` (its exits and passes
-    /// set; of `rules` only the passes it was built with and who moves
-    /// first count), or on a map's, by the several-cops move generator.
+    /// set: the game's rules take the arena's passes, and of `rules` only
+    /// who moves first counts), or on a map's arena, by the several-cops
+    /// move generator. A map's arena must be the one `rules` give (a table
+    /// records the rules, and its reader rebuilds the arena from them).
     ///
     /// # Errors
-    /// As [`from_map`](Self::from_map).
+    /// As [`from_map`](Self::from_map); [`Error::Placement`] for a map's
+    /// arena that `rules` do not give.
     pub fn from_graph(arena: Arena, rules: Rules, k: u32, speeds: Speeds) -> Result<CopsGame> {
         let arena = arena
             .with_speeds(speeds.cop, speeds.thief)
             .with_lazy(speeds.lazy);
+        let (cop_passes, thief_passes) = arena.passes();
+        let rules = match arena.grid() {
+            None => Rules {
+                cop_passes,
+                thief_passes,
+                ..rules
+            },
+            Some(grid) => {
+                let board = Board {
+                    cop: None,
+                    thief: None,
+                    exits: (0..arena.cells()).map(|c| arena.is_exit(c)).collect(),
+                    grid: grid.clone(),
+                };
+                let rebuilt = Arena::from_board(&board, rules)
+                    .with_speeds(speeds.cop, speeds.thief)
+                    .with_lazy(speeds.lazy);
+                if !rebuilt.same_moves(&arena) {
+                    return Err(Error::Placement {
+                        what: "rules".to_string(),
+                        message:
+                            "they do not give this map's arena: pass the rules it was built with"
+                                .to_string(),
+                    });
+                }
+                rules
+            }
+        };
         let game = KCops::new(arena, k)?.with_thief_first(rules.thief_first);
         Ok(CopsGame::of_arena(game, rules))
     }

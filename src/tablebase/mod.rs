@@ -47,7 +47,6 @@ pub use header::Header;
 pub use shards::shard_path;
 pub use table::{RatedMove, Tablebase};
 #[cfg(feature = "distributed")]
-pub(crate) use writer::SavedGame;
 #[cfg(feature = "distributed")]
 pub(crate) use writer::{write_source, Source};
 pub use writer::{write_tablebase, WriteSummary};

@@ -7,8 +7,7 @@ use super::*;
 use crate::games::cops::Rules;
 use crate::games::kcops::KCops;
 use crate::{
-    parse_map, solve, write_tablebase, Board, Cops, CopsGame, Engine, Placement, Position,
-    Solution, SolveOptions,
+    parse_map, solve, write_tablebase, Board, CopsGame, Engine, Placement, Solution, SolveOptions,
 };
 
 fn temp(name: &str) -> PathBuf {
@@ -112,16 +111,9 @@ fn several_cops_tables_of_maps_and_graphs_read() {
         let path = temp("several");
         let start = (vec![0u32; game.cops() as usize], 1);
         let mut out = Vec::new();
-        let saved = crate::tablebase::writer::SavedGame::Cops {
-            game: &game,
-            rules,
-            start: Some(Position {
-                cops: Cops::new(&start.0).unwrap(),
-                thief: start.1,
-                turn: rules.first_mover(),
-            }),
-        };
-        crate::tablebase::writer::write_source(saved, &solution, None, "x", &mut out).unwrap();
+        let saved = CopsGame::of_arena(game.clone(), rules);
+        let saved = saved.with_start(&start.0, start.1).unwrap();
+        crate::tablebase::writer::write_source(&saved, &solution, None, "x", &mut out).unwrap();
         std::fs::write(&path, out).unwrap();
         let table = Tablebase::open(&path).unwrap();
         assert_eq!(table.cops(), game.cops());

@@ -22,10 +22,9 @@ use super::format::{
     ShardInfo, Trailer, DTE_BLOCK_STATES, DTE_ZSTD_LEVEL, VALUE_BLOCK_STATES, ZSTD_LEVEL,
 };
 use crate::game::Game;
-use crate::games::cops::{CopsAndThief, Rules};
+use crate::games::cops::CopsAndThief;
 use crate::games::cops_game::CopsGame;
-use crate::games::kcops::KCops;
-use crate::games::position::Position;
+use crate::games::{Shape, Special};
 use crate::solve::{Counts, Solution};
 
 /// What [`write_tablebase`] wrote.
@@ -99,40 +98,6 @@ struct Unit {
     max_dte: u32,
 }
 
-/// What a table is written of, as the writers read a [`CopsGame`]: the
-/// grid game (the layout of format version 3), or the several-cops game
-/// with the rules its arena was built with and its start (the layout of
-/// version 5, its states in thief tiles); both are written as version 6.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum SavedGame<'a> {
-    /// The one-cop grid game.
-    OneCop(&'a CopsAndThief),
-    /// Any number of cops on a map or a graph.
-    Cops {
-        /// The game.
-        game: &'a KCops,
-        /// The rules that built its arena's moves (on a graph, only the
-        /// pass flags and thief-first are recorded).
-        rules: Rules,
-        /// The start, if any.
-        start: Option<Position>,
-    },
-}
-
-impl<'a> From<&'a CopsGame> for SavedGame<'a> {
-    fn from(game: &'a CopsGame) -> SavedGame<'a> {
-        match (game.grid_game(), game.arena_game()) {
-            (Some(grid), _) => SavedGame::OneCop(grid),
-            (None, Some(kcops)) => SavedGame::Cops {
-                game: kcops,
-                rules: game.rules(),
-                start: game.start(),
-            },
-            (None, None) => unreachable!("a cops game is the grid game or the several-cops game"),
-        }
-    }
-}
-
 /// Writes `solution` of `game` as a self-contained table to `out`: header
 /// (the map and rules, or the graph; the cops, speeds, exits and start),
 /// values blocks, distance blocks when the solution kept a distance table,
@@ -192,28 +157,30 @@ pub fn write_tablebase(
             ),
         ));
     }
-    write_source(game.into(), solution, None, engine, out)
+    write_source(game, solution, None, engine, out)
 }
 
 /// Writes the states of `source` as a table of `game`: the whole game
 /// (`shard` `None`), or the band a shard header describes (the source's
 /// states are then the band's, from its first state on).
 pub(crate) fn write_source(
-    game: SavedGame<'_>,
+    game: &CopsGame,
     source: &impl Source,
     shard: Option<ShardInfo>,
     engine: &str,
     out: &mut impl Write,
 ) -> io::Result<WriteSummary> {
-    match game {
+    match game.shape() {
         // Enough units per batch to keep every worker busy, and to make
         // the wait for a batch's last unit rare; a batch holds only
         // compressed units (tens of KiB each).
-        SavedGame::OneCop(game) => write_batched(game, source, shard, engine, out, 32),
-        SavedGame::Cops { game, rules, start } => {
+        Shape::Grid(grid) => write_batched(grid, source, shard, engine, out, 32),
+        Shape::Several(kcops) => {
+            let start = game.start();
             let start = start.as_ref().map(|p| (p.cops.as_slice(), p.thief));
-            cops::write_cops(game, rules, start, source, shard, engine, out)
+            cops::write_cops(kcops, game.rules(), start, source, shard, engine, out)
         }
+        Shape::Other => unreachable!("a cops game has a shape"),
     }
 }
 

@@ -17,7 +17,7 @@ use super::{engine_configs, rules, solve_verified, Config};
 use crate::oracle::KOracle;
 use crate::oracle::{Side, Value, Variant};
 use crate::support::kcops_games::{
-    arena_game, crate_board, crate_graph_game, crate_graph_game_lazy, random_graph_games,
+    crate_board, crate_graph_game, crate_graph_game_lazy, map_arena_game, random_graph_games,
     random_graph_games_lazy, random_map_games, random_map_games_lazy, small_grid, Graph,
 };
 use crate::support::{cops_state, outcome, walls_and_exits_map, Rng};
@@ -155,7 +155,8 @@ fn one_cop_at_speed_one_is_the_grid_game() {
             Speeds::default(),
         )
         .unwrap();
-        let game = arena_game(GameArena::from_board(&board, rules(variant)), 1);
+        let game_arena = GameArena::from_board(&board, rules(variant));
+        let game = map_arena_game(game_arena, rules(variant), 1);
         let label = format!("map {i} [{variant}]\n{}", arena.to_seed_text());
         assert_eq!(game.state_count(), grid_game.state_count(), "{label}");
         for s in 0..game.state_count() {

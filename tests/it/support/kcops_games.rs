@@ -20,13 +20,23 @@ pub(crate) fn crate_board(arena: &Arena) -> Board {
 /// and lazy rule, the cops moving first: `CopsGame::from_graph`, the
 /// arena's move generator even for one cop at speed 1.
 pub(crate) fn arena_game(arena: GameArena, k: u32) -> CopsGame {
+    map_arena_game(arena, Rules::default(), k)
+}
+
+/// As [`arena_game`], on a map's arena built under `rules` (the game
+/// keeps them, as a table records them), the cops still moving first.
+pub(crate) fn map_arena_game(arena: GameArena, rules: Rules, k: u32) -> CopsGame {
     let (cop, thief) = arena.speeds();
     let speeds = Speeds {
         cop,
         thief,
         lazy: arena.lazy(),
     };
-    CopsGame::from_graph(arena, Rules::default(), k, speeds).unwrap()
+    let rules = Rules {
+        thief_first: false,
+        ..rules
+    };
+    CopsGame::from_graph(arena, rules, k, speeds).unwrap()
 }
 
 /// A random graph: vertices, edges, exits, cop passes, thief passes.
@@ -176,7 +186,7 @@ pub(crate) fn crate_map_game_lazy(
     let game_arena = GameArena::from_board(&crate_board(arena), rules(variant))
         .with_speeds(cs, ts)
         .with_lazy(lazy);
-    arena_game(game_arena, k)
+    map_arena_game(game_arena, rules(variant), k)
 }
 
 /// The random grids of [`instances`] (see [`random_map`]): hands `each`

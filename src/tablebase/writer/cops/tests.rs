@@ -3,19 +3,21 @@
 
 use super::*;
 use crate::game::Game;
+use crate::games::cops_game::CopsGame;
 use crate::outcome::Outcome;
-use crate::tablebase::writer::{write_source, SavedGame, WriteSummary};
+use crate::tablebase::writer::{write_source, WriteSummary};
 use crate::{parse_map, solve, Arena, Board, Engine, Placement, SolveOptions, Tablebase, Turn};
 
-/// The writer as `write_tablebase` reaches it, handed the game and rules
-/// apart, so that rules which do not give the game's moves can be tried.
+/// The writer as `write_tablebase` reaches it, handed the several-cops
+/// generator and its rules as the table reader rebuilds them.
 fn write_tablebase(
-    saved: SavedGame<'_>,
+    (game, rules): (&KCops, Rules),
     solution: &crate::Solution,
     engine: &str,
     out: &mut impl std::io::Write,
 ) -> std::io::Result<WriteSummary> {
-    write_source(saved, solution, None, engine, out)
+    let game = CopsGame::of_arena(game.clone(), rules);
+    write_source(&game, solution, None, engine, out)
 }
 
 /// A 10 x 10 map of 87 free cells (data/tablebase/kcops-10-10.txt).
@@ -44,17 +46,7 @@ fn round_trip(game: &KCops, rules: Rules, dte: bool) {
         game.state_count()
     ));
     let mut bytes = Vec::new();
-    write_tablebase(
-        SavedGame::Cops {
-            game,
-            rules,
-            start: None,
-        },
-        &solution,
-        "sequential",
-        &mut bytes,
-    )
-    .unwrap();
+    write_tablebase((game, rules), &solution, "sequential", &mut bytes).unwrap();
     // The bitboard engine's solution (the several-cops kernel) writes the
     // same file.
     let bits = solve(
@@ -63,17 +55,7 @@ fn round_trip(game: &KCops, rules: Rules, dte: bool) {
     )
     .unwrap();
     let mut from_bits = Vec::new();
-    write_tablebase(
-        SavedGame::Cops {
-            game,
-            rules,
-            start: None,
-        },
-        &bits,
-        "sequential",
-        &mut from_bits,
-    )
-    .unwrap();
+    write_tablebase((game, rules), &bits, "sequential", &mut from_bits).unwrap();
     assert!(bytes == from_bits, "the two engines' tables differ");
     std::fs::write(&path, &bytes).unwrap();
     let table = Tablebase::open(&path).unwrap();
@@ -155,17 +137,7 @@ fn scans_of_several_thief_tiles_count_every_state() {
     let solution = solve(&game, &SolveOptions::new(Engine::Sequential)).unwrap();
     let path = std::env::temp_dir().join(format!("ktable-scan-{}.rtb", std::process::id()));
     let mut bytes = Vec::new();
-    write_tablebase(
-        SavedGame::Cops {
-            game: &game,
-            rules: Rules::default(),
-            start: None,
-        },
-        &solution,
-        "x",
-        &mut bytes,
-    )
-    .unwrap();
+    write_tablebase((&game, Rules::default()), &solution, "x", &mut bytes).unwrap();
     std::fs::write(&path, &bytes).unwrap();
     let table = Tablebase::open(&path).unwrap();
     let n = game.arena().cells();
@@ -222,27 +194,20 @@ fn version_4_and_5_tables_still_read() {
 
 #[test]
 fn rules_that_do_not_give_the_moves_are_refused() {
+    // A table records the rules and its reader rebuilds the arena from
+    // them: a map's arena under other rules is refused when the game is
+    // built, so no table can record rules that do not give its moves.
     let map = parse_map(b"2 3\n...\n...\n", "inline").unwrap();
     let board = Board::new(&map, &Placement::default()).unwrap();
-    let game = KCops::new(Arena::from_board(&board, Rules::default()), 2).unwrap();
-    let solution = solve(&game, &SolveOptions::new(Engine::Sequential)).unwrap();
+    let arena = Arena::from_board(&board, Rules::default());
     let orthogonal = Rules {
         cop_diagonal: false,
         ..Rules::default()
     };
-    let mut out = Vec::new();
-    let err = write_tablebase(
-        SavedGame::Cops {
-            game: &game,
-            rules: orthogonal,
-            start: None,
-        },
-        &solution,
-        "x",
-        &mut out,
-    );
-    assert_eq!(err.unwrap_err().kind(), std::io::ErrorKind::InvalidInput);
-    assert!(out.is_empty());
+    let speeds = crate::Speeds::default();
+    let err = CopsGame::from_graph(arena.clone(), orthogonal, 2, speeds).unwrap_err();
+    assert!(err.to_string().contains("rules"), "{err}");
+    assert!(CopsGame::from_graph(arena, Rules::default(), 2, speeds).is_ok());
 }
 
 /// A lazy-cops game has no field in the table's game section: the writer
@@ -252,11 +217,7 @@ fn lazy_cops_are_refused() {
     let (_, _, graph) = small_arenas();
     let game = KCops::new(graph.with_lazy(true), 2).unwrap();
     let solution = solve(&game, &SolveOptions::new(Engine::Sequential)).unwrap();
-    let saved = SavedGame::Cops {
-        game: &game,
-        rules: Rules::default(),
-        start: None,
-    };
+    let saved = (&game, Rules::default());
     let err = write_tablebase(saved, &solution, "sequential", &mut Vec::new()).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
     assert!(err.to_string().contains("lazy"), "{err}");
