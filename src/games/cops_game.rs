@@ -137,7 +137,12 @@ impl CopsGame {
             ..placement.clone()
         };
         let board = Board::new(&walls, &placement)?;
-        CopsGame::from_graph(Arena::from_board(&board, rules), rules, k, speeds)
+        // Built from these rules here, so `from_graph`'s check that they
+        // give the arena would only build it again.
+        let arena = Arena::from_board(&board, rules)
+            .with_speeds(speeds.cop, speeds.thief)
+            .with_lazy(speeds.lazy);
+        CopsGame::on_arena(arena, rules, k)
     }
 
     /// The game of `k` cops on a graph's `arena` (its exits and passes
@@ -181,6 +186,12 @@ impl CopsGame {
                 rules
             }
         };
+        CopsGame::on_arena(arena, rules, k)
+    }
+
+    /// The several-cops game on `arena` (its speeds and lazy rule set)
+    /// under `rules`, the rules known to give the arena.
+    fn on_arena(arena: Arena, rules: Rules, k: u32) -> Result<CopsGame> {
         let game = KCops::new(arena, k)?.with_thief_first(rules.thief_first);
         Ok(CopsGame::of_arena(game, rules))
     }
