@@ -36,7 +36,8 @@ pub(super) fn several_bands(game: &KCops, processes: usize) -> Vec<u64> {
 
 /// Bytes each process of a partitioned bit solve of the several-cops
 /// `game` over `processes` processes of `workers` threads holds: the
-/// thief's bitsets whole, its band's other bitsets, the per-multiset
+/// thief's bitsets of the rows its cops' moves read, its band's other
+/// bitsets, the per-multiset
 /// bookkeeping, each worker's tables and (with `dte_table`) its band's
 /// distances.
 pub(super) fn several_band_bytes(
@@ -47,11 +48,14 @@ pub(super) fn several_band_bytes(
 ) -> Vec<u64> {
     let per = 2 * u64::from(game.arena().cells());
     let k = game.cops() as usize;
+    let reads = multicop::process_reads(game.arena(), k, processes);
     several_bands(game, processes)
         .windows(2)
-        .map(|w| {
+        .zip(reads)
+        .map(|(w, read)| {
             let rows = (w[1] - w[0]).checked_div(per).unwrap_or(0);
-            multicop::kcop_band_bytes(game.arena(), k, rows, workers, dte_table)
+            let read = read.end - read.start;
+            multicop::kcop_band_bytes(game.arena(), k, rows, read, workers, dte_table)
         })
         .collect()
 }
@@ -86,7 +90,7 @@ pub(super) fn several_engine_runs(
 /// Solves the several-cops `game` partitioned over `cluster` on the bit
 /// engine, as process `cluster.process`: every process makes the same
 /// call. Each process holds the bitsets of its band of cop multisets
-/// ([`several_bands`]) and a replica of the thief's, and with
+/// ([`several_bands`]) and the thief's rows its cops' moves read, and with
 /// [`PartitionOptions::dte_table`] its band's distances; process 0 gets
 /// the cluster's [`Summary`](super::Summary).
 ///

@@ -52,7 +52,7 @@ use crate::games::cops::Turn;
 use crate::games::multiset::{multiset_count, rank_multiset, unrank_multiset, Ranker, MAX_COPS};
 use crate::games::position::Position;
 #[cfg(feature = "distributed")]
-pub(crate) use partition::{band_tops, solve_band, tops_ranks, KBand};
+pub(crate) use partition::{band_tops, process_reads, solve_band, tops_ranks, KBand};
 use rows::commit;
 
 /// Options of a k-cop solve.
@@ -131,6 +131,11 @@ struct Engine<'a> {
     /// other processes.
     band: std::ops::Range<usize>,
     tops: std::ops::Range<usize>,
+    /// The ranks whose thief rows this engine reads or writes: all of
+    /// them in one process; in a partitioned solve its band and the rows
+    /// its cops' moves reach ([`partition::band_reads`]), the only ones
+    /// the other processes send it.
+    reads: std::ops::Range<usize>,
     ranker: Ranker,
     reach: Vec<Vec<u32>>,
     /// `reach_from[c]`: the cells from which a cop reaches `c`, ascending.
@@ -269,6 +274,7 @@ impl<'a> Engine<'a> {
             ranks,
             band: 0..ranks,
             tops: 0..n,
+            reads: 0..ranks,
             ranker: Ranker::new(n),
             reach_from: push::reach_from(&reach),
             reach_hi: cops::reach_hi(&reach),

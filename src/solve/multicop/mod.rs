@@ -38,7 +38,7 @@ mod tests;
 
 pub(crate) use checkpoint::{MulticopCheckpoint, MAGIC};
 #[cfg(feature = "distributed")]
-pub(crate) use engine::{band_tops, solve_band, tops_ranks, KBand};
+pub(crate) use engine::{band_tops, process_reads, solve_band, tops_ranks, KBand};
 pub(crate) use engine::{solve_kcops, solve_kcops_with, KcopOptions};
 pub(crate) use levels::KcopRun;
 pub(crate) use solution::KSolution;

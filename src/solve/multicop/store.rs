@@ -388,8 +388,9 @@ fn memory(n: usize, k: usize, two: bool) -> u64 {
 
 /// Bytes one process of a partitioned k-cop solve of `arena` holds when
 /// its band is `band_rows` of the cop multisets, on `workers` threads
-/// (`engine/partition.rs`): the thief's attractors whole (every process
-/// keeps a replica), the cops' attractors and the thief's next-level rows
+/// (`engine/partition.rs`): the thief's attractors of the `read_rows`
+/// its cops' moves read (its band and the others' rows beside it), the
+/// cops' attractors and the thief's next-level rows
 /// of its band, the per-row bookkeeping of every row, the tables of each
 /// worker, the thief's neighbour rows and (with `dte_table`) the band's
 /// distances.
@@ -398,6 +399,7 @@ pub(crate) fn kcop_band_bytes(
     arena: &Arena,
     k: usize,
     band_rows: u64,
+    read_rows: u64,
     workers: usize,
     dte_table: bool,
 ) -> u64 {
@@ -412,7 +414,8 @@ pub(crate) fn kcop_band_bytes(
         0
     };
     ranks
-        .saturating_mul(sets * row + flag_bytes(n, two))
+        .saturating_mul(flag_bytes(n, two))
+        .saturating_add(read_rows.saturating_mul(sets * row))
         .saturating_add(band_rows.saturating_mul(2 * sets * row))
         .saturating_add(table_bytes(n, k).saturating_mul(workers as u64))
         .saturating_add(n as u64 * row)

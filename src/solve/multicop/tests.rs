@@ -66,3 +66,72 @@ fn thief_steps_as_lists_and_as_rows_agree() {
         }
     }
 }
+
+/// Every joint move from a multiset of a process's band (each cop to a
+/// cell it reaches, or staying, which covers lazy cops and passes) gives
+/// a multiset whose thief rows that process reads: the rows a
+/// partitioned solve sends it are all its cop steps need.
+#[cfg(feature = "distributed")]
+#[test]
+fn a_band_reads_every_row_its_cops_reach() {
+    use super::{band_tops, process_reads, tops_ranks};
+    use crate::games::multiset::{rank_multiset, unrank_multiset};
+    let mut rng = Rng(0x7265_6164);
+    for _ in 0..60 {
+        let arena = random_arena(&mut rng);
+        let n = arena.cells() as usize;
+        for k in 1..=3 {
+            for processes in 1..=4 {
+                let reads = process_reads(&arena, k, processes);
+                for (q, tops) in band_tops(n, k, processes).iter().enumerate() {
+                    let band = tops_ranks(k, tops);
+                    assert!(
+                        band.is_empty() || reads[q].start <= band.start && band.end <= reads[q].end
+                    );
+                    for rank in band {
+                        let cops = unrank_multiset(rank, k);
+                        let mut moved = cops.clone();
+                        joint_moves(&arena, &cops, 0, &mut moved, &mut |to| {
+                            let mut to = to.to_vec();
+                            to.sort_unstable();
+                            let r = rank_multiset(&to);
+                            assert!(
+                                reads[q].contains(&r),
+                                "{cops:?} -> {to:?}: {r} not in {:?}",
+                                reads[q]
+                            );
+                        });
+                    }
+                }
+            }
+        }
+    }
+    // On a path (a grid map's shape in one dimension) a band reads a halo,
+    // not every rank.
+    let edges: Vec<(u32, u32)> = (1..40).map(|v| (v - 1, v)).collect();
+    let path = Arena::from_edges(40, &edges).expect("a path");
+    let reads = process_reads(&path, 2, 4);
+    let ranks = crate::games::multiset::multiset_count(40, 2);
+    assert!(reads[0].end < ranks / 2, "{reads:?}");
+    assert!(reads[3].start > ranks / 2, "{reads:?}");
+}
+
+/// Calls `f` with every placement of the cops `cops[i..]` moved (each to
+/// a cell it reaches or its own), `moved[..i]` already placed.
+#[cfg(feature = "distributed")]
+fn joint_moves(
+    arena: &Arena,
+    cops: &[u32],
+    i: usize,
+    moved: &mut Vec<u32>,
+    f: &mut dyn FnMut(&[u32]),
+) {
+    if i == cops.len() {
+        f(moved);
+        return;
+    }
+    for &to in arena.cop_reach(cops[i]).iter().chain([&cops[i]]) {
+        moved[i] = to;
+        joint_moves(arena, cops, i + 1, moved, f);
+    }
+}

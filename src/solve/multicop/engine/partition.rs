@@ -4,20 +4,25 @@
 //! cell ([`band_tops`], balanced by rows), with this engine's kernels.
 //!
 //! The thief's step of a row reads only that row's cop rows, so `cw` and
-//! `cl` stay in the band; the cops' step of a block reads thief rows of
-//! any rank, so every process keeps the whole of `tl` and `tw`: level 0's
-//! thief rows it computes itself (they are the terminal states), and after
-//! each level every process sends all the others the rows of its band
-//! that changed, as a bitmap of the words that changed and those words,
-//! with the level's stats (states and rows decided, the first all-WIN
-//! row, the first cops-to-move state decided, whether the start was), so
-//! that every process adds up the same counts and stops at the same level.
-//! The same kernels read the same rows at the same levels as in one
-//! process, so values and distances equal the local engine's.
+//! `cl` stay in the band; the cops' step of a block reads the thief rows
+//! of the multisets a joint move gives, whose top cell is near the
+//! block's ([`band_reads`]: on a grid map, a grid row of top cells on
+//! either side of the band, its halo; on a graph numbered at random,
+//! often every rank). So each process keeps the thief rows it reads:
+//! level 0's it computes itself (they are the terminal states), and after
+//! each level every process sends each other one the rows of its band
+//! that changed and that the other reads, as a bitmap of the words that
+//! changed and those words, with the level's stats (states and rows
+//! decided, the first all-WIN row, the first cops-to-move state decided,
+//! whether the start was), so that every process adds up the same counts
+//! and stops at the same level. The same kernels read the same rows at
+//! the same levels as in one process, so values and distances equal the
+//! local engine's.
 //!
 //! Each process maps the bitsets (and distances) of the whole state space
 //! without reserving memory (`Region::zeroed_sparse`) and touches only its
-//! band of the cops' rows and distances, so they cost it its share.
+//! band of the cops' rows and distances and the thief rows it reads, so
+//! they cost it its share and its halo.
 //!
 //! The transport is the caller's ([`Link`]: `distributed/kbits.rs` over the
 //! cluster's TCP connections).
@@ -59,6 +64,43 @@ pub(crate) fn band_tops(n: usize, k: usize, processes: usize) -> Vec<Range<usize
 /// The ranks of the multisets whose top cell is in `tops`.
 pub(crate) fn tops_ranks(k: usize, tops: &Range<usize>) -> Range<u64> {
     multiset_count(tops.start, k)..multiset_count(tops.end, k)
+}
+
+/// The ranks whose thief rows the cops' moves from a band of blocks
+/// `tops` read (`reach[c]`: the cells a cop on `c` moves to): those of
+/// the multisets whose top cell a joint move can give. The cop on the top
+/// cell `t` moves within `reach[t]` (or stays, lazily), so the new top is
+/// at least the least of them; no cop is above `t`, so it is at most the
+/// highest cell a cop on a cell up to `t` reaches. On a grid map that is
+/// the band and a grid row of top cells on either side (its halo).
+fn band_reads(reach: &[Vec<u32>], k: usize, tops: &Range<usize>) -> Range<u64> {
+    if tops.is_empty() {
+        return 0..0;
+    }
+    let low = tops
+        .clone()
+        .map(|t| reach[t].iter().map(|&c| c as usize).fold(t, usize::min))
+        .min()
+        .unwrap_or(tops.start);
+    let high = reach[..tops.end]
+        .iter()
+        .enumerate()
+        .map(|(c, to)| to.iter().map(|&v| v as usize).fold(c, usize::max))
+        .max()
+        .unwrap_or(tops.end - 1);
+    tops_ranks(k, &(low.min(tops.start)..high.max(tops.end - 1) + 1))
+}
+
+/// The ranks whose thief rows each of `processes` processes reads in a
+/// partitioned solve of the k-cop game on `arena` ([`band_reads`] of its
+/// band): its band, and the rows it alone of the others' receives.
+pub(crate) fn process_reads(arena: &Arena, k: usize, processes: usize) -> Vec<Range<u64>> {
+    let n = arena.cells();
+    let reach: Vec<Vec<u32>> = (0..n).map(|c| arena.cop_reach(c).to_vec()).collect();
+    band_tops(n as usize, k, processes)
+        .iter()
+        .map(|tops| band_reads(&reach, k, tops))
+        .collect()
 }
 
 /// What one process holds after a partitioned k-cop solve: the solution
@@ -201,7 +243,19 @@ pub(crate) fn solve_band(
     engine.tops = band_tops(engine.n, k, processes)[me].clone();
     let ranks = tops_ranks(k, &engine.tops);
     engine.band = ranks.start as usize..ranks.end as usize;
-    thread_pool(workers)?.install(|| engine.run_band(options, link, observer))
+    let reads: Vec<Range<usize>> = band_tops(engine.n, k, processes)
+        .iter()
+        .map(|tops| {
+            let r = band_reads(&engine.reach, k, tops);
+            r.start as usize..r.end as usize
+        })
+        .collect();
+    debug_assert_eq!(
+        process_reads(arena, k, processes)[me],
+        reads[me].start as u64..reads[me].end as u64
+    );
+    engine.reads = reads[me].clone();
+    thread_pool(workers)?.install(|| engine.run_band(options, link, reads, observer))
 }
 
 impl Engine<'_> {
@@ -212,6 +266,7 @@ impl Engine<'_> {
         &self,
         options: &KcopOptions,
         link: &mut dyn Link,
+        reads: Vec<Range<usize>>,
         observer: Option<&(dyn Fn(&Progress) + Sync)>,
     ) -> Result<KBand> {
         let (n, k, words, ranks) = (self.n, self.k, self.words, self.ranks);
@@ -265,6 +320,7 @@ impl Engine<'_> {
             words,
             ranks,
             band: band.clone(),
+            reads,
             bytes: Vec::new(),
         };
         let states = (ranks * n * 2) as u64;
@@ -283,7 +339,7 @@ impl Engine<'_> {
             first: u64::MAX,
             start: self.start_decided(start, [&cw, &cl, &tl, &tw]),
         };
-        swap.send(&mut stats, Vec::new())?;
+        swap.send(&mut stats, None)?;
         self.noted(0, stats, &mut sol);
         reporting.level(0, stats.decided);
         let mut level = 0u32;
@@ -330,7 +386,7 @@ impl Engine<'_> {
             all = false;
             // The message holds the new rows against the old ones: made
             // before the commit, applied by the others after theirs.
-            let message = swap.message([(&tl, &tl2, &tl_next), (&tw, &tw2, &tw_next)]);
+            let message = swap.messages([(&tl, &tl2, &tl_next), (&tw, &tw2, &tw_next)]);
             commit(&mut tl, &tl2, &tl_next, words, None);
             commit(&mut tw, &tw2, &tw_next, words, None);
             std::mem::swap(&mut tl_changed, &mut tl_next);
@@ -344,7 +400,7 @@ impl Engine<'_> {
                 // The owner of the start's row decides both its sides.
                 start: sol.start_dte.is_none() && self.start_decided(start, [&cw, &cl, &tl, &tw]),
             };
-            let received = swap.send(&mut stats, message)?;
+            let received = swap.send(&mut stats, Some(message))?;
             swap.apply(
                 &received,
                 [(&mut tl, &mut tl_changed), (&mut tw, &mut tw_changed)],
@@ -439,36 +495,42 @@ struct Swapper<'l> {
     words: usize,
     ranks: usize,
     band: Range<usize>,
+    /// Per process, the ranks whose thief rows it reads ([`band_reads`]):
+    /// a changed row goes only to the processes that read it.
+    reads: Vec<Range<usize>>,
     /// Bytes sent after each level: 8 a word plus an 8-byte length a
     /// message.
     bytes: Vec<u64>,
 }
 
 impl Swapper<'_> {
-    /// The band's rows that changed at this level (`now` the old rows,
-    /// `next` the new, `flags` which changed; `tl` then `tw`): per row its
-    /// rank times 2 plus the side, a bitmap of the words that changed and
-    /// those words. Empty with one process.
-    fn message(&self, sides: [(&[u64], &[u64], &[u8]); 2]) -> Vec<u64> {
-        let words = self.words;
-        if self.link.processes() == 1 {
-            return Vec::new();
-        }
-        // The stats go in front ([`Swapper::send`]).
-        let mut out = vec![0; STATS];
-        for (side, (now, next, flags)) in sides.into_iter().enumerate() {
-            if flags.is_empty() {
-                continue;
-            }
-            for r in self.band.clone().filter(|&r| flags[r] != 0) {
-                let span = r * words..(r + 1) * words;
-                out.push((r as u64) << 1 | side as u64);
-                let map = out.len();
-                out.resize(map + words.div_ceil(64), 0);
-                for (j, (&old, &new)) in now[span.clone()].iter().zip(&next[span]).enumerate() {
-                    if old != new {
-                        out[map + j / 64] |= 1 << (j % 64);
-                        out.push(new);
+    /// Per process, the band's rows that changed at this level and that
+    /// it reads (`now` the old rows, `next` the new, `flags` which
+    /// changed; `tl` then `tw`): per row its rank times 2 plus the side, a
+    /// bitmap of the words that changed and those words. This process's
+    /// own entry stays empty.
+    fn messages(&self, sides: [(&[u64], &[u64], &[u8]); 2]) -> Vec<Vec<u64>> {
+        let (words, me) = (self.words, self.link.process());
+        let mut out = vec![Vec::new(); self.link.processes()];
+        for (q, message) in out.iter_mut().enumerate().filter(|&(q, _)| q != me) {
+            // The stats go in front ([`Swapper::send`]).
+            message.resize(STATS, 0);
+            let rows =
+                self.band.start.max(self.reads[q].start)..self.band.end.min(self.reads[q].end);
+            for (side, &(now, next, flags)) in sides.iter().enumerate() {
+                if flags.is_empty() {
+                    continue;
+                }
+                for r in rows.clone().filter(|&r| flags[r] != 0) {
+                    let span = r * words..(r + 1) * words;
+                    message.push((r as u64) << 1 | side as u64);
+                    let map = message.len();
+                    message.resize(map + words.div_ceil(64), 0);
+                    for (j, (&old, &new)) in now[span.clone()].iter().zip(&next[span]).enumerate() {
+                        if old != new {
+                            message[map + j / 64] |= 1 << (j % 64);
+                            message.push(new);
+                        }
                     }
                 }
             }
@@ -476,36 +538,27 @@ impl Swapper<'_> {
         out
     }
 
-    /// Sends every other process `stats` and `message` (the rows of
-    /// [`Swapper::message`], or nothing); `stats` become the cluster's.
-    /// Returns what each process sent (this one's empty).
-    fn send(&mut self, stats: &mut Stats, mut message: Vec<u64>) -> Result<Vec<Vec<u64>>> {
+    /// Sends every other process `stats` and its message of
+    /// [`Swapper::messages`] (`None`: no rows); `stats` become the
+    /// cluster's. Returns what each process sent (this one's empty).
+    fn send(
+        &mut self,
+        stats: &mut Stats,
+        messages: Option<Vec<Vec<u64>>>,
+    ) -> Result<Vec<Vec<u64>>> {
         let (me, processes) = (self.link.process(), self.link.processes());
         if processes == 1 {
             self.bytes.push(0);
             return Ok(vec![Vec::new()]);
         }
-        message.resize(message.len().max(STATS), 0);
-        message[..STATS].copy_from_slice(&stats.words());
-        self.bytes
-            .push((processes as u64 - 1) * (8 + 8 * message.len() as u64));
-        // One copy a peer, the last peer taking the message itself: a
-        // level's rows can be megabytes.
-        let last = if me == processes - 1 {
-            processes - 2
-        } else {
-            processes - 1
-        };
-        let mut out: Vec<Vec<u64>> = (0..processes)
-            .map(|q| {
-                if q == me || q == last {
-                    Vec::new()
-                } else {
-                    message.clone()
-                }
-            })
-            .collect();
-        out[last] = message;
+        let mut out = messages.unwrap_or_else(|| vec![Vec::new(); processes]);
+        let mut bytes = 0;
+        for (_, message) in out.iter_mut().enumerate().filter(|&(q, _)| q != me) {
+            message.resize(message.len().max(STATS), 0);
+            message[..STATS].copy_from_slice(&stats.words());
+            bytes += 8 + 8 * message.len() as u64;
+        }
+        self.bytes.push(bytes);
         let received = self.link.exchange(out)?;
         for (from, words) in received.iter().enumerate().filter(|&(q, _)| q != me) {
             let head = words.get(..STATS).ok_or_else(|| garbage(from))?;
@@ -530,7 +583,8 @@ impl Swapper<'_> {
                 } else {
                     (&mut *tw, &mut *tw_flags)
                 };
-                if r >= self.ranks || self.band.contains(&r) || flags.is_empty() {
+                let mine = self.reads[me].contains(&r) && !self.band.contains(&r);
+                if r >= self.ranks || !mine || flags.is_empty() {
                     return Err(garbage(from));
                 }
                 let map = message

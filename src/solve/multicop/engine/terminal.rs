@@ -39,12 +39,20 @@ impl Engine<'_> {
             .enumerate()
             .map(|(ci, ((((cw, tl), mut cl), mut tw), mut dte))| {
                 let first = ci * chunk;
+                if first >= self.reads.end || first + cw.len() / words <= self.reads.start {
+                    return 0;
+                }
                 let mut cops = [0u32; MAX_COPS];
                 cops[..k].copy_from_slice(&unrank_multiset(first as u64, k));
                 let mut decided = 0u64;
                 for i in 0..cw.len() / words {
-                    // Outside a band only the thief's rows, which every
-                    // process keeps whole.
+                    // Outside a band only the thief's rows it reads (the
+                    // others' rows its cops reach), and none else: an
+                    // untouched row costs a partitioned process no memory.
+                    if !self.reads.contains(&(first + i)) {
+                        next_multiset(&mut cops[..k], n);
+                        continue;
+                    }
                     let inside = self.band.contains(&(first + i));
                     // Plain cops have no move when one of them has none;
                     // lazy ones when all have none.
