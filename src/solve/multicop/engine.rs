@@ -30,11 +30,13 @@
 //! FORALL; `push.rs` EXISTS at a level where few rows changed (dirty rows
 //! pushed from the changed ones); `lazy.rs` lazy cops; `thief.rs` the
 //! thief's step; `terminal.rs` level 0; `rows.rs` whole-row helpers;
-//! `partition.rs` the engine on a band of a partitioned solve.
+//! `level.rs` one level's step and its arrays, which the local loop here
+//! and `partition.rs`, the engine on a band of a partitioned solve, share.
 
 mod cops;
 mod forall;
 mod lazy;
+mod level;
 #[cfg(feature = "distributed")]
 mod partition;
 mod push;
@@ -48,12 +50,11 @@ use super::store::thief_can_win;
 use super::store::Arrays;
 use crate::error::Result;
 use crate::games::arena::Arena;
-use crate::games::cops::Turn;
-use crate::games::multiset::{multiset_count, rank_multiset, unrank_multiset, Ranker, MAX_COPS};
+use crate::games::multiset::{multiset_count, unrank_multiset, Ranker, MAX_COPS};
 use crate::games::position::Position;
+use level::Rows;
 #[cfg(feature = "distributed")]
 pub(crate) use partition::{band_tops, process_reads, solve_band, tops_ranks, KBand};
-use rows::commit;
 
 /// Options of a k-cop solve.
 #[derive(Clone, Debug, Default)]
@@ -319,173 +320,66 @@ impl<'a> Engine<'a> {
 
     fn run(mut self, options: &KcopOptions, with: &KcopRun<'_>) -> Result<KSolution> {
         let (n, k, words, ranks) = (self.n, self.k, self.words, self.ranks);
-        let two = self.thief_can_win;
-        let Arrays {
-            mut dte,
-            sets: [mut cw, mut cl, mut tl, mut tw],
-            next: [mut tl2, mut tw2],
-        } = Arrays::new(self.arena, k, options.dte_table, &with.storage)?;
+        let Arrays { dte, sets, next } =
+            Arrays::new(self.arena, k, options.dte_table, &with.storage)?;
         // Keeps the resident set under the cap while the steps walk the
         // arrays in scratch files; declared after them, so dropped first.
         let cap = with.storage.memory;
-        let pager = super::store::pager_for(cap, &[&cw, &cl, &tl, &tw, &tl2, &tw2], dte.as_ref());
+        let [cw, cl, tl, tw] = &sets;
+        let [tl2, tw2] = &next;
+        let pager = super::store::pager_for(cap, &[cw, cl, tl, tw, tl2, tw2], dte.as_ref());
         self.paging = pager.as_ref().map(|p| p.checker());
-        // Per row, whether it changed at the last step of its kind.
-        let flags = |on: bool| vec![0u8; if on { ranks } else { 0 }];
-        // Per cop row, which of its words changed at the last cop step.
-        let masks = |on: bool| vec![0u64; if on { ranks } else { 0 }];
-        let (mut cw_changed, mut cl_changed) = (masks(true), masks(two));
-        // Per cop row, the bits its first two changed words gained (the
-        // thief's next step reads the moves into them alone); kept where a
-        // mask bit is one word.
-        let exact = self.group == 1 && self.arena.speeds().1 == 1 && !self.plain;
-        let gains = |on: bool| vec![[0u64; 2]; if on && exact { ranks } else { 0 }];
-        let (mut cw_gains, mut cl_gains) = (gains(true), gains(two));
-        let (mut tl_changed, mut tw_changed) = (flags(true), flags(two));
-        let (mut tl_next, mut tw_next) = (flags(true), flags(two));
-        let start = options.start.as_ref().map(|s| {
-            (
-                rank_multiset(&s.cops) as usize,
-                s.thief as usize,
-                usize::from(s.turn == Turn::Thief),
-            )
-        });
-        let mut sol = KSolution {
-            pager: None,
-            n,
-            k,
-            words,
-            cw: super::store::Words::Heap(Vec::new()),
-            cl: super::store::Words::Heap(Vec::new()),
-            tl: super::store::Words::Heap(Vec::new()),
-            tw: super::store::Words::Heap(Vec::new()),
-            levels: 0,
-            dte: None,
-            start_dte: None,
-            placement: None,
-            deepest_cops: None,
-        };
+        let mut rows = self.rows(sets, next, dte);
+        let start = Self::start_of(options);
+        let mut sol = self.empty_solution();
         let shape = [n as u64, k as u64, words as u64];
         let mut reporting = levels::Reporting::new(with, (ranks * n * 2) as u64);
         let mut level = 0u32;
+        let between = |flow, poll, level, rows: &Rows, sol: &KSolution| {
+            let dte = rows.dte.as_deref();
+            levels::between(with.sink, flow, poll, level, shape, rows.sets(), dte, sol)
+        };
         if let Some(from) = with.resume {
-            level = levels::restore(
-                from,
-                shape,
-                [&mut cw, &mut cl, &mut tl, &mut tw],
-                &mut dte,
-                &mut sol,
-            )?;
-            let flow = reporting.restored(level, [&cw, &cl, &tl, &tw]);
-            levels::between(
-                with.sink,
-                flow,
-                false,
-                level,
-                shape,
-                [&cw, &cl, &tl, &tw],
-                dte.as_deref(),
-                &sol,
-            )?;
+            let (sets, dte) = rows.sets_mut();
+            level = levels::restore(from, shape, sets, dte, &mut sol)?;
+            let flow = reporting.restored(level, rows.sets());
+            between(flow, false, level, &rows, &sol)?;
         } else {
-            let (decided, full) =
-                self.terminal([&mut cw, &mut cl, &mut tl, &mut tw], dte.as_deref_mut());
+            let (decided, full) = rows.terminal(&self);
             // State 0 (every cop and the thief on cell 0, the cops to move)
             // is a capture, decided at level 0.
             sol.deepest_cops = (n > 0).then_some((0, 0));
-            self.note(0, full, start, [&cw, &cl, &tl, &tw], &mut sol);
+            self.note(0, full, start, rows.sets(), &mut sol);
             let flow = reporting.level(0, decided);
-            let sets: [&[u64]; 4] = [&cw, &cl, &tl, &tw];
-            levels::between(with.sink, flow, false, 0, shape, sets, dte.as_deref(), &sol)?;
+            between(flow, false, 0, &rows, &sol)?;
         }
         // The first level after level 0 or a resume reads every row.
         let mut all = true;
         while !(options.stop_when_placed && sol.placement.is_some()) {
-            let d16 = u16::try_from(level + 1).unwrap_or(u16::MAX - 1);
-            let cops_changed = (!all).then_some([
-                (&cw_changed[..], &cw_gains[..]),
-                (&cl_changed[..], &cl_gains[..]),
-            ]);
-            let thief = self.thief_step(
-                [&cw, &cl],
-                cops_changed,
-                [&tl, &tw],
-                [&mut tl2, &mut tw2],
-                [&mut tl_next, &mut tw_next],
-                dte.as_deref_mut(),
-                d16,
-            );
-            let win = self.cop_step(
-                Op::Exists,
-                &tl,
-                (!all).then_some(&tl_changed[..]),
-                &mut cw,
-                &mut cw_changed,
-                &mut cw_gains,
-                dte.as_deref_mut(),
-                d16,
-            );
-            let loss = if two {
-                self.cop_step(
-                    Op::ForAll,
-                    &tw,
-                    (!all).then_some(&tw_changed[..]),
-                    &mut cl,
-                    &mut cl_changed,
-                    &mut cl_gains,
-                    dte.as_deref_mut(),
-                    d16,
-                )
-            } else {
-                cops::Stepped::default()
-            };
+            let (done, ()) = self.step(&mut rows, all, level, |_| ());
             all = false;
-            if thief.rows + win.rows + loss.rows == 0 {
+            if done.rows() == 0 {
                 break;
             }
-            // Commit the thief's rows of level d + 1.
-            commit(&mut tl, &tl2, &tl_next, words, self.paging.as_ref());
-            commit(&mut tw, &tw2, &tw_next, words, self.paging.as_ref());
-            std::mem::swap(&mut tl_changed, &mut tl_next);
-            std::mem::swap(&mut tw_changed, &mut tw_next);
             level += 1;
             // The cops-to-move states decided at this level (a resumed
             // solve knows only the levels it ran: `deepest_cops` stays
             // `None` unless one decides some).
-            let first = [win.first, loss.first].into_iter().flatten().min();
-            if let Some(first) = first {
+            if let Some(first) = done.first() {
                 sol.deepest_cops = Some((level, first * 2));
             }
-            if let Some(d) = dte.as_mut() {
+            if let Some(d) = rows.dte.as_mut() {
                 d.release();
             }
-            self.note(level, win.full, start, [&cw, &cl, &tl, &tw], &mut sol);
-            let flow = reporting.level(level, thief.decided + win.decided + loss.decided);
-            levels::between(
-                with.sink,
-                flow,
-                true,
-                level,
-                shape,
-                [&cw, &cl, &tl, &tw],
-                dte.as_deref(),
-                &sol,
-            )?;
+            self.note(level, done.win.full, start, rows.sets(), &mut sol);
+            let flow = reporting.level(level, done.decided());
+            between(flow, true, level, &rows, &sol)?;
         }
         // The pager watches the next-level rows: it stops before they go.
         drop(pager);
         // The next-level rows and the flags go before the solution is
         // built, so the peak stays that of a level (`kcop_memory_for`).
-        drop((
-            tl2, tw2, cw_changed, cl_changed, cw_gains, cl_gains, tl_changed, tw_changed, tl_next,
-            tw_next,
-        ));
-        sol.cw = cw;
-        sol.tl = tl;
-        sol.cl = cl;
-        sol.tw = tw;
-        sol.levels = level;
-        sol.dte = dte;
+        rows.finish(&mut sol, level);
         // Reading the solution (counts, tables) walks the files again.
         sol.pager =
             super::store::pager_for(cap, &[&sol.cw, &sol.cl, &sol.tl, &sol.tw], sol.dte.as_ref());

@@ -32,14 +32,23 @@ pub(super) struct Reporting<'a> {
     observer: Option<Observer<'a>>,
     states: u64,
     decided: u64,
+    /// States decided at each level reported (level 0 or the level
+    /// resumed from first).
+    pub(super) per_level: Vec<u64>,
 }
 
 impl<'a> Reporting<'a> {
     pub(super) fn new(with: &KcopRun<'a>, states: u64) -> Reporting<'a> {
+        Reporting::observing(with.observer, states)
+    }
+
+    /// Reports to `observer`, of a solve of `states` states.
+    pub(super) fn observing(observer: Option<Observer<'a>>, states: u64) -> Reporting<'a> {
         Reporting {
-            observer: with.observer,
+            observer,
             states,
             decided: 0,
+            per_level: Vec::new(),
         }
     }
 
@@ -60,6 +69,7 @@ impl<'a> Reporting<'a> {
     /// ([`Flow::Continue`] without one).
     pub(super) fn level(&mut self, level: u32, new: u64) -> Flow {
         self.decided += new;
+        self.per_level.push(new);
         self.observer.map_or(Flow::Continue, |observe| {
             observe(&Progress {
                 level,

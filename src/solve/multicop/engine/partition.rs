@@ -30,14 +30,13 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicU16, AtomicU64};
 
-use super::rows::commit;
-use super::{cops, Engine, KcopOptions, Op};
+use super::{Engine, KcopOptions};
 use crate::error::{Error, Result};
 use crate::games::arena::Arena;
-use crate::games::cops::Turn;
-use crate::games::multiset::{multiset_count, rank_multiset};
+use crate::games::multiset::multiset_count;
 use crate::outcome::{Counts, Dte, Outcome};
-use crate::solve::common::{thread_pool, Link, Progress};
+use crate::solve::common::{thread_pool, Flow, Link, Observer, Progress};
+use crate::solve::multicop::levels::Reporting;
 use crate::solve::multicop::solution::KSolution;
 use crate::solve::multicop::store::Words;
 use crate::storage::Region;
@@ -269,14 +268,18 @@ impl Engine<'_> {
         reads: Vec<Range<usize>>,
         observer: Option<&(dyn Fn(&Progress) + Sync)>,
     ) -> Result<KBand> {
-        let (n, k, words, ranks) = (self.n, self.k, self.words, self.ranks);
+        let (n, words, ranks) = (self.n, self.words, self.ranks);
         let band = self.band.clone();
         let two = self.thief_can_win;
         let set = |on: bool, what: &str| sparse(if on { ranks * words } else { 0 }, what);
-        let (mut cw, mut cl) = (set(true, "cw")?, set(two, "cl")?);
-        let (mut tl, mut tw) = (set(true, "tl")?, set(two, "tw")?);
-        let (mut tl2, mut tw2) = (set(true, "tl (next level)")?, set(two, "tw (next level)")?);
-        let mut dte = if options.dte_table {
+        let sets = [
+            set(true, "cw")?,
+            set(two, "cl")?,
+            set(true, "tl")?,
+            set(two, "tw")?,
+        ];
+        let next = [set(true, "tl (next level)")?, set(two, "tw (next level)")?];
+        let dte = if options.dte_table {
             let region =
                 Region::zeroed_sparse::<AtomicU16>((ranks * n * 2) as u64, "distance table")?;
             let mut table = Words::Mapped(Box::new(region));
@@ -285,36 +288,10 @@ impl Engine<'_> {
         } else {
             None
         };
-        let flags = |on: bool| vec![0u8; if on { ranks } else { 0 }];
-        let masks = |on: bool| vec![0u64; if on { ranks } else { 0 }];
-        let (mut cw_changed, mut cl_changed) = (masks(true), masks(two));
-        let exact = self.group == 1 && self.arena.speeds().1 == 1 && !self.plain;
-        let gains = |on: bool| vec![[0u64; 2]; if on && exact { ranks } else { 0 }];
-        let (mut cw_gains, mut cl_gains) = (gains(true), gains(two));
-        let (mut tl_changed, mut tw_changed) = (flags(true), flags(two));
-        let (mut tl_next, mut tw_next) = (flags(true), flags(two));
-        let start = options.start.as_ref().map(|s| {
-            (
-                rank_multiset(&s.cops) as usize,
-                s.thief as usize,
-                usize::from(s.turn == Turn::Thief),
-            )
-        });
-        let mut sol = KSolution {
-            pager: None,
-            n,
-            k,
-            words,
-            cw: Words::Heap(Vec::new()),
-            cl: Words::Heap(Vec::new()),
-            tl: Words::Heap(Vec::new()),
-            tw: Words::Heap(Vec::new()),
-            levels: 0,
-            dte: None,
-            start_dte: None,
-            placement: None,
-            deepest_cops: (n > 0).then_some((0, 0)),
-        };
+        let mut rows = self.rows(sets, next, dte);
+        let start = Self::start_of(options);
+        let mut sol = self.empty_solution();
+        sol.deepest_cops = (n > 0).then_some((0, 0));
         let mut swap = Swapper {
             link,
             words,
@@ -323,21 +300,22 @@ impl Engine<'_> {
             reads,
             bytes: Vec::new(),
         };
-        let states = (ranks * n * 2) as u64;
-        let mut reporting = Reporting {
-            observer,
-            states,
-            decided: 0,
-            per_level: Vec::new(),
-        };
-        let (decided, full) =
-            self.terminal([&mut cw, &mut cl, &mut tl, &mut tw], dte.as_deref_mut());
+        // The observer is told; it cannot stop a partitioned solve.
+        let observe = observer.map(|o| {
+            move |p: &Progress| {
+                o(p);
+                Flow::Continue
+            }
+        });
+        let observe = observe.as_ref().map(|o| o as Observer<'_>);
+        let mut reporting = Reporting::observing(observe, (ranks * n * 2) as u64);
+        let (decided, full) = rows.terminal(self);
         let mut stats = Stats {
             decided,
             rows: 0,
             full: full.unwrap_or(u64::MAX),
             first: u64::MAX,
-            start: self.start_decided(start, [&cw, &cl, &tl, &tw]),
+            start: self.start_decided(start, rows.sets()),
         };
         swap.send(&mut stats, None)?;
         self.noted(0, stats, &mut sol);
@@ -345,65 +323,27 @@ impl Engine<'_> {
         let mut level = 0u32;
         let mut all = true;
         loop {
-            let d16 = u16::try_from(level + 1).unwrap_or(u16::MAX - 1);
-            let cops_changed = (!all).then_some([
-                (&cw_changed[..], &cw_gains[..]),
-                (&cl_changed[..], &cl_gains[..]),
-            ]);
-            let thief = self.thief_step(
-                [&cw, &cl],
-                cops_changed,
-                [&tl, &tw],
-                [&mut tl2, &mut tw2],
-                [&mut tl_next, &mut tw_next],
-                dte.as_deref_mut(),
-                d16,
-            );
-            let win = self.cop_step(
-                Op::Exists,
-                &tl,
-                (!all).then_some(&tl_changed[..]),
-                &mut cw,
-                &mut cw_changed,
-                &mut cw_gains,
-                dte.as_deref_mut(),
-                d16,
-            );
-            let loss = if two {
-                self.cop_step(
-                    Op::ForAll,
-                    &tw,
-                    (!all).then_some(&tw_changed[..]),
-                    &mut cl,
-                    &mut cl_changed,
-                    &mut cl_gains,
-                    dte.as_deref_mut(),
-                    d16,
-                )
-            } else {
-                cops::Stepped::default()
-            };
-            all = false;
             // The message holds the new rows against the old ones: made
             // before the commit, applied by the others after theirs.
-            let message = swap.messages([(&tl, &tl2, &tl_next), (&tw, &tw2, &tw_next)]);
-            commit(&mut tl, &tl2, &tl_next, words, None);
-            commit(&mut tw, &tw2, &tw_next, words, None);
-            std::mem::swap(&mut tl_changed, &mut tl_next);
-            std::mem::swap(&mut tw_changed, &mut tw_next);
-            let first = [win.first, loss.first].into_iter().flatten().min();
+            let (done, message) = self.step(&mut rows, all, level, |r| {
+                swap.messages([(&r.tl, &r.tl2, &r.tl_next), (&r.tw, &r.tw2, &r.tw_next)])
+            });
+            all = false;
             let mut stats = Stats {
-                decided: thief.decided + win.decided + loss.decided,
-                rows: thief.rows + win.rows + loss.rows,
-                full: win.full.unwrap_or(u64::MAX),
-                first: first.unwrap_or(u64::MAX),
+                decided: done.decided(),
+                rows: done.rows(),
+                full: done.win.full.unwrap_or(u64::MAX),
+                first: done.first().unwrap_or(u64::MAX),
                 // The owner of the start's row decides both its sides.
-                start: sol.start_dte.is_none() && self.start_decided(start, [&cw, &cl, &tl, &tw]),
+                start: sol.start_dte.is_none() && self.start_decided(start, rows.sets()),
             };
             let received = swap.send(&mut stats, Some(message))?;
             swap.apply(
                 &received,
-                [(&mut tl, &mut tl_changed), (&mut tw, &mut tw_changed)],
+                [
+                    (&mut rows.tl, &mut rows.tl_changed),
+                    (&mut rows.tw, &mut rows.tw_changed),
+                ],
             )?;
             if stats.rows == 0 {
                 // The quiet level that ends the solve.
@@ -417,13 +357,7 @@ impl Engine<'_> {
             self.noted(level, stats, &mut sol);
             reporting.level(level, stats.decided);
         }
-        drop((tl2, tw2));
-        sol.cw = cw;
-        sol.cl = cl;
-        sol.tl = tl;
-        sol.tw = tw;
-        sol.levels = level;
-        sol.dte = dte;
+        rows.finish(&mut sol, level);
         let per = 2 * n as u64;
         Ok(KBand {
             ranks: band.clone(),
@@ -434,31 +368,6 @@ impl Engine<'_> {
             bytes_per_level: swap.bytes,
             sol,
         })
-    }
-}
-
-/// Tells the observer the cluster's counts after each level and keeps
-/// them.
-struct Reporting<'o> {
-    observer: Option<&'o (dyn Fn(&Progress) + Sync)>,
-    states: u64,
-    decided: u64,
-    per_level: Vec<u64>,
-}
-
-impl Reporting<'_> {
-    fn level(&mut self, level: u32, new: u64) {
-        self.decided += new;
-        self.per_level.push(new);
-        if let Some(observe) = self.observer {
-            observe(&Progress {
-                level,
-                sweeping: false,
-                decided_in_level: new,
-                decided: self.decided,
-                states: self.states,
-            });
-        }
     }
 }
 
