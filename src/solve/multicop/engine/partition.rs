@@ -19,18 +19,25 @@
 //! without reserving memory (`Region::zeroed_sparse`) and touches only its
 //! band of the cops' rows and distances, so they cost it its share.
 //!
-//! The transport is the caller's ([`Link`]: `distributed/kbits.rs` over the
-//! cluster's TCP connections).
+//! The level step is the local engine's (`level.rs`); the swap is in
+//! `swap.rs`, and the band snapshots every process saves after the same
+//! levels, and resumes from, in `band_save.rs`. The transport is the
+//! caller's ([`Link`]: `distributed/kbits.rs` over the cluster's TCP
+//! connections).
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU16, AtomicU64};
 
+use super::band_save::Ledger;
+use super::swap::{Stats, Swapper};
 use super::{Engine, KcopOptions};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::games::arena::Arena;
 use crate::games::multiset::multiset_count;
 use crate::outcome::{Counts, Dte, Outcome};
+use crate::snapshot::Due;
 use crate::solve::common::{thread_pool, Flow, Link, Observer, Progress};
+use crate::solve::grid_partition::Saving;
 use crate::solve::multicop::levels::Reporting;
 use crate::solve::multicop::solution::KSolution;
 use crate::solve::multicop::store::Words;
@@ -131,41 +138,6 @@ impl KBand {
     }
 }
 
-/// Words of a level's stats in a message: states decided, rows changed,
-/// the least all-WIN rank, the least cops-to-move state decided (`rank *
-/// n + thief`; `u64::MAX` for none), whether the start was decided.
-const STATS: usize = 5;
-
-/// A level's stats, this process's or (merged) the cluster's.
-#[derive(Clone, Copy)]
-struct Stats {
-    decided: u64,
-    rows: u64,
-    full: u64,
-    first: u64,
-    start: bool,
-}
-
-impl Stats {
-    fn words(self) -> [u64; STATS] {
-        [
-            self.decided,
-            self.rows,
-            self.full,
-            self.first,
-            u64::from(self.start),
-        ]
-    }
-
-    fn merge(&mut self, w: &[u64]) {
-        self.decided += w[0];
-        self.rows += w[1];
-        self.full = self.full.min(w[2]);
-        self.first = self.first.min(w[3]);
-        self.start |= w[4] != 0;
-    }
-}
-
 /// A bitset of `len` words mapped without reserving memory: only the
 /// pages a process touches are resident.
 fn sparse(len: usize, what: &str) -> Result<Words<u64>> {
@@ -182,17 +154,24 @@ fn sparse(len: usize, what: &str) -> Result<Words<u64>> {
 /// `options.cops` cops, on `workers` threads, with every band state's
 /// distance when `options.dte_table` and the start's distance
 /// (`options.start`); calls `observer` after each level with the
-/// cluster's counts.
+/// cluster's counts; saves its band into `saving.sink` after the levels
+/// process 0's sink asks for, and resumes from `saving.resume` (every
+/// process from its snapshot of the same level) (`band_save.rs`).
 ///
 /// # Errors
-/// [`Error::Alloc`] for the arrays, what the link meets, and
-/// [`Error::Peer`] when a peer sends a message this solve cannot read.
+/// [`Error::Alloc`](crate::Error::Alloc) for the arrays, what the link
+/// meets, what the sink returns,
+/// [`Error::Checkpoint`](crate::Error::Checkpoint) naming a snapshot of
+/// another band, game or distance-table setting, and
+/// [`Error::Peer`](crate::Error::Peer) when a peer sends a message this
+/// solve cannot read.
 pub(crate) fn solve_band(
     arena: &Arena,
     options: &KcopOptions,
     link: &mut dyn Link,
     workers: usize,
     observer: Option<&(dyn Fn(&Progress) + Sync)>,
+    saving: Saving<'_>,
 ) -> Result<KBand> {
     let k = options.cops;
     let mut engine = Engine::new(arena, k, None);
@@ -200,7 +179,7 @@ pub(crate) fn solve_band(
     engine.tops = band_tops(engine.n, k, processes)[me].clone();
     let ranks = tops_ranks(k, &engine.tops);
     engine.band = ranks.start as usize..ranks.end as usize;
-    thread_pool(workers)?.install(|| engine.run_band(options, link, observer))
+    thread_pool(workers)?.install(|| engine.run_band(options, link, observer, saving))
 }
 
 impl Engine<'_> {
@@ -212,6 +191,7 @@ impl Engine<'_> {
         options: &KcopOptions,
         link: &mut dyn Link,
         observer: Option<&(dyn Fn(&Progress) + Sync)>,
+        saving: Saving<'_>,
     ) -> Result<KBand> {
         let (n, words, ranks) = (self.n, self.words, self.ranks);
         let band = self.band.clone();
@@ -237,12 +217,15 @@ impl Engine<'_> {
         let start = Self::start_of(options);
         let mut sol = self.empty_solution();
         sol.deepest_cops = (n > 0).then_some((0, 0));
+        let shape = (link.process(), link.processes());
         let mut swap = Swapper {
             link,
             words,
             ranks,
             band: band.clone(),
             bytes: Vec::new(),
+            sink: saving.sink,
+            unconfirmed: None,
         };
         // The observer is told; it cannot stop a partitioned solve.
         let observe = observer.map(|o| {
@@ -253,18 +236,28 @@ impl Engine<'_> {
         });
         let observe = observe.as_ref().map(|o| o as Observer<'_>);
         let mut reporting = Reporting::observing(observe, (ranks * n * 2) as u64);
-        let (decided, full) = rows.terminal(self);
-        let mut stats = Stats {
-            decided,
-            rows: 0,
-            full: full.unwrap_or(u64::MAX),
-            first: u64::MAX,
-            start: self.start_decided(start, rows.sets()),
-        };
-        swap.send(&mut stats, Vec::new())?;
-        self.noted(0, stats, &mut sol);
-        reporting.level(0, stats.decided);
         let mut level = 0u32;
+        if let Some(saved) = saving.resume {
+            let resumed = self.load_band(saved, shape, &mut rows, &mut sol)?;
+            swap.replicate(&mut rows)?;
+            level = resumed.level;
+            swap.bytes = resumed.bytes;
+            reporting.resumed(resumed.decided, resumed.per_level);
+        } else {
+            let (decided, full) = rows.terminal(self);
+            let mut stats = Stats {
+                decided,
+                rows: 0,
+                full: full.unwrap_or(u64::MAX),
+                first: u64::MAX,
+                start: self.start_decided(start, rows.sets()),
+                save: false,
+            };
+            swap.send(&mut stats, Vec::new())?;
+            self.noted(0, stats, &mut sol);
+            reporting.level(0, stats.decided);
+        }
+        // The first level after level 0 or a resume reads every row.
         let mut all = true;
         loop {
             // The message holds the new rows against the old ones: made
@@ -280,6 +273,9 @@ impl Engine<'_> {
                 first: done.first().unwrap_or(u64::MAX),
                 // The owner of the start's row decides both its sides.
                 start: sol.start_dte.is_none() && self.start_decided(start, rows.sets()),
+                // Process 0's sink says whether every process saves after
+                // this level (not if it proves the quiet last).
+                save: shape.0 == 0 && saving.sink.is_some_and(|s| s.poll(level + 1) != Due::No),
             };
             let received = swap.send(&mut stats, message)?;
             swap.apply(
@@ -300,6 +296,16 @@ impl Engine<'_> {
             }
             self.noted(level, stats, &mut sol);
             reporting.level(level, stats.decided);
+            if let Some(sink) = saving.sink.filter(|_| stats.save) {
+                let ledger = Ledger {
+                    level,
+                    decided: reporting.decided(),
+                    per_level: &reporting.per_level,
+                    bytes: &swap.bytes,
+                };
+                self.save_band(sink, shape, &rows, &sol, &ledger)?;
+                swap.unconfirmed = Some(level);
+            }
         }
         rows.finish(&mut sol, level);
         let per = 2 * n as u64;
@@ -338,137 +344,5 @@ impl Engine<'_> {
         if stats.start && sol.start_dte.is_none() {
             sol.start_dte = Some(level);
         }
-    }
-}
-
-/// The swap of a level's changed thief rows and stats with the other
-/// processes.
-struct Swapper<'l> {
-    link: &'l mut dyn Link,
-    words: usize,
-    ranks: usize,
-    band: Range<usize>,
-    /// Bytes sent after each level: 8 a word plus an 8-byte length a
-    /// message.
-    bytes: Vec<u64>,
-}
-
-impl Swapper<'_> {
-    /// The band's rows that changed at this level (`now` the old rows,
-    /// `next` the new, `flags` which changed; `tl` then `tw`): per row its
-    /// rank times 2 plus the side, a bitmap of the words that changed and
-    /// those words. Empty with one process.
-    fn message(&self, sides: [(&[u64], &[u64], &[u8]); 2]) -> Vec<u64> {
-        let words = self.words;
-        if self.link.processes() == 1 {
-            return Vec::new();
-        }
-        // The stats go in front ([`Swapper::send`]).
-        let mut out = vec![0; STATS];
-        for (side, (now, next, flags)) in sides.into_iter().enumerate() {
-            if flags.is_empty() {
-                continue;
-            }
-            for r in self.band.clone().filter(|&r| flags[r] != 0) {
-                let span = r * words..(r + 1) * words;
-                out.push((r as u64) << 1 | side as u64);
-                let map = out.len();
-                out.resize(map + words.div_ceil(64), 0);
-                for (j, (&old, &new)) in now[span.clone()].iter().zip(&next[span]).enumerate() {
-                    if old != new {
-                        out[map + j / 64] |= 1 << (j % 64);
-                        out.push(new);
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    /// Sends every other process `stats` and `message` (the rows of
-    /// [`Swapper::message`], or nothing); `stats` become the cluster's.
-    /// Returns what each process sent (this one's empty).
-    fn send(&mut self, stats: &mut Stats, mut message: Vec<u64>) -> Result<Vec<Vec<u64>>> {
-        let (me, processes) = (self.link.process(), self.link.processes());
-        if processes == 1 {
-            self.bytes.push(0);
-            return Ok(vec![Vec::new()]);
-        }
-        message.resize(message.len().max(STATS), 0);
-        message[..STATS].copy_from_slice(&stats.words());
-        self.bytes
-            .push((processes as u64 - 1) * (8 + 8 * message.len() as u64));
-        // One copy a peer, the last peer taking the message itself: a
-        // level's rows can be megabytes.
-        let last = if me == processes - 1 {
-            processes - 2
-        } else {
-            processes - 1
-        };
-        let mut out: Vec<Vec<u64>> = (0..processes)
-            .map(|q| {
-                if q == me || q == last {
-                    Vec::new()
-                } else {
-                    message.clone()
-                }
-            })
-            .collect();
-        out[last] = message;
-        let received = self.link.exchange(out)?;
-        for (from, words) in received.iter().enumerate().filter(|&(q, _)| q != me) {
-            let head = words.get(..STATS).ok_or_else(|| garbage(from))?;
-            stats.merge(head);
-        }
-        Ok(received)
-    }
-
-    /// Writes the rows the others sent into `sides` (`tl` and its changed
-    /// flags, then `tw`'s).
-    fn apply(&self, received: &[Vec<u64>], sides: [(&mut [u64], &mut [u8]); 2]) -> Result<()> {
-        let (words, me) = (self.words, self.link.process());
-        let maps = words.div_ceil(64);
-        let [(tl, tl_flags), (tw, tw_flags)] = sides;
-        for (from, message) in received.iter().enumerate().filter(|&(q, _)| q != me) {
-            let mut at = STATS;
-            while at < message.len() {
-                let tag = message[at];
-                let (r, side) = ((tag >> 1) as usize, tag & 1);
-                let (rows, flags) = if side == 0 {
-                    (&mut *tl, &mut *tl_flags)
-                } else {
-                    (&mut *tw, &mut *tw_flags)
-                };
-                if r >= self.ranks || self.band.contains(&r) || flags.is_empty() {
-                    return Err(garbage(from));
-                }
-                let map = message
-                    .get(at + 1..at + 1 + maps)
-                    .ok_or_else(|| garbage(from))?;
-                at += 1 + maps;
-                let row = &mut rows[r * words..(r + 1) * words];
-                for (m, &bits) in map.iter().enumerate() {
-                    let mut bits = bits;
-                    while bits != 0 {
-                        let j = 64 * m + bits.trailing_zeros() as usize;
-                        bits &= bits - 1;
-                        let word = *message.get(at).ok_or_else(|| garbage(from))?;
-                        *row.get_mut(j).ok_or_else(|| garbage(from))? = word;
-                        at += 1;
-                    }
-                }
-                flags[r] = 1;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// A message from `process` that this solve cannot read.
-fn garbage(process: usize) -> Error {
-    Error::Peer {
-        process,
-        address: String::new(),
-        message: "sent a message this solve cannot read (another build?)".into(),
     }
 }
