@@ -14,26 +14,23 @@ use crate::storage::Backing;
 /// Whether a partitioned solve of `game` runs on the bit engine
 /// ([`solve_bits`]) rather than the counter engine
 /// ([`solve`](super::solve)): it does, unless the solve asks for what only
-/// the counter engine's bands keep: scratch files (`limits.scratch`), a
+/// the counter engine's bands keep: scratch files (`limits.scratch`), or a
 /// `limits.memory` cap that the largest process's bit band does not fit
-/// under (the counter engine then plans scratch files or refuses), or,
-/// with several cops, checkpoints (`checkpoints`: one cop keeps band
-/// snapshots on either engine). Every process given the same flags gets
-/// the same answer, as the handshake requires.
+/// under (the counter engine then plans scratch files or refuses).
+/// Checkpoints run on either engine, one cop's or several cops', each
+/// engine with its own band snapshots. Every process given the same flags
+/// gets the same answer, as the handshake requires.
 #[must_use]
 pub fn bit_engine_runs(
     game: &CopsGame,
     processes: usize,
     workers: usize,
     dte_table: bool,
-    checkpoints: bool,
     limits: &StorageLimits,
 ) -> bool {
     match game.shape() {
         Shape::Grid(g) => grid::grid_engine_runs(g, processes, workers, dte_table, limits),
-        Shape::Several(g) => {
-            kbits::several_engine_runs(g, processes, workers, dte_table, checkpoints, limits)
-        }
+        Shape::Several(g) => kbits::several_engine_runs(g, processes, workers, dte_table, limits),
         Shape::Other => false,
     }
 }
@@ -73,16 +70,21 @@ pub fn bit_band_bytes(
 /// `cluster.process`: every process makes the same call. Each process
 /// holds its band of [`bit_bands`] (and, with several cops, the thief's
 /// bitsets whole); process 0 gets the cluster's
-/// [`Summary`](super::Summary). One cop saves and resumes band snapshots
-/// ([`PartitionOptions::checkpoint`], [`PartitionOptions::resume`]).
+/// [`Summary`](super::Summary). Either game saves and resumes band
+/// snapshots ([`PartitionOptions::checkpoint`],
+/// [`PartitionOptions::resume`]; [`BandSource::load_grid`](super::BandSource::load_grid)
+/// hands a several-cops solve a snapshot opened with
+/// [`GridBandCheckpoint::open_several`](super::GridBandCheckpoint::open_several)),
+/// after each resuming process swaps its band's thief rows with the
+/// others once.
 ///
 /// # Errors
 /// [`Error::Peer`] when a peer cannot be reached within the timeout, runs
 /// a different solve or is lost mid-solve; [`Error::Alloc`] for the
 /// arrays; [`Error::TooLarge`] when this process's band does not fit the
 /// available memory; [`Error::Checkpoint`] naming a damaged snapshot or
-/// one of another band; [`Error::Unsupported`] for scratch files, and for
-/// checkpoints with several cops, which the counter engine keeps
+/// one of another band, game or setting; [`Error::Unsupported`] for
+/// scratch files, which the counter engine's bands keep
 /// ([`solve`](super::solve)).
 pub fn solve_bits(
     game: &CopsGame,

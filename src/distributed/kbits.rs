@@ -3,13 +3,15 @@
 //! process (whole blocks of the same top cell), its workers the engine's
 //! threads inside it, and each level's changed thief rows and stats
 //! swapped over the cluster's TCP connections (`grid.rs`'s [`TcpLink`],
-//! opened and checked by `net.rs` with a session of its own).
+//! opened and checked by `net.rs` with a session of its own); band
+//! snapshots after the levels process 0's sink asks for, and a resume from
+//! them (`solve/multicop/engine/band_save.rs`).
 
 use super::grid::{gather, End, TcpLink};
 use super::net;
 use super::solution::{Band, PartitionedSolution, Store};
 use super::{Cluster, PartitionOptions};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::game::Game;
 use crate::games::kcops::KCops;
 use crate::solve::multicop;
@@ -64,18 +66,16 @@ pub(super) fn several_band_bytes(
 /// ([`solve_several`]) rather than the counter engine
 /// ([`solve`](super::solve)): as `grid.rs`'s `grid_engine_runs`
 /// decides for one cop, unless the solve asks for scratch files or a
-/// memory cap the largest process does not fit under; and unless it
-/// keeps checkpoints or resumes (`checkpoints`), which only the counter
-/// engine's bands save for several cops.
+/// memory cap the largest process does not fit under. Checkpoints run on
+/// either, each engine with its own band snapshots.
 pub(super) fn several_engine_runs(
     game: &KCops,
     processes: usize,
     workers: usize,
     dte_table: bool,
-    checkpoints: bool,
     limits: &crate::solve::StorageLimits,
 ) -> bool {
-    if checkpoints || limits.scratch.is_some() {
+    if limits.scratch.is_some() {
         return false;
     }
     limits.memory.is_none_or(|cap| {
@@ -94,26 +94,30 @@ pub(super) fn several_engine_runs(
 /// [`PartitionOptions::dte_table`] its band's distances; process 0 gets
 /// the cluster's [`Summary`](super::Summary).
 ///
+/// With [`PartitionOptions::checkpoint`] every process saves its band
+/// after the same levels (process 0's sink decides when, and says so with
+/// the level's stats; see `solve/multicop/engine/band_save.rs`); with
+/// [`PartitionOptions::resume`] the processes agree in the handshake on
+/// the newest level every one of them holds, each continues from its
+/// band's snapshot of it ([`BandSource::load_grid`](super::BandSource::load_grid)),
+/// and they swap their bands' thief rows once.
+///
 /// # Errors
-/// [`Error::Peer`] when a peer cannot be reached within the timeout, runs
-/// a different solve or is lost mid-solve; [`Error::Alloc`] for the
-/// arrays; [`Error::Unsupported`] for checkpoints and resumes, which
-/// several cops keep on the counter engine ([`solve`](super::solve))
-/// (scratch files and a band too large for memory are refused by
+/// [`Error::Peer`](crate::Error::Peer) when a peer cannot be reached
+/// within the timeout, runs a different solve or is lost mid-solve;
+/// [`Error::Alloc`](crate::Error::Alloc) for the arrays;
+/// [`Error::Checkpoint`](crate::Error::Checkpoint) naming the snapshot
+/// when it is damaged or of another band, game or setting (scratch files
+/// and a band too large for memory are refused by
 /// [`solve_bits`](super::solve_bits) before).
 pub(super) fn solve_several(
     game: &KCops,
     cluster: &Cluster,
     options: &PartitionOptions,
 ) -> Result<PartitionedSolution> {
-    if options.checkpoint.is_some() || options.resume.is_some() {
-        return Err(Error::Unsupported {
-            engine: "distributed bitboard".into(),
-            what: "checkpoints with several cops".into(),
-            hint: "the counter engine's partitioned solve keeps them (distributed::solve)".into(),
-        });
-    }
     let processes = cluster.processes();
+    let latest = options.resume.as_ref().map(|source| source.latest());
+    let mut resume_level = latest;
     let sockets = if processes == 1 {
         vec![None]
     } else {
@@ -122,9 +126,20 @@ pub(super) fn solve_several(
             processes: processes as u64,
             workers: cluster.workers as u64,
             session: options.session ^ game.state_count() ^ SEVERAL_BIT_ENGINE,
-            resume: net::FRESH,
+            resume: latest.map_or(net::FRESH, u64::from),
         };
-        net::connect(&cluster.addresses, hello, cluster.connect_timeout)?.0
+        let (sockets, levels) = net::connect(&cluster.addresses, hello, cluster.connect_timeout)?;
+        // An older snapshot goes only once every process has saved the
+        // newer, so the smallest newest level is held by all.
+        resume_level = latest.map(|_| *levels.iter().min().expect("a level") as u32);
+        sockets
+    };
+    let saved = match (&options.resume, resume_level) {
+        (Some(source), Some(level)) => {
+            source.chosen(level);
+            Some(source.load_grid(level)?)
+        }
+        _ => None,
     };
     let mut link = TcpLink::new(cluster, sockets)?;
     let kernel = multicop::KcopOptions {
@@ -143,6 +158,13 @@ pub(super) fn solve_several(
         observer
             .as_deref()
             .map(|o| o as &(dyn Fn(&crate::solve::Progress) + Sync)),
+        crate::solve::grid_partition::Saving {
+            sink: options
+                .checkpoint
+                .as_deref()
+                .map(|s| s as &dyn super::BandSink),
+            resume: saved.as_ref(),
+        },
     )?;
     let tracked = options
         .track

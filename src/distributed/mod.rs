@@ -336,8 +336,9 @@ pub fn band_bytes(states: u64, dte_table: bool, wide: bool) -> u64 {
 
 /// Whether a partitioned solve of `game` keeps four-byte cells: a byte
 /// counts at most 63 moves, and several cops can have more (two cops
-/// with nine cells each in reach: 81 joint moves). Band snapshots keep
-/// one byte a state, so such solves take no checkpoints.
+/// with nine cells each in reach: 81 joint moves). The counter engine's
+/// band snapshots keep one byte a state, so such solves on it take no
+/// checkpoints (the bit engine's do).
 #[must_use]
 pub fn wide_cells(game: &impl Game) -> bool {
     game.max_moves() > <[AtomicU8] as Cells>::MAX_MOVES
@@ -385,7 +386,7 @@ pub fn solve<G: Game + Send + 'static>(
                 <[AtomicU8] as Cells>::MAX_MOVES
             ),
             hint: format!(
-                "this game has up to {} and band snapshots keep one byte a state; solve it without --checkpoint and --resume",
+                "this game has up to {} and the counter engine's band snapshots keep one byte a state; solve it without --scratch and --memory (the bit engine's snapshots keep any game) or without --checkpoint and --resume",
                 game.max_moves()
             ),
         });

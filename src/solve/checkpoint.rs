@@ -52,6 +52,22 @@ pub(super) struct State {
     pub(super) row_words: u64,
 }
 
+impl State {
+    /// Writes the bookkeeping, in the order every grid checkpoint (and
+    /// band checkpoint of the bit engine) holds it.
+    pub(super) fn put(&self, out: &mut Hashing<'_>) -> std::io::Result<()> {
+        out.put_u32(self.level)?;
+        out.put_u64(self.decided)?;
+        out.put_opt_u32(self.tracked)?;
+        for d in self.deepest {
+            out.put_opt_u32(d.map(|d| d.0))?;
+            out.put_u64(d.map_or(0, |d| d.1))?;
+        }
+        out.put_u64(self.cells)?;
+        out.put_u64(self.row_words)
+    }
+}
+
 impl Encoding for GridSnapshot<'_> {
     const MAGIC: &'static [u8] = MAGIC;
 
@@ -60,16 +76,7 @@ impl Encoding for GridSnapshot<'_> {
     }
 
     fn put_fields(&self, out: &mut Hashing<'_>) -> std::io::Result<()> {
-        let s = &self.state;
-        out.put_u32(s.level)?;
-        out.put_u64(s.decided)?;
-        out.put_opt_u32(s.tracked)?;
-        for d in s.deepest {
-            out.put_opt_u32(d.map(|d| d.0))?;
-            out.put_u64(d.map_or(0, |d| d.1))?;
-        }
-        out.put_u64(s.cells)?;
-        out.put_u64(s.row_words)?;
+        self.state.put(out)?;
         out.put_array(self.words.len(), self.words.iter().map(|w| w.to_le_bytes()))?;
         out.put_array(self.spans.len(), self.spans.iter().map(span_bytes))?;
         out.put_optional_array(

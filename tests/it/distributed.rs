@@ -686,7 +686,7 @@ fn winding_map(dir: &Path) -> std::path::PathBuf {
 
 /// A winding corridor of `rows` x `cols` (every other row a wall, open at
 /// alternate ends), saved in `dir`.
-fn winding(dir: &Path, rows: usize, cols: usize) -> std::path::PathBuf {
+pub(crate) fn winding(dir: &Path, rows: usize, cols: usize) -> std::path::PathBuf {
     let mut text = format!("{rows} {cols}\n");
     for r in 0..rows {
         for c in 0..cols {
@@ -1228,7 +1228,7 @@ fn cli_bare_processes_needs_slurm() {
 // Checkpoints: a killed cluster resumes.
 
 /// Whether `dir` holds a finished band snapshot (not a temporary file).
-fn has_snapshot(dir: &Path) -> bool {
+pub(crate) fn has_snapshot(dir: &Path) -> bool {
     std::fs::read_dir(dir).is_ok_and(|entries| {
         entries.flatten().any(|e| {
             let name = e.file_name();
@@ -1393,6 +1393,56 @@ fn killed_cluster_resumes(name: &str, extra: &[&str]) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Starts a cluster of `processes` x `workers` with `flags` (saving band
+/// snapshots into `ck` as often as levels end), waits until every process
+/// has saved one and kills process `victim`; asserts the others failed,
+/// having lost the connection. A process that ends before the kill (a
+/// busy machine can hold one back until its first snapshot comes at the
+/// very end) leaves nothing to resume: the kill is tried again from
+/// scratch, three times at most.
+pub(crate) fn kill_mid_solve(
+    dir: &Path,
+    label: &str,
+    (processes, workers, victim): (usize, usize, usize),
+    flags: &[&str],
+    ck: &str,
+) {
+    for _ in 0..3 {
+        let _ = std::fs::remove_dir_all(ck);
+        let hostfile = write_hostfile(dir, processes);
+        let mut children: Vec<Child> = (0..processes)
+            .map(|i| spawn_process(&hostfile, processes, i, workers, flags))
+            .collect();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !(0..processes).all(|i| has_snapshot(&Path::new(ck).join(format!("process-{i}")))) {
+            assert!(Instant::now() < deadline, "{label}: no snapshots written");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let mut finished = false;
+        for child in &mut children {
+            finished |= child.try_wait().expect("try_wait").is_some();
+        }
+        let _ = children[victim].kill();
+        let outputs: Vec<_> = children
+            .into_iter()
+            .map(|c| c.wait_with_output().expect("wait"))
+            .collect();
+        if finished {
+            continue;
+        }
+        for (i, out) in outputs.iter().enumerate() {
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{label}: process {i}: {err}");
+            assert!(out.stdout.is_empty(), "{label}: process {i}");
+            if i != victim {
+                assert!(err.contains("lost the connection"), "{label}: {err}");
+            }
+        }
+        return;
+    }
+    panic!("{label}: a process finished before the kill three times");
+}
+
 /// The bit engine's band snapshots: in clusters of 1 to 4 processes of 1
 /// or 2 workers (bands that take levels two at a time, and bands too
 /// short for it), one process is killed mid-solve; the cluster resumed
@@ -1428,45 +1478,12 @@ fn cli_bit_engine_resumes_a_killed_process_from_its_band_snapshots() {
         let ck = ck.to_str().unwrap();
         let victim = processes - 1;
         let checkpointing = checkpointing(&flags, ck);
-        let mut killed_mid_solve = false;
-        for _ in 0..3 {
-            let _ = std::fs::remove_dir_all(ck);
-            let hostfile = write_hostfile(&dir, processes);
-            let mut children: Vec<Child> = (0..processes)
-                .map(|i| spawn_process(&hostfile, processes, i, workers, &checkpointing))
-                .collect();
-            let deadline = Instant::now() + Duration::from_secs(60);
-            while !(0..processes).all(|i| has_snapshot(&Path::new(ck).join(format!("process-{i}"))))
-            {
-                assert!(Instant::now() < deadline, "{label}: no snapshots written");
-                std::thread::sleep(Duration::from_millis(2));
-            }
-            let mut finished = false;
-            for child in &mut children {
-                finished |= child.try_wait().expect("try_wait").is_some();
-            }
-            let _ = children[victim].kill();
-            let outputs: Vec<_> = children
-                .into_iter()
-                .map(|c| c.wait_with_output().expect("wait"))
-                .collect();
-            if finished {
-                continue;
-            }
-            for (i, out) in outputs.iter().enumerate() {
-                let err = String::from_utf8_lossy(&out.stderr);
-                assert!(!out.status.success(), "{label}: process {i}: {err}");
-                assert!(out.stdout.is_empty(), "{label}: process {i}");
-                if i != victim {
-                    assert!(err.contains("lost the connection"), "{label}: {err}");
-                }
-            }
-            killed_mid_solve = true;
-            break;
-        }
-        assert!(
-            killed_mid_solve,
-            "{label}: a process finished before the kill three times"
+        kill_mid_solve(
+            &dir,
+            &label,
+            (processes, workers, victim),
+            &checkpointing,
+            ck,
         );
         let base = dir.join(format!("resumed-{processes}.rtb"));
         let resuming = [

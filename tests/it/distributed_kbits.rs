@@ -5,14 +5,22 @@
 //! tracked state's value and distance), on random maps and graphs (k = 2
 //! and 3, speeds 1 and 2, rule variants, lazy cops), the sample map with
 //! and without exits, the Petersen graph with 3 cops and a graph of rows
-//! of several words; the bands' bounds; and the CLI's choice of engine.
+//! of several words; the bands' bounds; the CLI's choice of engine; and
+//! band snapshots: a cluster stopped after a level and resumed, through
+//! the library and through the CLI (a killed process), and snapshots of
+//! another band or game refused.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
-use retrograde::distributed::{self, Cluster, PartitionOptions, PartitionedSolution};
+use retrograde::distributed::{
+    self, BandCheckpoint, BandSink, BandSource, Cluster, GridBandCheckpoint, PartitionOptions,
+    PartitionedSolution,
+};
 use retrograde::{
-    load_map, solve, Arena, Board, CopsGame, Engine, Game, Placement, Rules, SolveOptions,
+    load_map, solve, Arena, Board, CopsGame, Due, Engine, Game, Placement, Rules, Sink, Snapshot,
+    SolveOptions,
 };
 
 use crate::distributed::{binary, data, free_addresses};
@@ -220,10 +228,10 @@ fn several_bands_cut_at_blocks_of_one_top_cell() {
     }
 }
 
-/// The CLI runs the bit engine for several cops, and the counter engine
-/// when checkpoints or scratch files ask for it.
+/// The CLI runs the bit engine for several cops, with checkpoints too,
+/// and the counter engine when scratch files ask for it.
 #[test]
-fn cli_several_cops_choose_the_bit_engine_unless_checkpoints_or_scratch() {
+fn cli_several_cops_choose_the_bit_engine_unless_scratch() {
     let dir = crate::support::temp_dir("distributed-kbits-cli");
     let sample = data("data/maps/sample.txt");
     let base = [sample.as_str(), "--cops", "2", "--json", "--quiet"];
@@ -231,7 +239,7 @@ fn cli_several_cops_choose_the_bit_engine_unless_checkpoints_or_scratch() {
     let scratch = dir.display().to_string();
     let cases: [(&[&str], &str); 3] = [
         (&[], "bitboard"),
-        (&["--checkpoint", &checkpoint], "counter"),
+        (&["--checkpoint", &checkpoint], "bitboard"),
         (&["--scratch", &scratch], "counter"),
     ];
     for (extra, kernel) in cases {
@@ -250,5 +258,324 @@ fn cli_several_cops_choose_the_bit_engine_unless_checkpoints_or_scratch() {
             assert_eq!(report[key], want[key], "{extra:?}: {key}");
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// Band snapshots of the several-cops bit engine.
+
+/// One process's band snapshots in `dir` (`band-0.level-L.rcp`), one
+/// after every level; the save of level `stop` fails once written, as a
+/// process killed after it would leave it (its peers, saving the same
+/// level, stop there too). As a source, it hands back its snapshots.
+struct Snapshots {
+    dir: PathBuf,
+    stop: u32,
+}
+
+impl Snapshots {
+    fn file(&self, level: u32) -> PathBuf {
+        self.dir.join(format!("band-0.level-{level}.rcp"))
+    }
+}
+
+impl Sink for Snapshots {
+    fn poll(&self, _level: u32) -> Due {
+        Due::Save
+    }
+
+    fn save(&self, snapshot: &dyn Snapshot) -> retrograde::Result<()> {
+        assert_eq!(snapshot.band(), Some(0), "a band snapshot");
+        let mut bytes = Vec::new();
+        let fingerprint = [("test".to_string(), "kbits".to_string())];
+        snapshot.write_to(&fingerprint, &mut bytes).expect("encode");
+        std::fs::write(self.file(snapshot.level()), bytes).expect("write");
+        if snapshot.level() == self.stop {
+            return Err(retrograde::Error::Stopped { level: self.stop });
+        }
+        Ok(())
+    }
+}
+
+impl BandSink for Snapshots {
+    fn confirmed(&self, _band: usize, _level: u32) {}
+}
+
+impl BandSource for Snapshots {
+    /// The newest level saved here (a process may have lost its peers
+    /// before saving `stop`; the cluster resumes from the oldest newest).
+    fn latest(&self) -> u32 {
+        std::fs::read_dir(&self.dir)
+            .expect("snapshots")
+            .filter_map(|e| {
+                let name = e.ok()?.file_name().into_string().ok()?;
+                name.strip_prefix("band-0.level-")?
+                    .strip_suffix(".rcp")?
+                    .parse()
+                    .ok()
+            })
+            .max()
+            .expect("a snapshot")
+    }
+
+    fn load(&self, _band: usize, _level: u32) -> retrograde::Result<BandCheckpoint> {
+        panic!("the bit engine reads its own band snapshots")
+    }
+
+    fn load_grid(&self, level: u32) -> retrograde::Result<GridBandCheckpoint> {
+        GridBandCheckpoint::open_several(&self.file(level))
+    }
+
+    fn chosen(&self, _level: u32) {}
+}
+
+/// Runs every process of a bit-engine cluster as a thread of this test,
+/// process `p` saving into `dirs[p]` (stopping after level `stop`) when
+/// `save`, and resuming from its snapshot of level `stop` when `resume`,
+/// each with `dte_table`; what each process returned. Tried again on
+/// fresh ports when one was taken between their choice and the listen
+/// (tests run side by side).
+fn snapshot_cluster(
+    game: &CopsGame,
+    dirs: &[PathBuf],
+    stop: u32,
+    (save, resume, dte_table): (bool, bool, bool),
+) -> Vec<retrograde::Result<PartitionedSolution>> {
+    let processes = dirs.len();
+    let track = middle(game);
+    for _ in 0..3 {
+        let addresses = free_addresses(processes);
+        let results: Vec<_> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..processes)
+                .map(|process| {
+                    let snapshots = Arc::new(Snapshots {
+                        dir: dirs[process].clone(),
+                        stop,
+                    });
+                    let options = PartitionOptions {
+                        dte_table,
+                        track,
+                        session: distributed::session(game, track).unwrap(),
+                        checkpoint: save.then(|| Arc::clone(&snapshots) as Arc<dyn BandSink>),
+                        resume: resume.then_some(snapshots as Arc<dyn BandSource>),
+                        ..PartitionOptions::default()
+                    };
+                    let cluster = Cluster {
+                        addresses: addresses.clone(),
+                        process,
+                        workers: 1,
+                        connect_timeout: Duration::from_secs(30),
+                    };
+                    scope.spawn(move || distributed::solve_bits(game, &cluster, &options))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("process thread"))
+                .collect()
+        });
+        let taken = results.iter().any(|r| {
+            r.as_ref()
+                .is_err_and(|e| e.to_string().contains("cannot listen"))
+        });
+        if !taken {
+            return results;
+        }
+    }
+    panic!("ports taken three times");
+}
+
+/// A several-cops cluster of 1 to 3 processes saving a band snapshot
+/// after every level, stopped after a level midway (every process's
+/// save of it fails, as a killed process would leave it), then resumed
+/// from those snapshots: values and distances equal the local bit
+/// engine's state by state, and the report (counts, levels, decided
+/// states per level, the tracked state, bytes exchanged) an uninterrupted
+/// cluster's.
+#[test]
+fn several_cops_bit_bands_stopped_midway_resume_to_the_local_solve() {
+    let dir = crate::support::temp_dir("distributed-kbits-resume");
+    let games = [
+        ("sample, 2 cops", arena_game(sample_arena(true), 2)),
+        ("cycle of 40, 3 cops", arena_game(long_cycle(40), 3)),
+        (
+            "sample without exits, 2 cops",
+            arena_game(sample_arena(false), 2),
+        ),
+    ];
+    for (label, game) in &games {
+        let local = solve(
+            game,
+            &SolveOptions::new(Engine::Bitboard).with_dte_table(true),
+        )
+        .expect("local solve");
+        assert!(local.levels() >= 4, "{label}: {} levels", local.levels());
+        let stop = local.levels() / 2;
+        for processes in 1..=3 {
+            let label = format!("{label}, {processes} processes");
+            let whole = solve_cluster(game, middle(game), processes, 1);
+            let dirs: Vec<PathBuf> = (0..processes)
+                .map(|p| dir.join(format!("{processes}-{p}")))
+                .collect();
+            for d in &dirs {
+                let _ = std::fs::remove_dir_all(d);
+                std::fs::create_dir_all(d).expect("dir");
+            }
+            let stopped = snapshot_cluster(game, &dirs, stop, (true, false, true));
+            assert!(stopped.iter().all(Result::is_err), "{label}: stopped");
+            let resumed = snapshot_cluster(game, &dirs, stop, (false, true, true));
+            let parts: Vec<PartitionedSolution> = resumed
+                .into_iter()
+                .map(|r| r.unwrap_or_else(|e| panic!("{label}: resumed solve: {e}")))
+                .collect();
+            for part in &parts {
+                for band in &part.bands {
+                    for s in band.range() {
+                        assert_eq!(
+                            (band.outcome(s), band.dte(s)),
+                            (local.outcome(s), local.dte(s)),
+                            "{label}: state {s}"
+                        );
+                    }
+                }
+            }
+            let (a, b) = (
+                whole[0].summary.as_ref().expect("summary"),
+                parts[0].summary.as_ref().expect("summary"),
+            );
+            assert_eq!(b.counts, local.counts(), "{label}");
+            assert_eq!(
+                (
+                    b.levels,
+                    &b.decided_per_level,
+                    b.tracked_dte,
+                    b.tracked_outcome
+                ),
+                (
+                    a.levels,
+                    &a.decided_per_level,
+                    a.tracked_dte,
+                    a.tracked_outcome
+                ),
+                "{label}"
+            );
+            assert_eq!(
+                (&b.bytes_per_level, b.network_bytes),
+                (&a.bytes_per_level, a.network_bytes),
+                "{label}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A band snapshot is refused, naming its file, by another process's
+/// band, by a game of another shape (more cops, another map) and by a
+/// solve without the distances it kept.
+#[test]
+fn several_cops_bit_band_snapshots_of_another_band_or_game_are_refused() {
+    let dir = crate::support::temp_dir("distributed-kbits-refuse");
+    let game = arena_game(sample_arena(true), 2);
+    let dirs = [dir.join("p0"), dir.join("p1")];
+    for d in &dirs {
+        std::fs::create_dir_all(d).expect("dir");
+    }
+    let stopped = snapshot_cluster(&game, &dirs, 2, (true, false, true));
+    assert!(stopped.iter().all(Result::is_err));
+    let file = |p: usize| dirs[p].join("band-0.level-2.rcp").display().to_string();
+    // Each process handed the other's snapshot.
+    let swapped = [dirs[1].clone(), dirs[0].clone()];
+    let refused = snapshot_cluster(&game, &swapped, 2, (false, true, true));
+    for (p, r) in refused.iter().enumerate() {
+        let err = r.as_ref().err().expect("refused").to_string();
+        assert!(err.contains(&file(1 - p)), "{err}");
+        assert!(
+            err.contains(&format!("holds process {} of 2", 1 - p)),
+            "{err}"
+        );
+    }
+    // One process resuming process 0's band of a 2-process cluster.
+    let one = |game: &CopsGame, dte: bool| {
+        let r = snapshot_cluster(game, &dirs[..1], 2, (false, true, dte)).remove(0);
+        let err = r.err().expect("refused").to_string();
+        assert!(err.contains(&file(0)), "{err}");
+        err
+    };
+    assert!(one(&game, true).contains("holds process 0 of 2, this is process 0 of 1"));
+    // A single process's own snapshot, then other games and settings.
+    let solo = [dir.join("solo")];
+    std::fs::create_dir_all(&solo[0]).expect("dir");
+    assert!(snapshot_cluster(&game, &solo, 2, (true, false, true))[0].is_err());
+    let solo_file = solo[0].join("band-0.level-2.rcp").display().to_string();
+    let refuse = |game: &CopsGame, dte: bool, expected: &str| {
+        let r = snapshot_cluster(game, &solo, 2, (false, true, dte)).remove(0);
+        let err = r.err().expect("refused").to_string();
+        assert!(err.contains(&solo_file), "{err}");
+        assert!(err.contains(expected), "{err}");
+    };
+    refuse(
+        &arena_game(sample_arena(true), 3),
+        true,
+        "holds cop multisets",
+    );
+    refuse(&arena_game(long_cycle(40), 2), true, "holds cop multisets");
+    refuse(&game, false, "another distance-table setting");
+    // The one-cop reader names a several-cops snapshot.
+    let err = GridBandCheckpoint::open(Path::new(&solo_file)).unwrap_err();
+    assert!(err.to_string().contains("several cops"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Through the CLI: a cluster of 2 processes of two cops saving band
+/// snapshots as often as levels end, one process killed mid-solve; the
+/// cluster resumed from the snapshots writes the local solve's table,
+/// state by state. Another cluster shape and the counter engine (scratch
+/// files) refuse the snapshots, exit status 2 naming the file.
+#[test]
+fn cli_several_cops_bit_engine_resumes_a_killed_process() {
+    use crate::distributed::{
+        assert_same_table, checkpointing, kill_mid_solve, resume_refused, run_cluster, winding,
+    };
+    let dir = crate::support::temp_dir("distributed-kbits-kill");
+    // 216 cells, 1.0e7 states, hundreds of levels: a kill after the first
+    // snapshots lands mid-solve.
+    let map = winding(&dir, 13, 30);
+    let map = map.display().to_string();
+    let flags = [map.as_str(), "--cops", "2", "--dte-table"];
+    let local = dir.join("local.rtb");
+    let out = crate::support::run(
+        &[
+            &["solve"],
+            &flags[..],
+            &["--quiet", "--save", local.to_str().unwrap()],
+        ]
+        .concat(),
+        None,
+    );
+    assert!(out.status.success(), "{out:?}");
+    let ck = dir.join("ck");
+    let ck = ck.to_str().unwrap();
+    let (processes, victim) = (2, 1);
+    let saving = checkpointing(&flags, ck);
+    kill_mid_solve(&dir, "two cops", (processes, 1, victim), &saving, ck);
+    let base = dir.join("resumed.rtb");
+    let resuming = [
+        &flags[..],
+        &["--save", base.to_str().unwrap(), "--resume", ck],
+    ]
+    .concat();
+    let resumed = run_cluster(&dir, processes, 1, &resuming, false);
+    let err = String::from_utf8_lossy(&resumed[0].stderr);
+    assert!(err.contains("resuming from"), "{err}");
+    assert!(err.contains("bit engine"), "{err}");
+    assert_same_table("2 x 1, two cops", &local, &base, processes);
+    let err = resume_refused(&dir, 3, &flags, ck);
+    assert!(err.contains("process-0/band-0.level-"), "{err}");
+    assert!(err.contains("another processes: 2 there, 3 now"), "{err}");
+    let scratch = dir.join("scratch");
+    std::fs::create_dir_all(&scratch).expect("scratch");
+    let scratch = ["--scratch", scratch.to_str().unwrap()];
+    let err = resume_refused(&dir, 2, &[&flags[..], &scratch].concat(), ck);
+    assert!(err.contains("process-0/band-0.level-"), "{err}");
+    assert!(err.contains("a band snapshot of the bit engine"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -319,14 +319,19 @@ fn cli_several_cops_over_processes_refuse_save_and_another_game() {
         &["--engine", "sequential"],
         "--engine is not available with --processes",
     );
-    // Faster cops have more than 63 moves a state: band snapshots (one
-    // byte a state) cannot hold them.
+    // Faster cops have more than 63 moves a state: the counter engine's
+    // band snapshots (one byte a state), which scratch files choose,
+    // cannot hold them (the bit engine's can).
+    let scratch = dir.join("scratch");
+    std::fs::create_dir_all(&scratch).expect("scratch");
     refused(
         &[
             "--cop-speed",
             "2",
             "--checkpoint",
             dir.join("ck").to_str().unwrap(),
+            "--scratch",
+            scratch.to_str().unwrap(),
         ],
         "does not keep checkpoints of games with more than 63 moves a state",
     );

@@ -22,9 +22,11 @@ pub(super) enum Kernel {
     /// The counter engine's: one band per worker, `band-J.level-L.rcp`
     /// drains level L first.
     Counter,
-    /// The bit engine's: one band per process, `band-0.level-L.rcp` holds
-    /// level L finished.
+    /// The bit engine's with one cop: one band per process,
+    /// `band-0.level-L.rcp` holds level L finished.
     Bits,
+    /// The bit engine's with several cops, named as [`Kernel::Bits`]'s.
+    SeveralBits,
 }
 
 /// One process's snapshots: `DIR/process-I/band-J.level-L.rcp` for band J
@@ -111,7 +113,7 @@ impl BandDir {
         };
         let workers = match kernel {
             Kernel::Counter => workers,
-            Kernel::Bits => 1,
+            Kernel::Bits | Kernel::SeveralBits => 1,
         };
         let shown = source.dir.display().to_string();
         let files = source.files().map_err(|e| {
@@ -138,7 +140,7 @@ impl BandDir {
             for band in 0..workers {
                 match kernel {
                     Kernel::Counter => drop(source.read(band, level)?),
-                    Kernel::Bits => {
+                    Kernel::Bits | Kernel::SeveralBits => {
                         let saved = source.read_grid(level)?;
                         source.checked_grid().push((level, saved));
                     }
@@ -156,7 +158,9 @@ impl BandDir {
             path: path.clone(),
             source,
         })?;
-        if bytes.starts_with(b"RETROGRADE-GRID-BAND-") {
+        if bytes.starts_with(b"RETROGRADE-GRID-BAND-")
+            || bytes.starts_with(b"RETROGRADE-KCOPS-BAND-")
+        {
             return Err(UsageError(format!(
                 "--resume {}: a band snapshot of the bit engine, and this solve runs the counter engine (--scratch, or a --memory cap the bit bands do not fit under): resume it with the flags it was made with",
                 path.display()
@@ -173,7 +177,10 @@ impl BandDir {
     /// file until the resume reads them into the engine's).
     fn read_grid(&self, level: u32) -> Result<GridBandCheckpoint> {
         let path = self.file(0, level);
-        let saved = GridBandCheckpoint::open(&path)?;
+        let saved = match self.kernel {
+            Kernel::SeveralBits => GridBandCheckpoint::open_several(&path)?,
+            _ => GridBandCheckpoint::open(&path)?,
+        };
         self.check_fingerprint(&path, saved.fingerprint())?;
         Ok(saved)
     }
@@ -273,7 +280,7 @@ impl BandSource for BandDir {
     }
 
     fn load_grid(&self, level: u32) -> retrograde::Result<GridBandCheckpoint> {
-        debug_assert_eq!(self.kernel, Kernel::Bits);
+        debug_assert_ne!(self.kernel, Kernel::Counter);
         let mut checked = self.checked_grid();
         if let Some(at) = checked.iter().position(|(l, _)| *l == level) {
             return Ok(checked.swap_remove(at).1);

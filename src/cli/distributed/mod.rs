@@ -259,11 +259,10 @@ fn checkpointing(
 /// A partitioned solve of either cops game; `--save` writes one table
 /// shard per process (not with `--lazy`). It runs on the bit engine, each
 /// process a band of grid rows (one cop on a map) or of cop multisets,
-/// unless scratch files, a `--memory` cap it does not fit under or (with
-/// several cops) checkpoints ask for the counter engine
-/// (`distributed::bit_engine_runs`). One cop keeps either engine's band
-/// snapshots with `--checkpoint`, several cops the counter engine's, with
-/// their own fingerprint fields.
+/// unless scratch files or a `--memory` cap it does not fit under ask for
+/// the counter engine (`distributed::bit_engine_runs`). Either keeps its
+/// engine's band snapshots with `--checkpoint`, several cops with their
+/// own fingerprint fields.
 fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i32, Failure> {
     let Place {
         processes, process, ..
@@ -272,12 +271,7 @@ fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i3
         refuse_lazy(args, args.kcops.k())?;
     }
     let save = shard_target(args, place)?;
-    // The several-cops game's snapshots (the counter engine's) are checked
-    // before its game is built; the one-cop game's once its engine is
-    // known.
-    let mut checkpoints = None;
     let (game, several, format, started, limits) = if args.kcops.active() {
-        checkpoints = checkpointing(args, place, several::fingerprint(args), Kernel::Counter)?;
         let (started, limits) = (Instant::now(), args.engine.storage.limits(0)?);
         let built = SeveralCops::build(args, &limits, false)?;
         (built.game.clone(), Some(built), "", started, limits)
@@ -288,14 +282,17 @@ fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i3
         let format = map.format.as_str();
         (game, None, format, started, args.engine.storage.limits(0)?)
     };
-    let kept = args.checkpoint.is_some() || args.resume.is_some();
     let workers = place.workers;
-    let bits =
-        distributed::bit_engine_runs(&game, processes, workers, args.dte_table, kept, &limits);
-    if several.is_none() {
-        let kernel = [Kernel::Counter, Kernel::Bits][usize::from(bits)];
-        checkpoints = checkpointing(args, place, [], kernel)?;
-    }
+    let bits = distributed::bit_engine_runs(&game, processes, workers, args.dte_table, &limits);
+    // Each engine reads only its own snapshots, checked before connecting.
+    let checkpoints = match (several.is_some(), bits) {
+        (true, true) => {
+            checkpointing(args, place, several::fingerprint(args), Kernel::SeveralBits)?
+        }
+        (true, false) => checkpointing(args, place, several::fingerprint(args), Kernel::Counter)?,
+        (false, true) => checkpointing(args, place, [], Kernel::Bits)?,
+        (false, false) => checkpointing(args, place, [], Kernel::Counter)?,
+    };
     let start = game.start_state();
     let bounds = match bits {
         true => distributed::bit_bands(&game, processes),

@@ -24,8 +24,7 @@ pub(super) fn plan(args: &SolveArgs, place: &Place) -> Result<i32, Failure> {
         let map = load_map(&args.map)?;
         super::super::solving::one_cop_game(&map, &args.game)?
     };
-    let kept = args.checkpoint.is_some() || args.resume.is_some();
-    if distributed::bit_engine_runs(&game, processes, workers, args.dte_table, kept, &limits) {
+    if distributed::bit_engine_runs(&game, processes, workers, args.dte_table, &limits) {
         let bounds = distributed::bit_bands(&game, processes);
         let bytes = distributed::bit_band_bytes(&game, processes, workers, args.dte_table);
         return bit_plan(args, place, &bounds, bytes[place.process], &limits);

@@ -34,6 +34,13 @@ use crate::solve::checkpoint::State;
 /// The first line of a band checkpoint of the partitioned bit engine.
 pub(crate) const MAGIC: &[u8] = b"RETROGRADE-GRID-BAND-CHECKPOINT-1\n";
 
+/// The first line of a band checkpoint of the several-cops partitioned
+/// bit engine: the same fields, its band and kept rows ranks of cop
+/// multisets, its records the band's `cw`, `cl`, `tl` and `tw` rows one
+/// set after the other (`cl` and `tw` absent where the thief wins
+/// nowhere), no changed ranges.
+pub(crate) const MAGIC_SEVERAL: &[u8] = b"RETROGRADE-KCOPS-BAND-CHECKPOINT-1\n";
+
 /// One process's band after a finished level, borrowed from its run.
 pub(crate) struct GridBandSnapshot<'a> {
     pub(super) process: u64,
@@ -67,36 +74,66 @@ impl Encoding for GridBandSnapshot<'_> {
     }
 
     fn put_fields(&self, out: &mut Hashing<'_>) -> std::io::Result<()> {
-        out.put_u64(self.process)?;
-        out.put_u64(self.processes)?;
-        for r in [&self.cells, &self.kept] {
-            out.put_u64(r.start)?;
-            out.put_u64(r.end)?;
-        }
-        let s = &self.state;
-        out.put_u32(s.level)?;
-        out.put_u64(s.decided)?;
-        out.put_opt_u32(s.tracked)?;
-        for d in s.deepest {
-            out.put_opt_u32(d.map(|d| d.0))?;
-            out.put_u64(d.map_or(0, |d| d.1))?;
-        }
-        out.put_u64(s.cells)?;
-        out.put_u64(s.row_words)?;
-        for list in [self.decided, self.bytes] {
-            out.put_array(list.len(), list.iter().map(|w| w.to_le_bytes()))?;
-        }
-        out.put_array(self.words.len(), self.words.iter().map(|w| w.to_le_bytes()))?;
-        out.put_array(
-            self.spans.len(),
-            self.spans.iter().map(crate::solve::checkpoint::span_bytes),
-        )?;
-        out.put_optional_array(
-            self.dte
-                .map(|t| (t.len(), t.iter().map(|d| d.load(Relaxed).to_le_bytes()))),
-        )?;
-        Ok(())
+        let head = BandHead {
+            process: self.process,
+            processes: self.processes,
+            cells: self.cells.clone(),
+            kept: self.kept.clone(),
+            state: self.state,
+            decided: self.decided,
+            bytes: self.bytes,
+        };
+        let dte = self
+            .dte
+            .map(|t| (t.len(), t.iter().map(|d| d.load(Relaxed).to_le_bytes())));
+        put_band(out, &head, &[self.words], &self.spans, dte)
     }
+}
+
+/// What every band snapshot of the bit engine holds before its arrays,
+/// one cop's ([`GridBandSnapshot`]) and several cops' (`MAGIC_SEVERAL`,
+/// written by `solve/multicop/engine/band_save.rs`): the process and the
+/// process count, the band (cop cells, or ranks of cop multisets) and the
+/// kept rows, the bookkeeping, and the decided states per level and bytes
+/// per step.
+pub(in crate::solve) struct BandHead<'a> {
+    pub(in crate::solve) process: u64,
+    pub(in crate::solve) processes: u64,
+    pub(in crate::solve) cells: Range<u64>,
+    pub(in crate::solve) kept: Range<u64>,
+    pub(in crate::solve) state: State,
+    pub(in crate::solve) decided: &'a [u64],
+    pub(in crate::solve) bytes: &'a [u64],
+}
+
+/// Writes a band snapshot's fields: `head`, the kept records (`words`,
+/// its parts one after the other as one array), the changed ranges and
+/// the distances.
+pub(in crate::solve) fn put_band(
+    out: &mut Hashing<'_>,
+    head: &BandHead<'_>,
+    words: &[&[u64]],
+    spans: &[[u32; 4]],
+    dte: Option<(usize, impl Iterator<Item = [u8; 2]>)>,
+) -> std::io::Result<()> {
+    out.put_u64(head.process)?;
+    out.put_u64(head.processes)?;
+    for r in [&head.cells, &head.kept] {
+        out.put_u64(r.start)?;
+        out.put_u64(r.end)?;
+    }
+    head.state.put(out)?;
+    for list in [head.decided, head.bytes] {
+        out.put_array(list.len(), list.iter().map(|w| w.to_le_bytes()))?;
+    }
+    let count = words.iter().map(|p| p.len()).sum();
+    let all = words.iter().flat_map(|p| p.iter());
+    out.put_array(count, all.map(|w| w.to_le_bytes()))?;
+    out.put_array(
+        spans.len(),
+        spans.iter().map(crate::solve::checkpoint::span_bytes),
+    )?;
+    out.put_optional_array(dte)
 }
 
 /// A checked band checkpoint of the partitioned bit engine to resume
@@ -108,14 +145,14 @@ pub struct GridBandCheckpoint {
     fingerprint: Vec<(String, String)>,
     path: PathBuf,
     file: File,
-    pub(super) process: u64,
-    pub(super) processes: u64,
-    pub(super) cells: Range<u64>,
-    pub(super) kept: Range<u64>,
-    pub(super) state: State,
-    pub(super) decided: Vec<u64>,
-    pub(super) bytes: Vec<u64>,
-    pub(super) spans: Vec<[u32; 4]>,
+    pub(in crate::solve) process: u64,
+    pub(in crate::solve) processes: u64,
+    pub(in crate::solve) cells: Range<u64>,
+    pub(in crate::solve) kept: Range<u64>,
+    pub(in crate::solve) state: State,
+    pub(in crate::solve) decided: Vec<u64>,
+    pub(in crate::solve) bytes: Vec<u64>,
+    pub(in crate::solve) spans: Vec<[u32; 4]>,
     /// Offset and length (in words) of the kept records.
     words: (u64, u64),
     /// Offset and length (in entries) of the distances.
@@ -129,26 +166,47 @@ impl GridBandCheckpoint {
     /// # Errors
     /// [`Error::Io`] when it cannot be read, [`Error::Checkpoint`] (with
     /// the byte offset) when it is truncated, damaged or not a band
-    /// checkpoint of the bit engine (one of the counter engine's says so).
+    /// checkpoint of the bit engine with one cop (one of the counter
+    /// engine's, or of several cops, says so).
     pub fn open(path: &Path) -> Result<GridBandCheckpoint> {
-        let (mut file, body) = check_streamed(path, MAGIC, |head| {
+        Self::open_as(path, false)
+    }
+
+    /// As [`GridBandCheckpoint::open`], a band checkpoint of the
+    /// several-cops bit engine (bands of cop multisets).
+    ///
+    /// # Errors
+    /// As [`GridBandCheckpoint::open`]; one of one cop's says so.
+    pub fn open_several(path: &Path) -> Result<GridBandCheckpoint> {
+        Self::open_as(path, true)
+    }
+
+    fn open_as(path: &Path, several: bool) -> Result<GridBandCheckpoint> {
+        let magic = if several { MAGIC_SEVERAL } else { MAGIC };
+        let (mut file, body) = check_streamed(path, magic, |head| {
             if head.starts_with(b"RETROGRADE-BAND-CHECKPOINT-1\n") {
                 "a band checkpoint of the counter engine (a partitioned solve with --scratch \
                  or a --memory cap its bit bands did not fit under): resume it with the flags \
                  it was made with"
                     .to_string()
+            } else if head.starts_with(b"RETROGRADE-KCOPS-BAND-") {
+                "a band checkpoint of the bit engine with several cops, and this solve has one"
+                    .to_string()
+            } else if head.starts_with(b"RETROGRADE-GRID-BAND-") {
+                "a band checkpoint of the bit engine with one cop, and this solve has several"
+                    .to_string()
             } else {
                 "not a band checkpoint of the partitioned bit engine (bad magic)".to_string()
             }
         })?;
-        file.seek(SeekFrom::Start(MAGIC.len() as u64))
+        file.seek(SeekFrom::Start(magic.len() as u64))
             .map_err(|source| Error::Io {
                 path: path.to_path_buf(),
                 source,
             })?;
         let mut r = Stream {
             inner: BufReader::new(&mut file),
-            at: MAGIC.len() as u64,
+            at: magic.len() as u64,
             end: body,
         };
         let header = (|| -> std::result::Result<_, String> {
@@ -199,7 +257,9 @@ impl GridBandCheckpoint {
             if cells.start < kept.start || cells.end > kept.end || cells.start > cells.end {
                 return Err("the band's cells lie outside the kept ones".into());
             }
-            if spans.len() as u64 != 2 * (kept.end - kept.start) {
+            // Several cops' records change whole rows: no ranges.
+            let per = if several { 0 } else { 2 };
+            if spans.len() as u64 != per * (kept.end - kept.start) {
                 return Err("the changed ranges do not match the kept cells".into());
             }
             let [decided_per_level, bytes] = lists;
@@ -264,7 +324,7 @@ impl GridBandCheckpoint {
     }
 
     /// A refusal naming the file: it does not fit the solve resuming.
-    pub(super) fn misfit(&self, message: String) -> Error {
+    pub(in crate::solve) fn misfit(&self, message: String) -> Error {
         Error::Checkpoint {
             path: self.path.clone(),
             offset: 0,
@@ -273,7 +333,7 @@ impl GridBandCheckpoint {
     }
 
     /// The kept records' length in words.
-    pub(super) fn word_count(&self) -> u64 {
+    pub(in crate::solve) fn word_count(&self) -> u64 {
         self.words.1
     }
 
@@ -282,8 +342,24 @@ impl GridBandCheckpoint {
         read_at(&self.file, &self.path, self.words.0, to, u64::from_le_bytes)
     }
 
+    /// Reads `to.len()` words of the kept records from word `first` on
+    /// (one set of a several-cops band's).
+    pub(in crate::solve) fn read_words_at(&self, first: u64, to: &mut [u64]) -> Result<()> {
+        let at = self.words.0 + 8 * first;
+        read_at(&self.file, &self.path, at, to, u64::from_le_bytes)
+    }
+
+    /// Reads the distances into `to`, of their length (a several-cops
+    /// band's table).
+    pub(in crate::solve) fn read_dte_into(&self, to: &mut [u16]) -> Result<()> {
+        match self.dte {
+            Some((at, _)) => read_at(&self.file, &self.path, at, to, u16::from_le_bytes),
+            None => Ok(()),
+        }
+    }
+
     /// The distances' length, if it has them.
-    pub(super) fn dte_len(&self) -> Option<u64> {
+    pub(in crate::solve) fn dte_len(&self) -> Option<u64> {
         self.dte.map(|d| d.1)
     }
 

@@ -33,6 +33,8 @@
 //! `level.rs` one level's step and its arrays, which the local loop here
 //! and `partition.rs`, the engine on a band of a partitioned solve, share.
 
+#[cfg(feature = "distributed")]
+mod band_save;
 mod cops;
 mod forall;
 mod lazy;
@@ -41,6 +43,8 @@ mod level;
 mod partition;
 mod push;
 mod rows;
+#[cfg(feature = "distributed")]
+mod swap;
 mod terminal;
 mod thief;
 

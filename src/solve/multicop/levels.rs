@@ -52,6 +52,20 @@ impl<'a> Reporting<'a> {
         }
     }
 
+    /// After a partitioned resume: the states decided so far, `decided`,
+    /// and at each level, `per_level`, as the snapshot holds them.
+    #[cfg(feature = "distributed")]
+    pub(super) fn resumed(&mut self, decided: u64, per_level: Vec<u64>) {
+        self.decided = decided;
+        self.per_level = per_level;
+    }
+
+    /// The states decided so far.
+    #[cfg(feature = "distributed")]
+    pub(super) fn decided(&self) -> u64 {
+        self.decided
+    }
+
     /// After a resume at `level`: the states the restored attractors hold;
     /// the observer's answer.
     pub(super) fn restored(&mut self, level: u32, sets: [&[u64]; 4]) -> Flow {

@@ -24,18 +24,25 @@
 //! band of the cops' rows and distances and the thief rows it reads, so
 //! they cost it its share and its halo.
 //!
-//! The transport is the caller's ([`Link`]: `distributed/kbits.rs` over the
-//! cluster's TCP connections).
+//! The level step is the local engine's (`level.rs`); the swap is in
+//! `swap.rs`, and the band snapshots every process saves after the same
+//! levels, and resumes from, in `band_save.rs`. The transport is the
+//! caller's ([`Link`]: `distributed/kbits.rs` over the cluster's TCP
+//! connections).
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU16, AtomicU64};
 
+use super::band_save::Ledger;
+use super::swap::{Stats, Swapper};
 use super::{Engine, KcopOptions};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::games::arena::Arena;
 use crate::games::multiset::multiset_count;
 use crate::outcome::{Counts, Dte, Outcome};
+use crate::snapshot::Due;
 use crate::solve::common::{thread_pool, Flow, Link, Observer, Progress};
+use crate::solve::grid_partition::Saving;
 use crate::solve::multicop::levels::Reporting;
 use crate::solve::multicop::solution::KSolution;
 use crate::solve::multicop::store::Words;
@@ -173,41 +180,6 @@ impl KBand {
     }
 }
 
-/// Words of a level's stats in a message: states decided, rows changed,
-/// the least all-WIN rank, the least cops-to-move state decided (`rank *
-/// n + thief`; `u64::MAX` for none), whether the start was decided.
-const STATS: usize = 5;
-
-/// A level's stats, this process's or (merged) the cluster's.
-#[derive(Clone, Copy)]
-struct Stats {
-    decided: u64,
-    rows: u64,
-    full: u64,
-    first: u64,
-    start: bool,
-}
-
-impl Stats {
-    fn words(self) -> [u64; STATS] {
-        [
-            self.decided,
-            self.rows,
-            self.full,
-            self.first,
-            u64::from(self.start),
-        ]
-    }
-
-    fn merge(&mut self, w: &[u64]) {
-        self.decided += w[0];
-        self.rows += w[1];
-        self.full = self.full.min(w[2]);
-        self.first = self.first.min(w[3]);
-        self.start |= w[4] != 0;
-    }
-}
-
 /// A bitset of `len` words mapped without reserving memory: only the
 /// pages a process touches are resident.
 fn sparse(len: usize, what: &str) -> Result<Words<u64>> {
@@ -224,17 +196,24 @@ fn sparse(len: usize, what: &str) -> Result<Words<u64>> {
 /// `options.cops` cops, on `workers` threads, with every band state's
 /// distance when `options.dte_table` and the start's distance
 /// (`options.start`); calls `observer` after each level with the
-/// cluster's counts.
+/// cluster's counts; saves its band into `saving.sink` after the levels
+/// process 0's sink asks for, and resumes from `saving.resume` (every
+/// process from its snapshot of the same level) (`band_save.rs`).
 ///
 /// # Errors
-/// [`Error::Alloc`] for the arrays, what the link meets, and
-/// [`Error::Peer`] when a peer sends a message this solve cannot read.
+/// [`Error::Alloc`](crate::Error::Alloc) for the arrays, what the link
+/// meets, what the sink returns,
+/// [`Error::Checkpoint`](crate::Error::Checkpoint) naming a snapshot of
+/// another band, game or distance-table setting, and
+/// [`Error::Peer`](crate::Error::Peer) when a peer sends a message this
+/// solve cannot read.
 pub(crate) fn solve_band(
     arena: &Arena,
     options: &KcopOptions,
     link: &mut dyn Link,
     workers: usize,
     observer: Option<&(dyn Fn(&Progress) + Sync)>,
+    saving: Saving<'_>,
 ) -> Result<KBand> {
     let k = options.cops;
     let mut engine = Engine::new(arena, k, None);
@@ -254,7 +233,7 @@ pub(crate) fn solve_band(
         reads[me].start as u64..reads[me].end as u64
     );
     engine.reads = reads[me].clone();
-    thread_pool(workers)?.install(|| engine.run_band(options, link, reads, observer))
+    thread_pool(workers)?.install(|| engine.run_band(options, link, reads, observer, saving))
 }
 
 impl Engine<'_> {
@@ -267,6 +246,7 @@ impl Engine<'_> {
         link: &mut dyn Link,
         reads: Vec<Range<usize>>,
         observer: Option<&(dyn Fn(&Progress) + Sync)>,
+        saving: Saving<'_>,
     ) -> Result<KBand> {
         let (n, words, ranks) = (self.n, self.words, self.ranks);
         let band = self.band.clone();
@@ -292,6 +272,7 @@ impl Engine<'_> {
         let start = Self::start_of(options);
         let mut sol = self.empty_solution();
         sol.deepest_cops = (n > 0).then_some((0, 0));
+        let shape = (link.process(), link.processes());
         let mut swap = Swapper {
             link,
             words,
@@ -299,6 +280,8 @@ impl Engine<'_> {
             band: band.clone(),
             reads,
             bytes: Vec::new(),
+            sink: saving.sink,
+            unconfirmed: None,
         };
         // The observer is told; it cannot stop a partitioned solve.
         let observe = observer.map(|o| {
@@ -309,18 +292,28 @@ impl Engine<'_> {
         });
         let observe = observe.as_ref().map(|o| o as Observer<'_>);
         let mut reporting = Reporting::observing(observe, (ranks * n * 2) as u64);
-        let (decided, full) = rows.terminal(self);
-        let mut stats = Stats {
-            decided,
-            rows: 0,
-            full: full.unwrap_or(u64::MAX),
-            first: u64::MAX,
-            start: self.start_decided(start, rows.sets()),
-        };
-        swap.send(&mut stats, None)?;
-        self.noted(0, stats, &mut sol);
-        reporting.level(0, stats.decided);
         let mut level = 0u32;
+        if let Some(saved) = saving.resume {
+            let resumed = self.load_band(saved, shape, &mut rows, &mut sol)?;
+            swap.replicate(&mut rows)?;
+            level = resumed.level;
+            swap.bytes = resumed.bytes;
+            reporting.resumed(resumed.decided, resumed.per_level);
+        } else {
+            let (decided, full) = rows.terminal(self);
+            let mut stats = Stats {
+                decided,
+                rows: 0,
+                full: full.unwrap_or(u64::MAX),
+                first: u64::MAX,
+                start: self.start_decided(start, rows.sets()),
+                save: false,
+            };
+            swap.send(&mut stats, None)?;
+            self.noted(0, stats, &mut sol);
+            reporting.level(0, stats.decided);
+        }
+        // The first level after level 0 or a resume reads every row.
         let mut all = true;
         loop {
             // The message holds the new rows against the old ones: made
@@ -336,6 +329,9 @@ impl Engine<'_> {
                 first: done.first().unwrap_or(u64::MAX),
                 // The owner of the start's row decides both its sides.
                 start: sol.start_dte.is_none() && self.start_decided(start, rows.sets()),
+                // Process 0's sink says whether every process saves after
+                // this level (not if it proves the quiet last).
+                save: shape.0 == 0 && saving.sink.is_some_and(|s| s.poll(level + 1) != Due::No),
             };
             let received = swap.send(&mut stats, Some(message))?;
             swap.apply(
@@ -356,6 +352,16 @@ impl Engine<'_> {
             }
             self.noted(level, stats, &mut sol);
             reporting.level(level, stats.decided);
+            if let Some(sink) = saving.sink.filter(|_| stats.save) {
+                let ledger = Ledger {
+                    level,
+                    decided: reporting.decided(),
+                    per_level: &reporting.per_level,
+                    bytes: &swap.bytes,
+                };
+                self.save_band(sink, shape, &rows, &sol, &ledger)?;
+                swap.unconfirmed = Some(level);
+            }
         }
         rows.finish(&mut sol, level);
         let per = 2 * n as u64;
@@ -394,135 +400,5 @@ impl Engine<'_> {
         if stats.start && sol.start_dte.is_none() {
             sol.start_dte = Some(level);
         }
-    }
-}
-
-/// The swap of a level's changed thief rows and stats with the other
-/// processes.
-struct Swapper<'l> {
-    link: &'l mut dyn Link,
-    words: usize,
-    ranks: usize,
-    band: Range<usize>,
-    /// Per process, the ranks whose thief rows it reads ([`band_reads`]):
-    /// a changed row goes only to the processes that read it.
-    reads: Vec<Range<usize>>,
-    /// Bytes sent after each level: 8 a word plus an 8-byte length a
-    /// message.
-    bytes: Vec<u64>,
-}
-
-impl Swapper<'_> {
-    /// Per process, the band's rows that changed at this level and that
-    /// it reads (`now` the old rows, `next` the new, `flags` which
-    /// changed; `tl` then `tw`): per row its rank times 2 plus the side, a
-    /// bitmap of the words that changed and those words. This process's
-    /// own entry stays empty.
-    fn messages(&self, sides: [(&[u64], &[u64], &[u8]); 2]) -> Vec<Vec<u64>> {
-        let (words, me) = (self.words, self.link.process());
-        let mut out = vec![Vec::new(); self.link.processes()];
-        for (q, message) in out.iter_mut().enumerate().filter(|&(q, _)| q != me) {
-            // The stats go in front ([`Swapper::send`]).
-            message.resize(STATS, 0);
-            let rows =
-                self.band.start.max(self.reads[q].start)..self.band.end.min(self.reads[q].end);
-            for (side, &(now, next, flags)) in sides.iter().enumerate() {
-                if flags.is_empty() {
-                    continue;
-                }
-                for r in rows.clone().filter(|&r| flags[r] != 0) {
-                    let span = r * words..(r + 1) * words;
-                    message.push((r as u64) << 1 | side as u64);
-                    let map = message.len();
-                    message.resize(map + words.div_ceil(64), 0);
-                    for (j, (&old, &new)) in now[span.clone()].iter().zip(&next[span]).enumerate() {
-                        if old != new {
-                            message[map + j / 64] |= 1 << (j % 64);
-                            message.push(new);
-                        }
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    /// Sends every other process `stats` and its message of
-    /// [`Swapper::messages`] (`None`: no rows); `stats` become the
-    /// cluster's. Returns what each process sent (this one's empty).
-    fn send(
-        &mut self,
-        stats: &mut Stats,
-        messages: Option<Vec<Vec<u64>>>,
-    ) -> Result<Vec<Vec<u64>>> {
-        let (me, processes) = (self.link.process(), self.link.processes());
-        if processes == 1 {
-            self.bytes.push(0);
-            return Ok(vec![Vec::new()]);
-        }
-        let mut out = messages.unwrap_or_else(|| vec![Vec::new(); processes]);
-        let mut bytes = 0;
-        for (_, message) in out.iter_mut().enumerate().filter(|&(q, _)| q != me) {
-            message.resize(message.len().max(STATS), 0);
-            message[..STATS].copy_from_slice(&stats.words());
-            bytes += 8 + 8 * message.len() as u64;
-        }
-        self.bytes.push(bytes);
-        let received = self.link.exchange(out)?;
-        for (from, words) in received.iter().enumerate().filter(|&(q, _)| q != me) {
-            let head = words.get(..STATS).ok_or_else(|| garbage(from))?;
-            stats.merge(head);
-        }
-        Ok(received)
-    }
-
-    /// Writes the rows the others sent into `sides` (`tl` and its changed
-    /// flags, then `tw`'s).
-    fn apply(&self, received: &[Vec<u64>], sides: [(&mut [u64], &mut [u8]); 2]) -> Result<()> {
-        let (words, me) = (self.words, self.link.process());
-        let maps = words.div_ceil(64);
-        let [(tl, tl_flags), (tw, tw_flags)] = sides;
-        for (from, message) in received.iter().enumerate().filter(|&(q, _)| q != me) {
-            let mut at = STATS;
-            while at < message.len() {
-                let tag = message[at];
-                let (r, side) = ((tag >> 1) as usize, tag & 1);
-                let (rows, flags) = if side == 0 {
-                    (&mut *tl, &mut *tl_flags)
-                } else {
-                    (&mut *tw, &mut *tw_flags)
-                };
-                let mine = self.reads[me].contains(&r) && !self.band.contains(&r);
-                if r >= self.ranks || !mine || flags.is_empty() {
-                    return Err(garbage(from));
-                }
-                let map = message
-                    .get(at + 1..at + 1 + maps)
-                    .ok_or_else(|| garbage(from))?;
-                at += 1 + maps;
-                let row = &mut rows[r * words..(r + 1) * words];
-                for (m, &bits) in map.iter().enumerate() {
-                    let mut bits = bits;
-                    while bits != 0 {
-                        let j = 64 * m + bits.trailing_zeros() as usize;
-                        bits &= bits - 1;
-                        let word = *message.get(at).ok_or_else(|| garbage(from))?;
-                        *row.get_mut(j).ok_or_else(|| garbage(from))? = word;
-                        at += 1;
-                    }
-                }
-                flags[r] = 1;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// A message from `process` that this solve cannot read.
-fn garbage(process: usize) -> Error {
-    Error::Peer {
-        process,
-        address: String::new(),
-        message: "sent a message this solve cannot read (another build?)".into(),
     }
 }
