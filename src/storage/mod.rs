@@ -218,13 +218,19 @@ impl Region {
         Ok(Region { map, pages })
     }
 
-    /// As [`Region::zeroed_sparse`], with elements `window` in a private
-    /// scratch file under `dir` instead of anonymous memory
-    /// ([`Paging::Explicit`], unlinked at once as every scratch file is):
-    /// a partitioned bit solve's band (and its halo rows) out of core. The
-    /// file holds the window's pages only, so its size is the band's, not
-    /// the state space's; releases, read-ahead and write-backs
-    /// ([`Region::release`], [`WordPager`]) act on the window alone.
+    /// As [`Region::zeroed_sparse`], with elements `window` in a scratch
+    /// file under `dir` instead of anonymous memory (unlinked at once, as
+    /// every scratch file is): a partitioned bit solve's band (and its
+    /// halo rows) out of core. The file holds the window's pages only, so
+    /// its size is the band's, not the state space's; releases and
+    /// read-ahead ([`Region::release`], [`WordPager`]) act on the window
+    /// alone. The mapping is shared ([`Paging::Kernel`]): a band pages one
+    /// level per pass, each row written once and then dropped, so the
+    /// private copies and write-backs of [`Paging::Explicit`] (made for
+    /// passes of many levels) would only copy every written page twice
+    /// more; the kernel writes the dirty pages back by itself, a page
+    /// changed at several levels in a row once (measured on a winding
+    /// 81 x 60 map, 2 processes: 51 s private, see docs/measurements.md).
     ///
     /// # Errors
     /// [`Error::Alloc`] for the mappings, [`Error::Scratch`] naming `dir`
@@ -255,16 +261,17 @@ impl Region {
         // inside the anonymous mapping just made, which `region` owns and
         // nothing has read or borrowed yet, so replacing those pages
         // (MAP_FIXED) invalidates no reference; the region's own unmapping
-        // on drop covers the new mapping too. The file is private to this
-        // process and unlinked, its blocks allocated, and the mapping is
-        // private, written back only by `release`, as in
-        // `Region::zeroed_paged`.
+        // on drop covers the new mapping too. The file was created by this
+        // process with mode 0600 and unlinked at once, so no other process
+        // can modify it under us, and its blocks are allocated, so a full
+        // disk cannot fault a page with SIGBUS (as in
+        // `Region::zeroed_paged`).
         let mapped = unsafe {
             libc::mmap(
                 at as *mut libc::c_void,
                 (end - start) as usize,
                 libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_FIXED | libc::MAP_NORESERVE,
+                libc::MAP_SHARED | libc::MAP_FIXED,
                 std::os::fd::AsRawFd::as_raw_fd(&file),
                 0,
             )
@@ -277,7 +284,7 @@ impl Region {
             });
         }
         region.pages.file = Some(std::sync::Arc::new(file));
-        region.pages.paging = Paging::Explicit;
+        region.pages.paging = Paging::Kernel;
         region.pages.window = start..end;
         // As for any scratch region: work goes in state order.
         // SAFETY: the advice changes no byte of the mapping.

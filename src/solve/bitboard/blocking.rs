@@ -291,6 +291,10 @@ pub(crate) struct Blocked<'a> {
     /// `rows` and, in a band, the halo rows beside it, which the
     /// neighbours write and the band's first and last rows read.
     io_rows: Range<usize>,
+    /// A partitioned band: a pass maps writable and reads ahead only the
+    /// rows its level writes ([`written_runs`]), as a band pages every
+    /// level and most levels change few rows.
+    band: bool,
 }
 
 impl<'a> Blocked<'a> {
@@ -317,6 +321,7 @@ impl<'a> Blocked<'a> {
             stages,
             rows: 0..layout.height(),
             io_rows: 0..layout.height(),
+            band: false,
         }
     }
 
@@ -335,6 +340,7 @@ impl<'a> Blocked<'a> {
         let mut blocked = Blocked::new(layout, plan, pager, dte);
         blocked.io_rows = rows.start.saturating_sub(1)..(rows.end + 1).min(layout.height());
         blocked.rows = rows;
+        blocked.band = true;
         blocked
     }
 
@@ -368,6 +374,7 @@ impl<'a> Blocked<'a> {
         // Rows `first..first + height` are solved (all of them, or a
         // band), rows `io` paged.
         let (first, height, io) = (self.rows.start, self.rows.len(), self.io_rows.clone());
+        let (rows, band) = (self.rows.clone(), self.band);
         let levels = self.stages.len();
         let contexts: Vec<Context<'_>> = (0..levels)
             .map(|j| Context {
@@ -408,12 +415,25 @@ impl<'a> Blocked<'a> {
                 // around it too, read-only, so one row more than is read).
                 let front = io_at(t + 4);
                 if mapped < front {
-                    ask(Io::Prefault(mapped..front));
+                    if band {
+                        for run in written_runs(layout, mapped..front, &rows, cop_changed, thief_changed) {
+                            ask(Io::Prefault(run));
+                        }
+                    } else {
+                        ask(Io::Prefault(mapped..front));
+                    }
                     mapped = front;
                 }
                 let ahead = io_at(t + 4 + AHEAD);
                 if advised < ahead {
-                    files.apply(layout, Io::ReadAhead(advised.max(front)..ahead));
+                    let cells = advised.max(front)..ahead;
+                    if band {
+                        for run in written_runs(layout, cells, &rows, cop_changed, thief_changed) {
+                            files.apply(layout, Io::ReadAhead(run));
+                        }
+                    } else {
+                        files.apply(layout, Io::ReadAhead(cells));
+                    }
                     advised = ahead;
                 }
                 // Level j + 1 stages after level j has updated (see the
@@ -446,6 +466,45 @@ impl<'a> Blocked<'a> {
         });
         stats
     }
+}
+
+/// The cop cells of `cells` (whole grid rows) whose records a level
+/// writes, in runs of consecutive rows: the rows of `band` with a cop row
+/// changed in the level before (their thief rows are recomputed) or a
+/// thief row changed in it within one grid row (their cop rows are). The
+/// others are at most read, so a band's pass leaves them to the page
+/// cache: mapping them writable would copy them and write them back
+/// unchanged, a whole band's file every level on a map whose levels
+/// change a few rows (a winding corridor).
+fn written_runs(
+    layout: &Layout,
+    cells: Range<usize>,
+    band: &Range<usize>,
+    cop: &[Spans],
+    thief: &[Spans],
+) -> Vec<Range<usize>> {
+    let mut runs: Vec<Range<usize>> = Vec::new();
+    if cells.is_empty() {
+        return runs;
+    }
+    let changed = |s: &Spans| !s[0].is_empty() || !s[1].is_empty();
+    let row_of = |p: usize| layout.row_cells.partition_point(|&c| c as usize <= p) - 1;
+    let height = layout.height();
+    for r in row_of(cells.start)..=row_of(cells.end - 1) {
+        if !band.contains(&r) {
+            continue;
+        }
+        let near = layout.row_cells[r.saturating_sub(1)] as usize
+            ..layout.row_cells[(r + 2).min(height)] as usize;
+        let span = layout.row(r);
+        if span.clone().any(|p| changed(&cop[p])) || near.into_iter().any(|p| changed(&thief[p])) {
+            match runs.last_mut() {
+                Some(last) if last.end == span.start => last.end = span.end,
+                _ => runs.push(span),
+            }
+        }
+    }
+    runs
 }
 
 /// A level (context `ctx`, staging slots `stage`) stages the cop rows of
