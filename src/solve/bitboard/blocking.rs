@@ -133,7 +133,8 @@ pub(crate) fn band_blocking(
     let minimum = plan.fixed + plan.per_level + swap;
     let whole = in_memory <= room;
     if room < minimum && !whole {
-        return Err(minimum);
+        // A band smaller than a pass's rows fits whole under less.
+        return Err(minimum.min(in_memory));
     }
     let budget = room.saturating_sub(plan.fixed + swap);
     let record = layout.record() as u64 * 8 + if dte { 4 * layout.cells as u64 } else { 0 };
@@ -416,7 +417,9 @@ impl<'a> Blocked<'a> {
                 let front = io_at(t + 4);
                 if mapped < front {
                     if band {
-                        for run in written_runs(layout, mapped..front, &rows, cop_changed, thief_changed) {
+                        for run in
+                            written_runs(layout, mapped..front, &rows, cop_changed, thief_changed)
+                        {
                             ask(Io::Prefault(run));
                         }
                     } else {
