@@ -229,8 +229,12 @@ impl Region {
     /// private copies and write-backs of [`Paging::Explicit`] (made for
     /// passes of many levels) would only copy every written page twice
     /// more; the kernel writes the dirty pages back by itself, a page
-    /// changed at several levels in a row once (measured on a winding
-    /// 81 x 60 map, 2 processes: 51 s private, see docs/measurements.md).
+    /// changed at several levels in a row once. Measured, 2 processes: a
+    /// winding 81 x 60 map of 4,838 levels under 8 MiB each, 11.3 s shared
+    /// against 62 s private; the 150 x 150 map (330 levels) under half its
+    /// bands, 57.9 s shared against 45.5 s private, where every first
+    /// write to a clean page goes through the file system's
+    /// `page_mkwrite` for its whole folio.
     ///
     /// # Errors
     /// [`Error::Alloc`] for the mappings, [`Error::Scratch`] naming `dir`

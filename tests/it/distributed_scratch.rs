@@ -191,9 +191,9 @@ fn bands_out_of_core_agree_with_the_local_bit_engine_state_by_state() {
                 )
                 .expect("plan");
                 assert_eq!(plan.backing, Backing::Scratch(dir.clone()), "{label}");
-                let passes = plan
-                    .passes
-                    .unwrap_or_else(|| panic!("{label}: process {p} not paged under {cap}: {plan:?}"));
+                let passes = plan.passes.unwrap_or_else(|| {
+                    panic!("{label}: process {p} not paged under {cap}: {plan:?}")
+                });
                 assert_eq!(passes.levels_per_pass, 1, "{label}");
                 assert!(plan.resident < plan.bytes, "{label}: {plan:?}");
                 assert!(plan.resident <= cap, "{label}: {plan:?}");

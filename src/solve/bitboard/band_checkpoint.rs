@@ -133,9 +133,9 @@ impl GridBandCheckpoint {
     pub fn open(path: &Path) -> Result<GridBandCheckpoint> {
         let (mut file, body) = check_streamed(path, MAGIC, |head| {
             if head.starts_with(b"RETROGRADE-BAND-CHECKPOINT-1\n") {
-                "a band checkpoint of the counter engine (a partitioned solve with --scratch \
-                 or a --memory cap its bit bands did not fit under): resume it with the flags \
-                 it was made with"
+                "a band checkpoint of the counter engine (a partitioned solve under a \
+                 --memory cap its bit bands did not fit under, without --scratch): resume it \
+                 with the flags it was made with"
                     .to_string()
             } else {
                 "not a band checkpoint of the partitioned bit engine (bad magic)".to_string()

@@ -67,6 +67,14 @@ const FAULT_AROUND_WORDS: u64 = 8192;
 /// shared between rows.
 const SLACK_PER_ARRAY: u64 = 256 << 10;
 
+/// Bytes a process of a partitioned solve holds besides its band's
+/// arrays and buffers, left out of the rows its band keeps resident
+/// ([`Blocking::keep`]): the binary and its libraries, the connections'
+/// buffers (2 MiB a peer) and the pages a level maps around what it reads
+/// (a process of the 150 x 150 map peaked 16.6 MiB above its plan's
+/// resident bytes).
+const PROCESS_PAGES: u64 = 16 << 20;
+
 /// How an out-of-core bitboard solve runs under a memory cap.
 #[derive(Clone, Debug)]
 pub(crate) struct Blocking {
@@ -90,6 +98,10 @@ pub(crate) struct Blocking {
     fixed: u64,
     /// Bytes resident for each level of a pass: its rows and staging.
     per_level: u64,
+    /// A partitioned band ([`band_blocking`]): bytes of its records (and
+    /// distances) it keeps resident from level to level, its first rows,
+    /// with what the cap leaves above the minimum.
+    pub(crate) keep: u64,
 }
 
 /// Plans an out-of-core solve of `layout` with `threads` workers (and a
@@ -138,11 +150,21 @@ pub(crate) fn band_blocking(
     }
     let budget = room.saturating_sub(plan.fixed + swap);
     let record = layout.record() as u64 * 8 + if dte { 4 * layout.cells as u64 } else { 0 };
+    // What the cap leaves above a pass's rows and the process's own pages
+    // keeps the band's first rows resident: a level then pages only the
+    // rest of the band.
+    let keep = if whole {
+        0
+    } else {
+        room.saturating_sub(minimum + PROCESS_PAGES)
+            .min(plan.pass_bytes)
+    };
     Ok(Blocking {
         whole,
         levels: 1,
         window_cells: (budget / 2 / record.max(1)).clamp(1, held.max(1)) as usize,
-        resident: if whole { in_memory } else { minimum },
+        resident: if whole { in_memory } else { minimum + keep },
+        keep,
         minimum: minimum.min(in_memory),
         pass_bytes: plan.pass_bytes,
         fixed: plan.fixed,
@@ -205,6 +227,7 @@ fn blocking_of(
         pass_bytes: all,
         fixed,
         per_level,
+        keep: 0,
     })
 }
 
@@ -220,6 +243,9 @@ struct Stage {
 struct Files<'a> {
     pager: WordPager,
     dte: Option<&'a Region>,
+    /// Cop cells whose pages are never released (a band's rows kept
+    /// resident under its cap, [`Blocking::keep`]).
+    kept: Range<usize>,
 }
 
 /// What is done with the pages of the records (and distances) of a
@@ -253,6 +279,18 @@ impl Files<'_> {
     /// Does `request` to the pages of its cop cells' records and
     /// distances.
     fn apply(&self, layout: &Layout, request: Io) {
+        if let Io::Release(cells) = &request {
+            let kept = &self.kept;
+            if kept.start < kept.end && cells.start < kept.end && kept.start < cells.end {
+                if cells.start < kept.start {
+                    self.apply(layout, Io::Release(cells.start..kept.start));
+                }
+                if kept.end < cells.end {
+                    self.apply(layout, Io::Release(kept.end..cells.end));
+                }
+                return;
+            }
+        }
         let (Io::ReadAhead(cells) | Io::Prefault(cells) | Io::Release(cells)) = &request;
         let (first, end) = (cells.start as u64, cells.end as u64);
         let record = layout.record() as u64;
@@ -318,7 +356,11 @@ impl<'a> Blocked<'a> {
             .collect();
         Blocked {
             window_cells: plan.window_cells,
-            files: Files { pager, dte },
+            files: Files {
+                pager,
+                dte,
+                kept: 0..0,
+            },
             stages,
             rows: 0..layout.height(),
             io_rows: 0..layout.height(),
@@ -339,6 +381,22 @@ impl<'a> Blocked<'a> {
     ) -> Blocked<'a> {
         debug_assert_eq!(plan.levels, 1);
         let mut blocked = Blocked::new(layout, plan, pager, dte);
+        // The band's first rows, as many as `plan.keep` holds, stay
+        // resident from level to level.
+        let per_cell = layout.record() as u64 * 8
+            + if dte.is_some() {
+                4 * layout.cells as u64
+            } else {
+                0
+            };
+        let first = layout.row_cells[rows.start] as usize;
+        let mut end = rows.start;
+        while end < rows.end
+            && (layout.row_cells[end + 1] as usize - first) as u64 * per_cell <= plan.keep
+        {
+            end += 1;
+        }
+        blocked.files.kept = first..layout.row_cells[end] as usize;
         blocked.io_rows = rows.start.saturating_sub(1)..(rows.end + 1).min(layout.height());
         blocked.rows = rows;
         blocked.band = true;
