@@ -14,12 +14,14 @@ use crate::storage::Backing;
 /// Whether a partitioned solve of `game` runs on the bit engine
 /// ([`solve_bits`]) rather than the counter engine
 /// ([`solve`](super::solve)): it does, unless the solve asks for what only
-/// the counter engine's bands keep: scratch files (`limits.scratch`), or a
-/// `limits.memory` cap that the largest process's bit band does not fit
-/// under (the counter engine then plans scratch files or refuses).
-/// Checkpoints run on either engine, one cop's or several cops', each
-/// engine with its own band snapshots. Every process given the same flags
-/// gets the same answer, as the handshake requires.
+/// the counter engine's bands keep: a `limits.memory` cap that the largest
+/// process's bit band does not fit under without a scratch folder (the
+/// counter engine then spills to the temporary folder or refuses), and
+/// with several cops scratch files (`limits.scratch`; one cop's bands page
+/// on the bit engine, [`bit_band_plan`]). Checkpoints run on either
+/// engine, one cop's or several cops', each engine with its own band
+/// snapshots. Every process given the same flags gets the same answer, as
+/// the handshake requires.
 #[must_use]
 pub fn bit_engine_runs(
     game: &CopsGame,
@@ -50,7 +52,7 @@ pub fn bit_bands(game: &CopsGame, processes: usize) -> Vec<u64> {
 
 /// Bytes each process of a partitioned bit solve of `game` over
 /// `processes` processes of `workers` threads holds: its band's bitsets
-/// (with several cops, the thief's whole), with `dte_table` its
+/// (with several cops, the thief rows it reads), with `dte_table` its
 /// distances, and the engine's buffers.
 #[must_use]
 pub fn bit_band_bytes(
@@ -66,25 +68,65 @@ pub fn bit_band_bytes(
     }
 }
 
+/// Where process `process`'s band of a partitioned bit solve of `game`
+/// (over `processes` processes of `workers` threads) lives under `limits`
+/// and what it holds resident: one cop with `limits.scratch` in a scratch
+/// file of its band, paged one level per pass when it does not fit the
+/// cap ([`BandPlan::passes`]); otherwise in memory
+/// ([`bit_band_bytes`]).
+///
+/// # Errors
+/// [`Error::TooLarge`] naming the cap and the minimum: out of core, a cap
+/// below the band's resident minimum; in memory, below its bytes.
+pub fn bit_band_plan(
+    game: &CopsGame,
+    processes: usize,
+    process: usize,
+    workers: usize,
+    dte_table: bool,
+    limits: &StorageLimits,
+) -> Result<super::BandPlan> {
+    match game.shape() {
+        Shape::Grid(g) => grid::grid_band_plan(g, processes, process, workers, dte_table, limits),
+        Shape::Several(_) => {
+            let bytes = bit_band_bytes(game, processes, workers, dte_table)[process];
+            let room = limits
+                .memory
+                .unwrap_or_else(crate::storage::available_memory);
+            grid::in_memory(bytes, room).map(|()| super::BandPlan {
+                backing: Backing::Memory,
+                bytes,
+                resident: bytes,
+                window: None,
+                passes: None,
+            })
+        }
+        Shape::Other => unreachable!("a cops game has a shape"),
+    }
+}
+
 /// Solves `game` partitioned over `cluster` on the bit engine, as process
 /// `cluster.process`: every process makes the same call. Each process
-/// holds its band of [`bit_bands`] (and, with several cops, the thief's
-/// bitsets whole); process 0 gets the cluster's
+/// holds its band of [`bit_bands`] (and, with several cops, the thief
+/// rows its cops' moves read); process 0 gets the cluster's
 /// [`Summary`](super::Summary). Either game saves and resumes band
 /// snapshots ([`PartitionOptions::checkpoint`],
 /// [`PartitionOptions::resume`]; [`BandSource::load_grid`](super::BandSource::load_grid)
 /// hands a several-cops solve a snapshot opened with
 /// [`GridBandCheckpoint::open_several`](super::GridBandCheckpoint::open_several)),
 /// after each resuming process swaps its band's thief rows with the
-/// others once.
+/// others once. One cop keeps its band in a scratch file with
+/// [`PartitionOptions::backing`], paged under
+/// [`PartitionOptions::memory`] ([`bit_band_plan`]).
 ///
 /// # Errors
 /// [`Error::Peer`] when a peer cannot be reached within the timeout, runs
 /// a different solve or is lost mid-solve; [`Error::Alloc`] for the
 /// arrays; [`Error::TooLarge`] when this process's band does not fit the
-/// available memory; [`Error::Checkpoint`] naming a damaged snapshot or
-/// one of another band, game or setting; [`Error::Unsupported`] for
-/// scratch files, which the counter engine's bands keep
+/// available memory (out of core, the cap); [`Error::Scratch`] for the
+/// scratch files; [`Error::Checkpoint`] naming a damaged snapshot or one
+/// of another band, game or setting; [`Error::Unsupported`] for scratch
+/// files with several cops, which the counter engine's bands keep
 /// ([`solve`](super::solve)).
 pub fn solve_bits(
     game: &CopsGame,
@@ -97,21 +139,14 @@ pub fn solve_bits(
         what: what.into(),
         hint: "the counter engine's partitioned solve keeps them (distributed::solve)".into(),
     };
-    if options.backing != Backing::Memory {
+    let one_cop = matches!(game.shape(), Shape::Grid(_));
+    if options.backing != Backing::Memory && !one_cop {
         return Err(unsupported("scratch files"));
     }
     let (processes, workers) = (cluster.processes(), cluster.workers);
-    let mine = bit_band_bytes(game, processes, workers, options.dte_table)[cluster.process];
-    let available = crate::storage::available_memory();
-    if mine > available {
-        return Err(Error::TooLarge {
-            what: "this process's band of bitsets".into(),
-            needed: mine,
-            available,
-            hint:
-                "more processes, or scratch files (--scratch DIR: the counter engine's bands page)"
-                    .into(),
-        });
+    if options.backing == Backing::Memory {
+        let mine = bit_band_bytes(game, processes, workers, options.dte_table)[cluster.process];
+        grid::in_memory(mine, crate::storage::available_memory())?;
     }
     match game.shape() {
         Shape::Grid(g) => grid::solve_grid(g, cluster, options),

@@ -22,6 +22,7 @@ use crate::games::cops::CopsAndThief;
 use crate::outcome::Outcome;
 use crate::solve::grid_partition::{self, Link};
 use crate::solve::Counts;
+use crate::storage::Backing;
 
 /// Mixed into the handshake's session so that a bit-engine process and a
 /// counter-engine process of the same game refuse each other.
@@ -52,12 +53,13 @@ pub(super) fn grid_band_bytes(
 
 /// Whether a partitioned solve of `game` runs on the bit engine
 /// ([`solve_grid`]) rather than the counter engine ([`solve`](super::solve)):
-/// it does, unless the solve asks for what only the counter engine's bands
-/// keep: scratch files (`limits.scratch`), or a `limits.memory` cap that
-/// the largest process's bit band does not fit under (the counter engine
-/// then plans scratch files or refuses). Checkpoints run on either, each
-/// engine with its own band snapshots. Every process given the same flags
-/// gets the same answer, as the handshake requires.
+/// it does, with scratch files too (`limits.scratch`: each band pages as
+/// the local engine does, [`grid_band_plan`]), unless a `limits.memory`
+/// cap that the largest process's bit band does not fit under comes
+/// without a scratch folder (the counter engine then spills to the
+/// temporary folder where allowed, or refuses). Checkpoints run on either,
+/// each engine with its own band snapshots. Every process given the same
+/// flags gets the same answer, as the handshake requires.
 pub(super) fn grid_engine_runs(
     game: &CopsAndThief,
     processes: usize,
@@ -66,7 +68,7 @@ pub(super) fn grid_engine_runs(
     limits: &crate::solve::StorageLimits,
 ) -> bool {
     if limits.scratch.is_some() {
-        return false;
+        return true;
     }
     limits.memory.is_none_or(|cap| {
         let largest = grid_band_bytes(game, processes, workers, dte_table)
@@ -75,6 +77,68 @@ pub(super) fn grid_engine_runs(
             .unwrap_or(0);
         largest.saturating_add(limits.held) <= cap
     })
+}
+
+/// Where process `process`'s band of a partitioned bit solve of `game`
+/// lives and what it holds resident: with `limits.scratch`, a scratch file
+/// of its band and halo rows (and distances), paged one level per pass
+/// when its in-memory bytes exceed the cap (`limits.memory` less
+/// `limits.held`, else the available memory); without, in memory.
+///
+/// # Errors
+/// [`Error::TooLarge`] for a cap below the band's minimum out of core, or
+/// (in memory) below its bytes.
+pub(super) fn grid_band_plan(
+    game: &CopsAndThief,
+    processes: usize,
+    process: usize,
+    workers: usize,
+    dte_table: bool,
+    limits: &crate::solve::StorageLimits,
+) -> Result<super::BandPlan> {
+    let bytes = grid_band_bytes(game, processes, workers, dte_table)[process];
+    let room = room(limits.memory).saturating_sub(limits.held);
+    let Some(dir) = &limits.scratch else {
+        return in_memory(bytes, room).map(|()| super::BandPlan {
+            backing: Backing::Memory,
+            bytes,
+            resident: bytes,
+            window: None,
+            passes: None,
+        });
+    };
+    let plan = grid_partition::band_plan(game, processes, process, workers, dte_table, room)?;
+    Ok(super::BandPlan {
+        backing: Backing::Scratch(dir.clone()),
+        bytes,
+        resident: plan.resident,
+        window: None,
+        passes: (!plan.whole).then_some(crate::solve::Passes {
+            levels_per_pass: 1,
+            bytes_per_pass: plan.pass_bytes,
+        }),
+    })
+}
+
+/// The cap on this process: `memory`, else the memory available now.
+fn room(memory: Option<u64>) -> u64 {
+    memory.unwrap_or_else(crate::storage::available_memory)
+}
+
+/// Refuses a band of `bytes` in memory above `room`.
+///
+/// # Errors
+/// [`Error::TooLarge`] naming both.
+pub(super) fn in_memory(bytes: u64, room: u64) -> Result<()> {
+    if bytes > room {
+        return Err(Error::TooLarge {
+            what: "this process's band of bitsets".into(),
+            needed: bytes,
+            available: room,
+            hint: "more processes, or scratch files (--scratch DIR: one cop's bands page on the bit engine, several cops' on the counter engine)".into(),
+        });
+    }
+    Ok(())
 }
 
 /// The cluster's connections as a [`Link`].
@@ -224,7 +288,9 @@ impl Link for TcpLink {
 /// [`Error::Peer`] when a peer cannot be reached within the timeout, runs
 /// a different solve or is lost mid-solve; [`Error::Alloc`] for the
 /// arrays; [`Error::Checkpoint`] naming the snapshot when it is damaged or
-/// of another band (scratch files and a band too large for memory are
+/// of another band; with [`PartitionOptions::backing`] in scratch files,
+/// [`Error::TooLarge`] for a [`PartitionOptions::memory`] cap below the
+/// band's minimum before connecting (a band too large for memory is
 /// refused by [`solve_bits`](super::solve_bits) before).
 pub(super) fn solve_grid(
     game: &CopsAndThief,
@@ -232,6 +298,17 @@ pub(super) fn solve_grid(
     options: &PartitionOptions,
 ) -> Result<PartitionedSolution> {
     let processes = cluster.processes();
+    if let Backing::Scratch(_) = options.backing {
+        // Before connecting: the peers then see this process gone.
+        grid_partition::band_plan(
+            game,
+            processes,
+            cluster.process,
+            cluster.workers,
+            options.dte_table,
+            room(options.memory),
+        )?;
+    }
     let latest = options.resume.as_ref().map(|source| source.latest());
     let mut resume_level = latest;
     let sockets = if processes == 1 {
@@ -259,6 +336,13 @@ pub(super) fn solve_grid(
         _ => None,
     };
     let mut link = TcpLink::new(cluster, sockets)?;
+    let storage = match &options.backing {
+        Backing::Memory => None,
+        Backing::Scratch(dir) => Some(grid_partition::BandStorage {
+            dir: dir.clone(),
+            room: room(options.memory),
+        }),
+    };
     let observer = options.observer.clone();
     let band = grid_partition::solve_band(
         game,
@@ -276,6 +360,7 @@ pub(super) fn solve_grid(
                 .map(|s| s as &dyn super::BandSink),
             resume: saved.as_ref(),
         },
+        storage.as_ref(),
     )?;
     let tracked = options
         .track

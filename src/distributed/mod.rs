@@ -53,7 +53,7 @@ mod solution;
 mod worker;
 
 pub use bands::{bands, session};
-pub use bits::{bit_band_bytes, bit_bands, bit_engine_runs, solve_bits};
+pub use bits::{bit_band_bytes, bit_band_plan, bit_bands, bit_engine_runs, solve_bits};
 pub use checkpoint::{BandCheckpoint, BandSink, BandSnapshot, BandSource, GridBandCheckpoint};
 pub use solution::{write_shard, Band, PartitionedSolution, Summary};
 
@@ -153,6 +153,11 @@ pub struct PartitionOptions {
     /// before dropping the pages behind it ([`BandPlan::window`]); `None`
     /// leaves paging to the kernel.
     pub window: Option<u64>,
+    /// With scratch files on the bit engine ([`solve_bits`], one cop): the
+    /// cap on this process's resident bytes, under which its band pages
+    /// one level per pass over its file ([`bit_band_plan`]); `None`: the
+    /// memory available when the solve starts.
+    pub memory: Option<u64>,
 }
 
 /// Where one process's band arrays live and what they use, decided by
@@ -173,6 +178,10 @@ pub struct BandPlan {
     /// releases (three quarters of the cap's share of each worker); give
     /// it to [`PartitionOptions::window`].
     pub window: Option<u64>,
+    /// The bit engine's band paged out of core ([`bit_band_plan`]): one
+    /// level per pass over its file, and the bytes a pass reads and
+    /// writes at most.
+    pub passes: Option<crate::solve::Passes>,
 }
 
 /// Plans the storage of process `process`'s bands (of `workers` workers
@@ -242,6 +251,7 @@ pub fn plan_bands(
             bytes,
             resident: bytes,
             window: None,
+            passes: None,
         });
     }
     let share = room / workers.max(1) as u64;
@@ -276,6 +286,7 @@ pub fn plan_bands(
             .iter()
             .any(|&n| band_bytes(n, dte_table, wide) > share / 4 * 3)
             .then_some(share / 4 * 3),
+        passes: None,
     })
 }
 

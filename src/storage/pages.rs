@@ -20,6 +20,12 @@ pub(super) struct Pages {
     pub(super) len: usize,
     pub(super) file: Option<Arc<File>>,
     pub(super) paging: Paging,
+    /// The bytes of the mapping that map the file, which starts at the
+    /// first of them: all of it, or (a partitioned bit solve's band,
+    /// `Region::sparse_with_file`) a page-aligned window inside anonymous
+    /// memory. Releases, read-ahead and write-backs stay inside it: the
+    /// anonymous rest would lose its contents to `MADV_DONTNEED`.
+    pub(super) window: Range<u64>,
     /// The first error met writing pages back (they then stay resident).
     write_error: Arc<Mutex<Option<std::io::Error>>>,
 }
@@ -31,6 +37,7 @@ impl Pages {
             len,
             file: file.map(Arc::new),
             paging,
+            window: 0..len as u64,
             write_error: Arc::new(Mutex::new(None)),
         }
     }
@@ -46,8 +53,8 @@ impl Pages {
             return;
         };
         let page = page_size();
-        let start = bytes.start.div_ceil(page) * page;
-        let end = (bytes.end.min(self.len as u64) / page) * page;
+        let start = bytes.start.max(self.window.start).div_ceil(page) * page;
+        let end = (bytes.end.min(self.window.end) / page) * page;
         if end <= start {
             return;
         }
@@ -101,10 +108,12 @@ impl Pages {
         unsafe { self.advise(self.covering(bytes), libc::MADV_POPULATE_WRITE) };
     }
 
-    /// The whole pages that hold bytes `bytes`, clipped to the mapping.
+    /// The whole pages that hold bytes `bytes`, clipped to the mapping's
+    /// file window.
     fn covering(&self, bytes: Range<u64>) -> Range<u64> {
         let page = page_size();
-        bytes.start / page * page..(bytes.end.div_ceil(page) * page).min(self.len as u64)
+        let start = (bytes.start / page * page).max(self.window.start);
+        start..(bytes.end.div_ceil(page) * page).min(self.window.end)
     }
 
     /// `madvise(advice)` over bytes `bytes` of the mapping (page aligned,
@@ -170,8 +179,8 @@ impl Pages {
         Ok(())
     }
 
-    /// Writes bytes `start..end` of the mapping to the same offsets of the
-    /// file.
+    /// Writes bytes `start..end` of the mapping (inside its window) to the
+    /// same offsets of the file, counted from the window's start.
     fn write_bytes(&self, file: &File, start: u64, end: u64) -> std::io::Result<()> {
         use std::os::fd::AsRawFd;
         let mut at = start;
@@ -186,7 +195,7 @@ impl Pages {
                     file.as_raw_fd(),
                     (self.base + at as usize) as *const libc::c_void,
                     chunk,
-                    at as libc::off_t,
+                    (at - self.window.start) as libc::off_t,
                 )
             };
             if written < 0 {

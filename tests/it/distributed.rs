@@ -139,7 +139,7 @@ fn local_solve(game: &CopsGame) -> retrograde::Solution {
 /// distances) and cover the states, and process 0 alone has the summary,
 /// with the local counts, levels and start, a figure per process, and
 /// every decided state counted in one level. Returns that summary.
-fn check_parts<'p>(
+pub(crate) fn check_parts<'p>(
     label: &str,
     game: &CopsGame,
     local: &retrograde::Solution,
@@ -818,7 +818,7 @@ pub(crate) fn run_cluster(
 }
 
 /// `retrograde ARGS` from the repository root.
-fn cli(args: &[&str]) -> std::process::Output {
+pub(crate) fn cli(args: &[&str]) -> std::process::Output {
     crate::support::run(args, None)
 }
 
@@ -928,10 +928,11 @@ fn cli_shards_hold_what_a_local_table_holds() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `--scratch DIR` (alone, and with a `--memory` cap below the bands but
-/// above the minimum) puts every process's band arrays in files: the shards
+/// `--scratch DIR` (alone, and with a `--memory` cap above the bands) puts
+/// every process's band in files (the bit engine's, one cop): the shards
 /// hold what a local table holds, the report says where the bands went,
-/// nothing is left in DIR, and a cap below the minimum is refused.
+/// nothing is left in DIR, and a cap below the minimum is refused (bands
+/// paged under a cap: `distributed_scratch.rs`).
 #[test]
 fn cli_bands_in_scratch_files_agree_with_the_local_engine() {
     let dir = crate::support::temp_dir("distributed-scratch");
@@ -957,8 +958,9 @@ fn cli_bands_in_scratch_files_agree_with_the_local_engine() {
     ]);
     assert!(out.status.success(), "{out:?}");
     let scratch_arg = scratch.to_str().unwrap();
-    // Each process's bands are about 180 KiB; 150K lies above the minimum.
-    for (k, (workers, memory)) in [(1, None), (2, None), (1, Some("150K"))]
+    // Each process's band is about 200 KiB, below a pass's rows: it stays
+    // whole in its file.
+    for (k, (workers, memory)) in [(1, None), (2, None), (1, Some("1M"))]
         .into_iter()
         .enumerate()
     {
@@ -1240,16 +1242,29 @@ pub(crate) fn has_snapshot(dir: &Path) -> bool {
 
 #[test]
 fn cli_killed_cluster_resumes_from_its_checkpoints() {
-    // The bit engine's band snapshots, then the counter engine's (which
-    // scratch files choose).
-    killed_cluster_resumes("distributed-resume", &[]);
-    killed_cluster_resumes("distributed-resume-counter", &["--scratch"]);
+    // The bit engine's band snapshots, in memory and with the bands in
+    // scratch files paged under a cap (each band's minimum is 7.0 MiB, its
+    // bytes 16 MiB); then the counter engine's, which a cap below the bit
+    // bands without a scratch folder chooses (its bands spill to the
+    // temporary folder).
+    killed_cluster_resumes("distributed-resume", &[], "bitboard");
+    killed_cluster_resumes(
+        "distributed-resume-scratch",
+        &["--scratch", "--memory", "8M"],
+        "bitboard",
+    );
+    killed_cluster_resumes(
+        "distributed-resume-counter",
+        &["--memory", "12M"],
+        "counter",
+    );
 }
 
 /// Both processes of a cluster killed once each has saved a snapshot;
 /// resumed, the report and the table equal an uninterrupted solve's.
-/// `extra`: flags for both (`--scratch` takes a folder made here).
-fn killed_cluster_resumes(name: &str, extra: &[&str]) {
+/// `extra`: flags for both (`--scratch` takes a folder made here);
+/// `kernel`: the engine they choose.
+fn killed_cluster_resumes(name: &str, extra: &[&str], kernel: &str) {
     let dir = crate::support::temp_dir(name);
     let map = winding_map(&dir);
     let map = map.display().to_string();
@@ -1345,12 +1360,11 @@ fn killed_cluster_resumes(name: &str, extra: &[&str]) {
     ] {
         assert_eq!(a[key], b[key], "{key}");
     }
-    let kernel = if extra.contains(&"--scratch") {
-        "counter"
-    } else {
-        "bitboard"
-    };
     assert_eq!(b["kernel"], kernel);
+    if extra.contains(&"--scratch") {
+        let note = String::from_utf8_lossy(&resumed[0].stderr);
+        assert!(note.contains("1 level per pass"), "{note}");
+    }
     let (a, b) = (
         retrograde::Tablebase::open(&whole).expect("whole"),
         retrograde::Tablebase::open(&resumed_base).expect("resumed"),
@@ -1372,16 +1386,25 @@ fn killed_cluster_resumes(name: &str, extra: &[&str]) {
         assert!(err.contains("process-0/band-0.level-"), "{err}");
         assert!(err.contains(expected), "{err}");
     };
-    refused(3, &[], "another processes: 2 there, 3 now");
+    // Three processes' bit bands fit under the counter case's cap: the
+    // bit engine runs, and refuses the counter engine's snapshot first.
+    refused(
+        3,
+        &[],
+        if kernel == "counter" {
+            "a band checkpoint of the counter engine"
+        } else {
+            "another processes: 2 there, 3 now"
+        },
+    );
     refused(2, &["--no-pass"], "another rules");
-    if extra.contains(&"--scratch") {
-        // Without scratch files the bit engine runs, and refuses the
-        // counter engine's snapshots.
-        let scratch = scratch.to_str().unwrap();
+    if kernel == "counter" {
+        // Without the cap the bit engine runs, and refuses the counter
+        // engine's snapshots.
         let bare: Vec<&str> = flags
             .iter()
             .copied()
-            .filter(|f| *f != "--scratch" && *f != scratch)
+            .filter(|f| !extra.contains(f))
             .collect();
         let err = resume_refused(&dir, 2, &bare, ck);
         assert!(err.contains("process-0/band-0.level-"), "{err}");
@@ -1497,17 +1520,16 @@ fn cli_bit_engine_resumes_a_killed_process_from_its_band_snapshots() {
         assert!(err.contains("bit engine"), "{label}: {err}");
         assert_same_table(&label, &local, &base, processes);
     }
-    // Another cluster shape, or the counter engine (scratch files):
-    // refused before connecting, exit status 2 naming the snapshot.
+    // Another cluster shape, or the counter engine (a cap below the bit
+    // bands without a scratch folder): refused before connecting, exit
+    // status 2 naming the snapshot.
     let ck = dir.join("ck-2");
     let ck = ck.to_str().unwrap();
     let err = resume_refused(&dir, 3, &flags, ck);
     assert!(err.contains("process-0/band-0.level-"), "{err}");
     assert!(err.contains("another processes: 2 there, 3 now"), "{err}");
-    let scratch = dir.join("scratch");
-    std::fs::create_dir_all(&scratch).expect("scratch");
-    let scratch = ["--scratch", scratch.to_str().unwrap()];
-    let err = resume_refused(&dir, 2, &[&flags[..], &scratch].concat(), ck);
+    let capped = ["--memory", "1K"];
+    let err = resume_refused(&dir, 2, &[&flags[..], &capped].concat(), ck);
     assert!(err.contains("process-0/band-0.level-"), "{err}");
     assert!(err.contains("a band snapshot of the bit engine"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);

@@ -58,6 +58,10 @@ mod distributed_kbits;
 /// `distributed`).
 #[cfg(feature = "distributed")]
 mod distributed_kcops;
+/// One cop partitioned on the bit engine out of core (feature
+/// `distributed`).
+#[cfg(feature = "distributed")]
+mod distributed_scratch;
 /// Issue 23 faults: FIFO and directory tables, output collisions, pipes.
 mod faults;
 /// Forged tables with valid checksums against the reader.

@@ -162,7 +162,7 @@ impl BandDir {
             || bytes.starts_with(b"RETROGRADE-KCOPS-BAND-")
         {
             return Err(UsageError(format!(
-                "--resume {}: a band snapshot of the bit engine, and this solve runs the counter engine (--scratch, or a --memory cap the bit bands do not fit under): resume it with the flags it was made with",
+                "--resume {}: a band snapshot of the bit engine, and this solve runs the counter engine (a --memory cap the bit bands do not fit under without --scratch; with several cops, --scratch too): resume it with the flags it was made with",
                 path.display()
             ))
             .into());

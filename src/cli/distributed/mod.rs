@@ -458,6 +458,7 @@ fn solve_bands<G: Game + Send + Sync + 'static>(
         resume: resume.flatten().map(|r| Arc::new(r) as Arc<dyn BandSource>),
         backing: plan.backing,
         window: plan.window,
+        memory: None,
     };
     let solution =
         distributed::solve(game, &bounds, config, &options).context("partitioned solve failed")?;
@@ -511,13 +512,26 @@ fn solve_bit_bands(
         workers,
         ref config,
     } = *place;
-    let bytes = distributed::bit_band_bytes(game, processes, workers, args.dte_table)[process];
+    // One cop's band in a scratch file with --scratch, paged under
+    // --memory; refused (exit status 2) below its minimum.
+    let limits = args.engine.storage.limits(0)?;
+    let plan =
+        distributed::bit_band_plan(game, processes, process, workers, args.dte_table, &limits)?;
     let here = solve.bounds[process + 1] - solve.bounds[process];
     reporter.note(&format!(
-        "process {process} of {processes}: {here} of {} states in {workers} band{} of the bit engine ({} in memory); connecting",
+        "process {process} of {processes}: {here} of {} states in {workers} band{} of the bit engine ({} {}); connecting",
         solve.bounds[processes],
         if workers == 1 { "" } else { "s" },
-        human_bytes(bytes),
+        human_bytes(plan.bytes),
+        match &plan.backing {
+            retrograde::Backing::Memory => "in memory".to_string(),
+            retrograde::Backing::Scratch(dir) => format!(
+                "in files under {}, at most {} resident{}",
+                dir.display(),
+                human_bytes(plan.resident),
+                plan.passes.map(super::output::passes_note).unwrap_or_default()
+            ),
+        }
     ));
     let started = solve.started;
     let (heartbeat, observer) = watch(place, cluster, started, reporter);
@@ -537,6 +551,8 @@ fn solve_bit_bands(
         process_stat: Some(Arc::new(|| peak_memory().unwrap_or(0))),
         checkpoint: sink.map(|s| Arc::new(s) as Arc<dyn BandSink>),
         resume: resume.flatten().map(|r| Arc::new(r) as Arc<dyn BandSource>),
+        memory: limits.memory.map(|m| m.saturating_sub(limits.held)),
+        backing: plan.backing,
         ..PartitionOptions::default()
     };
     let solution =

@@ -26,8 +26,27 @@ pub(super) fn plan(args: &SolveArgs, place: &Place) -> Result<i32, Failure> {
     };
     if distributed::bit_engine_runs(&game, processes, workers, args.dte_table, &limits) {
         let bounds = distributed::bit_bands(&game, processes);
-        let bytes = distributed::bit_band_bytes(&game, processes, workers, args.dte_table);
-        return bit_plan(args, place, &bounds, bytes[place.process], &limits);
+        let mut report = PlanReport::new(
+            args.map.display().to_string(),
+            bounds[place.process + 1] - bounds[place.process],
+            "distributed",
+        );
+        let planned = distributed::bit_band_plan(
+            &game,
+            processes,
+            place.process,
+            workers,
+            args.dte_table,
+            &limits,
+        );
+        report.settle(planned.map(|p| {
+            let scratch = match &p.backing {
+                retrograde::Backing::Memory => None,
+                retrograde::Backing::Scratch(dir) => Some(dir.display().to_string()),
+            };
+            (p.bytes, p.resident, scratch, p.passes)
+        }))?;
+        return Ok(report.print(args.json)?);
     }
     let bounds = distributed::bands(&game, total).expect("a cops game");
     let mine = place.process * workers..(place.process + 1) * workers;
@@ -48,36 +67,5 @@ pub(super) fn plan(args: &SolveArgs, place: &Place) -> Result<i32, Failure> {
         };
         (p.bytes, p.resident, scratch, None)
     }))?;
-    Ok(report.print(args.json)?)
-}
-
-/// The bit engine's plan (one cop or several): this process's band of
-/// `bounds` in memory, `bytes`, whatever the available memory says (the
-/// solve refuses a band above it).
-fn bit_plan(
-    args: &SolveArgs,
-    place: &Place,
-    bounds: &[u64],
-    bytes: u64,
-    limits: &retrograde::StorageLimits,
-) -> Result<i32, Failure> {
-    let room = limits.memory.unwrap_or_else(retrograde::available_memory);
-    let mut report = PlanReport::new(
-        args.map.display().to_string(),
-        bounds[place.process + 1] - bounds[place.process],
-        "distributed",
-    );
-    report.settle(if bytes > room {
-        Err(retrograde::Error::TooLarge {
-            what: "this process's band of bitsets".into(),
-            needed: bytes,
-            available: room,
-            hint:
-                "more processes, or scratch files (--scratch DIR: the counter engine's bands page)"
-                    .into(),
-        })
-    } else {
-        Ok((bytes, bytes, None, None))
-    })?;
     Ok(report.print(args.json)?)
 }

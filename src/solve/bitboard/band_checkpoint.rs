@@ -185,9 +185,9 @@ impl GridBandCheckpoint {
         let magic = if several { MAGIC_SEVERAL } else { MAGIC };
         let (mut file, body) = check_streamed(path, magic, |head| {
             if head.starts_with(b"RETROGRADE-BAND-CHECKPOINT-1\n") {
-                "a band checkpoint of the counter engine (a partitioned solve with --scratch \
-                 or a --memory cap its bit bands did not fit under): resume it with the flags \
-                 it was made with"
+                "a band checkpoint of the counter engine (a partitioned solve under a \
+                 --memory cap its bit bands did not fit under, without --scratch): resume it \
+                 with the flags it was made with"
                     .to_string()
             } else if head.starts_with(b"RETROGRADE-KCOPS-BAND-") {
                 "a band checkpoint of the bit engine with several cops, and this solve has one"

@@ -67,6 +67,14 @@ const FAULT_AROUND_WORDS: u64 = 8192;
 /// shared between rows.
 const SLACK_PER_ARRAY: u64 = 256 << 10;
 
+/// Bytes a process of a partitioned solve holds besides its band's
+/// arrays and buffers, left out of the rows its band keeps resident
+/// ([`Blocking::keep`]): the binary and its libraries, the connections'
+/// buffers (2 MiB a peer) and the pages a level maps around what it reads
+/// (a process of the 150 x 150 map peaked 16.6 MiB above its plan's
+/// resident bytes).
+const PROCESS_PAGES: u64 = 16 << 20;
+
 /// How an out-of-core bitboard solve runs under a memory cap.
 #[derive(Clone, Debug)]
 pub(crate) struct Blocking {
@@ -85,6 +93,15 @@ pub(crate) struct Blocking {
     /// Bytes of the records (and distances): a pass reads each at most
     /// once and writes each at most once.
     pub(crate) pass_bytes: u64,
+    /// Bytes resident whatever the levels per pass: bookkeeping, slack
+    /// and the rows of the pass's I/O thread.
+    fixed: u64,
+    /// Bytes resident for each level of a pass: its rows and staging.
+    per_level: u64,
+    /// A partitioned band ([`band_blocking`]): bytes of its records (and
+    /// distances) it keeps resident from level to level, its first rows,
+    /// with what the cap leaves above the minimum.
+    pub(crate) keep: u64,
 }
 
 /// Plans an out-of-core solve of `layout` with `threads` workers (and a
@@ -96,6 +113,69 @@ pub(crate) struct Blocking {
 /// rows and one more), its staging slots and the engine's bookkeeping.
 pub(crate) fn blocking(
     layout: &Layout,
+    dte: bool,
+    threads: usize,
+    room: u64,
+) -> Result<Blocking, u64> {
+    blocking_of(layout, layout.cells as u64, dte, threads, room)
+}
+
+/// Plans a partitioned process's band out of core: the records of `held`
+/// cop cells (its band and halo rows) in its scratch file, `in_memory`
+/// bytes held when they all stay resident (`partition::band_bytes`), one
+/// level per pass (its neighbours' halo rows arrive after every level, so
+/// a pass cannot run ahead of them), and besides a pass's rows the edge
+/// rows of the halo swap: what was last sent and a message of each
+/// neighbour (two grid rows of `TL` and `TW` each). `Err` with the
+/// smallest cap, when `room` is below it and below `in_memory`.
+///
+/// # Errors
+/// The minimum cap, as for [`blocking`].
+pub(crate) fn band_blocking(
+    layout: &Layout,
+    held: u64,
+    in_memory: u64,
+    dte: bool,
+    threads: usize,
+    room: u64,
+) -> Result<Blocking, u64> {
+    let swap = 2 * 2 * layout.widest() as u64 * 2 * layout.words as u64 * 8;
+    // Under no cap: the figures that do not depend on it.
+    let plan = blocking_of(layout, held, dte, threads, u64::MAX)?;
+    let minimum = plan.fixed + plan.per_level + swap;
+    let whole = in_memory <= room;
+    if room < minimum && !whole {
+        // A band smaller than a pass's rows fits whole under less.
+        return Err(minimum.min(in_memory));
+    }
+    let budget = room.saturating_sub(plan.fixed + swap);
+    let record = layout.record() as u64 * 8 + if dte { 4 * layout.cells as u64 } else { 0 };
+    // What the cap leaves above a pass's rows and the process's own pages
+    // keeps the band's first rows resident: a level then pages only the
+    // rest of the band.
+    let keep = if whole {
+        0
+    } else {
+        room.saturating_sub(minimum + PROCESS_PAGES)
+            .min(plan.pass_bytes)
+    };
+    Ok(Blocking {
+        whole,
+        levels: 1,
+        window_cells: (budget / 2 / record.max(1)).clamp(1, held.max(1)) as usize,
+        resident: if whole { in_memory } else { minimum + keep },
+        keep,
+        minimum: minimum.min(in_memory),
+        pass_bytes: plan.pass_bytes,
+        fixed: plan.fixed,
+        per_level: plan.per_level,
+    })
+}
+
+/// [`blocking`] for the records of `held` cop cells.
+fn blocking_of(
+    layout: &Layout,
+    held: u64,
     dte: bool,
     threads: usize,
     room: u64,
@@ -122,7 +202,7 @@ pub(crate) fn blocking(
     let fixed = bookkeeping + SLACK_PER_ARRAY * if dte { 2 } else { 1 } + (1 + IO_ROWS) * row;
     let per_level = LAG as u64 * row + stage;
     let minimum = fixed + per_level;
-    let all = cells * (record + dte_cell);
+    let all = held * (record + dte_cell);
     // In memory the engine holds a band's staging per worker besides.
     let in_memory = fixed + all + threads.max(1) as u64 * 2 * stage;
     let whole = in_memory <= room;
@@ -130,7 +210,7 @@ pub(crate) fn blocking(
         return Err(minimum);
     }
     let budget = room.saturating_sub(fixed);
-    let levels = (budget / per_level.max(1)).max(1) as usize;
+    let levels = (budget / per_level.max(1)).clamp(1, 1 << 20) as usize;
     let resident = if whole {
         in_memory
     } else {
@@ -145,6 +225,9 @@ pub(crate) fn blocking(
         resident,
         minimum: minimum.min(fixed + all),
         pass_bytes: all,
+        fixed,
+        per_level,
+        keep: 0,
     })
 }
 
@@ -160,6 +243,9 @@ struct Stage {
 struct Files<'a> {
     pager: WordPager,
     dte: Option<&'a Region>,
+    /// Cop cells whose pages are never released (a band's rows kept
+    /// resident under its cap, [`Blocking::keep`]).
+    kept: Range<usize>,
 }
 
 /// What is done with the pages of the records (and distances) of a
@@ -193,6 +279,18 @@ impl Files<'_> {
     /// Does `request` to the pages of its cop cells' records and
     /// distances.
     fn apply(&self, layout: &Layout, request: Io) {
+        if let Io::Release(cells) = &request {
+            let kept = &self.kept;
+            if kept.start < kept.end && cells.start < kept.end && kept.start < cells.end {
+                if cells.start < kept.start {
+                    self.apply(layout, Io::Release(cells.start..kept.start));
+                }
+                if kept.end < cells.end {
+                    self.apply(layout, Io::Release(kept.end..cells.end));
+                }
+                return;
+            }
+        }
         let (Io::ReadAhead(cells) | Io::Prefault(cells) | Io::Release(cells)) = &request;
         let (first, end) = (cells.start as u64, cells.end as u64);
         let record = layout.record() as u64;
@@ -225,6 +323,17 @@ pub(crate) struct Blocked<'a> {
     pub(super) window_cells: usize,
     files: Files<'a>,
     stages: Vec<Stage>,
+    /// The grid rows a pass solves: all of them, or a partitioned
+    /// process's band ([`Blocked::band`]).
+    rows: Range<usize>,
+    /// The grid rows whose pages a pass maps, reads ahead and releases:
+    /// `rows` and, in a band, the halo rows beside it, which the
+    /// neighbours write and the band's first and last rows read.
+    io_rows: Range<usize>,
+    /// A partitioned band: a pass maps writable and reads ahead only the
+    /// rows its level writes ([`written_runs`]), as a band pages every
+    /// level and most levels change few rows.
+    band: bool,
 }
 
 impl<'a> Blocked<'a> {
@@ -247,9 +356,51 @@ impl<'a> Blocked<'a> {
             .collect();
         Blocked {
             window_cells: plan.window_cells,
-            files: Files { pager, dte },
+            files: Files {
+                pager,
+                dte,
+                kept: 0..0,
+            },
             stages,
+            rows: 0..layout.height(),
+            io_rows: 0..layout.height(),
+            band: false,
         }
+    }
+
+    /// As [`Blocked::new`], for a partitioned process's band of grid rows
+    /// `rows` (with `plan` of one level per pass: the halo rows hold the
+    /// neighbours' level, which a second level would run past).
+    #[cfg(feature = "distributed")]
+    pub(crate) fn band(
+        layout: &Layout,
+        plan: &Blocking,
+        pager: WordPager,
+        dte: Option<&'a Region>,
+        rows: Range<usize>,
+    ) -> Blocked<'a> {
+        debug_assert_eq!(plan.levels, 1);
+        let mut blocked = Blocked::new(layout, plan, pager, dte);
+        // The band's first rows, as many as `plan.keep` holds, stay
+        // resident from level to level.
+        let per_cell = layout.record() as u64 * 8
+            + if dte.is_some() {
+                4 * layout.cells as u64
+            } else {
+                0
+            };
+        let first = layout.row_cells[rows.start] as usize;
+        let mut end = rows.start;
+        while end < rows.end
+            && (layout.row_cells[end + 1] as usize - first) as u64 * per_cell <= plan.keep
+        {
+            end += 1;
+        }
+        blocked.files.kept = first..layout.row_cells[end] as usize;
+        blocked.io_rows = rows.start.saturating_sub(1)..(rows.end + 1).min(layout.height());
+        blocked.rows = rows;
+        blocked.band = true;
+        blocked
     }
 
     /// Writes back and drops the pages of the records (and distances) of
@@ -279,7 +430,10 @@ impl<'a> Blocked<'a> {
         thief_changed: &mut [Spans],
     ) -> Vec<Decisions> {
         let layout = base.layout;
-        let height = layout.height();
+        // Rows `first..first + height` are solved (all of them, or a
+        // band), rows `io` paged.
+        let (first, height, io) = (self.rows.start, self.rows.len(), self.io_rows.clone());
+        let (rows, band) = (self.rows.clone(), self.band);
         let levels = self.stages.len();
         let contexts: Vec<Context<'_>> = (0..levels)
             .map(|j| Context {
@@ -288,9 +442,14 @@ impl<'a> Blocked<'a> {
             })
             .collect();
         let mut stats = vec![Decisions::NONE; levels];
-        let at = |r: usize| layout.row_cells[r] as usize;
+        // The first cop cell of the solved rows' row `r` (`r` from 0).
+        let at = |r: usize| layout.row_cells[first + r] as usize;
         let last = height + LAG * (levels - 1);
         let Blocked { files, stages, .. } = self;
+        let (io_first, io_end) = (
+            layout.row_cells[io.start] as usize,
+            layout.row_cells[io.end] as usize,
+        );
         let files = &*files;
         std::thread::scope(|scope| {
             let (queue, requests) = std::sync::mpsc::sync_channel::<Io>(IO_QUEUE);
@@ -303,23 +462,39 @@ impl<'a> Blocked<'a> {
             let ask = |request| {
                 let _ = queue.send(request);
             };
-            // Rows released, read ahead, and mapped writable.
-            let (mut released, mut advised, mut mapped) = (0, 0, 0);
+            // Rows released, read ahead, and mapped writable (as cop
+            // cells: a band's halo rows lie beyond its rows).
+            let (mut released, mut advised, mut mapped) = (io_first, io_first, io_first);
+            // The cop cell where row `r` starts, paged as far as the halo
+            // row below.
+            let io_at = |r: usize| if r >= height { io_end } else { at(r) };
             for t in 0..=last {
                 // The first level reads rows up to t + 1 now; the I/O
                 // thread maps the two after (a read fault maps the pages
                 // around it too, read-only, so one row more than is read).
-                let front = (t + 4).min(height);
+                let front = io_at(t + 4);
                 if mapped < front {
-                    ask(Io::Prefault(at(mapped)..at(front)));
+                    if band {
+                        for run in
+                            written_runs(layout, mapped..front, &rows, cop_changed, thief_changed)
+                        {
+                            ask(Io::Prefault(run));
+                        }
+                    } else {
+                        ask(Io::Prefault(mapped..front));
+                    }
                     mapped = front;
                 }
-                let ahead = (t + 4 + AHEAD).min(height);
+                let ahead = io_at(t + 4 + AHEAD);
                 if advised < ahead {
-                    files.apply(
-                        layout,
-                        Io::ReadAhead(at(advised.max(t + 4).min(ahead))..at(ahead)),
-                    );
+                    let cells = advised.max(front)..ahead;
+                    if band {
+                        for run in written_runs(layout, cells, &rows, cop_changed, thief_changed) {
+                            files.apply(layout, Io::ReadAhead(run));
+                        }
+                    } else {
+                        files.apply(layout, Io::ReadAhead(cells));
+                    }
                     advised = ahead;
                 }
                 // Level j + 1 stages after level j has updated (see the
@@ -330,23 +505,67 @@ impl<'a> Blocked<'a> {
                     };
                     let stage = &mut stages[j];
                     if r < height {
-                        stage_row(ctx, stage, r, words, thief_changed);
+                        stage_row(ctx, stage, first + r, words, thief_changed);
                     }
                     if r >= 1 {
-                        let s = update_row(ctx, stage, r - 1, words, cop_changed, thief_changed);
+                        let q = first + r - 1;
+                        let s = update_row(ctx, stage, q, words, cop_changed, thief_changed);
                         stats[j] = stats[j].merge(s);
                     }
                 }
                 // The last level is done with the rows above its step's.
-                let done = t.saturating_sub(LAG * (levels - 1)).min(height);
+                let done = at(t.saturating_sub(LAG * (levels - 1)).min(height));
                 if done > released {
-                    ask(Io::Release(at(released)..at(done)));
+                    ask(Io::Release(released..done));
                     released = done;
                 }
+            }
+            // A band's halo row below, read by its last row.
+            if io_end > released {
+                ask(Io::Release(released..io_end));
             }
         });
         stats
     }
+}
+
+/// The cop cells of `cells` (whole grid rows) whose records a level
+/// writes, in runs of consecutive rows: the rows of `band` with a cop row
+/// changed in the level before (their thief rows are recomputed) or a
+/// thief row changed in it within one grid row (their cop rows are). The
+/// others are at most read, so a band's pass leaves them to the page
+/// cache: mapping them writable would copy them and write them back
+/// unchanged, a whole band's file every level on a map whose levels
+/// change a few rows (a winding corridor).
+fn written_runs(
+    layout: &Layout,
+    cells: Range<usize>,
+    band: &Range<usize>,
+    cop: &[Spans],
+    thief: &[Spans],
+) -> Vec<Range<usize>> {
+    let mut runs: Vec<Range<usize>> = Vec::new();
+    if cells.is_empty() {
+        return runs;
+    }
+    let changed = |s: &Spans| !s[0].is_empty() || !s[1].is_empty();
+    let row_of = |p: usize| layout.row_cells.partition_point(|&c| c as usize <= p) - 1;
+    let height = layout.height();
+    for r in row_of(cells.start)..=row_of(cells.end - 1) {
+        if !band.contains(&r) {
+            continue;
+        }
+        let near = layout.row_cells[r.saturating_sub(1)] as usize
+            ..layout.row_cells[(r + 2).min(height)] as usize;
+        let span = layout.row(r);
+        if span.clone().any(|p| changed(&cop[p])) || near.into_iter().any(|p| changed(&thief[p])) {
+            match runs.last_mut() {
+                Some(last) if last.end == span.start => last.end = span.end,
+                _ => runs.push(span),
+            }
+        }
+    }
+    runs
 }
 
 /// A level (context `ctx`, staging slots `stage`) stages the cop rows of

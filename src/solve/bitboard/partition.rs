@@ -24,6 +24,19 @@
 //! without reserving memory ([`Region::zeroed_sparse`]) and touches only
 //! its band and halo rows, so its resident memory is its share.
 //!
+//! Out of core ([`BandStorage`]: scratch files and a cap) the band and its
+//! halo rows (and the band's distances) are a private mapping of a scratch
+//! file of their size inside that sparse mapping
+//! ([`Region::sparse_with_file`]), and when they do not fit under the cap
+//! ([`band_plan`]) each level is one pass of the local engine's out-of-core
+//! pipeline over the band's rows (`blocking.rs`, one level per pass): the
+//! pass maps the rows just ahead writable, reads further ahead, and writes
+//! back and drops each row as it leaves it; then the halo swap. Temporal
+//! blocking would need the neighbours' halo rows at levels they have not
+//! done yet, so a band reads and writes its file once a level (what the
+//! local engine does once a pass of several levels); while any band pages,
+//! every process takes one level per step (the swaps must pair up).
+//!
 //! The transport is the caller's ([`Link`]: `distributed/grid.rs` over the
 //! cluster's TCP connections).
 
@@ -33,12 +46,13 @@ use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
 use super::band_checkpoint::GridBandCheckpoint;
 use super::bits::Bits;
+use super::blocking::{band_blocking, Blocked, Blocking};
 use super::layout::{Layout, Span, Spans};
 use super::masks::MoveMasks;
 pub(crate) use super::peers::Link;
 use super::peers::{kept_cells, Peers};
 use super::run::{cut_rows, Resumed, Run};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::games::cops::CopsAndThief;
 use crate::outcome::Counts;
@@ -47,7 +61,7 @@ use crate::snapshot::BandSink;
 use crate::solve::common::{thread_pool, Flow, Progress};
 use crate::solve::engine::Engine;
 use crate::solve::options::SolveOptions;
-use crate::storage::Region;
+use crate::storage::{Backing, Region};
 
 /// Bytes each of `processes` processes of `workers` threads holds in a
 /// partitioned bit solve of `game`: its band's bitsets and (with
@@ -73,6 +87,73 @@ pub(crate) fn band_bytes(
             cells * (layout.record() * 8) as u64 + dte + working
         })
         .collect()
+}
+
+/// Where a partitioned bit solve keeps its band out of core: unlinked
+/// scratch files under `dir`, paged under `room` bytes of this process.
+#[derive(Clone, Debug)]
+pub(crate) struct BandStorage {
+    pub(crate) dir: std::path::PathBuf,
+    pub(crate) room: u64,
+}
+
+/// How each of `processes` processes of `workers` threads keeps its band
+/// of a partitioned bit solve of `game` in scratch files under `room`
+/// bytes ([`Blocking::whole`]: all resident, as in memory; else one level
+/// per pass over the file, [`Blocking::resident`] at most), or `Err` with
+/// the smallest cap it takes (a pass's rows, staging and bookkeeping, and
+/// the halo swap's rows).
+pub(crate) fn band_plans(
+    game: &CopsAndThief,
+    processes: usize,
+    workers: usize,
+    dte_table: bool,
+    room: u64,
+) -> Vec<std::result::Result<Blocking, u64>> {
+    let layout = Layout::new(game);
+    let all = rows_of(&layout, processes);
+    let in_memory = band_bytes(game, processes, workers, dte_table);
+    (0..processes)
+        .map(|me| {
+            let kept = kept_cells(&layout, &all, me);
+            band_blocking(
+                &layout,
+                kept.len() as u64,
+                in_memory[me],
+                dte_table,
+                workers,
+                room,
+            )
+        })
+        .collect()
+}
+
+/// Process `process`'s [`band_plans`] entry, as an error naming the cap
+/// and the minimum when the cap is below it.
+///
+/// # Errors
+/// [`Error::TooLarge`] for a cap below the band's minimum.
+pub(crate) fn band_plan(
+    game: &CopsAndThief,
+    processes: usize,
+    process: usize,
+    workers: usize,
+    dte_table: bool,
+    room: u64,
+) -> Result<Blocking> {
+    band_plans(game, processes, workers, dte_table, room)
+        .swap_remove(process)
+        .map_err(|minimum| below_minimum(minimum, room))
+}
+
+/// The refusal of a cap `room` below a band's `minimum`.
+fn below_minimum(minimum: u64, room: u64) -> Error {
+    Error::TooLarge {
+        what: "this process's band of bitsets in scratch files (one level per pass over its file: two grid rows and their staging, the engine's bookkeeping, the rows of its I/O thread and of the halo swap)".into(),
+        needed: minimum,
+        available: room,
+        hint: crate::error::cap_hint(minimum),
+    }
 }
 
 fn rows_of(layout: &Layout, processes: usize) -> Vec<Range<usize>> {
@@ -189,12 +270,17 @@ pub(crate) struct Saving<'s> {
 /// [`process_cells`] for `link.processes()` processes) on `workers`
 /// threads, with every state's distance when `dte_table`, tracking the
 /// distance of state `track`, calling `observer` after each level with
-/// the cluster's counts; saving and resuming its band through `saving`.
+/// the cluster's counts; saving and resuming its band through `saving`;
+/// in memory, or with `storage` in scratch files (paged when the band does
+/// not fit its cap, see the module docs).
 ///
 /// # Errors
 /// [`Error::Alloc`] for the arrays, what the link meets,
 /// [`Error::Checkpoint`] naming the snapshot when it is of another band or
-/// distance-table setting, and what saving one meets.
+/// distance-table setting, and what saving one meets; with `storage`,
+/// [`Error::TooLarge`] for a cap below the band's minimum and
+/// [`Error::Scratch`] for the files.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn solve_band(
     game: &CopsAndThief,
     link: &mut dyn Link,
@@ -203,24 +289,55 @@ pub(crate) fn solve_band(
     track: Option<u64>,
     observer: Option<&(dyn Fn(&Progress) + Sync)>,
     saving: Saving<'_>,
+    storage: Option<&BandStorage>,
 ) -> Result<GridBand> {
     let layout = Layout::new(game);
     let all = rows_of(&layout, link.processes());
-    let rows = all[link.process()].clone();
+    let me = link.process();
+    let rows = all[me].clone();
     let cells = layout.row_cells[rows.start] as usize..layout.row_cells[rows.end] as usize;
     let per = 2 * layout.cells as u64;
     let range = cells.start as u64 * per..cells.end as u64 * per;
-    let mut region = Region::zeroed_sparse::<std::sync::atomic::AtomicU64>(
-        (layout.cells * layout.record()) as u64,
-        "bitsets",
-    )?;
-    let dte = if dte_table {
-        Some(Region::zeroed_sparse::<AtomicU16>(
+    let kept = kept_cells(&layout, &all, me);
+    // Every process plans every band: whether any pages decides the
+    // steps all of them take.
+    let plans = storage.map(|s| band_plans(game, all.len(), workers, dte_table, s.room));
+    let plan = match (&plans, storage) {
+        (Some(plans), Some(s)) => Some(
+            plans[me]
+                .clone()
+                .map_err(|minimum| below_minimum(minimum, s.room))?,
+        ),
+        _ => None,
+    };
+    let paged = plan.as_ref().filter(|p| !p.whole);
+    let any_paged = plans
+        .iter()
+        .flatten()
+        .any(|p| p.as_ref().is_ok_and(|p| !p.whole));
+    let record = layout.record() as u64;
+    let words_count = (layout.cells * layout.record()) as u64;
+    let mut region = match storage {
+        Some(s) => Region::sparse_with_file::<std::sync::atomic::AtomicU64>(
+            words_count,
+            kept.start as u64 * record..kept.end as u64 * record,
+            &s.dir,
+            "bitsets",
+        )?,
+        None => Region::zeroed_sparse::<std::sync::atomic::AtomicU64>(words_count, "bitsets")?,
+    };
+    let dte = match (dte_table, storage) {
+        (false, _) => None,
+        (true, Some(s)) => Some(Region::sparse_with_file::<AtomicU16>(
+            game.state_count(),
+            range.clone(),
+            &s.dir,
+            "distance table",
+        )?),
+        (true, None) => Some(Region::zeroed_sparse::<AtomicU16>(
             game.state_count(),
             "distance table",
-        )?)
-    } else {
-        None
+        )?),
     };
     let bands_of = |rows: &Range<usize>| -> Vec<Range<usize>> {
         cut_rows(&layout, rows.clone(), workers)
@@ -231,7 +348,7 @@ pub(crate) fn solve_band(
     };
     // Levels go two at a time only when every band of every process is
     // tall enough: all processes must take the same steps.
-    let two_levels = {
+    let two_levels = !any_paged && {
         let mut bands = all.iter().flat_map(&bands_of).peekable();
         bands.peek().is_some() && bands.all(|b| b.len() >= 5)
     };
@@ -246,6 +363,10 @@ pub(crate) fn solve_band(
         Flow::Continue
     };
     let mut options = SolveOptions::new(Engine::Bitboard).with_tracked_state(track);
+    if let Some(s) = storage {
+        // Named by a failed write-back.
+        options = options.with_backing(Backing::Scratch(s.dir.clone()));
+    }
     if observer.is_some() {
         options = options.with_observer(&observe);
     }
@@ -259,7 +380,7 @@ pub(crate) fn solve_band(
         due: false,
         unconfirmed: None,
     };
-    let kept = kept_cells(&layout, &peers.rows, peers.link.process());
+    let (words, pager) = region.words_with_pager();
     let resumed = match saving.resume {
         Some(saved) => {
             let dte_atomics = dte.as_ref().map(Region::atomics::<AtomicU16>);
@@ -268,11 +389,11 @@ pub(crate) fn solve_band(
                 saved,
                 &peers,
                 (&cells, &kept),
-                region.words_mut(),
+                words,
                 dte_atomics.map(|t| &t[range.start as usize..range.end as usize]),
             )?;
             peers.bytes.clone_from(&saved.bytes);
-            peers.resume_shadows(&layout, region.words_mut());
+            peers.resume_shadows(&layout, words);
             Some(resumed)
         }
         None => None,
@@ -283,20 +404,35 @@ pub(crate) fn solve_band(
         let mut run = Run::over(&layout, &masks, dte_atomics, &options, bands_of(&rows));
         run.cells = cells.clone();
         run.two_levels = two_levels;
+        if let Some(plan) = paged {
+            run.bands.clear();
+            run.blocked = Some(Blocked::band(
+                &layout,
+                plan,
+                pager,
+                dte.as_ref(),
+                rows.clone(),
+            ));
+        }
         if let Some((resumed, cop, thief)) = resumed {
             run.cop_changed[kept.clone()].copy_from_slice(&cop);
             run.thief_changed[kept.clone()].copy_from_slice(&thief);
             run.resumed = Some(resumed);
         }
         run.link = Some(&mut peers);
-        run.run(region.words_mut())
+        run.run(words)
     })?;
     let bytes_per_step = peers.bytes;
+    if let Some(error) = region.take_write_error() {
+        crate::solve::common::write_failed(Some(error), &options.backing)?;
+    }
     Ok(GridBand {
         bits: Bits {
             layout,
             region,
-            window: None,
+            // Read a window of cop cells at a time, as a local solve
+            // out of core is.
+            window: paged.map(|p| p.window_cells),
         },
         dte,
         range,

@@ -251,6 +251,9 @@ impl<'a> Run<'a> {
         let resumed = match (self.resumed.take(), self.options.resume) {
             (Some(resumed), _) => {
                 self.refill_halos(words);
+                // Out of core the band's snapshot was read into every
+                // page of it.
+                self.release_all();
                 depths.decided = resumed.decided;
                 Some(resumed.state)
             }
@@ -327,6 +330,8 @@ impl<'a> Run<'a> {
                         if let Some(link) = self.link.as_deref_mut() {
                             link.save(layout, &snapshot, &depths.decided)?;
                         }
+                        // Out of core the save read the whole band in.
+                        self.release_all();
                     }
                 } else {
                     // The observer's stop saves as the sink's does, so that
@@ -595,16 +600,22 @@ impl<'a> Run<'a> {
 
 /// Out of core (the passes of `blocking.rs`).
 impl Run<'_> {
-    /// Level 0, a window of cop cells at a time out of core.
+    /// Level 0, a window of cop cells at a time out of core (of this
+    /// process's band in a partitioned run, which then swaps its edge rows
+    /// as [`Run::initialise`] does).
+    ///
+    /// # Errors
+    /// What the link meets (a partitioned run only).
     pub(super) fn start(&mut self, words: &mut [u64]) -> Result<Decisions> {
         let Some(blocked) = self.blocked.take() else {
             return self.initialise(words);
         };
         let (layout, masks) = (self.layout, self.masks);
         let record = layout.record();
+        let all = self.cells.clone();
         let mut count = 0;
-        for first in (0..layout.cells).step_by(blocked.window_cells.max(1)) {
-            let cells = first..(first + blocked.window_cells).min(layout.cells);
+        for first in all.clone().step_by(blocked.window_cells.max(1)) {
+            let cells = first..(first + blocked.window_cells).min(all.end);
             count += words[cells.start * record..cells.end * record]
                 .par_chunks_mut(record)
                 .enumerate()
@@ -613,11 +624,27 @@ impl Run<'_> {
             blocked.release(layout, cells);
         }
         self.blocked = Some(blocked);
-        Ok(Decisions {
+        // Every cop cell's captures are decided: the smallest states of
+        // each side are the first cop cell's, thief cell 0.
+        let first = 2 * all.start as u64 * layout.cells as u64;
+        let mut stats = [Decisions {
             count,
-            witness: [0, 1],
+            witness: if all.is_empty() && self.link.is_some() {
+                [u64::MAX; 2]
+            } else {
+                [first, first + 1]
+            },
             tracked: false,
-        })
+        }];
+        if self.link.is_some() {
+            if let Some(t) = self.options.track {
+                let (cop, ..) = layout.track(t);
+                stats[0].tracked =
+                    all.contains(&cop) && outcome_in(layout, t, |i| words[i]) != Outcome::Draw;
+            }
+            self.after_step(words, &mut stats)?;
+        }
+        Ok(stats[0])
     }
 
     /// Out of core: drops every page of the records and distances (after
@@ -646,10 +673,15 @@ impl Run<'_> {
             });
         };
         let ctx = self.context(level);
-        let stats = blocked.pass(&ctx, words, &mut self.cop_changed, &mut self.thief_changed);
+        let mut stats = blocked.pass(&ctx, words, &mut self.cop_changed, &mut self.thief_changed);
         let failed = blocked.take_write_error();
         self.blocked = Some(blocked);
         write_failed(failed, &self.options.backing)?;
+        // A partitioned band's pass is one level: its edge rows go to
+        // the neighbours and theirs come back before the next.
+        if self.link.is_some() {
+            self.after_step(words, &mut stats)?;
+        }
         Ok(stats)
     }
 }

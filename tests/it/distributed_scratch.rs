@@ -1,0 +1,437 @@
+//! One cop partitioned on the bit engine out of core (feature
+//! `distributed`): each process keeps its band in a scratch file, paged one
+//! level per pass under a cap below the band's in-memory bytes, and equals
+//! the local bit engine state by state (values and distances) on random
+//! maps in rule variants, 1 to 4 processes x 1 and 2 workers; a cap below a
+//! band's minimum is refused naming both; the CLI runs the bit engine with
+//! `--scratch` and its `--plan` says what pages; and four processes on one
+//! box, each under a cap below what one process alone needs, equal the
+//! local solve.
+
+use std::path::Path;
+use std::time::Duration;
+
+use retrograde::distributed::{self, Cluster, PartitionOptions, PartitionedSolution};
+use retrograde::{
+    parse_map, solve, Backing, CopsGame, Engine, Error, ExitRule, Placement, SolveOptions, Speeds,
+    StorageLimits,
+};
+
+use crate::distributed::{assert_same_table, check_parts, cli, free_addresses, run_cluster};
+use crate::oracle::Variant;
+use crate::support::{start_state, Rng};
+
+/// (processes, workers per process) of every cluster shape tested.
+const SHAPES: [(usize, usize); 8] = [
+    (1, 1),
+    (1, 2),
+    (2, 1),
+    (2, 2),
+    (3, 1),
+    (3, 2),
+    (4, 1),
+    (4, 2),
+];
+
+/// The limits a process of a cluster gets: scratch files in `dir` under
+/// `memory`.
+fn limits(dir: &Path, memory: Option<u64>) -> StorageLimits {
+    StorageLimits {
+        memory,
+        scratch: Some(dir.to_path_buf()),
+        ..StorageLimits::default()
+    }
+}
+
+/// The smallest cap every process of `game` over `processes` x `workers`
+/// (with distances) takes out of core: the largest of the minimums their
+/// refusals of a 1-byte cap name.
+fn minimum_cap(game: &CopsGame, dir: &Path, processes: usize, workers: usize) -> u64 {
+    (0..processes)
+        .map(|p| {
+            match distributed::bit_band_plan(
+                game,
+                processes,
+                p,
+                workers,
+                true,
+                &limits(dir, Some(1)),
+            ) {
+                Err(Error::TooLarge {
+                    needed, available, ..
+                }) => {
+                    assert_eq!(available, 1);
+                    needed
+                }
+                other => panic!("a 1-byte cap planned: {other:?}"),
+            }
+        })
+        .max()
+        .expect("a process")
+}
+
+/// Every process of a partitioned bit solve of `game` with its band in
+/// scratch files under `dir`, capped at `memory`, as a thread of this test
+/// process; each one's solution.
+fn scratch_cluster(
+    game: &CopsGame,
+    processes: usize,
+    workers: usize,
+    dir: &Path,
+    memory: u64,
+) -> Vec<PartitionedSolution> {
+    let addresses = free_addresses(processes);
+    let options = PartitionOptions {
+        dte_table: true,
+        track: start_state(game),
+        session: 13,
+        backing: Backing::Scratch(dir.to_path_buf()),
+        memory: Some(memory),
+        ..PartitionOptions::default()
+    };
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..processes)
+            .map(|process| {
+                let cluster = Cluster {
+                    addresses: addresses.clone(),
+                    process,
+                    workers,
+                    connect_timeout: Duration::from_secs(30),
+                };
+                let options = &options;
+                scope.spawn(move || distributed::solve_bits(game, &cluster, options))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("process thread").expect("solve"))
+            .collect()
+    })
+}
+
+/// A random map of `rows` x `cols` with walls (one cell in seven) and,
+/// by the dice, exits on the border, and random starts, in the rules of
+/// `variant`; one cop at speed 1.
+fn random_game(rng: &mut Rng, rows: usize, cols: usize, variant: Variant) -> CopsGame {
+    let mut text = format!("{rows} {cols}\n");
+    let mut free = Vec::new();
+    for r in 0..rows {
+        for c in 0..cols {
+            let wall = rng.below(7) == 0;
+            text.push(if wall { '#' } else { '.' });
+            if !wall {
+                free.push((r, c));
+            }
+        }
+        text.push('\n');
+    }
+    let map = parse_map(text.as_bytes(), "random").expect("map");
+    let mut pick = || free[rng.below(free.len())];
+    let placement = Placement {
+        cop: Some(pick()),
+        thief: Some(pick()),
+        exit_rules: if rng.percent(60) {
+            vec![ExitRule::Border]
+        } else {
+            Vec::new()
+        },
+        ..Placement::default()
+    };
+    CopsGame::from_map(
+        &map,
+        &placement,
+        crate::agree::rules(variant),
+        1,
+        Speeds::default(),
+    )
+    .expect("placement")
+}
+
+/// The local bit engine with a distance table and the start tracked: what
+/// every partitioned solve is held against.
+fn local_bits(game: &CopsGame) -> retrograde::Solution {
+    solve(
+        game,
+        &SolveOptions::new(Engine::Bitboard)
+            .with_dte_table(true)
+            .with_tracked_state(start_state(game)),
+    )
+    .expect("local solve")
+}
+
+#[test]
+fn bands_out_of_core_agree_with_the_local_bit_engine_state_by_state() {
+    let dir = crate::support::temp_dir("distributed-bits-scratch");
+    let mut rng = Rng::new(0x5c7a);
+    for k in 0..6usize {
+        let variant = Variant::from_bits(rng.below(64) as u32);
+        // Tall enough that a band of four processes holds more grid rows
+        // than a pass keeps resident: every band pages.
+        let (rows, cols) = (rng.range(68, 80), rng.range(20, 28));
+        let game = random_game(&mut rng, rows, cols, variant);
+        let local = local_bits(&game);
+        for &(processes, workers) in [SHAPES[k % 8], SHAPES[(k + 3) % 8], SHAPES[(k + 6) % 8]]
+            .iter()
+            .chain(if k == 0 { &SHAPES[..] } else { &[] })
+        {
+            let label = format!(
+                "map {k} ({rows} x {cols}) [{variant}], {processes} processes x {workers} workers"
+            );
+            let cap = minimum_cap(&game, &dir, processes, workers);
+            // The cap pages every band: its plan holds it in a file, one
+            // level per pass, with less resident than its bytes.
+            for p in 0..processes {
+                let plan = distributed::bit_band_plan(
+                    &game,
+                    processes,
+                    p,
+                    workers,
+                    true,
+                    &limits(&dir, Some(cap)),
+                )
+                .expect("plan");
+                assert_eq!(plan.backing, Backing::Scratch(dir.clone()), "{label}");
+                let passes = plan.passes.unwrap_or_else(|| {
+                    panic!("{label}: process {p} not paged under {cap}: {plan:?}")
+                });
+                assert_eq!(passes.levels_per_pass, 1, "{label}");
+                assert!(plan.resident < plan.bytes, "{label}: {plan:?}");
+                assert!(plan.resident <= cap, "{label}: {plan:?}");
+            }
+            let parts = scratch_cluster(&game, processes, workers, &dir, cap);
+            let summary = check_parts(&label, &game, &local, &parts, processes);
+            assert_eq!(
+                summary.decided_per_level.len() as u32,
+                local.levels() + 2,
+                "{label}"
+            );
+            assert_eq!(summary.network_bytes == 0, processes == 1, "{label}");
+            // The files were unlinked when made.
+            assert_eq!(std::fs::read_dir(&dir).expect("dir").count(), 0, "{label}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_cap_below_a_bands_minimum_is_refused_naming_both() {
+    let dir = crate::support::temp_dir("distributed-bits-scratch-cap");
+    let mut rng = Rng::new(7);
+    let game = random_game(&mut rng, 40, 20, Variant::from_bits(0));
+    let minimum = minimum_cap(&game, &dir, 2, 1);
+    assert!(distributed::bit_engine_runs(
+        &game,
+        2,
+        1,
+        true,
+        false,
+        &limits(&dir, Some(minimum - 1))
+    ));
+    let cluster = Cluster {
+        addresses: free_addresses(2),
+        process: 0,
+        workers: 1,
+        connect_timeout: Duration::from_secs(5),
+    };
+    let options = PartitionOptions {
+        dte_table: true,
+        backing: Backing::Scratch(dir.clone()),
+        memory: Some(minimum - 1),
+        ..PartitionOptions::default()
+    };
+    // Refused before connecting: no peer needed.
+    match distributed::solve_bits(&game, &cluster, &options) {
+        Err(e @ Error::TooLarge { .. }) => {
+            let text = e.to_string();
+            assert!(text.contains(&format!("needs {minimum} bytes")), "{text}");
+            assert!(
+                text.contains(&format!("give a memory cap of at least {minimum}")),
+                "{text}"
+            );
+        }
+        other => panic!("not refused: {:?}", other.map(|_| ())),
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An open map of `rows` x `cols` saved in `dir`.
+fn open_map(dir: &Path, rows: usize, cols: usize) -> String {
+    let path = dir.join(format!("open-{rows}x{cols}.txt"));
+    std::fs::write(
+        &path,
+        format!(
+            "{rows} {cols}\n{}",
+            format!("{}\n", ".".repeat(cols)).repeat(rows)
+        ),
+    )
+    .expect("map");
+    path.display().to_string()
+}
+
+fn json(out: &std::process::Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("json")
+}
+
+/// The minimum cap `--plan` names for process `process` under a 1-byte
+/// cap, and the refusal's exit status.
+fn planned_minimum(flags: &[&str], processes: usize, process: usize) -> u64 {
+    let (n, i) = (processes.to_string(), process.to_string());
+    let out = cli(&[
+        &["solve"],
+        flags,
+        &[
+            "--processes",
+            &n,
+            "--process",
+            &i,
+            "--memory",
+            "1",
+            "--plan",
+            "--json",
+        ],
+    ]
+    .concat());
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let refused = plan["refused"].as_str().expect("refused").to_string();
+    let at = refused.find("at least ").expect("a minimum") + "at least ".len();
+    refused[at..]
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("bytes")
+}
+
+#[test]
+fn cli_one_cop_with_scratch_runs_the_bit_engine_and_plans_its_band_out_of_core() {
+    let dir = crate::support::temp_dir("distributed-bits-scratch-cli");
+    let scratch = dir.join("scratch");
+    std::fs::create_dir_all(&scratch).expect("scratch");
+    let scratch = scratch.to_str().unwrap();
+    let map = open_map(&dir, 64, 24);
+    let flags = [
+        map.as_str(),
+        "--cop",
+        "0,0",
+        "--thief",
+        "40,20",
+        "--exits",
+        "border",
+        "--dte-table",
+        "--scratch",
+        scratch,
+    ];
+    let local = json(&cli(
+        &[&["solve"], &flags[..], &["--json", "--quiet"]].concat()
+    ));
+    let cap = (0..2).map(|i| planned_minimum(&flags, 2, i)).max().unwrap();
+    let cap_text = cap.to_string();
+    for i in 0..2 {
+        let i = i.to_string();
+        let plan = json(&cli(&[
+            &["solve"],
+            &flags[..],
+            &[
+                "--processes",
+                "2",
+                "--process",
+                &i,
+                "--memory",
+                &cap_text,
+                "--plan",
+                "--json",
+            ],
+        ]
+        .concat()));
+        assert_eq!(plan["engine"], "distributed", "{plan}");
+        assert_eq!(plan["scratch"], scratch, "{plan}");
+        assert_eq!(plan["passes"]["levels_per_pass"], 1, "{plan}");
+        assert!(plan["resident"].as_u64() < plan["bytes"].as_u64(), "{plan}");
+    }
+    let table = dir.join("local.rtb");
+    let saved = cli(&[
+        &["solve"],
+        &flags[..],
+        &["--quiet", "--save", table.to_str().unwrap()],
+    ]
+    .concat());
+    assert!(saved.status.success(), "{saved:?}");
+    for workers in [1, 2] {
+        let shards = dir.join(format!("shards-{workers}.rtb"));
+        let shards_text = shards.display().to_string();
+        let run = [
+            &flags[..],
+            &["--memory", &cap_text, "--json", "--save", &shards_text],
+        ]
+        .concat();
+        let outputs = run_cluster(&dir, 2, workers, &run, false);
+        let err = String::from_utf8_lossy(&outputs[0].stderr);
+        assert!(
+            err.contains("of the bit engine") && err.contains("1 level per pass"),
+            "{err}"
+        );
+        assert!(err.contains(&format!("in files under {scratch}")), "{err}");
+        let report = json(&outputs[0]);
+        assert_eq!(report["kernel"], "bitboard", "{report}");
+        for key in ["result", "dte", "states", "counts", "levels"] {
+            assert_eq!(report[key], local[key], "{key}");
+        }
+        assert_same_table(&format!("{workers} workers"), &table, &shards, 2);
+        let left: Vec<_> = std::fs::read_dir(scratch).expect("scratch").collect();
+        assert!(left.is_empty(), "left in the scratch folder: {left:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A cluster on one box (issue 45, point 4): four processes on loopback,
+/// each capped below what a single process would need for the whole
+/// solve, their bands in scratch files and paged, equal the local solve.
+#[test]
+fn cli_four_processes_out_of_core_under_caps_below_one_process_agree_with_the_local_solve() {
+    let dir = crate::support::temp_dir("distributed-bits-scratch-box");
+    let scratch = dir.join("scratch");
+    std::fs::create_dir_all(&scratch).expect("scratch");
+    let scratch = scratch.to_str().unwrap();
+    let map = open_map(&dir, 96, 32);
+    let flags = [
+        map.as_str(),
+        "--cop",
+        "0,0",
+        "--thief",
+        "48,16",
+        "--exits",
+        "border",
+        "--dte-table",
+        "--scratch",
+        scratch,
+    ];
+    let local_plan = json(&cli(
+        &[&["solve"], &flags[..], &["--plan", "--json"]].concat()
+    ));
+    let one_process = local_plan["bytes"].as_u64().unwrap();
+    let cap = (0..4).map(|i| planned_minimum(&flags, 4, i)).max().unwrap();
+    assert!(cap < one_process / 4, "cap {cap} against {one_process}");
+    let local = json(&cli(
+        &[&["solve"], &flags[..], &["--json", "--quiet"]].concat()
+    ));
+    let cap = cap.to_string();
+    let run = [&flags[..], &["--memory", &cap, "--json", "--quiet"]].concat();
+    let outputs = run_cluster(&dir, 4, 1, &run, false);
+    let report = json(&outputs[0]);
+    for key in ["result", "dte", "states", "counts", "levels"] {
+        assert_eq!(report[key], local[key], "{key}");
+    }
+    assert_eq!(report["kernel"], "bitboard");
+    let peaks = report["peak_memory_per_process"].as_array().expect("peaks");
+    assert_eq!(peaks.len(), 4);
+    assert!(
+        peaks.iter().all(|p| p.as_u64().unwrap() < one_process),
+        "{peaks:?} against {one_process}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
