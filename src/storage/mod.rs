@@ -472,6 +472,40 @@ mod tests {
         assert_eq!(bytes[7].load(Relaxed), 1);
     }
 
+    /// A region with a file window (a partitioned band out of core) keeps
+    /// the window's words through a release (they come back from the
+    /// file, which holds the window alone) and never releases the
+    /// anonymous rest, whose words a release would zero.
+    #[cfg(feature = "distributed")]
+    #[test]
+    fn a_file_window_keeps_its_words_and_the_rest_through_releases() {
+        let page_words = page_size() / 8;
+        let mut region = Region::sparse_with_file::<AtomicU64>(
+            8 * page_words,
+            3 * page_words + 5..5 * page_words,
+            &std::env::temp_dir(),
+            "test",
+        )
+        .expect("region");
+        let file = std::sync::Arc::clone(region.pages.file.as_ref().expect("scratch file"));
+        assert_eq!(file.metadata().expect("metadata").len(), 2 * page_size());
+        let (words, pager) = region.words_with_pager();
+        let at = [1, 3 * page_words + 7, 4 * page_words + 1, 7 * page_words];
+        for (k, &i) in at.iter().enumerate() {
+            words[i as usize] = 10 + k as u64;
+        }
+        pager.release(0..8 * page_words);
+        let read: Vec<u64> = at.iter().map(|&i| words[i as usize]).collect();
+        assert_eq!(read, [10, 11, 12, 13]);
+        region.release(0..8 * page_words, 8);
+        let words = region.atomics::<AtomicU64>();
+        let read: Vec<u64> = at
+            .iter()
+            .map(|&i| words[i as usize].load(Relaxed))
+            .collect();
+        assert_eq!(read, [10, 11, 12, 13]);
+    }
+
     /// A word pager over a private scratch region writes the words changed
     /// through the mutable slice back before it drops their pages, from
     /// another thread too (the bitboard passes' I/O thread): they read
