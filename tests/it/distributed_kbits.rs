@@ -537,10 +537,19 @@ fn cli_several_cops_bit_engine_resumes_a_killed_process() {
     };
     let dir = crate::support::temp_dir("distributed-kbits-kill");
     // 216 cells, 1.0e7 states, hundreds of levels: a kill after the first
-    // snapshots lands mid-solve.
+    // snapshots lands mid-solve. An exit at the corridor's dead end makes
+    // the thief win somewhere, so FORALL reads the thief rows of the other
+    // band that the resume swaps back.
     let map = winding(&dir, 13, 30);
     let map = map.display().to_string();
-    let flags = [map.as_str(), "--cops", "2", "--dte-table"];
+    let flags = [
+        map.as_str(),
+        "--cops",
+        "2",
+        "--exit",
+        "12,29",
+        "--dte-table",
+    ];
     let local = dir.join("local.rtb");
     let out = crate::support::run(
         &[

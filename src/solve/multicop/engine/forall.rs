@@ -10,8 +10,9 @@ impl Engine<'_> {
     /// FORALL on block `t`: the dirty rows of every table (a source
     /// changed), then the table rows that the block's dirty rows read, in
     /// full (an AND over every move), then those rows' ANDs into their open
-    /// cells.
+    /// cells. Kept out of line (see `exists_block`).
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     pub(super) fn forall_block(
         &self,
         source: Source<'_>,
