@@ -149,8 +149,8 @@ impl SeveralCops {
         })
     }
 
-    /// The game read from `solve`'s flags: the arena of the map or graph
-    /// file (`limits.memory` caps an edge list's reading; with
+    /// The game read from `solve`'s flags (`batch --cops K` gives each
+    /// map's): the arena of the map or graph file (`limits.memory` caps an edge list's reading; with
     /// `bitboard`, a local solve by the bitboard engine, a graph whose
     /// arrays cannot fit under `limits` at all is refused before its arena
     /// is built) with the speeds and the lazy rule, `--cops K` cops and the
@@ -160,19 +160,6 @@ impl SeveralCops {
     /// The file's and the placement's refusals, a graph too large, and a
     /// count of `--cop` other than K.
     pub(crate) fn build(
-        args: &SolveArgs,
-        limits: &StorageLimits,
-        bitboard: bool,
-    ) -> Result<SeveralCops> {
-        SeveralCops::build_from(&args.map, &args.game, &args.kcops, limits, bitboard)
-    }
-
-    /// [`SeveralCops::build`] from the file and the flags alone (`batch
-    /// --cops K` builds each map's game so).
-    ///
-    /// # Errors
-    /// As [`SeveralCops::build`].
-    pub(crate) fn build_from(
         map: &Path,
         game_args: &GameArgs,
         kcops: &KCopsArgs,
@@ -216,12 +203,7 @@ impl SeveralCops {
     /// The report of a solve of this game that found `found` in
     /// `seconds`: the local report's keys plus the pieces and, on a
     /// graph, its edges.
-    pub(crate) fn report(&self, args: &SolveArgs, found: Found, seconds: f64) -> SolveReport {
-        self.report_of(&args.map, &args.kcops, found, seconds)
-    }
-
-    /// [`SeveralCops::report`] from the file and the flags alone.
-    pub(crate) fn report_of(
+    pub(crate) fn report(
         &self,
         map: &Path,
         kcops: &KCopsArgs,
@@ -254,16 +236,7 @@ impl SeveralCops {
 
     /// The whole-map summary of `solution` (a solution of this game):
     /// every start placement by verdict, a longest one, the cops' best
-    /// placement; asked for as the one-cop summary is (on in text, off
-    /// with `--json`, `--summary` and `--no-summary` to choose).
-    pub(crate) fn summary(&self, args: &SolveArgs, solution: &Solution) -> Option<PlacementsJson> {
-        if !(args.summary || (!args.json && !args.no_summary)) {
-            return None;
-        }
-        Some(self.placements(solution))
-    }
-
-    /// The whole-map summary of `solution`, asked for or not.
+    /// placement.
     pub(crate) fn placements(&self, solution: &Solution) -> PlacementsJson {
         let tally = self
             .game

@@ -111,7 +111,7 @@ pub(super) fn check(args: &BatchArgs) -> Result<(), UsageError> {
 
 /// One map's several-cops game, as `solve --cops K` builds it.
 fn build(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<SeveralCops> {
-    SeveralCops::build_from(
+    SeveralCops::build(
         path,
         &args.game,
         &args.kcops,
@@ -206,7 +206,7 @@ fn summary_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<R
     let options = options.with_plan(&plan);
     let solution = solve(game, &options)?;
     let found = solving::found(&solution, several.game.start_state(), config);
-    let report = several.report_of(path, &args.kcops, found, started.elapsed().as_secs_f64());
+    let report = several.report(path, &args.kcops, found, started.elapsed().as_secs_f64());
     let summary = several.placements(&solution);
     Ok(Row {
         result: report.result,
@@ -232,7 +232,7 @@ fn summary_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<R
 /// not fit `--memory` ends the search and fails the row (a later
 /// `--resume` with more memory tries it again).
 fn cop_number_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<Row> {
-    let several = SeveralCops::build_from(path, &args.game, &args.kcops, &config.limits(), false)?;
+    let several = SeveralCops::build(path, &args.game, &args.kcops, &config.limits(), false)?;
     let arena = several.arena();
     if arena.cells() == 0 {
         anyhow::bail!("a map with no free cell has no cop number");
