@@ -4,9 +4,9 @@
 //! content), the starts of K cops (flags or the map's letters), the
 //! refusals of `--lazy`, the fields its checkpoints add to the
 //! fingerprint, and what only it reports: the pieces, a graph's vertices.
-//! Not a command: the local solve (`solve/cops.rs`) and the partitioned one
-//! (`distributed.rs`) both build the game here, so neither imports the
-//! other.
+//! Not a command: the local solve (`solve/play.rs`), the partitioned one
+//! (`distributed/`) and `batch --cops K` build the game here, so none
+//! imports another.
 
 use std::path::Path;
 
@@ -118,18 +118,20 @@ impl SeveralCops {
         }
     }
 
-    /// The cops, speeds and starts for the report.
-    fn pieces_json(&self, kcops: &KCopsArgs) -> PiecesJson {
+    /// The cops' starts as JSON, in ascending order.
+    fn sorted_cops(&self) -> Vec<serde_json::Value> {
         let mut sorted = self.cops.clone();
         sorted.sort_unstable();
+        sorted.iter().map(|&c| self.show(c)).collect()
+    }
+
+    /// The cops, speeds and starts for the report.
+    fn pieces_json(&self, kcops: &KCopsArgs) -> PiecesJson {
         PiecesJson {
             cops: kcops.k(),
             cop_speed: kcops.speeds.cop_speed,
             thief_speed: kcops.speeds.thief_speed,
-            start_cops: self
-                .game
-                .start()
-                .map(|_| sorted.iter().map(|&c| self.show(c)).collect()),
+            start_cops: self.game.start().map(|_| self.sorted_cops()),
             start_thief: self.game.start().and(self.thief).map(|t| self.show(t)),
             lazy: kcops.lazy,
         }
@@ -139,11 +141,9 @@ impl SeveralCops {
     /// ascending order, as `start_cops` lists them.
     fn start_json(&self) -> Option<StartJson> {
         let thief = self.game.start().and(self.thief)?;
-        let mut sorted = self.cops.clone();
-        sorted.sort_unstable();
         let turn = self.game.rules().first_mover();
         Some(StartJson {
-            cops: sorted.iter().map(|&c| self.show(c)).collect(),
+            cops: self.sorted_cops(),
             thief: self.show(thief),
             turn: turn.as_str(),
         })
@@ -222,15 +222,7 @@ impl SeveralCops {
             edges,
             pieces: Some(self.pieces_json(kcops)),
             start: self.start_json(),
-            ..SolveReport::of(
-                map,
-                format,
-                &self.game,
-                self.game.rules().thief_first,
-                board,
-                found,
-                seconds,
-            )
+            ..SolveReport::of(map, format, &self.game, board, found, seconds)
         }
     }
 

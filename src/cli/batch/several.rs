@@ -181,18 +181,11 @@ pub(super) fn run_maps(
 fn summary_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<Row> {
     let started = Instant::now();
     let several = build(args, config, path)?;
-    let (game, arena) = (&several.game, several.arena());
-    let grid = arena.grid();
+    let game = &several.game;
     let row = Row {
-        format: Some(several.format()),
-        width: grid.map(retrograde::Grid::width),
-        height: grid.map(retrograde::Grid::height),
-        cells: Some(u64::from(arena.cells())),
-        exits: Some(arena.exit_count() as u64),
         states: Some(game.state_count()),
         cops: Some(game.cops()),
-        status: OK.to_string(),
-        ..Row::new(path, "")
+        ..arena_row(&several, path)
     };
     if args.max_states.is_some_and(|max| game.state_count() > max) {
         return Ok(Row {
@@ -257,13 +250,7 @@ fn cop_number_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Resul
             o.cops - 1
         );
     }
-    let grid = arena.grid();
     Ok(Row {
-        format: Some(several.format()),
-        width: grid.map(retrograde::Grid::width),
-        height: grid.map(retrograde::Grid::height),
-        cells: Some(u64::from(arena.cells())),
-        exits: Some(arena.exit_count() as u64),
         cops: r.cop_number,
         cop_number: r.cop_number,
         best_placement: r.cop_number.map(|_| BestPlacementJson {
@@ -273,9 +260,24 @@ fn cop_number_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Resul
         }),
         engine: Some("copnumber"),
         threads: Some(config.threads),
+        ..arena_row(&several, path)
+    })
+}
+
+/// The row of a map's several-cops game before its results: the file's
+/// format, the grid's size, the cells and exits.
+fn arena_row(several: &SeveralCops, path: &Path) -> Row {
+    let arena = several.arena();
+    let grid = arena.grid();
+    Row {
+        format: Some(several.format()),
+        width: grid.map(retrograde::Grid::width),
+        height: grid.map(retrograde::Grid::height),
+        cells: Some(u64::from(arena.cells())),
+        exits: Some(arena.exit_count() as u64),
         status: OK.to_string(),
         ..Row::new(path, "")
-    })
+    }
 }
 
 /// Prints one line per map of a `--copnumber` batch (sorted by path) and
