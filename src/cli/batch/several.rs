@@ -206,11 +206,7 @@ fn summary_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<R
         dte: report.dte,
         counts: Some(report.counts),
         placements: Some(summary.placements),
-        share: (summary.placements > 0).then_some(super::results::Share {
-            cop_wins: summary.share.cop_wins,
-            thief_escapes: summary.share.thief_escapes,
-            draw: summary.share.draw,
-        }),
+        share: (summary.placements > 0).then_some(summary.share),
         longest_placement: summary.longest,
         best_placement: summary.best_placement,
         engine: Some(report.engine),
