@@ -20,10 +20,10 @@ use crate::cli::solving::{self, check_outputs, not_a_map, SolveArgs};
 
 /// The game of a solve, as its flags read it.
 pub(super) enum Play {
-    /// One cop at speed 1 on a map: its map, its checked scenario, and the
-    /// game once built.
+    /// One cop at speed 1 on a map: its map (boxed: the variants keep
+    /// near one size), its checked scenario, and the game once built.
     One {
-        map: Map,
+        map: Box<Map>,
         scenario: Option<Checked>,
         game: Option<CopsGame>,
     },
@@ -68,7 +68,7 @@ pub(super) fn setup(args: &SolveArgs, config: &EngineConfig) -> Result<(Play, Ta
     let game = None;
     Ok((
         Play::One {
-            map,
+            map: Box::new(map),
             scenario,
             game,
         },
