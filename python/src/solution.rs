@@ -14,50 +14,6 @@ use crate::errors::guard;
 use crate::heatmap::{self, Fixed};
 use crate::save::save;
 
-/// The game a `Solution` solved, one cop or several: the library's cops
-/// game, as `solve` built it.
-pub struct Solved(pub CopsGame);
-
-impl Solved {
-    /// The start state, if the game has one.
-    pub fn start(&self) -> Option<u64> {
-        self.0.start().map(|p| self.0.index(&p))
-    }
-
-    fn k(&self) -> u32 {
-        self.0.cops()
-    }
-
-    fn grid(&self) -> &Grid {
-        self.0.grid().expect("built from a map")
-    }
-
-    fn first_mover(&self) -> Turn {
-        self.0.rules().first_mover()
-    }
-
-    /// The state of cells of the game (the cops in any order).
-    fn state(&self, cops: &[u32], thief: u32, turn: Turn) -> u64 {
-        let cops = Cops::new(cops).expect("1 to MAX_COPS cops, checked by the caller");
-        self.0.index(&Position { cops, thief, turn })
-    }
-
-    /// The cops' and the thief's cells of state `s`.
-    fn cells_of(&self, s: u64) -> (Vec<u32>, u32) {
-        let p = self.0.position(s);
-        (p.cops.to_vec(), p.thief)
-    }
-
-    /// The table `save` writes, as the CLI's `--save` writes it.
-    fn write(
-        &self,
-        solution: &retrograde::Solution,
-        mut out: &mut dyn std::io::Write,
-    ) -> std::io::Result<()> {
-        retrograde::write_tablebase(&self.0, solution, "bitboard", &mut out).map(drop)
-    }
-}
-
 /// A solved game of any number of cops: values and distances of every
 /// state.
 ///
@@ -68,14 +24,29 @@ impl Solved {
 /// mover). Values are `"win"`, `"loss"`, `"draw"` for the player to move.
 #[pyclass(module = "retrograde", frozen)]
 pub struct Solution {
-    pub game: Solved,
+    /// The game solved, as `solve` built it (from a map).
+    pub game: CopsGame,
     pub solution: retrograde::Solution,
     pub distances: bool,
 }
 
 impl Solution {
+    fn grid(&self) -> &Grid {
+        self.game.grid().expect("built from a map")
+    }
+
     fn cells(&self) -> Cells<'_> {
-        Cells::Map(self.game.grid())
+        Cells::Map(self.grid())
+    }
+
+    /// The state of cells of the game (the cops in any order).
+    fn state_of(&self, cops: &[u32], thief: u32, turn: Turn) -> u64 {
+        let cops = Cops::new(cops).expect("1 to MAX_COPS cops, checked by the caller");
+        self.game.index(&Position { cops, thief, turn })
+    }
+
+    fn first_mover(&self) -> Turn {
+        self.game.rules().first_mover()
     }
 
     fn state(
@@ -85,10 +56,10 @@ impl Solution {
         turn: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<u64> {
         let cells = self.cells();
-        let c = cells.cops(self.game.k(), cop, false)?;
+        let c = cells.cops(self.game.cops(), cop, false)?;
         let t = cells.cell("thief", thief, false)?;
-        let turn = args::turn_or(turn, self.game.first_mover())?;
-        Ok(self.game.state(&c, t, turn))
+        let turn = args::turn_or(turn, self.first_mover())?;
+        Ok(self.state_of(&c, t, turn))
     }
 
     fn dte_of(&self, s: u64) -> Option<u32> {
@@ -105,19 +76,19 @@ impl Solution {
 
 impl crate::probe_many::Probed for Solution {
     fn cops(&self) -> usize {
-        self.game.k() as usize
+        self.game.cops() as usize
     }
     fn grid(&self) -> Option<&Grid> {
-        Some(self.game.grid())
+        self.game.grid()
     }
     fn cells(&self) -> u32 {
-        self.game.grid().cells() as u32
+        Solution::grid(self).cells() as u32
     }
     fn states(&self) -> u64 {
         self.solution.states()
     }
     fn state(&self, cops: &[u32], thief: u32, turn: Turn) -> u64 {
-        self.game.state(cops, thief, turn)
+        self.state_of(cops, thief, turn)
     }
     fn probe(&self, s: u64) -> retrograde::Result<(i8, i32)> {
         let (value, dte) = Solution::probe(self, s);
@@ -190,13 +161,13 @@ impl Solution {
         let s = self.state(cop, thief, turn)?;
         // States of the cops' turn are even.
         let cops_move = s & 1 == 0;
-        let moves = retrograde::best_moves(&self.game.0, &self.solution, s);
+        let moves = retrograde::best_moves(&self.game, &self.solution, s);
         moves
             .unwrap_or_default()
             .into_iter()
             .map(|t| {
-                let (c, q) = self.game.cells_of(t);
-                self.cells().moved_out(py, cops_move, &c, q)
+                let p = self.game.position(t);
+                self.cells().moved_out(py, cops_move, &p.cops, p.thief)
             })
             .collect()
     }
@@ -213,7 +184,7 @@ impl Solution {
     /// `cops_at` or a map without a thief start).
     #[getter]
     fn start(&self) -> Option<(&'static str, Option<u32>)> {
-        let (v, d) = self.probe(self.game.start()?);
+        let (v, d) = self.probe(self.game.start_state()?);
         Some((v.as_str(), d))
     }
 
@@ -221,14 +192,14 @@ impl Solution {
     /// `None` without a start.
     #[getter]
     fn verdict(&self) -> Option<&'static str> {
-        let value = self.solution.outcome(self.game.start()?);
-        Some(self.game.0.verdict(value).as_str())
+        let value = self.solution.outcome(self.game.start_state()?);
+        Some(self.game.verdict(value).as_str())
     }
 
     /// The number of cops.
     #[getter]
     fn cops(&self) -> u32 {
-        self.game.k()
+        self.game.cops()
     }
 
     /// Number of states (2 x cells x cop multisets; 2 x cells^2 for one
@@ -266,21 +237,21 @@ impl Solution {
         thief: Option<&Bound<'_, PyAny>>,
         turn: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
-        let turn = args::turn_or(turn, self.game.first_mover())?;
+        let turn = args::turn_or(turn, self.first_mover())?;
         // `cops` is `cop=` given by position: both is no one side.
         let sides = match cops.and(cop) {
             Some(_) => (None, None),
             None => (cops.or(cop), thief),
         };
-        let k = self.game.k();
+        let k = self.game.cops();
         let several = format!("with {k} cops it maps the thief's cells: give the cops' cells");
         let fixed = heatmap::fixed(self.cells(), k, sides, false, &several)?;
         // The state of each cell `x` of the side not fixed.
         let state = |x| match &fixed {
-            Fixed::Cops(c) => self.game.state(c, x, turn),
-            Fixed::Thief(t) => self.game.state(&[x], *t, turn),
+            Fixed::Cops(c) => self.state_of(c, x, turn),
+            Fixed::Thief(t) => self.state_of(&[x], *t, turn),
         };
-        let probes = (0..self.game.grid().cells() as u32).map(|x| self.probe(state(x)));
+        let probes = (0..self.grid().cells() as u32).map(|x| self.probe(state(x)));
         guard(|| Ok(heatmap::arrays(py, self.cells(), probes)))
     }
 
@@ -291,12 +262,15 @@ impl Solution {
     /// never replaced, and a symbolic link is written through (its target
     /// replaced).
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        py.detach(|| guard(|| save(path, |out| self.game.write(&self.solution, out))))
+        let write = |mut out: &mut dyn std::io::Write| {
+            retrograde::write_tablebase(&self.game, &self.solution, "bitboard", &mut out).map(drop)
+        };
+        py.detach(|| guard(|| save(path, write)))
     }
 
     fn __repr__(&self) -> String {
         let c = self.solution.counts();
-        let k = self.game.k();
+        let k = self.game.cops();
         format!(
             "<retrograde.Solution {}{} states: {} win, {} loss, {} draw; start {}>",
             if k > 1 {

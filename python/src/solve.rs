@@ -13,7 +13,7 @@ use crate::args::threads_arg;
 use crate::cells::{cell, At};
 use crate::errors::to_py;
 use crate::map::{Map, Rules};
-use crate::solution::{Solution, Solved};
+use crate::solution::Solution;
 use crate::worker;
 
 /// A map argument: a `Map`, or the path of a map file (read as
@@ -96,7 +96,7 @@ pub fn solve(
     let start = game.start().map(|p| game.index(&p));
     let solution = run_solve(py, &game, start, distances, threads, &limits)?;
     Ok(Solution {
-        game: Solved(game),
+        game,
         solution,
         distances,
     })

@@ -4,9 +4,9 @@
 //! content), the starts of K cops (flags or the map's letters), the
 //! refusals of `--lazy`, the fields its checkpoints add to the
 //! fingerprint, and what only it reports: the pieces, a graph's vertices.
-//! Not a command: the local solve (`solve/cops.rs`) and the partitioned one
-//! (`distributed.rs`) both build the game here, so neither imports the
-//! other.
+//! Not a command: the local solve (`solve/play.rs`), the partitioned one
+//! (`distributed/`) and `batch --cops K` build the game here, so none
+//! imports another.
 
 use std::path::Path;
 
@@ -118,18 +118,20 @@ impl SeveralCops {
         }
     }
 
-    /// The cops, speeds and starts for the report.
-    fn pieces_json(&self, kcops: &KCopsArgs) -> PiecesJson {
+    /// The cops' starts as JSON, in ascending order.
+    fn sorted_cops(&self) -> Vec<serde_json::Value> {
         let mut sorted = self.cops.clone();
         sorted.sort_unstable();
+        sorted.iter().map(|&c| self.show(c)).collect()
+    }
+
+    /// The cops, speeds and starts for the report.
+    fn pieces_json(&self, kcops: &KCopsArgs) -> PiecesJson {
         PiecesJson {
             cops: kcops.k(),
             cop_speed: kcops.speeds.cop_speed,
             thief_speed: kcops.speeds.thief_speed,
-            start_cops: self
-                .game
-                .start()
-                .map(|_| sorted.iter().map(|&c| self.show(c)).collect()),
+            start_cops: self.game.start().map(|_| self.sorted_cops()),
             start_thief: self.game.start().and(self.thief).map(|t| self.show(t)),
             lazy: kcops.lazy,
         }
@@ -139,18 +141,16 @@ impl SeveralCops {
     /// ascending order, as `start_cops` lists them.
     fn start_json(&self) -> Option<StartJson> {
         let thief = self.game.start().and(self.thief)?;
-        let mut sorted = self.cops.clone();
-        sorted.sort_unstable();
         let turn = self.game.rules().first_mover();
         Some(StartJson {
-            cops: sorted.iter().map(|&c| self.show(c)).collect(),
+            cops: self.sorted_cops(),
             thief: self.show(thief),
             turn: turn.as_str(),
         })
     }
 
-    /// The game read from `solve`'s flags: the arena of the map or graph
-    /// file (`limits.memory` caps an edge list's reading; with
+    /// The game read from `solve`'s flags (`batch --cops K` gives each
+    /// map's): the arena of the map or graph file (`limits.memory` caps an edge list's reading; with
     /// `bitboard`, a local solve by the bitboard engine, a graph whose
     /// arrays cannot fit under `limits` at all is refused before its arena
     /// is built) with the speeds and the lazy rule, `--cops K` cops and the
@@ -160,19 +160,6 @@ impl SeveralCops {
     /// The file's and the placement's refusals, a graph too large, and a
     /// count of `--cop` other than K.
     pub(crate) fn build(
-        args: &SolveArgs,
-        limits: &StorageLimits,
-        bitboard: bool,
-    ) -> Result<SeveralCops> {
-        SeveralCops::build_from(&args.map, &args.game, &args.kcops, limits, bitboard)
-    }
-
-    /// [`SeveralCops::build`] from the file and the flags alone (`batch
-    /// --cops K` builds each map's game so).
-    ///
-    /// # Errors
-    /// As [`SeveralCops::build`].
-    pub(crate) fn build_from(
         map: &Path,
         game_args: &GameArgs,
         kcops: &KCopsArgs,
@@ -216,12 +203,7 @@ impl SeveralCops {
     /// The report of a solve of this game that found `found` in
     /// `seconds`: the local report's keys plus the pieces and, on a
     /// graph, its edges.
-    pub(crate) fn report(&self, args: &SolveArgs, found: Found, seconds: f64) -> SolveReport {
-        self.report_of(&args.map, &args.kcops, found, seconds)
-    }
-
-    /// [`SeveralCops::report`] from the file and the flags alone.
-    pub(crate) fn report_of(
+    pub(crate) fn report(
         &self,
         map: &Path,
         kcops: &KCopsArgs,
@@ -240,30 +222,13 @@ impl SeveralCops {
             edges,
             pieces: Some(self.pieces_json(kcops)),
             start: self.start_json(),
-            ..SolveReport::of(
-                map,
-                format,
-                &self.game,
-                self.game.rules().thief_first,
-                board,
-                found,
-                seconds,
-            )
+            ..SolveReport::of(map, format, &self.game, board, found, seconds)
         }
     }
 
     /// The whole-map summary of `solution` (a solution of this game):
     /// every start placement by verdict, a longest one, the cops' best
-    /// placement; asked for as the one-cop summary is (on in text, off
-    /// with `--json`, `--summary` and `--no-summary` to choose).
-    pub(crate) fn summary(&self, args: &SolveArgs, solution: &Solution) -> Option<PlacementsJson> {
-        if !(args.summary || (!args.json && !args.no_summary)) {
-            return None;
-        }
-        Some(self.placements(solution))
-    }
-
-    /// The whole-map summary of `solution`, asked for or not.
+    /// placement.
     pub(crate) fn placements(&self, solution: &Solution) -> PlacementsJson {
         let tally = self
             .game

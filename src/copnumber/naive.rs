@@ -236,34 +236,23 @@ fn draws_are_draws_and_the_start_distance_is_recorded() {
     // A 5-cycle: one cop never catches the thief (all draws at thief to
     // move and cops to move away from capture).
     let a = Arena::from_edges(5, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)]).unwrap();
-    let start = Position {
-        cops: Cops::one(0),
-        thief: 2,
-        turn: Turn::Cop,
-    };
-    let sol = solve_kcops(
-        &a,
-        &KcopOptions {
-            cops: 1,
+    let from = |cops: &[u32]| {
+        let start = Position {
+            cops: Cops::new(cops).expect("one or two cops"),
+            thief: 2,
+            turn: Turn::Cop,
+        };
+        let options = KcopOptions {
+            cops: cops.len(),
             start: Some(start),
             ..KcopOptions::default()
-        },
-    );
+        };
+        (start, solve_kcops(&a, &options))
+    };
+    let (start, sol) = from(&[0]);
     assert_eq!(sol.value(&start).0, Outcome::Draw);
     assert_eq!(sol.start_dte, None);
-    let two = Position {
-        cops: Cops::new(&[4, 0]).expect("two cops"),
-        thief: 2,
-        turn: Turn::Cop,
-    };
-    let sol = solve_kcops(
-        &a,
-        &KcopOptions {
-            cops: 2,
-            start: Some(two),
-            ..KcopOptions::default()
-        },
-    );
+    let (two, sol) = from(&[4, 0]);
     assert_eq!(sol.value(&two).0, Outcome::Win);
     assert_eq!(sol.start_dte, Some(3));
 }

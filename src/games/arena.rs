@@ -210,37 +210,34 @@ impl Arena {
     /// clamped to [`MAX_SPEED`]).
     #[must_use]
     pub fn with_speeds(self, cop_speed: u32, thief_speed: u32) -> Arena {
-        let (c, t) = (
+        let passes = (self.cop_passes, self.thief_passes);
+        let speeds = (
             cop_speed.clamp(1, MAX_SPEED),
             thief_speed.clamp(1, MAX_SPEED),
         );
-        let passes = (self.cop_passes, self.thief_passes);
-        let lazy = self.lazy;
-        Arena::build(
-            self.n,
-            self.cop_steps,
-            self.thief_steps,
-            self.exit,
-            passes,
-            (c, t),
-            self.grid,
-        )
-        .with_lazy(lazy)
+        self.rebuilt(passes, speeds)
     }
 
     /// The same arena with these pass flags.
     #[must_use]
     pub fn with_passes(self, cop_passes: bool, thief_passes: bool) -> Arena {
         let speeds = (self.cop_speed, self.thief_speed);
+        self.rebuilt((cop_passes, thief_passes), speeds)
+    }
+
+    /// The same arena with these passes and speeds (its reach sets walked
+    /// again), lazy as it was.
+    fn rebuilt(self, passes: (bool, bool), speeds: (u32, u32)) -> Arena {
         let lazy = self.lazy;
+        let (n, exit, grid) = (self.n, self.exit, self.grid);
         Arena::build(
-            self.n,
+            n,
             self.cop_steps,
             self.thief_steps,
-            self.exit,
-            (cop_passes, thief_passes),
+            exit,
+            passes,
             speeds,
-            self.grid,
+            grid,
         )
         .with_lazy(lazy)
     }

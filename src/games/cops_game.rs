@@ -457,6 +457,12 @@ mod tests {
             .collect()
     }
 
+    /// The game of `k` cops on `MAP` under `rules` and `speeds`.
+    fn on_map(rules: Rules, k: u32, speeds: Speeds) -> CopsGame {
+        let map = parse_map(MAP, "inline").unwrap();
+        CopsGame::from_map(&map, &Placement::default(), rules, k, speeds).unwrap()
+    }
+
     /// One cop at speed 1 on a map is the grid game, with the map's start;
     /// the same board as several cops' arena game with k = 1 gives the same
     /// values and distances state by state (both index `(P * C + T) * 2 +
@@ -465,8 +471,7 @@ mod tests {
     fn one_cop_on_a_map_is_the_grid_game_and_equals_the_arena_game() {
         let map = parse_map(MAP, "inline").unwrap();
         let rules = Rules::default();
-        let game =
-            CopsGame::from_map(&map, &Placement::default(), rules, 1, Speeds::default()).unwrap();
+        let game = on_map(rules, 1, Speeds::default());
         assert!(game.grid_game().is_some());
         let start = game.start().expect("the map's starts");
         assert_eq!((start.cops.as_slice(), start.thief), (&[0][..], 4));
@@ -476,7 +481,7 @@ mod tests {
             lazy: true,
             ..Speeds::default()
         };
-        let arena = CopsGame::from_map(&map, &Placement::default(), rules, 1, lazy).unwrap();
+        let arena = on_map(rules, 1, lazy);
         assert!(arena.grid_game().is_none() && arena.start().is_none());
         assert_eq!(solved(&arena), solved(&grid));
     }
@@ -485,22 +490,14 @@ mod tests {
     /// mover's, for one cop and for two.
     #[test]
     fn positions_and_indices_round_trip() {
-        let map = parse_map(MAP, "inline").unwrap();
         let thief_first = Rules {
             thief_first: true,
             ..Rules::default()
         };
         for k in [1, 2] {
-            let game = CopsGame::from_map(
-                &map,
-                &Placement::default(),
-                thief_first,
-                k,
-                Speeds::default(),
-            )
-            .unwrap()
-            .with_start(&vec![3; k as usize], 0)
-            .unwrap();
+            let game = on_map(thief_first, k, Speeds::default())
+                .with_start(&vec![3; k as usize], 0)
+                .unwrap();
             assert_eq!(game.cops(), k);
             for s in 0..game.state_count() {
                 assert_eq!(game.index(&game.position(s)), s);
@@ -514,15 +511,7 @@ mod tests {
     /// A start of the wrong number of cops or off the cells is refused.
     #[test]
     fn bad_starts_are_refused() {
-        let map = parse_map(MAP, "inline").unwrap();
-        let game = CopsGame::from_map(
-            &map,
-            &Placement::default(),
-            Rules::default(),
-            2,
-            Speeds::default(),
-        )
-        .unwrap();
+        let game = on_map(Rules::default(), 2, Speeds::default());
         let cells = game.cells();
         assert!(game.clone().with_start(&[0], 1).is_err());
         assert!(game.clone().with_start(&[0, cells], 1).is_err());

@@ -132,18 +132,24 @@ mod tests {
                     assert_eq!(order.state_index(f), s);
                 }
                 for range in [0..states, 3..states - 1, 7..8, 5..5] {
-                    let mut next = range.start;
-                    for run in order.runs(range.clone()) {
-                        assert_eq!(run.file, next);
-                        for i in 0..run.len {
-                            assert_eq!(order.state_index(run.file + i), run.state + i);
-                        }
-                        next += run.len;
-                    }
-                    assert_eq!(next, range.end.max(range.start));
+                    check_runs(&order, range);
                 }
             }
         }
+    }
+
+    /// The runs of `range` cover it in file order, each state where the
+    /// order puts it.
+    fn check_runs(order: &StateOrder, range: std::ops::Range<u64>) {
+        let mut next = range.start;
+        for run in order.runs(range.clone()) {
+            assert_eq!(run.file, next);
+            for i in 0..run.len {
+                assert_eq!(order.state_index(run.file + i), run.state + i);
+            }
+            next += run.len;
+        }
+        assert_eq!(next, range.end.max(range.start));
     }
 
     /// The index the format documents: 10 cells in tiles of 4 (the last
@@ -176,15 +182,7 @@ mod tests {
                 assert_eq!(f, first + alone.file_index(s - first));
                 assert_eq!(band.state_index(f), s);
             }
-            let mut next = states.start;
-            for run in band.runs(states.clone()) {
-                assert_eq!(run.file, next);
-                for i in 0..run.len {
-                    assert_eq!(band.state_index(run.file + i), run.state + i);
-                }
-                next += run.len;
-            }
-            assert_eq!(next, states.end);
+            check_runs(&band, states);
         }
     }
 

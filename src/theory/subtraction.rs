@@ -173,25 +173,18 @@ impl SubtractionGame {
     /// `g(n)` from the values `0..n`; `seen` is scratch of length `|S| + 1`,
     /// all false on entry and on exit.
     fn next_value(&self, values: &[u32], n: usize, seen: &mut [bool]) -> u32 {
-        for &m in &self.moves {
-            if m as usize > n {
-                break;
+        // The moves are sorted: those up to `n` are a prefix.
+        let mark = |seen: &mut [bool], on: bool| {
+            for &m in self.moves.iter().take_while(|&&m| m as usize <= n) {
+                let v = values[n - m as usize] as usize;
+                if v < seen.len() {
+                    seen[v] = on;
+                }
             }
-            let v = values[n - m as usize] as usize;
-            if v < seen.len() {
-                seen[v] = true;
-            }
-        }
+        };
+        mark(seen, true);
         let mex = seen.iter().position(|&s| !s).unwrap_or(seen.len());
-        for &m in &self.moves {
-            if m as usize > n {
-                break;
-            }
-            let v = values[n - m as usize] as usize;
-            if v < seen.len() {
-                seen[v] = false;
-            }
-        }
+        mark(seen, false);
         mex as u32
     }
 

@@ -14,7 +14,9 @@ use serde::Serialize;
 
 use crate::cli::common::UsageError;
 use crate::cli::export::{csv_record, opt};
-use crate::cli::output::{write_atomically, BestPlacementJson, CountsJson, LongestPlacementJson};
+use crate::cli::output::{
+    write_atomically, BestPlacementJson, CountsJson, LongestJson, LongestPlacementJson, ShareJson,
+};
 
 /// The `status` of a row whose map was solved.
 pub(super) const OK: &str = "ok";
@@ -46,28 +48,6 @@ impl OutFormat {
             ))),
         }
     }
-}
-
-/// Shares of the start pairs by verdict, as fractions of `pairs`.
-#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
-pub(super) struct Share {
-    /// Pairs the cop wins.
-    pub(super) cop_wins: f64,
-    /// Pairs the thief escapes from.
-    pub(super) thief_escapes: f64,
-    /// Pairs drawn (the thief evades forever).
-    pub(super) draw: f64,
-}
-
-/// A start pair with the longest distance to end.
-#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Longest {
-    /// Its distance to end in plies.
-    pub(super) dte: u32,
-    /// The cop's cell as [row, column].
-    pub(super) cop: [usize; 2],
-    /// The thief's cell as [row, column].
-    pub(super) thief: [usize; 2],
 }
 
 /// One row of the results file: a map and what became of it.
@@ -117,10 +97,10 @@ pub(super) struct Row {
     /// the rules (the cop unless --thief-first) to move.
     pub(super) pairs: Option<u64>,
     /// How the start pairs split by verdict (null when there are none).
-    pub(super) share: Option<Share>,
+    pub(super) share: Option<ShareJson>,
     /// One start pair at the largest distance to end (the smallest state
     /// index among them).
-    pub(super) longest: Option<Longest>,
+    pub(super) longest: Option<LongestJson>,
     /// Several cops (`--cops K`, `--copnumber`): the number of cops of
     /// the summary or of the cop number's placement; null in one-cop rows.
     pub(super) cops: Option<u32>,

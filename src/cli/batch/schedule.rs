@@ -16,10 +16,10 @@ use anyhow::Result;
 use rayon::prelude::*;
 use retrograde::{load_map, CopsGame, Engine, Map};
 
-use super::results::{Longest, Row, Share, Sink, OK, TOO_LARGE};
+use super::results::{Row, Sink, OK, TOO_LARGE};
 use super::scen::{with_pair, Pairs};
 use crate::cli::common::{peak_memory, worker_pool, EngineConfig, GameArgs};
-use crate::cli::output::{stop_requested, OutputTarget};
+use crate::cli::output::{stop_requested, OutputTarget, SummaryJson};
 use crate::cli::progress::{MapsProgress, Reporter};
 use crate::cli::solving::{save_table, solve_loaded};
 
@@ -294,19 +294,10 @@ fn solve_job(job: &Job, batch: &Batch<'_>, config: &EngineConfig, reporter: &Rep
         .game
         .start_pairs(&solved.solution)
         .expect("one cop on a map");
-    let share = (pairs.pairs > 0).then(|| {
-        let fraction = |count: u64| count as f64 / pairs.pairs as f64;
-        Share {
-            cop_wins: fraction(pairs.cop_wins),
-            thief_escapes: fraction(pairs.thief_escapes),
-            draw: fraction(pairs.draws),
-        }
-    });
-    let longest = pairs.longest.map(|l| Longest {
-        dte: l.dte.plies(),
-        cop: [l.cop.0, l.cop.1],
-        thief: [l.thief.0, l.thief.1],
-    });
+    // As `solve --summary` gives them; no share of no pairs.
+    let summary = SummaryJson::new(&pairs, false);
+    let share = (pairs.pairs > 0).then_some(summary.share);
+    let longest = summary.longest;
     let report = &solved.report;
     let row = Row {
         format: Some(report.format),

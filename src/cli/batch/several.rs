@@ -111,7 +111,7 @@ pub(super) fn check(args: &BatchArgs) -> Result<(), UsageError> {
 
 /// One map's several-cops game, as `solve --cops K` builds it.
 fn build(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<SeveralCops> {
-    SeveralCops::build_from(
+    SeveralCops::build(
         path,
         &args.game,
         &args.kcops,
@@ -181,18 +181,11 @@ pub(super) fn run_maps(
 fn summary_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<Row> {
     let started = Instant::now();
     let several = build(args, config, path)?;
-    let (game, arena) = (&several.game, several.arena());
-    let grid = arena.grid();
+    let game = &several.game;
     let row = Row {
-        format: Some(several.format()),
-        width: grid.map(retrograde::Grid::width),
-        height: grid.map(retrograde::Grid::height),
-        cells: Some(u64::from(arena.cells())),
-        exits: Some(arena.exit_count() as u64),
         states: Some(game.state_count()),
         cops: Some(game.cops()),
-        status: OK.to_string(),
-        ..Row::new(path, "")
+        ..arena_row(&several, path)
     };
     if args.max_states.is_some_and(|max| game.state_count() > max) {
         return Ok(Row {
@@ -206,18 +199,14 @@ fn summary_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<R
     let options = options.with_plan(&plan);
     let solution = solve(game, &options)?;
     let found = solving::found(&solution, several.game.start_state(), config);
-    let report = several.report_of(path, &args.kcops, found, started.elapsed().as_secs_f64());
+    let report = several.report(path, &args.kcops, found, started.elapsed().as_secs_f64());
     let summary = several.placements(&solution);
     Ok(Row {
         result: report.result,
         dte: report.dte,
         counts: Some(report.counts),
         placements: Some(summary.placements),
-        share: (summary.placements > 0).then_some(super::results::Share {
-            cop_wins: summary.share.cop_wins,
-            thief_escapes: summary.share.thief_escapes,
-            draw: summary.share.draw,
-        }),
+        share: (summary.placements > 0).then_some(summary.share),
         longest_placement: summary.longest,
         best_placement: summary.best_placement,
         engine: Some(report.engine),
@@ -232,7 +221,7 @@ fn summary_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<R
 /// not fit `--memory` ends the search and fails the row (a later
 /// `--resume` with more memory tries it again).
 fn cop_number_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<Row> {
-    let several = SeveralCops::build_from(path, &args.game, &args.kcops, &config.limits(), false)?;
+    let several = SeveralCops::build(path, &args.game, &args.kcops, &config.limits(), false)?;
     let arena = several.arena();
     if arena.cells() == 0 {
         anyhow::bail!("a map with no free cell has no cop number");
@@ -257,13 +246,7 @@ fn cop_number_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Resul
             o.cops - 1
         );
     }
-    let grid = arena.grid();
     Ok(Row {
-        format: Some(several.format()),
-        width: grid.map(retrograde::Grid::width),
-        height: grid.map(retrograde::Grid::height),
-        cells: Some(u64::from(arena.cells())),
-        exits: Some(arena.exit_count() as u64),
         cops: r.cop_number,
         cop_number: r.cop_number,
         best_placement: r.cop_number.map(|_| BestPlacementJson {
@@ -273,9 +256,24 @@ fn cop_number_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Resul
         }),
         engine: Some("copnumber"),
         threads: Some(config.threads),
+        ..arena_row(&several, path)
+    })
+}
+
+/// The row of a map's several-cops game before its results: the file's
+/// format, the grid's size, the cells and exits.
+fn arena_row(several: &SeveralCops, path: &Path) -> Row {
+    let arena = several.arena();
+    let grid = arena.grid();
+    Row {
+        format: Some(several.format()),
+        width: grid.map(retrograde::Grid::width),
+        height: grid.map(retrograde::Grid::height),
+        cells: Some(u64::from(arena.cells())),
+        exits: Some(arena.exit_count() as u64),
         status: OK.to_string(),
         ..Row::new(path, "")
-    })
+    }
 }
 
 /// Prints one line per map of a `--copnumber` batch (sorted by path) and

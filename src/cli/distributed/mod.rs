@@ -273,7 +273,7 @@ fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i3
     let save = shard_target(args, place)?;
     let (game, several, format, started, limits) = if args.kcops.active() {
         let (started, limits) = (Instant::now(), args.engine.storage.limits(0)?);
-        let built = SeveralCops::build(args, &limits, false)?;
+        let built = SeveralCops::build(&args.map, &args.game, &args.kcops, &limits, false)?;
         (built.game.clone(), Some(built), "", started, limits)
     } else {
         let map = load_map(&args.map)?;
@@ -306,17 +306,7 @@ fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i3
         started,
     };
     let reporter = Arc::new(Reporter::new(args.quiet, "solving"));
-    let solution = match bits {
-        true => solve_bit_bands(args, cluster, place, &game, solve, &reporter)?,
-        false => solve_bands(
-            args,
-            cluster,
-            place,
-            Arc::new(game.clone()),
-            solve,
-            &reporter,
-        )?,
-    };
+    let solution = solve_bands(args, cluster, place, &game, solve, bits, &reporter)?;
     let saved = save_shard(save, place, &reporter, |out| {
         distributed::write_shard(&game, &solution, process, processes, "distributed", out)
     })?;
@@ -325,7 +315,10 @@ fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i3
     };
     let (found, seconds) = (found(summary, place), started.elapsed().as_secs_f64());
     let (mut report, bands) = match &several {
-        Some(several) => (several.report(args, found, seconds), "cop multisets"),
+        Some(several) => (
+            several.report(&args.map, &args.kcops, found, seconds),
+            "cop multisets",
+        ),
         None => {
             let report = SolveReport::new(&args.map, format, &game, found, seconds);
             (report, "grid rows")
@@ -394,13 +387,19 @@ struct Bands {
 }
 
 /// Plans this process's bands, connects and solves, with progress on
-/// `reporter`; the watchdog rests when it returns.
-fn solve_bands<G: Game + Send + Sync + 'static>(
+/// `reporter`; the watchdog rests when it returns. On the bit engine
+/// (`bits`: `distributed::solve_bits`) this process's band of grid rows or
+/// of cop multisets is held in memory; the counter engine's bands take
+/// the local solve's route: --memory and --scratch (or the available
+/// memory) plan them before anything is allocated, and what cannot fit is
+/// refused with exit status 2.
+fn solve_bands(
     args: &SolveArgs,
     cluster: &ClusterArgs,
     place: &Place,
-    game: Arc<G>,
+    game: &CopsGame,
     solve: Bands,
+    bits: bool,
     reporter: &Arc<Reporter>,
 ) -> Result<distributed::PartitionedSolution, Failure> {
     let Place {
@@ -416,28 +415,57 @@ fn solve_bands<G: Game + Send + Sync + 'static>(
         checkpoints,
         started,
     } = solve;
-    let mine = process * workers..(process + 1) * workers;
-    let here = bounds[mine.end] - bounds[mine.start];
-    // The same route as a local solve: --memory and --scratch (or the
-    // available memory) plan the bands before anything is allocated, and
-    // what cannot fit is refused with exit status 2.
-    let limits = args.engine.storage.limits(0)?;
-    let plan = distributed::plan_bands(&*game, &bounds, process, workers, args.dte_table, &limits)?;
-    reporter.note(&format!(
-        "process {process} of {processes}: {here} of {} states in {workers} band{} ({} of arrays {}); connecting",
-        game.state_count(),
-        if workers == 1 { "" } else { "s" },
-        human_bytes(plan.bytes),
-        match &plan.backing {
-            retrograde::Backing::Memory => "in memory".to_string(),
-            retrograde::Backing::Scratch(dir) => format!(
-                "in files under {}, at most {} resident",
-                dir.display(),
-                human_bytes(plan.resident)
-            ),
-        }
-    ));
-
+    let mut options = PartitionOptions {
+        dte_table: args.dte_table,
+        track,
+        session,
+        ..PartitionOptions::default()
+    };
+    let plural = if workers == 1 { "" } else { "s" };
+    if bits {
+        // One cop's band in a scratch file with --scratch, paged under
+        // --memory; refused (exit status 2) below its minimum.
+        let limits = args.engine.storage.limits(0)?;
+        let plan =
+            distributed::bit_band_plan(game, processes, process, workers, args.dte_table, &limits)?;
+        let here = bounds[process + 1] - bounds[process];
+        reporter.note(&format!(
+            "process {process} of {processes}: {here} of {} states in {workers} band{plural} of the bit engine ({} {}); connecting",
+            bounds[processes],
+            human_bytes(plan.bytes),
+            match &plan.backing {
+                retrograde::Backing::Memory => "in memory".to_string(),
+                retrograde::Backing::Scratch(dir) => format!(
+                    "in files under {}, at most {} resident{}",
+                    dir.display(),
+                    human_bytes(plan.resident),
+                    plan.passes.map(super::output::passes_note).unwrap_or_default()
+                ),
+            }
+        ));
+        options.memory = limits.memory.map(|m| m.saturating_sub(limits.held));
+        options.backing = plan.backing;
+    } else {
+        let mine = process * workers..(process + 1) * workers;
+        let here = bounds[mine.end] - bounds[mine.start];
+        let limits = args.engine.storage.limits(0)?;
+        let plan =
+            distributed::plan_bands(game, &bounds, process, workers, args.dte_table, &limits)?;
+        reporter.note(&format!(
+            "process {process} of {processes}: {here} of {} states in {workers} band{plural} ({} of arrays {}); connecting",
+            game.state_count(),
+            human_bytes(plan.bytes),
+            match &plan.backing {
+                retrograde::Backing::Memory => "in memory".to_string(),
+                retrograde::Backing::Scratch(dir) => format!(
+                    "in files under {}, at most {} resident",
+                    dir.display(),
+                    human_bytes(plan.resident)
+                ),
+            }
+        ));
+        (options.backing, options.window) = (plan.backing, plan.window);
+    }
     // A sign of life per level, for the watchdog.
     let (heartbeat, observer) = watch(place, cluster, started, reporter);
     if let Some((_, Some(resume))) = &checkpoints {
@@ -448,20 +476,15 @@ fn solve_bands<G: Game + Send + Sync + 'static>(
         ));
     }
     let (sink, resume) = checkpoints.unzip();
-    let options = PartitionOptions {
-        dte_table: args.dte_table,
-        track,
-        session,
-        observer: Some(observer),
-        process_stat: Some(Arc::new(|| peak_memory().unwrap_or(0))),
-        checkpoint: sink.map(|s| Arc::new(s) as Arc<dyn BandSink>),
-        resume: resume.flatten().map(|r| Arc::new(r) as Arc<dyn BandSource>),
-        backing: plan.backing,
-        window: plan.window,
-        memory: None,
+    options.observer = Some(observer);
+    options.process_stat = Some(Arc::new(|| peak_memory().unwrap_or(0)));
+    options.checkpoint = sink.map(|s| Arc::new(s) as Arc<dyn BandSink>);
+    options.resume = resume.flatten().map(|r| Arc::new(r) as Arc<dyn BandSource>);
+    let solution = match bits {
+        true => distributed::solve_bits(game, config, &options),
+        false => distributed::solve(Arc::new(game.clone()), &bounds, config, &options),
     };
-    let solution =
-        distributed::solve(game, &bounds, config, &options).context("partitioned solve failed")?;
+    let solution = solution.context("partitioned solve failed")?;
     reporter.finish();
     // The solve is over: writing a shard is no level, the watchdog rests.
     heartbeat.store(u64::MAX, Relaxed);
@@ -493,71 +516,4 @@ fn watch(
         }
     };
     (heartbeat, Arc::new(observer))
-}
-
-/// As [`solve_bands`], on the bit engine (`distributed::solve_bits`: this
-/// process's band of grid rows or of cop multisets in memory), with
-/// progress on `reporter`, the watchdog and the band snapshots.
-fn solve_bit_bands(
-    args: &SolveArgs,
-    cluster: &ClusterArgs,
-    place: &Place,
-    game: &CopsGame,
-    solve: Bands,
-    reporter: &Arc<Reporter>,
-) -> Result<distributed::PartitionedSolution, Failure> {
-    let Place {
-        processes,
-        process,
-        workers,
-        ref config,
-    } = *place;
-    // One cop's band in a scratch file with --scratch, paged under
-    // --memory; refused (exit status 2) below its minimum.
-    let limits = args.engine.storage.limits(0)?;
-    let plan =
-        distributed::bit_band_plan(game, processes, process, workers, args.dte_table, &limits)?;
-    let here = solve.bounds[process + 1] - solve.bounds[process];
-    reporter.note(&format!(
-        "process {process} of {processes}: {here} of {} states in {workers} band{} of the bit engine ({} {}); connecting",
-        solve.bounds[processes],
-        if workers == 1 { "" } else { "s" },
-        human_bytes(plan.bytes),
-        match &plan.backing {
-            retrograde::Backing::Memory => "in memory".to_string(),
-            retrograde::Backing::Scratch(dir) => format!(
-                "in files under {}, at most {} resident{}",
-                dir.display(),
-                human_bytes(plan.resident),
-                plan.passes.map(super::output::passes_note).unwrap_or_default()
-            ),
-        }
-    ));
-    let started = solve.started;
-    let (heartbeat, observer) = watch(place, cluster, started, reporter);
-    if let Some((_, Some(resume))) = &solve.checkpoints {
-        reporter.note(&format!(
-            "resuming from {} (complete here up to level {})",
-            resume.dir.display(),
-            resume.latest()
-        ));
-    }
-    let (sink, resume) = solve.checkpoints.unzip();
-    let options = PartitionOptions {
-        dte_table: args.dte_table,
-        track: solve.track,
-        session: solve.session,
-        observer: Some(observer),
-        process_stat: Some(Arc::new(|| peak_memory().unwrap_or(0))),
-        checkpoint: sink.map(|s| Arc::new(s) as Arc<dyn BandSink>),
-        resume: resume.flatten().map(|r| Arc::new(r) as Arc<dyn BandSource>),
-        memory: limits.memory.map(|m| m.saturating_sub(limits.held)),
-        backing: plan.backing,
-        ..PartitionOptions::default()
-    };
-    let solution =
-        distributed::solve_bits(game, config, &options).context("partitioned solve failed")?;
-    reporter.finish();
-    heartbeat.store(u64::MAX, Relaxed);
-    Ok(solution)
 }

@@ -19,7 +19,7 @@ pub(super) fn plan(args: &SolveArgs, place: &Place) -> Result<i32, Failure> {
     let total = place.config.total_workers();
     let (processes, workers) = (place.processes, place.workers);
     let game = if args.kcops.active() {
-        SeveralCops::build(args, &limits, false)?.game
+        SeveralCops::build(&args.map, &args.game, &args.kcops, &limits, false)?.game
     } else {
         let map = load_map(&args.map)?;
         super::super::solving::one_cop_game(&map, &args.game)?

@@ -230,7 +230,6 @@ impl SolveReport {
                 path,
                 format,
                 game,
-                game.rules().thief_first,
                 (u64::from(game.cells()), board.exits.count_ones()),
                 found,
                 seconds,
@@ -238,19 +237,19 @@ impl SolveReport {
         }
     }
 
-    /// The report of a solve of any `game` (the thief moving first or
-    /// not) on `(cells, exits)`: what it found and the board's counts; the
-    /// parts only some games have (the board's size, the pieces, the exit
-    /// cells) start out absent, as do the optional parts.
-    pub(crate) fn of<G: retrograde::Game>(
+    /// The report of a solve of any `game` on `(cells, exits)`: what it
+    /// found and the board's counts; the parts only some games have (the
+    /// board's size, the pieces, the exit cells) start out absent, as do
+    /// the optional parts.
+    pub(crate) fn of(
         path: &Path,
         format: &'static str,
-        game: &G,
-        thief_first: bool,
+        game: &retrograde::CopsGame,
         (cells, exits): (u64, usize),
         found: Found,
         seconds: f64,
     ) -> SolveReport {
+        let thief_first = game.rules().thief_first;
         SolveReport {
             map: path.display().to_string(),
             format,
@@ -268,7 +267,7 @@ impl SolveReport {
             exits: exits as u64,
             exit_cells: None,
             exit_checksum: None,
-            states: game.state_count(),
+            states: retrograde::Game::state_count(game),
             counts: found.counts.into(),
             levels: found.levels,
             sweeps: found.sweeps,

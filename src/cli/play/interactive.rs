@@ -7,7 +7,7 @@ use std::io::{BufRead, Write};
 use anyhow::{Context, Result};
 use retrograde::{Position, RatedMove, Tablebase, Turn};
 
-use super::frame;
+use super::ply_line;
 use super::text::ending;
 use crate::cli::common::parse_coord;
 use crate::cli::common::UsageError;
@@ -40,7 +40,7 @@ pub(super) fn interactive(
     // Lines of standard input read so far, to locate an error.
     let mut lines = 0;
     for ply in 0..=max_plies {
-        frame(out, tb, ply, "", &pos)?;
+        ply_line(out, tb, ply, "", &pos, true)?;
         let moves = tb.rated_moves(&pos)?;
         let count = seen.entry(pos).or_insert(0);
         *count += 1;

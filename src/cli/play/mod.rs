@@ -75,6 +75,7 @@ fn ply_line(
     ply: usize,
     what: &str,
     pos: &Position,
+    board: bool,
 ) -> Result<()> {
     let p = tb.probe(pos)?;
     writeln!(
@@ -85,19 +86,9 @@ fn ply_line(
         value_text(p.value, p.dte),
         value_words(tb, &p, pos.turn)
     )?;
-    Ok(())
-}
-
-/// A ply's line and its board.
-fn frame(
-    out: &mut impl Write,
-    tb: &Tablebase,
-    ply: usize,
-    what: &str,
-    pos: &Position,
-) -> Result<()> {
-    ply_line(out, tb, ply, what, pos)?;
-    write!(out, "{}", board_text(tb, pos))?;
+    if board {
+        write!(out, "{}", board_text(tb, pos))?;
+    }
     Ok(())
 }
 
@@ -229,14 +220,14 @@ fn print_game(
     }
     for (ply, pos) in game.iter().enumerate() {
         if boards {
-            frame(out, tb, ply, "", pos)?;
+            ply_line(out, tb, ply, "", pos, true)?;
             continue;
         }
         let what = match ply.checked_sub(1) {
             Some(k) => format!("{}; ", move_words(tb, &game[k], pos)),
             None => "start; ".to_string(),
         };
-        ply_line(out, tb, ply, &what, pos)?;
+        ply_line(out, tb, ply, &what, pos, false)?;
     }
     let last = game.last().expect("a game has its start");
     let repeated = game[..game.len() - 1].contains(last);

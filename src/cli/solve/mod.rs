@@ -1,69 +1,35 @@
 //! `retrograde solve FILE`: one flow for any number of cops, on a map or
-//! (`--graph`) a graph. The `CopsGame` is built by `one.rs` (one cop at
-//! speed 1 on a map, with `--scen` pairs and the whole-map summary) or
-//! `cops.rs` (`--cops K`, `--cop-speed`/`--thief-speed`, `--graph`: its
-//! arena and the starts of K cops); both answer
-//! [`Play`], and the rest is written once here: `--plan` from
+//! (`--graph`) a graph. The game and what its report adds are `play.rs`'s
+//! ([`Play`]); the rest is written once here: `--plan` from
 //! `plan_storage`, the solve through the library's `solve()` with
 //! `--checkpoint`/`--resume`, `--verify`, `--dump` ([`dump`]), `--save`
 //! and the report (text or `--json`).
 
-mod cops;
-mod one;
+mod play;
 
 use std::io::Write;
 use std::time::Instant;
 
 use anyhow::Result;
 use retrograde::{
-    solve, verify_observed, Checkpoint, CopsGame, Engine, Game, Grid, Inconsistency, Outcome,
-    Solution,
+    solve, verify_observed, Checkpoint, Engine, Game, Inconsistency, Outcome, Solution,
 };
 
 use super::checkpoint::{self, DirSink};
 use super::common::{worker_pool, EngineConfig, UsageError};
-use super::output::{print_text, Found, OutputTarget, SolveReport, VerifyReport};
+use super::output::{print_text, OutputTarget, SolveReport, VerifyReport};
 use super::progress::Reporter;
 use super::solving::{self, save_table, SolveArgs};
 use crate::cli::failure::Failure;
-
-/// What differs between the one-cop game and the several-cops game in a
-/// solve; everything else is the flow of [`solve_game`].
-trait Play {
-    /// Builds the game, unless it was built with the setup; `solving`
-    /// says it is to be solved, not planned (the one-cop game then warns
-    /// of a map without exits).
-    fn build(&mut self, args: &SolveArgs, solving: bool) -> Result<()>;
-    /// The game (after [`Play::build`]), as `--save` writes it too.
-    fn game(&self) -> &CopsGame;
-    /// The report of the solve: what it found and the game's own parts
-    /// (the one-cop game's scenario pairs and summary).
-    fn report(
-        &self,
-        args: &SolveArgs,
-        solution: &Solution,
-        found: Found,
-        seconds: f64,
-    ) -> SolveReport;
-    /// The `--dump` CSV's names of the cops' columns and the grid its
-    /// cells are shown on (none on a graph).
-    fn dump_columns(&self) -> (Vec<String>, Option<&Grid>);
-    /// The refusal of `--verify` for a state that disagrees with its moves.
-    fn inconsistent(&self, bad: &Inconsistency) -> String;
-}
+use play::Play;
 
 /// Runs `solve` (not `--processes`); returns the exit status.
 pub(crate) fn run(args: SolveArgs) -> Result<i32, Failure> {
     let config = args.engine.resolve_grid()?;
     refuse_checkpoints(&args, config.engine)?;
-    if args.kcops.active() {
-        let (play, targets) = cops::setup(&args, &config)?;
-        solve_game(&args, &config, play, targets, false)
-    } else {
-        let (play, targets) = one::setup(&args)?;
-        let scen = args.scen.is_some() && config.engine.keeps_distances();
-        solve_game(&args, &config, play, targets, scen)
-    }
+    let (play, targets) = play::setup(&args, &config)?;
+    let scen = args.scen.is_some() && config.engine.keeps_distances();
+    solve_game(&args, &config, play, targets, scen)
 }
 
 /// `--dump` and `--save`, checked before any work.
@@ -75,7 +41,7 @@ type Targets = (Option<OutputTarget>, Option<OutputTarget>);
 fn solve_game(
     args: &SolveArgs,
     config: &EngineConfig,
-    mut play: impl Play,
+    mut play: Play,
     (dump_target, save_target): Targets,
     scen_dte: bool,
 ) -> Result<i32, Failure> {
@@ -269,7 +235,7 @@ fn note_resume(reporter: &Reporter, checkpoints: Option<&(Option<DirSink>, Optio
 fn verify(
     args: &SolveArgs,
     config: &EngineConfig,
-    play: &impl Play,
+    play: &Play,
     solution: &Solution,
     reporter: &Reporter,
     report: &mut SolveReport,
@@ -297,7 +263,7 @@ fn verify(
 /// first (several in ascending order), then the thief, who is to move,
 /// the value and the distance to end: `cop_row,cop_col,...` on maps, one
 /// column a piece on graphs.
-fn dump(play: &impl Play, solution: &Solution, out: &mut impl Write) -> std::io::Result<()> {
+fn dump(play: &Play, solution: &Solution, out: &mut impl Write) -> std::io::Result<()> {
     use std::fmt::Write as _;
     let (cops, grid) = play.dump_columns();
     let mut header = Vec::new();

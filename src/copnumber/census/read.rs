@@ -502,8 +502,11 @@ pub(super) fn parse(path: &str, text: &str) -> Result<(Parsed, String), CensusEr
                 return Err(lines.error(lines.at, format!("more than {LISTED_MOST} graphs listed")));
             }
             longest.listed.push(l);
-        } else if rest.starts_with("longest ") {
-            let [rounds, graphs] = lines.numbers(rest, ["longest", "graphs"])?;
+        } else if let Some(word) = ["longest", "rounds"]
+            .into_iter()
+            .find(|w| rest.strip_prefix(w).is_some_and(|r| r.starts_with(' ')))
+        {
+            let [rounds, graphs] = lines.numbers(rest, [word, "graphs"])?;
             if c.is_none() {
                 return Err(no_times());
             }
@@ -513,23 +516,15 @@ pub(super) fn parse(path: &str, text: &str) -> Result<(Parsed, String), CensusEr
                 .ok_or_else(|| {
                     lines.error(lines.at, format!("a capture time of {rounds} rounds"))
                 })?;
-            class.longest = Some(Longest {
-                rounds,
-                graphs,
-                listed: Vec::new(),
-            });
-        } else if rest.starts_with("rounds ") {
-            let [rounds, graphs] = lines.numbers(rest, ["rounds", "graphs"])?;
-            if c.is_none() {
-                return Err(no_times());
+            if word == "rounds" {
+                times.entry(c).or_default().insert(rounds, graphs);
+            } else {
+                class.longest = Some(Longest {
+                    rounds,
+                    graphs,
+                    listed: Vec::new(),
+                });
             }
-            let rounds = u32::try_from(rounds)
-                .ok()
-                .filter(|&r| r <= MAX_ROUNDS)
-                .ok_or_else(|| {
-                    lines.error(lines.at, format!("a capture time of {rounds} rounds"))
-                })?;
-            times.entry(c).or_default().insert(rounds, graphs);
         } else {
             let [graphs] = lines.numbers(rest, ["graphs"])?;
             class.graphs = graphs;

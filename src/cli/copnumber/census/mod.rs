@@ -11,6 +11,7 @@
 //! library's `copnumber::census` holds the tallies, files and checksums;
 //! this module runs the shards (`shard.rs`) and prints (`print.rs`).
 
+mod merge;
 mod print;
 mod shard;
 
@@ -22,11 +23,12 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args as ClapArgs, Subcommand};
-use retrograde::copnumber::{key_difference, merge, Census, CensusKey, ShardFile};
+use retrograde::copnumber::{key_difference, CensusKey, ShardFile};
 
 use super::super::common::UsageError;
 use super::super::output::{defer_stop_signals, stop_requested, write_atomically};
 use crate::cli::failure::Failure;
+use merge::{merge_paths, read_shard, run_merge, shard_paths, MergeArgs};
 use print::{print_census, CheckSummary};
 use shard::{run_shard, Checked, Shards};
 
@@ -102,21 +104,6 @@ pub(crate) struct CensusArgs {
     quiet: bool,
 }
 
-/// Flags of `copnumber merge`.
-#[derive(ClapArgs, Debug)]
-pub(crate) struct MergeArgs {
-    /// Shard files, or directories whose `shard-*.txt` files are read.
-    #[arg(required = true)]
-    paths: Vec<PathBuf>,
-    /// Write the merged census file here (a temporary file renamed into
-    /// place).
-    #[arg(long, value_name = "FILE")]
-    out: Option<PathBuf>,
-    /// The result as one JSON object.
-    #[arg(long)]
-    json: bool,
-}
-
 /// `I` or `A-B`.
 fn parse_range(s: &str) -> Result<(u32, u32), String> {
     let bad = || format!("expected a shard index I or a range A-B, found `{s}`");
@@ -140,91 +127,12 @@ pub(crate) fn run(command: CensusCommand) -> Result<i32, Failure> {
 /// The name of the merged result in a census directory.
 const CENSUS_FILE: &str = "census.txt";
 
-/// Whether a directory entry is a shard file.
-fn is_shard_name(name: &str) -> bool {
-    name.starts_with("shard-") && name.ends_with(".txt")
-}
-
 /// A refusal: exit status 2.
 fn refused(message: String) -> Failure {
     Failure {
         status: crate::cli::failure::EXIT_INPUT,
         error: UsageError(message).into(),
     }
-}
-
-/// The shard files of a directory, by name.
-fn shard_paths(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| refused(format!("cannot read {}: {e}", dir.display())))?;
-    let mut paths = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| refused(format!("cannot read {}: {e}", dir.display())))?;
-        let name = entry.file_name();
-        if is_shard_name(&name.to_string_lossy()) {
-            paths.push(entry.path());
-        }
-    }
-    paths.sort();
-    Ok(paths)
-}
-
-/// A shard file read and checked (exit status 2 when it cannot be used).
-fn read_shard(path: &Path) -> Result<ShardFile, Failure> {
-    let text =
-        read_regular(path).map_err(|e| refused(format!("cannot read {}: {e}", path.display())))?;
-    let text = String::from_utf8(text).map_err(|_| {
-        refused(format!(
-            "{}: not a census shard file (not UTF-8 text)",
-            path.display()
-        ))
-    })?;
-    let name = path.display().to_string();
-    let shard = ShardFile::parse(&name, &text).map_err(|e| refused(e.to_string()))?;
-    let want = ShardFile::name(shard.index, shard.key.shards);
-    if path
-        .file_name()
-        .is_some_and(|n| n.to_string_lossy() != want)
-    {
-        return Err(refused(format!(
-            "{name}: holds shard {} of {}, whose file is named {want}; a renamed file is not merged",
-            shard.index, shard.key.shards
-        )));
-    }
-    Ok(shard)
-}
-
-/// The bytes of `path` if it is a regular file: a FIFO would wait for a
-/// writer forever (the open does not block, `O_NONBLOCK`), a device such
-/// as `/dev/zero` would never end. The type is checked on the open file,
-/// so the answer holds for the file actually read.
-fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-    let mut file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)?;
-    let meta = file.metadata()?;
-    let kind = meta.file_type();
-    if !kind.is_file() {
-        let what = if kind.is_dir() {
-            "a directory"
-        } else if kind.is_fifo() {
-            "a FIFO (named pipe)"
-        } else if kind.is_socket() {
-            "a socket"
-        } else {
-            "a device"
-        };
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!("it is {what}, not a census shard file"),
-        ));
-    }
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
-    Ok(bytes)
 }
 
 /// The generator by default: `nauty-geng` (Debian's name) when it is on
@@ -441,7 +349,7 @@ fn run_census(args: &CensusArgs) -> Result<i32, Failure> {
     }
     let census = merge_paths(&paths)?;
     let out = dir.join(CENSUS_FILE);
-    write_census(&out, &census)?;
+    write_text(&out, &census.to_text())?;
     let check = shards.check.as_ref().map(|c| CheckSummary {
         shards: c.shards.load(Ordering::SeqCst),
         graphs: c.graphs.load(Ordering::SeqCst),
@@ -517,14 +425,19 @@ fn run_and_write(shards: &Shards, index: u32, dir: &Path) -> Result<bool, Failur
         return Ok(false);
     };
     let path = dir.join(ShardFile::name(index, shards.key.shards));
-    let text = file.to_text();
-    write_atomically(&path, |out| out.write_all(text.as_bytes()))
+    write_text(&path, &file.to_text())?;
+    Ok(true)
+}
+
+/// Writes `text` to `path` through a temporary file (exit status 1 naming
+/// the path when it cannot).
+fn write_text(path: &Path, text: &str) -> Result<(), Failure> {
+    write_atomically(path, |out| out.write_all(text.as_bytes()))
         .with_context(|| format!("cannot write {}", path.display()))
         .map_err(|e| Failure {
             status: 1,
             error: e,
-        })?;
-    Ok(true)
+        })
 }
 
 /// The indices not in `have`, as `A-B` ranges.
@@ -547,64 +460,4 @@ fn ranges(have: &[bool]) -> Vec<String> {
         });
     }
     out
-}
-
-/// The shard files read, checked and merged.
-fn merge_paths(paths: &[PathBuf]) -> Result<Census, Failure> {
-    let mut shards = Vec::with_capacity(paths.len());
-    for p in paths {
-        shards.push((p.display().to_string(), read_shard(p)?));
-    }
-    merge(&shards).map_err(|e| refused(e.to_string()))
-}
-
-/// Writes a merged census file (through a temporary file).
-fn write_census(path: &Path, census: &Census) -> Result<(), Failure> {
-    let text = census.to_text();
-    write_atomically(path, |out| out.write_all(text.as_bytes()))
-        .with_context(|| format!("cannot write {}", path.display()))
-        .map_err(|e| Failure {
-            status: 1,
-            error: e,
-        })
-}
-
-/// Runs `copnumber merge`.
-fn run_merge(args: &MergeArgs) -> Result<i32, Failure> {
-    let mut paths = Vec::new();
-    for p in &args.paths {
-        if p.is_dir() {
-            let found = shard_paths(p)?;
-            if found.is_empty() {
-                return Err(refused(format!(
-                    "{}: no shard files (shard-*.txt) in this directory",
-                    p.display()
-                )));
-            }
-            paths.extend(found);
-        } else {
-            paths.push(p.clone());
-        }
-    }
-    // The output is checked before the work, and never one of the inputs.
-    if let Some(out) = &args.out {
-        let same = |p: &PathBuf| {
-            std::fs::canonicalize(p)
-                .ok()
-                .zip(std::fs::canonicalize(out).ok())
-                .is_some_and(|(a, b)| a == b)
-        };
-        if paths.iter().any(same) {
-            return Err(refused(format!(
-                "--out {}: is one of the shard files merged",
-                out.display()
-            )));
-        }
-    }
-    let census = merge_paths(&paths)?;
-    if let Some(out) = &args.out {
-        write_census(out, &census)?;
-    }
-    print_census(&census, args.out.as_deref(), args.json, None)?;
-    Ok(0)
 }
