@@ -224,7 +224,6 @@ fn a_cap_below_a_bands_minimum_is_refused_naming_both() {
         2,
         1,
         true,
-        false,
         &limits(&dir, Some(minimum - 1))
     ));
     let cluster = Cluster {
