@@ -15,7 +15,7 @@ use std::sync::mpsc::{channel, Receiver};
 
 use super::net;
 use super::solution::{Band, PartitionedSolution, Store, Summary};
-use super::{Cluster, PartitionOptions};
+use super::{Cluster, GridBandCheckpoint, PartitionOptions};
 use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::games::cops::CopsAndThief;
@@ -271,6 +271,44 @@ impl Link for TcpLink {
     }
 }
 
+/// Connects this process to the cluster of a partitioned bit solve
+/// (`engine`: the game's and engine's tag in the session) and, with
+/// [`PartitionOptions::resume`], loads its band's snapshot of the newest
+/// level that every process holds, which the handshake agrees on: an
+/// older snapshot goes only once every process has saved the newer, so
+/// the smallest newest level is held by all.
+pub(super) fn connect_resuming(
+    cluster: &Cluster,
+    options: &PartitionOptions,
+    engine: u64,
+) -> Result<(TcpLink, Option<GridBandCheckpoint>)> {
+    let processes = cluster.processes();
+    let latest = options.resume.as_ref().map(|source| source.latest());
+    let mut resume_level = latest;
+    let sockets = if processes == 1 {
+        vec![None]
+    } else {
+        let hello = net::Hello {
+            process: cluster.process as u64,
+            processes: processes as u64,
+            workers: cluster.workers as u64,
+            session: options.session ^ engine,
+            resume: latest.map_or(net::FRESH, u64::from),
+        };
+        let (sockets, levels) = net::connect(&cluster.addresses, hello, cluster.connect_timeout)?;
+        resume_level = latest.map(|_| *levels.iter().min().expect("a level") as u32);
+        sockets
+    };
+    let saved = match (&options.resume, resume_level) {
+        (Some(source), Some(level)) => {
+            source.chosen(level);
+            Some(source.load_grid(level)?)
+        }
+        _ => None,
+    };
+    Ok((TcpLink::new(cluster, sockets)?, saved))
+}
+
 /// Solves `game` partitioned over `cluster` on the bit engine, as process
 /// `cluster.process`: every process makes the same call. Each process
 /// holds the bitsets of its band of grid rows ([`grid_bands`]) and, with
@@ -309,33 +347,7 @@ pub(super) fn solve_grid(
             room(options.memory),
         )?;
     }
-    let latest = options.resume.as_ref().map(|source| source.latest());
-    let mut resume_level = latest;
-    let sockets = if processes == 1 {
-        vec![None]
-    } else {
-        let hello = net::Hello {
-            process: cluster.process as u64,
-            processes: processes as u64,
-            workers: cluster.workers as u64,
-            session: options.session ^ game.state_count() ^ BIT_ENGINE,
-            resume: latest.map_or(net::FRESH, u64::from),
-        };
-        let (sockets, levels) = net::connect(&cluster.addresses, hello, cluster.connect_timeout)?;
-        // As for the counter engine's bands: an older snapshot goes only
-        // once every process has saved the newer, so the smallest newest
-        // level is held by all.
-        resume_level = latest.map(|_| *levels.iter().min().expect("a level") as u32);
-        sockets
-    };
-    let saved = match (&options.resume, resume_level) {
-        (Some(source), Some(level)) => {
-            source.chosen(level);
-            Some(source.load_grid(level)?)
-        }
-        _ => None,
-    };
-    let mut link = TcpLink::new(cluster, sockets)?;
+    let (mut link, saved) = connect_resuming(cluster, options, game.state_count() ^ BIT_ENGINE)?;
     let storage = match &options.backing {
         Backing::Memory => None,
         Backing::Scratch(dir) => Some(grid_partition::BandStorage {

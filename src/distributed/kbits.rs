@@ -2,13 +2,12 @@
 //! (`solve/multicop/engine/partition.rs`): one band of cop multisets per
 //! process (whole blocks of the same top cell), its workers the engine's
 //! threads inside it, and each level's changed thief rows and stats
-//! swapped over the cluster's TCP connections (`grid.rs`'s [`TcpLink`],
+//! swapped over the cluster's TCP connections (`grid.rs`'s `TcpLink`,
 //! opened and checked by `net.rs` with a session of its own); band
 //! snapshots after the levels process 0's sink asks for, and a resume from
 //! them (`solve/multicop/engine/band_save.rs`).
 
-use super::grid::{gather, End, TcpLink};
-use super::net;
+use super::grid::{connect_resuming, gather, End};
 use super::solution::{Band, PartitionedSolution, Store};
 use super::{Cluster, PartitionOptions};
 use crate::error::Result;
@@ -115,33 +114,8 @@ pub(super) fn solve_several(
     cluster: &Cluster,
     options: &PartitionOptions,
 ) -> Result<PartitionedSolution> {
-    let processes = cluster.processes();
-    let latest = options.resume.as_ref().map(|source| source.latest());
-    let mut resume_level = latest;
-    let sockets = if processes == 1 {
-        vec![None]
-    } else {
-        let hello = net::Hello {
-            process: cluster.process as u64,
-            processes: processes as u64,
-            workers: cluster.workers as u64,
-            session: options.session ^ game.state_count() ^ SEVERAL_BIT_ENGINE,
-            resume: latest.map_or(net::FRESH, u64::from),
-        };
-        let (sockets, levels) = net::connect(&cluster.addresses, hello, cluster.connect_timeout)?;
-        // An older snapshot goes only once every process has saved the
-        // newer, so the smallest newest level is held by all.
-        resume_level = latest.map(|_| *levels.iter().min().expect("a level") as u32);
-        sockets
-    };
-    let saved = match (&options.resume, resume_level) {
-        (Some(source), Some(level)) => {
-            source.chosen(level);
-            Some(source.load_grid(level)?)
-        }
-        _ => None,
-    };
-    let mut link = TcpLink::new(cluster, sockets)?;
+    let (mut link, saved) =
+        connect_resuming(cluster, options, game.state_count() ^ SEVERAL_BIT_ENGINE)?;
     let kernel = multicop::KcopOptions {
         cops: game.cops() as usize,
         dte_table: options.dte_table,

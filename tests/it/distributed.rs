@@ -265,13 +265,25 @@ fn grid_cluster(
     workers: usize,
     dte_table: bool,
 ) -> Vec<PartitionedSolution> {
-    let addresses = free_addresses(processes);
     let options = PartitionOptions {
         dte_table,
         track: start_state(game),
         session: 11,
         ..PartitionOptions::default()
     };
+    bit_threads(game, processes, workers, &options)
+}
+
+/// Every process of a partitioned bit solve of `game` with `options` as a
+/// thread of this test process, on loopback; each one's solution (a
+/// failed solve panics).
+pub(crate) fn bit_threads(
+    game: &CopsGame,
+    processes: usize,
+    workers: usize,
+    options: &PartitionOptions,
+) -> Vec<PartitionedSolution> {
+    let addresses = free_addresses(processes);
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..processes)
             .map(|process| {
@@ -281,7 +293,6 @@ fn grid_cluster(
                     workers,
                     connect_timeout: Duration::from_secs(30),
                 };
-                let options = &options;
                 scope.spawn(move || distributed::solve_bits(game, &cluster, options))
             })
             .collect();

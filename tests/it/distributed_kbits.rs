@@ -23,7 +23,7 @@ use retrograde::{
     SolveOptions,
 };
 
-use crate::distributed::{binary, data, free_addresses};
+use crate::distributed::{binary, bit_threads, data, free_addresses};
 use crate::support::kcops_games::{
     arena_game, random_graph_games, random_graph_games_lazy, random_map_games,
     random_map_games_lazy,
@@ -54,25 +54,7 @@ fn solve_cluster(
         session: distributed::session(game, track).unwrap(),
         ..PartitionOptions::default()
     };
-    let addresses = free_addresses(processes);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..processes)
-            .map(|process| {
-                let cluster = Cluster {
-                    addresses: addresses.clone(),
-                    process,
-                    workers,
-                    connect_timeout: Duration::from_secs(30),
-                };
-                let options = &options;
-                scope.spawn(move || distributed::solve_bits(game, &cluster, options))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("process thread").expect("solve"))
-            .collect()
-    })
+    bit_threads(game, processes, workers, &options)
 }
 
 /// Every shape of `shapes` against the local bit engine with a distance

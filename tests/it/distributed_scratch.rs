@@ -17,7 +17,9 @@ use retrograde::{
     StorageLimits,
 };
 
-use crate::distributed::{assert_same_table, check_parts, cli, free_addresses, run_cluster};
+use crate::distributed::{
+    assert_same_table, bit_threads, check_parts, cli, free_addresses, run_cluster,
+};
 use crate::oracle::Variant;
 use crate::support::{start_state, Rng};
 
@@ -80,7 +82,6 @@ fn scratch_cluster(
     dir: &Path,
     memory: u64,
 ) -> Vec<PartitionedSolution> {
-    let addresses = free_addresses(processes);
     let options = PartitionOptions {
         dte_table: true,
         track: start_state(game),
@@ -89,24 +90,7 @@ fn scratch_cluster(
         memory: Some(memory),
         ..PartitionOptions::default()
     };
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..processes)
-            .map(|process| {
-                let cluster = Cluster {
-                    addresses: addresses.clone(),
-                    process,
-                    workers,
-                    connect_timeout: Duration::from_secs(30),
-                };
-                let options = &options;
-                scope.spawn(move || distributed::solve_bits(game, &cluster, options))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("process thread").expect("solve"))
-            .collect()
-    })
+    bit_threads(game, processes, workers, &options)
 }
 
 /// A random map of `rows` x `cols` with walls (one cell in seven) and,

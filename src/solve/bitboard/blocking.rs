@@ -73,6 +73,7 @@ const SLACK_PER_ARRAY: u64 = 256 << 10;
 /// buffers (2 MiB a peer) and the pages a level maps around what it reads
 /// (a process of the 150 x 150 map peaked 16.6 MiB above its plan's
 /// resident bytes).
+#[cfg(feature = "distributed")]
 const PROCESS_PAGES: u64 = 16 << 20;
 
 /// How an out-of-core bitboard solve runs under a memory cap.
@@ -95,12 +96,15 @@ pub(crate) struct Blocking {
     pub(crate) pass_bytes: u64,
     /// Bytes resident whatever the levels per pass: bookkeeping, slack
     /// and the rows of the pass's I/O thread.
+    #[cfg_attr(not(feature = "distributed"), allow(dead_code))]
     fixed: u64,
     /// Bytes resident for each level of a pass: its rows and staging.
+    #[cfg_attr(not(feature = "distributed"), allow(dead_code))]
     per_level: u64,
     /// A partitioned band ([`band_blocking`]): bytes of its records (and
     /// distances) it keeps resident from level to level, its first rows,
     /// with what the cap leaves above the minimum.
+    #[cfg_attr(not(feature = "distributed"), allow(dead_code))]
     pub(crate) keep: u64,
 }
 
@@ -131,6 +135,7 @@ pub(crate) fn blocking(
 ///
 /// # Errors
 /// The minimum cap, as for [`blocking`].
+#[cfg(feature = "distributed")]
 pub(crate) fn band_blocking(
     layout: &Layout,
     held: u64,
