@@ -1,6 +1,6 @@
 //! What every checkpoint encoding shares (the one-cop grid kernel's in
 //! `solve/checkpoint.rs`, the several-cops kernel's in
-//! `solve/multicop/checkpoint.rs`, the band checkpoints of `distributed`):
+//! `solve/kcop_checkpoint.rs`, the band checkpoints of `distributed`):
 //! the one [`Sink`] a solve hands its [`Snapshot`]s to, what a sink
 //! answers between levels ([`Due`]), and the fields every encoding is made
 //! of, written and read here once: the common header (magic, the caller's

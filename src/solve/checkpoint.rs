@@ -248,7 +248,7 @@ pub struct Checkpoint {
 #[derive(Debug)]
 pub(crate) enum Saved {
     Grid(GridCheckpoint),
-    Multicop(crate::solve::multicop::MulticopCheckpoint),
+    Multicop(super::kcop_checkpoint::MulticopCheckpoint),
 }
 
 impl Checkpoint {
@@ -266,8 +266,8 @@ impl Checkpoint {
         let mut head = [0u8; 64];
         let mut file = std::fs::File::open(path).map_err(io)?;
         let got = std::io::Read::read(&mut file, &mut head).map_err(io)?;
-        if head[..got].starts_with(crate::solve::multicop::MAGIC) {
-            let saved = Saved::Multicop(crate::solve::multicop::MulticopCheckpoint::open(path)?);
+        if head[..got].starts_with(super::kcop_checkpoint::MAGIC) {
+            let saved = Saved::Multicop(super::kcop_checkpoint::MulticopCheckpoint::open(path)?);
             return Ok(Checkpoint {
                 saved,
                 path: path.to_path_buf(),
@@ -316,7 +316,7 @@ impl Checkpoint {
 
     /// The several-cops kernel's checkpoint, or the refusal naming the
     /// file.
-    pub(crate) fn multicop(&self) -> Result<&crate::solve::multicop::MulticopCheckpoint> {
+    pub(crate) fn multicop(&self) -> Result<&super::kcop_checkpoint::MulticopCheckpoint> {
         match &self.saved {
             Saved::Multicop(c) => Ok(c),
             Saved::Grid(_) => {

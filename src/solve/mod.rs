@@ -37,6 +37,7 @@ mod common;
 mod counters;
 mod engine;
 mod explicit;
+mod kcop_checkpoint;
 mod kernel;
 pub(crate) mod multicop;
 mod options;

@@ -2,12 +2,12 @@
 //! arrays go and which checkpoints it keeps ([`KcopRun`]), the snapshot
 //! it hands the sink between levels, and the state it resumes from.
 
-use super::checkpoint::{MulticopCheckpoint, MulticopSnapshot};
 use super::solution::KSolution;
 use super::store::{KcopStorage, Words};
 use crate::error::{Error, Result};
 use crate::snapshot::{Due, Sink};
 use crate::solve::common::{Flow, Observer, Progress};
+use crate::solve::kcop_checkpoint::{MulticopCheckpoint, MulticopSnapshot};
 
 /// How a k-cop solve runs beyond its game options: its storage, the sink
 /// of its checkpoints, and a checkpoint to resume from.

@@ -20,15 +20,14 @@
 //! - `store.rs` where its arrays live and what they need
 //!   ([`kcop_plan`], [`kcop_memory_for`]; heap vectors or scratch-file
 //!   regions under a cap, read through one slice view);
-//! - `checkpoint.rs` its snapshots between levels, `levels.rs` what the
-//!   level loop needs of them;
+//! - `levels.rs` what the level loop needs of its snapshots between
+//!   levels (`solve/kcop_checkpoint.rs`, beside the one-cop kernel's, which
+//!   opens either);
 //! - `engine/partition.rs` the engine partitioned over processes, a band
 //!   of cop multisets each, the thief's rows swapped after every level.
 //!
-//! Imports run one way: `engine` → `levels` → `checkpoint`, `solution` →
-//! `store`.
+//! Imports run one way: `engine` → `levels`, `solution` → `store`.
 
-mod checkpoint;
 mod engine;
 mod levels;
 mod solution;
@@ -36,7 +35,6 @@ mod store;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use checkpoint::{MulticopCheckpoint, MAGIC};
 #[cfg(feature = "distributed")]
 pub(crate) use engine::{band_tops, process_reads, solve_band, tops_ranks, KBand};
 pub(crate) use engine::{solve_kcops, solve_kcops_with, KcopOptions};

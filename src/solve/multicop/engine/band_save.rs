@@ -20,10 +20,10 @@ use super::Engine;
 use crate::error::Result;
 use crate::games::multiset::{rank_multiset, unrank_multiset};
 use crate::snapshot::{BandSink, Encoding, Hashing};
+use crate::solve::bitboard::band_checkpoint::GridBandCheckpoint;
 use crate::solve::bitboard::band_checkpoint::{put_band, BandHead, MAGIC_SEVERAL};
 use crate::solve::checkpoint::State;
 use crate::solve::multicop::solution::KSolution;
-use crate::solve::GridBandCheckpoint;
 
 /// One process's band of a several-cops solve after a finished level,
 /// borrowed from its run.
