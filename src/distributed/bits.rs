@@ -131,7 +131,11 @@ pub fn solve_bits(
     let (processes, workers) = (cluster.processes(), cluster.workers);
     if options.backing == Backing::Memory {
         let mine = bit_band_bytes(game, processes, workers, options.dte_table)[cluster.process];
-        grid::in_memory(mine, crate::storage::available_memory())?;
+        let room = crate::storage::available_memory();
+        match game.shape() {
+            Shape::Several(_) => kbits::in_memory(mine, room)?,
+            _ => grid::in_memory(mine, room)?,
+        }
     }
     match game.shape() {
         Shape::Grid(g) => grid::solve_grid(g, cluster, options),

@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use super::grid::{connect_resuming, gather, in_memory, End};
+use super::grid::{connect_resuming, gather, End};
 use super::solution::{Band, PartitionedSolution, Store};
 use super::{Cluster, PartitionOptions};
 use crate::error::{Error, Result};
@@ -104,6 +104,24 @@ fn band_storage(
         storage.memory = Some(plan.in_memory().min(crate::storage::available_memory()));
     }
     storage
+}
+
+/// Refuses a band of `bytes` in memory above `room`.
+///
+/// # Errors
+/// [`Error::TooLarge`] naming both.
+pub(super) fn in_memory(bytes: u64, room: u64) -> Result<()> {
+    if bytes > room {
+        return Err(Error::TooLarge {
+            what: "this process's band of bitsets".into(),
+            needed: bytes,
+            available: room,
+            hint:
+                "more processes, or scratch files (--scratch DIR: the band pages on the bit engine)"
+                    .into(),
+        });
+    }
+    Ok(())
 }
 
 /// Where process `process`'s band of a partitioned bit solve of the
