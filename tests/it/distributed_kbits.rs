@@ -477,6 +477,42 @@ fn stopped_midway_resume(name: &str, scratch: bool) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The counter engine's band snapshots keep a byte a state: it refuses
+/// checkpoints of a game with more than 63 moves a state (three cops on
+/// the Petersen graph: 64 joint moves) before connecting, and says that
+/// the bit engine keeps them, out of core too.
+#[test]
+fn the_counter_engine_refuses_checkpoints_of_wide_games_pointing_at_the_bit_engine() {
+    let dir = crate::support::temp_dir("distributed-kbits-wide");
+    let game = arena_game(petersen(), 3);
+    assert!(distributed::wide_cells(&game));
+    let sink = Arc::new(Snapshots {
+        dir: dir.clone(),
+        stop: u32::MAX,
+    });
+    let options = PartitionOptions {
+        checkpoint: Some(sink as Arc<dyn BandSink>),
+        ..PartitionOptions::default()
+    };
+    let cluster = Cluster {
+        addresses: free_addresses(2),
+        process: 0,
+        workers: 1,
+        connect_timeout: Duration::from_secs(5),
+    };
+    let bounds = distributed::bands(&game, 2).expect("bands");
+    let err = distributed::solve(Arc::new(game), &bounds, &cluster, &options)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        err.contains("checkpoints of games with more than 63 moves a state"),
+        "{err}"
+    );
+    assert!(err.contains("--scratch"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A band snapshot is refused, naming its file, by another process's
 /// band, by a game of another shape (more cops, another map) and by a
 /// solve without the distances it kept.

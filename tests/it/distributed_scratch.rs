@@ -272,8 +272,9 @@ fn json(out: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("json")
 }
 
-/// The minimum cap `--plan` names for process `process` under a 1-byte
-/// cap, and the refusal's exit status.
+/// The minimum cap `--plan` names for process `process` under a 4 KiB
+/// cap (a graph's edges alone take more than one byte), and the
+/// refusal's exit status.
 pub(crate) fn planned_minimum(flags: &[&str], processes: usize, process: usize) -> u64 {
     let (n, i) = (processes.to_string(), process.to_string());
     let out = cli(&[
@@ -285,7 +286,7 @@ pub(crate) fn planned_minimum(flags: &[&str], processes: usize, process: usize) 
             "--process",
             &i,
             "--memory",
-            "1",
+            "4K",
             "--plan",
             "--json",
         ],
@@ -559,12 +560,79 @@ fn several_cops_a_cap_below_a_bands_minimum_is_refused_naming_both() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Through the CLI, two cops with `--scratch` and a cap at the bands'
-/// minimum: the bit engine runs, each process's `--plan` says its band
-/// pages through scratch files, 2 processes x 1 and 2 workers write the
-/// local table's shards; and a cluster saving band snapshots, one process
-/// killed mid-solve, resumes (its bands in scratch files again) to the
-/// local table.
+/// Through the CLI, several cops with `flags` (their `--scratch` folder
+/// `scratch`) and a cap at the bands' minimum: the bit engine runs, each
+/// process's `--plan` says its band pages through scratch files, and 2
+/// processes x each of `workers` write the local table's shards (into
+/// `dir`) and report what the local solve reports. The local table and
+/// the cap.
+fn several_out_of_core_shards(
+    dir: &Path,
+    flags: &[&str],
+    scratch: &str,
+    workers: &[usize],
+) -> (std::path::PathBuf, String) {
+    let table = dir.join("local.rtb");
+    let local = json(&cli(&[
+        &["solve"],
+        flags,
+        &["--json", "--quiet", "--save", table.to_str().unwrap()],
+    ]
+    .concat()));
+    let cap = (0..2).map(|i| planned_minimum(flags, 2, i)).max().unwrap();
+    let cap_text = cap.to_string();
+    for i in 0..2 {
+        let i = i.to_string();
+        let plan = json(&cli(&[
+            &["solve"],
+            flags,
+            &[
+                "--processes",
+                "2",
+                "--process",
+                &i,
+                "--memory",
+                &cap_text,
+                "--plan",
+                "--json",
+            ],
+        ]
+        .concat()));
+        assert_eq!(plan["engine"], "distributed", "{plan}");
+        assert_eq!(plan["scratch"], scratch, "{plan}");
+        assert!(plan["resident"].as_u64() < plan["bytes"].as_u64(), "{plan}");
+        assert!(plan["resident"].as_u64() <= Some(cap), "{plan}");
+    }
+    for &workers in workers {
+        let shards = dir.join(format!("shards-{workers}.rtb"));
+        let shards_text = shards.display().to_string();
+        let run = [
+            flags,
+            &["--memory", &cap_text, "--json", "--save", &shards_text],
+        ]
+        .concat();
+        let outputs = run_cluster(dir, 2, workers, &run, false);
+        let err = String::from_utf8_lossy(&outputs[0].stderr);
+        assert!(err.contains("of the bit engine"), "{err}");
+        assert!(err.contains(&format!("in files under {scratch}")), "{err}");
+        let report = json(&outputs[0]);
+        assert_eq!(report["kernel"], "bitboard", "{report}");
+        for key in ["result", "dte", "states", "counts", "levels"] {
+            assert_eq!(report[key], local[key], "{key}");
+        }
+        assert_same_table(&format!("{workers} workers"), &table, &shards, 2);
+        let left: Vec<_> = std::fs::read_dir(scratch).expect("scratch").collect();
+        assert!(left.is_empty(), "left in the scratch folder: {left:?}");
+    }
+    (table, cap_text)
+}
+
+/// Through the CLI, two cops on a map with `--scratch` and a cap at the
+/// bands' minimum: the bit engine runs, plans its bands out of core and
+/// writes the local table's shards over 2 processes x 1 and 2 workers
+/// ([`several_out_of_core_shards`]); and a cluster saving band snapshots,
+/// one process killed mid-solve, resumes (its bands in scratch files
+/// again) to the local table.
 #[test]
 fn cli_several_cops_with_scratch_run_the_bit_engine_and_resume_a_killed_process() {
     use crate::distributed::{checkpointing, kill_mid_solve, winding};
@@ -586,55 +654,8 @@ fn cli_several_cops_with_scratch_run_the_bit_engine_and_resume_a_killed_process(
         "--scratch",
         scratch,
     ];
-    let table = dir.join("local.rtb");
-    let local = json(&cli(&[
-        &["solve"],
-        &flags[..],
-        &["--json", "--quiet", "--save", table.to_str().unwrap()],
-    ]
-    .concat()));
-    let cap = (0..2).map(|i| planned_minimum(&flags, 2, i)).max().unwrap();
-    let cap_text = cap.to_string();
-    for i in 0..2 {
-        let i = i.to_string();
-        let plan = json(&cli(&[
-            &["solve"],
-            &flags[..],
-            &[
-                "--processes",
-                "2",
-                "--process",
-                &i,
-                "--memory",
-                &cap_text,
-                "--plan",
-                "--json",
-            ],
-        ]
-        .concat()));
-        assert_eq!(plan["engine"], "distributed", "{plan}");
-        assert_eq!(plan["scratch"], scratch, "{plan}");
-        assert!(plan["resident"].as_u64() < plan["bytes"].as_u64(), "{plan}");
-        assert!(plan["resident"].as_u64() <= Some(cap), "{plan}");
-    }
-    let capped = [&flags[..], &["--memory", &cap_text]].concat();
-    for workers in [1, 2] {
-        let shards = dir.join(format!("shards-{workers}.rtb"));
-        let shards_text = shards.display().to_string();
-        let run = [&capped[..], &["--json", "--save", &shards_text]].concat();
-        let outputs = run_cluster(&dir, 2, workers, &run, false);
-        let err = String::from_utf8_lossy(&outputs[0].stderr);
-        assert!(err.contains("of the bit engine"), "{err}");
-        assert!(err.contains(&format!("in files under {scratch}")), "{err}");
-        let report = json(&outputs[0]);
-        assert_eq!(report["kernel"], "bitboard", "{report}");
-        for key in ["result", "dte", "states", "counts", "levels"] {
-            assert_eq!(report[key], local[key], "{key}");
-        }
-        assert_same_table(&format!("{workers} workers"), &table, &shards, 2);
-        let left: Vec<_> = std::fs::read_dir(scratch).expect("scratch").collect();
-        assert!(left.is_empty(), "left in the scratch folder: {left:?}");
-    }
+    let (table, cap) = several_out_of_core_shards(&dir, &flags, scratch, &[1, 2]);
+    let capped = [&flags[..], &["--memory", &cap]].concat();
     let ck = dir.join("ck");
     let ck = ck.to_str().unwrap();
     kill_mid_solve(
@@ -655,5 +676,36 @@ fn cli_several_cops_with_scratch_run_the_bit_engine_and_resume_a_killed_process(
     assert!(err.contains("resuming from"), "{err}");
     assert!(err.contains(&format!("in files under {scratch}")), "{err}");
     assert_same_table("resumed out of core", &table, &resumed, 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The same with three cops on a graph (`--graph`, an edge list: a cycle
+/// of 60 vertices with chords, no exit, so the thief wins nowhere and
+/// each band keeps two bitsets a side fewer).
+#[test]
+fn cli_several_cops_on_a_graph_with_scratch_write_the_local_table() {
+    let dir = crate::support::temp_dir("distributed-kbits-scratch-graph");
+    let scratch = dir.join("scratch");
+    std::fs::create_dir_all(&scratch).expect("scratch");
+    let scratch = scratch.to_str().unwrap();
+    let n = 60;
+    let mut edges: String = (0..n).map(|i| format!("{i} {}\n", (i + 1) % n)).collect();
+    edges += &(0..n)
+        .step_by(7)
+        .map(|i| format!("{i} {}\n", (i + n / 3) % n))
+        .collect::<String>();
+    let graph = dir.join("cycle.txt");
+    std::fs::write(&graph, edges).expect("graph");
+    let graph = graph.display().to_string();
+    let flags = [
+        graph.as_str(),
+        "--graph",
+        "--cops",
+        "3",
+        "--dte-table",
+        "--scratch",
+        scratch,
+    ];
+    several_out_of_core_shards(&dir, &flags, scratch, &[2]);
     let _ = std::fs::remove_dir_all(&dir);
 }

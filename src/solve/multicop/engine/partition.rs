@@ -280,9 +280,9 @@ pub(crate) fn below_minimum(minimum: u64, storage: &KcopStorage) -> crate::Error
 impl Engine<'_> {
     /// The level loop of [`Engine::run`] on this engine's band, swapping
     /// the changed thief rows and the stats with the other processes
-    /// after every level; `files`: per array (in `kcop_band_plan`'s
-    /// order) the folder of its scratch file, if it has one, and the cap
-    /// its pages keep to.
+    /// after every level; `dirs`: per array (in `kcop_band_plan`'s
+    /// order) the folder of its scratch file, if it has one; `cap`: what
+    /// the pager keeps the process's resident set under.
     fn run_band(
         &mut self,
         options: &KcopOptions,
