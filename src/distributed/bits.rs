@@ -5,7 +5,9 @@
 //! once per call.
 
 use super::{grid, kbits, Cluster, PartitionOptions, PartitionedSolution};
-use crate::error::{Error, Result};
+#[cfg(doc)]
+use crate::error::Error;
+use crate::error::Result;
 use crate::games::cops_game::CopsGame;
 use crate::games::{Shape, Special};
 use crate::solve::StorageLimits;
@@ -13,15 +15,15 @@ use crate::storage::Backing;
 
 /// Whether a partitioned solve of `game` runs on the bit engine
 /// ([`solve_bits`]) rather than the counter engine
-/// ([`solve`](super::solve)): it does, unless the solve asks for what only
-/// the counter engine's bands keep: a `limits.memory` cap that the largest
-/// process's bit band does not fit under without a scratch folder (the
-/// counter engine then spills to the temporary folder or refuses), and
-/// with several cops scratch files (`limits.scratch`; one cop's bands page
-/// on the bit engine, [`bit_band_plan`]). Checkpoints run on either
-/// engine, one cop's or several cops', each engine with its own band
-/// snapshots. Every process given the same flags gets the same answer, as
-/// the handshake requires.
+/// ([`solve`](super::solve)): it does, with scratch files too (one cop's
+/// and several cops' bands page on the bit engine, [`bit_band_plan`]),
+/// unless the solve asks for what only the counter engine's bands keep: a
+/// `limits.memory` cap that the largest process's bit band does not fit
+/// under without a scratch folder (the counter engine then spills to the
+/// temporary folder or refuses). Checkpoints run on either engine, one
+/// cop's or several cops', each engine with its own band snapshots. Every
+/// process given the same flags gets the same answer, as the handshake
+/// requires.
 #[must_use]
 pub fn bit_engine_runs(
     game: &CopsGame,
@@ -70,14 +72,18 @@ pub fn bit_band_bytes(
 
 /// Where process `process`'s band of a partitioned bit solve of `game`
 /// (over `processes` processes of `workers` threads) lives under `limits`
-/// and what it holds resident: one cop with `limits.scratch` in a scratch
-/// file of its band, paged one level per pass when it does not fit the
-/// cap ([`BandPlan::passes`]); otherwise in memory
-/// ([`bit_band_bytes`]).
+/// and what it holds resident: with `limits.scratch`, one cop's in a
+/// scratch file of its band, paged one level per pass when it does not
+/// fit the cap ([`BandPlan::passes`]); several cops' arrays, the largest
+/// first, in scratch files of the band's rows until the rest fits the cap
+/// (without one, every array that can), paged under it as a local
+/// several-cops solve pages ([`BandPlan::resident`] what stays); without
+/// scratch files in memory ([`bit_band_bytes`]).
 ///
 /// # Errors
 /// [`Error::TooLarge`] naming the cap and the minimum: out of core, a cap
-/// below the band's resident minimum; in memory, below its bytes.
+/// below the band's resident minimum (several cops: or scratch files
+/// larger than the folder's free disk); in memory, below its bytes.
 pub fn bit_band_plan(
     game: &CopsGame,
     processes: usize,
@@ -88,18 +94,8 @@ pub fn bit_band_plan(
 ) -> Result<super::BandPlan> {
     match game.shape() {
         Shape::Grid(g) => grid::grid_band_plan(g, processes, process, workers, dte_table, limits),
-        Shape::Several(_) => {
-            let bytes = bit_band_bytes(game, processes, workers, dte_table)[process];
-            let room = limits
-                .memory
-                .unwrap_or_else(crate::storage::available_memory);
-            grid::in_memory(bytes, room).map(|()| super::BandPlan {
-                backing: Backing::Memory,
-                bytes,
-                resident: bytes,
-                window: None,
-                passes: None,
-            })
+        Shape::Several(g) => {
+            kbits::several_band_plan(g, (processes, process, workers), dte_table, limits)
         }
         Shape::Other => unreachable!("a cops game has a shape"),
     }
@@ -115,7 +111,7 @@ pub fn bit_band_plan(
 /// hands a several-cops solve a snapshot opened with
 /// [`GridBandCheckpoint::open_several`](super::GridBandCheckpoint::open_several)),
 /// after each resuming process swaps its band's thief rows with the
-/// others once. One cop keeps its band in a scratch file with
+/// others once. Either keeps its band in scratch files with
 /// [`PartitionOptions::backing`], paged under
 /// [`PartitionOptions::memory`] ([`bit_band_plan`]).
 ///
@@ -125,28 +121,21 @@ pub fn bit_band_plan(
 /// arrays; [`Error::TooLarge`] when this process's band does not fit the
 /// available memory (out of core, the cap); [`Error::Scratch`] for the
 /// scratch files; [`Error::Checkpoint`] naming a damaged snapshot or one
-/// of another band, game or setting; [`Error::Unsupported`] for scratch
-/// files with several cops, which the counter engine's bands keep
-/// ([`solve`](super::solve)).
+/// of another band, game or setting.
 pub fn solve_bits(
     game: &CopsGame,
     cluster: &Cluster,
     options: &PartitionOptions,
 ) -> Result<PartitionedSolution> {
     assert!(cluster.workers >= 1 && cluster.process < cluster.processes());
-    let unsupported = |what: &str| Error::Unsupported {
-        engine: "distributed bitboard".into(),
-        what: what.into(),
-        hint: "the counter engine's partitioned solve keeps them (distributed::solve)".into(),
-    };
-    let one_cop = matches!(game.shape(), Shape::Grid(_));
-    if options.backing != Backing::Memory && !one_cop {
-        return Err(unsupported("scratch files"));
-    }
     let (processes, workers) = (cluster.processes(), cluster.workers);
     if options.backing == Backing::Memory {
         let mine = bit_band_bytes(game, processes, workers, options.dte_table)[cluster.process];
-        grid::in_memory(mine, crate::storage::available_memory())?;
+        let room = crate::storage::available_memory();
+        match game.shape() {
+            Shape::Several(_) => kbits::in_memory(mine, room)?,
+            _ => grid::in_memory(mine, room)?,
+        }
     }
     match game.shape() {
         Shape::Grid(g) => grid::solve_grid(g, cluster, options),

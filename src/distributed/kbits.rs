@@ -5,15 +5,20 @@
 //! swapped over the cluster's TCP connections (`grid.rs`'s `TcpLink`,
 //! opened and checked by `net.rs` with a session of its own); band
 //! snapshots after the levels process 0's sink asks for, and a resume from
-//! them (`solve/multicop/engine/band_save.rs`).
+//! them (`solve/multicop/engine/band_save.rs`); out of core, each band's
+//! arrays in scratch files of its rows, paged under the process's cap as
+//! a local several-cops solve pages ([`several_band_plan`]).
+
+use std::path::Path;
 
 use super::grid::{connect_resuming, gather, End};
 use super::solution::{Band, PartitionedSolution, Store};
 use super::{Cluster, PartitionOptions};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::games::kcops::KCops;
-use crate::solve::multicop;
+use crate::solve::multicop::{self, KcopStorage};
+use crate::storage::Backing;
 
 /// Mixed into the handshake's session so that a several-cops bit-engine
 /// process refuses a counter-engine process (and a one-cop bit-engine
@@ -35,6 +40,22 @@ pub(super) fn several_bands(game: &KCops, processes: usize) -> Vec<u64> {
     bounds
 }
 
+/// Per process of a partitioned bit solve of the several-cops `game` over
+/// `processes` processes, the cop multisets of its band and those whose
+/// thief rows it reads (its band's and the others' its cops reach).
+fn band_rows(game: &KCops, processes: usize) -> Vec<(u64, u64)> {
+    let per = 2 * u64::from(game.arena().cells());
+    let reads = multicop::process_reads(game.arena(), game.cops() as usize, processes);
+    several_bands(game, processes)
+        .windows(2)
+        .zip(reads)
+        .map(|(w, read)| {
+            let rows = (w[1] - w[0]).checked_div(per).unwrap_or(0);
+            (rows, read.end - read.start)
+        })
+        .collect()
+}
+
 /// Bytes each process of a partitioned bit solve of the several-cops
 /// `game` over `processes` processes of `workers` threads holds: the
 /// thief's bitsets of the rows its cops' moves read, its band's other
@@ -47,26 +68,135 @@ pub(super) fn several_band_bytes(
     workers: usize,
     dte_table: bool,
 ) -> Vec<u64> {
-    let per = 2 * u64::from(game.arena().cells());
     let k = game.cops() as usize;
-    let reads = multicop::process_reads(game.arena(), k, processes);
-    several_bands(game, processes)
-        .windows(2)
-        .zip(reads)
-        .map(|(w, read)| {
-            let rows = (w[1] - w[0]).checked_div(per).unwrap_or(0);
-            let read = read.end - read.start;
+    band_rows(game, processes)
+        .into_iter()
+        .map(|(rows, read)| {
             multicop::kcop_band_bytes(game.arena(), k, rows, read, workers, dte_table)
         })
         .collect()
 }
 
+/// What process `process`'s band of a partitioned bit solve of the
+/// several-cops `game` may use with scratch files under `dir`: the cap
+/// `memory`, or without one the band's resident minimum (every array
+/// that can go to a file goes there, as a local several-cops solve given
+/// a scratch folder alone does), at most the memory available.
+fn band_storage(
+    game: &KCops,
+    (processes, process, workers): (usize, usize, usize),
+    dte_table: bool,
+    dir: &Path,
+    memory: Option<u64>,
+) -> KcopStorage {
+    let mut storage = KcopStorage {
+        memory,
+        scratch: Some(dir.to_path_buf()),
+    };
+    if memory.is_none() {
+        let least = KcopStorage {
+            memory: Some(0),
+            ..storage.clone()
+        };
+        let rows = band_rows(game, processes)[process];
+        let (k, arena) = (game.cops() as usize, game.arena());
+        let (plan, _) = multicop::kcop_band_plan(arena, k, rows, workers, dte_table, &least);
+        storage.memory = Some(plan.in_memory().min(crate::storage::available_memory()));
+    }
+    storage
+}
+
+/// Refuses a band of `bytes` in memory above `room`.
+///
+/// # Errors
+/// [`Error::TooLarge`] naming both.
+pub(super) fn in_memory(bytes: u64, room: u64) -> Result<()> {
+    if bytes > room {
+        return Err(Error::TooLarge {
+            what: "this process's band of bitsets".into(),
+            needed: bytes,
+            available: room,
+            hint:
+                "more processes, or scratch files (--scratch DIR: the band pages on the bit engine)"
+                    .into(),
+        });
+    }
+    Ok(())
+}
+
+/// Where process `process`'s band of a partitioned bit solve of the
+/// several-cops `game` over `processes` processes of `workers` threads
+/// lives under `limits`: without `limits.scratch` in memory
+/// ([`several_band_bytes`]); with it, as a local several-cops solve
+/// places its arrays, the largest of them (the band's distances, then its
+/// bitsets) in scratch files of the band's rows until the rest fits under
+/// the cap (`limits.memory` less `limits.held`; without a cap, every
+/// array that can), paged under it ([`multicop::kcop_band_plan`]).
+///
+/// # Errors
+/// [`Error::TooLarge`] naming the cap and the band's resident minimum
+/// below it (in memory, its bytes), or the scratch files' bytes above the
+/// folder's free disk; [`Error::Io`] when that cannot be read.
+pub(super) fn several_band_plan(
+    game: &KCops,
+    (processes, process, workers): (usize, usize, usize),
+    dte_table: bool,
+    limits: &crate::solve::StorageLimits,
+) -> Result<super::BandPlan> {
+    let bytes = several_band_bytes(game, processes, workers, dte_table)[process];
+    let Some(dir) = &limits.scratch else {
+        let room = limits
+            .memory
+            .unwrap_or_else(crate::storage::available_memory)
+            .saturating_sub(limits.held);
+        return in_memory(bytes, room).map(|()| super::BandPlan {
+            backing: Backing::Memory,
+            bytes,
+            resident: bytes,
+            window: None,
+            passes: None,
+        });
+    };
+    let memory = limits.memory.map(|m| m.saturating_sub(limits.held));
+    let shape = (processes, process, workers);
+    let storage = band_storage(game, shape, dte_table, dir, memory);
+    let rows = band_rows(game, processes)[process];
+    let (k, arena) = (game.cops() as usize, game.arena());
+    let (plan, _) = multicop::kcop_band_plan(arena, k, rows, workers, dte_table, &storage);
+    if !plan.fits {
+        return Err(multicop::below_minimum(plan.in_memory(), &storage));
+    }
+    if plan.scratch > 0 {
+        let free = crate::storage::free_disk(dir)?;
+        if plan.scratch > free {
+            return Err(Error::TooLarge {
+                what: format!("this process's band files under {}", dir.display()),
+                needed: plan.scratch,
+                available: free,
+                hint: "free disk space or point --scratch at a larger disk".into(),
+            });
+        }
+    }
+    Ok(super::BandPlan {
+        backing: match plan.scratch {
+            0 => Backing::Memory,
+            _ => Backing::Scratch(dir.clone()),
+        },
+        bytes,
+        resident: plan.in_memory(),
+        window: None,
+        passes: None,
+    })
+}
+
 /// Whether a partitioned several-cops solve runs on the bit engine
 /// ([`solve_several`]) rather than the counter engine
 /// ([`solve`](super::solve)): as `grid.rs`'s `grid_engine_runs`
-/// decides for one cop, unless the solve asks for scratch files or a
-/// memory cap the largest process does not fit under. Checkpoints run on
-/// either, each engine with its own band snapshots.
+/// decides for one cop, it does, with scratch files too (each band pages
+/// as a local several-cops solve does, [`several_band_plan`]), unless a
+/// memory cap the largest process does not fit under comes without a
+/// scratch folder. Checkpoints run on either, each engine with its own
+/// band snapshots.
 pub(super) fn several_engine_runs(
     game: &KCops,
     processes: usize,
@@ -75,7 +205,7 @@ pub(super) fn several_engine_runs(
     limits: &crate::solve::StorageLimits,
 ) -> bool {
     if limits.scratch.is_some() {
-        return false;
+        return true;
     }
     limits.memory.is_none_or(|cap| {
         let largest = several_band_bytes(game, processes, workers, dte_table)
@@ -106,14 +236,41 @@ pub(super) fn several_engine_runs(
 /// within the timeout, runs a different solve or is lost mid-solve;
 /// [`Error::Alloc`](crate::Error::Alloc) for the arrays;
 /// [`Error::Checkpoint`](crate::Error::Checkpoint) naming the snapshot
-/// when it is damaged or of another band, game or setting (scratch files
-/// and a band too large for memory are refused by
+/// when it is damaged or of another band, game or setting; with
+/// [`PartitionOptions::backing`] in scratch files,
+/// [`Error::TooLarge`](crate::Error::TooLarge) for a
+/// [`PartitionOptions::memory`] cap below the band's resident minimum
+/// before connecting, and [`Error::Scratch`](crate::Error::Scratch) for
+/// the files (a band too large for memory is refused by
 /// [`solve_bits`](super::solve_bits) before).
 pub(super) fn solve_several(
     game: &KCops,
     cluster: &Cluster,
     options: &PartitionOptions,
 ) -> Result<PartitionedSolution> {
+    let storage = match &options.backing {
+        Backing::Memory => KcopStorage::default(),
+        Backing::Scratch(dir) => {
+            let shape = (cluster.processes(), cluster.process, cluster.workers);
+            let storage = band_storage(game, shape, options.dte_table, dir, options.memory);
+            // Refused before connecting: the peers then see this process
+            // gone.
+            let rows = band_rows(game, cluster.processes())[cluster.process];
+            let (k, arena) = (game.cops() as usize, game.arena());
+            let (plan, _) = multicop::kcop_band_plan(
+                arena,
+                k,
+                rows,
+                cluster.workers,
+                options.dte_table,
+                &storage,
+            );
+            if !plan.fits {
+                return Err(multicop::below_minimum(plan.in_memory(), &storage));
+            }
+            storage
+        }
+    };
     let (mut link, saved) =
         connect_resuming(cluster, options, game.state_count() ^ SEVERAL_BIT_ENGINE)?;
     let kernel = multicop::KcopOptions {
@@ -139,6 +296,7 @@ pub(super) fn solve_several(
                 .map(|s| s as &dyn super::BandSink),
             resume: saved.as_ref(),
         },
+        &storage,
     )?;
     let tracked = options
         .track

@@ -397,7 +397,7 @@ pub fn solve<G: Game + Send + 'static>(
                 <[AtomicU8] as Cells>::MAX_MOVES
             ),
             hint: format!(
-                "this game has up to {} and the counter engine's band snapshots keep one byte a state; solve it without --scratch and --memory (the bit engine's snapshots keep any game) or without --checkpoint and --resume",
+                "this game has up to {} and the counter engine's band snapshots keep one byte a state; give --scratch DIR with --memory (the bit engine then runs, its bands paged from scratch files, and its snapshots keep any game) or solve without --checkpoint and --resume",
                 game.max_moves()
             ),
         });

@@ -177,16 +177,20 @@ fn drop_pages(span: Span) {
 }
 
 impl Region {
-    /// The base address and length of this region when it is a shared
-    /// mapping of a scratch file (whose pages can be dropped at any time
-    /// without losing data); `None` for memory and private mappings.
+    /// The address and length of the part of this region that is a
+    /// shared mapping of a scratch file (whose pages can be dropped at any
+    /// time without losing data): all of it, or the file's window inside
+    /// an anonymous mapping (`Region::sparse_with_file`, a partitioned
+    /// band), whose anonymous rest would lose its contents; `None` for
+    /// memory and private mappings.
     fn shared_span(&self) -> Option<Span> {
+        let window = &self.pages.window;
         (self.pages.file.is_some()
             && self.pages.paging == super::Paging::Kernel
-            && self.pages.len > 0)
+            && window.end > window.start)
             .then(|| Span {
-                addr: self.map.as_ptr() as usize,
-                len: self.pages.len,
+                addr: self.map.as_ptr() as usize + window.start as usize,
+                len: (window.end - window.start) as usize,
             })
     }
 }
@@ -221,6 +225,34 @@ mod tests {
             .iter()
             .enumerate()
             .all(|(i, w)| w.load(Ordering::Relaxed) == i as u64 * 3));
+    }
+
+    /// A partitioned band's file window inside an anonymous mapping: the
+    /// pager drops the window's pages alone, and the anonymous words
+    /// around it (the other bands' rows a process holds) keep theirs.
+    #[cfg(feature = "distributed")]
+    #[test]
+    fn a_file_window_is_dropped_and_the_anonymous_rest_kept() {
+        let words = 4u64 << 20; // 32 MiB
+        let window = words / 4..words / 2;
+        let dir = std::env::temp_dir();
+        let region = Region::sparse_with_file::<Word>(words, window.clone(), &dir, "pager test")
+            .expect("region");
+        let pager = Pager::start(&[&region], 0).expect("a pager on Linux");
+        let slots = region.atomics::<Word>();
+        for round in 1..=3u64 {
+            for (i, w) in slots.iter().enumerate() {
+                w.store(i as u64 * round, Ordering::Relaxed);
+            }
+            std::thread::sleep(POLL * 3);
+        }
+        assert!(pager.releases() > 0, "the pager never dropped the pages");
+        drop(pager);
+        let bad = slots
+            .iter()
+            .enumerate()
+            .find(|&(i, w)| w.load(Ordering::Relaxed) != i as u64 * 3);
+        assert!(bad.is_none(), "word {bad:?} lost (window {window:?})");
     }
 
     /// Memory and private mappings are never watched: dropping their pages

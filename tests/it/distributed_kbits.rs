@@ -19,8 +19,8 @@ use retrograde::distributed::{
     PartitionedSolution,
 };
 use retrograde::{
-    load_map, solve, Arena, Board, CopsGame, Due, Engine, Game, Placement, Rules, Sink, Snapshot,
-    SolveOptions,
+    load_map, solve, Arena, Backing, Board, CopsGame, Due, Engine, Game, Placement, Rules, Sink,
+    Snapshot, SolveOptions,
 };
 
 use crate::distributed::{binary, bit_threads, data, free_addresses};
@@ -151,7 +151,7 @@ fn petersen() -> Arena {
 
 /// A cycle of `n` vertices with a chord every 7 and a few exits: rows of
 /// several words, many levels.
-fn long_cycle(n: u32) -> Arena {
+pub(crate) fn long_cycle(n: u32) -> Arena {
     let mut edges: Vec<(u32, u32)> = (0..n).map(|i| (i, (i + 1) % n)).collect();
     edges.extend((0..n).step_by(7).map(|i| (i, (i + n / 3) % n)));
     Arena::from_edges(n, &edges)
@@ -210,10 +210,10 @@ fn several_bands_cut_at_blocks_of_one_top_cell() {
     }
 }
 
-/// The CLI runs the bit engine for several cops, with checkpoints too,
-/// and the counter engine when scratch files ask for it.
+/// The CLI runs the bit engine for several cops, with checkpoints and
+/// with scratch files too.
 #[test]
-fn cli_several_cops_choose_the_bit_engine_unless_scratch() {
+fn cli_several_cops_choose_the_bit_engine_with_checkpoints_and_scratch() {
     let dir = crate::support::temp_dir("distributed-kbits-cli");
     let sample = data("data/maps/sample.txt");
     let base = [sample.as_str(), "--cops", "2", "--json", "--quiet"];
@@ -222,7 +222,7 @@ fn cli_several_cops_choose_the_bit_engine_unless_scratch() {
     let cases: [(&[&str], &str); 3] = [
         (&[], "bitboard"),
         (&["--checkpoint", &checkpoint], "bitboard"),
-        (&["--scratch", &scratch], "counter"),
+        (&["--scratch", &scratch], "bitboard"),
     ];
     for (extra, kernel) in cases {
         let flags = [&base[..], extra].concat();
@@ -320,7 +320,19 @@ fn snapshot_cluster(
     game: &CopsGame,
     dirs: &[PathBuf],
     stop: u32,
+    flags: (bool, bool, bool),
+) -> Vec<retrograde::Result<PartitionedSolution>> {
+    snapshot_cluster_in(game, dirs, stop, flags, None)
+}
+
+/// [`snapshot_cluster`], with every band in scratch files under the
+/// folder of `scratch`, paged under its cap, when given.
+fn snapshot_cluster_in(
+    game: &CopsGame,
+    dirs: &[PathBuf],
+    stop: u32,
     (save, resume, dte_table): (bool, bool, bool),
+    scratch: Option<(&Path, u64)>,
 ) -> Vec<retrograde::Result<PartitionedSolution>> {
     let processes = dirs.len();
     let track = middle(game);
@@ -339,6 +351,9 @@ fn snapshot_cluster(
                         session: distributed::session(game, track).unwrap(),
                         checkpoint: save.then(|| Arc::clone(&snapshots) as Arc<dyn BandSink>),
                         resume: resume.then_some(snapshots as Arc<dyn BandSource>),
+                        backing: scratch
+                            .map_or(Backing::Memory, |(d, _)| Backing::Scratch(d.to_path_buf())),
+                        memory: scratch.map(|(_, cap)| cap),
                         ..PartitionOptions::default()
                     };
                     let cluster = Cluster {
@@ -372,10 +387,20 @@ fn snapshot_cluster(
 /// from those snapshots: values and distances equal the local bit
 /// engine's state by state, and the report (counts, levels, decided
 /// states per level, the tracked state, bytes exchanged) an uninterrupted
-/// cluster's.
+/// cluster's. In memory, and with the bands in scratch files paged under
+/// a cap at their minimum (stopped and resumed so).
 #[test]
 fn several_cops_bit_bands_stopped_midway_resume_to_the_local_solve() {
-    let dir = crate::support::temp_dir("distributed-kbits-resume");
+    stopped_midway_resume("distributed-kbits-resume", false);
+    stopped_midway_resume("distributed-kbits-resume-scratch", true);
+}
+
+/// [`several_cops_bit_bands_stopped_midway_resume_to_the_local_solve`],
+/// out of core when `scratch`.
+fn stopped_midway_resume(name: &str, scratch: bool) {
+    let dir = crate::support::temp_dir(name);
+    let files = dir.join("scratch");
+    std::fs::create_dir_all(&files).expect("scratch");
     let games = [
         ("sample, 2 cops", arena_game(sample_arena(true), 2)),
         ("cycle of 40, 3 cops", arena_game(long_cycle(40), 3)),
@@ -402,9 +427,11 @@ fn several_cops_bit_bands_stopped_midway_resume_to_the_local_solve() {
                 let _ = std::fs::remove_dir_all(d);
                 std::fs::create_dir_all(d).expect("dir");
             }
-            let stopped = snapshot_cluster(game, &dirs, stop, (true, false, true));
+            let cap = crate::distributed_scratch::minimum_cap(game, &files, processes, 1);
+            let storage = scratch.then_some((files.as_path(), cap));
+            let stopped = snapshot_cluster_in(game, &dirs, stop, (true, false, true), storage);
             assert!(stopped.iter().all(Result::is_err), "{label}: stopped");
-            let resumed = snapshot_cluster(game, &dirs, stop, (false, true, true));
+            let resumed = snapshot_cluster_in(game, &dirs, stop, (false, true, true), storage);
             let parts: Vec<PartitionedSolution> = resumed
                 .into_iter()
                 .map(|r| r.unwrap_or_else(|e| panic!("{label}: resumed solve: {e}")))
@@ -447,6 +474,42 @@ fn several_cops_bit_bands_stopped_midway_resume_to_the_local_solve() {
             );
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The counter engine's band snapshots keep a byte a state: it refuses
+/// checkpoints of a game with more than 63 moves a state (three cops on
+/// the Petersen graph: 64 joint moves) before connecting, and says that
+/// the bit engine keeps them, out of core too.
+#[test]
+fn the_counter_engine_refuses_checkpoints_of_wide_games_pointing_at_the_bit_engine() {
+    let dir = crate::support::temp_dir("distributed-kbits-wide");
+    let game = arena_game(petersen(), 3);
+    assert!(distributed::wide_cells(&game));
+    let sink = Arc::new(Snapshots {
+        dir: dir.clone(),
+        stop: u32::MAX,
+    });
+    let options = PartitionOptions {
+        checkpoint: Some(sink as Arc<dyn BandSink>),
+        ..PartitionOptions::default()
+    };
+    let cluster = Cluster {
+        addresses: free_addresses(2),
+        process: 0,
+        workers: 1,
+        connect_timeout: Duration::from_secs(5),
+    };
+    let bounds = distributed::bands(&game, 2).expect("bands");
+    let err = distributed::solve(Arc::new(game), &bounds, &cluster, &options)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        err.contains("checkpoints of games with more than 63 moves a state"),
+        "{err}"
+    );
+    assert!(err.contains("--scratch"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -510,8 +573,9 @@ fn several_cops_bit_band_snapshots_of_another_band_or_game_are_refused() {
 /// Through the CLI: a cluster of 2 processes of two cops saving band
 /// snapshots as often as levels end, one process killed mid-solve; the
 /// cluster resumed from the snapshots writes the local solve's table,
-/// state by state. Another cluster shape and the counter engine (scratch
-/// files) refuse the snapshots, exit status 2 naming the file.
+/// state by state. Another cluster shape and the counter engine (a cap
+/// below the bit bands, no scratch folder) refuse the snapshots, exit
+/// status 2 naming the file.
 #[test]
 fn cli_several_cops_bit_engine_resumes_a_killed_process() {
     use crate::distributed::{
@@ -562,10 +626,10 @@ fn cli_several_cops_bit_engine_resumes_a_killed_process() {
     let err = resume_refused(&dir, 3, &flags, ck);
     assert!(err.contains("process-0/band-0.level-"), "{err}");
     assert!(err.contains("another processes: 2 there, 3 now"), "{err}");
-    let scratch = dir.join("scratch");
-    std::fs::create_dir_all(&scratch).expect("scratch");
-    let scratch = ["--scratch", scratch.to_str().unwrap()];
-    let err = resume_refused(&dir, 2, &[&flags[..], &scratch].concat(), ck);
+    // A cap below the bit bands without a scratch folder chooses the
+    // counter engine, which reads none of them.
+    let capped = ["--memory", "2M"];
+    let err = resume_refused(&dir, 2, &[&flags[..], &capped].concat(), ck);
     assert!(err.contains("process-0/band-0.level-"), "{err}");
     assert!(err.contains("a band snapshot of the bit engine"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);

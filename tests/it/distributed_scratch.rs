@@ -7,6 +7,14 @@
 //! `--scratch` and its `--plan` says what pages; and four processes on one
 //! box, each under a cap below what one process alone needs, equal the
 //! local solve.
+//!
+//! Several cops likewise: each process's band in scratch files of its
+//! rows, paged under a cap at its resident minimum, equals the local bit
+//! engine state by state on random maps and graphs (2 and 3 cops, rule
+//! variants, speeds, lazy cops), 1 to 4 processes x 1 and 2 workers; and
+//! through the CLI the bit engine runs with `--scratch`, plans its bands
+//! out of core, writes the local table's shards and resumes a killed
+//! process.
 
 use std::path::Path;
 use std::time::Duration;
@@ -21,6 +29,10 @@ use crate::distributed::{
     assert_same_table, bit_threads, check_parts, cli, free_addresses, run_cluster,
 };
 use crate::oracle::Variant;
+use crate::support::kcops_games::{
+    arena_game, random_graph_games, random_graph_games_lazy, random_map_games,
+    random_map_games_lazy,
+};
 use crate::support::{start_state, Rng};
 
 /// (processes, workers per process) of every cluster shape tested.
@@ -48,7 +60,7 @@ fn limits(dir: &Path, memory: Option<u64>) -> StorageLimits {
 /// The smallest cap every process of `game` over `processes` x `workers`
 /// (with distances) takes out of core: the largest of the minimums their
 /// refusals of a 1-byte cap name.
-fn minimum_cap(game: &CopsGame, dir: &Path, processes: usize, workers: usize) -> u64 {
+pub(crate) fn minimum_cap(game: &CopsGame, dir: &Path, processes: usize, workers: usize) -> u64 {
     (0..processes)
         .map(|p| {
             match distributed::bit_band_plan(
@@ -260,9 +272,10 @@ fn json(out: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("json")
 }
 
-/// The minimum cap `--plan` names for process `process` under a 1-byte
-/// cap, and the refusal's exit status.
-fn planned_minimum(flags: &[&str], processes: usize, process: usize) -> u64 {
+/// The minimum cap `--plan` names for process `process` under a 4 KiB
+/// cap (a graph's edges alone take more than one byte), and the
+/// refusal's exit status.
+pub(crate) fn planned_minimum(flags: &[&str], processes: usize, process: usize) -> u64 {
     let (n, i) = (processes.to_string(), process.to_string());
     let out = cli(&[
         &["solve"],
@@ -273,7 +286,7 @@ fn planned_minimum(flags: &[&str], processes: usize, process: usize) -> u64 {
             "--process",
             &i,
             "--memory",
-            "1",
+            "4K",
             "--plan",
             "--json",
         ],
@@ -416,5 +429,283 @@ fn cli_four_processes_out_of_core_under_caps_below_one_process_agree_with_the_lo
         peaks.iter().all(|p| p.as_u64().unwrap() < one_process),
         "{peaks:?} against {one_process}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// Several cops: bands of cop multisets out of core.
+
+/// Several cops partitioned out of core over every shape of `shapes`:
+/// each process capped at the largest band minimum, so that every
+/// process's plan pages (its arrays in scratch files, less resident than
+/// its bytes, within the cap), equal the local bit engine state by state
+/// and leave nothing in the scratch folder.
+fn check_several(label: &str, game: &CopsGame, dir: &Path, shapes: &[(usize, usize)]) {
+    let local = local_bits(game);
+    for &(processes, workers) in shapes {
+        let label = format!("{label}, {processes} processes x {workers} workers");
+        let cap = minimum_cap(game, dir, processes, workers);
+        let bounds = distributed::bit_bands(game, processes);
+        for p in (0..processes).filter(|&p| bounds[p + 1] > bounds[p]) {
+            let plan = distributed::bit_band_plan(
+                game,
+                processes,
+                p,
+                workers,
+                true,
+                &limits(dir, Some(cap)),
+            )
+            .expect("plan");
+            assert_eq!(plan.backing, Backing::Scratch(dir.to_path_buf()), "{label}");
+            assert!(plan.resident < plan.bytes, "{label}: process {p}: {plan:?}");
+            assert!(plan.resident <= cap, "{label}: process {p}: {plan:?}");
+        }
+        let parts = scratch_cluster(game, processes, workers, dir, cap);
+        let summary = check_parts(&label, game, &local, &parts, processes);
+        assert_eq!(
+            summary.decided_per_level.len() as u32,
+            local.levels() + 2,
+            "{label}"
+        );
+        assert_eq!(summary.network_bytes == 0, processes == 1, "{label}");
+        assert_eq!(std::fs::read_dir(dir).expect("dir").count(), 0, "{label}");
+    }
+}
+
+#[test]
+fn several_cops_bands_out_of_core_agree_with_the_local_bit_engine_state_by_state() {
+    let dir = crate::support::temp_dir("distributed-kbits-scratch");
+    let mut turn = 0;
+    // Three shapes a game, all eight for the first of each kind.
+    let mut shapes = |all: bool| -> Vec<(usize, usize)> {
+        turn += 1;
+        if all {
+            return SHAPES.to_vec();
+        }
+        (0..3).map(|i| SHAPES[(turn + 3 * i) % 8]).collect()
+    };
+    for k in [2, 3] {
+        let mut first = true;
+        random_map_games(k, 0x5c7b, 1, |label, game, _| {
+            check_several(label, game, &dir, &shapes(std::mem::take(&mut first)));
+        });
+        let mut first = true;
+        random_graph_games(k, 0x5c7c, 1, |label, game, _| {
+            check_several(label, game, &dir, &shapes(std::mem::take(&mut first)));
+        });
+    }
+    random_map_games_lazy(2, 0x5c7d, 1, true, |label, game, _| {
+        check_several(label, game, &dir, &shapes(false));
+    });
+    random_graph_games_lazy(3, 0x5c7e, 1, true, |label, game, _| {
+        check_several(label, game, &dir, &shapes(false));
+    });
+    // Rows of several words, bands of many pages, the thief winning at
+    // the exits; the cops at speed 2 on another.
+    let cycle = arena_game(crate::distributed_kbits::long_cycle(150), 2);
+    check_several(
+        "cycle of 150, 2 cops",
+        &cycle,
+        &dir,
+        &[(1, 2), (2, 1), (3, 2), (4, 1)],
+    );
+    let fast = arena_game(
+        crate::distributed_kbits::long_cycle(100).with_speeds(2, 1),
+        2,
+    );
+    check_several(
+        "cycle of 100, cops at speed 2",
+        &fast,
+        &dir,
+        &[(2, 2), (3, 1)],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn several_cops_a_cap_below_a_bands_minimum_is_refused_naming_both() {
+    let dir = crate::support::temp_dir("distributed-kbits-scratch-cap");
+    let game = arena_game(crate::distributed_kbits::long_cycle(120), 2);
+    let minimum = minimum_cap(&game, &dir, 2, 1);
+    assert!(distributed::bit_engine_runs(
+        &game,
+        2,
+        1,
+        true,
+        &limits(&dir, Some(minimum - 1))
+    ));
+    let cluster = Cluster {
+        addresses: free_addresses(2),
+        process: 0,
+        workers: 1,
+        connect_timeout: Duration::from_secs(5),
+    };
+    let options = PartitionOptions {
+        dte_table: true,
+        backing: Backing::Scratch(dir.clone()),
+        memory: Some(minimum - 1),
+        ..PartitionOptions::default()
+    };
+    // Refused before connecting: no peer needed.
+    match distributed::solve_bits(&game, &cluster, &options) {
+        Err(e @ Error::TooLarge { .. }) => {
+            let text = e.to_string();
+            assert!(text.contains(&format!("needs {minimum} bytes")), "{text}");
+            assert!(
+                text.contains(&format!("give a memory cap of at least {minimum}")),
+                "{text}"
+            );
+        }
+        other => panic!("not refused: {:?}", other.map(|_| ())),
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Through the CLI, several cops with `flags` (their `--scratch` folder
+/// `scratch`) and a cap at the bands' minimum: the bit engine runs, each
+/// process's `--plan` says its band pages through scratch files, and 2
+/// processes x each of `workers` write the local table's shards (into
+/// `dir`) and report what the local solve reports. The local table and
+/// the cap.
+fn several_out_of_core_shards(
+    dir: &Path,
+    flags: &[&str],
+    scratch: &str,
+    workers: &[usize],
+) -> (std::path::PathBuf, String) {
+    let table = dir.join("local.rtb");
+    let local = json(&cli(&[
+        &["solve"],
+        flags,
+        &["--json", "--quiet", "--save", table.to_str().unwrap()],
+    ]
+    .concat()));
+    let cap = (0..2).map(|i| planned_minimum(flags, 2, i)).max().unwrap();
+    let cap_text = cap.to_string();
+    for i in 0..2 {
+        let i = i.to_string();
+        let plan = json(&cli(&[
+            &["solve"],
+            flags,
+            &[
+                "--processes",
+                "2",
+                "--process",
+                &i,
+                "--memory",
+                &cap_text,
+                "--plan",
+                "--json",
+            ],
+        ]
+        .concat()));
+        assert_eq!(plan["engine"], "distributed", "{plan}");
+        assert_eq!(plan["scratch"], scratch, "{plan}");
+        assert!(plan["resident"].as_u64() < plan["bytes"].as_u64(), "{plan}");
+        assert!(plan["resident"].as_u64() <= Some(cap), "{plan}");
+    }
+    for &workers in workers {
+        let shards = dir.join(format!("shards-{workers}.rtb"));
+        let shards_text = shards.display().to_string();
+        let run = [
+            flags,
+            &["--memory", &cap_text, "--json", "--save", &shards_text],
+        ]
+        .concat();
+        let outputs = run_cluster(dir, 2, workers, &run, false);
+        let err = String::from_utf8_lossy(&outputs[0].stderr);
+        assert!(err.contains("of the bit engine"), "{err}");
+        assert!(err.contains(&format!("in files under {scratch}")), "{err}");
+        let report = json(&outputs[0]);
+        assert_eq!(report["kernel"], "bitboard", "{report}");
+        for key in ["result", "dte", "states", "counts", "levels"] {
+            assert_eq!(report[key], local[key], "{key}");
+        }
+        assert_same_table(&format!("{workers} workers"), &table, &shards, 2);
+        let left: Vec<_> = std::fs::read_dir(scratch).expect("scratch").collect();
+        assert!(left.is_empty(), "left in the scratch folder: {left:?}");
+    }
+    (table, cap_text)
+}
+
+/// Through the CLI, two cops on a map with `--scratch` and a cap at the
+/// bands' minimum: the bit engine runs, plans its bands out of core and
+/// writes the local table's shards over 2 processes x 1 and 2 workers
+/// ([`several_out_of_core_shards`]); and a cluster saving band snapshots,
+/// one process killed mid-solve, resumes (its bands in scratch files
+/// again) to the local table.
+#[test]
+fn cli_several_cops_with_scratch_run_the_bit_engine_and_resume_a_killed_process() {
+    use crate::distributed::{checkpointing, kill_mid_solve, winding};
+    let dir = crate::support::temp_dir("distributed-kbits-scratch-cli");
+    let scratch = dir.join("scratch");
+    std::fs::create_dir_all(&scratch).expect("scratch");
+    let scratch = scratch.to_str().unwrap();
+    // 216 cells, 1.0e7 states, hundreds of levels; an exit at the
+    // corridor's dead end makes the thief win somewhere.
+    let map = winding(&dir, 13, 30);
+    let map = map.display().to_string();
+    let flags = [
+        map.as_str(),
+        "--cops",
+        "2",
+        "--exit",
+        "12,29",
+        "--dte-table",
+        "--scratch",
+        scratch,
+    ];
+    let (table, cap) = several_out_of_core_shards(&dir, &flags, scratch, &[1, 2]);
+    let capped = [&flags[..], &["--memory", &cap]].concat();
+    let ck = dir.join("ck");
+    let ck = ck.to_str().unwrap();
+    kill_mid_solve(
+        &dir,
+        "two cops out of core",
+        (2, 1, 1),
+        &checkpointing(&capped, ck),
+        ck,
+    );
+    let resumed = dir.join("resumed.rtb");
+    let resuming = [
+        &capped[..],
+        &["--save", resumed.to_str().unwrap(), "--resume", ck],
+    ]
+    .concat();
+    let outputs = run_cluster(&dir, 2, 1, &resuming, false);
+    let err = String::from_utf8_lossy(&outputs[0].stderr);
+    assert!(err.contains("resuming from"), "{err}");
+    assert!(err.contains(&format!("in files under {scratch}")), "{err}");
+    assert_same_table("resumed out of core", &table, &resumed, 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The same with three cops on a graph (`--graph`, an edge list: a cycle
+/// of 60 vertices with chords, no exit, so the thief wins nowhere and
+/// each band keeps two bitsets a side fewer).
+#[test]
+fn cli_several_cops_on_a_graph_with_scratch_write_the_local_table() {
+    let dir = crate::support::temp_dir("distributed-kbits-scratch-graph");
+    let scratch = dir.join("scratch");
+    std::fs::create_dir_all(&scratch).expect("scratch");
+    let scratch = scratch.to_str().unwrap();
+    let n = 60;
+    let mut edges: String = (0..n).map(|i| format!("{i} {}\n", (i + 1) % n)).collect();
+    edges += &(0..n)
+        .step_by(7)
+        .map(|i| format!("{i} {}\n", (i + n / 3) % n))
+        .collect::<String>();
+    let graph = dir.join("cycle.txt");
+    std::fs::write(&graph, edges).expect("graph");
+    let graph = graph.display().to_string();
+    let flags = [
+        graph.as_str(),
+        "--graph",
+        "--cops",
+        "3",
+        "--dte-table",
+        "--scratch",
+        scratch,
+    ];
+    several_out_of_core_shards(&dir, &flags, scratch, &[2]);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -58,8 +58,8 @@ mod distributed_kbits;
 /// `distributed`).
 #[cfg(feature = "distributed")]
 mod distributed_kcops;
-/// One cop partitioned on the bit engine out of core (feature
-/// `distributed`).
+/// One cop and several cops partitioned on the bit engine out of core
+/// (feature `distributed`).
 #[cfg(feature = "distributed")]
 mod distributed_scratch;
 /// Issue 23 faults: FIFO and directory tables, output collisions, pipes.

@@ -58,7 +58,9 @@ use crate::games::multiset::{multiset_count, unrank_multiset, Ranker, MAX_COPS};
 use crate::games::position::Position;
 use level::Rows;
 #[cfg(feature = "distributed")]
-pub(crate) use partition::{band_tops, process_reads, solve_band, tops_ranks, KBand};
+pub(crate) use partition::{
+    band_tops, below_minimum, process_reads, solve_band, tops_ranks, KBand,
+};
 
 /// Options of a k-cop solve.
 #[derive(Clone, Debug, Default)]

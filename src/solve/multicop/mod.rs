@@ -24,7 +24,9 @@
 //!   levels (`solve/kcop_checkpoint.rs`, beside the one-cop kernel's, which
 //!   opens either);
 //! - `engine/partition.rs` the engine partitioned over processes, a band
-//!   of cop multisets each, the thief's rows swapped after every level.
+//!   of cop multisets each, the thief's rows swapped after every level;
+//!   out of core its band's rows in scratch files paged as a local
+//!   solve's arrays are (`store.rs`, [`kcop_band_plan`]).
 //!
 //! Imports run one way: `engine` → `levels`, `solution` → `store`.
 
@@ -36,12 +38,12 @@ mod store;
 mod tests;
 
 #[cfg(feature = "distributed")]
-pub(crate) use engine::{band_tops, process_reads, solve_band, tops_ranks, KBand};
+pub(crate) use engine::{band_tops, below_minimum, process_reads, solve_band, tops_ranks, KBand};
 pub(crate) use engine::{solve_kcops, solve_kcops_with, KcopOptions};
 pub(crate) use levels::KcopRun;
 pub(crate) use solution::KSolution;
-#[cfg(feature = "distributed")]
-pub(crate) use store::kcop_band_bytes;
 pub use store::memory_bound;
+#[cfg(feature = "distributed")]
+pub(crate) use store::{kcop_band_bytes, kcop_band_plan};
 pub(crate) use store::{kcop_memory_for, kcop_memory_least};
 pub(crate) use store::{kcop_plan, KcopStorage};

@@ -119,7 +119,19 @@ fn plan_arrays(
 ) -> (KcopPlan, Vec<bool>) {
     let needed = kcop_memory_for(arena, k, dte_table);
     let n = arena.cells() as usize;
-    let all = arrays(arena, k, dte_table);
+    place(&arrays(arena, k, dte_table), needed, n, storage)
+}
+
+/// Where the arrays `all` (in [`arrays`] order) of a solve of `n` cells
+/// that needs `needed` bytes go under `storage`: all in memory when they
+/// fit the cap; else, with a scratch folder, the largest to scratch files
+/// until the rest fits under the pager's threshold, where it can.
+fn place(
+    all: &[(String, u64)],
+    needed: u64,
+    n: usize,
+    storage: &KcopStorage,
+) -> (KcopPlan, Vec<bool>) {
     let mut to_scratch = vec![false; all.len()];
     let cap = storage.memory.unwrap_or(u64::MAX);
     let mut plan = KcopPlan {
@@ -159,6 +171,60 @@ fn plan_arrays(
     }
     plan.fits = plan.in_memory() <= cap;
     (plan, to_scratch)
+}
+
+/// The movable arrays of one process's band of a partitioned k-cop solve
+/// (`engine/partition.rs`), in [`arrays`] order, of `band_rows` cop
+/// multisets reading the thief rows of `read_rows`: the band's distances
+/// and cops' rows, the thief's rows it reads (its band's and the others'
+/// its cops reach), and its band's thief rows of the next level.
+#[cfg(feature = "distributed")]
+fn band_arrays(
+    arena: &Arena,
+    (band_rows, read_rows): (u64, u64),
+    dte_table: bool,
+) -> Vec<(String, u64)> {
+    let n = arena.cells() as usize;
+    let row = n.div_ceil(64).max(1) as u64 * 8;
+    let two = thief_can_win(arena);
+    let rows = |on: bool, rows: u64| if on { rows.saturating_mul(row) } else { 0 };
+    let dte = if dte_table {
+        band_rows.saturating_mul(n as u64 * 4)
+    } else {
+        0
+    };
+    [
+        ("distance table", dte),
+        ("cw", rows(true, band_rows)),
+        ("cl", rows(two, band_rows)),
+        ("tl", rows(true, read_rows)),
+        ("tw", rows(two, read_rows)),
+        ("tl (next level)", rows(true, band_rows)),
+        ("tw (next level)", rows(two, band_rows)),
+    ]
+    .into_iter()
+    .map(|(name, bytes)| (name.to_string(), bytes))
+    .collect()
+}
+
+/// Where the arrays of one process's band of a partitioned k-cop solve
+/// go under `storage`, as [`kcop_plan`] places a local solve's: the band
+/// of `band_rows` cop multisets, reading the thief rows of `read_rows`,
+/// on `workers` threads; its bytes in all are [`kcop_band_bytes`]. Per
+/// array (in [`arrays`] order), whether it goes to a scratch file of its
+/// band's rows.
+#[cfg(feature = "distributed")]
+pub(crate) fn kcop_band_plan(
+    arena: &Arena,
+    k: usize,
+    (band_rows, read_rows): (u64, u64),
+    workers: usize,
+    dte_table: bool,
+    storage: &KcopStorage,
+) -> (KcopPlan, Vec<bool>) {
+    let needed = kcop_band_bytes(arena, k, band_rows, read_rows, workers, dte_table);
+    let all = band_arrays(arena, (band_rows, read_rows), dte_table);
+    place(&all, needed, arena.cells() as usize, storage)
 }
 
 /// The engine's arrays, allocated by the plan ([`Arrays::new`]).
@@ -292,6 +358,47 @@ impl<T: Plain> Words<T> {
             let end = (start + rows * row).min(len);
             f(i * rows, &mut region.plain_mut::<T>()[start..end]);
             region.release(start as u64..end as u64, size as u64);
+        }
+    }
+}
+
+#[cfg(feature = "distributed")]
+impl<T: Plain> Words<T> {
+    /// `count` zeros mapped without reserving memory (a partitioned
+    /// process touches only its band's and its reads' rows), elements
+    /// `window` of them in a scratch file under `dir` when given: the
+    /// file is the window's size, not the state space's.
+    ///
+    /// # Errors
+    /// [`Error::Alloc`] for the mappings, [`Error::Scratch`] for the file.
+    pub(super) fn sparse<A: crate::storage::Atomic>(
+        count: u64,
+        window: std::ops::Range<u64>,
+        dir: Option<&std::path::Path>,
+        what: &str,
+    ) -> Result<Self> {
+        debug_assert_eq!(std::mem::size_of::<A>(), std::mem::size_of::<T>());
+        if count == 0 {
+            return Ok(Words::Heap(Vec::new()));
+        }
+        Ok(Words::Mapped(Box::new(match dir {
+            Some(dir) => Region::sparse_with_file::<A>(count, window, dir, what)?,
+            None => Region::zeroed_sparse::<A>(count, what)?,
+        })))
+    }
+
+    /// Sets elements `range` to `value` in blocks of at most 32 MiB,
+    /// dropping each block's pages of a scratch file after: a band's
+    /// distances start undecided without ever being resident at once.
+    pub(super) fn fill_range(&mut self, range: std::ops::Range<usize>, value: T) {
+        let size = std::mem::size_of::<T>();
+        let block = (BLOCK_BYTES as usize / size).max(1);
+        for start in range.clone().step_by(block) {
+            let end = (start + block).min(range.end);
+            self[start..end].fill(value);
+            if let Words::Mapped(region) = self {
+                region.release(start as u64..end as u64, size as u64);
+            }
         }
     }
 }

@@ -24,6 +24,19 @@
 //! band of the cops' rows and distances and the thief rows it reads, so
 //! they cost it its share and its halo.
 //!
+//! Out of core ([`KcopStorage`] with a scratch folder) the band pages as
+//! a local solve does (`store.rs`): its plan ([`kcop_band_plan`]) moves
+//! the largest of its arrays, the band's distances first, then its
+//! bitsets, the thief rows it reads last, into scratch files until the
+//! rest fits under the cap; each such file holds the array's band (or
+//! reads) alone, mapped in place inside the sparse mapping
+//! (`Region::sparse_with_file`), never the state space's; and the local
+//! engine's pager drops the files' pages whenever the process's resident
+//! set passes the cap's threshold. A level then reads and writes the
+//! band's rows in its files once, and the thief rows it reads as the
+//! cops' moves reach them; the swap and the snapshots read and write them
+//! as in memory.
+//!
 //! The level step is the local engine's (`level.rs`); the swap is in
 //! `swap.rs`, and the band snapshots every process saves after the same
 //! levels, and resumes from, in `band_save.rs`. The transport is the
@@ -34,6 +47,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU16, AtomicU64};
 
 use super::band_save::Ledger;
+use super::level::Rows;
 use super::swap::{Stats, Swapper};
 use super::{Engine, KcopOptions};
 use crate::error::Result;
@@ -45,8 +59,8 @@ use crate::solve::bitboard::partition::Saving;
 use crate::solve::common::{thread_pool, Flow, Link, Observer, Progress};
 use crate::solve::multicop::levels::Reporting;
 use crate::solve::multicop::solution::KSolution;
-use crate::solve::multicop::store::Words;
-use crate::storage::Region;
+use crate::solve::multicop::store::{kcop_band_plan, pager_for, KcopStorage, Words};
+use crate::storage::pager::Pager;
 
 /// The top cells of each of `processes` bands of the k-cop game on `n`
 /// cells: consecutive ranges from 0 to `n`, cut where the ranks below
@@ -180,17 +194,6 @@ impl KBand {
     }
 }
 
-/// A bitset of `len` words mapped without reserving memory: only the
-/// pages a process touches are resident.
-fn sparse(len: usize, what: &str) -> Result<Words<u64>> {
-    if len == 0 {
-        return Ok(Words::Heap(Vec::new()));
-    }
-    Ok(Words::Mapped(Box::new(Region::zeroed_sparse::<AtomicU64>(
-        len as u64, what,
-    )?)))
-}
-
 /// Solves this process's band (`link.process()` of [`band_tops`] for
 /// `link.processes()` processes) of the k-cop game on `arena` with
 /// `options.cops` cops, on `workers` threads, with every band state's
@@ -198,11 +201,15 @@ fn sparse(len: usize, what: &str) -> Result<Words<u64>> {
 /// (`options.start`); calls `observer` after each level with the
 /// cluster's counts; saves its band into `saving.sink` after the levels
 /// process 0's sink asks for, and resumes from `saving.resume` (every
-/// process from its snapshot of the same level) (`band_save.rs`).
+/// process from its snapshot of the same level) (`band_save.rs`); with
+/// `storage` its arrays where [`kcop_band_plan`] puts them, paged under
+/// its cap.
 ///
 /// # Errors
-/// [`Error::Alloc`](crate::Error::Alloc) for the arrays, what the link
-/// meets, what the sink returns,
+/// [`Error::Alloc`](crate::Error::Alloc) for the arrays,
+/// [`Error::Scratch`](crate::Error::Scratch) for their files,
+/// [`Error::TooLarge`](crate::Error::TooLarge) for a cap below the band's
+/// minimum, what the link meets, what the sink returns,
 /// [`Error::Checkpoint`](crate::Error::Checkpoint) naming a snapshot of
 /// another band, game or distance-table setting, and
 /// [`Error::Peer`](crate::Error::Peer) when a peer sends a message this
@@ -214,6 +221,7 @@ pub(crate) fn solve_band(
     workers: usize,
     observer: Option<&(dyn Fn(&Progress) + Sync)>,
     saving: Saving<'_>,
+    storage: &KcopStorage,
 ) -> Result<KBand> {
     let k = options.cops;
     let mut engine = Engine::new(arena, k, None);
@@ -233,42 +241,115 @@ pub(crate) fn solve_band(
         reads[me].start as u64..reads[me].end as u64
     );
     engine.reads = reads[me].clone();
-    thread_pool(workers)?.install(|| engine.run_band(options, link, reads, observer, saving))
+    let rows = (engine.band.len() as u64, engine.reads.len() as u64);
+    let (plan, to_scratch) = kcop_band_plan(arena, k, rows, workers, options.dte_table, storage);
+    if !plan.fits {
+        return Err(below_minimum(plan.in_memory(), storage));
+    }
+    let dirs: Vec<_> = to_scratch
+        .iter()
+        .map(|&file| storage.scratch.as_deref().filter(|_| file))
+        .collect();
+    thread_pool(workers)?.install(|| {
+        engine.run_band(
+            options,
+            link,
+            reads,
+            observer,
+            saving,
+            (&dirs, storage.memory),
+        )
+    })
+}
+
+/// The refusal of `storage`'s cap below a band's resident `minimum` (its
+/// arrays that cannot go to scratch files).
+pub(crate) fn below_minimum(minimum: u64, storage: &KcopStorage) -> crate::Error {
+    crate::Error::TooLarge {
+        what: "this process's band of several cops (its bitsets and distances in scratch files; in memory the per-row bookkeeping, each worker's tables and the thief's neighbour rows)".into(),
+        needed: minimum,
+        available: storage.memory.unwrap_or(u64::MAX),
+        hint: if storage.scratch.is_some() {
+            crate::error::cap_hint(minimum)
+        } else {
+            "more processes, or scratch files (--scratch DIR)".into()
+        },
+    }
 }
 
 impl Engine<'_> {
     /// The level loop of [`Engine::run`] on this engine's band, swapping
     /// the changed thief rows and the stats with the other processes
-    /// after every level.
+    /// after every level; `dirs`: per array (in `kcop_band_plan`'s
+    /// order) the folder of its scratch file, if it has one; `cap`: what
+    /// the pager keeps the process's resident set under.
     fn run_band(
+        &mut self,
+        options: &KcopOptions,
+        link: &mut dyn Link,
+        reads: Vec<Range<usize>>,
+        observer: Option<&(dyn Fn(&Progress) + Sync)>,
+        saving: Saving<'_>,
+        (dirs, cap): (&[Option<&std::path::Path>], Option<u64>),
+    ) -> Result<KBand> {
+        let (n, words, ranks) = (self.n, self.words, self.ranks);
+        let band = self.band.clone();
+        let two = self.thief_can_win;
+        let span = |r: &Range<usize>| (r.start * words) as u64..(r.end * words) as u64;
+        let set = |i: usize, on: bool, rows: &Range<usize>, what: &str| {
+            let len = if on { ranks * words } else { 0 } as u64;
+            Words::sparse::<AtomicU64>(len, span(rows), dirs[i], what)
+        };
+        let reads_here = self.reads.clone();
+        let sets = [
+            set(1, true, &band, "cw")?,
+            set(2, two, &band, "cl")?,
+            set(3, true, &reads_here, "tl")?,
+            set(4, two, &reads_here, "tw")?,
+        ];
+        let next = [
+            set(5, true, &band, "tl (next level)")?,
+            set(6, two, &band, "tw (next level)")?,
+        ];
+        let states = band.start * 2 * n..band.end * 2 * n;
+        let dte = if options.dte_table {
+            let len = (ranks * n * 2) as u64;
+            let window = states.start as u64..states.end as u64;
+            let mut table = Words::sparse::<AtomicU16>(len, window, dirs[0], "distance table")?;
+            table.fill_range(states.clone(), u16::MAX);
+            Some(table)
+        } else {
+            None
+        };
+        // Keeps the resident set under the cap while the steps walk the
+        // files.
+        let pager = {
+            let [cw, cl, tl, tw] = &sets;
+            let [tl2, tw2] = &next;
+            pager_for(cap, &[cw, cl, tl, tw, tl2, tw2], dte.as_ref())
+        };
+        self.paging = pager.as_ref().map(|p| p.checker());
+        let rows = self.rows(sets, next, dte);
+        self.level_loop(options, link, reads, observer, saving, (rows, pager, cap))
+    }
+
+    /// The level loop of [`Engine::run_band`] on its arrays `rows`, whose
+    /// files `pager` keeps under `cap`.
+    fn level_loop(
         &self,
         options: &KcopOptions,
         link: &mut dyn Link,
         reads: Vec<Range<usize>>,
         observer: Option<&(dyn Fn(&Progress) + Sync)>,
         saving: Saving<'_>,
+        (rows, pager, cap): (Rows, Option<Pager>, Option<u64>),
     ) -> Result<KBand> {
         let (n, words, ranks) = (self.n, self.words, self.ranks);
         let band = self.band.clone();
-        let two = self.thief_can_win;
-        let set = |on: bool, what: &str| sparse(if on { ranks * words } else { 0 }, what);
-        let sets = [
-            set(true, "cw")?,
-            set(two, "cl")?,
-            set(true, "tl")?,
-            set(two, "tw")?,
-        ];
-        let next = [set(true, "tl (next level)")?, set(two, "tw (next level)")?];
-        let dte = if options.dte_table {
-            let region =
-                Region::zeroed_sparse::<AtomicU16>((ranks * n * 2) as u64, "distance table")?;
-            let mut table = Words::Mapped(Box::new(region));
-            table[band.start * 2 * n..band.end * 2 * n].fill(u16::MAX);
-            Some(table)
-        } else {
-            None
-        };
-        let mut rows = self.rows(sets, next, dte);
+        let mut rows = rows;
+        // Declared after the arrays, so dropped before them whatever
+        // ends the loop: it must never look at unmapped pages.
+        let pager = pager;
         let start = Self::start_of(options);
         let mut sol = self.empty_solution();
         sol.deepest_cops = (n > 0).then_some((0, 0));
@@ -350,6 +431,10 @@ impl Engine<'_> {
             if stats.first != u64::MAX {
                 sol.deepest_cops = Some((level, stats.first * 2));
             }
+            if let Some(d) = rows.dte.as_mut() {
+                // Written sparsely once a level: few of its pages stay.
+                d.release();
+            }
             self.noted(level, stats, &mut sol);
             reporting.level(level, stats.decided);
             if let Some(sink) = saving.sink.filter(|_| stats.save) {
@@ -363,7 +448,10 @@ impl Engine<'_> {
                 swap.unconfirmed = Some(level);
             }
         }
+        drop(pager);
         rows.finish(&mut sol, level);
+        // Reading the band (shards, counts) walks the files again.
+        sol.pager = pager_for(cap, &[&sol.cw, &sol.cl, &sol.tl, &sol.tw], sol.dte.as_ref());
         let per = 2 * n as u64;
         Ok(KBand {
             ranks: band.clone(),
