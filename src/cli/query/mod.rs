@@ -17,9 +17,9 @@ use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{load_scen, Coord, Position, Tablebase, Turn};
 
-use super::common::{as_typed, parse_coord, parse_place, swap_xy, UsageError};
+use super::common::{parse_coord, parse_place, UsageError};
 use super::tables::{
-    flag_position, one_cell, one_cop, one_cop_shape, open_table, pieces_text, position_json,
+    flag_position, map_position, one_cop_shape, open_table, pieces_text, position_json,
     read_line_bounded, show, show_all, too_long, value_text, Line, Side,
 };
 use crate::cli::failure::Failure;
@@ -55,41 +55,6 @@ pub(crate) struct QueryArgs {
     /// One JSON object per position instead of text.
     #[arg(long)]
     pub(crate) json: bool,
-}
-
-/// The position of a one-cop table's map cells as typed (`x,y` with
-/// `xy`): errors name the pieces `cop` and `thief` and echo the cells as
-/// typed.
-fn map_position(
-    tb: &Tablebase,
-    cop: Coord,
-    thief: Coord,
-    turn: Turn,
-    xy: bool,
-) -> Result<Position> {
-    let cell = |what: &str, c: Coord| {
-        tb.map_cell(what, swap_xy(xy, c))
-            .map_err(|e| as_typed(e, xy))
-    };
-    // Both cells are checked before either is used, cop first, as the
-    // one-cop reader did.
-    let cop = cell("cop", cop)?;
-    let thief = cell("thief", thief)?;
-    Ok(tb.position(&[cop], thief, turn)?)
-}
-
-/// The position of the flags `--cop`, `--thief` and `--turn`.
-fn flags_position(tb: &Tablebase, args: &QueryArgs) -> Result<Position> {
-    let turn = args.turn.map_or(tb.first_mover(), Turn::from);
-    let thief = args.thief.expect("clap requires --thief without --stdin");
-    if one_cop_shape(tb) {
-        // The count and vertex-id refusals come before any cell is looked
-        // up, as one-cop tables always answered.
-        let cop = one_cop(&args.cop)?;
-        let thief = one_cell("--thief", thief)?;
-        return map_position(tb, cop, thief, turn, args.xy);
-    }
-    flag_position(tb, &args.cop, thief, turn, args.xy)
 }
 
 /// Parses a one-cop table's stdin line `R,C R,C [cop|thief]` (the turn
@@ -267,7 +232,9 @@ pub(crate) fn run(args: QueryArgs) -> Result<i32, Failure> {
     if args.stdin {
         return Ok(answer_stdin(&mut out, &tb, &args)?);
     }
-    let pos = flags_position(&tb, &args)?;
+    let turn = args.turn.map_or(tb.first_mover(), Turn::from);
+    let thief = args.thief.expect("clap requires --thief without --stdin");
+    let pos = flag_position(&tb, &args.cop, thief, turn, args.xy)?;
     answer(&mut out, &tb, &pos, &args)?;
     Ok(0)
 }
