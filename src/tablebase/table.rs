@@ -136,16 +136,8 @@ impl Tablebase {
             exits: body.exits.clone(),
             grid: grid.clone(),
         };
-        let game = CopsAndThief::new(board, body.rules);
-        let n = game.cells();
-        let start = game.start().map(|s| {
-            let (cop, thief, turn) = game.decode(s);
-            Position {
-                cops: Cops::one(cop),
-                thief,
-                turn,
-            }
-        });
+        let game = CopsGame::of_grid(CopsAndThief::new(board, body.rules));
+        let n = u64::from(game.cells());
         let rows_of = |states: &std::ops::Range<u64>| {
             let row = |state: u64| {
                 let cop = state / (2 * n).max(1);
@@ -158,13 +150,13 @@ impl Tablebase {
             row(states.start)..row(states.end)
         };
         let files = shard_headers(&shards, n, rows_of);
-        let header = header_of(&shards, body, n, 0, start, files);
+        let header = header_of(&shards, body, n, 0, game.start(), files);
         Ok(Tablebase {
             path: path.to_path_buf(),
             orders: vec![StateOrder::new(n, n, n); shards.len()],
             ranker: Ranker::new(n as usize),
             n,
-            game: CopsGame::of_grid(game),
+            game,
             header,
             shards,
         })
@@ -190,13 +182,12 @@ impl Tablebase {
                 StateOrder::new(n, u64::from(k.thief_tile), ranks).starting_at(r.first)
             })
             .collect();
-        let start = match &k.start {
-            Some((cops, thief)) => Some(Position {
-                cops: Cops::new(cops).ok_or_else(|| raw.error("header", "a start without cops"))?,
-                thief: *thief,
-                turn: raw.body.rules.first_mover(),
-            }),
-            None => None,
+        let game = CopsGame::of_arena(game, raw_rules);
+        let game = match &k.start {
+            Some((cops, thief)) => game
+                .with_start(cops, *thief)
+                .map_err(|e| raw.error("header", e.to_string()))?,
+            None => game,
         };
         // A several-cops band is of multisets, not of cop rows.
         let files = shard_headers(&shards, n, |_| 0..0);
@@ -205,7 +196,7 @@ impl Tablebase {
             &shards[0].body,
             n,
             k.edges.len() as u64,
-            start,
+            game.start(),
             files,
         );
         header.cops = k.cops;
@@ -216,13 +207,6 @@ impl Tablebase {
         header.thief_tile = orders[0].tile() as u32;
         header.cop_start = None;
         header.thief_start = None;
-        let game = CopsGame::of_arena(game, raw_rules);
-        let game = match &start {
-            Some(p) => game
-                .with_start(&p.cops, p.thief)
-                .map_err(|e| shards[0].error("header", e.to_string()))?,
-            None => game,
-        };
         Ok(Tablebase {
             path: path.to_path_buf(),
             shards,
