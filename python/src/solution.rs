@@ -11,7 +11,7 @@ use retrograde::{Cops, CopsGame, Grid, Outcome, Position, Turn};
 use crate::args::{self, counts_dict};
 use crate::cells::Cells;
 use crate::errors::guard;
-use crate::heatmap::{self, Fixed};
+use crate::heatmap;
 use crate::probe_many::Probed;
 use crate::save::save;
 
@@ -238,13 +238,7 @@ impl Solution {
         let k = self.game.cops();
         let several = format!("with {k} cops it maps the thief's cells: give the cops' cells");
         let fixed = heatmap::fixed(self.cells(), k, sides, false, &several)?;
-        // The state of each cell `x` of the side not fixed.
-        let state = |x| match &fixed {
-            Fixed::Cops(c) => Probed::state(self, c, x, turn),
-            Fixed::Thief(t) => Probed::state(self, &[x], *t, turn),
-        };
-        let probes = (0..self.grid().cells() as u32).map(|x| self.probe(state(x)));
-        guard(|| Ok(heatmap::arrays(py, self.cells(), probes)))
+        heatmap::arrays(py, self, self.cells(), &fixed, turn)
     }
 
     /// Writes the solve as a tablebase file (`.rtb`, what `retrograde
