@@ -1,12 +1,7 @@
 //! `retrograde info FILE.rtb`: what a table of any number of cops holds
 //! (map or graph, rules, counts, sizes, bits per state); `--check`
-//! verifies every block.
-//!
-//! A one-cop table without the game section (format 2, 3 or 6) is described
-//! as those formats always were (the map's drawn starts, the shards of a
-//! partitioned solve); a table with the game section (format 4 to 6) adds
-//! the game (cops, speeds), a graph's edges, the state order and the shards
-//! by cop multisets.
+//! verifies every block. A table with the game section (format 4 to 6)
+//! adds the game (cops, speeds), a graph's edges and the state order.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -136,14 +131,10 @@ struct ShardJson {
     bytes: u64,
 }
 
-/// A drawn start as JSON.
-fn coord_json(c: Option<Coord>) -> Option<[usize; 2]> {
-    c.map(|(r, c)| [r, c])
-}
-
 /// The game of `tb` for the report.
 fn game_json(tb: &Tablebase) -> GameJson {
     let h = tb.header();
+    let coord_json = |c: Option<Coord>| c.map(|(r, c)| [r, c]);
     if !h.game_section {
         return GameJson::OneCop {
             rows: h.rows,

@@ -1,14 +1,8 @@
 //! `retrograde query FILE.rtb`: one position's value, distance and rated
 //! moves from a saved table of any number of cops (from flags, one
 //! position per stdin line, or one per entry of a MovingAI scenario with
-//! `--scen`).
-//!
-//! A one-cop table without the game section (format 2, 3 or 6) reads its
-//! positions as those formats always did: one `--cop`, cells `ROW,COL`
-//! named `cop` and `thief` in errors, stdin lines `R,C R,C [cop|thief]`. A
-//! table with the game section (format 4 to 6, any k, maps and graphs)
-//! takes `--cop` k times, vertex ids on a graph, and stdin lines `P1 .. Pk
-//! T [cop|thief]`.
+//! `--scen`), in the table's shape ([`one_cop_shape`]): stdin lines `R,C
+//! R,C [cop|thief]` for one cop, `P1 .. Pk T [cop|thief]` otherwise.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
