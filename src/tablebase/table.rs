@@ -23,7 +23,6 @@ use crate::games::cops::{CopsAndThief, Turn};
 use crate::games::cops_game::CopsGame;
 use crate::games::multiset::{Ranker, MAX_COPS};
 use crate::games::position::{Cops, Position};
-use crate::games::{Shape, Special};
 use crate::grid::Grid;
 use crate::outcome::{Dte, Outcome};
 
@@ -511,11 +510,7 @@ impl Tablebase {
         };
         let key = |m: &RatedMove| (rank(m.value, m.dte), m.to.cops, m.to.thief);
         let probe = |t| self.probe_state(t);
-        match self.game.shape() {
-            Shape::Grid(g) => rate_successors(g, s, probe, rate, key),
-            Shape::Several(g) => rate_successors(g, s, probe, rate, key),
-            Shape::Other => unreachable!("a table's game is a cops game"),
-        }
+        rate_successors(&self.game, s, probe, rate, key)
     }
 
     /// The game from `pos` under optimal play (each side plays its best
@@ -546,11 +541,7 @@ impl Tablebase {
         for raw in &self.shards {
             check::check_raw(raw)?;
         }
-        match self.game.shape() {
-            Shape::Grid(g) => check::check_moves(self, g)?,
-            Shape::Several(g) => check::check_moves(self, g)?,
-            Shape::Other => unreachable!("a table's game is a cops game"),
-        }
+        check::check_moves(self, &self.game)?;
         Ok(CheckReport {
             value_blocks: self.header.value_blocks,
             dte_blocks: self.header.dte_blocks,
