@@ -8,13 +8,13 @@
 
 use std::path::{Path, PathBuf};
 
+use super::check::{self, CheckReport};
 use super::header::{header_of, Header};
-use super::moves::{optimal_line, rank, rate_successors};
+use super::moves::{optimal_line, rank, rate_successors, Probe};
 use super::order::StateOrder;
 use super::reader::{table_error, Raw};
 use super::shards::{open_first, open_set, shard_headers};
 use super::writer::game_of;
-use super::{check, CheckReport, Probe};
 use crate::board::Board;
 use crate::error::{Error, Result};
 use crate::format::Coord;
@@ -518,7 +518,8 @@ impl Tablebase {
         for raw in &self.shards {
             check::check_raw(raw)?;
         }
-        check::check_moves(self, &self.game)?;
+        let table = (self.path(), self.header.states, self.header.has_dte);
+        check::check_moves(table, &self.game, |s| self.probe_state(s))?;
         Ok(CheckReport {
             value_blocks: self.header.value_blocks,
             dte_blocks: self.header.dte_blocks,
