@@ -32,12 +32,8 @@ pub struct Solution {
 }
 
 impl Solution {
-    fn grid(&self) -> &Grid {
-        self.game.grid().expect("built from a map")
-    }
-
     fn cells(&self) -> Cells<'_> {
-        Cells::Map(self.grid())
+        Cells::Map(self.game.grid().expect("built from a map"))
     }
 
     fn first_mover(&self) -> Turn {
