@@ -40,14 +40,6 @@ fn one_cell(flag: &str, place: Coord) -> Result<Coord, UsageError> {
     }
 }
 
-/// The cop of a one-cop table's `--cop` flags: exactly one.
-fn one_cop(cops: &[Coord]) -> Result<Coord, UsageError> {
-    match cops {
-        [c] => one_cell("--cop", *c),
-        _ => Err(count_error(1, cops.len())),
-    }
-}
-
 /// A value with its distance, as text: `win in 7`, `draw`.
 pub(crate) fn value_text(value: retrograde::Outcome, dte: Option<Dte>) -> String {
     match dte {
@@ -190,7 +182,10 @@ pub(crate) fn flag_position(
     if one_cop_shape(tb) {
         // A one-cop table (no game section) refuses a count or a vertex
         // id before any cell is looked up, as it always did.
-        let cop = one_cop(cops)?;
+        let [cop] = cops else {
+            return Err(count_error(1, cops.len()).into());
+        };
+        let cop = one_cell("--cop", *cop)?;
         return map_position(tb, cop, one_cell("--thief", thief)?, turn, xy);
     }
     if cops.len() != tb.cops() as usize {
