@@ -225,31 +225,6 @@ fn report(table: String, tb: &Tablebase, checked: bool) -> InfoReport {
     }
 }
 
-/// The `map:` or `graph:` line of a table with the game section, with
-/// its start.
-fn cops_board_line(tb: &Tablebase) -> String {
-    let h = tb.header();
-    let start = match &h.start {
-        Some(s) => format!(
-            "cops {}, thief {}",
-            show_all(tb, &s.cops, false),
-            show(tb, s.thief, false)
-        ),
-        None => "none".to_string(),
-    };
-    if h.graph {
-        format!(
-            "graph: {} vertices, {} edges, {} exits; start: {start}",
-            h.cells, h.edges, h.exits
-        )
-    } else {
-        format!(
-            "map: {} x {}, {} free cells, {} exits; start: {start}",
-            h.rows, h.cols, h.cells, h.exits
-        )
-    }
-}
-
 /// The text of the report's game, before the facts.
 fn write_game(out: &mut impl Write, tb: &Tablebase, game: &GameJson) -> std::io::Result<()> {
     match game {
@@ -281,7 +256,28 @@ fn write_game(out: &mut impl Write, tb: &Tablebase, game: &GameJson) -> std::io:
                 "game: {cops} cop{}, cop speed {cop_speed}, thief speed {thief_speed}",
                 if *cops == 1 { "" } else { "s" },
             )?;
-            writeln!(out, "{}", cops_board_line(tb))
+            let h = tb.header();
+            let start = match &h.start {
+                Some(s) => format!(
+                    "cops {}, thief {}",
+                    show_all(tb, &s.cops, false),
+                    show(tb, s.thief, false)
+                ),
+                None => "none".to_string(),
+            };
+            if h.graph {
+                writeln!(
+                    out,
+                    "graph: {} vertices, {} edges, {} exits; start: {start}",
+                    h.cells, h.edges, h.exits
+                )
+            } else {
+                writeln!(
+                    out,
+                    "map: {} x {}, {} free cells, {} exits; start: {start}",
+                    h.rows, h.cols, h.cells, h.exits
+                )
+            }
         }
     }
 }

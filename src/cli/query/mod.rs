@@ -103,16 +103,6 @@ fn parse_cops_line(tb: &Tablebase, line: &str, xy: bool) -> Result<Position> {
     flag_position(tb, &places[..k], places[k], turn, xy)
 }
 
-/// The position of one stdin line, in the table's way of typing one.
-fn parse_line(tb: &Tablebase, line: &str, xy: bool) -> Result<Position> {
-    if !one_cop_shape(tb) {
-        return parse_cops_line(tb, line, xy);
-    }
-    let (cop, thief, turn) = parse_one_cop_line(line, tb.first_mover())
-        .map_err(|m| anyhow::Error::new(UsageError(m)))?;
-    map_position(tb, cop, thief, turn, xy)
-}
-
 /// The positions of a scenario's entries (start = thief, goal = cop),
 /// every entry checked against the table's map before any is answered.
 /// Only a one-cop table takes a scenario: an entry places one cop.
@@ -189,7 +179,10 @@ fn answer_stdin(out: &mut impl Write, tb: &Tablebase, args: &QueryArgs) -> Resul
             match read_line_bounded(&mut input, &mut buf).context("cannot read standard input")? {
                 Line::End => break,
                 Line::Text(line) if line.trim().is_empty() => continue,
-                Line::Text(line) => parse_line(tb, &line, args.xy),
+                Line::Text(line) if !one_cop_shape(tb) => parse_cops_line(tb, &line, args.xy),
+                Line::Text(line) => parse_one_cop_line(&line, tb.first_mover())
+                    .map_err(|m| anyhow::Error::new(UsageError(m)))
+                    .and_then(|(cop, thief, turn)| map_position(tb, cop, thief, turn, args.xy)),
                 Line::Bad(why) => Err(anyhow::anyhow!(why)),
                 Line::TooLong => {
                     // Its end may never come: the reading stops here.
