@@ -6,14 +6,15 @@ use numpy::ndarray::Array2;
 use numpy::{Element, IntoPyArray};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use retrograde::Outcome;
+use retrograde::Turn;
 
-use crate::args::codes;
 use crate::cells::Cells;
+use crate::errors::{guard, to_py};
+use crate::probe_many::Probed;
 
 /// The side a heatmap fixes.
 pub enum Fixed {
-    /// The cops' cells; the map is over the thief's.
+    /// The cops' cells, ascending; the map is over the thief's.
     Cops(Vec<u32>),
     /// The thief's cell; the map is over the one cop's.
     Thief(u32),
@@ -30,7 +31,11 @@ pub fn fixed(
     several: &str,
 ) -> PyResult<Fixed> {
     match (cop, thief) {
-        (Some(c), None) => Ok(Fixed::Cops(cells.cops(k, c, key_error)?)),
+        (Some(c), None) => {
+            let mut cops = cells.cops(k, c, key_error)?;
+            cops.sort_unstable();
+            Ok(Fixed::Cops(cops))
+        }
         (None, Some(_)) if k > 1 => Err(PyValueError::new_err(format!("heatmap: {several}"))),
         (None, Some(t)) => Ok(Fixed::Thief(cells.cell("thief", t, key_error)?)),
         _ => Err(PyValueError::new_err(
@@ -39,16 +44,31 @@ pub fn fixed(
     }
 }
 
-/// `(values, dte)` from each cell's value and plies, in cell order: 2-D
-/// arrays of the map's shape (walls -2 in values, -1 in distances), or
-/// 1-D arrays over a graph's vertices; draws and unknown distances -1.
+/// `(values, dte)` of `tb` with `fixed` held still, `turn` to move, over
+/// every cell of the other side (probed off the GIL): 2-D arrays of the
+/// map's shape (walls -2 in values, -1 in distances), or 1-D arrays over a
+/// graph's vertices; draws and unknown distances -1.
 pub fn arrays(
     py: Python<'_>,
+    tb: &impl Probed,
     cells: Cells<'_>,
-    probes: impl Iterator<Item = (Outcome, Option<u32>)>,
-) -> (Py<PyAny>, Py<PyAny>) {
-    let (values, dte): (Vec<i8>, Vec<i32>) = probes.map(|(v, d)| codes(v, d)).unzip();
-    (spread(py, cells, values, -2), spread(py, cells, dte, -1))
+    fixed: &Fixed,
+    turn: Turn,
+) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
+    let probe = |x| match fixed {
+        Fixed::Cops(c) => tb.probe(tb.state(c, x, turn)),
+        Fixed::Thief(t) => tb.probe(tb.state(&[x], *t, turn)),
+    };
+    let codes = py.detach(|| {
+        guard(|| {
+            (0..tb.cells())
+                .map(probe)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(to_py)
+        })
+    })?;
+    let (values, dte): (Vec<i8>, Vec<i32>) = codes.into_iter().unzip();
+    Ok((spread(py, cells, values, -2), spread(py, cells, dte, -1)))
 }
 
 /// Per-cell codes as an array: over a graph's vertices, or laid out on

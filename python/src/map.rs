@@ -238,10 +238,35 @@ impl Map {
 /// The rule variants (`docs/rules.md`); the defaults are the standard
 /// game: the cop moves like a king with corner cutting, the thief like a
 /// rook, both may pass, the cop moves first.
-#[pyclass(module = "retrograde", frozen, eq)]
+#[pyclass(module = "retrograde", frozen, eq, get_all)]
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Rules {
-    pub rules: retrograde::Rules,
+    /// The cop moves in 8 directions (else 4).
+    pub cop_diagonal: bool,
+    /// The thief moves in 8 directions (else 4).
+    pub thief_diagonal: bool,
+    /// The cop may pass.
+    pub cop_passes: bool,
+    /// The thief may pass.
+    pub thief_passes: bool,
+    /// A diagonal step needs only its target free.
+    pub corner_cutting: bool,
+    /// The thief moves first from the start.
+    pub thief_first: bool,
+}
+
+impl Rules {
+    /// The library's rules.
+    pub fn rules(&self) -> retrograde::Rules {
+        retrograde::Rules {
+            cop_diagonal: self.cop_diagonal,
+            thief_diagonal: self.thief_diagonal,
+            cop_passes: self.cop_passes,
+            thief_passes: self.thief_passes,
+            corner_cutting: self.corner_cutting,
+            thief_first: self.thief_first,
+        }
+    }
 }
 
 #[pymethods]
@@ -257,50 +282,17 @@ impl Rules {
         thief_first: bool,
     ) -> Rules {
         Rules {
-            rules: retrograde::Rules {
-                cop_diagonal,
-                thief_diagonal,
-                cop_passes,
-                thief_passes,
-                corner_cutting,
-                thief_first,
-            },
+            cop_diagonal,
+            thief_diagonal,
+            cop_passes,
+            thief_passes,
+            corner_cutting,
+            thief_first,
         }
     }
 
-    /// The cop moves in 8 directions (else 4).
-    #[getter]
-    fn cop_diagonal(&self) -> bool {
-        self.rules.cop_diagonal
-    }
-    /// The thief moves in 8 directions (else 4).
-    #[getter]
-    fn thief_diagonal(&self) -> bool {
-        self.rules.thief_diagonal
-    }
-    /// The cop may pass.
-    #[getter]
-    fn cop_passes(&self) -> bool {
-        self.rules.cop_passes
-    }
-    /// The thief may pass.
-    #[getter]
-    fn thief_passes(&self) -> bool {
-        self.rules.thief_passes
-    }
-    /// A diagonal step needs only its target free.
-    #[getter]
-    fn corner_cutting(&self) -> bool {
-        self.rules.corner_cutting
-    }
-    /// The thief moves first from the start.
-    #[getter]
-    fn thief_first(&self) -> bool {
-        self.rules.thief_first
-    }
-
     fn __repr__(&self) -> String {
-        let r = &self.rules;
+        let r = self;
         let b = |v: bool| if v { "True" } else { "False" };
         format!(
             "Rules(cop_diagonal={}, thief_diagonal={}, cop_passes={}, thief_passes={}, corner_cutting={}, thief_first={})",

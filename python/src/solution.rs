@@ -11,7 +11,8 @@ use retrograde::{Cops, CopsGame, Grid, Outcome, Position, Turn};
 use crate::args::{self, counts_dict};
 use crate::cells::Cells;
 use crate::errors::guard;
-use crate::heatmap::{self, Fixed};
+use crate::heatmap;
+use crate::probe_many::Probed;
 use crate::save::save;
 
 /// A solved game of any number of cops: values and distances of every
@@ -31,18 +32,8 @@ pub struct Solution {
 }
 
 impl Solution {
-    fn grid(&self) -> &Grid {
-        self.game.grid().expect("built from a map")
-    }
-
     fn cells(&self) -> Cells<'_> {
-        Cells::Map(self.grid())
-    }
-
-    /// The state of cells of the game (the cops in any order).
-    fn state_of(&self, cops: &[u32], thief: u32, turn: Turn) -> u64 {
-        let cops = Cops::new(cops).expect("1 to MAX_COPS cops, checked by the caller");
-        self.game.index(&Position { cops, thief, turn })
+        Cells::Map(self.game.grid().expect("built from a map"))
     }
 
     fn first_mover(&self) -> Turn {
@@ -59,22 +50,17 @@ impl Solution {
         let c = cells.cops(self.game.cops(), cop, false)?;
         let t = cells.cell("thief", thief, false)?;
         let turn = args::turn_or(turn, self.first_mover())?;
-        Ok(self.state_of(&c, t, turn))
-    }
-
-    fn dte_of(&self, s: u64) -> Option<u32> {
-        match self.solution.outcome(s) {
-            Outcome::Draw => None,
-            _ => self.solution.dte(s).map(|d| d.plies()),
-        }
+        Ok(Probed::state(self, &c, t, turn))
     }
 
     fn probe(&self, s: u64) -> (Outcome, Option<u32>) {
-        (self.solution.outcome(s), self.dte_of(s))
+        let value = self.solution.outcome(s);
+        let dte = self.solution.dte(s).filter(|_| value != Outcome::Draw);
+        (value, dte.map(|d| d.plies()))
     }
 }
 
-impl crate::probe_many::Probed for Solution {
+impl Probed for Solution {
     fn cops(&self) -> usize {
         self.game.cops() as usize
     }
@@ -82,13 +68,15 @@ impl crate::probe_many::Probed for Solution {
         self.game.grid()
     }
     fn cells(&self) -> u32 {
-        Solution::grid(self).cells() as u32
+        self.game.cells()
     }
     fn states(&self) -> u64 {
         self.solution.states()
     }
+    /// The state of cells of the game (the cops in any order).
     fn state(&self, cops: &[u32], thief: u32, turn: Turn) -> u64 {
-        self.state_of(cops, thief, turn)
+        let cops = Cops::new(cops).expect("1 to MAX_COPS cops, checked by the caller");
+        self.game.index(&Position { cops, thief, turn })
     }
     fn probe(&self, s: u64) -> retrograde::Result<(i8, i32)> {
         let (value, dte) = Solution::probe(self, s);
@@ -137,7 +125,7 @@ impl Solution {
         thief: &Bound<'_, PyAny>,
         turn: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<u32>> {
-        Ok(self.dte_of(self.state(cop, thief, turn)?))
+        Ok(self.probe(self.state(cop, thief, turn)?).1)
     }
 
     /// The best moves of the player to move (the cells it may move to,
@@ -246,13 +234,7 @@ impl Solution {
         let k = self.game.cops();
         let several = format!("with {k} cops it maps the thief's cells: give the cops' cells");
         let fixed = heatmap::fixed(self.cells(), k, sides, false, &several)?;
-        // The state of each cell `x` of the side not fixed.
-        let state = |x| match &fixed {
-            Fixed::Cops(c) => self.state_of(c, x, turn),
-            Fixed::Thief(t) => self.state_of(&[x], *t, turn),
-        };
-        let probes = (0..self.grid().cells() as u32).map(|x| self.probe(state(x)));
-        guard(|| Ok(heatmap::arrays(py, self.cells(), probes)))
+        heatmap::arrays(py, self, self.cells(), &fixed, turn)
     }
 
     /// Writes the solve as a tablebase file (`.rtb`, what `retrograde

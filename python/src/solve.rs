@@ -81,7 +81,7 @@ pub fn solve(
         )));
     }
     let threads = threads_arg(threads)?;
-    let rules = rules.map_or_else(Default::default, |r| r.rules);
+    let rules = rules.map_or_else(Default::default, |r| r.rules());
     let game = match cops_at.as_deref() {
         Some(&[c]) if k == 1 => one_cop(&map.with_cop(c.to_coord("cops_at[0]=")?)?, rules)?,
         _ if k == 1 => one_cop(map, rules)?,

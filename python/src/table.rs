@@ -15,7 +15,7 @@ use crate::args::{self, counts_dict};
 use crate::arrays::{grid_bools, Dte1, Values1};
 use crate::cells::{Cells, PyPosition};
 use crate::errors::{guard, to_py};
-use crate::heatmap::{self, Fixed};
+use crate::heatmap;
 
 /// Opens a tablebase file written by `retrograde solve --save` or
 /// `Solution.save`, of one cop or several, on a map or a graph (checked
@@ -270,12 +270,8 @@ impl Table {
         let k = tb.cops();
         let several =
             format!("a table of {k} cops maps the thief's cells: give cop=[cells of the cops]");
-        let probes = match heatmap::fixed(cells_of(tb), k, (cop, thief), true, &several)? {
-            Fixed::Cops(c) => py.detach(|| guard(|| tb.thief_cells(&c, turn).map_err(to_py)))?,
-            Fixed::Thief(t) => py.detach(|| guard(|| tb.cop_cells(t, turn).map_err(to_py)))?,
-        };
-        let probes = probes.iter().map(|p| (p.value, p.dte.map(|d| d.plies())));
-        Ok(heatmap::arrays(py, cells_of(tb), probes))
+        let fixed = heatmap::fixed(cells_of(tb), k, (cop, thief), true, &several)?;
+        heatmap::arrays(py, tb, cells_of(tb), &fixed, turn)
     }
 
     /// Free cells of the table's map as a 2-D bool array (`ValueError` on

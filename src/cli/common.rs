@@ -283,13 +283,6 @@ pub(crate) struct EngineConfig {
     pub(crate) storage: StorageLimits,
 }
 
-impl EngineConfig {
-    /// The storage limits for a solve that holds nothing else.
-    pub(crate) fn limits(&self) -> StorageLimits {
-        self.storage.clone()
-    }
-}
-
 impl EngineFlags {
     /// Validates the flags of a command on grid maps: without `--engine`,
     /// the bitboard engine (faster than the counter engines on every grid

@@ -33,10 +33,11 @@ pub(crate) struct SeveralCops {
     source: Source,
 }
 
-/// What was solved: a map (with its grid) or a graph.
-enum Source {
-    Map { format: &'static str },
-    Graph { format: &'static str, edges: usize },
+/// What was solved: the file's format, and a graph's edges (none on a
+/// map).
+struct Source {
+    format: &'static str,
+    edges: Option<usize>,
 }
 
 /// The refusals of `--lazy`: one cop (lazy is then the plain game), and
@@ -211,10 +212,7 @@ impl SeveralCops {
         seconds: f64,
     ) -> SolveReport {
         let arena = self.arena();
-        let (format, edges) = match self.source {
-            Source::Map { format } => (format, None),
-            Source::Graph { format, edges } => (format, Some(edges)),
-        };
+        let Source { format, edges } = self.source;
         let board = (u64::from(arena.cells()), arena.exit_count());
         SolveReport {
             width: arena.grid().map(Grid::width),
@@ -239,9 +237,7 @@ impl SeveralCops {
 
     /// The format of the file read (`seed`, `movingai`, `edges`, `graph6`).
     pub(crate) fn format(&self) -> &'static str {
-        match self.source {
-            Source::Map { format } | Source::Graph { format, .. } => format,
-        }
+        self.source.format
     }
 }
 
@@ -277,8 +273,9 @@ fn map_game(
         (None, Some(t)) => Some(grid.free_cell("the map's thief start", t)?),
         (None, None) => None,
     };
-    let source = Source::Map {
+    let source = Source {
         format: map.format.as_str(),
+        edges: None,
     };
     Ok((built, source, cops, thief))
 }
@@ -339,9 +336,9 @@ fn arena_of_graph(list: EdgeList, format: &'static str, game: &GameArgs) -> Resu
     let arena = Arena::from_edges(list.n, &list.edges)?
         .with_exits(&exits)?
         .with_passes(rules.cop_passes, rules.thief_passes);
-    let source = Source::Graph {
+    let source = Source {
         format,
-        edges: list.edges.len(),
+        edges: Some(list.edges.len()),
     };
     Ok((arena, source, cops, thief))
 }

@@ -219,8 +219,7 @@ pub(crate) fn plan_report<G: Game>(
         game.state_count(),
         config.engine.as_str(),
     );
-    report
-        .settle(plan_storage(game, options, &config.limits()).map(|p| PlanReport::figures(&p)))?;
+    report.settle(plan_storage(game, options, &config.storage).map(|p| PlanReport::figures(&p)))?;
     Ok(report)
 }
 
@@ -246,7 +245,7 @@ pub(crate) fn plan<G: Game>(
     config: &EngineConfig,
     reporter: &Reporter,
 ) -> Result<StoragePlan> {
-    let plan = plan_storage(game, options, &config.limits())?;
+    let plan = plan_storage(game, options, &config.storage)?;
     reporter.note(&plan_note(game.state_count(), &plan));
     Ok(plan)
 }

@@ -6,7 +6,7 @@
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use retrograde::{Coord, Dte, Position, RatedMove, Tablebase, Turn};
+use retrograde::{Coord, Dte, Position, Tablebase, Turn};
 use serde::Serialize;
 
 use super::common::{swap_xy, UsageError, VERTEX};
@@ -31,20 +31,12 @@ impl From<Side> for Turn {
 
 /// The one cell of `--cop` or `--thief` for a one-cop table: a map cell
 /// `ROW,COL`, never a vertex id.
-pub(crate) fn one_cell(flag: &str, place: Coord) -> Result<Coord, UsageError> {
+fn one_cell(flag: &str, place: Coord) -> Result<Coord, UsageError> {
     match place {
         (VERTEX, v) => Err(UsageError(format!(
             "{flag} {v}: expected ROW,COL (two 0-based integers; X,Y with --xy); vertex ids are for tables of graphs"
         ))),
         c => Ok(c),
-    }
-}
-
-/// The cop of a one-cop table's `--cop` flags: exactly one.
-pub(crate) fn one_cop(cops: &[Coord]) -> Result<Coord, UsageError> {
-    match cops {
-        [c] => one_cell("--cop", *c),
-        _ => Err(count_error(1, cops.len())),
     }
 }
 
@@ -149,14 +141,7 @@ pub(crate) fn count_error(k: u32, found: usize) -> UsageError {
 
 /// A typed place (`ROW,COL`, `X,Y` with `xy`, or a vertex id) as a cell of
 /// the table's game; errors echo the place as typed.
-pub(crate) fn cell_of(tb: &Tablebase, what: &str, place: Coord, xy: bool) -> Result<u32> {
-    // A one-cop table (no game section) refuses a vertex id as its reader
-    // always did; a map with the game section says so in `vertex`.
-    let place = if one_cop_shape(tb) {
-        one_cell(what, place)?
-    } else {
-        place
-    };
+fn cell_of(tb: &Tablebase, what: &str, place: Coord, xy: bool) -> Result<u32> {
     Ok(match place {
         (VERTEX, v) => tb.vertex(what, v as u64)?,
         c => tb
@@ -165,7 +150,28 @@ pub(crate) fn cell_of(tb: &Tablebase, what: &str, place: Coord, xy: bool) -> Res
     })
 }
 
-/// The position of `--cop` (k times), `--thief` and the turn.
+/// The position of a one-cop table's map cells as typed (`x,y` with
+/// `xy`): errors name the pieces `cop` and `thief` and echo the cells as
+/// typed; both are checked before either is used, cop first, as the
+/// one-cop reader did.
+pub(crate) fn map_position(
+    tb: &Tablebase,
+    cop: Coord,
+    thief: Coord,
+    turn: Turn,
+    xy: bool,
+) -> Result<Position> {
+    let cell = |what: &str, c: Coord| {
+        tb.map_cell(what, swap_xy(xy, c))
+            .map_err(|e| super::common::as_typed(e, xy))
+    };
+    let cop = cell("cop", cop)?;
+    let thief = cell("thief", thief)?;
+    Ok(tb.position(&[cop], thief, turn)?)
+}
+
+/// The position of `--cop` (k times), `--thief` and the turn (a one-cop
+/// table's by [`map_position`]).
 pub(crate) fn flag_position(
     tb: &Tablebase,
     cops: &[Coord],
@@ -173,6 +179,15 @@ pub(crate) fn flag_position(
     turn: Turn,
     xy: bool,
 ) -> Result<Position> {
+    if one_cop_shape(tb) {
+        // A one-cop table (no game section) refuses a count or a vertex
+        // id before any cell is looked up, as it always did.
+        let [cop] = cops else {
+            return Err(count_error(1, cops.len()).into());
+        };
+        let cop = one_cell("--cop", *cop)?;
+        return map_position(tb, cop, one_cell("--thief", thief)?, turn, xy);
+    }
     if cops.len() != tb.cops() as usize {
         return Err(count_error(tb.cops(), cops.len()).into());
     }
@@ -231,20 +246,11 @@ pub(crate) fn one_cop_shape(tb: &Tablebase) -> bool {
     !tb.header().game_section
 }
 
-/// One rated move of a one-cop position's JSON.
+/// One rated move of a position's JSON.
 #[derive(Serialize, Debug, Clone, PartialEq)]
-pub(crate) struct OneCopMoveJson {
-    /// The mover's cell after the move, `[row, column]`.
-    to: [usize; 2],
-    value: &'static str,
-    dte: Option<u32>,
-}
-
-/// One rated move of a several-cops position's JSON.
-#[derive(Serialize, Debug, Clone, PartialEq)]
-pub(crate) struct CopsMoveJson {
-    /// The mover's cells after the move: the cops' (a list) or the
-    /// thief's.
+pub(crate) struct MoveJson {
+    /// The mover's cells after the move: the cops' (a list, but one cop's
+    /// cell alone in the one-cop shape) or the thief's.
     to: serde_json::Value,
     value: &'static str,
     dte: Option<u32>,
@@ -253,80 +259,50 @@ pub(crate) struct CopsMoveJson {
 /// The JSON of one position (`query --json`, `serve`'s `/api/query`):
 /// `"schema"` first, the position, its value and distance for the player
 /// to move, every move rated best first. One cop on a map keeps the
-/// one-cop keys (`"cop"`); otherwise `"cops"` lists the cops ascending.
-/// Structs rather than `json!` maps so that the keys keep this order.
+/// one-cop key `"cop"`; otherwise `"cops"` lists the cops ascending. A
+/// struct rather than a `json!` map so that the keys keep this order.
 #[derive(Serialize, Debug, Clone, PartialEq)]
-#[serde(untagged)]
-pub(crate) enum PositionJson {
-    /// One cop on a map.
-    One {
-        schema: u32,
-        cop: [usize; 2],
-        thief: [usize; 2],
-        turn: &'static str,
-        value: &'static str,
-        dte: Option<u32>,
-        moves: Vec<OneCopMoveJson>,
-    },
-    /// Several cops, or a graph.
-    Several {
-        schema: u32,
-        cops: Vec<serde_json::Value>,
-        thief: serde_json::Value,
-        turn: &'static str,
-        value: &'static str,
-        dte: Option<u32>,
-        moves: Vec<CopsMoveJson>,
-    },
+pub(crate) struct PositionJson {
+    schema: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cop: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cops: Option<Vec<serde_json::Value>>,
+    thief: serde_json::Value,
+    turn: &'static str,
+    value: &'static str,
+    dte: Option<u32>,
+    moves: Vec<MoveJson>,
 }
 
 /// The JSON of one position.
 pub(crate) fn position_json(tb: &Tablebase, pos: &Position) -> Result<PositionJson> {
     let probe = tb.probe(pos)?;
-    let moves = tb.rated_moves(pos)?;
-    let (value, dte) = (probe.value.as_str(), probe.dte.map(|d| d.plies()));
-    let schema = super::schema::SCHEMA;
-    let coords = |c: u32| {
-        let (r, col) = tb.coords(c).expect("a map's cell");
-        [r, col]
+    let one = one_cop_shape(tb);
+    let cells = |cops: &[u32]| -> Vec<serde_json::Value> {
+        cops.iter().map(|&c| cell_json(tb, c)).collect()
     };
-    if one_cop_shape(tb) {
-        let moves = moves
-            .iter()
-            .map(|m: &RatedMove| OneCopMoveJson {
-                to: coords(m.cells()[0]),
-                value: m.value.as_str(),
-                dte: m.dte.map(|d| d.plies()),
-            })
-            .collect();
-        return Ok(PositionJson::One {
-            schema,
-            cop: coords(pos.cops[0]),
-            thief: coords(pos.thief),
-            turn: pos.turn.as_str(),
-            value,
-            dte,
-            moves,
-        });
-    }
-    let moves = moves
+    let moves = tb
+        .rated_moves(pos)?
         .iter()
-        .map(|m| CopsMoveJson {
+        .map(|m| MoveJson {
             to: match pos.turn {
-                Turn::Cop => m.to.cops.iter().map(|&c| cell_json(tb, c)).collect(),
+                Turn::Cop if one => cell_json(tb, m.to.cops[0]),
+                Turn::Cop => cells(&m.to.cops).into(),
                 Turn::Thief => cell_json(tb, m.to.thief),
             },
             value: m.value.as_str(),
             dte: m.dte.map(|d| d.plies()),
         })
         .collect();
-    Ok(PositionJson::Several {
-        schema,
-        cops: pos.cops.iter().map(|&c| cell_json(tb, c)).collect(),
+    Ok(PositionJson {
+        schema: super::schema::SCHEMA,
+        cop: one.then(|| cell_json(tb, pos.cops[0])),
+        cops: (!one).then(|| cells(&pos.cops)),
         thief: cell_json(tb, pos.thief),
         turn: pos.turn.as_str(),
-        value,
-        dte,
+        value: probe.value.as_str(),
+        dte: probe.dte.map(|d| d.plies()),
         moves,
     })
 }

@@ -215,18 +215,6 @@ impl CopsAndThief {
         ((pair / self.cells) as u32, (pair % self.cells) as u32, turn)
     }
 
-    /// The start state (the board's starts, the rules' first mover), if the
-    /// board has both starts.
-    #[must_use]
-    pub fn start(&self) -> Option<u64> {
-        let turn = if self.rules.thief_first {
-            Turn::Thief
-        } else {
-            Turn::Cop
-        };
-        Some(self.state(self.board.cop?, self.board.thief?, turn))
-    }
-
     #[inline]
     fn initial_of(&self, cop: u32, thief: u32, turn: Turn) -> Initial {
         if cop == thief {

@@ -116,7 +116,7 @@ pub(super) fn draw_map(
     for r in 0..map.rows() {
         for c in 0..map.cols() {
             let (x, y) = (x0 + c * s, y0 + r * s);
-            if !map.is_free((r, c)) {
+            if map.cell((r, c)).is_none() {
                 img.fill(x, y, s, s, WALL);
                 continue;
             }

@@ -158,7 +158,7 @@ fn legend(map: &Map, max: u32) -> Vec<([u8; 3], String)> {
         (EXIT, "EXIT".to_string()),
     ];
     // A table saved without distances shades nothing: no distance legend.
-    if map.has_dte() {
+    if map.tb.header().has_dte {
         legend.push((
             lighten(COP, 0.7),
             format!("LIGHTER = LONGER GAME (UP TO {max} PLIES)"),

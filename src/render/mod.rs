@@ -31,8 +31,7 @@ use crate::grid::Grid;
 use crate::outcome::Outcome;
 use crate::tablebase::{Probe, Tablebase};
 
-/// A table's map as the drawing code reads it: size, walls, exits, and
-/// whether distances shade the cells.
+/// A table's map as the drawing code reads it: size, walls and exits.
 #[derive(Clone, Copy)]
 struct Map<'a> {
     tb: &'a Tablebase,
@@ -66,16 +65,8 @@ impl<'a> Map<'a> {
         self.tb.cell_at(c)
     }
 
-    fn is_free(&self, c: Coord) -> bool {
-        self.cell(c).is_some()
-    }
-
     fn is_exit(&self, c: Coord) -> bool {
         self.cell(c).is_some_and(|cell| self.tb.is_exit(cell))
-    }
-
-    fn has_dte(&self) -> bool {
-        self.tb.header().has_dte
     }
 
     /// The `(row, col)` of a cell of the map.

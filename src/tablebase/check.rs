@@ -2,10 +2,12 @@
 //! values counted against the trailer, then every state's value (and
 //! distance) checked against its moves in the game the header names.
 
+use std::path::Path;
+
 use rayon::prelude::*;
 
+use super::moves::Probe;
 use super::reader::{table_error, Kind, Raw};
-use super::Tablebase;
 use crate::error::Result;
 use crate::game::{Game, Initial};
 use crate::outcome::Outcome;
@@ -70,15 +72,19 @@ const CHUNK: u64 = 1 << 14;
 /// header edited with its checksum recomputed (other rules, another
 /// speed) reads back fine, and this is what tells that the values were
 /// solved for another game.
-pub(super) fn check_moves<G: Game + Sync>(table: &Tablebase, game: &G) -> Result<()> {
-    let states = table.header().states;
-    let dte = table.header().has_dte;
+/// `probe` reads a state of the table at `path` (`states` states, `dte`:
+/// with distances).
+pub(super) fn check_moves<G: Game + Sync>(
+    (path, states, dte): (&Path, u64, bool),
+    game: &G,
+    probe: impl Fn(u64) -> Result<Probe> + Sync,
+) -> Result<()> {
     (0..states.div_ceil(CHUNK))
         .into_par_iter()
         .try_for_each(|chunk| -> Result<()> {
             let mut next = Vec::with_capacity(16);
             for s in chunk * CHUNK..((chunk + 1) * CHUNK).min(states) {
-                let stored = table.probe_state(s)?;
+                let stored = probe(s)?;
                 let (value, plies) = match game.initial(s) {
                     Initial::Decided(t) => (Outcome::from(t), 0),
                     Initial::Moves(_) => {
@@ -86,7 +92,7 @@ pub(super) fn check_moves<G: Game + Sync>(table: &Tablebase, game: &G) -> Result
                         game.for_each_successor(s, |t| next.push(t));
                         let (mut quickest, mut slowest, mut all_won) = (None, 0, true);
                         for &t in &next {
-                            let after = table.probe_state(t)?;
+                            let after = probe(t)?;
                             let plies = after.dte.map_or(0, |d| d.0) + 1;
                             match after.value {
                                 Outcome::Loss => {
@@ -114,7 +120,7 @@ pub(super) fn check_moves<G: Game + Sync>(table: &Tablebase, game: &G) -> Result
                         }
                     };
                     return Err(table_error(
-                        table.path(),
+                        path,
                         format!("state {s}"),
                         format!(
                             "the table says {} where its moves give {} under the rules its header names: the values were solved for another game, or the file was altered",

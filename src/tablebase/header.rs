@@ -2,9 +2,10 @@
 //! file's header, the game section when there is one, and every file's
 //! trailer (summed over the shards of a partitioned solve).
 
+use std::path::PathBuf;
+
 use super::format::HeaderBody;
 use super::reader::{Kind, Raw};
-use super::ShardHeader;
 use crate::format::Coord;
 use crate::games::cops::Rules;
 use crate::games::position::Position;
@@ -135,4 +136,27 @@ pub(super) fn header_of(
         partitioned: body.shard.is_some(),
         shards: files,
     }
+}
+
+/// One file of a table: a shard of a partitioned solve, or the whole table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardHeader {
+    /// The file.
+    pub path: PathBuf,
+    /// Shard index, 0-based (0 for a whole table).
+    pub index: u32,
+    /// Shards in the set (1 for a whole table).
+    pub count: u32,
+    /// The grid rows of the cop cells it holds, `first .. end` (a one-cop
+    /// table; empty for several cops, whose bands are of multisets).
+    pub rows: std::ops::Range<usize>,
+    /// The cop multisets it holds by rank, `first .. end` (in a one-cop
+    /// table the cop cells).
+    pub multisets: std::ops::Range<u64>,
+    /// The state indices it holds, `first .. end`.
+    pub states: std::ops::Range<u64>,
+    /// WIN / LOSS / DRAW counts of its states.
+    pub counts: Counts,
+    /// Bytes of the file.
+    pub bytes: u64,
 }

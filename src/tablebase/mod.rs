@@ -18,11 +18,11 @@
 //! game section, its states in thief tiles), `reader.rs` checks a file
 //! (read with `pread`, never mapped) and decodes blocks, `table.rs` is the reader's API (positions,
 //! probes, rated moves; positions are [`Position`](crate::Position)s),
-//! `header.rs` its [`Header`], `order.rs`
-//! maps states to the file (thief tiles), `moves.rs` rates moves and plays
+//! `header.rs` its [`Header`] and [`ShardHeader`]s, `order.rs`
+//! maps states to the file (thief tiles), `moves.rs` a state's [`Probe`], rates moves and plays
 //! optimal games, `scan.rs` decodes a whole table once, `check.rs`
 //! verifies a whole table, `shards.rs` names, finds and checks the shard
-//! set of a partitioned solve; this file holds what they share.
+//! set of a partitioned solve.
 
 mod check;
 mod format;
@@ -35,51 +35,14 @@ mod shards;
 mod table;
 mod writer;
 
-use std::path::PathBuf;
-
-use crate::outcome::{Dte, Outcome};
-use crate::solve::Counts;
-
 pub use check::CheckReport;
 #[cfg(feature = "distributed")]
 pub(crate) use format::ShardInfo;
-pub use header::Header;
+pub use header::{Header, ShardHeader};
+pub use moves::Probe;
 pub use shards::shard_path;
 pub use table::{RatedMove, Tablebase};
 #[cfg(feature = "distributed")]
 #[cfg(feature = "distributed")]
 pub(crate) use writer::{write_source, Source};
 pub use writer::{write_tablebase, WriteSummary};
-
-/// The stored answer for a position, for the player to move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Probe {
-    /// Win, loss or draw for the player to move.
-    pub value: Outcome,
-    /// Distance to end in plies: `None` for a draw, or when the table keeps
-    /// no distances.
-    pub dte: Option<Dte>,
-}
-
-/// One file of a table: a shard of a partitioned solve, or the whole table.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ShardHeader {
-    /// The file.
-    pub path: PathBuf,
-    /// Shard index, 0-based (0 for a whole table).
-    pub index: u32,
-    /// Shards in the set (1 for a whole table).
-    pub count: u32,
-    /// The grid rows of the cop cells it holds, `first .. end` (a one-cop
-    /// table; empty for several cops, whose bands are of multisets).
-    pub rows: std::ops::Range<usize>,
-    /// The cop multisets it holds by rank, `first .. end` (in a one-cop
-    /// table the cop cells).
-    pub multisets: std::ops::Range<u64>,
-    /// The state indices it holds, `first .. end`.
-    pub states: std::ops::Range<u64>,
-    /// WIN / LOSS / DRAW counts of its states.
-    pub counts: Counts,
-    /// Bytes of the file.
-    pub bytes: u64,
-}

@@ -4,10 +4,20 @@
 
 use std::collections::HashSet;
 
-use super::Probe;
 use crate::error::Result;
 use crate::game::{Game, Initial};
+use crate::outcome::{Dte, Outcome};
 pub(super) use crate::solve::rank;
+
+/// The stored answer for a position, for the player to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Probe {
+    /// Win, loss or draw for the player to move.
+    pub value: Outcome,
+    /// Distance to end in plies: `None` for a draw, or when the table keeps
+    /// no distances.
+    pub dte: Option<Dte>,
+}
 
 /// Every successor of a non-terminal state `s` of `game` with its move
 /// rated by `rate` (from the successor's probe), sorted best first by

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use super::order::StateOrder;
 use super::reader::{Kind, Raw};
-use super::Tablebase;
+use super::table::Tablebase;
 use crate::error::Result;
 use crate::games::cops::Turn;
 use crate::games::multiset::Ranker;

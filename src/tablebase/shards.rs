@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use super::format::{self, ShardInfo};
+use super::header::ShardHeader;
 use super::reader::{table_error, Raw};
-use super::ShardHeader;
 use crate::error::{Error, Result};
 
 /// The file of shard `index` of `count` of a table saved as `path`:

@@ -8,14 +8,13 @@
 
 use std::path::{Path, PathBuf};
 
-use super::format::KSection;
+use super::check::{self, CheckReport};
 use super::header::{header_of, Header};
-use super::moves::{optimal_line, rank, rate_successors};
+use super::moves::{optimal_line, rank, rate_successors, Probe};
 use super::order::StateOrder;
 use super::reader::{table_error, Raw};
 use super::shards::{open_first, open_set, shard_headers};
 use super::writer::game_of;
-use super::{check, CheckReport, Probe};
 use crate::board::Board;
 use crate::error::{Error, Result};
 use crate::format::Coord;
@@ -23,7 +22,6 @@ use crate::games::cops::{CopsAndThief, Turn};
 use crate::games::cops_game::CopsGame;
 use crate::games::multiset::{Ranker, MAX_COPS};
 use crate::games::position::{Cops, Position};
-use crate::games::{Shape, Special};
 use crate::grid::Grid;
 use crate::outcome::{Dte, Outcome};
 
@@ -115,114 +113,76 @@ impl Tablebase {
     /// naming the shard when one is missing, duplicated or of another solve.
     pub fn open(path: &Path) -> Result<Tablebase> {
         let raw = open_first(path)?;
-        match raw.body.kcops.clone() {
-            Some(k) => Tablebase::several(path, raw, &k),
-            None => Tablebase::one(path, raw),
-        }
-    }
-
-    /// A one-cop table (no game section), every shard of its set.
-    fn one(path: &Path, raw: Raw) -> Result<Tablebase> {
+        // A table with the several-cops game section (format 4 to 6)
+        // rebuilds its game from it before the other shards are opened.
+        let section = raw.body.kcops.clone();
+        let several = match &section {
+            Some(k) => Some(game_of(&raw.body, k).map_err(|e| raw.error("header", e.to_string()))?),
+            None => None,
+        };
         let shards = match raw.body.shard {
             None => vec![raw],
             Some(info) => open_set(raw, info)?,
         };
         let body = &shards[0].body;
-        let grid = Grid::new(body.rows, body.cols, body.free.clone());
-        let cell = |c: Option<Coord>| c.and_then(|(r, col)| grid.cell_at(r, col));
-        let board = Board {
-            cop: cell(body.cop),
-            thief: cell(body.thief),
-            exits: body.exits.clone(),
-            grid: grid.clone(),
-        };
-        let game = CopsAndThief::new(board, body.rules);
-        let n = game.cells();
-        let start = game.start().map(|s| {
-            let (cop, thief, turn) = game.decode(s);
-            Position {
-                cops: Cops::one(cop),
-                thief,
-                turn,
+        let (game, orders, files) = match (several, &section) {
+            (Some(game), Some(k)) => {
+                let n = u64::from(game.arena().cells());
+                let game = CopsGame::of_arena(game, body.rules);
+                let game = match &k.start {
+                    Some((cops, thief)) => game
+                        .with_start(cops, *thief)
+                        .map_err(|e| shards[0].error("header", e.to_string()))?,
+                    None => game,
+                };
+                // Each file in thief tiles over its own multisets (a whole
+                // table's are all of them).
+                let orders = shards.iter().map(|r| {
+                    let ranks = r.trailer.states / (2 * n).max(1);
+                    StateOrder::new(n, u64::from(k.thief_tile), ranks).starting_at(r.first)
+                });
+                // A several-cops band is of multisets, not of cop rows.
+                (game, orders.collect(), shard_headers(&shards, n, |_| 0..0))
             }
-        });
-        let rows_of = |states: &std::ops::Range<u64>| {
-            let row = |state: u64| {
-                let cop = state / (2 * n).max(1);
-                if cop < n {
-                    grid.coords(cop as u32).0
-                } else {
-                    body.rows
-                }
-            };
-            row(states.start)..row(states.end)
+            _ => {
+                let grid = Grid::new(body.rows, body.cols, body.free.clone());
+                let cell = |c: Option<Coord>| c.and_then(|(r, col)| grid.cell_at(r, col));
+                let board = Board {
+                    cop: cell(body.cop),
+                    thief: cell(body.thief),
+                    exits: body.exits.clone(),
+                    grid: grid.clone(),
+                };
+                let game = CopsGame::of_grid(CopsAndThief::new(board, body.rules));
+                let n = u64::from(game.cells());
+                let rows_of = |states: &std::ops::Range<u64>| {
+                    let row = |state: u64| {
+                        let cop = state / (2 * n).max(1);
+                        if cop < n {
+                            grid.coords(cop as u32).0
+                        } else {
+                            body.rows
+                        }
+                    };
+                    row(states.start)..row(states.end)
+                };
+                let orders = vec![StateOrder::new(n, n, n); shards.len()];
+                (game, orders, shard_headers(&shards, n, rows_of))
+            }
         };
-        let files = shard_headers(&shards, n, rows_of);
-        let header = header_of(&shards, body, n, 0, start, files);
-        Ok(Tablebase {
-            path: path.to_path_buf(),
-            orders: vec![StateOrder::new(n, n, n); shards.len()],
-            ranker: Ranker::new(n as usize),
-            n,
-            game: CopsGame::of_grid(game),
-            header,
-            shards,
-        })
-    }
-
-    /// A table with the several-cops game section (format 4 to 6), every
-    /// shard of its set.
-    fn several(path: &Path, raw: Raw, k: &KSection) -> Result<Tablebase> {
-        let game = game_of(&raw.body, k).map_err(|e| raw.error("header", e.to_string()))?;
-        let raw_rules = raw.body.rules;
-        let n = u64::from(game.arena().cells());
-        let shards = match raw.body.shard {
-            None => vec![raw],
-            Some(info) => open_set(raw, info)?,
-        };
-        let raw = &shards[0];
-        // Each file in thief tiles over its own multisets (a whole table's
-        // are all of them).
-        let orders: Vec<StateOrder> = shards
-            .iter()
-            .map(|r| {
-                let ranks = r.trailer.states / (2 * n).max(1);
-                StateOrder::new(n, u64::from(k.thief_tile), ranks).starting_at(r.first)
-            })
-            .collect();
-        let start = match &k.start {
-            Some((cops, thief)) => Some(Position {
-                cops: Cops::new(cops).ok_or_else(|| raw.error("header", "a start without cops"))?,
-                thief: *thief,
-                turn: raw.body.rules.first_mover(),
-            }),
-            None => None,
-        };
-        // A several-cops band is of multisets, not of cop rows.
-        let files = shard_headers(&shards, n, |_| 0..0);
-        let mut header = header_of(
-            &shards,
-            &shards[0].body,
-            n,
-            k.edges.len() as u64,
-            start,
-            files,
-        );
-        header.cops = k.cops;
-        header.cop_speed = k.cop_speed;
-        header.thief_speed = k.thief_speed;
-        header.graph = k.graph;
-        header.game_section = true;
-        header.thief_tile = orders[0].tile() as u32;
-        header.cop_start = None;
-        header.thief_start = None;
-        let game = CopsGame::of_arena(game, raw_rules);
-        let game = match &start {
-            Some(p) => game
-                .with_start(&p.cops, p.thief)
-                .map_err(|e| shards[0].error("header", e.to_string()))?,
-            None => game,
-        };
+        let n = u64::from(game.cells());
+        let edges = section.as_ref().map_or(0, |k| k.edges.len() as u64);
+        let mut header = header_of(&shards, body, n, edges, game.start(), files);
+        if let Some(k) = &section {
+            header.cops = k.cops;
+            header.cop_speed = k.cop_speed;
+            header.thief_speed = k.thief_speed;
+            header.graph = k.graph;
+            header.game_section = true;
+            header.thief_tile = orders[0].tile() as u32;
+            header.cop_start = None;
+            header.thief_start = None;
+        }
         Ok(Tablebase {
             path: path.to_path_buf(),
             shards,
@@ -527,11 +487,7 @@ impl Tablebase {
         };
         let key = |m: &RatedMove| (rank(m.value, m.dte), m.to.cops, m.to.thief);
         let probe = |t| self.probe_state(t);
-        match self.game.shape() {
-            Shape::Grid(g) => rate_successors(g, s, probe, rate, key),
-            Shape::Several(g) => rate_successors(g, s, probe, rate, key),
-            Shape::Other => unreachable!("a table's game is a cops game"),
-        }
+        rate_successors(&self.game, s, probe, rate, key)
     }
 
     /// The game from `pos` under optimal play (each side plays its best
@@ -562,11 +518,8 @@ impl Tablebase {
         for raw in &self.shards {
             check::check_raw(raw)?;
         }
-        match self.game.shape() {
-            Shape::Grid(g) => check::check_moves(self, g)?,
-            Shape::Several(g) => check::check_moves(self, g)?,
-            Shape::Other => unreachable!("a table's game is a cops game"),
-        }
+        let table = (self.path(), self.header.states, self.header.has_dte);
+        check::check_moves(table, &self.game, |s| self.probe_state(s))?;
         Ok(CheckReport {
             value_blocks: self.header.value_blocks,
             dte_blocks: self.header.dte_blocks,

@@ -115,7 +115,7 @@ fn build(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<Several
         path,
         &args.game,
         &args.kcops,
-        &config.limits(),
+        &config.storage,
         config.engine == Engine::Bitboard,
     )
 }
@@ -221,7 +221,7 @@ fn summary_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<R
 /// not fit `--memory` ends the search and fails the row (a later
 /// `--resume` with more memory tries it again).
 fn cop_number_row(args: &BatchArgs, config: &EngineConfig, path: &Path) -> Result<Row> {
-    let several = SeveralCops::build(path, &args.game, &args.kcops, &config.limits(), false)?;
+    let several = SeveralCops::build(path, &args.game, &args.kcops, &config.storage, false)?;
     let arena = several.arena();
     if arena.cells() == 0 {
         anyhow::bail!("a map with no free cell has no cop number");

@@ -1,12 +1,7 @@
 //! `retrograde info FILE.rtb`: what a table of any number of cops holds
 //! (map or graph, rules, counts, sizes, bits per state); `--check`
-//! verifies every block.
-//!
-//! A one-cop table without the game section (format 2, 3 or 6) is described
-//! as those formats always were (the map's drawn starts, the shards of a
-//! partitioned solve); a table with the game section (format 4 to 6) adds
-//! the game (cops, speeds), a graph's edges, the state order and the shards
-//! by cop multisets.
+//! verifies every block. A table with the game section (format 4 to 6)
+//! adds the game (cops, speeds), a graph's edges and the state order.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -136,14 +131,10 @@ struct ShardJson {
     bytes: u64,
 }
 
-/// A drawn start as JSON.
-fn coord_json(c: Option<Coord>) -> Option<[usize; 2]> {
-    c.map(|(r, c)| [r, c])
-}
-
 /// The game of `tb` for the report.
 fn game_json(tb: &Tablebase) -> GameJson {
     let h = tb.header();
+    let coord_json = |c: Option<Coord>| c.map(|(r, c)| [r, c]);
     if !h.game_section {
         return GameJson::OneCop {
             rows: h.rows,
@@ -234,31 +225,6 @@ fn report(table: String, tb: &Tablebase, checked: bool) -> InfoReport {
     }
 }
 
-/// The `map:` or `graph:` line of a table with the game section, with
-/// its start.
-fn cops_board_line(tb: &Tablebase) -> String {
-    let h = tb.header();
-    let start = match &h.start {
-        Some(s) => format!(
-            "cops {}, thief {}",
-            show_all(tb, &s.cops, false),
-            show(tb, s.thief, false)
-        ),
-        None => "none".to_string(),
-    };
-    if h.graph {
-        format!(
-            "graph: {} vertices, {} edges, {} exits; start: {start}",
-            h.cells, h.edges, h.exits
-        )
-    } else {
-        format!(
-            "map: {} x {}, {} free cells, {} exits; start: {start}",
-            h.rows, h.cols, h.cells, h.exits
-        )
-    }
-}
-
 /// The text of the report's game, before the facts.
 fn write_game(out: &mut impl Write, tb: &Tablebase, game: &GameJson) -> std::io::Result<()> {
     match game {
@@ -290,7 +256,28 @@ fn write_game(out: &mut impl Write, tb: &Tablebase, game: &GameJson) -> std::io:
                 "game: {cops} cop{}, cop speed {cop_speed}, thief speed {thief_speed}",
                 if *cops == 1 { "" } else { "s" },
             )?;
-            writeln!(out, "{}", cops_board_line(tb))
+            let h = tb.header();
+            let start = match &h.start {
+                Some(s) => format!(
+                    "cops {}, thief {}",
+                    show_all(tb, &s.cops, false),
+                    show(tb, s.thief, false)
+                ),
+                None => "none".to_string(),
+            };
+            if h.graph {
+                writeln!(
+                    out,
+                    "graph: {} vertices, {} edges, {} exits; start: {start}",
+                    h.cells, h.edges, h.exits
+                )
+            } else {
+                writeln!(
+                    out,
+                    "map: {} x {}, {} free cells, {} exits; start: {start}",
+                    h.rows, h.cols, h.cells, h.exits
+                )
+            }
         }
     }
 }

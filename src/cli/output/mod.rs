@@ -16,7 +16,7 @@ pub(crate) use target::{
 pub(crate) use text::{passes_note, print_plan, print_text, save_with, show_value, PlanReport};
 
 /// Counts of states by value for the player to move.
-#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct CountsJson {
     /// WIN states.
     pub(crate) win: u64,
@@ -49,7 +49,7 @@ impl From<retrograde::Counts> for CountsJson {
 
 /// The result of one solve: one cop on a map, or several cops (speeds)
 /// on a map or a graph; the keys a game has no use for are left out.
-#[derive(Serialize, Debug, Clone)]
+#[derive(Serialize, Debug, Clone, Default)]
 pub(crate) struct SolveReport {
     /// The map or graph file as given.
     pub(crate) map: String,
@@ -253,20 +253,12 @@ impl SolveReport {
         SolveReport {
             map: path.display().to_string(),
             format,
-            width: None,
-            height: None,
-            edges: None,
-            pieces: None,
-            start: None,
             result: found
                 .start
                 .map(|v| retrograde::Verdict::from_mover(v, !thief_first).as_str()),
             dte: found.dte.map(|d| d.plies()),
-            over: None,
             cells,
             exits: exits as u64,
-            exit_cells: None,
-            exit_checksum: None,
             states: retrograde::Game::state_count(game),
             counts: found.counts.into(),
             levels: found.levels,
@@ -275,11 +267,7 @@ impl SolveReport {
             threads: found.threads,
             seconds,
             peak_memory_bytes: super::common::peak_memory(),
-            verified: None,
-            summary: None,
-            placements: None,
-            scenario: None,
-            saved: None,
+            ..SolveReport::default()
         }
     }
 }
@@ -320,24 +308,32 @@ pub(crate) struct LongestJson {
     pub(crate) thief: [usize; 2],
 }
 
+impl ShareJson {
+    /// The shares of `[cop_wins, thief_escapes, draw]` out of `total` (0
+    /// of none).
+    fn of(total: u64, counts: [u64; 3]) -> ShareJson {
+        let [cop_wins, thief_escapes, draw] = counts.map(|c| {
+            if total == 0 {
+                0.0
+            } else {
+                c as f64 / total as f64
+            }
+        });
+        ShareJson {
+            cop_wins,
+            thief_escapes,
+            draw,
+        }
+    }
+}
+
 impl SummaryJson {
     /// From the library's summary; `thief_first` only labels text output.
     pub(crate) fn new(s: &retrograde::StartPairs, thief_first: bool) -> SummaryJson {
-        let share = |count: u64| {
-            if s.pairs == 0 {
-                0.0
-            } else {
-                count as f64 / s.pairs as f64
-            }
-        };
         SummaryJson {
             pairs: s.pairs,
             thief_first,
-            share: ShareJson {
-                cop_wins: share(s.cop_wins),
-                thief_escapes: share(s.thief_escapes),
-                draw: share(s.draws),
-            },
+            share: ShareJson::of(s.pairs, [s.cop_wins, s.thief_escapes, s.draws]),
             longest: s.longest.map(|l| LongestJson {
                 dte: l.dte.plies(),
                 cop: [l.cop.0, l.cop.1],
@@ -400,21 +396,10 @@ impl PlacementsJson {
         thief_first: bool,
         show: impl Fn(u32) -> serde_json::Value,
     ) -> PlacementsJson {
-        let share = |count: u64| {
-            if p.placements == 0 {
-                0.0
-            } else {
-                count as f64 / p.placements as f64
-            }
-        };
         PlacementsJson {
             placements: p.placements,
             thief_first,
-            share: ShareJson {
-                cop_wins: share(p.cop_wins),
-                thief_escapes: share(p.thief_escapes),
-                draw: share(p.draws),
-            },
+            share: ShareJson::of(p.placements, [p.cop_wins, p.thief_escapes, p.draws]),
             longest: p.longest.as_ref().map(|l| LongestPlacementJson {
                 dte: l.dte.plies(),
                 cops: l.cops.iter().map(|&c| show(c)).collect(),

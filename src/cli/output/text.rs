@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::Result;
 use retrograde::WriteSummary;
 
-use super::{Output, OutputTarget, SaveReport, ShareJson, SolveReport, StartJson, VerifyReport};
+use super::{Output, OutputTarget, SaveReport, ShareJson, SolveReport, StartJson};
 use crate::cli::common::human_bytes;
 
 /// Writes a table (or a shard) to `target` atomically with `write`, and
@@ -35,59 +35,6 @@ pub(crate) fn save_with(
     })
 }
 
-/// The `saved:` line of a solve's text report.
-fn saved_line(t: &SaveReport) -> String {
-    format!(
-        "saved: {} ({}, values {:.3} bits/state{}) in {:.3} s",
-        t.path,
-        human_bytes(t.bytes),
-        t.value_bits_per_state,
-        if t.distances {
-            format!(", distances {:.3} bits/state", t.dte_bits_per_state)
-        } else {
-            String::new()
-        },
-        t.seconds
-    )
-}
-
-/// The `engine:` line of a solve's text report: the engine, its threads,
-/// and its levels (or sweeps, for the values-only engine).
-fn engine_line(engine: &str, threads: usize, sweeps: u32, levels: u32) -> String {
-    format!(
-        "engine: {engine} ({threads} thread{}), {}",
-        if threads == 1 { "" } else { "s" },
-        if sweeps > 0 {
-            format!("{sweeps} sweeps (values only, no distances)")
-        } else {
-            format!("{levels} levels")
-        }
-    )
-}
-
-/// The `time:` line of a solve's text report.
-fn time_line(seconds: f64, peak_memory_bytes: Option<u64>) -> String {
-    format!(
-        "time: {seconds:.3} s, peak memory: {}",
-        peak_memory_bytes.map_or_else(|| "unknown".to_string(), human_bytes)
-    )
-}
-
-/// The `verified:` line of `solve --verify`.
-fn verified_line(v: &VerifyReport) -> String {
-    format!(
-        "verified: {} of {} states consistent with their moves ({}) in {:.3} s",
-        v.states - v.inconsistent,
-        v.states,
-        if v.distances {
-            "values and distances"
-        } else {
-            "values"
-        },
-        v.seconds
-    )
-}
-
 /// A cell for text output: `row,col`, or `x,y` with --xy.
 fn show_cell(cell: [usize; 2], xy: bool) -> String {
     if xy {
@@ -109,10 +56,23 @@ pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std
     writeln!(out, "{}", r.counts.states_line(r.states))?;
     writeln!(
         out,
-        "{}",
-        engine_line(r.engine, r.threads, r.sweeps, r.levels)
+        "engine: {} ({} thread{}), {}",
+        r.engine,
+        r.threads,
+        if r.threads == 1 { "" } else { "s" },
+        if r.sweeps > 0 {
+            format!("{} sweeps (values only, no distances)", r.sweeps)
+        } else {
+            format!("{} levels", r.levels)
+        }
     )?;
-    writeln!(out, "{}", time_line(r.seconds, r.peak_memory_bytes))?;
+    writeln!(
+        out,
+        "time: {:.3} s, peak memory: {}",
+        r.seconds,
+        r.peak_memory_bytes
+            .map_or_else(|| "unknown".to_string(), human_bytes)
+    )?;
     let order = if xy { "x,y" } else { "row,col" };
     if let Some(s) = &r.summary {
         let mover = if s.thief_first { "thief" } else { "cop" };
@@ -151,10 +111,30 @@ pub(crate) fn print_text(out: &mut impl Write, r: &SolveReport, xy: bool) -> std
         }
     }
     if let Some(t) = &r.saved {
-        writeln!(out, "{}", saved_line(t))?;
+        let dte = format!(", distances {:.3} bits/state", t.dte_bits_per_state);
+        writeln!(
+            out,
+            "saved: {} ({}, values {:.3} bits/state{}) in {:.3} s",
+            t.path,
+            human_bytes(t.bytes),
+            t.value_bits_per_state,
+            if t.distances { &dte } else { "" },
+            t.seconds
+        )?;
     }
     if let Some(v) = &r.verified {
-        writeln!(out, "{}", verified_line(v))?;
+        let what = if v.distances {
+            "values and distances"
+        } else {
+            "values"
+        };
+        writeln!(
+            out,
+            "verified: {} of {} states consistent with their moves ({what}) in {:.3} s",
+            v.states - v.inconsistent,
+            v.states,
+            v.seconds
+        )?;
     }
     Ok(())
 }

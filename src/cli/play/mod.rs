@@ -20,9 +20,7 @@ use retrograde::{Coord, Position, Tablebase, Turn};
 use self::text::{board_text, ending, move_words, pieces, value_words};
 use super::common::{parse_place, UsageError};
 use super::output::{note_input, OutputTarget};
-use super::tables::{
-    flag_position, one_cell, one_cop, one_cop_shape, open_table, value_text, Side,
-};
+use super::tables::{flag_position, one_cop_shape, open_table, value_text, Side};
 use crate::cli::failure::Failure;
 
 /// Flags of `play`.
@@ -92,28 +90,12 @@ fn ply_line(
     Ok(())
 }
 
-/// The position of `--cop` and `--thief` on a one-cop table without the
-/// game section (formats 2, 3 and 6): both places checked to be map cells before either is looked
-/// up, the cells named `cop` and `thief` in errors, as the one-cop
-/// command always named them.
-fn one_cop_flags(tb: &Tablebase, cops: &[Coord], thief: Coord, turn: Turn) -> Result<Position> {
-    let cop = one_cop(cops)?;
-    let thief = one_cell("--thief", thief)?;
-    let cop = tb.map_cell("cop", cop)?;
-    let thief = tb.map_cell("thief", thief)?;
-    Ok(tb.position(&[cop], thief, turn)?)
-}
-
 /// The game's first position: the flags', or the table's start with
 /// `--turn`'s side to move.
 fn start_position(args: &PlayArgs, tb: &Tablebase) -> Result<Position> {
     if let Some(thief) = args.thief {
         let turn = args.turn.map_or(tb.first_mover(), Turn::from);
-        return if one_cop_shape(tb) {
-            one_cop_flags(tb, &args.cop, thief, turn)
-        } else {
-            flag_position(tb, &args.cop, thief, turn, false)
-        };
+        return flag_position(tb, &args.cop, thief, turn, false);
     }
     let mut start = tb.start().ok_or_else(|| {
         UsageError(if one_cop_shape(tb) {

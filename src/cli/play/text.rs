@@ -1,11 +1,6 @@
 //! A game told as text: the board, a ply's move, the value in words and
-//! how the game ended, for a table of any number of cops.
-//!
-//! A one-cop table without the game section (formats 2, 3 and 6) is told as
-//! the one-cop command always told it ("the cop wins", `cop 1,2, thief
-//! 3,4`); a table with the several-cops game section speaks of "the cops",
-//! even of one (its wording since it was written, kept so that outputs stay
-//! the same): [`one_cop_shape`] tells them apart.
+//! how the game ended, for a table of any number of cops: "the cop wins"
+//! in the one-cop shape ([`one_cop_shape`]), else "the cops", even of one.
 
 use retrograde::{Outcome, Position, Probe, Tablebase, Turn};
 

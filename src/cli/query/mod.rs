@@ -1,14 +1,8 @@
 //! `retrograde query FILE.rtb`: one position's value, distance and rated
 //! moves from a saved table of any number of cops (from flags, one
 //! position per stdin line, or one per entry of a MovingAI scenario with
-//! `--scen`).
-//!
-//! A one-cop table without the game section (format 2, 3 or 6) reads its
-//! positions as those formats always did: one `--cop`, cells `ROW,COL`
-//! named `cop` and `thief` in errors, stdin lines `R,C R,C [cop|thief]`. A
-//! table with the game section (format 4 to 6, any k, maps and graphs)
-//! takes `--cop` k times, vertex ids on a graph, and stdin lines `P1 .. Pk
-//! T [cop|thief]`.
+//! `--scen`), in the table's shape ([`one_cop_shape`]): stdin lines `R,C
+//! R,C [cop|thief]` for one cop, `P1 .. Pk T [cop|thief]` otherwise.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -17,9 +11,9 @@ use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
 use retrograde::{load_scen, Coord, Position, Tablebase, Turn};
 
-use super::common::{as_typed, parse_coord, parse_place, swap_xy, UsageError};
+use super::common::{parse_coord, parse_place, UsageError};
 use super::tables::{
-    flag_position, one_cell, one_cop, one_cop_shape, open_table, pieces_text, position_json,
+    flag_position, map_position, one_cop_shape, open_table, pieces_text, position_json,
     read_line_bounded, show, show_all, too_long, value_text, Line, Side,
 };
 use crate::cli::failure::Failure;
@@ -55,41 +49,6 @@ pub(crate) struct QueryArgs {
     /// One JSON object per position instead of text.
     #[arg(long)]
     pub(crate) json: bool,
-}
-
-/// The position of a one-cop table's map cells as typed (`x,y` with
-/// `xy`): errors name the pieces `cop` and `thief` and echo the cells as
-/// typed.
-fn map_position(
-    tb: &Tablebase,
-    cop: Coord,
-    thief: Coord,
-    turn: Turn,
-    xy: bool,
-) -> Result<Position> {
-    let cell = |what: &str, c: Coord| {
-        tb.map_cell(what, swap_xy(xy, c))
-            .map_err(|e| as_typed(e, xy))
-    };
-    // Both cells are checked before either is used, cop first, as the
-    // one-cop reader did.
-    let cop = cell("cop", cop)?;
-    let thief = cell("thief", thief)?;
-    Ok(tb.position(&[cop], thief, turn)?)
-}
-
-/// The position of the flags `--cop`, `--thief` and `--turn`.
-fn flags_position(tb: &Tablebase, args: &QueryArgs) -> Result<Position> {
-    let turn = args.turn.map_or(tb.first_mover(), Turn::from);
-    let thief = args.thief.expect("clap requires --thief without --stdin");
-    if one_cop_shape(tb) {
-        // The count and vertex-id refusals come before any cell is looked
-        // up, as one-cop tables always answered.
-        let cop = one_cop(&args.cop)?;
-        let thief = one_cell("--thief", thief)?;
-        return map_position(tb, cop, thief, turn, args.xy);
-    }
-    flag_position(tb, &args.cop, thief, turn, args.xy)
 }
 
 /// Parses a one-cop table's stdin line `R,C R,C [cop|thief]` (the turn
@@ -142,16 +101,6 @@ fn parse_cops_line(tb: &Tablebase, line: &str, xy: bool) -> Result<Position> {
         .collect::<Result<Vec<_>, _>>()?;
     let turn = turn.unwrap_or(tb.first_mover());
     flag_position(tb, &places[..k], places[k], turn, xy)
-}
-
-/// The position of one stdin line, in the table's way of typing one.
-fn parse_line(tb: &Tablebase, line: &str, xy: bool) -> Result<Position> {
-    if !one_cop_shape(tb) {
-        return parse_cops_line(tb, line, xy);
-    }
-    let (cop, thief, turn) = parse_one_cop_line(line, tb.first_mover())
-        .map_err(|m| anyhow::Error::new(UsageError(m)))?;
-    map_position(tb, cop, thief, turn, xy)
 }
 
 /// The positions of a scenario's entries (start = thief, goal = cop),
@@ -230,7 +179,10 @@ fn answer_stdin(out: &mut impl Write, tb: &Tablebase, args: &QueryArgs) -> Resul
             match read_line_bounded(&mut input, &mut buf).context("cannot read standard input")? {
                 Line::End => break,
                 Line::Text(line) if line.trim().is_empty() => continue,
-                Line::Text(line) => parse_line(tb, &line, args.xy),
+                Line::Text(line) if !one_cop_shape(tb) => parse_cops_line(tb, &line, args.xy),
+                Line::Text(line) => parse_one_cop_line(&line, tb.first_mover())
+                    .map_err(|m| anyhow::Error::new(UsageError(m)))
+                    .and_then(|(cop, thief, turn)| map_position(tb, cop, thief, turn, args.xy)),
                 Line::Bad(why) => Err(anyhow::anyhow!(why)),
                 Line::TooLong => {
                     // Its end may never come: the reading stops here.
@@ -267,7 +219,9 @@ pub(crate) fn run(args: QueryArgs) -> Result<i32, Failure> {
     if args.stdin {
         return Ok(answer_stdin(&mut out, &tb, &args)?);
     }
-    let pos = flags_position(&tb, &args)?;
+    let turn = args.turn.map_or(tb.first_mover(), Turn::from);
+    let thief = args.thief.expect("clap requires --thief without --stdin");
+    let pos = flag_position(&tb, &args.cop, thief, turn, args.xy)?;
     answer(&mut out, &tb, &pos, &args)?;
     Ok(0)
 }

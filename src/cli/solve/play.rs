@@ -46,7 +46,7 @@ pub(super) fn setup(args: &SolveArgs, config: &EngineConfig) -> Result<(Play, Ta
             &args.map,
             &args.game,
             &args.kcops,
-            &config.limits(),
+            &config.storage,
             bitboard,
         )?;
         return Ok((Play::Several(several), targets));

@@ -91,19 +91,18 @@ impl Table {
     /// A position's pieces as the API shows them: `{"cop":[r,c],...}` in
     /// the one-cop API, `{"cops":[...],...}` in the cops API.
     fn position_value(&self, p: &Position) -> Value {
-        let tb = &self.tablebase;
-        if self.one_cop {
-            return json!({
-                "cop": cell_json(tb, p.cops[0]),
-                "thief": cell_json(tb, p.thief),
-                "turn": p.turn.as_str(),
-            });
-        }
-        json!({
-            "cops": self.cells_json(&p.cops),
-            "thief": cell_json(tb, p.thief),
+        // `json!` maps keep their keys sorted: where a key is added does
+        // not change the text.
+        let mut v = json!({
+            "thief": cell_json(&self.tablebase, p.thief),
             "turn": p.turn.as_str(),
-        })
+        });
+        if self.one_cop {
+            v["cop"] = cell_json(&self.tablebase, p.cops[0]);
+        } else {
+            v["cops"] = json!(self.cells_json(&p.cops));
+        }
+        v
     }
 
     fn cells_json(&self, cells: &[u32]) -> Vec<Value> {
