@@ -1,5 +1,5 @@
 //! Serializable reports (here), the text printers (`text.rs`), and
-//! [`OutputTarget`] (`target.rs`): the one way every command writes a file
+//! [`OutputTarget`] (`destination.rs`): the one way every command writes a file
 //! (`--dump`, `--out`, exports and any new output). Library types never
 //! derive `Serialize`; the conversion happens here.
 
@@ -7,9 +7,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
-mod target;
+mod destination;
 mod text;
-pub(crate) use target::{
+pub(crate) use destination::{
     defer_stop_signals, defer_stop_signals_saying, is_closed_stdout, note_input, say_when_stopped,
     stop_requested, write_atomically, Output, OutputTarget,
 };

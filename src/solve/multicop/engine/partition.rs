@@ -264,8 +264,8 @@ pub(crate) fn solve_band(
 
 /// The refusal of `storage`'s cap below a band's resident `minimum` (its
 /// arrays that cannot go to scratch files).
-pub(crate) fn below_minimum(minimum: u64, storage: &KcopStorage) -> crate::Error {
-    crate::Error::TooLarge {
+pub(crate) fn below_minimum(minimum: u64, storage: &KcopStorage) -> crate::error::Error {
+    crate::error::Error::TooLarge {
         what: "this process's band of several cops (its bitsets and distances in scratch files; in memory the per-row bookkeeping, each worker's tables and the thief's neighbour rows)".into(),
         needed: minimum,
         available: storage.memory.unwrap_or(u64::MAX),
