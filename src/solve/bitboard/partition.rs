@@ -46,12 +46,14 @@ use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
 use super::band_checkpoint::GridBandCheckpoint;
 use super::bits::Bits;
-use super::blocking::{band_blocking, Blocked, Blocking};
+use super::blocking::Blocked;
+use super::cuts::cut_rows;
 use super::layout::{Layout, Span, Spans};
 use super::masks::MoveMasks;
 pub(crate) use super::peers::Link;
 use super::peers::{kept_cells, Peers};
-use super::run::{cut_rows, Resumed, Run};
+use super::run::{Resumed, Run};
+use super::sizing::{band_blocking, Blocking};
 use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::games::cops::CopsAndThief;
@@ -74,7 +76,7 @@ pub(crate) fn band_bytes(
     dte_table: bool,
 ) -> Vec<u64> {
     let layout = Layout::new(game);
-    let working = super::run::working_bytes(&layout, workers);
+    let working = super::cuts::working_bytes(&layout, workers);
     rows_of(&layout, processes)
         .into_iter()
         .map(|rows| {

@@ -150,7 +150,7 @@ fn the_plan_counts_the_working_buffers_of_every_band() {
                 }
             }
             let held = held_by(&run);
-            let planned = run::run_buffers(&layout, threads);
+            let planned = cuts::run_buffers(&layout, threads);
             assert!(
                 held <= planned && planned <= held + held / 2 + 4096,
                 "{rows} x {cols}, {threads} threads: buffers {held} bytes, planned {planned}"
