@@ -78,6 +78,11 @@ struct Files<'a> {
     /// Cop cells whose pages are never released (a band's rows kept
     /// resident under its cap, [`Blocking::keep`]).
     kept: Range<usize>,
+    /// Whether the distances' pages are mapped writable ahead of a pass
+    /// as the records' are: not for a band, whose levels write few
+    /// distances of the rows they change (a private copy made ahead is
+    /// copied and written back whole, changed or not).
+    prefault_dte: bool,
 }
 
 /// What is done with the pages of the records (and distances) of a
@@ -137,7 +142,9 @@ impl Files<'_> {
             }
             Io::Prefault(_) => {
                 self.pager.prefault(words);
-                self.dte.inspect(|t| t.prefault(entries, 2));
+                if self.prefault_dte {
+                    self.dte.inspect(|t| t.prefault(entries, 2));
+                }
             }
             Io::Release(_) => {
                 let behind = |r: Range<u64>, around| r.start.saturating_sub(around)..r.end;
@@ -163,9 +170,15 @@ pub(crate) struct Blocked<'a> {
     /// neighbours write and the band's first and last rows read.
     io_rows: Range<usize>,
     /// A partitioned band: a pass maps writable and reads ahead only the
-    /// rows its level writes ([`written_runs`]), as a band pages every
-    /// level and most levels change few rows.
-    band: bool,
+    /// rows its levels write ([`written_runs`]), as most levels change few
+    /// rows.
+    pub(super) band: bool,
+    /// The grid rows whose decisions count (and whose distances are
+    /// written): `rows`, or a band's own rows without its halo rows.
+    own: Range<usize>,
+    /// A band: per cop cell of its own rows, the words of its four rows
+    /// (`CW`, `CL`, `TL`, `TW`) that the last pass changed.
+    pub(super) grown: Vec<[Span; 4]>,
 }
 
 impl<'a> Blocked<'a> {
@@ -192,17 +205,22 @@ impl<'a> Blocked<'a> {
                 pager,
                 dte,
                 kept: 0..0,
+                prefault_dte: true,
             },
             stages,
             rows: 0..layout.height(),
             io_rows: 0..layout.height(),
             band: false,
+            own: 0..layout.height(),
+            grown: Vec::new(),
         }
     }
 
     /// As [`Blocked::new`], for a partitioned process's band of grid rows
-    /// `rows` (with `plan` of one level per pass: the halo rows hold the
-    /// neighbours' level, which a second level would run past).
+    /// `rows` and the `depth` halo rows on each side of it, which a pass of
+    /// `plan.levels` (at most `depth`) levels computes too: a halo row
+    /// `i` rows out goes stale at level `depth - i + 1` of the pass, after
+    /// the band's rows have read it for the last time.
     #[cfg(feature = "distributed")]
     pub(crate) fn band(
         layout: &Layout,
@@ -210,29 +228,42 @@ impl<'a> Blocked<'a> {
         pager: WordPager,
         dte: Option<&'a Region>,
         rows: Range<usize>,
+        depth: usize,
     ) -> Blocked<'a> {
-        debug_assert_eq!(plan.levels, 1);
+        debug_assert!(plan.levels <= depth.max(1));
         let mut blocked = Blocked::new(layout, plan, pager, dte);
-        // The band's first rows, as many as `plan.keep` holds, stay
-        // resident from level to level.
+        let all = rows.start.saturating_sub(depth)..(rows.end + depth).min(layout.height());
+        // The first rows, as many as `plan.keep` holds (all of them for a
+        // band that fits its cap), stay resident from pass to pass.
         let per_cell = layout.record() as u64 * 8
             + if dte.is_some() {
                 4 * layout.cells as u64
             } else {
                 0
             };
-        let first = layout.row_cells[rows.start] as usize;
-        let mut end = rows.start;
-        while end < rows.end
-            && (layout.row_cells[end + 1] as usize - first) as u64 * per_cell <= plan.keep
+        let first = layout.row_cells[all.start] as usize;
+        let mut end = all.start;
+        while end < all.end
+            && (plan.whole
+                || (layout.row_cells[end + 1] as usize - first) as u64 * per_cell <= plan.keep)
         {
             end += 1;
         }
         blocked.files.kept = first..layout.row_cells[end] as usize;
-        blocked.io_rows = rows.start.saturating_sub(1)..(rows.end + 1).min(layout.height());
-        blocked.rows = rows;
+        blocked.files.prefault_dte = false;
+        let own = layout.row_cells[rows.start] as usize..layout.row_cells[rows.end] as usize;
+        blocked.grown = vec![[Span::EMPTY; 4]; own.len()];
+        blocked.io_rows = all.clone();
+        blocked.rows = all;
+        blocked.own = rows;
         blocked.band = true;
         blocked
+    }
+
+    /// The cop cells a pass computes: all of them, or a band's with its
+    /// halo rows.
+    pub(super) fn cells(&self, layout: &Layout) -> Range<usize> {
+        layout.row_cells[self.rows.start] as usize..layout.row_cells[self.rows.end] as usize
     }
 
     /// Writes back and drops the pages of the records (and distances) of
@@ -265,7 +296,7 @@ impl<'a> Blocked<'a> {
         // Rows `first..first + height` are solved (all of them, or a
         // band), rows `io` paged.
         let (first, height, io) = (self.rows.start, self.rows.len(), self.io_rows.clone());
-        let (rows, band) = (self.rows.clone(), self.band);
+        let (rows, band, own) = (self.rows.clone(), self.band, self.own.clone());
         let levels = self.stages.len();
         let contexts: Vec<Context<'_>> = (0..levels)
             .map(|j| Context {
@@ -273,11 +304,27 @@ impl<'a> Blocked<'a> {
                 ..*base
             })
             .collect();
+        // A band's halo rows: no distances, no decisions counted.
+        let halo_contexts: Vec<Context<'_>> = contexts
+            .iter()
+            .map(|ctx| Context {
+                dte: None,
+                track: None,
+                ..*ctx
+            })
+            .collect();
+        let own_first = layout.row_cells[own.start] as usize;
         let mut stats = vec![Decisions::NONE; levels];
         // The first cop cell of the solved rows' row `r` (`r` from 0).
         let at = |r: usize| layout.row_cells[first + r] as usize;
         let last = height + LAG * (levels - 1);
-        let Blocked { files, stages, .. } = self;
+        let Blocked {
+            files,
+            stages,
+            grown,
+            ..
+        } = self;
+        grown.fill([Span::EMPTY; 4]);
         let (io_first, io_end) = (
             layout.row_cells[io.start] as usize,
             layout.row_cells[io.end] as usize,
@@ -307,8 +354,9 @@ impl<'a> Blocked<'a> {
                 let front = io_at(t + 4);
                 if mapped < front {
                     if band {
+                        let cells = mapped..front;
                         for run in
-                            written_runs(layout, mapped..front, &rows, cop_changed, thief_changed)
+                            written_runs(layout, cells, &rows, levels, cop_changed, thief_changed)
                         {
                             ask(Io::Prefault(run));
                         }
@@ -321,7 +369,9 @@ impl<'a> Blocked<'a> {
                 if advised < ahead {
                     let cells = advised.max(front)..ahead;
                     if band {
-                        for run in written_runs(layout, cells, &rows, cop_changed, thief_changed) {
+                        for run in
+                            written_runs(layout, cells, &rows, levels, cop_changed, thief_changed)
+                        {
                             files.apply(layout, Io::ReadAhead(run));
                         }
                     } else {
@@ -341,8 +391,25 @@ impl<'a> Blocked<'a> {
                     }
                     if r >= 1 {
                         let q = first + r - 1;
+                        if !own.contains(&q) {
+                            let ctx = &halo_contexts[j];
+                            update_row(ctx, stage, q, words, cop_changed, thief_changed);
+                            continue;
+                        }
                         let s = update_row(ctx, stage, q, words, cop_changed, thief_changed);
                         stats[j] = stats[j].merge(s);
+                        if band {
+                            for p in layout.row(q) {
+                                let (cop, thief) = (cop_changed[p], thief_changed[p]);
+                                let g = &mut grown[p - own_first];
+                                *g = [
+                                    g[0].union(cop[0]),
+                                    g[1].union(cop[1]),
+                                    g[2].union(thief[0]),
+                                    g[3].union(thief[1]),
+                                ];
+                            }
+                        }
                     }
                 }
                 // The last level is done with the rows above its step's.
@@ -361,18 +428,19 @@ impl<'a> Blocked<'a> {
     }
 }
 
-/// The cop cells of `cells` (whole grid rows) whose records a level
-/// writes, in runs of consecutive rows: the rows of `band` with a cop row
-/// changed in the level before (their thief rows are recomputed) or a
-/// thief row changed in it within one grid row (their cop rows are). The
-/// others are at most read, so a band's pass leaves them to the page
+/// The cop cells of `cells` (whole grid rows) whose records a pass of
+/// `levels` levels writes, in runs of consecutive rows: the rows of `band`
+/// within `levels` grid rows of a row whose cop or thief rows changed in
+/// the level before (a change reaches one grid row further each level).
+/// The others are at most read, so a band's pass leaves them to the page
 /// cache: mapping them writable would copy them and write them back
-/// unchanged, a whole band's file every level on a map whose levels
-/// change a few rows (a winding corridor).
+/// unchanged, a whole band's file every pass on a map whose levels change
+/// a few rows (a winding corridor).
 fn written_runs(
     layout: &Layout,
     cells: Range<usize>,
     band: &Range<usize>,
+    levels: usize,
     cop: &[Spans],
     thief: &[Spans],
 ) -> Vec<Range<usize>> {
@@ -387,10 +455,13 @@ fn written_runs(
         if !band.contains(&r) {
             continue;
         }
-        let near = layout.row_cells[r.saturating_sub(1)] as usize
-            ..layout.row_cells[(r + 2).min(height)] as usize;
+        let near = layout.row_cells[r.saturating_sub(levels)] as usize
+            ..layout.row_cells[(r + levels + 1).min(height)] as usize;
         let span = layout.row(r);
-        if span.clone().any(|p| changed(&cop[p])) || near.into_iter().any(|p| changed(&thief[p])) {
+        if near
+            .into_iter()
+            .any(|p| changed(&cop[p]) || changed(&thief[p]))
+        {
             match runs.last_mut() {
                 Some(last) if last.end == span.start => last.end = span.end,
                 _ => runs.push(span),

@@ -62,7 +62,7 @@
 //! over the file), [`sizing`] (its levels per pass under a cap) and,
 //! with the `distributed` feature, `partition` (a process's band of grid
 //! rows in a partitioned solve) and `peers` (the halo swap after every
-//! step).
+//! step, or every pass of several levels out of core).
 
 use std::sync::atomic::{AtomicU16, AtomicU64};
 

@@ -38,6 +38,23 @@ pub(super) trait Swap {
         stats: &mut [Decisions],
     ) -> Result<()>;
 
+    /// A pass's exchange out of core, `L` levels at once (see [`Peers`]'s
+    /// implementation): `changed` are the cop and thief rows' changed
+    /// ranges, `grown` the words each of the band's cells (from
+    /// `cells.start`) changed in the pass, its four rows.
+    ///
+    /// # Errors
+    /// What the link meets.
+    fn swap_deep(
+        &mut self,
+        layout: &Layout,
+        words: &mut [u64],
+        changed: [&mut [Spans]; 2],
+        grown: &[[Span; 4]],
+        cells: Range<usize>,
+        stats: &mut [Decisions],
+    ) -> Result<()>;
+
     /// Between levels, after level `level`: whether this process saves its
     /// band now. Every process gets the same answer at the same level
     /// (process 0 asks its sink, and its answer travels with the next

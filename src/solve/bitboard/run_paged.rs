@@ -15,8 +15,8 @@ use crate::solve::common::write_failed;
 /// Out of core (the passes of `blocking.rs`).
 impl Run<'_> {
     /// Level 0, a window of cop cells at a time out of core (of this
-    /// process's band in a partitioned run, which then swaps its edge rows
-    /// as [`Run::initialise`] does).
+    /// process's band and its halo rows in a partitioned run, which counts
+    /// its band's decisions and swaps them).
     ///
     /// # Errors
     /// What the link meets (a partitioned run only).
@@ -27,13 +27,27 @@ impl Run<'_> {
         let (layout, masks) = (self.layout, self.masks);
         let record = layout.record();
         let all = self.cells.clone();
+        // A band's halo rows too: level 0 reads nothing beyond its cell.
+        let computed = if blocked.band {
+            blocked.cells(layout)
+        } else {
+            all.clone()
+        };
         let mut count = 0;
-        for first in all.clone().step_by(blocked.window_cells.max(1)) {
-            let cells = first..(first + blocked.window_cells).min(all.end);
+        for first in computed.clone().step_by(blocked.window_cells.max(1)) {
+            let cells = first..(first + blocked.window_cells).min(computed.end);
             count += words[cells.start * record..cells.end * record]
                 .par_chunks_mut(record)
                 .enumerate()
-                .map(|(i, r)| init_record(layout, masks, cells.start + i, r))
+                .map(|(i, r)| {
+                    let p = cells.start + i;
+                    let decided = init_record(layout, masks, p, r);
+                    if all.contains(&p) {
+                        decided
+                    } else {
+                        0
+                    }
+                })
                 .sum::<u64>();
             blocked.release(layout, cells);
         }
@@ -56,7 +70,7 @@ impl Run<'_> {
                 stats[0].tracked =
                     all.contains(&cop) && outcome_in(layout, t, |i| words[i]) != Outcome::Draw;
             }
-            self.after_step(words, &mut stats)?;
+            self.exchange(words, &mut stats)?;
         }
         Ok(stats[0])
     }
@@ -91,11 +105,37 @@ impl Run<'_> {
         let failed = blocked.take_write_error();
         self.blocked = Some(blocked);
         write_failed(failed, &self.options.backing)?;
-        // A partitioned band's pass is one level: its edge rows go to
-        // the neighbours and theirs come back before the next.
+        // A partitioned band's pass: its edge rows go to the neighbours
+        // and theirs come back before the next.
         if self.link.is_some() {
-            self.after_step(words, &mut stats)?;
+            self.exchange(words, &mut stats)?;
         }
         Ok(stats)
+    }
+
+    /// After a partitioned band's pass (or level 0): the deep halo swap
+    /// of its `L` levels ([`Swap::swap_deep`](super::run::Swap)), the
+    /// stats becoming the cluster's.
+    fn exchange(&mut self, words: &mut [u64], stats: &mut [Decisions]) -> Result<()> {
+        let Run {
+            layout,
+            blocked,
+            link,
+            cop_changed,
+            thief_changed,
+            cells,
+            ..
+        } = self;
+        match (blocked.as_ref().filter(|b| b.band), link.as_deref_mut()) {
+            (Some(blocked), Some(peers)) => peers.swap_deep(
+                layout,
+                words,
+                [cop_changed, thief_changed],
+                &blocked.grown,
+                cells.clone(),
+                stats,
+            ),
+            _ => self.after_step(words, stats),
+        }
     }
 }

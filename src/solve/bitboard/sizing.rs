@@ -69,13 +69,14 @@ pub(crate) fn blocking(
 }
 
 /// Plans a partitioned process's band out of core: the records of `held`
-/// cop cells (its band and halo rows) in its scratch file, `in_memory`
-/// bytes held when they all stay resident (`partition::band_bytes`), one
-/// level per pass (its neighbours' halo rows arrive after every level, so
-/// a pass cannot run ahead of them), and besides a pass's rows the edge
-/// rows of the halo swap: what was last sent and a message of each
-/// neighbour (two grid rows of `TL` and `TW` each). `Err` with the
-/// smallest cap, when `room` is below it and below `in_memory`.
+/// cop cells (its band and the halo rows beside it) in its scratch file,
+/// `in_memory` bytes held when they all stay resident
+/// (`partition::band_bytes`), `L` levels per pass chosen from the cap as
+/// for a local solve, at most `most` (each process then computes `L` halo
+/// rows on each side besides its band, see `partition.rs`), and besides a
+/// pass's rows the messages of the halo swap, one grid row of records
+/// each way per neighbour at a time. `Err` with the smallest cap (one
+/// level per pass), when `room` is below it and below `in_memory`.
 ///
 /// # Errors
 /// The minimum cap, as for [`blocking`].
@@ -84,11 +85,13 @@ pub(crate) fn band_blocking(
     layout: &Layout,
     held: u64,
     in_memory: u64,
-    dte: bool,
-    threads: usize,
+    (dte, threads): (bool, usize),
     room: u64,
+    most: usize,
 ) -> Result<Blocking, u64> {
-    let swap = 2 * 2 * layout.widest() as u64 * 2 * layout.words as u64 * 8;
+    // A grid row's records and their changed ranges, to and from each
+    // side.
+    let swap = 2 * 2 * layout.widest() as u64 * (layout.record() as u64 * 8 + 8 * 8);
     // Under no cap: the figures that do not depend on it.
     let plan = blocking_of(layout, held, dte, threads, u64::MAX)?;
     let minimum = plan.fixed + plan.per_level + swap;
@@ -99,20 +102,28 @@ pub(crate) fn band_blocking(
     }
     let budget = room.saturating_sub(plan.fixed + swap);
     let record = layout.record() as u64 * 8 + if dte { 4 * layout.cells as u64 } else { 0 };
+    // As many levels as the cap holds beside the process's own pages
+    // (under a cap within twice them of the minimum, which cannot promise
+    // a peak under the cap anyway, beside half of what it leaves): each
+    // saves a pass over the band's file.
+    let reserve = PROCESS_PAGES.min(room.saturating_sub(minimum) / 2);
+    let levels = (room.saturating_sub(plan.fixed + swap + reserve) / plan.per_level.max(1))
+        .clamp(1, most.max(1) as u64) as usize;
+    let used = plan.fixed + swap + levels as u64 * plan.per_level;
     // What the cap leaves above a pass's rows and the process's own pages
-    // keeps the band's first rows resident: a level then pages only the
+    // keeps the band's first rows resident: a pass then pages only the
     // rest of the band.
     let keep = if whole {
         0
     } else {
-        room.saturating_sub(minimum + PROCESS_PAGES)
+        room.saturating_sub(used + PROCESS_PAGES)
             .min(plan.pass_bytes)
     };
     Ok(Blocking {
         whole,
-        levels: 1,
+        levels,
         window_cells: (budget / 2 / record.max(1)).clamp(1, held.max(1)) as usize,
-        resident: if whole { in_memory } else { minimum + keep },
+        resident: if whole { in_memory } else { used + keep },
         keep,
         minimum: minimum.min(in_memory),
         pass_bytes: plan.pass_bytes,
