@@ -114,7 +114,7 @@ pub(super) fn grid_band_plan(
         resident: plan.resident,
         window: None,
         passes: (!plan.whole).then_some(crate::solve::Passes {
-            levels_per_pass: 1,
+            levels_per_pass: plan.levels as u32,
             bytes_per_pass: plan.pass_bytes,
         }),
     })
@@ -135,7 +135,7 @@ pub(super) fn in_memory(bytes: u64, room: u64) -> Result<()> {
             what: "this process's band of bitsets".into(),
             needed: bytes,
             available: room,
-            hint: "more processes, or scratch files (--scratch DIR: one cop's bands page on the bit engine, several cops' on the counter engine)".into(),
+            hint: "more processes, or scratch files (--scratch DIR: the bands page on the bit engine)".into(),
         });
     }
     Ok(())
@@ -347,7 +347,21 @@ pub(super) fn solve_grid(
             room(options.memory),
         )?;
     }
-    let (mut link, saved) = connect_resuming(cluster, options, game.state_count() ^ BIT_ENGINE)?;
+    // The levels per pass every process takes while a band pages: agreed
+    // in the handshake (a process planning others under another cap is
+    // refused there).
+    let levels = match options.backing {
+        Backing::Scratch(_) => grid_partition::cluster_levels(&grid_partition::band_plans(
+            game,
+            processes,
+            cluster.workers,
+            options.dte_table,
+            room(options.memory),
+        )),
+        Backing::Memory => None,
+    };
+    let tag = game.state_count() ^ BIT_ENGINE ^ ((levels.unwrap_or(0) as u64) << 40);
+    let (mut link, saved) = connect_resuming(cluster, options, tag)?;
     let storage = match &options.backing {
         Backing::Memory => None,
         Backing::Scratch(dir) => Some(grid_partition::BandStorage {

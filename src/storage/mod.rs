@@ -225,17 +225,19 @@ impl Region {
     /// halo rows) out of core. The file holds the window's pages only, so
     /// its size is the band's, not the state space's; releases and
     /// read-ahead ([`Region::release`], [`WordPager`]) act on the window
-    /// alone. The mapping is shared ([`Paging::Kernel`]): a band pages one
-    /// level per pass, each row written once and then dropped, so the
-    /// private copies and write-backs of [`Paging::Explicit`] (made for
-    /// passes of many levels) would only copy every written page twice
-    /// more; the kernel writes the dirty pages back by itself, a page
-    /// changed at several levels in a row once. Measured, 2 processes: a
-    /// winding 81 x 60 map of 4,838 levels under 8 MiB each, 11.3 s shared
-    /// against 62 s private; the 150 x 150 map (330 levels) under half its
-    /// bands, 57.9 s shared against 45.5 s private, where every first
-    /// write to a clean page goes through the file system's
-    /// `page_mkwrite` for its whole folio.
+    /// alone. With `paging` [`Paging::Kernel`] the mapping is shared: a
+    /// band paged one level per pass writes each row once and then drops
+    /// it, so the private copies and write-backs of [`Paging::Explicit`]
+    /// would only copy every written page twice more; the kernel writes
+    /// the dirty pages back by itself, a page changed at several levels in
+    /// a row once. Measured, 2 processes at one level per pass: a winding
+    /// 81 x 60 map of 4,838 levels under 8 MiB each, 11.3 s shared against
+    /// 62 s private; the 150 x 150 map (330 levels) under half its bands,
+    /// 57.9 s shared against 45.5 s private, where every first write to a
+    /// clean page goes through the file system's `page_mkwrite` for its
+    /// whole folio. A band paged several levels per pass keeps a pipeline
+    /// of rows that its levels change again and again, as the local engine
+    /// out of core does, and maps its file private ([`Paging::Explicit`]).
     ///
     /// # Errors
     /// [`Error::Alloc`] for the mappings, [`Error::Scratch`] naming `dir`
@@ -246,6 +248,7 @@ impl Region {
         window: std::ops::Range<u64>,
         dir: &std::path::Path,
         what: &str,
+        paging: Paging,
     ) -> Result<Region> {
         let mut region = Region::zeroed_sparse::<T>(count, what)?;
         let (size, page) = (std::mem::size_of::<T>() as u64, page_size());
@@ -276,7 +279,10 @@ impl Region {
                 at as *mut libc::c_void,
                 (end - start) as usize,
                 libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_FIXED,
+                match paging {
+                    Paging::Kernel => libc::MAP_SHARED,
+                    Paging::Explicit => libc::MAP_PRIVATE,
+                } | libc::MAP_FIXED,
                 std::os::fd::AsRawFd::as_raw_fd(&file),
                 0,
             )
@@ -289,7 +295,7 @@ impl Region {
             });
         }
         region.pages.file = Some(std::sync::Arc::new(file));
-        region.pages.paging = Paging::Kernel;
+        region.pages.paging = paging;
         region.pages.window = start..end;
         // As for any scratch region: work goes in state order.
         // SAFETY: the advice changes no byte of the mapping.

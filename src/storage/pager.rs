@@ -236,8 +236,14 @@ mod tests {
         let words = 4u64 << 20; // 32 MiB
         let window = words / 4..words / 2;
         let dir = std::env::temp_dir();
-        let region = Region::sparse_with_file::<Word>(words, window.clone(), &dir, "pager test")
-            .expect("region");
+        let region = Region::sparse_with_file::<Word>(
+            words,
+            window.clone(),
+            &dir,
+            "pager test",
+            crate::storage::Paging::Kernel,
+        )
+        .expect("region");
         let pager = Pager::start(&[&region], 0).expect("a pager on Linux");
         let slots = region.atomics::<Word>();
         for round in 1..=3u64 {

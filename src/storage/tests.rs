@@ -52,6 +52,7 @@ fn a_file_window_keeps_its_words_and_the_rest_through_releases() {
         3 * page_words + 5..5 * page_words,
         &std::env::temp_dir(),
         "test",
+        Paging::Kernel,
     )
     .expect("region");
     let file = std::sync::Arc::clone(region.pages.file.as_ref().expect("scratch file"));

@@ -1254,14 +1254,20 @@ pub(crate) fn has_snapshot(dir: &Path) -> bool {
 #[test]
 fn cli_killed_cluster_resumes_from_its_checkpoints() {
     // The bit engine's band snapshots, in memory and with the bands in
-    // scratch files paged under a cap (each band's minimum is 7.0 MiB, its
-    // bytes 16 MiB); then the counter engine's, which a cap below the bit
-    // bands without a scratch folder chooses (its bands spill to the
-    // temporary folder).
+    // scratch files paged under a cap (each band's minimum is 7.3 MiB, its
+    // bytes 16 MiB: one level per pass under 8M, three with three halo
+    // rows a side under 14M, the snapshots then taken between passes);
+    // then the counter engine's, which a cap below the bit bands without
+    // a scratch folder chooses (its bands spill to the temporary folder).
     killed_cluster_resumes("distributed-resume", &[], "bitboard");
     killed_cluster_resumes(
         "distributed-resume-scratch",
         &["--scratch", "--memory", "8M"],
+        "bitboard",
+    );
+    killed_cluster_resumes(
+        "distributed-resume-scratch-levels",
+        &["--scratch", "--memory", "14M"],
         "bitboard",
     );
     killed_cluster_resumes(
@@ -1374,7 +1380,12 @@ fn killed_cluster_resumes(name: &str, extra: &[&str], kernel: &str) {
     assert_eq!(b["kernel"], kernel);
     if extra.contains(&"--scratch") {
         let note = String::from_utf8_lossy(&resumed[0].stderr);
-        assert!(note.contains("1 level per pass"), "{note}");
+        let per_pass = if extra.contains(&"14M") {
+            "3 levels per pass"
+        } else {
+            "1 level per pass"
+        };
+        assert!(note.contains(per_pass), "{note}");
     }
     let (a, b) = (
         retrograde::Tablebase::open(&whole).expect("whole"),

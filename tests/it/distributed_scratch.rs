@@ -685,3 +685,80 @@ fn cli_several_cops_on_a_graph_with_scratch_write_the_local_table() {
     several_out_of_core_shards(&dir, &flags, scratch, &[2]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The first cap of `game` over `processes` x `workers` (with distances),
+/// from the minimum up by steps of a sixteenth, under which the cluster
+/// pages at `levels` levels per pass or more (a band that fits keeps its
+/// rows resident but takes the same passes), if any.
+fn cap_for_levels(
+    game: &CopsGame,
+    dir: &Path,
+    processes: usize,
+    workers: usize,
+    levels: usize,
+) -> Option<u64> {
+    let minimum = minimum_cap(game, dir, processes, workers);
+    (0..400u64)
+        .map(|k| minimum + k * (minimum / 16).max(1))
+        .find(|&cap| {
+            let plans: Vec<_> = (0..processes)
+                .map(|p| {
+                    distributed::bit_band_plan(
+                        game,
+                        processes,
+                        p,
+                        workers,
+                        true,
+                        &limits(dir, Some(cap)),
+                    )
+                })
+                .collect();
+            plans.iter().all(Result::is_ok)
+                && plans.iter().flatten().any(|plan| {
+                    plan.passes
+                        .is_some_and(|passes| passes.levels_per_pass as usize >= levels)
+                })
+        })
+}
+
+#[test]
+fn bands_paged_several_levels_per_pass_agree_with_the_local_bit_engine_state_by_state() {
+    // Each band computes as many halo rows on each side as a pass does
+    // levels, from its neighbours' rows of the pass before: the cap gives
+    // two levels and more per pass, bands of one process to four.
+    let dir = crate::support::temp_dir("distributed-bits-scratch-levels");
+    let mut rng = Rng::new(0x1e7e15);
+    let mut several = 0;
+    for k in 0..6usize {
+        let variant = Variant::from_bits(rng.below(64) as u32);
+        let (rows, cols) = (rng.range(60, 76), rng.range(18, 26));
+        let game = random_game(&mut rng, rows, cols, variant);
+        let local = local_bits(&game);
+        for &(processes, workers) in &[SHAPES[k % 8], SHAPES[(k + 5) % 8]] {
+            for levels in [2, 5] {
+                let label = format!(
+                    "map {k} ({rows} x {cols}) [{variant}], {processes} processes x {workers} workers, {levels}+ levels a pass"
+                );
+                let Some(cap) = cap_for_levels(&game, &dir, processes, workers, levels) else {
+                    continue;
+                };
+                several += 1;
+                let parts = scratch_cluster(&game, processes, workers, &dir, cap);
+                let summary = check_parts(&label, &game, &local, &parts, processes);
+                // The levels the local engine did, and the quiet one, then
+                // the rest of the last pass (its levels change nothing).
+                assert!(
+                    summary.decided_per_level.len() as u32 >= local.levels() + 2,
+                    "{label}"
+                );
+                assert_eq!(summary.network_bytes == 0, processes == 1, "{label}");
+                assert_eq!(std::fs::read_dir(&dir).expect("dir").count(), 0, "{label}");
+            }
+        }
+    }
+    assert!(
+        several >= 12,
+        "only {several} clusters paged several levels a pass"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

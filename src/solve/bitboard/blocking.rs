@@ -3,7 +3,7 @@
 //!
 //! When the bitsets (and the distance table) live in a scratch file and do
 //! not fit under the memory cap, each pass over the file does `L` levels
-//! at once, `L` chosen from the cap ([`blocking`]). The levels run as a
+//! at once, `L` chosen from the cap (`sizing.rs`). The levels run as a
 //! pipeline down the grid rows: level `k + j` does its step at grid row
 //! `t - LAG * j` while level `k` does row `t`. A level's step at row `r`
 //! is the in-memory one (see the module docs of `mod.rs`): stage the cop
@@ -35,7 +35,7 @@
 //! rows further ahead are read ahead (`MADV_WILLNEED`), so the file is
 //! read in order, once per pass.
 //!
-//! [`blocking`] sizes `L` from the cap; [`plan_storage`]
+//! `sizing.rs`'s `blocking` sizes `L` from the cap; [`plan_storage`]
 //! (super::super::plan_storage) asks it too, so the resident figure and
 //! levels per pass it prints and the minimum it refuses below are the
 //! engine's own.
@@ -47,6 +47,7 @@ use rayon::prelude::*;
 use super::halo::ThiefRows;
 use super::kernel::{stage_cells, update_cells, Context, Decisions};
 use super::layout::{Layout, Span, Spans};
+use super::sizing::Blocking;
 use crate::storage::{Region, WordPager};
 
 /// Grid rows between one level's step and the next level's in a pass.
@@ -61,180 +62,6 @@ const CHUNK: usize = 8;
 /// Words in the block of pages the kernel maps around a read fault
 /// (`fault_around_bytes`, 64 KiB).
 const FAULT_AROUND_WORDS: u64 = 8192;
-
-/// Bytes allowed per mapped array beyond the rows a pass holds: the pages
-/// the kernel maps around a fault (64 KiB) at both ends and the pages
-/// shared between rows.
-const SLACK_PER_ARRAY: u64 = 256 << 10;
-
-/// Bytes a process of a partitioned solve holds besides its band's
-/// arrays and buffers, left out of the rows its band keeps resident
-/// ([`Blocking::keep`]): the binary and its libraries, the connections'
-/// buffers (2 MiB a peer) and the pages a level maps around what it reads
-/// (a process of the 150 x 150 map peaked 16.6 MiB above its plan's
-/// resident bytes).
-#[cfg(feature = "distributed")]
-const PROCESS_PAGES: u64 = 16 << 20;
-
-/// How an out-of-core bitboard solve runs under a memory cap.
-#[derive(Clone, Debug)]
-pub(crate) struct Blocking {
-    /// Whether the records fit under the cap as a whole (the engine then
-    /// runs as in memory, on the mapped file).
-    pub(crate) whole: bool,
-    /// Levels done per pass over the records.
-    pub(crate) levels: usize,
-    /// Cop cells read at a time after the solve (counts, tables).
-    pub(crate) window_cells: usize,
-    /// Bytes resident at most: the rows a pass holds, the staging slots,
-    /// the engine's bookkeeping and the slack of [`SLACK_PER_ARRAY`].
-    pub(crate) resident: u64,
-    /// The smallest cap: one level per pass.
-    pub(crate) minimum: u64,
-    /// Bytes of the records (and distances): a pass reads each at most
-    /// once and writes each at most once.
-    pub(crate) pass_bytes: u64,
-    /// Bytes resident whatever the levels per pass: bookkeeping, slack
-    /// and the rows of the pass's I/O thread.
-    #[cfg_attr(not(feature = "distributed"), allow(dead_code))]
-    fixed: u64,
-    /// Bytes resident for each level of a pass: its rows and staging.
-    #[cfg_attr(not(feature = "distributed"), allow(dead_code))]
-    per_level: u64,
-    /// A partitioned band ([`band_blocking`]): bytes of its records (and
-    /// distances) it keeps resident from level to level, its first rows,
-    /// with what the cap leaves above the minimum.
-    #[cfg_attr(not(feature = "distributed"), allow(dead_code))]
-    pub(crate) keep: u64,
-}
-
-/// Plans an out-of-core solve of `layout` with `threads` workers (and a
-/// distance table when `dte`) under `room` bytes; `Err` with the smallest
-/// cap that can when `room` is below it.
-///
-/// # Errors
-/// The minimum cap, when `room` cannot hold one level's rows (two grid
-/// rows and one more), its staging slots and the engine's bookkeeping.
-pub(crate) fn blocking(
-    layout: &Layout,
-    dte: bool,
-    threads: usize,
-    room: u64,
-) -> Result<Blocking, u64> {
-    blocking_of(layout, layout.cells as u64, dte, threads, room)
-}
-
-/// Plans a partitioned process's band out of core: the records of `held`
-/// cop cells (its band and halo rows) in its scratch file, `in_memory`
-/// bytes held when they all stay resident (`partition::band_bytes`), one
-/// level per pass (its neighbours' halo rows arrive after every level, so
-/// a pass cannot run ahead of them), and besides a pass's rows the edge
-/// rows of the halo swap: what was last sent and a message of each
-/// neighbour (two grid rows of `TL` and `TW` each). `Err` with the
-/// smallest cap, when `room` is below it and below `in_memory`.
-///
-/// # Errors
-/// The minimum cap, as for [`blocking`].
-#[cfg(feature = "distributed")]
-pub(crate) fn band_blocking(
-    layout: &Layout,
-    held: u64,
-    in_memory: u64,
-    dte: bool,
-    threads: usize,
-    room: u64,
-) -> Result<Blocking, u64> {
-    let swap = 2 * 2 * layout.widest() as u64 * 2 * layout.words as u64 * 8;
-    // Under no cap: the figures that do not depend on it.
-    let plan = blocking_of(layout, held, dte, threads, u64::MAX)?;
-    let minimum = plan.fixed + plan.per_level + swap;
-    let whole = in_memory <= room;
-    if room < minimum && !whole {
-        // A band smaller than a pass's rows fits whole under less.
-        return Err(minimum.min(in_memory));
-    }
-    let budget = room.saturating_sub(plan.fixed + swap);
-    let record = layout.record() as u64 * 8 + if dte { 4 * layout.cells as u64 } else { 0 };
-    // What the cap leaves above a pass's rows and the process's own pages
-    // keeps the band's first rows resident: a level then pages only the
-    // rest of the band.
-    let keep = if whole {
-        0
-    } else {
-        room.saturating_sub(minimum + PROCESS_PAGES)
-            .min(plan.pass_bytes)
-    };
-    Ok(Blocking {
-        whole,
-        levels: 1,
-        window_cells: (budget / 2 / record.max(1)).clamp(1, held.max(1)) as usize,
-        resident: if whole { in_memory } else { minimum + keep },
-        keep,
-        minimum: minimum.min(in_memory),
-        pass_bytes: plan.pass_bytes,
-        fixed: plan.fixed,
-        per_level: plan.per_level,
-    })
-}
-
-/// [`blocking`] for the records of `held` cop cells.
-fn blocking_of(
-    layout: &Layout,
-    held: u64,
-    dte: bool,
-    threads: usize,
-    room: u64,
-) -> Result<Blocking, u64> {
-    let cells = layout.cells as u64;
-    let record = layout.record() as u64 * 8;
-    let row_words = layout.words as u64 * 8;
-    let dte_cell = if dte { 4 * cells } else { 0 };
-    let widest = layout.widest() as u64;
-    // One grid row's records and distances, at most.
-    let row = widest * (record + dte_cell);
-    // A level's two staging slots: CW and CL of each cell, and their
-    // ranges.
-    let stage = 2 * widest * (2 * row_words + 16);
-    // Changed ranges, cell positions, cop targets, the cell at each bit,
-    // the move masks' rows, and each worker's scratch rows.
-    let bookkeeping = cells * (4 * 16 + 4 + 24 + 9 * 4)
-        + layout.words as u64 * 64 * 4
-        + 11 * row_words
-        + threads.max(1) as u64 * 2 * row_words;
-    // Besides each level's rows, the row the first level maps at the
-    // start of a step before the last one's row above is dropped, and the
-    // rows the I/O thread holds.
-    let fixed = bookkeeping + SLACK_PER_ARRAY * if dte { 2 } else { 1 } + (1 + IO_ROWS) * row;
-    let per_level = LAG as u64 * row + stage;
-    let minimum = fixed + per_level;
-    let all = held * (record + dte_cell);
-    // In memory the engine holds a band's staging per worker besides.
-    let in_memory = fixed + all + threads.max(1) as u64 * 2 * stage;
-    let whole = in_memory <= room;
-    if room < minimum && !whole {
-        return Err(minimum);
-    }
-    let budget = room.saturating_sub(fixed);
-    let levels = (budget / per_level.max(1)).clamp(1, 1 << 20) as usize;
-    let resident = if whole {
-        in_memory
-    } else {
-        fixed + levels as u64 * per_level
-    };
-    Ok(Blocking {
-        whole,
-        levels,
-        // Half the budget: reading a window, the kernel maps pages
-        // around each fault beyond it.
-        window_cells: (budget / 2 / (record + dte_cell).max(1)).clamp(1, cells.max(1)) as usize,
-        resident,
-        minimum: minimum.min(fixed + all),
-        pass_bytes: all,
-        fixed,
-        per_level,
-        keep: 0,
-    })
-}
 
 /// A level's staging slots: the cop rows of two grid rows (`CW` then `CL`
 /// per cell) and their word ranges.
@@ -251,6 +78,11 @@ struct Files<'a> {
     /// Cop cells whose pages are never released (a band's rows kept
     /// resident under its cap, [`Blocking::keep`]).
     kept: Range<usize>,
+    /// Whether the distances' pages are mapped writable ahead of a pass
+    /// as the records' are: not for a band, whose levels write few
+    /// distances of the rows they change (a private copy made ahead is
+    /// copied and written back whole, changed or not).
+    prefault_dte: bool,
 }
 
 /// What is done with the pages of the records (and distances) of a
@@ -278,7 +110,7 @@ const IO_QUEUE: usize = 2;
 /// the rows mapped ahead of the first level, and the rows behind the last
 /// one still waiting to be written back ([`IO_QUEUE`] requests and the one
 /// in progress).
-const IO_ROWS: u64 = 2 + IO_QUEUE as u64 + 1;
+pub(super) const IO_ROWS: u64 = 2 + IO_QUEUE as u64 + 1;
 
 impl Files<'_> {
     /// Does `request` to the pages of its cop cells' records and
@@ -310,7 +142,9 @@ impl Files<'_> {
             }
             Io::Prefault(_) => {
                 self.pager.prefault(words);
-                self.dte.inspect(|t| t.prefault(entries, 2));
+                if self.prefault_dte {
+                    self.dte.inspect(|t| t.prefault(entries, 2));
+                }
             }
             Io::Release(_) => {
                 let behind = |r: Range<u64>, around| r.start.saturating_sub(around)..r.end;
@@ -336,9 +170,15 @@ pub(crate) struct Blocked<'a> {
     /// neighbours write and the band's first and last rows read.
     io_rows: Range<usize>,
     /// A partitioned band: a pass maps writable and reads ahead only the
-    /// rows its level writes ([`written_runs`]), as a band pages every
-    /// level and most levels change few rows.
-    band: bool,
+    /// rows its levels write ([`written_runs`]), as most levels change few
+    /// rows.
+    pub(super) band: bool,
+    /// The grid rows whose decisions count (and whose distances are
+    /// written): `rows`, or a band's own rows without its halo rows.
+    own: Range<usize>,
+    /// A band: per cop cell of its own rows, the words of its four rows
+    /// (`CW`, `CL`, `TL`, `TW`) that the last pass changed.
+    pub(super) grown: Vec<[Span; 4]>,
 }
 
 impl<'a> Blocked<'a> {
@@ -365,17 +205,22 @@ impl<'a> Blocked<'a> {
                 pager,
                 dte,
                 kept: 0..0,
+                prefault_dte: true,
             },
             stages,
             rows: 0..layout.height(),
             io_rows: 0..layout.height(),
             band: false,
+            own: 0..layout.height(),
+            grown: Vec::new(),
         }
     }
 
     /// As [`Blocked::new`], for a partitioned process's band of grid rows
-    /// `rows` (with `plan` of one level per pass: the halo rows hold the
-    /// neighbours' level, which a second level would run past).
+    /// `rows` and the `depth` halo rows on each side of it, which a pass of
+    /// `plan.levels` (at most `depth`) levels computes too: a halo row
+    /// `i` rows out goes stale at level `depth - i + 1` of the pass, after
+    /// the band's rows have read it for the last time.
     #[cfg(feature = "distributed")]
     pub(crate) fn band(
         layout: &Layout,
@@ -383,29 +228,42 @@ impl<'a> Blocked<'a> {
         pager: WordPager,
         dte: Option<&'a Region>,
         rows: Range<usize>,
+        depth: usize,
     ) -> Blocked<'a> {
-        debug_assert_eq!(plan.levels, 1);
+        debug_assert!(plan.levels <= depth.max(1));
         let mut blocked = Blocked::new(layout, plan, pager, dte);
-        // The band's first rows, as many as `plan.keep` holds, stay
-        // resident from level to level.
+        let all = rows.start.saturating_sub(depth)..(rows.end + depth).min(layout.height());
+        // The first rows, as many as `plan.keep` holds (all of them for a
+        // band that fits its cap), stay resident from pass to pass.
         let per_cell = layout.record() as u64 * 8
             + if dte.is_some() {
                 4 * layout.cells as u64
             } else {
                 0
             };
-        let first = layout.row_cells[rows.start] as usize;
-        let mut end = rows.start;
-        while end < rows.end
-            && (layout.row_cells[end + 1] as usize - first) as u64 * per_cell <= plan.keep
+        let first = layout.row_cells[all.start] as usize;
+        let mut end = all.start;
+        while end < all.end
+            && (plan.whole
+                || (layout.row_cells[end + 1] as usize - first) as u64 * per_cell <= plan.keep)
         {
             end += 1;
         }
         blocked.files.kept = first..layout.row_cells[end] as usize;
-        blocked.io_rows = rows.start.saturating_sub(1)..(rows.end + 1).min(layout.height());
-        blocked.rows = rows;
+        blocked.files.prefault_dte = false;
+        let own = layout.row_cells[rows.start] as usize..layout.row_cells[rows.end] as usize;
+        blocked.grown = vec![[Span::EMPTY; 4]; own.len()];
+        blocked.io_rows = all.clone();
+        blocked.rows = all;
+        blocked.own = rows;
         blocked.band = true;
         blocked
+    }
+
+    /// The cop cells a pass computes: all of them, or a band's with its
+    /// halo rows.
+    pub(super) fn cells(&self, layout: &Layout) -> Range<usize> {
+        layout.row_cells[self.rows.start] as usize..layout.row_cells[self.rows.end] as usize
     }
 
     /// Writes back and drops the pages of the records (and distances) of
@@ -438,7 +296,7 @@ impl<'a> Blocked<'a> {
         // Rows `first..first + height` are solved (all of them, or a
         // band), rows `io` paged.
         let (first, height, io) = (self.rows.start, self.rows.len(), self.io_rows.clone());
-        let (rows, band) = (self.rows.clone(), self.band);
+        let (rows, band, own) = (self.rows.clone(), self.band, self.own.clone());
         let levels = self.stages.len();
         let contexts: Vec<Context<'_>> = (0..levels)
             .map(|j| Context {
@@ -446,11 +304,27 @@ impl<'a> Blocked<'a> {
                 ..*base
             })
             .collect();
+        // A band's halo rows: no distances, no decisions counted.
+        let halo_contexts: Vec<Context<'_>> = contexts
+            .iter()
+            .map(|ctx| Context {
+                dte: None,
+                track: None,
+                ..*ctx
+            })
+            .collect();
+        let own_first = layout.row_cells[own.start] as usize;
         let mut stats = vec![Decisions::NONE; levels];
         // The first cop cell of the solved rows' row `r` (`r` from 0).
         let at = |r: usize| layout.row_cells[first + r] as usize;
         let last = height + LAG * (levels - 1);
-        let Blocked { files, stages, .. } = self;
+        let Blocked {
+            files,
+            stages,
+            grown,
+            ..
+        } = self;
+        grown.fill([Span::EMPTY; 4]);
         let (io_first, io_end) = (
             layout.row_cells[io.start] as usize,
             layout.row_cells[io.end] as usize,
@@ -480,8 +354,9 @@ impl<'a> Blocked<'a> {
                 let front = io_at(t + 4);
                 if mapped < front {
                     if band {
+                        let cells = mapped..front;
                         for run in
-                            written_runs(layout, mapped..front, &rows, cop_changed, thief_changed)
+                            written_runs(layout, cells, &rows, levels, cop_changed, thief_changed)
                         {
                             ask(Io::Prefault(run));
                         }
@@ -494,7 +369,9 @@ impl<'a> Blocked<'a> {
                 if advised < ahead {
                     let cells = advised.max(front)..ahead;
                     if band {
-                        for run in written_runs(layout, cells, &rows, cop_changed, thief_changed) {
+                        for run in
+                            written_runs(layout, cells, &rows, levels, cop_changed, thief_changed)
+                        {
                             files.apply(layout, Io::ReadAhead(run));
                         }
                     } else {
@@ -514,8 +391,25 @@ impl<'a> Blocked<'a> {
                     }
                     if r >= 1 {
                         let q = first + r - 1;
+                        if !own.contains(&q) {
+                            let ctx = &halo_contexts[j];
+                            update_row(ctx, stage, q, words, cop_changed, thief_changed);
+                            continue;
+                        }
                         let s = update_row(ctx, stage, q, words, cop_changed, thief_changed);
                         stats[j] = stats[j].merge(s);
+                        if band {
+                            for p in layout.row(q) {
+                                let (cop, thief) = (cop_changed[p], thief_changed[p]);
+                                let g = &mut grown[p - own_first];
+                                *g = [
+                                    g[0].union(cop[0]),
+                                    g[1].union(cop[1]),
+                                    g[2].union(thief[0]),
+                                    g[3].union(thief[1]),
+                                ];
+                            }
+                        }
                     }
                 }
                 // The last level is done with the rows above its step's.
@@ -534,18 +428,19 @@ impl<'a> Blocked<'a> {
     }
 }
 
-/// The cop cells of `cells` (whole grid rows) whose records a level
-/// writes, in runs of consecutive rows: the rows of `band` with a cop row
-/// changed in the level before (their thief rows are recomputed) or a
-/// thief row changed in it within one grid row (their cop rows are). The
-/// others are at most read, so a band's pass leaves them to the page
+/// The cop cells of `cells` (whole grid rows) whose records a pass of
+/// `levels` levels writes, in runs of consecutive rows: the rows of `band`
+/// within `levels` grid rows of a row whose cop or thief rows changed in
+/// the level before (a change reaches one grid row further each level).
+/// The others are at most read, so a band's pass leaves them to the page
 /// cache: mapping them writable would copy them and write them back
-/// unchanged, a whole band's file every level on a map whose levels
-/// change a few rows (a winding corridor).
+/// unchanged, a whole band's file every pass on a map whose levels change
+/// a few rows (a winding corridor).
 fn written_runs(
     layout: &Layout,
     cells: Range<usize>,
     band: &Range<usize>,
+    levels: usize,
     cop: &[Spans],
     thief: &[Spans],
 ) -> Vec<Range<usize>> {
@@ -560,10 +455,13 @@ fn written_runs(
         if !band.contains(&r) {
             continue;
         }
-        let near = layout.row_cells[r.saturating_sub(1)] as usize
-            ..layout.row_cells[(r + 2).min(height)] as usize;
+        let near = layout.row_cells[r.saturating_sub(levels)] as usize
+            ..layout.row_cells[(r + levels + 1).min(height)] as usize;
         let span = layout.row(r);
-        if span.clone().any(|p| changed(&cop[p])) || near.into_iter().any(|p| changed(&thief[p])) {
+        if near
+            .into_iter()
+            .any(|p| changed(&cop[p]) || changed(&thief[p]))
+        {
             match runs.last_mut() {
                 Some(last) if last.end == span.start => last.end = span.end,
                 _ => runs.push(span),

@@ -56,11 +56,13 @@
 //! CPU has it), [`masks`] (the moves in bit form, level 0), [`halo`] (a
 //! band of grid rows with its staging buffers and the halo copies of the
 //! rows just outside it), [`kernel`] (one band's levels, compiled for
-//! AVX2 and AVX-512 too), [`run`] (the level loop, checkpoints),
-//! [`blocking`] (out of core: several levels per pass over the file) and,
+//! AVX2 and AVX-512 too), [`run`] (the level loop, checkpoints), [`cuts`]
+//! (the bands' rows and buffer bytes), [`run_paged`] (the loop's
+//! out-of-core steps), [`blocking`] (out of core: several levels per pass
+//! over the file), [`sizing`] (its levels per pass under a cap) and,
 //! with the `distributed` feature, `partition` (a process's band of grid
 //! rows in a partitioned solve) and `peers` (the halo swap after every
-//! step).
+//! step, or every pass of several levels out of core).
 
 use std::sync::atomic::{AtomicU16, AtomicU64};
 
@@ -75,6 +77,7 @@ use crate::storage::{Paging, Region};
 pub(crate) mod band_checkpoint;
 mod bits;
 mod blocking;
+mod cuts;
 mod halo;
 mod kernel;
 mod layout;
@@ -84,15 +87,17 @@ pub(crate) mod partition;
 #[cfg(feature = "distributed")]
 mod peers;
 mod run;
+mod run_paged;
+mod sizing;
 #[cfg(test)]
 mod tests;
 
 pub(super) use bits::Bits;
-pub(super) use blocking::blocking;
+pub(super) use cuts::working_bytes;
 pub(super) use layout::Layout;
 use masks::MoveMasks;
-pub(super) use run::working_bytes;
 use run::Run;
+pub(super) use sizing::blocking;
 
 /// Index of each bitset within a cop cell's record.
 const CW: usize = 0;

@@ -24,18 +24,31 @@
 //! without reserving memory ([`Region::zeroed_sparse`]) and touches only
 //! its band and halo rows, so its resident memory is its share.
 //!
-//! Out of core ([`BandStorage`]: scratch files and a cap) the band and its
-//! halo rows (and the band's distances) are a private mapping of a scratch
-//! file of their size inside that sparse mapping
-//! ([`Region::sparse_with_file`]), and when they do not fit under the cap
-//! ([`band_plan`]) each level is one pass of the local engine's out-of-core
-//! pipeline over the band's rows (`blocking.rs`, one level per pass): the
-//! pass maps the rows just ahead writable, reads further ahead, and writes
-//! back and drops each row as it leaves it; then the halo swap. Temporal
-//! blocking would need the neighbours' halo rows at levels they have not
-//! done yet, so a band reads and writes its file once a level (what the
-//! local engine does once a pass of several levels); while any band pages,
-//! every process takes one level per step (the swaps must pair up).
+//! Out of core ([`BandStorage`]: scratch files and a cap) the band, `L`
+//! rows on each side of it (its halo) and the band's distances are a
+//! mapping of a scratch file of their size inside that sparse mapping
+//! (private at several levels a pass, as the local engine's, shared at
+//! one: [`Region::sparse_with_file`]), and when they do not fit under
+//! the cap ([`band_plan`]) each pass of the local engine's out-of-core
+//! pipeline (`blocking.rs`) does `L` levels, `L` chosen from the cap as
+//! the local engine chooses it (the fewest of the paged bands', every
+//! process taking the same, agreed in the handshake). Ghost zones: the
+//! pass runs over the band and its halo rows; a level's step at a row
+//! reads only the rows next to it, so what the process does not hold
+//! (read as empty) spoils one halo row more each level, and after `L`
+//! levels the band's own rows are exact. The kernel only ever sets bits,
+//! every level's bits follow from the level before by AND and OR, and a
+//! halo row starts exact, so a spoiled row lacks bits but never holds a
+//! wrong one, and its changed ranges cover what it changed. Only the
+//! band's rows count decisions and write distances. After the pass every
+//! process sends the `L` rows on each side that its neighbours hold as
+//! halo, all four bitsets over the words that changed in the pass, with
+//! the changed ranges of its last level, and the stats of each of its
+//! levels; the receiver writes them over its halo rows, which are exact
+//! again. Ending: the levels are summed over the cluster one by one, and
+//! the first quiet one ends the solve, as the local engine's passes end
+//! (the pass's later levels change nothing). Snapshots are taken between
+//! passes, with the halo rows.
 //!
 //! The transport is the caller's ([`Link`]: `distributed/grid.rs` over the
 //! cluster's TCP connections).
@@ -46,12 +59,14 @@ use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
 use super::band_checkpoint::GridBandCheckpoint;
 use super::bits::Bits;
-use super::blocking::{band_blocking, Blocked, Blocking};
+use super::blocking::Blocked;
+use super::cuts::cut_rows;
 use super::layout::{Layout, Span, Spans};
 use super::masks::MoveMasks;
 pub(crate) use super::peers::Link;
 use super::peers::{kept_cells, Peers};
-use super::run::{cut_rows, Resumed, Run};
+use super::run::{Resumed, Run};
+use super::sizing::{band_blocking, Blocking};
 use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::games::cops::CopsAndThief;
@@ -61,7 +76,7 @@ use crate::snapshot::BandSink;
 use crate::solve::common::{thread_pool, Flow, Progress};
 use crate::solve::engine::Engine;
 use crate::solve::options::SolveOptions;
-use crate::storage::{Backing, Region};
+use crate::storage::{Backing, Paging, Region};
 
 /// Bytes each of `processes` processes of `workers` threads holds in a
 /// partitioned bit solve of `game`: its band's bitsets and (with
@@ -74,7 +89,7 @@ pub(crate) fn band_bytes(
     dte_table: bool,
 ) -> Vec<u64> {
     let layout = Layout::new(game);
-    let working = super::run::working_bytes(&layout, workers);
+    let working = super::cuts::working_bytes(&layout, workers);
     rows_of(&layout, processes)
         .into_iter()
         .map(|rows| {
@@ -99,10 +114,12 @@ pub(crate) struct BandStorage {
 
 /// How each of `processes` processes of `workers` threads keeps its band
 /// of a partitioned bit solve of `game` in scratch files under `room`
-/// bytes ([`Blocking::whole`]: all resident, as in memory; else one level
-/// per pass over the file, [`Blocking::resident`] at most), or `Err` with
-/// the smallest cap it takes (a pass's rows, staging and bookkeeping, and
-/// the halo swap's rows).
+/// bytes ([`Blocking::whole`]: all resident, as in memory; else passes of
+/// [`Blocking::levels`] levels over the file, [`Blocking::resident`] at
+/// most), or `Err` with the smallest cap it takes (a pass's rows, staging
+/// and bookkeeping, and the halo swap's rows). While any band pages,
+/// every process does the same levels per pass (the swaps pair up): the
+/// fewest any paged band's cap holds, at most the tallest band's rows.
 pub(crate) fn band_plans(
     game: &CopsAndThief,
     processes: usize,
@@ -113,19 +130,42 @@ pub(crate) fn band_plans(
     let layout = Layout::new(game);
     let all = rows_of(&layout, processes);
     let in_memory = band_bytes(game, processes, workers, dte_table);
-    (0..processes)
-        .map(|me| {
-            let kept = kept_cells(&layout, &all, me);
-            band_blocking(
-                &layout,
-                kept.len() as u64,
-                in_memory[me],
-                dte_table,
-                workers,
-                room,
-            )
-        })
-        .collect()
+    let tallest = all.iter().map(ExactSizeIterator::len).max().unwrap_or(1);
+    let plans = |most: usize, depth: usize| -> Vec<std::result::Result<Blocking, u64>> {
+        (0..processes)
+            .map(|me| {
+                let kept = kept_cells(&layout, &all, me, depth);
+                band_blocking(
+                    &layout,
+                    kept.len() as u64,
+                    in_memory[me],
+                    (dte_table, workers),
+                    room,
+                    most,
+                )
+            })
+            .collect()
+    };
+    let first = plans(tallest, 1);
+    let Some(levels) = cluster_levels(&first) else {
+        return first;
+    };
+    let mut plans = plans(levels, levels);
+    for plan in plans.iter_mut().flatten() {
+        plan.levels = levels;
+    }
+    plans
+}
+
+/// The levels per pass of every process of a cluster planned `plans`:
+/// the fewest of the paged bands' (`None` when no band pages).
+pub(crate) fn cluster_levels(plans: &[std::result::Result<Blocking, u64>]) -> Option<usize> {
+    plans
+        .iter()
+        .flatten()
+        .filter(|p| !p.whole)
+        .map(|p| p.levels)
+        .min()
 }
 
 /// Process `process`'s [`band_plans`] entry, as an error naming the cap
@@ -298,10 +338,11 @@ pub(crate) fn solve_band(
     let cells = layout.row_cells[rows.start] as usize..layout.row_cells[rows.end] as usize;
     let per = 2 * layout.cells as u64;
     let range = cells.start as u64 * per..cells.end as u64 * per;
-    let kept = kept_cells(&layout, &all, me);
     // Every process plans every band: whether any pages decides the
-    // steps all of them take.
+    // steps all of them take, and the levels per pass.
     let plans = storage.map(|s| band_plans(game, all.len(), workers, dte_table, s.room));
+    let levels = plans.as_deref().and_then(cluster_levels);
+    let kept = kept_cells(&layout, &all, me, levels.unwrap_or(1));
     let plan = match (&plans, storage) {
         (Some(plans), Some(s)) => Some(
             plans[me]
@@ -311,18 +352,23 @@ pub(crate) fn solve_band(
         _ => None,
     };
     let paged = plan.as_ref().filter(|p| !p.whole);
-    let any_paged = plans
-        .iter()
-        .flatten()
-        .any(|p| p.as_ref().is_ok_and(|p| !p.whole));
+    let any_paged = levels.is_some();
     let record = layout.record() as u64;
     let words_count = (layout.cells * layout.record()) as u64;
+    // Several levels a pass change a pipeline of rows again and again:
+    // private copies written back once a pass, as the local engine's
+    // (`Region::sparse_with_file`).
+    let paging = match levels {
+        Some(l) if l > 1 => Paging::Explicit,
+        _ => Paging::Kernel,
+    };
     let mut region = match storage {
         Some(s) => Region::sparse_with_file::<std::sync::atomic::AtomicU64>(
             words_count,
             kept.start as u64 * record..kept.end as u64 * record,
             &s.dir,
             "bitsets",
+            paging,
         )?,
         None => Region::zeroed_sparse::<std::sync::atomic::AtomicU64>(words_count, "bitsets")?,
     };
@@ -333,6 +379,7 @@ pub(crate) fn solve_band(
             range.clone(),
             &s.dir,
             "distance table",
+            paging,
         )?),
         (true, None) => Some(Region::zeroed_sparse::<AtomicU16>(
             game.state_count(),
@@ -379,6 +426,7 @@ pub(crate) fn solve_band(
         asked: false,
         due: false,
         unconfirmed: None,
+        depth: levels.unwrap_or(0),
     };
     let (words, pager) = region.words_with_pager();
     let resumed = match saving.resume {
@@ -393,7 +441,9 @@ pub(crate) fn solve_band(
                 dte_atomics.map(|t| &t[range.start as usize..range.end as usize]),
             )?;
             peers.bytes.clone_from(&saved.bytes);
-            peers.resume_shadows(&layout, words);
+            if levels.is_none() {
+                peers.resume_shadows(&layout, words);
+            }
             Some(resumed)
         }
         None => None,
@@ -404,7 +454,9 @@ pub(crate) fn solve_band(
         let mut run = Run::over(&layout, &masks, dte_atomics, &options, bands_of(&rows));
         run.cells = cells.clone();
         run.two_levels = two_levels;
-        if let Some(plan) = paged {
+        // While any band pages, every process runs passes of the
+        // cluster's levels (a band that fits its cap keeps all resident).
+        if let (Some(plan), Some(levels)) = (&plan, levels) {
             run.bands.clear();
             run.blocked = Some(Blocked::band(
                 &layout,
@@ -412,7 +464,17 @@ pub(crate) fn solve_band(
                 pager,
                 dte.as_ref(),
                 rows.clone(),
+                levels,
             ));
+        }
+        if levels.is_some() {
+            // A pass's outermost halo rows read the rows beyond, which
+            // this process never holds (all zero): they never change.
+            let none = [Span::EMPTY; 2];
+            for p in (0..kept.start).chain(kept.end..layout.cells) {
+                run.cop_changed[p] = none;
+                run.thief_changed[p] = none;
+            }
         }
         if let Some((resumed, cop, thief)) = resumed {
             run.cop_changed[kept.clone()].copy_from_slice(&cop);

@@ -1,7 +1,10 @@
-//! The halo swap of a partitioned bit solve (`partition.rs`): after every
-//! step a process sends its neighbours the changed words of its edge rows
-//! and the step's counts, and process 0's request for band snapshots rides
-//! on the first word.
+//! The halo swap of a partitioned bit solve (`partition.rs`): in memory,
+//! after every step a process sends its neighbours the changed words of
+//! its edge rows' thief rows and the step's counts; out of core, after
+//! every pass of `L` levels, the `L` rows on each side that they compute
+//! as halo, all four bitsets over the words the pass changed, and the
+//! counts of each level ([`Swap::swap_deep`]). Process 0's request for
+//! band snapshots rides on the first word.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -18,17 +21,22 @@ use crate::solve::checkpoint::GridSnapshot;
 pub(crate) use crate::solve::common::Link;
 
 /// The cop cells whose records a process keeps, of its band of grid rows
-/// `rows[me]`: the band's and those of the rows just outside it, whose
-/// thief rows its neighbours send (none for an empty band).
-pub(super) fn kept_cells(layout: &Layout, rows: &[Range<usize>], me: usize) -> Range<usize> {
+/// `rows[me]`: the band's and those of the `depth` rows on each side of
+/// it, whose records its neighbours send (none for an empty band).
+pub(super) fn kept_cells(
+    layout: &Layout,
+    rows: &[Range<usize>],
+    me: usize,
+    depth: usize,
+) -> Range<usize> {
     let band = &rows[me];
     if band.is_empty() {
         let at = layout.row_cells[band.start] as usize;
         return at..at;
     }
     let (first, last) = (
-        band.start.saturating_sub(1),
-        (band.end + 1).min(layout.height()),
+        band.start.saturating_sub(depth),
+        (band.end + depth).min(layout.height()),
     );
     layout.row_cells[first] as usize..layout.row_cells[last] as usize
 }
@@ -58,6 +66,10 @@ pub(super) struct Peers<'l> {
     /// that swap completes, every process has saved it (each saves before
     /// it sends), so older snapshots may go.
     pub(super) unconfirmed: Option<u32>,
+    /// Bands paged out of core: the halo rows on each side, `L` for `L`
+    /// levels per pass ([`Swap::swap_deep`]); 0 in memory (the thief rows
+    /// of one row, every step).
+    pub(super) depth: usize,
 }
 
 /// Set in a message's first word (its count of stats, 1 or 2) when
@@ -115,16 +127,21 @@ const STATS_WORDS: usize = 4;
 /// The rows process `q` reads from outside its band `rows[q]`: the grid
 /// row above it and the one below, where they exist.
 fn halo_rows(rows: &[Range<usize>], q: usize, height: usize) -> Vec<usize> {
+    halo_rows_at(rows, q, height, 0)
+}
+
+/// The rows `i` rows further out than [`halo_rows`], where they exist.
+pub(super) fn halo_rows_at(rows: &[Range<usize>], q: usize, height: usize, i: usize) -> Vec<usize> {
     let band = &rows[q];
     if band.is_empty() {
         return Vec::new();
     }
     let mut need = Vec::with_capacity(2);
-    if band.start > 0 {
-        need.push(band.start - 1);
+    if band.start > i {
+        need.push(band.start - 1 - i);
     }
-    if band.end < height {
-        need.push(band.end);
+    if band.end + i < height {
+        need.push(band.end + i);
     }
     need
 }
@@ -178,6 +195,7 @@ impl Swap for Peers<'_> {
             asked,
             due,
             unconfirmed,
+            ..
         } = self;
         let (me, processes) = (link.process(), link.processes());
         let ask = std::mem::take(asked);
@@ -298,6 +316,163 @@ impl Swap for Peers<'_> {
         Ok(())
     }
 
+    /// A pass's exchange out of core: sends every other process the
+    /// pass's `stats` and, for each of the `depth` rows on either side of
+    /// its band that this band holds, every cell's four rows over the
+    /// words that changed in the pass (`grown`, indexed from `cells.start`)
+    /// and the ranges that changed at the pass's last level; writes what
+    /// the others sent over the halo rows, which this process computed
+    /// too but from rows it did not have (so they may lack bits; they
+    /// never hold a wrong one, see `partition.rs`). One exchange per row
+    /// depth, so that a message holds one grid row a side.
+    fn swap_deep(
+        &mut self,
+        layout: &Layout,
+        words: &mut [u64],
+        [cop_changed, thief_changed]: [&mut [Spans]; 2],
+        grown: &[[Span; 4]],
+        cells: Range<usize>,
+        stats: &mut [Decisions],
+    ) -> Result<()> {
+        let height = layout.height();
+        let Peers {
+            link,
+            rows: all,
+            bytes,
+            sink,
+            asked,
+            due,
+            unconfirmed,
+            depth,
+            ..
+        } = self;
+        let (me, processes) = (link.process(), link.processes());
+        let ask = std::mem::take(asked);
+        *due |= ask;
+        if processes == 1 {
+            if let (Some(sink), Some(level)) = (sink, unconfirmed.take()) {
+                sink.confirmed(0, level);
+            }
+            return Ok(());
+        }
+        let (l, record) = (layout.words, layout.record());
+        let mut total = 0;
+        for i in 0..(*depth).max(1) {
+            let out: Vec<Vec<u64>> = (0..processes)
+                .map(|q| {
+                    if q == me {
+                        return Vec::new();
+                    }
+                    let rows: Vec<usize> = halo_rows_at(all, q, height, i)
+                        .into_iter()
+                        .filter(|&r| owner(all, r) == me)
+                        .collect();
+                    // Sized up front: a message is a grid row of records
+                    // a side, which the plan counts once.
+                    let size = rows
+                        .iter()
+                        .flat_map(|&r| layout.row(r))
+                        .map(|p| {
+                            8 + grown[p - cells.start]
+                                .iter()
+                                .map(|s| s.range().len())
+                                .sum::<usize>()
+                        })
+                        .sum::<usize>();
+                    let mut message = Vec::with_capacity(1 + STATS_WORDS * stats.len() + size);
+                    if i == 0 {
+                        message.push(stats.len() as u64 | if ask { SAVE_FLAG } else { 0 });
+                        for d in stats.iter() {
+                            message.extend([
+                                d.count,
+                                d.witness[0],
+                                d.witness[1],
+                                u64::from(d.tracked),
+                            ]);
+                        }
+                    }
+                    for r in rows {
+                        for p in layout.row(r) {
+                            debug_assert!(cells.contains(&p));
+                            let (cop, thief) = (cop_changed[p], thief_changed[p]);
+                            let grown = grown[p - cells.start];
+                            message.extend([cop[0], cop[1], thief[0], thief[1]].map(pack_span));
+                            message.extend(grown.map(pack_span));
+                            for (kind, span) in grown.iter().enumerate() {
+                                message.extend_from_slice(
+                                    &words[p * record + kind * l..][span.range()],
+                                );
+                            }
+                        }
+                    }
+                    message
+                })
+                .collect();
+            total += bytes_sent(me, &out);
+            let received = link.exchange(out)?;
+            if i == 0 {
+                if let (Some(sink), Some(level)) = (&*sink, unconfirmed.take()) {
+                    sink.confirmed(0, level);
+                }
+            }
+            let need = halo_rows_at(all, me, height, i);
+            for (from, message) in received.iter().enumerate() {
+                if from == me {
+                    continue;
+                }
+                let garbage = || {
+                    Error::Peer {
+                    process: from,
+                    address: String::new(),
+                    message: "sent a message this solve cannot read (another build, or other levels per pass?)".into(),
+                }
+                };
+                let mut reader = Reader {
+                    words: message,
+                    at: 0,
+                };
+                if i == 0 {
+                    let first = reader.take(1).ok_or_else(garbage)?[0];
+                    *due |= first & SAVE_FLAG != 0;
+                    if (first & !SAVE_FLAG) as usize != stats.len() {
+                        return Err(garbage());
+                    }
+                    for d in stats.iter_mut() {
+                        let w = reader.take(STATS_WORDS).ok_or_else(garbage)?;
+                        *d = d.merge(Decisions {
+                            count: w[0],
+                            witness: [w[1], w[2]],
+                            tracked: w[3] != 0,
+                        });
+                    }
+                }
+                for &r in need.iter().filter(|&&r| owner(all, r) == from) {
+                    for p in layout.row(r) {
+                        let w = reader.take(8).ok_or_else(garbage)?;
+                        let spans: Vec<Span> = w.iter().map(|&w| unpack_span(w)).collect();
+                        if spans.iter().any(|s| !s.is_empty() && s.hi as usize > l) {
+                            return Err(garbage());
+                        }
+                        cop_changed[p] = [spans[0], spans[1]];
+                        thief_changed[p] = [spans[2], spans[3]];
+                        for (kind, span) in spans[4..].iter().enumerate() {
+                            let range = span.range();
+                            let from = reader.take(range.len()).ok_or_else(garbage)?;
+                            words[p * record + kind * l..][range].copy_from_slice(from);
+                        }
+                    }
+                }
+                if reader.at != message.len() {
+                    return Err(garbage());
+                }
+            }
+        }
+        // Bytes by level: the pass's, at its last level.
+        bytes.extend(std::iter::repeat_n(0, stats.len().saturating_sub(1)));
+        bytes.push(total);
+        Ok(())
+    }
+
     fn save_due(&mut self, level: u32) -> bool {
         if self.link.process() == 0 {
             self.asked |= self.sink.is_some_and(|sink| sink.poll(level) != Due::No);
@@ -317,7 +492,7 @@ impl Swap for Peers<'_> {
         let me = self.link.process();
         let band = &self.rows[me];
         let cells = layout.row_cells[band.start] as usize..layout.row_cells[band.end] as usize;
-        let kept = kept_cells(layout, &self.rows, me);
+        let kept = kept_cells(layout, &self.rows, me, self.depth.max(1));
         let (record, per) = (layout.record(), 2 * layout.cells);
         let (cop, thief) = snapshot.spans.split_at(layout.cells);
         let spans = cop[kept.clone()]

@@ -1,8 +1,8 @@
 //! The driver: the per-level state of a solve, the level loop (progress,
 //! the tracked start, checkpoints), one level or two over the bands in
 //! parallel, and the halo refreshes between them; out of core, passes of
-//! several levels (`blocking.rs`, which imports nothing from here, so the
-//! two do not import each other).
+//! several levels (`run_paged.rs` over `blocking.rs`, which imports
+//! nothing from here, so the two do not import each other).
 
 use std::ops::Range;
 use std::sync::atomic::AtomicU16;
@@ -10,15 +10,16 @@ use std::sync::atomic::AtomicU16;
 use rayon::prelude::*;
 
 use super::blocking::Blocked;
+use super::cuts::band_rows;
 use super::halo::{split_bands, Band, BandParts, Halo};
 use super::kernel::{band_work, BandStep, Context, Decisions};
 use super::layout::{Layout, Span, Spans};
 use super::masks::{init_record, MoveMasks};
-use super::{bits::outcome_in, Depths, BANDS_PER_WORKER_IN_MEMORY};
+use super::{bits::outcome_in, Depths};
 use crate::error::{Error, Result};
 use crate::outcome::{Dte, Outcome};
 use crate::solve::checkpoint::{Due, GridCheckpoint, GridSnapshot, State};
-use crate::solve::common::{write_failed, Flow, Progress};
+use crate::solve::common::{Flow, Progress};
 use crate::solve::options::SolveOptions;
 
 /// What a partitioned run does with the other processes after each step
@@ -33,6 +34,23 @@ pub(super) trait Swap {
         layout: &Layout,
         words: &mut [u64],
         thief_changed: &mut [Spans],
+        cells: Range<usize>,
+        stats: &mut [Decisions],
+    ) -> Result<()>;
+
+    /// A pass's exchange out of core, `L` levels at once (see [`Peers`]'s
+    /// implementation): `changed` are the cop and thief rows' changed
+    /// ranges, `grown` the words each of the band's cells (from
+    /// `cells.start`) changed in the pass, its four rows.
+    ///
+    /// # Errors
+    /// What the link meets.
+    fn swap_deep(
+        &mut self,
+        layout: &Layout,
+        words: &mut [u64],
+        changed: [&mut [Spans]; 2],
+        grown: &[[Span; 4]],
         cells: Range<usize>,
         stats: &mut [Decisions],
     ) -> Result<()>;
@@ -88,90 +106,6 @@ pub(super) struct Run<'a> {
     /// In a partitioned solve resumed from a band snapshot: where it
     /// stood (taken by [`Run::run`]).
     pub(super) resumed: Option<Resumed>,
-}
-
-/// The grid rows of each band of an in-memory run on `threads` workers:
-/// cut at grid rows so that bands hold about equal numbers of cells.
-fn band_rows(layout: &Layout, threads: usize) -> Vec<Range<usize>> {
-    let wanted = if threads <= 1 {
-        1
-    } else {
-        threads * BANDS_PER_WORKER_IN_MEMORY
-    };
-    let mut cuts = cut_rows(layout, 0..layout.height(), wanted);
-    cuts.dedup();
-    cuts.windows(2)
-        .filter(|w| w[0] < w[1])
-        .map(|w| w[0]..w[1])
-        .collect()
-}
-
-/// `parts + 1` grid-row cuts from `rows.start` to `rows.end` that split
-/// `rows` into `parts` runs of about equal numbers of cells (a run may be
-/// empty when rows are fewer than parts).
-pub(super) fn cut_rows(layout: &Layout, rows: Range<usize>, parts: usize) -> Vec<usize> {
-    let first = layout.row_cells[rows.start] as usize;
-    let cells = layout.row_cells[rows.end] as usize - first;
-    let mut cuts = vec![rows.start];
-    for k in 1..parts.max(1) {
-        let target = (first + cells * k / parts) as u32;
-        let r = layout.row_cells[rows.start..rows.end]
-            .partition_point(|&c| c < target)
-            .saturating_add(rows.start)
-            .clamp(*cuts.last().unwrap_or(&rows.start), rows.end);
-        cuts.push(r);
-    }
-    cuts.push(rows.end);
-    cuts
-}
-
-/// Bytes an in-memory run on `threads` workers holds besides the bitsets
-/// and the distances: each band's staging rows (a second set for two
-/// levels at a time), halo rows and scratch rows, every cop cell's changed
-/// ranges and targets, and the move masks. On a map of few, wide rows the
-/// staging rows weigh as much as the bitsets (1 x 30,000: a plan that left
-/// them out let a solve through that then failed to allocate), so the plan
-/// counts them.
-pub(in crate::solve) fn working_bytes(layout: &Layout, threads: usize) -> u64 {
-    let (cells, words) = (layout.cells as u64, layout.words as u64);
-    // Cell positions, cop targets (a vector of up to nine cells), and the
-    // masks' rows (open, exits, stuck, up to eight thief moves).
-    run_buffers(layout, threads) + cells * (4 + 24 + 9 * 4) + 11 * words * 8
-}
-
-/// The buffers [`Run::new`] and two-level sweeps allocate on `threads`
-/// workers: the bands' and every cop cell's changed ranges.
-pub(super) fn run_buffers(layout: &Layout, threads: usize) -> u64 {
-    let words = layout.words as u64;
-    let widest = layout.widest() as u64;
-    let spans = std::mem::size_of::<Spans>() as u64;
-    // One level's staging: two grid rows' CW and CL, and their ranges.
-    let stage = 2 * widest * (2 * words * 8 + spans);
-    // A halo: one grid row's TL and TW, and their ranges.
-    let halo = |r: usize| layout.row(r).len() as u64 * (2 * words * 8 + spans);
-    let bands = band_rows(layout, threads);
-    let two_levels = bands.iter().all(|rows| rows.len() >= 5);
-    let height = layout.height();
-    let per_band: u64 = bands
-        .iter()
-        .map(|rows| {
-            let above = if rows.start > 0 {
-                halo(rows.start - 1)
-            } else {
-                0
-            };
-            let below = if rows.end < height { halo(rows.end) } else { 0 };
-            let kept = if two_levels && rows.start > 0 {
-                halo(rows.start + 1)
-            } else {
-                0
-            };
-            let staging = if two_levels { 2 * stage } else { stage };
-            staging + above + below + kept + 2 * words * 8
-        })
-        .sum();
-    // Every cop cell's changed ranges, cop and thief.
-    per_band + layout.cells as u64 * 2 * spans
 }
 
 impl<'a> Run<'a> {
@@ -491,7 +425,7 @@ impl<'a> Run<'a> {
     /// step's stats go to the other processes and theirs come back (the
     /// stats become the cluster's); then the halos take the rows just
     /// outside each band.
-    fn after_step(&mut self, words: &mut [u64], stats: &mut [Decisions]) -> Result<()> {
+    pub(super) fn after_step(&mut self, words: &mut [u64], stats: &mut [Decisions]) -> Result<()> {
         if let Some(peers) = self.link.as_deref_mut() {
             peers.swap(
                 self.layout,
@@ -595,93 +529,5 @@ impl<'a> Run<'a> {
                 halo.refresh(layout, words, thief_changed);
             }
         });
-    }
-}
-
-/// Out of core (the passes of `blocking.rs`).
-impl Run<'_> {
-    /// Level 0, a window of cop cells at a time out of core (of this
-    /// process's band in a partitioned run, which then swaps its edge rows
-    /// as [`Run::initialise`] does).
-    ///
-    /// # Errors
-    /// What the link meets (a partitioned run only).
-    pub(super) fn start(&mut self, words: &mut [u64]) -> Result<Decisions> {
-        let Some(blocked) = self.blocked.take() else {
-            return self.initialise(words);
-        };
-        let (layout, masks) = (self.layout, self.masks);
-        let record = layout.record();
-        let all = self.cells.clone();
-        let mut count = 0;
-        for first in all.clone().step_by(blocked.window_cells.max(1)) {
-            let cells = first..(first + blocked.window_cells).min(all.end);
-            count += words[cells.start * record..cells.end * record]
-                .par_chunks_mut(record)
-                .enumerate()
-                .map(|(i, r)| init_record(layout, masks, cells.start + i, r))
-                .sum::<u64>();
-            blocked.release(layout, cells);
-        }
-        self.blocked = Some(blocked);
-        // Every cop cell's captures are decided: the smallest states of
-        // each side are the first cop cell's, thief cell 0.
-        let first = 2 * all.start as u64 * layout.cells as u64;
-        let mut stats = [Decisions {
-            count,
-            witness: if all.is_empty() && self.link.is_some() {
-                [u64::MAX; 2]
-            } else {
-                [first, first + 1]
-            },
-            tracked: false,
-        }];
-        if self.link.is_some() {
-            if let Some(t) = self.options.track {
-                let (cop, ..) = layout.track(t);
-                stats[0].tracked =
-                    all.contains(&cop) && outcome_in(layout, t, |i| words[i]) != Outcome::Draw;
-            }
-            self.after_step(words, &mut stats)?;
-        }
-        Ok(stats[0])
-    }
-
-    /// Out of core: drops every page of the records and distances (after
-    /// a checkpoint read or wrote them all). A no-op in memory.
-    pub(super) fn release_all(&self) {
-        if let Some(blocked) = &self.blocked {
-            blocked.release(self.layout, 0..self.layout.cells);
-        }
-    }
-
-    /// The next levels from `level` on: one, or two at a time in memory
-    /// when the bands are tall enough, or a pass of several out of core.
-    /// Returns each level's stats.
-    ///
-    /// # Errors
-    /// Out of core, [`Error::Scratch`] when a pass could not write its rows
-    /// back to the scratch files (a full disk): the rows stayed in memory,
-    /// so no state is lost, but the next passes would pile them up past
-    /// the cap.
-    pub(super) fn step(&mut self, words: &mut [u64], level: u32) -> Result<Vec<Decisions>> {
-        let Some(mut blocked) = self.blocked.take() else {
-            return Ok(if self.two_levels {
-                self.two_levels(words, level)?.to_vec()
-            } else {
-                vec![self.level(words, level)?]
-            });
-        };
-        let ctx = self.context(level);
-        let mut stats = blocked.pass(&ctx, words, &mut self.cop_changed, &mut self.thief_changed);
-        let failed = blocked.take_write_error();
-        self.blocked = Some(blocked);
-        write_failed(failed, &self.options.backing)?;
-        // A partitioned band's pass is one level: its edge rows go to
-        // the neighbours and theirs come back before the next.
-        if self.link.is_some() {
-            self.after_step(words, &mut stats)?;
-        }
-        Ok(stats)
     }
 }

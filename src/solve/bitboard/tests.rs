@@ -150,11 +150,94 @@ fn the_plan_counts_the_working_buffers_of_every_band() {
                 }
             }
             let held = held_by(&run);
-            let planned = run::run_buffers(&layout, threads);
+            let planned = cuts::run_buffers(&layout, threads);
             assert!(
                 held <= planned && planned <= held + held / 2 + 4096,
                 "{rows} x {cols}, {threads} threads: buffers {held} bytes, planned {planned}"
             );
         }
     }
+}
+
+/// A game on an open map of `rows` x `cols` (one cop, the default rules).
+#[cfg(feature = "distributed")]
+fn open_game(rows: usize, cols: usize) -> CopsAndThief {
+    let text = format!("{rows} {cols}\n") + &format!("{}\n", ".".repeat(cols)).repeat(rows);
+    let map = parse_map(text.as_bytes(), "inline").unwrap();
+    let board = Board::new(&map, &Placement::default()).unwrap();
+    CopsAndThief::new(board, crate::Rules::default())
+}
+
+#[cfg(feature = "distributed")]
+#[test]
+fn a_band_keeps_the_halo_rows_of_its_depth_and_reads_them_from_their_owners() {
+    let game = open_game(12, 5);
+    let layout = Layout::new(&game);
+    let rows = [0..2, 2..3, 3..9, 9..12];
+    let cells = |r: std::ops::Range<usize>| {
+        layout.row_cells[r.start] as usize..layout.row_cells[r.end] as usize
+    };
+    for depth in 1..=4 {
+        // Band 2..3: `depth` rows above (clipped at the map's top) and
+        // below, from two or three owners.
+        assert_eq!(
+            peers::kept_cells(&layout, &rows, 1, depth),
+            cells(2usize.saturating_sub(depth)..3 + depth),
+            "depth {depth}"
+        );
+        assert_eq!(
+            peers::kept_cells(&layout, &rows, 3, depth),
+            cells(9 - depth..12),
+            "depth {depth}"
+        );
+    }
+    // Depth i: the rows i further out, where the map has them.
+    assert_eq!(peers::halo_rows_at(&rows, 1, 12, 0), vec![1, 3]);
+    assert_eq!(peers::halo_rows_at(&rows, 1, 12, 1), vec![0, 4]);
+    assert_eq!(peers::halo_rows_at(&rows, 1, 12, 2), vec![5]);
+    assert_eq!(peers::halo_rows_at(&rows, 3, 12, 3), vec![5]);
+    assert_eq!(peers::halo_rows_at(&rows, 0, 12, 5), vec![7]);
+}
+
+#[cfg(feature = "distributed")]
+#[test]
+fn the_levels_per_pass_grow_with_the_cap_and_are_the_clusters() {
+    let game = open_game(60, 30);
+    let bytes = partition::band_bytes(&game, 3, 1, true);
+    let plans_at = |room| partition::band_plans(&game, 3, 1, true, room);
+    let minimum = plans_at(1)
+        .into_iter()
+        .map(|p| p.expect_err("a 1-byte cap"))
+        .max()
+        .unwrap();
+    let mut last = 0;
+    let mut grew = false;
+    for step in 0..40u64 {
+        let room = minimum + step * (minimum / 8);
+        let planned = plans_at(room);
+        let levels = partition::cluster_levels(&planned);
+        let plans: Vec<_> = planned.into_iter().map(Result::unwrap).collect();
+        let Some(levels) = levels else {
+            // No band pages any more: every one fits.
+            assert!(bytes.iter().all(|&b| b <= room), "{room}");
+            break;
+        };
+        assert!(levels >= last, "{room}: {levels} after {last}");
+        grew |= levels > 1;
+        last = levels;
+        // Every process the same levels, at most the tallest band's rows
+        // (20), the paged ones under the cap.
+        assert!(levels <= 20, "{room}: {levels}");
+        for plan in &plans {
+            assert_eq!(plan.levels, levels, "{room}");
+            if !plan.whole {
+                assert!(plan.resident <= room, "{room}: {plan:?}");
+            }
+        }
+        // One level per pass at the minimum.
+        if step == 0 {
+            assert_eq!(levels, 1);
+        }
+    }
+    assert!(grew, "the levels never grew");
 }
