@@ -135,7 +135,9 @@ pub(super) fn in_memory(bytes: u64, room: u64) -> Result<()> {
             what: "this process's band of bitsets".into(),
             needed: bytes,
             available: room,
-            hint: "more processes, or scratch files (--scratch DIR: the bands page on the bit engine)".into(),
+            hint:
+                "more processes, or scratch files (--scratch DIR: the bands page on the bit engine)"
+                    .into(),
         });
     }
     Ok(())
