@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::games::arena::Arena;
 use crate::games::multiset::multiset_count;
 use crate::storage::pager::Pager;
-use crate::storage::{Backing, Paging, Plain, Region};
+use crate::storage::{Backing, Plain, Region};
 
 /// What a k-cop solve may use: a cap on the bytes of its arrays in memory,
 /// and a folder for the scratch files of those that do not fit.
@@ -382,7 +382,13 @@ impl<T: Plain> Words<T> {
             return Ok(Words::Heap(Vec::new()));
         }
         Ok(Words::Mapped(Box::new(match dir {
-            Some(dir) => Region::sparse_with_file::<A>(count, window, dir, what, Paging::Kernel)?,
+            Some(dir) => Region::sparse_with_file::<A>(
+                count,
+                window,
+                dir,
+                what,
+                crate::storage::Paging::Kernel,
+            )?,
             None => Region::zeroed_sparse::<A>(count, what)?,
         })))
     }
