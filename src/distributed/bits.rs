@@ -15,28 +15,14 @@ use crate::storage::Backing;
 
 /// Whether a partitioned solve of `game` runs on the bit engine
 /// ([`solve_bits`]) rather than the counter engine
-/// ([`solve`](super::solve)): it does, with scratch files too (one cop's
-/// and several cops' bands page on the bit engine, [`bit_band_plan`]),
-/// unless the solve asks for what only the counter engine's bands keep: a
-/// `limits.memory` cap that the largest process's bit band does not fit
-/// under without a scratch folder (the counter engine then spills to the
-/// temporary folder or refuses). Checkpoints run on either engine, one
-/// cop's or several cops', each engine with its own band snapshots. Every
-/// process given the same flags gets the same answer, as the handshake
-/// requires.
+/// ([`solve`](super::solve)): every cops game does, one cop on a map or
+/// several cops, in memory or in scratch files (a band over the cap
+/// without a scratch folder goes to the temporary folder, as a local
+/// solve's arrays do, [`bit_band_plan`]); the counter engine runs the
+/// games the bit engine does not play.
 #[must_use]
-pub fn bit_engine_runs(
-    game: &CopsGame,
-    processes: usize,
-    workers: usize,
-    dte_table: bool,
-    limits: &StorageLimits,
-) -> bool {
-    match game.shape() {
-        Shape::Grid(g) => grid::grid_engine_runs(g, processes, workers, dte_table, limits),
-        Shape::Several(g) => kbits::several_engine_runs(g, processes, workers, dte_table, limits),
-        Shape::Other => false,
-    }
+pub fn bit_engine_runs(game: &CopsGame) -> bool {
+    !matches!(game.shape(), Shape::Other)
 }
 
 /// The states of each process's band in a partitioned bit solve of `game`
@@ -92,6 +78,8 @@ pub fn bit_band_plan(
     dte_table: bool,
     limits: &StorageLimits,
 ) -> Result<super::BandPlan> {
+    let spilled = spill(game, processes, workers, dte_table, limits);
+    let limits = spilled.as_ref().unwrap_or(limits);
     match game.shape() {
         Shape::Grid(g) => grid::grid_band_plan(g, processes, process, workers, dte_table, limits),
         Shape::Several(g) => {
@@ -99,6 +87,30 @@ pub fn bit_band_plan(
         }
         Shape::Other => unreachable!("a cops game has a shape"),
     }
+}
+
+/// `limits` with the temporary folder for scratch files when they name no
+/// folder, allow spilling (`limits.spill_to_temp`, as a local solve does)
+/// and the largest process's band does not fit under the cap in memory;
+/// `None` to keep `limits`. Every process decides alike, as the
+/// handshake's levels per pass require.
+fn spill(
+    game: &CopsGame,
+    processes: usize,
+    workers: usize,
+    dte_table: bool,
+    limits: &StorageLimits,
+) -> Option<StorageLimits> {
+    let cap = limits.memory?;
+    let largest = bit_band_bytes(game, processes, workers, dte_table)
+        .into_iter()
+        .max()
+        .unwrap_or(0);
+    (limits.scratch.is_none() && limits.spill_to_temp && largest.saturating_add(limits.held) > cap)
+        .then(|| StorageLimits {
+            scratch: Some(std::env::temp_dir()),
+            ..limits.clone()
+        })
 }
 
 /// Solves `game` partitioned over `cluster` on the bit engine, as process

@@ -51,34 +51,6 @@ pub(super) fn grid_band_bytes(
     grid_partition::band_bytes(game, processes, workers, dte_table)
 }
 
-/// Whether a partitioned solve of `game` runs on the bit engine
-/// ([`solve_grid`]) rather than the counter engine ([`solve`](super::solve)):
-/// it does, with scratch files too (`limits.scratch`: each band pages as
-/// the local engine does, [`grid_band_plan`]), unless a `limits.memory`
-/// cap that the largest process's bit band does not fit under comes
-/// without a scratch folder (the counter engine then spills to the
-/// temporary folder where allowed, or refuses). Checkpoints run on either,
-/// each engine with its own band snapshots. Every process given the same
-/// flags gets the same answer, as the handshake requires.
-pub(super) fn grid_engine_runs(
-    game: &CopsAndThief,
-    processes: usize,
-    workers: usize,
-    dte_table: bool,
-    limits: &crate::solve::StorageLimits,
-) -> bool {
-    if limits.scratch.is_some() {
-        return true;
-    }
-    limits.memory.is_none_or(|cap| {
-        let largest = grid_band_bytes(game, processes, workers, dte_table)
-            .into_iter()
-            .max()
-            .unwrap_or(0);
-        largest.saturating_add(limits.held) <= cap
-    })
-}
-
 /// Where process `process`'s band of a partitioned bit solve of `game`
 /// lives and what it holds resident: with `limits.scratch`, a scratch file
 /// of its band and halo rows (and distances), paged one level per pass

@@ -189,33 +189,6 @@ pub(super) fn several_band_plan(
     })
 }
 
-/// Whether a partitioned several-cops solve runs on the bit engine
-/// ([`solve_several`]) rather than the counter engine
-/// ([`solve`](super::solve)): as `grid.rs`'s `grid_engine_runs`
-/// decides for one cop, it does, with scratch files too (each band pages
-/// as a local several-cops solve does, [`several_band_plan`]), unless a
-/// memory cap the largest process does not fit under comes without a
-/// scratch folder. Checkpoints run on either, each engine with its own
-/// band snapshots.
-pub(super) fn several_engine_runs(
-    game: &KCops,
-    processes: usize,
-    workers: usize,
-    dte_table: bool,
-    limits: &crate::solve::StorageLimits,
-) -> bool {
-    if limits.scratch.is_some() {
-        return true;
-    }
-    limits.memory.is_none_or(|cap| {
-        let largest = several_band_bytes(game, processes, workers, dte_table)
-            .into_iter()
-            .max()
-            .unwrap_or(0);
-        largest.saturating_add(limits.held) <= cap
-    })
-}
-
 /// Solves the several-cops `game` partitioned over `cluster` on the bit
 /// engine, as process `cluster.process`: every process makes the same
 /// call. Each process holds the bitsets of its band of cop multisets

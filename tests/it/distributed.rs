@@ -1257,8 +1257,8 @@ fn cli_killed_cluster_resumes_from_its_checkpoints() {
     // scratch files paged under a cap (each band's minimum is 7.3 MiB, its
     // bytes 16 MiB: one level per pass under 8M, three with three halo
     // rows a side under 14M, the snapshots then taken between passes);
-    // then the counter engine's, which a cap below the bit bands without
-    // a scratch folder chooses (its bands spill to the temporary folder).
+    // and a cap below the bands without a scratch folder, which pages
+    // them in the temporary folder, as a local solve spills.
     killed_cluster_resumes("distributed-resume", &[], "bitboard");
     killed_cluster_resumes(
         "distributed-resume-scratch",
@@ -1271,9 +1271,9 @@ fn cli_killed_cluster_resumes_from_its_checkpoints() {
         "bitboard",
     );
     killed_cluster_resumes(
-        "distributed-resume-counter",
+        "distributed-resume-spilled",
         &["--memory", "12M"],
-        "counter",
+        "bitboard",
     );
 }
 
@@ -1408,33 +1408,8 @@ fn killed_cluster_resumes(name: &str, extra: &[&str], kernel: &str) {
         assert!(err.contains("process-0/band-0.level-"), "{err}");
         assert!(err.contains(expected), "{err}");
     };
-    // Three processes' bit bands fit under the counter case's cap: the
-    // bit engine runs, and refuses the counter engine's snapshot first.
-    refused(
-        3,
-        &[],
-        if kernel == "counter" {
-            "a band checkpoint of the counter engine"
-        } else {
-            "another processes: 2 there, 3 now"
-        },
-    );
+    refused(3, &[], "another processes: 2 there, 3 now");
     refused(2, &["--no-pass"], "another rules");
-    if kernel == "counter" {
-        // Without the cap the bit engine runs, and refuses the counter
-        // engine's snapshots.
-        let bare: Vec<&str> = flags
-            .iter()
-            .copied()
-            .filter(|f| !extra.contains(f))
-            .collect();
-        let err = resume_refused(&dir, 2, &bare, ck);
-        assert!(err.contains("process-0/band-0.level-"), "{err}");
-        assert!(
-            err.contains("a band checkpoint of the counter engine"),
-            "{err}"
-        );
-    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -1542,17 +1517,12 @@ fn cli_bit_engine_resumes_a_killed_process_from_its_band_snapshots() {
         assert!(err.contains("bit engine"), "{label}: {err}");
         assert_same_table(&label, &local, &base, processes);
     }
-    // Another cluster shape, or the counter engine (a cap below the bit
-    // bands without a scratch folder): refused before connecting, exit
-    // status 2 naming the snapshot.
+    // Another cluster shape: refused before connecting, exit status 2
+    // naming the snapshot.
     let ck = dir.join("ck-2");
     let ck = ck.to_str().unwrap();
     let err = resume_refused(&dir, 3, &flags, ck);
     assert!(err.contains("process-0/band-0.level-"), "{err}");
     assert!(err.contains("another processes: 2 there, 3 now"), "{err}");
-    let capped = ["--memory", "1K"];
-    let err = resume_refused(&dir, 2, &[&flags[..], &capped].concat(), ck);
-    assert!(err.contains("process-0/band-0.level-"), "{err}");
-    assert!(err.contains("a band snapshot of the bit engine"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

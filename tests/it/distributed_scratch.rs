@@ -223,13 +223,7 @@ fn a_cap_below_a_bands_minimum_is_refused_naming_both() {
 /// before connecting (no peer needed), naming the minimum.
 fn refused_below_the_minimum(game: &CopsGame, dir: &Path) {
     let minimum = minimum_cap(game, dir, 2, 1);
-    assert!(distributed::bit_engine_runs(
-        game,
-        2,
-        1,
-        true,
-        &limits(dir, Some(minimum - 1))
-    ));
+    assert!(distributed::bit_engine_runs(game));
     let cluster = Cluster {
         addresses: free_addresses(2),
         process: 0,

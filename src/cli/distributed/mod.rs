@@ -42,7 +42,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::Args as ClapArgs;
 use retrograde::distributed::{self, BandSink, BandSource, Cluster, PartitionOptions};
-use retrograde::{load_map, CopsGame, Game};
+use retrograde::{load_map, CopsGame};
 
 use super::checkpoint;
 use super::common::{human_bytes, peak_memory, UsageError};
@@ -258,10 +258,8 @@ fn checkpointing(
 
 /// A partitioned solve of either cops game; `--save` writes one table
 /// shard per process (not with `--lazy`). It runs on the bit engine, each
-/// process a band of grid rows (one cop on a map) or of cop multisets,
-/// unless scratch files or a `--memory` cap it does not fit under ask for
-/// the counter engine (`distributed::bit_engine_runs`). Either keeps its
-/// engine's band snapshots with `--checkpoint`, several cops with their
+/// process a band of grid rows (one cop on a map) or of cop multisets, and
+/// keeps its band snapshots with `--checkpoint`, several cops with their
 /// own fingerprint fields.
 fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i32, Failure> {
     let Place {
@@ -271,33 +269,24 @@ fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i3
         refuse_lazy(args, args.kcops.k())?;
     }
     let save = shard_target(args, place)?;
-    let (game, several, format, started, limits) = if args.kcops.active() {
+    let (game, several, format, started) = if args.kcops.active() {
         let (started, limits) = (Instant::now(), args.engine.storage.limits(0)?);
         let built = SeveralCops::build(&args.map, &args.game, &args.kcops, &limits, false)?;
-        (built.game.clone(), Some(built), "", started, limits)
+        (built.game.clone(), Some(built), "", started)
     } else {
         let map = load_map(&args.map)?;
         let started = Instant::now();
         let game = solving::one_cop_game(&map, &args.game)?;
         let format = map.format.as_str();
-        (game, None, format, started, args.engine.storage.limits(0)?)
+        (game, None, format, started)
     };
-    let workers = place.workers;
-    let bits = distributed::bit_engine_runs(&game, processes, workers, args.dte_table, &limits);
     // Each engine reads only its own snapshots, checked before connecting.
-    let checkpoints = match (several.is_some(), bits) {
-        (true, true) => {
-            checkpointing(args, place, several::fingerprint(args), Kernel::SeveralBits)?
-        }
-        (true, false) => checkpointing(args, place, several::fingerprint(args), Kernel::Counter)?,
-        (false, true) => checkpointing(args, place, [], Kernel::Bits)?,
-        (false, false) => checkpointing(args, place, [], Kernel::Counter)?,
+    let checkpoints = match several {
+        Some(_) => checkpointing(args, place, several::fingerprint(args), Kernel::SeveralBits)?,
+        None => checkpointing(args, place, [], Kernel::Bits)?,
     };
     let start = game.start_state();
-    let bounds = match bits {
-        true => distributed::bit_bands(&game, processes),
-        false => distributed::bands(&game, place.config.total_workers()).expect("a cops game"),
-    };
+    let bounds = distributed::bit_bands(&game, processes);
     let solve = Bands {
         bounds,
         session: distributed::session(&game, start).expect("a cops game"),
@@ -306,7 +295,7 @@ fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i3
         started,
     };
     let reporter = Arc::new(Reporter::new(args.quiet, "solving"));
-    let solution = solve_bands(args, cluster, place, &game, solve, bits, &reporter)?;
+    let solution = solve_bands(args, cluster, place, &game, solve, &reporter)?;
     let saved = save_shard(save, place, &reporter, |out| {
         distributed::write_shard(&game, &solution, process, processes, "distributed", out)
     })?;
@@ -325,8 +314,7 @@ fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i3
         }
     };
     report.saved = saved;
-    let kernel = ["counter", "bitboard"][usize::from(bits)];
-    print_report(args, place, &report, summary, bands, kernel)
+    print_report(args, place, &report, summary, bands, "bitboard")
 }
 
 /// This process's shard of `--save NAME.rtb`, `NAME.I-of-N.rtb`, checked
@@ -386,20 +374,17 @@ struct Bands {
     started: Instant,
 }
 
-/// Plans this process's bands, connects and solves, with progress on
-/// `reporter`; the watchdog rests when it returns. On the bit engine
-/// (`bits`: `distributed::solve_bits`) this process's band of grid rows or
-/// of cop multisets is held in memory; the counter engine's bands take
-/// the local solve's route: --memory and --scratch (or the available
-/// memory) plan them before anything is allocated, and what cannot fit is
-/// refused with exit status 2.
+/// Plans this process's band, connects and solves on the bit engine
+/// (`distributed::solve_bits`), with progress on `reporter`; the watchdog
+/// rests when it returns. --memory and --scratch (or the temporary folder
+/// for a band over the cap) plan the band before anything is allocated,
+/// and what cannot fit is refused with exit status 2.
 fn solve_bands(
     args: &SolveArgs,
     cluster: &ClusterArgs,
     place: &Place,
     game: &CopsGame,
     solve: Bands,
-    bits: bool,
     reporter: &Arc<Reporter>,
 ) -> Result<distributed::PartitionedSolution, Failure> {
     let Place {
@@ -422,50 +407,29 @@ fn solve_bands(
         ..PartitionOptions::default()
     };
     let plural = if workers == 1 { "" } else { "s" };
-    if bits {
-        // One cop's band in a scratch file with --scratch, paged under
-        // --memory; refused (exit status 2) below its minimum.
-        let limits = args.engine.storage.limits(0)?;
-        let plan =
-            distributed::bit_band_plan(game, processes, process, workers, args.dte_table, &limits)?;
-        let here = bounds[process + 1] - bounds[process];
-        reporter.note(&format!(
-            "process {process} of {processes}: {here} of {} states in {workers} band{plural} of the bit engine ({} {}); connecting",
-            bounds[processes],
-            human_bytes(plan.bytes),
-            match &plan.backing {
-                retrograde::Backing::Memory => "in memory".to_string(),
-                retrograde::Backing::Scratch(dir) => format!(
-                    "in files under {}, at most {} resident{}",
-                    dir.display(),
-                    human_bytes(plan.resident),
-                    plan.passes.map(super::output::passes_note).unwrap_or_default()
-                ),
-            }
-        ));
-        options.memory = limits.memory.map(|m| m.saturating_sub(limits.held));
-        options.backing = plan.backing;
-    } else {
-        let mine = process * workers..(process + 1) * workers;
-        let here = bounds[mine.end] - bounds[mine.start];
-        let limits = args.engine.storage.limits(0)?;
-        let plan =
-            distributed::plan_bands(game, &bounds, process, workers, args.dte_table, &limits)?;
-        reporter.note(&format!(
-            "process {process} of {processes}: {here} of {} states in {workers} band{plural} ({} of arrays {}); connecting",
-            game.state_count(),
-            human_bytes(plan.bytes),
-            match &plan.backing {
-                retrograde::Backing::Memory => "in memory".to_string(),
-                retrograde::Backing::Scratch(dir) => format!(
-                    "in files under {}, at most {} resident",
-                    dir.display(),
-                    human_bytes(plan.resident)
-                ),
-            }
-        ));
-        (options.backing, options.window) = (plan.backing, plan.window);
-    }
+    // The band in memory or in scratch files (--scratch, or the temporary
+    // folder for a band over --memory), paged under the cap; refused (exit
+    // status 2) below its minimum.
+    let limits = args.engine.storage.limits(0)?;
+    let plan =
+        distributed::bit_band_plan(game, processes, process, workers, args.dte_table, &limits)?;
+    let here = bounds[process + 1] - bounds[process];
+    reporter.note(&format!(
+        "process {process} of {processes}: {here} of {} states in {workers} band{plural} of the bit engine ({} {}); connecting",
+        bounds[processes],
+        human_bytes(plan.bytes),
+        match &plan.backing {
+            retrograde::Backing::Memory => "in memory".to_string(),
+            retrograde::Backing::Scratch(dir) => format!(
+                "in files under {}, at most {} resident{}",
+                dir.display(),
+                human_bytes(plan.resident),
+                plan.passes.map(super::output::passes_note).unwrap_or_default()
+            ),
+        }
+    ));
+    options.memory = limits.memory.map(|m| m.saturating_sub(limits.held));
+    options.backing = plan.backing;
     // A sign of life per level, for the watchdog.
     let (heartbeat, observer) = watch(place, cluster, started, reporter);
     if let Some((_, Some(resume))) = &checkpoints {
@@ -480,10 +444,7 @@ fn solve_bands(
     options.process_stat = Some(Arc::new(|| peak_memory().unwrap_or(0)));
     options.checkpoint = sink.map(|s| Arc::new(s) as Arc<dyn BandSink>);
     options.resume = resume.flatten().map(|r| Arc::new(r) as Arc<dyn BandSource>);
-    let solution = match bits {
-        true => distributed::solve_bits(game, config, &options),
-        false => distributed::solve(Arc::new(game.clone()), &bounds, config, &options),
-    };
+    let solution = distributed::solve_bits(game, config, &options);
     let solution = solution.context("partitioned solve failed")?;
     reporter.finish();
     // The solve is over: writing a shard is no level, the watchdog rests.

@@ -16,7 +16,6 @@ use crate::cli::failure::Failure;
 /// refused. The states are this process's share.
 pub(super) fn plan(args: &SolveArgs, place: &Place) -> Result<i32, Failure> {
     let limits = args.engine.storage.limits(0)?;
-    let total = place.config.total_workers();
     let (processes, workers) = (place.processes, place.workers);
     let game = if args.kcops.active() {
         SeveralCops::build(&args.map, &args.game, &args.kcops, &limits, false)?.game
@@ -24,48 +23,26 @@ pub(super) fn plan(args: &SolveArgs, place: &Place) -> Result<i32, Failure> {
         let map = load_map(&args.map)?;
         super::super::solving::one_cop_game(&map, &args.game)?
     };
-    if distributed::bit_engine_runs(&game, processes, workers, args.dte_table, &limits) {
-        let bounds = distributed::bit_bands(&game, processes);
-        let mut report = PlanReport::new(
-            args.map.display().to_string(),
-            bounds[place.process + 1] - bounds[place.process],
-            "distributed",
-        );
-        let planned = distributed::bit_band_plan(
-            &game,
-            processes,
-            place.process,
-            workers,
-            args.dte_table,
-            &limits,
-        );
-        report.settle(planned.map(|p| {
-            let scratch = match &p.backing {
-                retrograde::Backing::Memory => None,
-                retrograde::Backing::Scratch(dir) => Some(dir.display().to_string()),
-            };
-            (p.bytes, p.resident, scratch, p.passes)
-        }))?;
-        return Ok(report.print(args.json)?);
-    }
-    let bounds = distributed::bands(&game, total).expect("a cops game");
-    let mine = place.process * workers..(place.process + 1) * workers;
-    let states = bounds[mine.end] - bounds[mine.start];
-    let planned = distributed::plan_bands(
+    let bounds = distributed::bit_bands(&game, processes);
+    let mut report = PlanReport::new(
+        args.map.display().to_string(),
+        bounds[place.process + 1] - bounds[place.process],
+        "distributed",
+    );
+    let planned = distributed::bit_band_plan(
         &game,
-        &bounds,
+        processes,
         place.process,
         workers,
         args.dte_table,
         &limits,
     );
-    let mut report = PlanReport::new(args.map.display().to_string(), states, "distributed");
     report.settle(planned.map(|p| {
         let scratch = match &p.backing {
             retrograde::Backing::Memory => None,
             retrograde::Backing::Scratch(dir) => Some(dir.display().to_string()),
         };
-        (p.bytes, p.resident, scratch, None)
+        (p.bytes, p.resident, scratch, p.passes)
     }))?;
     Ok(report.print(args.json)?)
 }
