@@ -272,19 +272,7 @@ impl Swap for Peers<'_> {
                 words: message,
                 at: 0,
             };
-            let first = reader.take(1).ok_or_else(garbage)?[0];
-            *due |= first & SAVE_FLAG != 0;
-            if (first & !SAVE_FLAG) as usize != stats.len() {
-                return Err(garbage());
-            }
-            for d in stats.iter_mut() {
-                let w = reader.take(STATS_WORDS).ok_or_else(garbage)?;
-                *d = d.merge(Decisions {
-                    count: w[0],
-                    witness: [w[1], w[2]],
-                    tracked: w[3] != 0,
-                });
-            }
+            reader.stats(due, stats).ok_or_else(garbage)?;
             for &r in need.iter().filter(|&&r| owner(all, r) == from) {
                 for p in layout.row(r) {
                     let w = reader.take(2).ok_or_else(garbage)?;
@@ -432,19 +420,7 @@ impl Swap for Peers<'_> {
                     at: 0,
                 };
                 if i == 0 {
-                    let first = reader.take(1).ok_or_else(garbage)?[0];
-                    *due |= first & SAVE_FLAG != 0;
-                    if (first & !SAVE_FLAG) as usize != stats.len() {
-                        return Err(garbage());
-                    }
-                    for d in stats.iter_mut() {
-                        let w = reader.take(STATS_WORDS).ok_or_else(garbage)?;
-                        *d = d.merge(Decisions {
-                            count: w[0],
-                            witness: [w[1], w[2]],
-                            tracked: w[3] != 0,
-                        });
-                    }
+                    reader.stats(due, stats).ok_or_else(garbage)?;
                 }
                 for &r in need.iter().filter(|&&r| owner(all, r) == from) {
                     for p in layout.row(r) {
@@ -530,5 +506,24 @@ impl<'m> Reader<'m> {
         let part = self.words.get(self.at..self.at.checked_add(n)?)?;
         self.at += n;
         Some(part)
+    }
+    /// A message's head: the save flag (into `due`) and the sender's
+    /// decisions of each level, merged into `stats`; `None` when the
+    /// message is short or counts other levels.
+    fn stats(&mut self, due: &mut bool, stats: &mut [Decisions]) -> Option<()> {
+        let first = self.take(1)?[0];
+        *due |= first & SAVE_FLAG != 0;
+        if (first & !SAVE_FLAG) as usize != stats.len() {
+            return None;
+        }
+        for d in stats.iter_mut() {
+            let w = self.take(STATS_WORDS)?;
+            *d = d.merge(Decisions {
+                count: w[0],
+                witness: [w[1], w[2]],
+                tracked: w[3] != 0,
+            });
+        }
+        Some(())
     }
 }
