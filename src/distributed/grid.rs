@@ -121,7 +121,7 @@ pub(super) fn grid_band_plan(
 }
 
 /// The cap on this process: `memory`, else the memory available now.
-fn room(memory: Option<u64>) -> u64 {
+pub(super) fn room(memory: Option<u64>) -> u64 {
     memory.unwrap_or_else(crate::storage::available_memory)
 }
 
@@ -135,7 +135,9 @@ pub(super) fn in_memory(bytes: u64, room: u64) -> Result<()> {
             what: "this process's band of bitsets".into(),
             needed: bytes,
             available: room,
-            hint: "more processes, or scratch files (--scratch DIR: the bands page on the bit engine)".into(),
+            hint:
+                "more processes, or scratch files (--scratch DIR: the bands page on the bit engine)"
+                    .into(),
         });
     }
     Ok(())
