@@ -14,7 +14,8 @@
 //! a resume reads straight into the engine's, never whole into memory). So each kernel's codec keeps only the order of its
 //! own fields.
 
-use std::io::Write;
+use std::fs::File;
+use std::io::{BufReader, Write};
 use std::path::Path;
 
 use crate::error::{Error, Result};
@@ -420,19 +421,20 @@ pub(crate) fn decode_checked<T>(
 /// Opens the checkpoint file at `path` to be read as a stream, never whole
 /// into memory: checks its `magic` line (`bad_magic` says, from the bytes
 /// found there, what the file is instead) and its trailing checksum,
-/// reading it once. The open file and the length of its body (the bytes
-/// before the checksum); the file is kept open, so a snapshot that
+/// reading it once, then reads its header after the magic with `header`.
+/// The open file and the header; the file is kept open, so a snapshot that
 /// replaces it meanwhile does not change what is resumed.
 ///
 /// # Errors
 /// [`Error::Io`] when it cannot be read, [`Error::Checkpoint`] (with the
-/// byte offset) when the magic or the checksum is wrong.
-pub(crate) fn check_streamed(
+/// byte offset) when the magic or the checksum is wrong or `header` fails.
+pub(crate) fn check_streamed<T>(
     path: &Path,
     magic: &[u8],
     bad_magic: impl FnOnce(&[u8]) -> String,
-) -> Result<(std::fs::File, u64)> {
-    use std::io::{BufReader, Read, Seek};
+    header: impl FnOnce(&mut Stream<BufReader<&mut File>>) -> std::result::Result<T, String>,
+) -> Result<(File, T)> {
+    use std::io::{Read, Seek, SeekFrom};
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -442,7 +444,7 @@ pub(crate) fn check_streamed(
         offset,
         message,
     };
-    let mut file = std::fs::File::open(path).map_err(io)?;
+    let mut file = File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
     let mut head = vec![0u8; magic.len().min(len as usize)];
     file.read_exact(&mut head).map_err(io)?;
@@ -470,7 +472,16 @@ pub(crate) fn check_streamed(
     if sum != u64::from_le_bytes(stored) {
         return Err(bad(body, DAMAGED.into()));
     }
-    Ok((file, body))
+    file.seek(SeekFrom::Start(magic.len() as u64)).map_err(io)?;
+    let mut r = Stream {
+        inner: BufReader::new(&mut file),
+        at: magic.len() as u64,
+        end: body,
+    };
+    let header = header(&mut r);
+    let at = r.at;
+    drop(r);
+    Ok((file, header.map_err(|message| bad(at, message))?))
 }
 
 /// Reads `to.len()` items of `B` bytes each from `file` (at `path`, named

@@ -93,7 +93,7 @@ pub(super) fn grid_band_plan(
 }
 
 /// The cap on this process: `memory`, else the memory available now.
-fn room(memory: Option<u64>) -> u64 {
+pub(super) fn room(memory: Option<u64>) -> u64 {
     memory.unwrap_or_else(crate::storage::available_memory)
 }
 

@@ -81,29 +81,38 @@ pub(super) fn several_band_bytes(
 /// several-cops `game` may use with scratch files under `dir`: the cap
 /// `memory`, or without one the band's resident minimum (every array
 /// that can go to a file goes there, as a local several-cops solve given
-/// a scratch folder alone does), at most the memory available.
+/// a scratch folder alone does), at most the memory available; and where
+/// its arrays go under that ([`multicop::kcop_band_plan`]).
+///
+/// # Errors
+/// [`Error::TooLarge`] naming the cap and the band's resident minimum
+/// above it.
 fn band_storage(
     game: &KCops,
     (processes, process, workers): (usize, usize, usize),
     dte_table: bool,
     dir: &Path,
     memory: Option<u64>,
-) -> KcopStorage {
+) -> Result<(KcopStorage, multicop::KcopPlan)> {
     let mut storage = KcopStorage {
         memory,
         scratch: Some(dir.to_path_buf()),
     };
+    let rows = band_rows(game, processes)[process];
+    let (k, arena) = (game.cops() as usize, game.arena());
     if memory.is_none() {
         let least = KcopStorage {
             memory: Some(0),
             ..storage.clone()
         };
-        let rows = band_rows(game, processes)[process];
-        let (k, arena) = (game.cops() as usize, game.arena());
         let (plan, _) = multicop::kcop_band_plan(arena, k, rows, workers, dte_table, &least);
         storage.memory = Some(plan.in_memory().min(crate::storage::available_memory()));
     }
-    storage
+    let (plan, _) = multicop::kcop_band_plan(arena, k, rows, workers, dte_table, &storage);
+    if !plan.fits {
+        return Err(multicop::below_minimum(plan.in_memory(), &storage));
+    }
+    Ok((storage, plan))
 }
 
 /// Refuses a band of `bytes` in memory above `room`.
@@ -145,10 +154,7 @@ pub(super) fn several_band_plan(
 ) -> Result<super::BandPlan> {
     let bytes = several_band_bytes(game, processes, workers, dte_table)[process];
     let Some(dir) = &limits.scratch else {
-        let room = limits
-            .memory
-            .unwrap_or_else(crate::storage::available_memory)
-            .saturating_sub(limits.held);
+        let room = super::grid::room(limits.memory).saturating_sub(limits.held);
         return in_memory(bytes, room).map(|()| super::BandPlan {
             backing: Backing::Memory,
             bytes,
@@ -159,13 +165,7 @@ pub(super) fn several_band_plan(
     };
     let memory = limits.memory.map(|m| m.saturating_sub(limits.held));
     let shape = (processes, process, workers);
-    let storage = band_storage(game, shape, dte_table, dir, memory);
-    let rows = band_rows(game, processes)[process];
-    let (k, arena) = (game.cops() as usize, game.arena());
-    let (plan, _) = multicop::kcop_band_plan(arena, k, rows, workers, dte_table, &storage);
-    if !plan.fits {
-        return Err(multicop::below_minimum(plan.in_memory(), &storage));
-    }
+    let (_, plan) = band_storage(game, shape, dte_table, dir, memory)?;
     if plan.scratch > 0 {
         let free = crate::storage::free_disk(dir)?;
         if plan.scratch > free {
@@ -225,23 +225,9 @@ pub(super) fn solve_several(
         Backing::Memory => KcopStorage::default(),
         Backing::Scratch(dir) => {
             let shape = (cluster.processes(), cluster.process, cluster.workers);
-            let storage = band_storage(game, shape, options.dte_table, dir, options.memory);
             // Refused before connecting: the peers then see this process
             // gone.
-            let rows = band_rows(game, cluster.processes())[cluster.process];
-            let (k, arena) = (game.cops() as usize, game.arena());
-            let (plan, _) = multicop::kcop_band_plan(
-                arena,
-                k,
-                rows,
-                cluster.workers,
-                options.dte_table,
-                &storage,
-            );
-            if !plan.fits {
-                return Err(multicop::below_minimum(plan.in_memory(), &storage));
-            }
-            storage
+            band_storage(game, shape, options.dte_table, dir, options.memory)?.0
         }
     };
     let (mut link, saved) =

@@ -21,7 +21,6 @@
 //! kernel's own.
 
 use std::fs::File;
-use std::io::{BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
@@ -30,7 +29,7 @@ use crate::error::{Error, Result};
 const MAGIC: &[u8] = b"RETROGRADE-CHECKPOINT-1\n";
 
 pub use crate::snapshot::Due;
-use crate::snapshot::{check_streamed, read_at, read_dte_at, Encoding, Fields, Hashing, Stream};
+use crate::snapshot::{check_streamed, read_at, read_dte_at, Encoding, Fields, Hashing};
 
 /// A snapshot of a bitboard solve after a finished level, borrowed from
 /// the running engine.
@@ -136,20 +135,8 @@ impl GridCheckpoint {
     /// [`Error::Io`] when it cannot be read, [`Error::Checkpoint`] (with
     /// the byte offset) when it is truncated, damaged or not a checkpoint.
     pub(crate) fn open(path: &Path) -> Result<GridCheckpoint> {
-        let (mut file, body) = check_streamed(path, MAGIC, |_| {
-            "not a retrograde checkpoint (bad magic)".to_string()
-        })?;
-        file.seek(SeekFrom::Start(MAGIC.len() as u64))
-            .map_err(|source| Error::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        let mut r = Stream {
-            inner: BufReader::new(&mut file),
-            at: MAGIC.len() as u64,
-            end: body,
-        };
-        let header = (|| -> std::result::Result<_, String> {
+        let bad_magic = |_: &[u8]| "not a retrograde checkpoint (bad magic)".to_string();
+        let (file, header) = check_streamed(path, MAGIC, bad_magic, |r| {
             let fingerprint = r.fingerprint()?;
             let level = r.u32()?;
             let decided = r.u64()?;
@@ -186,15 +173,8 @@ impl GridCheckpoint {
                 row_words,
             };
             Ok((fingerprint, state, words, spans, dte))
-        })();
-        let at = r.at;
-        drop(r);
-        let (fingerprint, state, words, spans, dte) =
-            header.map_err(|message| Error::Checkpoint {
-                path: path.to_path_buf(),
-                offset: at,
-                message,
-            })?;
+        })?;
+        let (fingerprint, state, words, spans, dte) = header;
         Ok(GridCheckpoint {
             fingerprint,
             state,

@@ -19,11 +19,10 @@
 //! the engine's, which may be scratch files), never whole into memory.
 
 use std::fs::File;
-use std::io::{BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::snapshot::{check_streamed, read_at, Encoding, Fields, Hashing, Stream};
+use crate::snapshot::{check_streamed, read_at, Encoding, Fields, Hashing};
 
 pub(crate) const MAGIC: &[u8] = b"RETROGRADE-KCOPS-CHECKPOINT-1\n";
 
@@ -95,30 +94,15 @@ impl MulticopCheckpoint {
     /// the byte offset) when it is truncated, damaged or not a k-cop
     /// checkpoint.
     pub(crate) fn open(path: &Path) -> Result<MulticopCheckpoint> {
-        let io = |source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let bad = |offset: u64, message: String| Error::Checkpoint {
-            path: path.to_path_buf(),
-            offset,
-            message,
-        };
-        let (mut file, body) = check_streamed(path, MAGIC, |head| {
+        let bad_magic = |head: &[u8]| {
             let what = if head.starts_with(b"RETROGRADE-CHECKPOINT") {
                 " (a one-cop checkpoint)"
             } else {
                 ""
             };
             format!("not a retrograde k-cop checkpoint (bad magic){what}")
-        })?;
-        file.seek(SeekFrom::Start(MAGIC.len() as u64)).map_err(io)?;
-        let mut r = Stream {
-            inner: BufReader::new(&mut file),
-            at: MAGIC.len() as u64,
-            end: body,
         };
-        let header = (|| -> std::result::Result<_, String> {
+        let (file, header) = check_streamed(path, MAGIC, bad_magic, |r| {
             let fingerprint = r.fingerprint()?;
             let level = r.u32()?;
             let start_dte = r.opt_u32()?;
@@ -155,11 +139,8 @@ impl MulticopCheckpoint {
                 sets,
                 dte,
             ))
-        })();
-        let at = r.at;
-        drop(r);
-        let (fingerprint, level, start_dte, placement, shape, sets, dte) =
-            header.map_err(|m| bad(at, m))?;
+        })?;
+        let (fingerprint, level, start_dte, placement, shape, sets, dte) = header;
         Ok(MulticopCheckpoint {
             path: path.to_path_buf(),
             file,

@@ -22,13 +22,12 @@
 //! records and distances straight into the engine's arrays.
 
 use std::fs::File;
-use std::io::{BufReader, Seek, SeekFrom};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
 use crate::error::{Error, Result};
-use crate::snapshot::{check_streamed, read_at, read_dte_at, Encoding, Fields, Hashing, Stream};
+use crate::snapshot::{check_streamed, read_at, read_dte_at, Encoding, Fields, Hashing};
 use crate::solve::checkpoint::State;
 
 /// The first line of a band checkpoint of the partitioned bit engine.
@@ -183,7 +182,7 @@ impl GridBandCheckpoint {
 
     fn open_as(path: &Path, several: bool) -> Result<GridBandCheckpoint> {
         let magic = if several { MAGIC_SEVERAL } else { MAGIC };
-        let (mut file, body) = check_streamed(path, magic, |head| {
+        let bad_magic = |head: &[u8]| {
             if head.starts_with(b"RETROGRADE-BAND-CHECKPOINT-1\n") {
                 "a band checkpoint of the counter engine (a partitioned solve under a \
                  --memory cap its bit bands did not fit under, without --scratch): resume it \
@@ -198,18 +197,8 @@ impl GridBandCheckpoint {
             } else {
                 "not a band checkpoint of the partitioned bit engine (bad magic)".to_string()
             }
-        })?;
-        file.seek(SeekFrom::Start(magic.len() as u64))
-            .map_err(|source| Error::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        let mut r = Stream {
-            inner: BufReader::new(&mut file),
-            at: magic.len() as u64,
-            end: body,
         };
-        let header = (|| -> std::result::Result<_, String> {
+        let (file, header) = check_streamed(path, magic, bad_magic, |r| {
             let fingerprint = r.fingerprint()?;
             let process = r.u64()?;
             let processes = r.u64()?;
@@ -272,9 +261,7 @@ impl GridBandCheckpoint {
                 spans,
                 dte,
             ))
-        })();
-        let at = r.at;
-        drop(r);
+        })?;
         let (
             fingerprint,
             (process, processes, cells, kept),
@@ -283,11 +270,7 @@ impl GridBandCheckpoint {
             words,
             spans,
             dte,
-        ) = header.map_err(|message| Error::Checkpoint {
-            path: path.to_path_buf(),
-            offset: at,
-            message,
-        })?;
+        ) = header;
         Ok(GridBandCheckpoint {
             fingerprint,
             path: path.to_path_buf(),

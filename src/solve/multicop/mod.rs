@@ -44,6 +44,8 @@ pub(crate) use levels::KcopRun;
 pub(crate) use solution::KSolution;
 pub use store::memory_bound;
 #[cfg(feature = "distributed")]
+pub(crate) use store::KcopPlan;
+#[cfg(feature = "distributed")]
 pub(crate) use store::{kcop_band_bytes, kcop_band_plan};
 pub(crate) use store::{kcop_memory_for, kcop_memory_least};
 pub(crate) use store::{kcop_plan, KcopStorage};
