@@ -47,11 +47,8 @@ use rayon::prelude::*;
 use super::halo::ThiefRows;
 use super::kernel::{stage_cells, update_cells, Context, Decisions};
 use super::layout::{Layout, Span, Spans};
-use super::sizing::Blocking;
+use super::sizing::{Blocking, IO_QUEUE, LAG};
 use crate::storage::{Region, WordPager};
-
-/// Grid rows between one level's step and the next level's in a pass.
-pub(crate) const LAG: usize = 2;
 
 /// Grid rows read ahead of the first level of a pass.
 const AHEAD: usize = 2;
@@ -100,17 +97,6 @@ enum Io {
     /// which a fault just after the release before maps again.
     Release(Range<usize>),
 }
-
-/// Requests a pass's I/O thread may have queued before the pass waits for
-/// it: what it holds beyond the rows the pass works on is bounded by
-/// this (see [`IO_ROWS`]).
-const IO_QUEUE: usize = 2;
-
-/// Grid rows resident besides a pass's levels because of its I/O thread:
-/// the rows mapped ahead of the first level, and the rows behind the last
-/// one still waiting to be written back ([`IO_QUEUE`] requests and the one
-/// in progress).
-pub(super) const IO_ROWS: u64 = 2 + IO_QUEUE as u64 + 1;
 
 impl Files<'_> {
     /// Does `request` to the pages of its cop cells' records and

@@ -3,8 +3,21 @@
 //! ([`blocking`]), for a whole solve or a partitioned process's band
 //! ([`band_blocking`]). The pass itself is `blocking.rs`.
 
-use super::blocking::{IO_ROWS, LAG};
 use super::layout::Layout;
+
+/// Grid rows between one level's step and the next level's in a pass.
+pub(crate) const LAG: usize = 2;
+
+/// Requests a pass's I/O thread may have queued before the pass waits for
+/// it: what it holds beyond the rows the pass works on is bounded by
+/// this (see [`IO_ROWS`]).
+pub(super) const IO_QUEUE: usize = 2;
+
+/// Grid rows resident besides a pass's levels because of its I/O thread:
+/// the rows mapped ahead of the first level, and the rows behind the last
+/// one still waiting to be written back ([`IO_QUEUE`] requests and the one
+/// in progress).
+const IO_ROWS: u64 = 2 + IO_QUEUE as u64 + 1;
 
 /// Bytes allowed per mapped array beyond the rows a pass holds: the pages
 /// the kernel maps around a fault (64 KiB) at both ends and the pages
