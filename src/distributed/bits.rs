@@ -58,13 +58,15 @@ pub fn bit_band_bytes(
 
 /// Where process `process`'s band of a partitioned bit solve of `game`
 /// (over `processes` processes of `workers` threads) lives under `limits`
-/// and what it holds resident: with `limits.scratch`, one cop's in a
-/// scratch file of its band, paged one level per pass when it does not
-/// fit the cap ([`BandPlan::passes`]); several cops' arrays, the largest
-/// first, in scratch files of the band's rows until the rest fits the cap
-/// (without one, every array that can), paged under it as a local
-/// several-cops solve pages ([`BandPlan::resident`] what stays); without
-/// scratch files in memory ([`bit_band_bytes`]).
+/// and what it holds resident: with `limits.scratch` (or the temporary
+/// folder for a band over the cap, when `limits.spill_to_temp`), one
+/// cop's in a scratch file of its band, paged as many levels per pass as
+/// the cap holds ([`BandPlan::passes`](super::BandPlan::passes)); several
+/// cops' arrays, the largest first, in scratch files of the band's rows
+/// until the rest fits the cap (without one, every array that can), paged
+/// under it as a local several-cops solve pages
+/// ([`BandPlan::resident`](super::BandPlan::resident) what stays);
+/// otherwise in memory ([`bit_band_bytes`]).
 ///
 /// # Errors
 /// [`Error::TooLarge`] naming the cap and the minimum: out of core, a cap
