@@ -78,6 +78,21 @@ pub(super) struct Peers<'l> {
 const SAVE_FLAG: u64 = 1 << 63;
 
 impl Peers<'_> {
+    /// This step's save request, also kept in `due`; `None` for a lone
+    /// process, which has no one to swap with and confirms its pending
+    /// snapshot at once.
+    fn take_ask(&mut self) -> Option<bool> {
+        let ask = std::mem::take(&mut self.asked);
+        self.due |= ask;
+        if self.link.processes() > 1 {
+            return Some(ask);
+        }
+        if let (Some(sink), Some(level)) = (self.sink, self.unconfirmed.take()) {
+            sink.confirmed(0, level);
+        }
+        None
+    }
+
     /// The edge rows of this band that other processes read, each once.
     fn rows_sent(&self, height: usize) -> Vec<usize> {
         let (me, processes) = (self.link.process(), self.link.processes());
@@ -186,26 +201,20 @@ impl Swap for Peers<'_> {
         // Each edge row once, whoever reads it: every reader of a row gets
         // every step's part of it, so one copy of what was sent serves all.
         let rows = self.rows_sent(height);
+        let Some(ask) = self.take_ask() else {
+            return Ok(());
+        };
         let Peers {
             link,
             rows: all,
             bytes,
             sent,
             sink,
-            asked,
             due,
             unconfirmed,
             ..
         } = self;
         let (me, processes) = (link.process(), link.processes());
-        let ask = std::mem::take(asked);
-        *due |= ask;
-        if processes == 1 {
-            if let (Some(sink), Some(level)) = (sink, unconfirmed.take()) {
-                sink.confirmed(0, level);
-            }
-            return Ok(());
-        }
         let (l, record) = (layout.words, layout.record());
         let mut head = Vec::with_capacity(1 + STATS_WORDS * stats.len());
         head.push(stats.len() as u64 | if ask { SAVE_FLAG } else { 0 });
@@ -323,26 +332,20 @@ impl Swap for Peers<'_> {
         stats: &mut [Decisions],
     ) -> Result<()> {
         let height = layout.height();
+        let Some(ask) = self.take_ask() else {
+            return Ok(());
+        };
         let Peers {
             link,
             rows: all,
             bytes,
             sink,
-            asked,
             due,
             unconfirmed,
             depth,
             ..
         } = self;
         let (me, processes) = (link.process(), link.processes());
-        let ask = std::mem::take(asked);
-        *due |= ask;
-        if processes == 1 {
-            if let (Some(sink), Some(level)) = (sink, unconfirmed.take()) {
-                sink.confirmed(0, level);
-            }
-            return Ok(());
-        }
         let (l, record) = (layout.words, layout.record());
         let mut total = 0;
         for i in 0..(*depth).max(1) {
