@@ -1,8 +1,7 @@
 //! One process's checkpoint directory of a partitioned solve
 //! (`--checkpoint DIR`, `--resume DIR`): `DIR/process-I`, one snapshot
 //! file per band and level, as the library's [`BandSink`] and
-//! [`BandSource`]; the counter engine's bands (one per worker) or the bit
-//! engine's (one per process), each engine reading only its own.
+//! [`BandSource`]; the bit engine's bands, one per process.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -16,12 +15,9 @@ use crate::cli::common::UsageError;
 use crate::cli::failure::Failure;
 use crate::cli::output::OutputTarget;
 
-/// Which engine's band snapshots a directory holds.
+/// Which game's band snapshots a directory holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Kernel {
-    /// The counter engine's: one band per worker, `band-J.level-L.rcp`
-    /// drains level L first.
-    Counter,
     /// The bit engine's with one cop: one band per process,
     /// `band-0.level-L.rcp` holds level L finished.
     Bits,
@@ -86,19 +82,17 @@ impl BandDir {
             every,
             last: Mutex::new(Instant::now()),
             latest: 0,
-            kernel: Kernel::Counter,
+            kernel: Kernel::Bits,
             checked: Mutex::new(Vec::new()),
         })
     }
 
     /// The snapshots of process `process` in `dir`, of `kernel`: finds
-    /// the newest level every one of its bands holds (one per worker on
-    /// the counter engine, one on the bit engine), and checks every file of
-    /// a complete level against `fingerprint`.
+    /// the newest level its band holds, and checks every file of a
+    /// complete level against `fingerprint`.
     pub(super) fn open(
         dir: &Path,
         process: usize,
-        workers: usize,
         fingerprint: &[(String, String)],
         kernel: Kernel,
     ) -> Result<BandDir, Failure> {
@@ -111,10 +105,6 @@ impl BandDir {
             kernel,
             checked: Mutex::new(Vec::new()),
         };
-        let workers = match kernel {
-            Kernel::Counter => workers,
-            Kernel::Bits | Kernel::SeveralBits => 1,
-        };
         let shown = source.dir.display().to_string();
         let files = source.files().map_err(|e| {
             UsageError(format!(
@@ -122,54 +112,22 @@ impl BandDir {
                 dir.display()
             ))
         })?;
-        let mut complete: Vec<u32> = files
-            .iter()
-            .map(|&(_, level)| level)
-            .filter(|&level| (0..workers).all(|band| files.contains(&(band, level))))
-            .collect();
+        // One band a process: band 0.
+        let mut complete: Vec<u32> = files.iter().filter(|f| f.0 == 0).map(|f| f.1).collect();
         complete.sort_unstable();
-        complete.dedup();
         let Some(&latest) = complete.last() else {
             return Err(UsageError(format!(
-                "--resume {}: {shown} holds no complete snapshot (a band-J.level-L.rcp file for each of the {workers} bands at one level)",
+                "--resume {}: {shown} holds no complete snapshot (no band-0.level-L.rcp file)",
                 dir.display()
             ))
             .into());
         };
         for &level in &complete {
-            for band in 0..workers {
-                match kernel {
-                    Kernel::Counter => drop(source.read(band, level)?),
-                    Kernel::Bits | Kernel::SeveralBits => {
-                        let saved = source.read_grid(level)?;
-                        source.checked_grid().push((level, saved));
-                    }
-                }
-            }
+            let saved = source.read_grid(level)?;
+            source.checked_grid().push((level, saved));
         }
         source.latest = latest;
         Ok(source)
-    }
-
-    /// Reads and checks one band's snapshot.
-    fn read(&self, band: usize, level: u32) -> Result<BandCheckpoint> {
-        let path = self.file(band, level);
-        let bytes = std::fs::read(&path).map_err(|source| retrograde::Error::Io {
-            path: path.clone(),
-            source,
-        })?;
-        if bytes.starts_with(b"RETROGRADE-GRID-BAND-")
-            || bytes.starts_with(b"RETROGRADE-KCOPS-BAND-")
-        {
-            return Err(UsageError(format!(
-                "--resume {}: a band snapshot of the bit engine, and this solve runs the counter engine (a --memory cap the bit bands do not fit under without --scratch; with several cops, --scratch too): resume it with the flags it was made with",
-                path.display()
-            ))
-            .into());
-        }
-        let saved = BandCheckpoint::decode(&path, &bytes)?;
-        self.check_fingerprint(&path, saved.fingerprint())?;
-        Ok(saved)
     }
 
     /// Opens and checks this process's bit-engine band snapshot of
@@ -275,12 +233,13 @@ impl BandSource for BandDir {
     }
 
     fn load(&self, band: usize, level: u32) -> retrograde::Result<BandCheckpoint> {
-        self.read(band, level)
-            .map_err(|e| self.as_checkpoint_error(e, band, level))
+        // Every partitioned solve of the CLI runs the bit engine, which
+        // asks `load_grid`: the counter engine's snapshots are not kept.
+        let e = anyhow::anyhow!("not a band snapshot of the bit engine");
+        Err(self.as_checkpoint_error(e, band, level))
     }
 
     fn load_grid(&self, level: u32) -> retrograde::Result<GridBandCheckpoint> {
-        debug_assert_ne!(self.kernel, Kernel::Counter);
         let mut checked = self.checked_grid();
         if let Some(at) = checked.iter().position(|(l, _)| *l == level) {
             return Ok(checked.swap_remove(at).1);

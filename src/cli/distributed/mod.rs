@@ -250,7 +250,7 @@ fn checkpointing(
     let resume = args
         .resume
         .as_deref()
-        .map(|from| BandDir::open(from, process, workers, &fingerprint, kernel))
+        .map(|from| BandDir::open(from, process, &fingerprint, kernel))
         .transpose()?;
     let sink = BandDir::sink(dir, process, args.checkpoint_every, fingerprint)?;
     Ok(Some((sink, resume)))
