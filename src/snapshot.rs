@@ -578,4 +578,16 @@ impl<R: std::io::Read + std::io::Seek> Stream<R> {
         self.skip(n * size as u64)?;
         Ok((at, n))
     }
+
+    /// The optional distance table that ends every checkpoint, skipped (its
+    /// offset and count), and the check that nothing follows it.
+    pub(crate) fn dte_end(&mut self) -> std::result::Result<Option<(u64, u64)>, String> {
+        let dte = if self.dte_flag()? {
+            Some(self.skip_array(2)?)
+        } else {
+            None
+        };
+        self.end()?;
+        Ok(dte)
+    }
 }

@@ -65,6 +65,26 @@ impl State {
         out.put_u64(self.cells)?;
         out.put_u64(self.row_words)
     }
+
+    /// Reads the bookkeeping [`State::put`] wrote.
+    pub(super) fn get(r: &mut impl Fields) -> std::result::Result<State, String> {
+        let (level, decided, tracked) = (r.u32()?, r.u64()?, r.opt_u32()?);
+        let mut deepest = [None; 2];
+        for d in &mut deepest {
+            let dte = r.opt_u32()?;
+            let state = r.u64()?;
+            *d = dte.map(|dte| (dte, state));
+        }
+        let (cells, row_words) = (r.u64()?, r.u64()?);
+        Ok(State {
+            level,
+            decided,
+            tracked,
+            deepest,
+            cells,
+            row_words,
+        })
+    }
 }
 
 impl Encoding for GridSnapshot<'_> {
@@ -93,6 +113,19 @@ pub(super) fn span_bytes(span: &[u32; 4]) -> [u8; 16] {
         to.copy_from_slice(&w.to_le_bytes());
     }
     b
+}
+
+/// Reads the changed word ranges [`span_bytes`] wrote, after their count.
+pub(super) fn get_spans(r: &mut impl Fields) -> std::result::Result<Vec<[u32; 4]>, String> {
+    let count = r.len(16)?;
+    let mut spans = Vec::with_capacity(count as usize);
+    for _ in 0..count {
+        let mut b = [0u8; 16];
+        r.fill(&mut b)?;
+        let w = |i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().expect("4"));
+        spans.push([w(0), w(1), w(2), w(3)]);
+    }
+    Ok(spans)
 }
 
 /// A checked checkpoint of the grid kernel to resume from: its checksum
@@ -138,40 +171,10 @@ impl GridCheckpoint {
         let bad_magic = |_: &[u8]| "not a retrograde checkpoint (bad magic)".to_string();
         let (file, header) = check_streamed(path, MAGIC, bad_magic, |r| {
             let fingerprint = r.fingerprint()?;
-            let level = r.u32()?;
-            let decided = r.u64()?;
-            let tracked = r.opt_u32()?;
-            let mut deepest = [None; 2];
-            for d in &mut deepest {
-                let dte = r.opt_u32()?;
-                let state = r.u64()?;
-                *d = dte.map(|dte| (dte, state));
-            }
-            let cells = r.u64()?;
-            let row_words = r.u64()?;
+            let state = State::get(r)?;
             let words = r.skip_array(8)?;
-            let count = r.len(16)?;
-            let mut spans = Vec::with_capacity(count as usize);
-            for _ in 0..count {
-                let mut b = [0u8; 16];
-                r.fill(&mut b)?;
-                let w = |i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().expect("4"));
-                spans.push([w(0), w(1), w(2), w(3)]);
-            }
-            let dte = if r.dte_flag()? {
-                Some(r.skip_array(2)?)
-            } else {
-                None
-            };
-            r.end()?;
-            let state = State {
-                level,
-                decided,
-                tracked,
-                deepest,
-                cells,
-                row_words,
-            };
+            let spans = get_spans(r)?;
+            let dte = r.dte_end()?;
             Ok((fingerprint, state, words, spans, dte))
         })?;
         let (fingerprint, state, words, spans, dte) = header;

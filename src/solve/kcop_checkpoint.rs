@@ -117,19 +117,9 @@ impl MulticopCheckpoint {
             let shape = [r.u64()?, r.u64()?, r.u64()?];
             let mut sets = [(0, 0); 4];
             for set in &mut sets {
-                let n = r.len(8)?;
-                *set = (r.at, n);
-                r.skip(n * 8)?;
+                *set = r.skip_array(8)?;
             }
-            let dte = if r.dte_flag()? {
-                let n = r.len(2)?;
-                let at = r.at;
-                r.skip(n * 2)?;
-                Some((at, n))
-            } else {
-                None
-            };
-            r.end()?;
+            let dte = r.dte_end()?;
             Ok((
                 fingerprint,
                 level,

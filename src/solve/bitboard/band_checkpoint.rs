@@ -204,23 +204,7 @@ impl GridBandCheckpoint {
             let processes = r.u64()?;
             let cells = r.u64()?..r.u64()?;
             let kept = r.u64()?..r.u64()?;
-            let level = r.u32()?;
-            let decided = r.u64()?;
-            let tracked = r.opt_u32()?;
-            let mut deepest = [None; 2];
-            for d in &mut deepest {
-                let dte = r.opt_u32()?;
-                let state = r.u64()?;
-                *d = dte.map(|dte| (dte, state));
-            }
-            let state = State {
-                level,
-                decided,
-                tracked,
-                deepest,
-                cells: r.u64()?,
-                row_words: r.u64()?,
-            };
+            let state = State::get(r)?;
             let mut lists = [Vec::new(), Vec::new()];
             for list in &mut lists {
                 let n = r.len(8)?;
@@ -229,20 +213,8 @@ impl GridBandCheckpoint {
                 }
             }
             let words = r.skip_array(8)?;
-            let count = r.len(16)?;
-            let mut spans = Vec::with_capacity(count as usize);
-            for _ in 0..count {
-                let mut b = [0u8; 16];
-                r.fill(&mut b)?;
-                let w = |i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().expect("4"));
-                spans.push([w(0), w(1), w(2), w(3)]);
-            }
-            let dte = if r.dte_flag()? {
-                Some(r.skip_array(2)?)
-            } else {
-                None
-            };
-            r.end()?;
+            let spans = crate::solve::checkpoint::get_spans(r)?;
+            let dte = r.dte_end()?;
             if cells.start < kept.start || cells.end > kept.end || cells.start > cells.end {
                 return Err("the band's cells lie outside the kept ones".into());
             }
