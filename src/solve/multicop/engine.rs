@@ -49,8 +49,8 @@ mod terminal;
 mod thief;
 
 use super::levels::{self, KcopRun};
+use super::memory::thief_can_win;
 use super::solution::KSolution;
-use super::store::thief_can_win;
 use super::store::Arrays;
 use crate::error::Result;
 use crate::games::arena::Arena;

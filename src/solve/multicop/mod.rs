@@ -17,9 +17,9 @@
 //!   move (a dilation masked by the cops) on the rows whose cop row
 //!   changed;
 //! - `solution.rs` what a solve returns ([`KSolution`]);
-//! - `store.rs` where its arrays live and what they need
-//!   ([`kcop_plan`], [`kcop_memory_for`]; heap vectors or scratch-file
-//!   regions under a cap, read through one slice view);
+//! - `store.rs` where its arrays live ([`kcop_plan`]; heap vectors or
+//!   scratch-file regions under a cap, read through one slice view), and
+//!   `memory.rs` what they need ([`kcop_memory_for`]);
 //! - `levels.rs` what the level loop needs of its snapshots between
 //!   levels (`solve/kcop_checkpoint.rs`, beside the one-cop kernel's, which
 //!   opens either);
@@ -28,10 +28,12 @@
 //!   out of core its band's rows in scratch files paged as a local
 //!   solve's arrays are (`store.rs`, [`kcop_band_plan`]).
 //!
-//! Imports run one way: `engine` → `levels`, `solution` → `store`.
+//! Imports run one way: `engine` → `levels`, `solution` → `store` →
+//! `memory`.
 
 mod engine;
 mod levels;
+mod memory;
 mod solution;
 mod store;
 #[cfg(test)]
@@ -41,11 +43,11 @@ mod tests;
 pub(crate) use engine::{band_tops, below_minimum, process_reads, solve_band, tops_ranks, KBand};
 pub(crate) use engine::{solve_kcops, solve_kcops_with, KcopOptions};
 pub(crate) use levels::KcopRun;
+#[cfg(feature = "distributed")]
+pub(crate) use memory::kcop_band_bytes;
+pub use memory::memory_bound;
+pub(crate) use memory::{kcop_memory_for, kcop_memory_least};
 pub(crate) use solution::KSolution;
-pub use store::memory_bound;
 #[cfg(feature = "distributed")]
-pub(crate) use store::KcopPlan;
-#[cfg(feature = "distributed")]
-pub(crate) use store::{kcop_band_bytes, kcop_band_plan};
-pub(crate) use store::{kcop_memory_for, kcop_memory_least};
+pub(crate) use store::{kcop_band_plan, KcopPlan};
 pub(crate) use store::{kcop_plan, KcopStorage};

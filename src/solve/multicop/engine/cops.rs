@@ -35,7 +35,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::super::store::table_rows;
+use super::super::memory::table_rows;
 use super::rows::{cop_word, or_rows};
 use super::{Engine, Op, MAX_COPS};
 use crate::games::multiset::{multiset_count, next_multiset};

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use super::cops::Tables;
 use super::Engine;
 use crate::games::multiset::{multiset_count, MAX_COPS};
-use crate::solve::multicop::store::table_rows;
+use crate::solve::multicop::memory::table_rows;
 
 /// The cells from which each cell is reached, ascending.
 pub(super) fn reach_from(reach: &[Vec<u32>]) -> Vec<Vec<u32>> {
