@@ -146,10 +146,16 @@ pub fn solve_bits(
     if options.backing == Backing::Memory {
         let mine = bit_band_bytes(game, processes, workers, options.dte_table)[cluster.process];
         let room = crate::storage::available_memory();
-        match game.shape() {
-            Shape::Several(_) => kbits::in_memory(mine, room)?,
-            _ => grid::in_memory(mine, room)?,
-        }
+        let several = matches!(game.shape(), Shape::Several(_));
+        grid::in_memory(
+            mine,
+            room,
+            if several {
+                "the band pages"
+            } else {
+                "the bands page"
+            },
+        )?;
     }
     match game.shape() {
         Shape::Grid(g) => grid::solve_grid(g, cluster, options),

@@ -71,7 +71,7 @@ pub(super) fn grid_band_plan(
     let bytes = grid_band_bytes(game, processes, workers, dte_table)[process];
     let room = room(limits.memory).saturating_sub(limits.held);
     let Some(dir) = &limits.scratch else {
-        return in_memory(bytes, room).map(|()| super::BandPlan {
+        return in_memory(bytes, room, "the bands page").map(|()| super::BandPlan {
             backing: Backing::Memory,
             bytes,
             resident: bytes,
@@ -97,19 +97,20 @@ pub(super) fn room(memory: Option<u64>) -> u64 {
     memory.unwrap_or_else(crate::storage::available_memory)
 }
 
-/// Refuses a band of `bytes` in memory above `room`.
+/// Refuses a band of `bytes` in memory above `room`; the hint says what
+/// `pages` with `--scratch` ("the bands page", "the band pages").
 ///
 /// # Errors
 /// [`Error::TooLarge`] naming both.
-pub(super) fn in_memory(bytes: u64, room: u64) -> Result<()> {
+pub(super) fn in_memory(bytes: u64, room: u64, pages: &str) -> Result<()> {
     if bytes > room {
         return Err(Error::TooLarge {
             what: "this process's band of bitsets".into(),
             needed: bytes,
             available: room,
-            hint:
-                "more processes, or scratch files (--scratch DIR: the bands page on the bit engine)"
-                    .into(),
+            hint: format!(
+                "more processes, or scratch files (--scratch DIR: {pages} on the bit engine)"
+            ),
         });
     }
     Ok(())
@@ -343,21 +344,15 @@ pub(super) fn solve_grid(
             room: room(options.memory),
         }),
     };
-    let observer = options.observer.clone();
     let band = grid_partition::solve_band(
         game,
         &mut link,
         cluster.workers,
         options.dte_table,
         options.track,
-        observer
-            .as_deref()
-            .map(|o| o as &(dyn Fn(&crate::solve::Progress) + Sync)),
+        options.observer.as_deref().map(|o| o as _),
         grid_partition::Saving {
-            sink: options
-                .checkpoint
-                .as_deref()
-                .map(|s| s as &dyn super::BandSink),
+            sink: options.checkpoint.as_deref(),
             resume: saved.as_ref(),
         },
         storage.as_ref(),

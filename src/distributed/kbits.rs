@@ -14,7 +14,7 @@ use std::path::Path;
 use super::grid::{connect_resuming, gather, End};
 use super::solution::{Band, PartitionedSolution, Store};
 use super::{Cluster, PartitionOptions};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::game::Game;
 use crate::games::kcops::KCops;
 use crate::solve::multicop::{self, KcopStorage};
@@ -115,24 +115,6 @@ fn band_storage(
     Ok((storage, plan))
 }
 
-/// Refuses a band of `bytes` in memory above `room`.
-///
-/// # Errors
-/// [`Error::TooLarge`] naming both.
-pub(super) fn in_memory(bytes: u64, room: u64) -> Result<()> {
-    if bytes > room {
-        return Err(Error::TooLarge {
-            what: "this process's band of bitsets".into(),
-            needed: bytes,
-            available: room,
-            hint:
-                "more processes, or scratch files (--scratch DIR: the band pages on the bit engine)"
-                    .into(),
-        });
-    }
-    Ok(())
-}
-
 /// Where process `process`'s band of a partitioned bit solve of the
 /// several-cops `game` over `processes` processes of `workers` threads
 /// lives under `limits`: without `limits.scratch` in memory
@@ -155,7 +137,7 @@ pub(super) fn several_band_plan(
     let bytes = several_band_bytes(game, processes, workers, dte_table)[process];
     let Some(dir) = &limits.scratch else {
         let room = super::grid::room(limits.memory).saturating_sub(limits.held);
-        return in_memory(bytes, room).map(|()| super::BandPlan {
+        return super::grid::in_memory(bytes, room, "the band pages").map(|()| super::BandPlan {
             backing: Backing::Memory,
             bytes,
             resident: bytes,
@@ -167,15 +149,8 @@ pub(super) fn several_band_plan(
     let shape = (processes, process, workers);
     let (_, plan) = band_storage(game, shape, dte_table, dir, memory)?;
     if plan.scratch > 0 {
-        let free = crate::storage::free_disk(dir)?;
-        if plan.scratch > free {
-            return Err(Error::TooLarge {
-                what: format!("this process's band files under {}", dir.display()),
-                needed: plan.scratch,
-                available: free,
-                hint: "free disk space or point --scratch at a larger disk".into(),
-            });
-        }
+        let what = format!("this process's band files under {}", dir.display());
+        crate::storage::disk_room(dir, plan.scratch, what)?;
     }
     Ok(super::BandPlan {
         backing: match plan.scratch {
@@ -239,20 +214,14 @@ pub(super) fn solve_several(
         stop_when_placed: false,
         thief_lists: None,
     };
-    let observer = options.observer.clone();
     let band = multicop::solve_band(
         game.arena(),
         &kernel,
         &mut link,
         cluster.workers,
-        observer
-            .as_deref()
-            .map(|o| o as &(dyn Fn(&crate::solve::Progress) + Sync)),
+        options.observer.as_deref().map(|o| o as _),
         crate::solve::grid_partition::Saving {
-            sink: options
-                .checkpoint
-                .as_deref()
-                .map(|s| s as &dyn super::BandSink),
+            sink: options.checkpoint.as_deref(),
             resume: saved.as_ref(),
         },
         &storage,

@@ -216,15 +216,8 @@ pub fn plan_bands(
     let room = cap.saturating_sub(limits.held);
     let backing = match &limits.scratch {
         Some(dir) if limits.memory.is_none() || bytes > room => {
-            let free = crate::storage::free_disk(dir)?;
-            if bytes > free {
-                return Err(Error::TooLarge {
-                    what: format!("this process's band files under {}", dir.display()),
-                    needed: bytes,
-                    available: free,
-                    hint: "free disk space or point --scratch at a larger disk".into(),
-                });
-            }
+            let what = format!("this process's band files under {}", dir.display());
+            crate::storage::disk_room(dir, bytes, what)?;
             Backing::Scratch(dir.clone())
         }
         // As a local solve: too big for memory and no folder given, out of

@@ -255,15 +255,8 @@ pub fn plan_storage(
         // A scratch folder alone is a request for files; with a cap, files
         // only when the arrays do not fit under it.
         Some(dir) if limits.memory.is_none() || arrays > room => {
-            let free = free_disk(dir)?;
-            if files > free {
-                return Err(Error::TooLarge {
-                    what: format!("the scratch files under {}", dir.display()),
-                    needed: files,
-                    available: free,
-                    hint: "free disk space or point --scratch at a larger disk".into(),
-                });
-            }
+            let what = format!("the scratch files under {}", dir.display());
+            crate::storage::disk_room(dir, files, what)?;
             Backing::Scratch(dir.clone())
         }
         // Too big for memory and no folder given: out of core in the

@@ -71,6 +71,25 @@ pub(crate) fn address_space_left() -> u64 {
     (limit.rlim_cur as u64).saturating_sub(mapped)
 }
 
+/// Refuses `needed` bytes of scratch files under `dir` (`what`) when its
+/// file system has less free.
+///
+/// # Errors
+/// [`Error::TooLarge`] naming both, [`Error::Io`] as [`free_disk`].
+pub(crate) fn disk_room(dir: &Path, needed: u64, what: String) -> Result<()> {
+    let available = free_disk(dir)?;
+    if needed > available {
+        let hint = "free disk space or point --scratch at a larger disk".into();
+        return Err(Error::TooLarge {
+            what,
+            needed,
+            available,
+            hint,
+        });
+    }
+    Ok(())
+}
+
 /// Free bytes on the file system holding `dir` (for unprivileged users).
 ///
 /// # Errors

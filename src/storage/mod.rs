@@ -28,6 +28,7 @@ use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8};
 use memmap2::{Advice, MmapMut, MmapOptions};
 
 pub(crate) use host::address_space_left;
+pub(crate) use host::disk_room;
 pub use host::{available_memory, free_disk};
 #[cfg(test)]
 use host::{is_private_copy, pagemap, read_pagemap};
@@ -112,6 +113,18 @@ unsafe impl Plain for u16 {}
 // SAFETY: as above.
 unsafe impl Plain for u64 {}
 
+/// The bytes of `count` items of `T`, refused past the address space.
+fn byte_len<T>(count: u64, what: &str) -> Result<u64> {
+    count
+        .checked_mul(std::mem::size_of::<T>() as u64)
+        .filter(|&b| b <= isize::MAX as u64)
+        .ok_or_else(|| Error::Alloc {
+            what: what.to_string(),
+            bytes: u64::MAX,
+            source: std::io::Error::other("size overflows the address space"),
+        })
+}
+
 impl Region {
     /// A zero-filled region of `count` elements of `T`, mapped according to
     /// `backing`. `what` names the array in error messages.
@@ -126,14 +139,7 @@ impl Region {
         what: &str,
         paging: Paging,
     ) -> Result<Region> {
-        let bytes = count
-            .checked_mul(std::mem::size_of::<T>() as u64)
-            .filter(|&b| b <= isize::MAX as u64)
-            .ok_or_else(|| Error::Alloc {
-                what: what.to_string(),
-                bytes: u64::MAX,
-                source: std::io::Error::other("size overflows the address space"),
-            })?;
+        let bytes = byte_len::<T>(count, what)?;
         let alloc_error = |source| Error::Alloc {
             what: what.to_string(),
             bytes,
@@ -196,14 +202,7 @@ impl Region {
     /// mapping larger than memory that this process never fills.
     #[cfg(feature = "distributed")]
     pub(crate) fn zeroed_sparse<T: Atomic>(count: u64, what: &str) -> Result<Region> {
-        let bytes = count
-            .checked_mul(std::mem::size_of::<T>() as u64)
-            .filter(|&b| b <= isize::MAX as u64)
-            .ok_or_else(|| Error::Alloc {
-                what: what.to_string(),
-                bytes: u64::MAX,
-                source: std::io::Error::other("size overflows the address space"),
-            })?;
+        let bytes = byte_len::<T>(count, what)?;
         let len = bytes as usize;
         let map = MmapOptions::new()
             .len(len.max(1))
