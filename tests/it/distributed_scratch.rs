@@ -17,6 +17,7 @@
 //! process.
 
 use std::path::Path;
+use std::process::Output;
 use std::time::Duration;
 
 use retrograde::distributed::{self, Cluster, PartitionOptions, PartitionedSolution};
@@ -273,26 +274,19 @@ fn json(out: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("json")
 }
 
+/// `solve FLAGS --plan --json` of process `process` of `processes` under
+/// `--memory memory`.
+fn plan_run(flags: &[&str], processes: usize, process: usize, memory: &str) -> Output {
+    let (n, i) = (processes.to_string(), process.to_string());
+    let plan = ["--processes", &n, "--process", &i, "--memory", memory];
+    cli(&[&["solve"], flags, &plan[..], &["--plan", "--json"]].concat())
+}
+
 /// The minimum cap `--plan` names for process `process` under a 4 KiB
 /// cap (a graph's edges alone take more than one byte), and the
 /// refusal's exit status.
 pub(crate) fn planned_minimum(flags: &[&str], processes: usize, process: usize) -> u64 {
-    let (n, i) = (processes.to_string(), process.to_string());
-    let out = cli(&[
-        &["solve"],
-        flags,
-        &[
-            "--processes",
-            &n,
-            "--process",
-            &i,
-            "--memory",
-            "4K",
-            "--plan",
-            "--json",
-        ],
-    ]
-    .concat());
+    let out = plan_run(flags, processes, process, "4K");
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let plan: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     let refused = plan["refused"].as_str().expect("refused").to_string();
@@ -329,22 +323,7 @@ fn cli_one_cop_with_scratch_runs_the_bit_engine_and_plans_its_band_out_of_core()
     let cap = (0..2).map(|i| planned_minimum(&flags, 2, i)).max().unwrap();
     let cap_text = cap.to_string();
     for i in 0..2 {
-        let i = i.to_string();
-        let plan = json(&cli(&[
-            &["solve"],
-            &flags[..],
-            &[
-                "--processes",
-                "2",
-                "--process",
-                &i,
-                "--memory",
-                &cap_text,
-                "--plan",
-                "--json",
-            ],
-        ]
-        .concat()));
+        let plan = json(&plan_run(&flags, 2, i, &cap_text));
         assert_eq!(plan["engine"], "distributed", "{plan}");
         assert_eq!(plan["scratch"], scratch, "{plan}");
         assert_eq!(plan["passes"]["levels_per_pass"], 1, "{plan}");
@@ -552,22 +531,7 @@ fn several_out_of_core_shards(
     let cap = (0..2).map(|i| planned_minimum(flags, 2, i)).max().unwrap();
     let cap_text = cap.to_string();
     for i in 0..2 {
-        let i = i.to_string();
-        let plan = json(&cli(&[
-            &["solve"],
-            flags,
-            &[
-                "--processes",
-                "2",
-                "--process",
-                &i,
-                "--memory",
-                &cap_text,
-                "--plan",
-                "--json",
-            ],
-        ]
-        .concat()));
+        let plan = json(&plan_run(flags, 2, i, &cap_text));
         assert_eq!(plan["engine"], "distributed", "{plan}");
         assert_eq!(plan["scratch"], scratch, "{plan}");
         assert!(plan["resident"].as_u64() < plan["bytes"].as_u64(), "{plan}");
