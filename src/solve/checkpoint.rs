@@ -139,12 +139,73 @@ pub(crate) struct GridCheckpoint {
     fingerprint: Vec<(String, String)>,
     pub(super) state: State,
     pub(super) spans: Vec<[u32; 4]>,
-    path: PathBuf,
+    /// The bitsets and the distance table.
+    pub(super) arrays: InFile,
+}
+
+/// A checked checkpoint's arrays, left in its open file (so that a
+/// snapshot replacing it meanwhile changes nothing) until the resume
+/// reads them straight into the engine's.
+#[derive(Debug)]
+pub(crate) struct InFile {
+    pub(super) path: PathBuf,
     file: File,
-    /// Offset and length (in words) of the bitsets.
+    /// Offset and length (in words) of the bitsets or kept records.
     words: (u64, u64),
-    /// Offset and length (in entries) of the distance table.
+    /// Offset and length (in entries) of the distances.
     dte: Option<(u64, u64)>,
+}
+
+impl InFile {
+    pub(super) fn new(path: &Path, file: File, words: (u64, u64), dte: Option<(u64, u64)>) -> Self {
+        let path = path.to_path_buf();
+        InFile {
+            path,
+            file,
+            words,
+            dte,
+        }
+    }
+
+    /// The words' length.
+    pub(crate) fn word_count(&self) -> u64 {
+        self.words.1
+    }
+
+    /// Reads the words into `to` (of [`InFile::word_count`] words).
+    pub(crate) fn read_words(&self, to: &mut [u64]) -> Result<()> {
+        self.read_words_at(0, to)
+    }
+
+    /// Reads `to.len()` words from word `first` on (one set of a
+    /// several-cops band's).
+    pub(crate) fn read_words_at(&self, first: u64, to: &mut [u64]) -> Result<()> {
+        let at = self.words.0 + 8 * first;
+        read_at(&self.file, &self.path, at, to, u64::from_le_bytes)
+    }
+
+    /// The distances' length, if it has them.
+    pub(crate) fn dte_len(&self) -> Option<u64> {
+        self.dte.map(|d| d.1)
+    }
+
+    /// Reads the distances into `to` (of their length), a chunk at a time.
+    pub(crate) fn read_dte(&self, to: &[AtomicU16]) -> Result<()> {
+        match self.dte {
+            Some((at, _)) => read_dte_at(&self.file, &self.path, at, to),
+            None => Ok(()),
+        }
+    }
+
+    /// Reads the distances into `to`, of their length (a several-cops
+    /// band's table).
+    #[cfg(feature = "distributed")]
+    pub(crate) fn read_dte_into(&self, to: &mut [u16]) -> Result<()> {
+        match self.dte {
+            Some((at, _)) => read_at(&self.file, &self.path, at, to, u16::from_le_bytes),
+            None => Ok(()),
+        }
+    }
 }
 
 impl GridCheckpoint {
@@ -178,40 +239,13 @@ impl GridCheckpoint {
             Ok((fingerprint, state, words, spans, dte))
         })?;
         let (fingerprint, state, words, spans, dte) = header;
+        let arrays = InFile::new(path, file, words, dte);
         Ok(GridCheckpoint {
             fingerprint,
             state,
             spans,
-            path: path.to_path_buf(),
-            file,
-            words,
-            dte,
+            arrays,
         })
-    }
-
-    /// The bitsets' length in words.
-    pub(super) fn word_count(&self) -> u64 {
-        self.words.1
-    }
-
-    /// Reads the bitsets into `to` (of [`GridCheckpoint::word_count`]
-    /// words).
-    pub(super) fn read_words(&self, to: &mut [u64]) -> Result<()> {
-        read_at(&self.file, &self.path, self.words.0, to, u64::from_le_bytes)
-    }
-
-    /// The distance table's length, if it has one.
-    pub(super) fn dte_len(&self) -> Option<u64> {
-        self.dte.map(|d| d.1)
-    }
-
-    /// Reads the distance table into `to` (of its length), a chunk at a
-    /// time.
-    pub(super) fn read_dte(&self, to: &[AtomicU16]) -> Result<()> {
-        match self.dte {
-            Some((at, _)) => read_dte_at(&self.file, &self.path, at, to),
-            None => Ok(()),
-        }
     }
 }
 

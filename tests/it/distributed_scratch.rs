@@ -27,7 +27,8 @@ use retrograde::{
 };
 
 use crate::distributed::{
-    assert_same_table, bit_threads, check_parts, cli, free_addresses, run_cluster,
+    assert_same_table, bit_threads, check_parts, cli, four_under_cap_agree, free_addresses,
+    run_cluster,
 };
 use crate::oracle::Variant;
 use crate::support::kcops_games::{
@@ -392,23 +393,7 @@ fn cli_four_processes_out_of_core_under_caps_below_one_process_agree_with_the_lo
     let one_process = local_plan["bytes"].as_u64().unwrap();
     let cap = (0..4).map(|i| planned_minimum(&flags, 4, i)).max().unwrap();
     assert!(cap < one_process / 4, "cap {cap} against {one_process}");
-    let local = json(&cli(
-        &[&["solve"], &flags[..], &["--json", "--quiet"]].concat()
-    ));
-    let cap = cap.to_string();
-    let run = [&flags[..], &["--memory", &cap, "--json", "--quiet"]].concat();
-    let outputs = run_cluster(&dir, 4, 1, &run, false);
-    let report = json(&outputs[0]);
-    for key in ["result", "dte", "states", "counts", "levels"] {
-        assert_eq!(report[key], local[key], "{key}");
-    }
-    assert_eq!(report["kernel"], "bitboard");
-    let peaks = report["peak_memory_per_process"].as_array().expect("peaks");
-    assert_eq!(peaks.len(), 4);
-    assert!(
-        peaks.iter().all(|p| p.as_u64().unwrap() < one_process),
-        "{peaks:?} against {one_process}"
-    );
+    four_under_cap_agree(&dir, &flags, cap, one_process);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

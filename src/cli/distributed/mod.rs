@@ -314,7 +314,7 @@ fn run_game(args: &SolveArgs, cluster: &ClusterArgs, place: &Place) -> Result<i3
         }
     };
     report.saved = saved;
-    print_report(args, place, &report, summary, bands, "bitboard")
+    print_report(args, place, &report, summary, bands)
 }
 
 /// This process's shard of `--save NAME.rtb`, `NAME.I-of-N.rtb`, checked

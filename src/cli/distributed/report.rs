@@ -23,8 +23,8 @@ struct ClusterReport<'a> {
     /// What a band is made of (grid rows, cop multisets), for the text.
     #[serde(skip)]
     bands: &'static str,
-    /// What runs each band: `bitboard` (the bit engine's kernels) or
-    /// `counter` (one byte a state, the level engine).
+    /// What runs each band: `bitboard`, the bit engine's kernels (the
+    /// field stays for readers of the earlier `counter`).
     kernel: &'static str,
     /// With `--save`: every shard's file, in process order (each process
     /// writes its own; `saved` is process 0's).
@@ -51,7 +51,6 @@ pub(super) fn print_report(
     report: &SolveReport,
     summary: &distributed::Summary,
     bands: &'static str,
-    kernel: &'static str,
 ) -> Result<i32, Failure> {
     let processes = place.processes;
     let full = ClusterReport {
@@ -59,7 +58,7 @@ pub(super) fn print_report(
         processes,
         workers: place.workers,
         bands,
-        kernel,
+        kernel: "bitboard",
         shards: args.save.as_deref().map(|base| {
             (0..processes)
                 .map(|i| {

@@ -21,14 +21,13 @@
 //! checksum. A resume checks the file whole as a stream, then reads the
 //! records and distances straight into the engine's arrays.
 
-use std::fs::File;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
 use crate::error::{Error, Result};
-use crate::snapshot::{check_streamed, read_at, read_dte_at, Encoding, Fields, Hashing};
-use crate::solve::checkpoint::State;
+use crate::snapshot::{check_streamed, Encoding, Fields, Hashing};
+use crate::solve::checkpoint::{InFile, State};
 
 /// The first line of a band checkpoint of the partitioned bit engine.
 pub(crate) const MAGIC: &[u8] = b"RETROGRADE-GRID-BAND-CHECKPOINT-1\n";
@@ -142,8 +141,6 @@ pub(in crate::solve) fn put_band(
 #[derive(Debug)]
 pub struct GridBandCheckpoint {
     fingerprint: Vec<(String, String)>,
-    path: PathBuf,
-    file: File,
     pub(in crate::solve) process: u64,
     pub(in crate::solve) processes: u64,
     pub(in crate::solve) cells: Range<u64>,
@@ -152,10 +149,8 @@ pub struct GridBandCheckpoint {
     pub(in crate::solve) decided: Vec<u64>,
     pub(in crate::solve) bytes: Vec<u64>,
     pub(in crate::solve) spans: Vec<[u32; 4]>,
-    /// Offset and length (in words) of the kept records.
-    words: (u64, u64),
-    /// Offset and length (in entries) of the distances.
-    dte: Option<(u64, u64)>,
+    /// The kept records and the distances.
+    pub(in crate::solve) arrays: InFile,
 }
 
 impl GridBandCheckpoint {
@@ -245,8 +240,6 @@ impl GridBandCheckpoint {
         ) = header;
         Ok(GridBandCheckpoint {
             fingerprint,
-            path: path.to_path_buf(),
-            file,
             process,
             processes,
             cells,
@@ -255,8 +248,7 @@ impl GridBandCheckpoint {
             decided,
             bytes,
             spans,
-            words,
-            dte,
+            arrays: InFile::new(path, file, words, dte),
         })
     }
 
@@ -275,54 +267,15 @@ impl GridBandCheckpoint {
     /// The file it was read from.
     #[must_use]
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.arrays.path
     }
 
     /// A refusal naming the file: it does not fit the solve resuming.
     pub(in crate::solve) fn misfit(&self, message: String) -> Error {
         Error::Checkpoint {
-            path: self.path.clone(),
+            path: self.arrays.path.clone(),
             offset: 0,
             message,
-        }
-    }
-
-    /// The kept records' length in words.
-    pub(in crate::solve) fn word_count(&self) -> u64 {
-        self.words.1
-    }
-
-    /// Reads the kept records into `to` (of [`Self::word_count`] words).
-    pub(super) fn read_words(&self, to: &mut [u64]) -> Result<()> {
-        read_at(&self.file, &self.path, self.words.0, to, u64::from_le_bytes)
-    }
-
-    /// Reads `to.len()` words of the kept records from word `first` on
-    /// (one set of a several-cops band's).
-    pub(in crate::solve) fn read_words_at(&self, first: u64, to: &mut [u64]) -> Result<()> {
-        let at = self.words.0 + 8 * first;
-        read_at(&self.file, &self.path, at, to, u64::from_le_bytes)
-    }
-
-    /// Reads the distances into `to`, of their length (a several-cops
-    /// band's table).
-    pub(in crate::solve) fn read_dte_into(&self, to: &mut [u16]) -> Result<()> {
-        match self.dte {
-            Some((at, _)) => read_at(&self.file, &self.path, at, to, u16::from_le_bytes),
-            None => Ok(()),
-        }
-    }
-
-    /// The distances' length, if it has them.
-    pub(in crate::solve) fn dte_len(&self) -> Option<u64> {
-        self.dte.map(|d| d.1)
-    }
-
-    /// Reads the distances into `to` (of their length), a chunk at a time.
-    pub(super) fn read_dte(&self, to: &[AtomicU16]) -> Result<()> {
-        match self.dte {
-            Some((at, _)) => read_dte_at(&self.file, &self.path, at, to),
-            None => Ok(()),
         }
     }
 }
@@ -377,12 +330,12 @@ mod tests {
             (vec![100, 50, 0], vec![8, 16, 24])
         );
         assert_eq!(back.spans, spans);
-        let mut read = vec![0u64; back.word_count() as usize];
-        back.read_words(&mut read).unwrap();
+        let mut read = vec![0u64; back.arrays.word_count() as usize];
+        back.arrays.read_words(&mut read).unwrap();
         assert_eq!(read, words);
-        assert_eq!(back.dte_len(), Some(24));
+        assert_eq!(back.arrays.dte_len(), Some(24));
         let table: Vec<AtomicU16> = (0..24).map(|_| AtomicU16::new(0)).collect();
-        back.read_dte(&table).unwrap();
+        back.arrays.read_dte(&table).unwrap();
         assert!(table
             .iter()
             .zip(&dte)

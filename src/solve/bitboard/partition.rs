@@ -531,7 +531,7 @@ fn load_band(
         || saved.kept != as_u64(kept)
         || saved.state.cells != layout.cells as u64
         || saved.state.row_words != layout.words as u64
-        || saved.word_count() != (kept.len() * record) as u64
+        || saved.arrays.word_count() != (kept.len() * record) as u64
     {
         return Err(saved.misfit(format!(
             "holds cop cells {}..{} of a board of {} free cells ({} words a row); this band is cop cells {}..{} of {} ({})",
@@ -545,8 +545,8 @@ fn load_band(
             layout.words
         )));
     }
-    match (saved.dte_len(), dte) {
-        (Some(n), Some(to)) if n == to.len() as u64 => saved.read_dte(to)?,
+    match (saved.arrays.dte_len(), dte) {
+        (Some(n), Some(to)) if n == to.len() as u64 => saved.arrays.read_dte(to)?,
         (None, None) => {}
         _ => {
             return Err(saved.misfit(
@@ -555,7 +555,9 @@ fn load_band(
             ))
         }
     }
-    saved.read_words(&mut words[kept.start * record..kept.end * record])?;
+    saved
+        .arrays
+        .read_words(&mut words[kept.start * record..kept.end * record])?;
     let span = |lo: u32, hi: u32| Span { lo, hi };
     let spans: Vec<Spans> = saved
         .spans

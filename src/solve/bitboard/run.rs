@@ -338,7 +338,7 @@ impl<'a> Run<'a> {
         };
         if state.cells != layout.cells as u64
             || state.row_words != layout.words as u64
-            || checkpoint.word_count() != words.len() as u64
+            || checkpoint.arrays.word_count() != words.len() as u64
             || checkpoint.spans.len() != 2 * layout.cells
         {
             return Err(misfit(format!(
@@ -346,8 +346,8 @@ impl<'a> Run<'a> {
                 state.cells, state.row_words, layout.cells, layout.words
             )));
         }
-        match (checkpoint.dte_len(), self.dte) {
-            (Some(n), Some(to)) if n == to.len() as u64 => checkpoint.read_dte(to)?,
+        match (checkpoint.arrays.dte_len(), self.dte) {
+            (Some(n), Some(to)) if n == to.len() as u64 => checkpoint.arrays.read_dte(to)?,
             (None, None) => {}
             _ => {
                 return Err(misfit(
@@ -355,7 +355,7 @@ impl<'a> Run<'a> {
                 ))
             }
         }
-        checkpoint.read_words(words)?;
+        checkpoint.arrays.read_words(words)?;
         let span = |lo: u32, hi: u32| Span { lo, hi };
         let (cop, thief) = checkpoint.spans.split_at(layout.cells);
         for (to, s) in self.cop_changed.iter_mut().zip(cop) {

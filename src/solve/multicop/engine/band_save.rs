@@ -144,7 +144,7 @@ impl Engine<'_> {
             || saved.kept != band
             || saved.state.cells != self.n as u64
             || saved.state.row_words != self.words as u64
-            || saved.word_count() != kept as u64
+            || saved.arrays.word_count() != kept as u64
         {
             return Err(saved.misfit(format!(
                 "holds cop multisets {}..{} of a game of {} cells ({} words a row, {} in all); \
@@ -153,7 +153,7 @@ impl Engine<'_> {
                 saved.cells.end,
                 saved.state.cells,
                 saved.state.row_words,
-                saved.word_count(),
+                saved.arrays.word_count(),
                 band.start,
                 band.end,
                 self.n,
@@ -162,9 +162,9 @@ impl Engine<'_> {
             )));
         }
         let (set_rows, dte) = rows.sets_mut();
-        match (saved.dte_len(), dte.as_deref_mut()) {
+        match (saved.arrays.dte_len(), dte.as_deref_mut()) {
             (Some(len), Some(to)) if len == states.len() as u64 => {
-                saved.read_dte_into(&mut to[states])?;
+                saved.arrays.read_dte_into(&mut to[states])?;
             }
             (None, None) => {}
             _ => {
@@ -176,7 +176,7 @@ impl Engine<'_> {
         }
         let mut first = 0;
         for set in set_rows.into_iter().filter(|s| !s.is_empty()) {
-            saved.read_words_at(first, &mut set[words.clone()])?;
+            saved.arrays.read_words_at(first, &mut set[words.clone()])?;
             first += words.len() as u64;
         }
         let state = saved.state;
