@@ -147,15 +147,7 @@ pub fn solve_bits(
         let mine = bit_band_bytes(game, processes, workers, options.dte_table)[cluster.process];
         let room = crate::storage::available_memory();
         let several = matches!(game.shape(), Shape::Several(_));
-        grid::in_memory(
-            mine,
-            room,
-            if several {
-                "the band pages"
-            } else {
-                "the bands page"
-            },
-        )?;
+        grid::in_memory(mine, room, several)?;
     }
     match game.shape() {
         Shape::Grid(g) => grid::solve_grid(g, cluster, options),

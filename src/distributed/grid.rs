@@ -71,7 +71,7 @@ pub(super) fn grid_band_plan(
     let bytes = grid_band_bytes(game, processes, workers, dte_table)[process];
     let room = room(limits.memory).saturating_sub(limits.held);
     let Some(dir) = &limits.scratch else {
-        return in_memory(bytes, room, "the bands page").map(|()| super::BandPlan {
+        return in_memory(bytes, room, false).map(|()| super::BandPlan {
             backing: Backing::Memory,
             bytes,
             resident: bytes,
@@ -97,12 +97,18 @@ pub(super) fn room(memory: Option<u64>) -> u64 {
     memory.unwrap_or_else(crate::storage::available_memory)
 }
 
-/// Refuses a band of `bytes` in memory above `room`; the hint says what
-/// `pages` with `--scratch` ("the bands page", "the band pages").
+/// Refuses a band of `bytes` in memory above `room`, of one cop's game
+/// or of `several` cops' (the hint's wording, said once here, differs by
+/// a word).
 ///
 /// # Errors
 /// [`Error::TooLarge`] naming both.
-pub(super) fn in_memory(bytes: u64, room: u64, pages: &str) -> Result<()> {
+pub(super) fn in_memory(bytes: u64, room: u64, several: bool) -> Result<()> {
+    let pages = if several {
+        "the band pages"
+    } else {
+        "the bands page"
+    };
     if bytes > room {
         return Err(Error::TooLarge {
             what: "this process's band of bitsets".into(),
@@ -461,4 +467,24 @@ pub(super) fn gather(
             process_stats: stats,
         }
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    /// The refusal above the room names, by game, what pages with
+    /// `--scratch`.
+    #[test]
+    fn in_memory_refuses_above_the_room_naming_what_pages() {
+        assert!(super::in_memory(10, 10, false).is_ok());
+        let one = super::in_memory(11, 10, false).unwrap_err().to_string();
+        assert!(
+            one.contains("(--scratch DIR: the bands page on the bit engine)"),
+            "{one}"
+        );
+        let several = super::in_memory(11, 10, true).unwrap_err().to_string();
+        assert!(
+            several.contains("(--scratch DIR: the band pages on the bit engine)"),
+            "{several}"
+        );
+    }
 }

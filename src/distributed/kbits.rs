@@ -137,7 +137,7 @@ pub(super) fn several_band_plan(
     let bytes = several_band_bytes(game, processes, workers, dte_table)[process];
     let Some(dir) = &limits.scratch else {
         let room = super::grid::room(limits.memory).saturating_sub(limits.held);
-        return super::grid::in_memory(bytes, room, "the band pages").map(|()| super::BandPlan {
+        return super::grid::in_memory(bytes, room, true).map(|()| super::BandPlan {
             backing: Backing::Memory,
             bytes,
             resident: bytes,

@@ -157,6 +157,8 @@ pub(crate) struct InFile {
 }
 
 impl InFile {
+    /// The arrays of the checkpoint at `path`, opened as `file`: `words`
+    /// and `dte` as (offset, count).
     pub(super) fn new(path: &Path, file: File, words: (u64, u64), dte: Option<(u64, u64)>) -> Self {
         let path = path.to_path_buf();
         InFile {
